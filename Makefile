@@ -1,0 +1,83 @@
+# floe — `make` builds, `make test` runs everything CI runs, `make demo` runs the demo.
+#
+#   make                      build build/floe
+#   make test                 set up (packages, DuckDB, venv), unit tests, integration tests
+#   make test SANITIZE=address,undefined
+#   make unit | make it       one half of the suite (after `make setup`)
+#   make fuzz FUZZ_SECONDS=60 libFuzzer targets (clang)
+#   make CC=clang             any C11 compiler; warnings are errors
+
+CC ?= cc
+SANITIZE ?=
+DUCKDB_DIR := .deps/duckdb
+VENV := .venv
+
+ifeq ($(SANITIZE),)
+BUILD := build
+SANFLAGS :=
+else
+BUILD := build-san
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral -Wvla
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc -I$(PG_INCLUDE) -MMD -MP
+LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR)' -lpq -lsqlite3 -lm -lpthread
+LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
+
+LIB_SRC := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
+CLI_MAIN := src/cli/main.c
+UNIT_SRC := $(shell find tests/unit -name '*.c' | sort)
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
+
+.PHONY: all test unit it setup demo fuzz clean
+
+all: $(BUILD)/floe
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libfloe.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/floe: $(BUILD)/src/cli/main.o $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/unit_tests: $(UNIT_OBJ) $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Itests/unit
+
+$(DUCKDB_DIR)/libduckdb.so:
+	scripts/setup.sh duckdb
+
+setup:
+	scripts/setup.sh
+
+unit: $(BUILD)/unit_tests
+	$(BUILD)/unit_tests
+
+it: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) $(VENV)/bin/python -m pytest -q tests/it
+
+test: setup
+	$(MAKE) unit it
+
+demo:
+	scripts/demo.sh
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/src/cli/main.d

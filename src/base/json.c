@@ -1,0 +1,89 @@
+/*
+ * json.c — JSON writer helpers.
+ */
+#include "base/json.h"
+
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+static size_t utf8_seq_len(const unsigned char *s, size_t avail)
+{
+	unsigned char c = s[0];
+	size_t n;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xE0) == 0xC0) {
+		n = 2;
+		cp = c & 0x1F;
+	} else if ((c & 0xF0) == 0xE0) {
+		n = 3;
+		cp = c & 0x0F;
+	} else if ((c & 0xF8) == 0xF0) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (avail < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+int floe_json_put_string(floe_buf *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int rc = floe_buf_putc(out, '"');
+	for (size_t i = 0; i < len && rc == 0;) {
+		unsigned char c = p[i];
+		if (c == '"' || c == '\\') {
+			char esc[2] = { '\\', (char)c };
+			rc = floe_buf_put(out, esc, 2);
+			i++;
+		} else if (c < 0x20) {
+			switch (c) {
+			case '\n': rc = floe_buf_puts(out, "\\n"); break;
+			case '\r': rc = floe_buf_puts(out, "\\r"); break;
+			case '\t': rc = floe_buf_puts(out, "\\t"); break;
+			case '\b': rc = floe_buf_puts(out, "\\b"); break;
+			case '\f': rc = floe_buf_puts(out, "\\f"); break;
+			default: rc = floe_buf_printf(out, "\\u%04x", c); break;
+			}
+			i++;
+		} else {
+			size_t n = utf8_seq_len(p + i, len - i);
+			if (n == 0) {
+				rc = floe_buf_puts(out, "\xEF\xBF\xBD");
+				i++;
+			} else {
+				rc = floe_buf_put(out, p + i, n);
+				i += n;
+			}
+		}
+	}
+	if (rc == 0)
+		rc = floe_buf_putc(out, '"');
+	return rc;
+}
+
+int floe_json_put_cstr(floe_buf *out, const char *s)
+{
+	if (!s)
+		return floe_buf_puts(out, "null");
+	return floe_json_put_string(out, s, strlen(s));
+}
+
+int floe_json_put_key(floe_buf *out, const char *key)
+{
+	if (floe_json_put_cstr(out, key) < 0)
+		return -1;
+	return floe_buf_putc(out, ':');
+}

@@ -1,0 +1,93 @@
+/*
+ * json.h — JSON output helpers (writer side) on floe_buf, and a JSON reader.
+ *
+ * The writer escapes per RFC 8259; strings are taken as bytes with a length and
+ * invalid UTF-8 is replaced with U+FFFD so output is always valid JSON.
+ *
+ * The reader (json_read.c) parses RFC 8259 text into a read-only tree owned by a
+ * floe_json_doc: objects keep their members in document order and reject
+ * duplicate names, strings are unescaped to UTF-8 with a length, numbers keep
+ * their text beside a double (and an int64 when written as an integer that
+ * fits). Nesting is limited to FLOE_JSON_MAX_DEPTH. Everything handed out is
+ * borrowed until floe_json_free(); asking a scalar accessor for the wrong type
+ * is a programming error (assert).
+ */
+#ifndef FLOE_BASE_JSON_H
+#define FLOE_BASE_JSON_H
+
+#include "base/buf.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Append `"..."` with escaping. */
+int floe_json_put_string(floe_buf *out, const char *s, size_t len);
+int floe_json_put_cstr(floe_buf *out, const char *s);
+
+/* `"key":` — for hand-written objects. */
+int floe_json_put_key(floe_buf *out, const char *key);
+
+/* ---- reader ---- */
+
+#define FLOE_JSON_MAX_DEPTH 256
+
+typedef enum floe_json_type {
+	FLOE_JSON_NULL,
+	FLOE_JSON_BOOL,
+	FLOE_JSON_NUMBER,
+	FLOE_JSON_STRING,
+	FLOE_JSON_ARRAY,
+	FLOE_JSON_OBJECT
+} floe_json_type;
+
+typedef struct floe_json_doc floe_json_doc;
+typedef struct floe_json_value floe_json_value;
+
+typedef struct floe_json_error {
+	size_t offset; /* byte offset of the problem */
+	int line, col; /* 1-based; col counts bytes */
+	char message[256];
+} floe_json_error;
+
+/*
+ * Parse `len` bytes of `text` (need not be NUL-terminated) as one JSON value with
+ * optional whitespace around it. On success *out owns the tree; on failure *out
+ * is NULL and `err` (if not NULL) says where and why. Returns 0 or -1.
+ */
+int floe_json_parse(floe_json_doc **out, const char *text, size_t len, floe_json_error *err);
+
+/* Release the document and everything in it. Accepts NULL. */
+void floe_json_free(floe_json_doc *doc);
+
+const floe_json_value *floe_json_root(const floe_json_doc *doc);
+floe_json_type floe_json_type_of(const floe_json_value *v);
+const char *floe_json_type_name(floe_json_type t); /* "null", "boolean", "number", ... */
+
+/* Byte offset in the text where the value starts (for messages). */
+size_t floe_json_offset(const floe_json_value *v);
+
+/* Members of an object or items of an array; 0 for NULL and for scalars. */
+size_t floe_json_count(const floe_json_value *v);
+
+/* Name of member `i` (< count) of an object, in document order. */
+floe_slice floe_json_key_at(const floe_json_value *object, size_t i);
+
+/* Member `i` of an object or item `i` of an array (< count). */
+const floe_json_value *floe_json_value_at(const floe_json_value *v, size_t i);
+
+/* Member named `key`; NULL when absent, when `object` is NULL or not an object. */
+const floe_json_value *floe_json_get(const floe_json_value *object, const char *key);
+const floe_json_value *floe_json_get_slice(const floe_json_value *object, floe_slice key);
+
+/* UTF-8 with a length; NUL-terminated too, but may contain NUL ("\u0000"). */
+floe_slice floe_json_string(const floe_json_value *v);
+bool floe_json_bool(const floe_json_value *v);
+
+/* A number as written ("1.50e3"), and as the nearest double. */
+floe_slice floe_json_number_text(const floe_json_value *v);
+double floe_json_number(const floe_json_value *v);
+
+/* 0 and *out when the number is written without fraction or exponent and fits int64; else -1. */
+int floe_json_int64(int64_t *out, const floe_json_value *v);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * text.c — edit distance, suggestions, strict integer parsing.
+ */
+#include "base/text.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define MAX_EDIT_LEN 64
+
+size_t floe_text_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > MAX_EDIT_LEN || lb > MAX_EDIT_LEN)
+		return SIZE_MAX;
+	size_t row[MAX_EDIT_LEN + 1];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *floe_text_suggest(const char *word, const char *const *candidates)
+{
+	size_t limit = strlen(word) / 3;
+	if (limit < 1)
+		limit = 1;
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	for (const char *const *c = candidates; *c; c++) {
+		size_t d = floe_text_edit_distance(word, *c);
+		if (d < best_d) {
+			best_d = d;
+			best = *c;
+		}
+	}
+	return best_d <= limit ? best : NULL;
+}
+
+int floe_text_parse_int64(int64_t *out, const char *s, size_t len, int64_t min, int64_t max)
+{
+	size_t i = 0;
+	int neg = 0;
+	if (len == 0)
+		return -1;
+	if (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-';
+		i = 1;
+		if (len == 1)
+			return -1;
+	}
+	uint64_t v = 0;
+	for (; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		uint64_t d = (uint64_t)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return -1;
+		int64_t r = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+		if (r < min)
+			return -1;
+		*out = r;
+	} else {
+		if (v > (uint64_t)INT64_MAX || (int64_t)v > max)
+			return -1;
+		*out = (int64_t)v;
+	}
+	return *out >= min ? 0 : -1;
+}

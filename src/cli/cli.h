@@ -1,0 +1,69 @@
+/*
+ * cli.h — what the command files share: the option parser, help rendering,
+ * the invocation context and output helpers. Commands live in cmd_<verb>.c and
+ * call only library headers; they return a process exit code (floe_exit_code).
+ */
+#ifndef FLOE_CLI_CLI_H
+#define FLOE_CLI_CLI_H
+
+#include "base/buf.h"
+#include "config/config.h"
+
+#include <stdbool.h>
+
+#define FLOE_CLI_MAX_OPTIONS 32
+#define FLOE_CLI_MAX_POSITIONAL 16
+
+typedef struct floe_cli_option {
+	const char *name;   /* long name without dashes */
+	char short_name;    /* 0: none */
+	const char *arg;    /* metavariable ("DIR"); NULL for a flag */
+	const char *help;
+} floe_cli_option;
+
+typedef struct floe_cli_ctx floe_cli_ctx;
+
+typedef struct floe_cli_command {
+	const char *name;
+	const char *summary;     /* one line, for `floe --help` */
+	const char *usage;       /* after "floe " */
+	const char *description; /* paragraphs */
+	const char *examples;    /* lines */
+	const floe_cli_option *options; /* terminated by a zeroed entry */
+	int min_positional, max_positional;
+	int (*run)(floe_cli_ctx *ctx);
+} floe_cli_command;
+
+struct floe_cli_ctx {
+	const floe_cli_command *command;
+	const char *values[FLOE_CLI_MAX_OPTIONS]; /* per option of the command; flags: "" */
+	const char *positional[FLOE_CLI_MAX_POSITIONAL];
+	int n_positional;
+	/* common options */
+	const char *project_dir; /* -C DIR, default "." */
+	const char *config_path; /* --config FILE, default DIR/floe.toml */
+	int verbose;
+	bool log_json;
+};
+
+/* Parse argv (after the verb). On --help prints help and returns 1; on error -1. */
+int floe_cli_parse(floe_cli_ctx *ctx, const floe_cli_command *cmd, int argc, char **argv);
+
+const char *floe_cli_value(const floe_cli_ctx *ctx, const char *name);
+bool floe_cli_flag(const floe_cli_ctx *ctx, const char *name);
+
+void floe_cli_print_help(const floe_cli_command *cmd);
+
+/* Load the project's floe.toml (per -C / --config). */
+int floe_cli_load_config(floe_config **out, const floe_cli_ctx *ctx);
+
+/* Write to stdout with registered secrets scrubbed. */
+void floe_cli_out(const floe_buf *text);
+void floe_cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Commands (cmd_<verb>.c). */
+extern const floe_cli_command floe_cmd_init;
+extern const floe_cli_command floe_cmd_doctor;
+extern const floe_cli_command floe_cmd_stack;
+
+#endif

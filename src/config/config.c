@@ -1,0 +1,497 @@
+/*
+ * config.c — floe.toml → floe_config: shape checks, defaults, positions in errors.
+ *
+ * The known shape is data (the key_spec tables below), so the checker, the
+ * "did you mean" suggestions and the defaults all read from one place.
+ */
+#include "config/config.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/fs.h"
+#include "base/secret.h"
+#include "base/text.h"
+#include "config/toml.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONFIG_MAX_BYTES (4u << 20)
+
+typedef enum key_kind {
+	KEY_STRING,
+	KEY_PORT,
+	KEY_STRING_LIST,
+	KEY_STRING_MAP,
+	KEY_TABLE
+} key_kind;
+
+/* Returns NULL when `value` is acceptable, else what was expected. */
+typedef const char *(*value_check)(const char *value);
+
+typedef struct key_spec {
+	const char *name;
+	key_kind kind;
+	size_t offset;                   /* into floe_config */
+	const struct key_spec *children; /* KEY_TABLE */
+	value_check check;               /* strings, list items, map values */
+	value_check check_key;           /* map keys */
+} key_spec;
+
+typedef struct load_ctx {
+	floe_config *config;
+	const char *path;
+} load_ctx;
+
+static const char *check_catalog(const char *v)
+{
+	return strcmp(v, "sql") == 0 || strcmp(v, "rest") == 0 ? NULL : "`sql` or `rest`";
+}
+
+static const char *check_pii_action(const char *v)
+{
+	return strcmp(v, "hmac") == 0 || strcmp(v, "null") == 0 ? NULL : "`hmac` or `null`";
+}
+
+static const char *check_sslmode(const char *v)
+{
+	static const char *const modes[] = { "disable", "allow", "prefer", "require",
+					     "verify-ca", "verify-full", NULL };
+	for (const char *const *m = modes; *m; m++)
+		if (strcmp(v, *m) == 0)
+			return NULL;
+	return "one of disable, allow, prefer, require, verify-ca, verify-full";
+}
+
+static int count_dots(const char *v)
+{
+	int n = 0;
+	for (; *v; v++)
+		n += *v == '.';
+	return n;
+}
+
+static const char *check_nonempty(const char *v)
+{
+	return v[0] ? NULL : "a non-empty string";
+}
+
+static const char *check_qualified_table(const char *v)
+{
+	return count_dots(v) == 1 && v[0] != '.' && v[strlen(v) - 1] != '.' ? NULL
+		: "a table as `schema.table`";
+}
+
+static const char *check_qualified_column(const char *v)
+{
+	return count_dots(v) == 2 && v[0] != '.' && v[strlen(v) - 1] != '.' ? NULL
+		: "a column as `schema.table.column`";
+}
+
+static const char *check_env_name(const char *v)
+{
+	if (!v[0] || (v[0] >= '0' && v[0] <= '9'))
+		return "an environment variable name (letters, digits, _)";
+	for (const char *p = v; *p; p++) {
+		char c = *p;
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+			return "an environment variable name (letters, digits, _)";
+	}
+	return NULL;
+}
+
+static const char *check_cron(const char *v)
+{
+	/* Five whitespace-separated fields of cron characters; the scheduler checks ranges. */
+	int fields = 0, in_field = 0;
+	for (const char *p = v; *p; p++) {
+		if (*p == ' ' || *p == '\t') {
+			in_field = 0;
+			continue;
+		}
+		if (!strchr("0123456789*/,-", *p))
+			return "a cron schedule of five fields, e.g. \"0 * * * *\"";
+		if (!in_field)
+			fields++;
+		in_field = 1;
+	}
+	return fields == 5 ? NULL : "a cron schedule of five fields, e.g. \"0 * * * *\"";
+}
+
+#define AT(field) offsetof(floe_config, field)
+
+static const key_spec project_keys[] = {
+	{ "name", KEY_STRING, AT(project_name), NULL, check_nonempty, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const key_spec source_keys[] = {
+	{ "host", KEY_STRING, AT(source.host), NULL, check_nonempty, NULL },
+	{ "port", KEY_PORT, AT(source.port), NULL, NULL, NULL },
+	{ "database", KEY_STRING, AT(source.database), NULL, check_nonempty, NULL },
+	{ "user", KEY_STRING, AT(source.user), NULL, check_nonempty, NULL },
+	{ "password-env", KEY_STRING, AT(source.password_env), NULL, check_env_name, NULL },
+	{ "sslmode", KEY_STRING, AT(source.sslmode), NULL, check_sslmode, NULL },
+	{ "schemas", KEY_STRING_LIST, AT(source.schemas), NULL, check_nonempty, NULL },
+	{ "exclude", KEY_STRING_LIST, AT(source.exclude), NULL, check_qualified_table, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const key_spec warehouse_keys[] = {
+	{ "location", KEY_STRING, AT(warehouse.location), NULL, check_nonempty, NULL },
+	{ "catalog", KEY_STRING, AT(warehouse.catalog), NULL, check_catalog, NULL },
+	{ "schedule", KEY_STRING, AT(warehouse.schedule), NULL, check_cron, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const key_spec silver_keys[] = {
+	{ "history", KEY_STRING_LIST, AT(silver.history), NULL, check_qualified_table, NULL },
+	{ "pii", KEY_STRING_MAP, AT(silver.pii), NULL, check_pii_action, check_qualified_column },
+	{ "pii-key-env", KEY_STRING, AT(silver.pii_key_env), NULL, check_env_name, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const key_spec git_keys[] = {
+	{ "remote", KEY_STRING, AT(git_remote), NULL, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const key_spec alerts_keys[] = {
+	{ "webhook-env", KEY_STRING, AT(alerts.webhook_env), NULL, check_env_name, NULL },
+	{ "otlp-endpoint", KEY_STRING, AT(alerts.otlp_endpoint), NULL, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const key_spec gold_keys[] = {
+	{ "model", KEY_STRING, AT(gold_model), NULL, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const key_spec root_keys[] = {
+	{ "project", KEY_TABLE, 0, project_keys, NULL, NULL },
+	{ "source", KEY_TABLE, 0, source_keys, NULL, NULL },
+	{ "warehouse", KEY_TABLE, 0, warehouse_keys, NULL, NULL },
+	{ "watermarks", KEY_STRING_MAP, AT(watermarks), NULL, check_nonempty, check_qualified_table },
+	{ "silver", KEY_TABLE, 0, silver_keys, NULL, NULL },
+	{ "policy", KEY_STRING_MAP, AT(policy), NULL, check_nonempty, NULL },
+	{ "git", KEY_TABLE, 0, git_keys, NULL, NULL },
+	{ "alerts", KEY_TABLE, 0, alerts_keys, NULL, NULL },
+	{ "gold", KEY_TABLE, 0, gold_keys, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static int config_error(load_ctx *ctx, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int config_error(load_ctx *ctx, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = floe_arena_vprintf(ctx->config->arena, fmt, ap);
+	va_end(ap);
+	return floe_error_set(FLOE_ERR_CONFIG, "%s:%d:%d: %s", ctx->path, line, col, msg);
+}
+
+static void *field_at(floe_config *config, size_t offset)
+{
+	return (char *)config + offset;
+}
+
+static const char *dotted(load_ctx *ctx, const char *section, const char *key)
+{
+	return section ? floe_arena_printf(ctx->config->arena, "%s.%s", section, key) : key;
+}
+
+/* A TOML string as an arena C string; NUL bytes cannot occur (the parser rejects them). */
+static const char *arena_string(load_ctx *ctx, const floe_toml_value *v)
+{
+	floe_slice s = floe_toml_string(v);
+	return floe_arena_strndup(ctx->config->arena, s.ptr, s.len);
+}
+
+static int expect_type(load_ctx *ctx, const floe_toml_value *v, floe_toml_type want,
+		       const char *name, const char *what)
+{
+	if (floe_toml_type_of(v) == want)
+		return 0;
+	return config_error(ctx, floe_toml_line(v), floe_toml_col(v), "`%s` must be %s, not %s %s", name,
+			    what, floe_toml_type_of(v) == FLOE_TOML_INTEGER ? "an" : "a",
+			    floe_toml_type_name(floe_toml_type_of(v)));
+}
+
+static int checked_string(load_ctx *ctx, const char **out, const floe_toml_value *v,
+			  const char *name, value_check check)
+{
+	if (expect_type(ctx, v, FLOE_TOML_STRING, name, "a string") < 0)
+		return -1;
+	const char *s = arena_string(ctx, v);
+	const char *want = check ? check(s) : NULL;
+	if (want)
+		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
+				    "`%s` = \"%s\" is not valid: expected %s", name, s, want);
+	*out = s;
+	return 0;
+}
+
+static int load_port(load_ctx *ctx, int *out, const floe_toml_value *v, const char *name)
+{
+	if (expect_type(ctx, v, FLOE_TOML_INTEGER, name, "an integer") < 0)
+		return -1;
+	int64_t port = floe_toml_int(v);
+	if (port < 1 || port > 65535)
+		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
+				    "`%s` = %lld is out of range: expected a port number from 1 to 65535",
+				    name, (long long)port);
+	*out = (int)port;
+	return 0;
+}
+
+static int load_list(load_ctx *ctx, floe_string_list *out, const floe_toml_value *v,
+		     const char *name, value_check check)
+{
+	if (expect_type(ctx, v, FLOE_TOML_ARRAY, name, "an array of strings") < 0)
+		return -1;
+	size_t n = floe_toml_count(v);
+	out->items = floe_arena_alloc(ctx->config->arena, (n + 1) * sizeof(char *));
+	out->count = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *item_name = floe_arena_printf(ctx->config->arena, "%s[%zu]", name, i);
+		if (checked_string(ctx, &out->items[i], floe_toml_value_at(v, i), item_name, check) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_map(load_ctx *ctx, floe_string_map *out, const floe_toml_value *v,
+		    const char *name, const key_spec *spec)
+{
+	if (expect_type(ctx, v, FLOE_TOML_TABLE, name, "a table") < 0)
+		return -1;
+	size_t n = floe_toml_count(v);
+	out->keys = floe_arena_alloc(ctx->config->arena, (n + 1) * sizeof(char *));
+	out->values = floe_arena_alloc(ctx->config->arena, (n + 1) * sizeof(char *));
+	out->count = n;
+	for (size_t i = 0; i < n; i++) {
+		floe_slice key = floe_toml_key_at(v, i);
+		const char *k = floe_arena_strndup(ctx->config->arena, key.ptr, key.len);
+		const char *want = spec->check_key ? spec->check_key(k) : NULL;
+		if (want)
+			return config_error(ctx, floe_toml_key_line_at(v, i), floe_toml_key_col_at(v, i),
+					    "key \"%s\" in [%s] is not valid: expected %s", k, name, want);
+		out->keys[i] = k;
+		const char *value_name = floe_arena_printf(ctx->config->arena, "%s.\"%s\"", name, k);
+		if (checked_string(ctx, &out->values[i], floe_toml_value_at(v, i), value_name, spec->check) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int unknown_key(load_ctx *ctx, const floe_toml_value *table, size_t i, const char *section,
+		       const key_spec *specs)
+{
+	const char *names[32];
+	size_t n = 0;
+	for (const key_spec *s = specs; s->name && n < 31; s++)
+		names[n++] = s->name;
+	names[n] = NULL;
+	floe_slice key = floe_toml_key_at(table, i);
+	const char *k = floe_arena_strndup(ctx->config->arena, key.ptr, key.len);
+	const char *near = floe_text_suggest(k, names);
+	int line = floe_toml_key_line_at(table, i), col = floe_toml_key_col_at(table, i);
+	const char *where = section ? floe_arena_printf(ctx->config->arena, " in [%s]", section) : "";
+	if (near)
+		config_error(ctx, line, col, "unknown key `%s`%s — did you mean `%s`?", k, where, near);
+	else
+		config_error(ctx, line, col, "unknown key `%s`%s", k, where);
+	floe_buf known = FLOE_BUF_INIT;
+	for (size_t j = 0; j < n; j++)
+		floe_buf_printf(&known, "%s%s", j ? ", " : "", names[j]);
+	floe_error_hint("Known keys%s: %s.", where, floe_buf_cstr(&known));
+	floe_buf_free(&known);
+	return -1;
+}
+
+static int load_table(load_ctx *ctx, const floe_toml_value *table, const char *section,
+		      const key_spec *specs);
+
+static int load_key(load_ctx *ctx, const key_spec *spec, const floe_toml_value *v, const char *section)
+{
+	const char *name = dotted(ctx, section, spec->name);
+	void *field = field_at(ctx->config, spec->offset);
+	switch (spec->kind) {
+	case KEY_STRING:
+		return checked_string(ctx, (const char **)field, v, name, spec->check);
+	case KEY_PORT:
+		return load_port(ctx, (int *)field, v, name);
+	case KEY_STRING_LIST:
+		return load_list(ctx, (floe_string_list *)field, v, name, spec->check);
+	case KEY_STRING_MAP:
+		return load_map(ctx, (floe_string_map *)field, v, name, spec);
+	case KEY_TABLE:
+		if (expect_type(ctx, v, FLOE_TOML_TABLE, name, "a table") < 0)
+			return -1;
+		return load_table(ctx, v, name, spec->children);
+	}
+	return -1;
+}
+
+static int load_table(load_ctx *ctx, const floe_toml_value *table, const char *section,
+		      const key_spec *specs)
+{
+	size_t n = floe_toml_count(table);
+	for (size_t i = 0; i < n; i++) {
+		floe_slice key = floe_toml_key_at(table, i);
+		const key_spec *spec = NULL;
+		for (const key_spec *s = specs; s->name; s++)
+			if (floe_slice_eq_cstr(key, s->name))
+				spec = s;
+		if (!spec)
+			return unknown_key(ctx, table, i, section, specs);
+		if (load_key(ctx, spec, floe_toml_value_at(table, i), section) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void set_defaults(floe_config *c)
+{
+	static const char *default_schemas[] = { "public", NULL };
+	c->source.host = "127.0.0.1";
+	c->source.port = 5432;
+	c->source.password_env = "FLOE_SOURCE_PASSWORD";
+	c->source.sslmode = "prefer";
+	c->source.schemas.items = default_schemas;
+	c->source.schemas.count = 1;
+	c->warehouse.location = "warehouse";
+	c->warehouse.catalog = "sql";
+	c->warehouse.schedule = "0 * * * *";
+	c->silver.pii_key_env = "FLOE_PII_KEY";
+	c->git_remote = "";
+	c->alerts.webhook_env = "FLOE_ALERT_WEBHOOK";
+	c->alerts.otlp_endpoint = "";
+	c->gold_model = "";
+}
+
+static int check_required(load_ctx *ctx, const floe_toml_value *root)
+{
+	const floe_toml_value *source = floe_toml_get(root, "source");
+	const char *missing = !ctx->config->source.database ? "database"
+			      : !ctx->config->source.user   ? "user"
+							    : NULL;
+	if (!missing)
+		return 0;
+	int line = source ? floe_toml_line(source) : 1, col = source ? floe_toml_col(source) : 1;
+	config_error(ctx, line, col, "[source] has no `%s`, and floe cannot guess it", missing);
+	floe_error_hint("Add `%s = \"...\"` under [source], or run `floe init --source HOST:PORT/DB "
+			"--source-user USER` to write it.", missing);
+	return -1;
+}
+
+static int set_project_paths(floe_config *c, const char *path)
+{
+	floe_buf abs = FLOE_BUF_INIT;
+	if (floe_fs_absolute(&abs, path) < 0)
+		return -1;
+	char *slash = strrchr(abs.ptr, '/');
+	c->project_dir = slash == abs.ptr ? "/" : floe_arena_strndup(c->arena, abs.ptr, (size_t)(slash - abs.ptr));
+	if (!c->project_name) {
+		const char *dir = c->project_dir;
+		const char *base = strrchr(dir, '/');
+		c->project_name = floe_arena_strdup(c->arena, base && base[1] ? base + 1 : "floe");
+	}
+	floe_buf_free(&abs);
+	return 0;
+}
+
+int floe_config_parse(floe_config **out, const char *path, const char *text, size_t len)
+{
+	floe_config *c = NULL;
+	floe_toml_doc *doc = NULL;
+	floe_toml_error terr;
+	int error = -1;
+	floe_arena *arena = floe_arena_new();
+
+	*out = NULL;
+	c = floe_arena_alloc(arena, sizeof(*c));
+	c->arena = arena;
+	c->path = floe_arena_strdup(arena, path);
+	set_defaults(c);
+	load_ctx ctx = { c, c->path };
+
+	if (floe_toml_parse(&doc, text, len, &terr) < 0) {
+		config_error(&ctx, terr.line, terr.col, "%s", terr.message);
+		floe_error_hint("floe.toml is TOML 1.0; see docs/configuration.md for its keys.");
+		goto cleanup;
+	}
+	const floe_toml_value *root = floe_toml_root(doc);
+	if (load_table(&ctx, root, NULL, root_keys) < 0 || check_required(&ctx, root) < 0 ||
+	    set_project_paths(c, path) < 0)
+		goto cleanup;
+	*out = c;
+	c = NULL;
+	error = 0;
+cleanup:
+	floe_toml_free(doc);
+	if (c)
+		floe_arena_free(arena);
+	return error;
+}
+
+int floe_config_load(floe_config **out, const char *path)
+{
+	floe_buf text;
+	floe_buf_init(&text, CONFIG_MAX_BYTES);
+	int error = -1;
+	*out = NULL;
+	if (floe_fs_read_file(&text, path) < 0) {
+		if (!floe_fs_exists(path))
+			floe_error_hint("Run `floe init` to create one, or pass `--config FILE`.");
+		floe_error_context("while reading the configuration");
+		goto cleanup;
+	}
+	error = floe_config_parse(out, path, text.ptr ? text.ptr : "", text.len);
+cleanup:
+	floe_buf_free(&text);
+	return error;
+}
+
+void floe_config_free(floe_config *config)
+{
+	if (config)
+		floe_arena_free(config->arena);
+}
+
+const char *floe_config_warehouse_dir(const floe_config *config)
+{
+	const char *loc = config->warehouse.location;
+	if (loc[0] == '/')
+		return loc;
+	return floe_arena_printf(config->arena, "%s/%s", config->project_dir, loc);
+}
+
+int floe_config_password_file(floe_buf *out, const char *project_dir)
+{
+	return floe_buf_printf(out, "%s/.floe/secrets/source-password", project_dir);
+}
+
+const char *floe_config_source_password(const floe_config *config)
+{
+	const char *env = getenv(config->source.password_env);
+	if (env && env[0]) {
+		floe_secret_register(env);
+		return env;
+	}
+	floe_buf path = FLOE_BUF_INIT, value = FLOE_BUF_INIT;
+	const char *result = NULL;
+	floe_config_password_file(&path, config->project_dir);
+	if (floe_fs_exists(path.ptr) && floe_fs_read_file(&value, path.ptr) == 0) {
+		while (value.len && (value.ptr[value.len - 1] == '\n' || value.ptr[value.len - 1] == '\r'))
+			value.ptr[--value.len] = '\0';
+		result = floe_arena_strndup(config->arena, floe_buf_cstr(&value), value.len);
+		floe_secret_register(result);
+	}
+	floe_error_clear();
+	floe_buf_free(&path);
+	floe_buf_free(&value);
+	return result;
+}

@@ -1,0 +1,115 @@
+/*
+ * config.h — floe.toml as a typed model.
+ *
+ * floe_config_load() parses the file with floe's own TOML parser (toml.h), checks
+ * every key against the known shape (DESIGN.md "floe.toml"), fills defaults, and
+ * reports the first problem as "FILE:LINE:COL: what — why" with a suggestion for
+ * a misspelt key. The model never holds a credential: only the names of the
+ * environment variables that do.
+ *
+ * The struct is a plain read-only model owned by the floe_config handle's arena.
+ */
+#ifndef FLOE_CONFIG_CONFIG_H
+#define FLOE_CONFIG_CONFIG_H
+
+#include "base/buf.h"
+
+#include <stddef.h>
+
+typedef struct floe_arena floe_arena;
+
+typedef struct floe_string_list {
+	const char **items;
+	size_t count;
+} floe_string_list;
+
+/* An ordered string → string map (e.g. [watermarks], [silver.pii]). */
+typedef struct floe_string_map {
+	const char **keys;
+	const char **values;
+	size_t count;
+} floe_string_map;
+
+typedef struct floe_config_source {
+	const char *host;           /* default "127.0.0.1" */
+	int port;                   /* default 5432 */
+	const char *database;       /* required */
+	const char *user;           /* required */
+	const char *password_env;   /* default "FLOE_SOURCE_PASSWORD" */
+	const char *sslmode;        /* default "prefer" */
+	floe_string_list schemas;   /* default ["public"] */
+	floe_string_list exclude;   /* "schema.table" entries */
+} floe_config_source;
+
+typedef struct floe_config_warehouse {
+	const char *location;       /* default "warehouse", relative to the project */
+	const char *catalog;        /* "sql" (default) or "rest" */
+	const char *schedule;       /* cron, default "0 * * * *" */
+} floe_config_warehouse;
+
+typedef struct floe_config_silver {
+	floe_string_list history;   /* tables with SCD2 history */
+	floe_string_map pii;        /* "schema.table.column" → "hmac" | "null" */
+	const char *pii_key_env;    /* default "FLOE_PII_KEY" */
+} floe_config_silver;
+
+typedef struct floe_config_alerts {
+	const char *webhook_env;    /* default "FLOE_ALERT_WEBHOOK" */
+	const char *otlp_endpoint;  /* default "" (off) */
+} floe_config_alerts;
+
+typedef struct floe_config {
+	const char *path;           /* the file read, as given */
+	const char *project_dir;    /* absolute directory holding floe.toml */
+	const char *project_name;   /* default: the directory's name */
+	floe_config_source source;
+	floe_config_warehouse warehouse;
+	floe_string_map watermarks; /* "schema.table" → column */
+	floe_config_silver silver;
+	floe_string_map policy;     /* change class → action */
+	const char *git_remote;     /* default "" (no pushes) */
+	floe_config_alerts alerts;
+	const char *gold_model;     /* default "" (rules only) */
+	floe_arena *arena;
+} floe_config;
+
+/* Read and check `path`. On error *out is NULL and the error chain says where. */
+int floe_config_load(floe_config **out, const char *path);
+
+/* Parse and check text already in memory; `path` names it in messages. */
+int floe_config_parse(floe_config **out, const char *path, const char *text, size_t len);
+
+void floe_config_free(floe_config *config);
+
+/* Absolute path of the warehouse directory (location resolved against the project). */
+const char *floe_config_warehouse_dir(const floe_config *config);
+
+/*
+ * The source password: the environment variable named by password-env, else the
+ * owner-only file .floe/secrets/source-password. NULL when neither is set. The
+ * value is registered with base/secret.h so it never reaches output.
+ */
+const char *floe_config_source_password(const floe_config *config);
+
+/* Path of the saved-password file of a project directory, appended to `out`. */
+int floe_config_password_file(floe_buf *out, const char *project_dir);
+
+/* What `floe init` knows when it writes a new floe.toml. */
+typedef struct floe_config_seed {
+	const char *project_name;
+	const char *host;
+	int port;
+	const char *database;
+	const char *user;
+	const char *password_env;
+	floe_string_list schemas;
+	const char *discovery_note; /* comment after `schemas`, e.g. "discovered: public (9 tables)" */
+} floe_config_seed;
+
+/* A complete, commented floe.toml for `seed`, appended to `out`; it parses back to `seed`. */
+int floe_config_render_initial(floe_buf *out, const floe_config_seed *seed);
+
+/* `s` as a TOML basic string, quotes included. */
+int floe_config_put_toml_string(floe_buf *out, const char *s);
+
+#endif

@@ -1,0 +1,388 @@
+/*
+ * doctor.c — the checks behind `floe doctor`, in the order a user would fix them:
+ * source reachable → role read-only → columns visible → warehouse → catalog → engine.
+ */
+#include "doctor/doctor.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "engine/engine.h"
+#include "iceberg/catalog_sql.h"
+#include "pg/introspect.h"
+#include "pg/pg.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define MIN_SERVER_VERSION 120000
+#define MAX_CHECKS 32
+
+struct floe_doctor_report {
+	floe_arena *arena;
+	floe_doctor_check checks[MAX_CHECKS];
+	size_t n;
+};
+
+typedef struct source_facts {
+	floe_pg_table_facts *tables;
+	size_t n_tables;
+} source_facts;
+
+static floe_doctor_check *add(floe_doctor_report *r, const char *id, const char *title,
+			      floe_check_status status, const char *todo, const char *facts_fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+static floe_doctor_check *add(floe_doctor_report *r, const char *id, const char *title,
+			      floe_check_status status, const char *todo, const char *facts_fmt, ...)
+{
+	floe_doctor_check *c = &r->checks[r->n < MAX_CHECKS - 1 ? r->n++ : r->n];
+	va_list ap;
+	va_start(ap, facts_fmt);
+	c->facts = floe_arena_vprintf(r->arena, facts_fmt, ap);
+	va_end(ap);
+	c->id = id;
+	c->title = title;
+	c->status = status;
+	c->todo = todo ? floe_arena_strdup(r->arena, todo) : NULL;
+	return c;
+}
+
+/* The message of the current error (and detail), for a check's facts. */
+static const char *error_facts(floe_doctor_report *r)
+{
+	const floe_error *e = floe_error_last();
+	if (!e)
+		return "unknown error";
+	return e->detail ? floe_arena_printf(r->arena, "%s: %s", e->message, e->detail)
+			 : floe_arena_strdup(r->arena, e->message);
+}
+
+static const char *error_hint(floe_doctor_report *r, const char *fallback)
+{
+	const floe_error *e = floe_error_last();
+	return e && e->hint ? floe_arena_strdup(r->arena, e->hint) : fallback;
+}
+
+static void check_role(floe_doctor_report *r, floe_pg *pg, const floe_config *c)
+{
+	floe_pg_role_facts role;
+	if (floe_pg_role_inspect(&role, pg, r->arena) < 0) {
+		add(r, "role.read_only", "source role is read-only", FLOE_CHECK_FAIL,
+		    "Make sure the role can read pg_roles.", "%s", error_facts(r));
+		return;
+	}
+	if (role.superuser)
+		add(r, "role.read_only", "source role is read-only", FLOE_CHECK_FAIL,
+		    "Use a role made for floe: CREATE ROLE floe_reader LOGIN; GRANT SELECT ON the tables.",
+		    "role \"%s\" is a superuser, which can write anything", role.name);
+	else if (role.write_roles[0])
+		add(r, "role.read_only", "source role is read-only", FLOE_CHECK_FAIL,
+		    "REVOKE those roles from the source role.",
+		    "role \"%s\" is a member of %s", role.name, role.write_roles);
+	else
+		add(r, "role.read_only", "source role is read-only",
+		    role.createrole || role.createdb ? FLOE_CHECK_WARN : FLOE_CHECK_OK,
+		    role.createrole || role.createdb ? "ALTER ROLE … NOCREATEDB NOCREATEROLE." : NULL,
+		    "role \"%s\": not superuser%s%s%s", role.name, role.createdb ? ", but CREATEDB" : "",
+		    role.createrole ? ", but CREATEROLE" : "", role.bypassrls ? ", BYPASSRLS" : "");
+	add(r, "role.database_create", "no CREATE on the database",
+	    role.database_create ? FLOE_CHECK_FAIL : FLOE_CHECK_OK,
+	    role.database_create ? floe_arena_printf(r->arena, "REVOKE CREATE ON DATABASE %s FROM %s;",
+						     c->source.database, role.name) : NULL,
+	    "%s CREATE on database \"%s\"", role.database_create ? "has" : "no", c->source.database);
+	add(r, "session.read_only", "floe's sessions are read-only",
+	    role.session_read_only ? FLOE_CHECK_OK : FLOE_CHECK_FAIL,
+	    role.session_read_only ? NULL : "This is a bug in floe; please report it.",
+	    "default_transaction_read_only = %s", role.session_read_only ? "on" : "off");
+}
+
+static void check_schemas(floe_doctor_report *r, floe_pg *pg, const floe_config *c)
+{
+	floe_pg_schema_facts *s = NULL;
+	const floe_string_list *want = &c->source.schemas;
+	if (floe_pg_schemas_inspect(&s, pg, r->arena, want->items, want->count) < 0) {
+		add(r, "schemas.usable", "selected schemas exist and are readable", FLOE_CHECK_FAIL,
+		    NULL, "%s", error_facts(r));
+		return;
+	}
+	floe_buf missing = FLOE_BUF_INIT, creatable = FLOE_BUF_INIT, seen = FLOE_BUF_INIT;
+	for (size_t i = 0; i < want->count; i++) {
+		if (!s[i].exists || !s[i].usage)
+			floe_buf_printf(&missing, "%s%s (%s)", missing.len ? ", " : "", s[i].name,
+					s[i].exists ? "no USAGE" : "does not exist");
+		if (s[i].create)
+			floe_buf_printf(&creatable, "%s%s", creatable.len ? ", " : "", s[i].name);
+		floe_buf_printf(&seen, "%s%s: %lld tables", seen.len ? "; " : "", s[i].name, s[i].n_tables);
+	}
+	add(r, "schemas.usable", "selected schemas exist and are readable",
+	    missing.len ? FLOE_CHECK_FAIL : FLOE_CHECK_OK,
+	    missing.len ? "Fix `schemas` under [source], or GRANT USAGE ON SCHEMA … TO the role." : NULL,
+	    "%s", missing.len ? floe_buf_cstr(&missing) : floe_buf_cstr(&seen));
+	add(r, "role.schema_create", "no CREATE on the selected schemas",
+	    creatable.len ? FLOE_CHECK_FAIL : FLOE_CHECK_OK,
+	    creatable.len ? "REVOKE CREATE ON SCHEMA … FROM the role (and from PUBLIC)." : NULL,
+	    creatable.len ? "CREATE granted on schema %s" : "no CREATE on %s",
+	    creatable.len ? floe_buf_cstr(&creatable) : "any selected schema");
+	floe_buf_free(&missing);
+	floe_buf_free(&creatable);
+	floe_buf_free(&seen);
+}
+
+static bool excluded(const floe_config *c, const floe_pg_table_facts *t)
+{
+	for (size_t i = 0; i < c->source.exclude.count; i++) {
+		const char *e = c->source.exclude.items[i];
+		size_t sl = strlen(t->schema);
+		if (strncmp(e, t->schema, sl) == 0 && e[sl] == '.' && strcmp(e + sl + 1, t->name) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void check_table_writes(floe_doctor_report *r, const source_facts *sf)
+{
+	floe_buf writable = FLOE_BUF_INIT;
+	for (size_t i = 0; i < sf->n_tables; i++) {
+		const floe_pg_table_facts *t = &sf->tables[i];
+		if (t->write_privileges[0])
+			floe_buf_printf(&writable, "%s%s.%s (%s)", writable.len ? "; " : "", t->schema,
+					t->name, t->write_privileges);
+	}
+	add(r, "role.table_writes", "no write privilege on any selected table",
+	    writable.len ? FLOE_CHECK_FAIL : FLOE_CHECK_OK,
+	    writable.len ? "REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON those tables FROM the role." : NULL,
+	    "%s", writable.len ? floe_buf_cstr(&writable) : "SELECT only");
+	floe_buf_free(&writable);
+}
+
+static void check_columns(floe_doctor_report *r, const source_facts *sf)
+{
+	floe_buf hidden = FLOE_BUF_INIT, rls = FLOE_BUF_INIT;
+	size_t columns = 0;
+	for (size_t i = 0; i < sf->n_tables; i++) {
+		const floe_pg_table_facts *t = &sf->tables[i];
+		columns += t->n_columns;
+		if (t->n_hidden == t->n_columns && t->n_columns > 0)
+			floe_buf_printf(&hidden, "%s%s.%s (no SELECT on the table)", hidden.len ? "; " : "",
+					t->schema, t->name);
+		else
+			for (size_t j = 0; j < t->n_hidden; j++)
+				floe_buf_printf(&hidden, "%s%s.%s.%s", hidden.len ? "; " : "", t->schema,
+						t->name, t->hidden_columns[j]);
+		if (t->rls_enabled && (!t->is_owner || t->rls_forced))
+			floe_buf_printf(&rls, "%s%s.%s", rls.len ? ", " : "", t->schema, t->name);
+	}
+	add(r, "columns.visible", "every column of every selected table is visible",
+	    hidden.len ? FLOE_CHECK_FAIL : FLOE_CHECK_OK,
+	    hidden.len ? "GRANT SELECT on those columns to the role, or add the tables to `exclude`; "
+			 "floe refuses to load a table it cannot read whole." : NULL,
+	    hidden.len ? "not visible: %s" : "%s", hidden.len ? floe_buf_cstr(&hidden)
+			: floe_arena_printf(r->arena, "%zu tables, %zu columns, all visible",
+					    sf->n_tables, columns));
+	if (rls.len)
+		add(r, "tables.row_security", "row-level security", FLOE_CHECK_WARN,
+		    "Policies may hide rows from the role; give it a policy that sees every row, "
+		    "or BYPASSRLS.", "row-level security is enabled on %s", floe_buf_cstr(&rls));
+	floe_buf_free(&hidden);
+	floe_buf_free(&rls);
+}
+
+static int inspect_tables(source_facts *sf, floe_doctor_report *r, floe_pg *pg, const floe_config *c)
+{
+	floe_pg_table_facts *all = NULL;
+	size_t n = 0;
+	if (floe_pg_tables_inspect(&all, &n, pg, r->arena, c->source.schemas.items,
+				   c->source.schemas.count) < 0)
+		return -1;
+	sf->tables = floe_arena_alloc(r->arena, sizeof(*all) * (n + 1));
+	sf->n_tables = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!excluded(c, &all[i]))
+			sf->tables[sf->n_tables++] = all[i];
+	return 0;
+}
+
+static void check_source(floe_doctor_report *r, const floe_config *c)
+{
+	floe_pg *pg = NULL;
+	floe_pg_target t = FLOE_PG_TARGET_INIT;
+	t.host = c->source.host;
+	t.port = c->source.port;
+	t.database = c->source.database;
+	t.user = c->source.user;
+	t.sslmode = c->source.sslmode;
+	t.password = floe_config_source_password(c);
+	t.read_only = true;
+	if (floe_pg_connect(&pg, &t) < 0) {
+		add(r, "source.reachable", "source reachable", FLOE_CHECK_FAIL,
+		    error_hint(r, "Check [source] in floe.toml."), "%s", error_facts(r));
+		floe_error_clear();
+		add(r, "role.read_only", "source role is read-only", FLOE_CHECK_SKIP, NULL,
+		    "not checked: no connection");
+		add(r, "columns.visible", "every column of every selected table is visible",
+		    FLOE_CHECK_SKIP, NULL, "not checked: no connection");
+		return;
+	}
+	add(r, "source.reachable", "source reachable", FLOE_CHECK_OK, NULL,
+	    "connected to %s as \"%s\"%s", floe_pg_describe(pg), c->source.user,
+	    t.password ? "" : " (no password given)");
+	int v = floe_pg_server_version(pg);
+	add(r, "source.version", "PostgreSQL 12 or newer",
+	    v >= MIN_SERVER_VERSION ? FLOE_CHECK_OK : FLOE_CHECK_FAIL,
+	    v >= MIN_SERVER_VERSION ? NULL : "Upgrade the source to PostgreSQL 12 or newer.",
+	    "server version %s", floe_pg_server_version_text(pg));
+	add(r, "source.database", "database exists", FLOE_CHECK_OK, NULL, "database \"%s\" exists",
+	    c->source.database);
+	check_role(r, pg, c);
+	check_schemas(r, pg, c);
+	source_facts sf = { NULL, 0 };
+	if (inspect_tables(&sf, r, pg, c) < 0) {
+		add(r, "columns.visible", "every column of every selected table is visible",
+		    FLOE_CHECK_FAIL, NULL, "%s", error_facts(r));
+	} else {
+		check_table_writes(r, &sf);
+		check_columns(r, &sf);
+		add(r, "tables.selected", "tables selected", sf.n_tables ? FLOE_CHECK_OK : FLOE_CHECK_WARN,
+		    sf.n_tables ? NULL : "Check `schemas` and `exclude` under [source].",
+		    "%zu tables in %zu schemas (after exclude)", sf.n_tables, c->source.schemas.count);
+	}
+	floe_error_clear();
+	floe_pg_close(pg);
+}
+
+static void check_warehouse(floe_doctor_report *r, const floe_config *c)
+{
+	const char *dir = floe_config_warehouse_dir(c);
+	const char *probe = floe_arena_printf(r->arena, "%s/.floe-doctor-probe", dir);
+	floe_fs_write_opts opts = FLOE_FS_WRITE_OPTS_INIT;
+	if (!floe_fs_is_dir(dir)) {
+		add(r, "warehouse.writable", "warehouse directory writable", FLOE_CHECK_FAIL,
+		    "Run `floe init` to create the layout, or fix `location` under [warehouse].",
+		    "\"%s\" is not a directory", dir);
+	} else if (floe_fs_write_atomic(probe, "ok\n", 3, &opts) < 0) {
+		add(r, "warehouse.writable", "warehouse directory writable", FLOE_CHECK_FAIL,
+		    "Give this user write access to the directory.", "%s", error_facts(r));
+	} else {
+		unlink(probe);
+		add(r, "warehouse.writable", "warehouse directory writable", FLOE_CHECK_OK, NULL,
+		    "wrote and removed a file in %s", dir);
+	}
+	floe_error_clear();
+
+	floe_catalog_sql *cat = NULL;
+	const char *path = floe_arena_printf(r->arena, "%s/catalog.db", dir);
+	long long n = 0;
+	if (floe_catalog_sql_open(&cat, path, false) < 0 || floe_catalog_sql_count_tables(cat, &n) < 0)
+		add(r, "catalog.opens", "catalog opens", FLOE_CHECK_FAIL,
+		    error_hint(r, "Run `floe init` to create it."), "%s", error_facts(r));
+	else
+		add(r, "catalog.opens", "catalog opens", FLOE_CHECK_OK, NULL,
+		    "%s (SQLite, JDBC-catalog schema): %lld tables", path, n);
+	floe_catalog_sql_close(cat);
+	floe_error_clear();
+}
+
+static void check_engine(floe_doctor_report *r)
+{
+	floe_engine *e = NULL;
+	floe_buf answer = FLOE_BUF_INIT;
+	if (floe_engine_open(&e, NULL) < 0 || floe_engine_query_text(e, &answer, "select 6 * 7") < 0)
+		add(r, "engine.duckdb", "embedded DuckDB answers", FLOE_CHECK_FAIL,
+		    "Run `scripts/setup.sh duckdb` to fetch the pinned library.", "%s", error_facts(r));
+	else
+		add(r, "engine.duckdb", "embedded DuckDB answers",
+		    strcmp(floe_buf_cstr(&answer), "42") == 0 ? FLOE_CHECK_OK : FLOE_CHECK_FAIL, NULL,
+		    "DuckDB %s: select 6 * 7 = %s", floe_engine_version(), floe_buf_cstr(&answer));
+	floe_buf_free(&answer);
+	floe_engine_close(e);
+	floe_error_clear();
+}
+
+int floe_doctor_run(floe_doctor_report **out, const floe_config *config)
+{
+	floe_doctor_report *r = floe_xcalloc(1, sizeof(*r));
+	r->arena = floe_arena_new();
+	add(r, "config.valid", "floe.toml is valid", FLOE_CHECK_OK, NULL, "%s", config->path);
+	check_source(r, config);
+	check_warehouse(r, config);
+	check_engine(r);
+	*out = r;
+	return 0;
+}
+
+void floe_doctor_free(floe_doctor_report *report)
+{
+	if (!report)
+		return;
+	floe_arena_free(report->arena);
+	free(report);
+}
+
+size_t floe_doctor_count(const floe_doctor_report *report)
+{
+	return report->n;
+}
+
+const floe_doctor_check *floe_doctor_at(const floe_doctor_report *report, size_t i)
+{
+	return &report->checks[i];
+}
+
+bool floe_doctor_failed(const floe_doctor_report *report)
+{
+	for (size_t i = 0; i < report->n; i++)
+		if (report->checks[i].status == FLOE_CHECK_FAIL)
+			return true;
+	return false;
+}
+
+const char *floe_check_status_name(floe_check_status status)
+{
+	static const char *names[] = { "ok", "warn", "fail", "skip" };
+	return names[status];
+}
+
+int floe_doctor_render_text(floe_buf *out, const floe_doctor_report *report)
+{
+	size_t counts[4] = { 0 };
+	for (size_t i = 0; i < report->n; i++) {
+		const floe_doctor_check *c = &report->checks[i];
+		counts[c->status]++;
+		floe_buf_printf(out, "%-4s  %-48s %s\n", floe_check_status_name(c->status), c->title, c->facts);
+		if (c->todo && c->status != FLOE_CHECK_OK)
+			floe_buf_printf(out, "      → %s\n", c->todo);
+	}
+	return floe_buf_printf(out, "\n%zu ok, %zu warn, %zu fail, %zu skipped\n", counts[0], counts[1],
+			       counts[2], counts[3]);
+}
+
+int floe_doctor_render_json(floe_buf *out, const floe_doctor_report *report)
+{
+	floe_buf_puts(out, "{\"ok\":");
+	floe_buf_puts(out, floe_doctor_failed(report) ? "false" : "true");
+	floe_buf_puts(out, ",\"checks\":[");
+	for (size_t i = 0; i < report->n; i++) {
+		const floe_doctor_check *c = &report->checks[i];
+		floe_buf_puts(out, i ? ",{" : "{");
+		floe_json_put_key(out, "id");
+		floe_json_put_cstr(out, c->id);
+		floe_buf_putc(out, ',');
+		floe_json_put_key(out, "title");
+		floe_json_put_cstr(out, c->title);
+		floe_buf_putc(out, ',');
+		floe_json_put_key(out, "status");
+		floe_json_put_cstr(out, floe_check_status_name(c->status));
+		floe_buf_putc(out, ',');
+		floe_json_put_key(out, "facts");
+		floe_json_put_cstr(out, c->facts);
+		floe_buf_putc(out, ',');
+		floe_json_put_key(out, "todo");
+		floe_json_put_cstr(out, c->todo);
+		floe_buf_putc(out, '}');
+	}
+	return floe_buf_puts(out, "]}\n");
+}

@@ -1,0 +1,81 @@
+/*
+ * address.c — the short source address users type: host[:port]/database,
+ * [v6addr]:port/database, or postgresql://[user@]host[:port]/database.
+ * A password inside a URI is refused: floe takes passwords only from the environment.
+ */
+#include "pg/pg.h"
+#include "base/error.h"
+#include "base/text.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int address_error(const char *text, const char *why)
+{
+	floe_error_set(FLOE_ERR_USAGE, "source address \"%s\" is not valid: %s", text, why);
+	floe_error_hint("Write it as HOST:PORT/DATABASE, e.g. 127.0.0.1:5432/shop.");
+	return -1;
+}
+
+static int copy_part(char *dst, size_t cap, const char *src, size_t len)
+{
+	if (len == 0 || len >= cap)
+		return -1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+	return 0;
+}
+
+int floe_pg_parse_address(floe_pg_address *out, const char *text)
+{
+	const char *p = text;
+	memset(out, 0, sizeof(*out));
+	out->port = 5432;
+
+	if (strncmp(p, "postgresql://", 13) == 0 || strncmp(p, "postgres://", 11) == 0) {
+		p = strstr(p, "://") + 3;
+		const char *at = strchr(p, '@');
+		const char *slash = strchr(p, '/');
+		if (at && (!slash || at < slash)) {
+			size_t ulen = (size_t)(at - p);
+			if (memchr(p, ':', ulen))
+				return address_error(text, "it contains a password; put the password in "
+							   "FLOE_SOURCE_PASSWORD instead");
+			if (copy_part(out->user, sizeof(out->user), p, ulen) < 0)
+				return address_error(text, "the user name is empty or too long");
+			p = at + 1;
+		}
+	}
+	const char *slash = strchr(p, '/');
+	if (!slash)
+		return address_error(text, "it names no database after a '/'");
+	const char *host_end = slash, *port_start = NULL;
+	if (*p == '[') {
+		const char *close = memchr(p, ']', (size_t)(slash - p));
+		if (!close)
+			return address_error(text, "an IPv6 address needs a closing ']'");
+		if (copy_part(out->host, sizeof(out->host), p + 1, (size_t)(close - p - 1)) < 0)
+			return address_error(text, "the host is empty or too long");
+		if (close[1] == ':')
+			port_start = close + 2;
+	} else {
+		const char *colon = memchr(p, ':', (size_t)(slash - p));
+		if (colon) {
+			host_end = colon;
+			port_start = colon + 1;
+		}
+		if (copy_part(out->host, sizeof(out->host), p, (size_t)(host_end - p)) < 0)
+			return address_error(text, "the host is empty or too long");
+	}
+	if (port_start) {
+		int64_t port;
+		if (floe_text_parse_int64(&port, port_start, (size_t)(slash - port_start), 1, 65535) < 0)
+			return address_error(text, "the port is not a number from 1 to 65535");
+		out->port = (int)port;
+	}
+	const char *db = slash + 1;
+	size_t dblen = strcspn(db, "?");
+	if (copy_part(out->database, sizeof(out->database), db, dblen) < 0)
+		return address_error(text, "the database name is empty or too long");
+	return 0;
+}

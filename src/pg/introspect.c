@@ -1,0 +1,203 @@
+/*
+ * introspect.c — catalog queries about the role's reach. Privilege functions
+ * (has_table_privilege, has_column_privilege) account for role membership,
+ * PUBLIC grants and predefined roles such as pg_write_all_data.
+ */
+#include "pg/introspect.h"
+#include "base/arena.h"
+#include "base/error.h"
+
+#include <string.h>
+
+static const char *role_sql =
+	"select current_user, r.rolsuper, r.rolcreatedb, r.rolcreaterole, r.rolbypassrls,"
+	" r.rolreplication, has_database_privilege(current_database(), 'CREATE'),"
+	" current_setting('default_transaction_read_only') = 'on',"
+	" coalesce((select string_agg(g.rolname, ', ' order by g.rolname) from pg_roles g"
+	"   where g.rolname in ('pg_write_all_data', 'pg_write_server_files',"
+	"     'pg_execute_server_program') and pg_has_role(current_user, g.oid, 'USAGE')), '')"
+	" from pg_roles r where r.rolname = current_user";
+
+static const char *schemas_sql =
+	"select s.name, n.oid is not null,"
+	" coalesce(has_schema_privilege(n.oid, 'USAGE'), false),"
+	" coalesce(has_schema_privilege(n.oid, 'CREATE'), false),"
+	" (select count(*) from pg_class c where c.relnamespace = n.oid"
+	"   and c.relkind in ('r', 'p') and not c.relispartition)"
+	" from unnest($1::text[]) with ordinality s(name, i)"
+	" left join pg_namespace n on n.nspname = s.name order by s.i";
+
+static const char *tables_sql =
+	"select n.nspname, c.relname, c.relkind::text, has_table_privilege(c.oid, 'SELECT'),"
+	" c.relrowsecurity, c.relforcerowsecurity, pg_has_role(c.relowner, 'USAGE'),"
+	" concat_ws(', ',"
+	"   case when has_table_privilege(c.oid, 'INSERT') then 'INSERT' end,"
+	"   case when has_table_privilege(c.oid, 'UPDATE') then 'UPDATE' end,"
+	"   case when has_table_privilege(c.oid, 'DELETE') then 'DELETE' end,"
+	"   case when has_table_privilege(c.oid, 'TRUNCATE') then 'TRUNCATE' end),"
+	" (select count(*) from pg_attribute a where a.attrelid = c.oid and a.attnum > 0"
+	"   and not a.attisdropped)"
+	" from pg_class c join pg_namespace n on n.oid = c.relnamespace"
+	" where n.nspname = any($1::text[]) and c.relkind in ('r', 'p') and not c.relispartition"
+	" order by 1, 2";
+
+static const char *hidden_sql =
+	"select n.nspname, c.relname, a.attname"
+	" from pg_class c join pg_namespace n on n.oid = c.relnamespace"
+	" join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped"
+	" where n.nspname = any($1::text[]) and c.relkind in ('r', 'p') and not c.relispartition"
+	" and not has_column_privilege(c.oid, a.attnum, 'SELECT')"
+	" order by 1, 2, a.attnum";
+
+static const char *discover_sql =
+	"select n.nspname, count(c.oid) from pg_namespace n"
+	" join pg_class c on c.relnamespace = n.oid and c.relkind in ('r', 'p') and not c.relispartition"
+	" where n.nspname not in ('pg_catalog', 'information_schema')"
+	" and n.nspname not like 'pg\\_%' and has_schema_privilege(n.oid, 'USAGE')"
+	" group by 1 order by 1";
+
+/* A text[] literal: {"a","b"} with \ and " escaped. */
+static const char *array_literal(floe_arena *arena, const char *const *items, size_t n)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	floe_buf_putc(&b, '{');
+	for (size_t i = 0; i < n; i++) {
+		floe_buf_puts(&b, i ? ",\"" : "\"");
+		for (const char *p = items[i]; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				floe_buf_putc(&b, '\\');
+			floe_buf_putc(&b, *p);
+		}
+		floe_buf_putc(&b, '"');
+	}
+	floe_buf_putc(&b, '}');
+	const char *s = floe_arena_strdup(arena, floe_buf_cstr(&b));
+	floe_buf_free(&b);
+	return s;
+}
+
+static const char *cell(floe_arena *arena, const floe_pg_result *r, int row, int col)
+{
+	return floe_arena_strdup(arena, floe_pg_result_text(r, row, col));
+}
+
+int floe_pg_role_inspect(floe_pg_role_facts *out, floe_pg *pg, floe_arena *arena)
+{
+	floe_pg_result *r = NULL;
+	memset(out, 0, sizeof(*out));
+	if (floe_pg_query(&r, pg, role_sql, 0, NULL) < 0)
+		return floe_error_context("while reading the source role's attributes");
+	if (floe_pg_result_rows(r) != 1) {
+		floe_pg_result_free(r);
+		return floe_error_set(FLOE_ERR_INTERNAL, "the current role was not found in pg_roles");
+	}
+	out->name = cell(arena, r, 0, 0);
+	out->superuser = floe_pg_result_bool(r, 0, 1);
+	out->createdb = floe_pg_result_bool(r, 0, 2);
+	out->createrole = floe_pg_result_bool(r, 0, 3);
+	out->bypassrls = floe_pg_result_bool(r, 0, 4);
+	out->replication = floe_pg_result_bool(r, 0, 5);
+	out->database_create = floe_pg_result_bool(r, 0, 6);
+	out->session_read_only = floe_pg_result_bool(r, 0, 7);
+	out->write_roles = cell(arena, r, 0, 8);
+	floe_pg_result_free(r);
+	return 0;
+}
+
+int floe_pg_schemas_inspect(floe_pg_schema_facts **out, floe_pg *pg, floe_arena *arena,
+			    const char *const *schemas, size_t n_schemas)
+{
+	floe_pg_result *r = NULL;
+	const char *params[1] = { array_literal(arena, schemas, n_schemas) };
+	if (floe_pg_query(&r, pg, schemas_sql, 1, params) < 0)
+		return floe_error_context("while reading schema privileges");
+	int rows = floe_pg_result_rows(r);
+	floe_pg_schema_facts *s = floe_arena_alloc(arena, sizeof(*s) * (size_t)(rows + 1));
+	for (int i = 0; i < rows; i++) {
+		s[i].name = cell(arena, r, i, 0);
+		s[i].exists = floe_pg_result_bool(r, i, 1);
+		s[i].usage = floe_pg_result_bool(r, i, 2);
+		s[i].create = floe_pg_result_bool(r, i, 3);
+		s[i].n_tables = floe_pg_result_is_null(r, i, 4) ? 0 : floe_pg_result_int(r, i, 4);
+	}
+	floe_pg_result_free(r);
+	*out = s;
+	return 0;
+}
+
+static floe_pg_table_facts *find_table(floe_pg_table_facts *t, size_t n, const char *schema,
+				       const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i].schema, schema) == 0 && strcmp(t[i].name, name) == 0)
+			return &t[i];
+	return NULL;
+}
+
+static int attach_hidden_columns(floe_pg_table_facts *t, size_t n, floe_pg *pg, floe_arena *arena,
+				 const char *const *params)
+{
+	floe_pg_result *r = NULL;
+	if (floe_pg_query(&r, pg, hidden_sql, 1, params) < 0)
+		return floe_error_context("while reading column privileges");
+	int rows = floe_pg_result_rows(r);
+	for (int i = 0; i < rows; i++) {
+		floe_pg_table_facts *tf = find_table(t, n, floe_pg_result_text(r, i, 0),
+						     floe_pg_result_text(r, i, 1));
+		if (!tf)
+			continue;
+		if (!tf->hidden_columns)
+			tf->hidden_columns = floe_arena_alloc(arena, sizeof(char *) * (tf->n_columns + 1));
+		if (tf->n_hidden < tf->n_columns)
+			tf->hidden_columns[tf->n_hidden++] = cell(arena, r, i, 2);
+	}
+	floe_pg_result_free(r);
+	return 0;
+}
+
+int floe_pg_tables_inspect(floe_pg_table_facts **out, size_t *n_out, floe_pg *pg, floe_arena *arena,
+			   const char *const *schemas, size_t n_schemas)
+{
+	floe_pg_result *r = NULL;
+	const char *params[1] = { array_literal(arena, schemas, n_schemas) };
+	if (floe_pg_query(&r, pg, tables_sql, 1, params) < 0)
+		return floe_error_context("while listing the selected tables");
+	int rows = floe_pg_result_rows(r);
+	floe_pg_table_facts *t = floe_arena_alloc(arena, sizeof(*t) * (size_t)(rows + 1));
+	for (int i = 0; i < rows; i++) {
+		t[i].schema = cell(arena, r, i, 0);
+		t[i].name = cell(arena, r, i, 1);
+		t[i].kind = floe_pg_result_text(r, i, 2)[0];
+		t[i].can_select = floe_pg_result_bool(r, i, 3);
+		t[i].rls_enabled = floe_pg_result_bool(r, i, 4);
+		t[i].rls_forced = floe_pg_result_bool(r, i, 5);
+		t[i].is_owner = floe_pg_result_bool(r, i, 6);
+		t[i].write_privileges = cell(arena, r, i, 7);
+		t[i].n_columns = (size_t)floe_pg_result_int(r, i, 8);
+	}
+	floe_pg_result_free(r);
+	if (attach_hidden_columns(t, (size_t)rows, pg, arena, params) < 0)
+		return -1;
+	*out = t;
+	*n_out = (size_t)rows;
+	return 0;
+}
+
+int floe_pg_schemas_discover(floe_pg_schema_facts **out, size_t *n_out, floe_pg *pg,
+			     floe_arena *arena)
+{
+	floe_pg_result *r = NULL;
+	if (floe_pg_query(&r, pg, discover_sql, 0, NULL) < 0)
+		return floe_error_context("while discovering the source's schemas");
+	int rows = floe_pg_result_rows(r);
+	floe_pg_schema_facts *s = floe_arena_alloc(arena, sizeof(*s) * (size_t)(rows + 1));
+	for (int i = 0; i < rows; i++) {
+		s[i].name = cell(arena, r, i, 0);
+		s[i].exists = s[i].usage = true;
+		s[i].n_tables = floe_pg_result_int(r, i, 1);
+	}
+	floe_pg_result_free(r);
+	*out = s;
+	*n_out = (size_t)rows;
+	return 0;
+}

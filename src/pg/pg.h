@@ -1,0 +1,83 @@
+/*
+ * pg.h — floe's PostgreSQL sessions (the one module that calls libpq).
+ *
+ * A source session is read-only by construction: it connects with
+ * `default_transaction_read_only = on` in its startup options, so even a role
+ * that could write cannot through floe. An admin session (used only by
+ * `floe stack` against the private cluster it started) may write.
+ * libpq's errors are translated here into floe's error chain, with the
+ * connection target named and the password never quoted.
+ */
+#ifndef FLOE_PG_PG_H
+#define FLOE_PG_PG_H
+
+#include "base/buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct floe_pg floe_pg;
+typedef struct floe_pg_result floe_pg_result;
+
+typedef struct floe_pg_target {
+	const char *host;     /* host name, address, or a socket directory (starts with '/') */
+	int port;
+	const char *database;
+	const char *user;
+	const char *password; /* borrowed; NULL: none */
+	const char *sslmode;  /* NULL: libpq default */
+	bool read_only;       /* default_transaction_read_only = on for the session */
+	int connect_timeout;  /* seconds; 0: 10 */
+} floe_pg_target;
+
+#define FLOE_PG_TARGET_INIT { NULL, 5432, NULL, NULL, NULL, NULL, true, 0 }
+
+/* Connect. Errors: FLOE_ERR_UNREACHABLE (with hints for the common causes). */
+int floe_pg_connect(floe_pg **out, const floe_pg_target *target);
+void floe_pg_close(floe_pg *pg);
+
+/* "host:port/database" as the user wrote it (for messages). Borrowed. */
+const char *floe_pg_describe(const floe_pg *pg);
+
+/* server_version_num, e.g. 150018, and the human form "15.18". */
+int floe_pg_server_version(const floe_pg *pg);
+const char *floe_pg_server_version_text(const floe_pg *pg);
+
+/*
+ * Run `sql` with text parameters $1..$n (NULL entries are SQL NULL). Result rows
+ * are read with the accessors below; free with floe_pg_result_free().
+ */
+int floe_pg_query(floe_pg_result **out, floe_pg *pg, const char *sql, int nparams,
+		  const char *const *params);
+/* Run a statement that returns no rows. */
+int floe_pg_exec(floe_pg *pg, const char *sql);
+
+int floe_pg_result_rows(const floe_pg_result *r);
+int floe_pg_result_cols(const floe_pg_result *r);
+bool floe_pg_result_is_null(const floe_pg_result *r, int row, int col);
+/* Text of a cell ("" for NULL). Borrowed until floe_pg_result_free. */
+const char *floe_pg_result_text(const floe_pg_result *r, int row, int col);
+bool floe_pg_result_bool(const floe_pg_result *r, int row, int col);
+long long floe_pg_result_int(const floe_pg_result *r, int row, int col);
+void floe_pg_result_free(floe_pg_result *r);
+
+/* Quote an identifier / a literal for this connection's encoding, appended to `out`. */
+int floe_pg_quote_ident(floe_buf *out, floe_pg *pg, const char *ident);
+int floe_pg_quote_literal(floe_buf *out, floe_pg *pg, const char *literal);
+
+/*
+ * ALTER ROLE `role` PASSWORD with a SCRAM verifier computed here, so the
+ * cleartext never reaches the server (or its log).
+ */
+int floe_pg_set_role_password(floe_pg *pg, const char *role, const char *password);
+
+/* Parse "host:port/db", "host/db", "/socket/dir:port/db", or a postgresql:// URI. */
+typedef struct floe_pg_address {
+	char host[256];
+	int port;
+	char database[128];
+	char user[128]; /* from a URI's user part, "" when absent */
+} floe_pg_address;
+int floe_pg_parse_address(floe_pg_address *out, const char *text);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * session.c — libpq connections, queries and error translation.
+ */
+#include "pg/pg.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/secret.h"
+#include "base/text.h"
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct floe_pg {
+	PGconn *conn;
+	char describe[512];
+	char version_text[64];
+	int version;
+};
+
+struct floe_pg_result {
+	PGresult *res;
+};
+
+/* libpq messages end with a newline and may span lines; keep the first line, scrubbed. */
+static char *libpq_message(const char *raw)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	const char *msg = raw ? raw : "unknown error";
+	size_t n = strcspn(msg, "\n");
+	floe_buf_put(&b, msg, n);
+	floe_secret_scrub_buf(&b);
+	return floe_buf_detach(&b, NULL);
+}
+
+static void connect_hint(const char *why, const floe_pg_target *t)
+{
+	if (strstr(why, "password authentication failed") || strstr(why, "no password supplied"))
+		floe_error_hint("Check the password in the variable named by [source] password-env "
+				"(FLOE_SOURCE_PASSWORD by default) and the role `%s`.", t->user ? t->user : "");
+	else if (strstr(why, "does not exist") && strstr(why, "database"))
+		floe_error_hint("Create the database, or fix `database` under [source] in floe.toml.");
+	else if (strstr(why, "Connection refused") || strstr(why, "No such file"))
+		floe_error_hint("Is PostgreSQL running and listening there? For a local test cluster run "
+				"`floe stack up`.");
+	else if (strstr(why, "timeout") || strstr(why, "could not translate host name"))
+		floe_error_hint("Check `host` and `port` under [source], and that this machine can reach it.");
+}
+
+int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
+{
+	const char *keys[16], *vals[16];
+	int n = 0;
+	char port[16], timeout[16];
+	*out = NULL;
+
+	snprintf(port, sizeof(port), "%d", t->port);
+	snprintf(timeout, sizeof(timeout), "%d", t->connect_timeout > 0 ? t->connect_timeout : 10);
+	keys[n] = "host", vals[n++] = t->host;
+	keys[n] = "port", vals[n++] = port;
+	keys[n] = "dbname", vals[n++] = t->database;
+	keys[n] = "user", vals[n++] = t->user;
+	if (t->password)
+		keys[n] = "password", vals[n++] = t->password;
+	if (t->sslmode)
+		keys[n] = "sslmode", vals[n++] = t->sslmode;
+	keys[n] = "connect_timeout", vals[n++] = timeout;
+	keys[n] = "application_name", vals[n++] = "floe";
+	/* Read-only is set at startup, so no statement of ours runs before it applies. */
+	keys[n] = "options",
+	vals[n++] = t->read_only ? "-c default_transaction_read_only=on -c client_encoding=UTF8"
+				 : "-c client_encoding=UTF8";
+	keys[n] = NULL, vals[n] = NULL;
+
+	floe_pg *pg = floe_xcalloc(1, sizeof(*pg));
+	snprintf(pg->describe, sizeof(pg->describe), "%s:%d/%s", t->host ? t->host : "localhost",
+		 t->port, t->database ? t->database : "");
+	pg->conn = PQconnectdbParams(keys, vals, 0);
+	if (!pg->conn || PQstatus(pg->conn) != CONNECTION_OK) {
+		char *why = libpq_message(pg->conn ? PQerrorMessage(pg->conn) : NULL);
+		floe_error_set(FLOE_ERR_UNREACHABLE, "could not connect to PostgreSQL at %s as \"%s\"",
+			       pg->describe, t->user ? t->user : "");
+		floe_error_detail("%s", why);
+		connect_hint(why, t);
+		free(why);
+		floe_pg_close(pg);
+		return -1;
+	}
+	pg->version = PQserverVersion(pg->conn);
+	const char *sv = PQparameterStatus(pg->conn, "server_version");
+	snprintf(pg->version_text, sizeof(pg->version_text), "%s", sv ? sv : "?");
+	*out = pg;
+	return 0;
+}
+
+void floe_pg_close(floe_pg *pg)
+{
+	if (!pg)
+		return;
+	if (pg->conn)
+		PQfinish(pg->conn);
+	free(pg);
+}
+
+const char *floe_pg_describe(const floe_pg *pg)
+{
+	return pg->describe;
+}
+
+int floe_pg_server_version(const floe_pg *pg)
+{
+	return pg->version;
+}
+
+const char *floe_pg_server_version_text(const floe_pg *pg)
+{
+	return pg->version_text;
+}
+
+static int result_error(floe_pg *pg, PGresult *res, const char *sql)
+{
+	char *why = libpq_message(res ? PQresultErrorMessage(res) : PQerrorMessage(pg->conn));
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	floe_error_class cls = PQstatus(pg->conn) == CONNECTION_OK ? FLOE_ERR_INTERNAL : FLOE_ERR_UNREACHABLE;
+	if (state && strncmp(state, "42501", 5) == 0)
+		cls = FLOE_ERR_CHECK; /* insufficient privilege */
+	floe_error_set(cls, "query on %s failed: %s", pg->describe, why);
+	free(why);
+	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
+	if (hint)
+		floe_error_hint("%s", hint);
+	/* The statement text is ours, never user data; keep only its first line. */
+	floe_error_context("while running: %.*s", (int)strcspn(sql, "\n"), sql);
+	return -1;
+}
+
+int floe_pg_query(floe_pg_result **out, floe_pg *pg, const char *sql, int nparams,
+		  const char *const *params)
+{
+	*out = NULL;
+	PGresult *res = PQexecParams(pg->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+		result_error(pg, res, sql);
+		PQclear(res);
+		return -1;
+	}
+	floe_pg_result *r = floe_xcalloc(1, sizeof(*r));
+	r->res = res;
+	*out = r;
+	return 0;
+}
+
+int floe_pg_exec(floe_pg *pg, const char *sql)
+{
+	floe_pg_result *r = NULL;
+	if (floe_pg_query(&r, pg, sql, 0, NULL) < 0)
+		return -1;
+	floe_pg_result_free(r);
+	return 0;
+}
+
+int floe_pg_result_rows(const floe_pg_result *r)
+{
+	return PQntuples(r->res);
+}
+
+int floe_pg_result_cols(const floe_pg_result *r)
+{
+	return PQnfields(r->res);
+}
+
+bool floe_pg_result_is_null(const floe_pg_result *r, int row, int col)
+{
+	return PQgetisnull(r->res, row, col);
+}
+
+const char *floe_pg_result_text(const floe_pg_result *r, int row, int col)
+{
+	return PQgetvalue(r->res, row, col);
+}
+
+bool floe_pg_result_bool(const floe_pg_result *r, int row, int col)
+{
+	const char *v = PQgetvalue(r->res, row, col);
+	return v && v[0] == 't';
+}
+
+long long floe_pg_result_int(const floe_pg_result *r, int row, int col)
+{
+	const char *v = PQgetvalue(r->res, row, col);
+	int64_t n = 0;
+	if (!v || floe_text_parse_int64(&n, v, strlen(v), INT64_MIN, INT64_MAX) < 0)
+		return 0;
+	return (long long)n;
+}
+
+void floe_pg_result_free(floe_pg_result *r)
+{
+	if (!r)
+		return;
+	PQclear(r->res);
+	free(r);
+}
+
+static int put_escaped(floe_buf *out, floe_pg *pg, char *escaped)
+{
+	if (!escaped) {
+		char *why = libpq_message(PQerrorMessage(pg->conn));
+		floe_error_set(FLOE_ERR_INTERNAL, "could not quote a value: %s", why);
+		free(why);
+		return -1;
+	}
+	int rc = floe_buf_puts(out, escaped);
+	PQfreemem(escaped);
+	return rc;
+}
+
+int floe_pg_quote_ident(floe_buf *out, floe_pg *pg, const char *ident)
+{
+	return put_escaped(out, pg, PQescapeIdentifier(pg->conn, ident, strlen(ident)));
+}
+
+int floe_pg_quote_literal(floe_buf *out, floe_pg *pg, const char *literal)
+{
+	return put_escaped(out, pg, PQescapeLiteral(pg->conn, literal, strlen(literal)));
+}
+
+int floe_pg_set_role_password(floe_pg *pg, const char *role, const char *password)
+{
+	char *verifier = PQencryptPasswordConn(pg->conn, password, role, "scram-sha-256");
+	if (!verifier) {
+		char *why = libpq_message(PQerrorMessage(pg->conn));
+		floe_error_set(FLOE_ERR_INTERNAL, "could not hash the password of role \"%s\": %s", role, why);
+		free(why);
+		return -1;
+	}
+	floe_buf sql = FLOE_BUF_INIT;
+	floe_buf_puts(&sql, "ALTER ROLE ");
+	int error = floe_pg_quote_ident(&sql, pg, role);
+	if (error == 0) {
+		floe_buf_puts(&sql, " PASSWORD ");
+		error = floe_pg_quote_literal(&sql, pg, verifier);
+	}
+	if (error == 0)
+		error = floe_pg_exec(pg, floe_buf_cstr(&sql));
+	PQfreemem(verifier);
+	floe_buf_free(&sql);
+	return error;
+}

@@ -12,13 +12,9 @@ SANITIZE ?=
 DUCKDB_DIR := .deps/duckdb
 VENV := .venv
 
-ifeq ($(SANITIZE),)
-BUILD := build
-SANFLAGS :=
-else
-BUILD := build-san
-SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
-endif
+# One build directory per compiler and sanitizer setting, so they never mix objects.
+BUILD := build$(if $(SANITIZE),-san)$(if $(findstring clang,$(CC)),-clang)
+SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 
 PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -65,7 +61,7 @@ unit: $(BUILD)/unit_tests
 	$(BUILD)/unit_tests
 
 it: $(BUILD)/floe
-	FLOE_BIN=$(abspath $(BUILD)/floe) $(VENV)/bin/python -m pytest -q tests/it
+	FLOE_BIN=$(abspath $(BUILD)/floe) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/it
 
 test: setup
 	$(MAKE) unit it
@@ -78,6 +74,6 @@ fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-clang build-san-clang build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/src/cli/main.d

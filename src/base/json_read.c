@@ -24,6 +24,7 @@
 
 typedef struct json_member {
 	floe_slice key;
+	size_t offset; /* of the name */
 	floe_json_value *value;
 } json_member;
 
@@ -358,7 +359,8 @@ static int parse_array(floe_json_value *a, json_parser *ps, int depth)
 static int member_cmp(const void *a, const void *b)
 {
 	floe_slice x = (*(json_member *const *)a)->key, y = (*(json_member *const *)b)->key;
-	int c = memcmp(x.ptr, y.ptr, x.len < y.len ? x.len : y.len);
+	size_t n = x.len < y.len ? x.len : y.len;
+	int c = n ? memcmp(x.ptr, y.ptr, n) : 0;
 	return c ? c : (x.len > y.len) - (x.len < y.len);
 }
 
@@ -382,13 +384,13 @@ static int object_close(json_parser *ps, floe_json_value *o)
 	}
 	if (dup == n)
 		return 0;
-	return fail_at(ps, m[dup].value->offset, "duplicate member name \"%.*s\" in object",
+	return fail_at(ps, m[dup].offset, "duplicate member name \"%.*s\" in object",
 		       (int)(m[dup].key.len > 64 ? 64 : m[dup].key.len), m[dup].key.ptr);
 }
 
 static int object_member(json_parser *ps, floe_json_value *o, int depth)
 {
-	json_member m = { { NULL, 0 }, NULL };
+	json_member m = { { NULL, 0 }, ps->pos, NULL };
 	if (peek(ps) != '"')
 		return unexpected(ps, "a member name (a string)");
 	if (parse_string(&m.key, ps) < 0)
@@ -558,7 +560,7 @@ const floe_json_value *floe_json_value_at(const floe_json_value *v, size_t i)
 
 const floe_json_value *floe_json_get_slice(const floe_json_value *object, floe_slice key)
 {
-	json_member probe = { key, NULL }, *pp = &probe, **hit;
+	json_member probe = { key, 0, NULL }, *pp = &probe, **hit;
 	if (!object || object->type != FLOE_JSON_OBJECT)
 		return NULL;
 	if (object->u.obj.sorted) {

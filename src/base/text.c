@@ -10,28 +10,31 @@
 
 size_t floe_text_edit_distance(const char *a, const char *b)
 {
+	/* Optimal string alignment: insert, delete, substitute, swap two neighbours. */
 	size_t la = strlen(a), lb = strlen(b);
 	if (la > MAX_EDIT_LEN || lb > MAX_EDIT_LEN)
 		return SIZE_MAX;
-	size_t row[MAX_EDIT_LEN + 1];
+	unsigned char d[MAX_EDIT_LEN + 1][MAX_EDIT_LEN + 1];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned char)i;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
+		d[0][j] = (unsigned char)j;
 	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
+		int ca = tolower((unsigned char)a[i - 1]);
 		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			size_t best = diag + cost;
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
+			int cb = tolower((unsigned char)b[j - 1]);
+			unsigned best = d[i - 1][j - 1] + (ca != cb);
+			if (d[i - 1][j] + 1u < best)
+				best = d[i - 1][j] + 1u;
+			if (d[i][j - 1] + 1u < best)
+				best = d[i][j - 1] + 1u;
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb && d[i - 2][j - 2] + 1u < best)
+				best = d[i - 2][j - 2] + 1u;
+			d[i][j] = (unsigned char)best;
 		}
 	}
-	return row[lb];
+	return d[la][lb];
 }
 
 const char *floe_text_suggest(const char *word, const char *const *candidates)

@@ -38,9 +38,13 @@ int floe_pg_parse_address(floe_pg_address *out, const char *text)
 		const char *slash = strchr(p, '/');
 		if (at && (!slash || at < slash)) {
 			size_t ulen = (size_t)(at - p);
-			if (memchr(p, ':', ulen))
-				return address_error(text, "it contains a password; put the password in "
-							   "FLOE_SOURCE_PASSWORD instead");
+			if (memchr(p, ':', ulen)) {
+				/* Never echo the address: it holds a password. */
+				floe_error_set(FLOE_ERR_USAGE, "the source address contains a password");
+				floe_error_hint("Remove it from the address and put it in FLOE_SOURCE_PASSWORD; "
+						"floe never takes a password on the command line.");
+				return -1;
+			}
 			if (copy_part(out->user, sizeof(out->user), p, ulen) < 0)
 				return address_error(text, "the user name is empty or too long");
 			p = at + 1;

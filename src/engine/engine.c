@@ -1,0 +1,332 @@
+/*
+ * engine.c — the embedded DuckDB: open, run SQL, materialize small results as text,
+ * and translate DuckDB's errors into floe's error chain (nowhere else does).
+ */
+#include "engine/engine.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "engine/duckdb_capi.h"
+
+_Static_assert(sizeof(duckdb_result) == 4 * sizeof(idx_t) + 2 * sizeof(void *),
+	       "duckdb_result must keep DuckDB's layout");
+
+struct floe_engine {
+	duckdb_database db;
+	duckdb_connection conn;
+};
+
+struct floe_engine_result {
+	floe_arena *arena;
+	size_t rows;
+	size_t cols;
+	char **names; /* cols entries */
+	char **cells; /* rows * cols entries, row-major; NULL for SQL NULL */
+};
+
+/*
+ * Settings every engine starts with. The engine must not fetch code at run time (CI and
+ * many servers have no route to DuckDB's extension repository, and a download would make
+ * results depend on the day): it runs what libduckdb.so has built in.
+ */
+static const struct {
+	const char *name;
+	const char *value;
+} engine_settings[] = {
+	{ "autoinstall_known_extensions", "false" },
+	{ "autoload_known_extensions", "false" },
+};
+
+/* A one-line excerpt of `sql` for messages: whitespace runs collapsed, at most ~60 bytes. */
+static void sql_excerpt(char *out, size_t size, const char *sql)
+{
+	const size_t limit = 60;
+	size_t n = 0;
+	int space = 0;
+	const char *p = sql;
+
+	assert(size > limit + 4);
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	for (; *p && n < limit; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			space = 1;
+			continue;
+		}
+		if (space && n > 0) {
+			if (n + 1 >= limit)
+				break;
+			out[n++] = ' ';
+		}
+		space = 0;
+		out[n++] = *p;
+	}
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	if (*p) {
+		/* Cut on a UTF-8 character boundary, then mark the cut. */
+		while (n > 0 && ((unsigned char)out[n - 1] & 0xC0) == 0x80)
+			n--;
+		if (n > 0 && ((unsigned char)out[n - 1] & 0x80))
+			n--;
+		memcpy(out + n, "...", 3);
+		n += 3;
+	}
+	out[n] = '\0';
+}
+
+/* The floe error class for a DuckDB error: whose fault it is decides the exit code. */
+static floe_error_class class_of(duckdb_error_type type)
+{
+	switch (type) {
+	case DUCKDB_ERROR_PARSER:
+	case DUCKDB_ERROR_SYNTAX:
+	case DUCKDB_ERROR_BINDER:
+	case DUCKDB_ERROR_CATALOG:
+	case DUCKDB_ERROR_PARAMETER_NOT_RESOLVED:
+	case DUCKDB_ERROR_PARAMETER_NOT_ALLOWED:
+		return FLOE_ERR_USAGE; /* the statement itself is wrong */
+	case DUCKDB_ERROR_IO:
+	case DUCKDB_ERROR_PERMISSION:
+		return FLOE_ERR_IO;
+	case DUCKDB_ERROR_NETWORK:
+	case DUCKDB_ERROR_HTTP:
+		return FLOE_ERR_UNREACHABLE;
+	default:
+		return FLOE_ERR_INTERNAL;
+	}
+}
+
+/* Attach DuckDB's own text (which may run to several lines) as the error's detail. */
+static void detail_from_duckdb(const char *why)
+{
+	size_t len = why ? strlen(why) : 0;
+
+	while (len > 0 && (why[len - 1] == '\n' || why[len - 1] == ' ' || why[len - 1] == '\r'))
+		len--;
+	if (len == 0)
+		floe_error_detail("DuckDB gave no reason.");
+	else
+		floe_error_detail("%.*s", (int)len, why);
+}
+
+/* Set the floe error for a failed duckdb_query: what failed, DuckDB's text as detail. */
+static int set_query_error(duckdb_result *res, const char *sql)
+{
+	char excerpt[80];
+
+	sql_excerpt(excerpt, sizeof(excerpt), sql);
+	floe_error_set(class_of(duckdb_result_error_type(res)), "DuckDB could not run \"%s\"", excerpt);
+	detail_from_duckdb(duckdb_result_error(res));
+	return -1;
+}
+
+int floe_engine_open(floe_engine **out, const char *path)
+{
+	floe_engine *engine = NULL;
+	duckdb_config config = NULL;
+	char *why = NULL;
+	int error = -1;
+
+	*out = NULL;
+	engine = floe_xcalloc(1, sizeof(*engine));
+	if (duckdb_create_config(&config) != DuckDBSuccess) {
+		floe_error_set(FLOE_ERR_INTERNAL, "could not create a DuckDB configuration");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < sizeof(engine_settings) / sizeof(engine_settings[0]); i++) {
+		if (duckdb_set_config(config, engine_settings[i].name, engine_settings[i].value) !=
+		    DuckDBSuccess) {
+			floe_error_set(FLOE_ERR_INTERNAL, "DuckDB %s does not accept setting \"%s\"",
+				       duckdb_library_version(), engine_settings[i].name);
+			floe_error_hint("Use the DuckDB version scripts/setup.sh pins.");
+			goto cleanup;
+		}
+	}
+	if (duckdb_open_ext(path, &engine->db, config, &why) != DuckDBSuccess) {
+		if (path)
+			floe_error_set(FLOE_ERR_IO, "could not open DuckDB database \"%s\"", path);
+		else
+			floe_error_set(FLOE_ERR_INTERNAL, "could not start an in-memory DuckDB database");
+		detail_from_duckdb(why);
+		goto cleanup;
+	}
+	if (duckdb_connect(engine->db, &engine->conn) != DuckDBSuccess) {
+		floe_error_set(FLOE_ERR_INTERNAL, "could not connect to DuckDB database \"%s\"",
+			       path ? path : ":memory:");
+		goto cleanup;
+	}
+	*out = engine;
+	engine = NULL;
+	error = 0;
+
+cleanup:
+	duckdb_free(why);
+	if (config)
+		duckdb_destroy_config(&config);
+	floe_engine_close(engine);
+	return error;
+}
+
+void floe_engine_close(floe_engine *engine)
+{
+	if (!engine)
+		return;
+	if (engine->conn)
+		duckdb_disconnect(&engine->conn);
+	if (engine->db)
+		duckdb_close(&engine->db);
+	free(engine);
+}
+
+int floe_engine_exec(floe_engine *engine, const char *sql)
+{
+	duckdb_result res;
+	int error = 0;
+
+	assert(engine && sql);
+	if (duckdb_query(engine->conn, sql, &res) != DuckDBSuccess)
+		error = set_query_error(&res, sql);
+	duckdb_destroy_result(&res);
+	return error;
+}
+
+/* Copy the result's names and cells, as text, into `result`'s arena. */
+static int materialize(floe_engine_result *result, duckdb_result *res, const char *sql)
+{
+	floe_arena *arena = result->arena;
+	size_t rows = (size_t)duckdb_row_count(res);
+	size_t cols = (size_t)duckdb_column_count(res);
+
+	if (cols > 0 && rows > FLOE_ENGINE_RESULT_MAX_CELLS / cols) {
+		char excerpt[80];
+		sql_excerpt(excerpt, sizeof(excerpt), sql);
+		floe_error_set(FLOE_ERR_INTERNAL, "result of \"%s\" is too large to hold as text", excerpt);
+		floe_error_detail("It has %zu rows and %zu columns; the limit is %zu cells.", rows, cols,
+				  FLOE_ENGINE_RESULT_MAX_CELLS);
+		floe_error_hint("Write large results to a file with COPY ... TO.");
+		return -1;
+	}
+	result->rows = rows;
+	result->cols = cols;
+	result->names = floe_arena_alloc(arena, (cols ? cols : 1) * sizeof(char *));
+	result->cells = floe_arena_alloc(arena, (rows > 0 && cols > 0 ? rows * cols : 1) * sizeof(char *));
+	for (size_t c = 0; c < cols; c++) {
+		const char *name = duckdb_column_name(res, c);
+		result->names[c] = floe_arena_strdup(arena, name ? name : "");
+	}
+	for (size_t r = 0; r < rows; r++) {
+		for (size_t c = 0; c < cols; c++) {
+			char *text;
+			if (duckdb_value_is_null(res, c, r))
+				continue;
+			text = duckdb_value_varchar(res, c, r);
+			if (!text)
+				return floe_error_set(FLOE_ERR_INTERNAL,
+						      "DuckDB could not cast column \"%s\" of row %zu to text",
+						      result->names[c], r + 1);
+			result->cells[r * cols + c] = floe_arena_strdup(arena, text);
+			duckdb_free(text);
+		}
+	}
+	return 0;
+}
+
+int floe_engine_query(floe_engine *engine, floe_engine_result **out, const char *sql)
+{
+	floe_engine_result *result = NULL;
+	duckdb_result res;
+	int error = -1;
+
+	assert(engine && out && sql);
+	*out = NULL;
+	if (duckdb_query(engine->conn, sql, &res) != DuckDBSuccess) {
+		set_query_error(&res, sql);
+		goto cleanup;
+	}
+	result = floe_xcalloc(1, sizeof(*result));
+	result->arena = floe_arena_new();
+	if (materialize(result, &res, sql) < 0)
+		goto cleanup;
+	*out = result;
+	result = NULL;
+	error = 0;
+
+cleanup:
+	duckdb_destroy_result(&res);
+	floe_engine_result_free(result);
+	return error;
+}
+
+int floe_engine_query_text(floe_engine *engine, floe_buf *out, const char *sql)
+{
+	floe_engine_result *result = NULL;
+	const char *text;
+	char excerpt[80];
+	int error = -1;
+
+	if (floe_engine_query(engine, &result, sql) < 0)
+		goto cleanup;
+	sql_excerpt(excerpt, sizeof(excerpt), sql);
+	if (result->rows == 0 || result->cols == 0) {
+		floe_error_set(FLOE_ERR_INTERNAL, "\"%s\" returned no rows", excerpt);
+		floe_error_detail("One value was expected.");
+		goto cleanup;
+	}
+	text = floe_engine_result_text(result, 0, 0);
+	if (!text) {
+		floe_error_set(FLOE_ERR_INTERNAL, "\"%s\" returned NULL", excerpt);
+		floe_error_detail("A value was expected.");
+		goto cleanup;
+	}
+	floe_buf_clear(out);
+	if (floe_buf_puts(out, text) < 0) {
+		floe_error_set(FLOE_ERR_INTERNAL, "value returned by \"%s\" does not fit its buffer", excerpt);
+		floe_error_detail("It is %zu bytes long; the buffer holds at most %zu.", strlen(text), out->max);
+		goto cleanup;
+	}
+	error = 0;
+
+cleanup:
+	floe_engine_result_free(result);
+	return error;
+}
+
+size_t floe_engine_result_rows(const floe_engine_result *result)
+{
+	return result->rows;
+}
+
+size_t floe_engine_result_columns(const floe_engine_result *result)
+{
+	return result->cols;
+}
+
+const char *floe_engine_result_name(const floe_engine_result *result, size_t col)
+{
+	assert(col < result->cols);
+	return result->names[col];
+}
+
+const char *floe_engine_result_text(const floe_engine_result *result, size_t row, size_t col)
+{
+	assert(row < result->rows && col < result->cols);
+	return result->cells[row * result->cols + col];
+}
+
+void floe_engine_result_free(floe_engine_result *result)
+{
+	if (!result)
+		return;
+	floe_arena_free(result->arena);
+	free(result);
+}
+
+const char *floe_engine_version(void)
+{
+	return duckdb_library_version();
+}

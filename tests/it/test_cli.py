@@ -1,0 +1,58 @@
+"""The command line: help for every command, suggestions, exit codes."""
+import re
+
+from conftest import floe
+
+COMMANDS = ["init", "doctor", "stack"]
+
+
+def test_overview_lists_every_command_and_exit_codes():
+    r = floe("--help", check=0)
+    for c in COMMANDS:
+        assert re.search(rf"^\s+{c}\s+\S", r.out, re.M), r
+    for code in range(5):
+        assert re.search(rf"^\s+{code}\s+\w", r.out, re.M), r
+
+
+def test_every_command_has_help_with_an_example():
+    for c in COMMANDS:
+        r = floe(c, "--help", check=0)
+        assert r.out.startswith(f"usage: floe {c}"), r
+        assert "examples:" in r.out and f"floe {c}" in r.out.split("examples:")[1], r
+        assert "exit codes:" in r.out, r
+
+
+def test_no_command_is_a_usage_error():
+    r = floe(check=2)
+    assert "usage:" in r.out
+
+
+def test_unknown_command_suggests_the_nearest():
+    r = floe("doctr", check=2)
+    assert "unknown command `doctr` — did you mean `doctor`?" in r.err, r
+
+
+def test_unknown_option_suggests_the_nearest():
+    r = floe("init", "--sourse", "x", check=2)
+    assert "did you mean `--source`?" in r.err, r
+
+
+def test_option_without_value_is_a_usage_error():
+    r = floe("init", "--source", check=2)
+    assert "needs a value" in r.err, r
+
+
+def test_bad_source_address_is_a_usage_error(project):
+    r = floe("init", "--source", "localhost:99999/shop", str(project), check=2)
+    assert "port" in r.err and "hint:" in r.err, r
+    assert not (project / "floe.toml").exists()
+
+
+def test_password_in_uri_is_refused(project):
+    r = floe("init", "--source", "postgresql://u:hunter22@h/db", str(project), check=2)
+    assert "password" in r.err and "hunter22" not in r.err + r.out, r
+
+
+def test_version_names_duckdb():
+    r = floe("--version", check=0)
+    assert re.match(r"floe \d+\.\d+\.\d+ \(DuckDB v1\.5\.5\)", r.out), r

@@ -1,0 +1,171 @@
+/*
+ * test_engine.c — the embedded DuckDB: queries, results as text, files, and DuckDB's
+ * errors arriving as floe errors.
+ */
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "engine/engine.h"
+
+static const char *error_message(void)
+{
+	const floe_error *err = floe_error_last();
+	return err && err->message ? err->message : "";
+}
+
+static const char *error_detail(void)
+{
+	const floe_error *err = floe_error_last();
+	return err && err->detail ? err->detail : "";
+}
+
+FLOE_TEST(engine_select_scalar)
+{
+	floe_engine *engine = NULL;
+	floe_buf out = FLOE_BUF_INIT;
+
+	FLOE_CHECK(floe_engine_open(&engine, NULL) == 0);
+	FLOE_CHECK(floe_engine_query_text(engine, &out, "select 40 + 2") == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), "42");
+	FLOE_CHECK(floe_engine_query_text(engine, &out, "select 'floe' || ' ' || 'engine'") == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), "floe engine");
+	floe_buf_free(&out);
+	floe_engine_close(engine);
+}
+
+FLOE_TEST(engine_version_is_pinned)
+{
+	const char *v = floe_engine_version();
+	FLOE_CHECK(v != NULL);
+	FLOE_CHECK(v && strncmp(v, "v1.5.5", 6) == 0);
+}
+
+FLOE_TEST(engine_error_carries_duckdb_message)
+{
+	floe_engine *engine = NULL;
+	floe_buf out = FLOE_BUF_INIT;
+
+	FLOE_CHECK(floe_engine_open(&engine, NULL) == 0);
+	floe_error_clear();
+	FLOE_CHECK(floe_engine_query_text(engine, &out, "select * from floe_no_such_table") < 0);
+	FLOE_CHECK(floe_error_last() != NULL);
+	FLOE_CHECK(strstr(error_message(), "select * from floe_no_such_table") != NULL);
+	FLOE_CHECK(strstr(error_detail(), "Catalog Error") != NULL);
+	FLOE_CHECK(strstr(error_detail(), "floe_no_such_table") != NULL);
+	FLOE_CHECK(floe_error_exit_code() == FLOE_EXIT_USAGE);
+
+	floe_error_clear();
+	FLOE_CHECK(floe_engine_exec(engine, "selec 1") < 0);
+	FLOE_CHECK(strstr(error_detail(), "syntax error") != NULL);
+
+	/* The engine stays usable after an error. */
+	FLOE_CHECK(floe_engine_query_text(engine, &out, "select 1") == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), "1");
+	floe_error_clear();
+	floe_buf_free(&out);
+	floe_engine_close(engine);
+}
+
+FLOE_TEST(engine_result_as_text)
+{
+	floe_engine *engine = NULL;
+	floe_engine_result *res = NULL;
+
+	FLOE_CHECK(floe_engine_open(&engine, NULL) == 0);
+	FLOE_CHECK(floe_engine_exec(engine,
+				    "create table t (id integer, name varchar, price decimal(10,2));"
+				    "insert into t values (1, 'a', 9.99), (2, null, 0.5), (3, 'c', null);") == 0);
+	FLOE_CHECK(floe_engine_query(engine, &res, "select id, name, price from t order by id") == 0);
+	if (res) {
+		FLOE_CHECK(floe_engine_result_rows(res) == 3);
+		FLOE_CHECK(floe_engine_result_columns(res) == 3);
+		FLOE_CHECK_STR(floe_engine_result_name(res, 1), "name");
+		FLOE_CHECK_STR(floe_engine_result_text(res, 0, 2), "9.99");
+		FLOE_CHECK(floe_engine_result_text(res, 1, 1) == NULL);
+		FLOE_CHECK_STR(floe_engine_result_text(res, 1, 2), "0.50");
+		FLOE_CHECK(floe_engine_result_text(res, 2, 2) == NULL);
+	}
+	floe_engine_result_free(res);
+
+	/* An empty result is a result; for query_text it is an error. */
+	FLOE_CHECK(floe_engine_query(engine, &res, "select * from t where id > 10") == 0);
+	FLOE_CHECK(res && floe_engine_result_rows(res) == 0 && floe_engine_result_columns(res) == 3);
+	floe_engine_result_free(res);
+	floe_buf out = FLOE_BUF_INIT;
+	FLOE_CHECK(floe_engine_query_text(engine, &out, "select id from t where id > 10") < 0);
+	FLOE_CHECK(strstr(error_message(), "returned no rows") != NULL);
+	FLOE_CHECK(floe_engine_query_text(engine, &out, "select null") < 0);
+	FLOE_CHECK(strstr(error_message(), "returned NULL") != NULL);
+	floe_error_clear();
+	floe_buf_free(&out);
+	floe_engine_close(engine);
+}
+
+FLOE_TEST(engine_file_database_and_parquet)
+{
+	char dir[] = "/tmp/floe-engine-XXXXXX";
+	char db_path[256], parquet_path[256], sql[512];
+	floe_engine *engine = NULL;
+	floe_buf out = FLOE_BUF_INIT;
+
+	FLOE_CHECK(mkdtemp(dir) != NULL);
+	snprintf(db_path, sizeof(db_path), "%s/test.duckdb", dir);
+	snprintf(parquet_path, sizeof(parquet_path), "%s/t.parquet", dir);
+
+	FLOE_CHECK(floe_engine_open(&engine, db_path) == 0);
+	FLOE_CHECK(floe_engine_exec(engine, "create table t as select range as id from range(1000)") == 0);
+	snprintf(sql, sizeof(sql), "copy t to '%s' (format parquet)", parquet_path);
+	FLOE_CHECK(floe_engine_exec(engine, sql) == 0);
+	floe_engine_close(engine);
+	engine = NULL;
+
+	/* Reopened, the table is still there, and the Parquet file reads back. */
+	FLOE_CHECK(floe_engine_open(&engine, db_path) == 0);
+	FLOE_CHECK(floe_engine_query_text(engine, &out, "select sum(id) from t") == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), "499500");
+	snprintf(sql, sizeof(sql), "select count(*) from read_parquet('%s')", parquet_path);
+	FLOE_CHECK(floe_engine_query_text(engine, &out, sql) == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), "1000");
+	floe_engine_close(engine);
+
+	unlink(parquet_path);
+	unlink(db_path);
+	snprintf(sql, sizeof(sql), "%s.wal", db_path);
+	unlink(sql);
+	rmdir(dir);
+	floe_buf_free(&out);
+}
+
+FLOE_TEST(engine_open_missing_directory_fails)
+{
+	floe_engine *engine = NULL;
+
+	floe_error_clear();
+	FLOE_CHECK(floe_engine_open(&engine, "/nonexistent-floe-dir/x/test.duckdb") < 0);
+	FLOE_CHECK(engine == NULL);
+	FLOE_CHECK(strstr(error_message(), "could not open DuckDB database") != NULL);
+	FLOE_CHECK(strstr(error_message(), "/nonexistent-floe-dir/x/test.duckdb") != NULL);
+	FLOE_CHECK(error_detail()[0] != '\0');
+	FLOE_CHECK(floe_error_exit_code() == FLOE_EXIT_INTERNAL);
+	floe_error_clear();
+	floe_engine_close(NULL);
+	floe_engine_result_free(NULL);
+}
+
+FLOE_TEST(engine_does_not_fetch_extensions)
+{
+	floe_engine *engine = NULL;
+	floe_buf out = FLOE_BUF_INIT;
+
+	FLOE_CHECK(floe_engine_open(&engine, NULL) == 0);
+	FLOE_CHECK(floe_engine_query_text(engine, &out,
+					  "select current_setting('autoinstall_known_extensions')") == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), "false");
+	floe_buf_free(&out);
+	floe_engine_close(engine);
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# scripts/fuzz.sh [SECONDS] — build the libFuzzer targets in fuzz/ and run each for SECONDS
+# (default 60). Exits non-zero when a target crashes, leaks, hangs or fails to build.
+#
+# Targets are built with clang (FUZZ_CC to override) against only what they need:
+# src/base/*.c (no third-party dependencies) and, for TOML, src/config/toml*.c.
+# Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
+# ($FLOE_SHARED_DIR or ../shared); crash inputs land in build-fuzz/ as crash-<target>-*.
+# Reproduce one with: build-fuzz/fuzz_toml build-fuzz/crash-toml-<hash>
+set -euo pipefail
+
+secs=${1:-60}
+cd "$(dirname "$0")/.."
+shared=${FLOE_SHARED_DIR:-../shared}
+cc=${FUZZ_CC:-clang}
+out=build-fuzz
+
+if ! command -v "$cc" >/dev/null 2>&1; then
+	echo "fuzz.sh: $cc not found; install it with: apt-get install -y clang libclang-rt-14-dev" >&2
+	exit 2
+fi
+
+flags=(-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc)
+mkdir -p "$out"
+
+build() { # name, extra sources...
+	local name=$1
+	shift
+	echo "fuzz.sh: building $out/fuzz_$name"
+	"$cc" "${flags[@]}" "fuzz/fuzz_$name.c" src/base/*.c "$@" -lm -o "$out/fuzz_$name"
+}
+
+seed() { # name, file pattern
+	local dir="$out/corpus_$1"
+	mkdir -p "$dir"
+	if [ -d "$shared/toml-test" ]; then
+		find "$shared/toml-test/valid" "$shared/toml-test/invalid" -name "$2" -type f \
+			-exec cp -n -t "$dir" {} + 2>/dev/null || true
+	else
+		echo "fuzz.sh: no $shared/toml-test; starting $1 from an empty corpus" >&2
+	fi
+}
+
+run() { # name
+	echo "fuzz.sh: running fuzz_$1 for ${secs}s"
+	"$out/fuzz_$1" "$out/corpus_$1" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-max_len=65536 -dict="fuzz/$1.dict" -artifact_prefix="$out/crash-$1-" \
+		-print_final_stats=1
+}
+
+build toml src/config/toml*.c
+build json
+seed toml '*.toml'
+seed json '*.json'
+
+status=0
+run toml || status=1
+run json || status=1
+if [ "$status" -ne 0 ]; then
+	echo "fuzz.sh: a target failed; see the crash-* inputs in $out/" >&2
+fi
+exit "$status"

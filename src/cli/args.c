@@ -81,6 +81,10 @@ static int parse_option(floe_cli_ctx *ctx, const floe_cli_command *cmd, int argc
 		len = eq ? (size_t)(eq - name) : strlen(name);
 		inline_value = eq ? eq + 1 : NULL;
 	} else {
+		if (arg[1] == 'v' && arg[strspn(arg + 1, "v") + 1] == '\0') { /* -vv */
+			ctx->verbose += (int)strspn(arg + 1, "v");
+			return 0;
+		}
 		if (arg[2] != '\0')
 			return unknown_option(cmd, arg);
 		short_name = arg[1];

@@ -74,8 +74,8 @@ static int leading_options(floe_cli_ctx *ctx, int argc, char **argv)
 		} else if (strcmp(a, "--config") == 0 && i + 1 < argc) {
 			ctx->config_path = argv[i + 1];
 			i += 2;
-		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-			ctx->verbose++;
+		} else if (strcmp(a, "--verbose") == 0 || (a[1] == 'v' && a[strspn(a + 1, "v") + 1] == '\0')) {
+			ctx->verbose += a[1] == 'v' ? (int)strspn(a + 1, "v") : 1;
 			i++;
 		} else if (strcmp(a, "--log-json") == 0) {
 			ctx->log_json = true;

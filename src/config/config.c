@@ -8,6 +8,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
+#include "base/log.h"
 #include "base/secret.h"
 #include "base/text.h"
 #include "config/toml.h"
@@ -15,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CONFIG_MAX_BYTES (4u << 20)
 
@@ -214,9 +216,9 @@ static int expect_type(load_ctx *ctx, const floe_toml_value *v, floe_toml_type w
 {
 	if (floe_toml_type_of(v) == want)
 		return 0;
+	const char *got = floe_toml_type_name(floe_toml_type_of(v));
 	return config_error(ctx, floe_toml_line(v), floe_toml_col(v), "`%s` must be %s, not %s %s", name,
-			    what, floe_toml_type_of(v) == FLOE_TOML_INTEGER ? "an" : "a",
-			    floe_toml_type_name(floe_toml_type_of(v)));
+			    what, strchr("aeiou", got[0]) ? "an" : "a", got);
 }
 
 static int checked_string(load_ctx *ctx, const char **out, const floe_toml_value *v,
@@ -474,6 +476,20 @@ int floe_config_password_file(floe_buf *out, const char *project_dir)
 	return floe_buf_printf(out, "%s/.floe/secrets/source-password", project_dir);
 }
 
+/* A secrets file others can read is not trusted (like ssh and libpq's .pgpass). */
+static bool private_file(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return false;
+	if (st.st_mode & 077) {
+		floe_log_warn("ignoring \"%s\": it is readable by others (mode %04o); "
+			      "run `chmod 600` on it to use it", path, (unsigned)(st.st_mode & 07777));
+		return false;
+	}
+	return true;
+}
+
 const char *floe_config_source_password(const floe_config *config)
 {
 	const char *env = getenv(config->source.password_env);
@@ -484,11 +500,12 @@ const char *floe_config_source_password(const floe_config *config)
 	floe_buf path = FLOE_BUF_INIT, value = FLOE_BUF_INIT;
 	const char *result = NULL;
 	floe_config_password_file(&path, config->project_dir);
-	if (floe_fs_exists(path.ptr) && floe_fs_read_file(&value, path.ptr) == 0) {
+	if (private_file(path.ptr) && floe_fs_read_file(&value, path.ptr) == 0) {
 		while (value.len && (value.ptr[value.len - 1] == '\n' || value.ptr[value.len - 1] == '\r'))
 			value.ptr[--value.len] = '\0';
 		result = floe_arena_strndup(config->arena, floe_buf_cstr(&value), value.len);
 		floe_secret_register(result);
+		floe_log_info("using the password saved in %s", path.ptr);
 	}
 	floe_error_clear();
 	floe_buf_free(&path);

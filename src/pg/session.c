@@ -4,6 +4,7 @@
 #include "pg/pg.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/log.h"
 #include "base/secret.h"
 #include "base/text.h"
 
@@ -76,6 +77,8 @@ int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
 	floe_pg *pg = floe_xcalloc(1, sizeof(*pg));
 	snprintf(pg->describe, sizeof(pg->describe), "%s:%d/%s", t->host ? t->host : "localhost",
 		 t->port, t->database ? t->database : "");
+	floe_log_info("connecting to %s as \"%s\"%s", pg->describe, t->user ? t->user : "",
+		      t->read_only ? " (read-only session)" : "");
 	pg->conn = PQconnectdbParams(keys, vals, 0);
 	if (!pg->conn || PQstatus(pg->conn) != CONNECTION_OK) {
 		char *why = libpq_message(pg->conn ? PQerrorMessage(pg->conn) : NULL);
@@ -88,6 +91,7 @@ int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
 		return -1;
 	}
 	pg->version = PQserverVersion(pg->conn);
+	floe_log_debug("connected to %s, server_version_num %d", pg->describe, pg->version);
 	const char *sv = PQparameterStatus(pg->conn, "server_version");
 	snprintf(pg->version_text, sizeof(pg->version_text), "%s", sv ? sv : "?");
 	*out = pg;

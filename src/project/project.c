@@ -93,6 +93,24 @@ static int fill_seed(init_state *st, const floe_init_opts *o)
 	return 0;
 }
 
+/* With floe.toml kept, --save-password reads the variable that file names. */
+static int password_of_existing(init_state *st, const floe_init_opts *o)
+{
+	floe_config *config = NULL;
+	if (!o->save_password)
+		return 0;
+	if (floe_config_load(&config, st->result->config_path) < 0)
+		return -1;
+	st->seed.password_env = floe_arena_strdup(st->arena, config->source.password_env);
+	floe_config_free(config);
+	st->password = getenv(st->seed.password_env);
+	if (st->password && st->password[0])
+		floe_secret_register(st->password);
+	else
+		st->password = NULL;
+	return 0;
+}
+
 /* Ask the source which schemas hold tables; failure is a note, not an error. */
 static void discover(init_state *st)
 {
@@ -254,9 +272,9 @@ int floe_project_init(floe_init_result *out, const floe_init_opts *opts)
 	st.dir = floe_arena_strdup(st.arena, dir.ptr);
 	snprintf(out->config_path, sizeof(out->config_path), "%s/floe.toml", st.dir);
 	bool have_config = floe_fs_exists(out->config_path);
-	if (!have_config && fill_seed(&st, opts) < 0)
+	if (have_config ? password_of_existing(&st, opts) < 0 : fill_seed(&st, opts) < 0)
 		goto cleanup;
-	if (make_layout(&st) < 0 || (opts->save_password && !have_config && save_password(&st) < 0))
+	if (make_layout(&st) < 0 || (opts->save_password && save_password(&st) < 0))
 		goto cleanup;
 	if (have_config) {
 		note(&st, "kept floe.toml (exists; floe never overwrites it)");

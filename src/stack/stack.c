@@ -7,6 +7,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/fs.h"
+#include "base/log.h"
 #include "base/proc.h"
 #include "base/text.h"
 #include "pg/pg.h"
@@ -177,6 +178,8 @@ static int prepare_dirs(const floe_stack_info *info, const char *project_dir)
 
 static int initdb(floe_stack_info *info)
 {
+	floe_log_info("creating a cluster in %s%s%s", info->data_dir, info->os_user[0] ? " as OS user " : "",
+		      info->os_user);
 	const char *args[] = { "-D", info->data_dir, "-U", STACK_SUPERUSER, "-E", "UTF8", "--no-locale",
 			       "--auth-local=trust", "--auth-host=scram-sha-256", "--no-instructions",
 			       NULL };
@@ -244,6 +247,7 @@ static int start(floe_stack_info *info)
 	char opts[FLOE_STACK_PATH_MAX + 128];
 	snprintf(opts, sizeof(opts), "-p %d -k '%s' -c listen_addresses=127.0.0.1", info->port,
 		 info->socket_dir);
+	floe_log_info("starting PostgreSQL on 127.0.0.1:%d", info->port);
 	const char *args[] = { "start", "-w", "-t", "120", "-D", info->data_dir, "-l", info->log_file,
 			       "-o", opts, NULL };
 	floe_proc_result res;

@@ -186,3 +186,14 @@ def test_doctor_fails_when_warehouse_is_missing(stack, admin, project):
     c = checks(doctor(stack, project, "pw-reader-wh", "--json"))
     assert c["warehouse.writable"]["status"] == "fail"
     assert c["catalog.opens"]["status"] == "fail"
+
+
+def test_save_password_later_and_refuse_a_readable_secret_file(stack, project):
+    assert init(stack, project).rc == 0
+    r = init(stack, project, extra=["--save-password"])
+    assert r.rc == 0 and "kept floe.toml" in r.out and "saved the password" in r.out, r
+    f = project / ".floe" / "secrets" / "source-password"
+    f.chmod(0o644)
+    d = floe("-C", str(project), "doctor", "--json", unset=["FLOE_SOURCE_PASSWORD"])
+    assert "readable by others" in d.err and "chmod 600" in d.err, d
+    assert checks(d)["source.reachable"]["status"] == "fail"

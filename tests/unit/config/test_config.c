@@ -1,0 +1,96 @@
+/*
+ * test_config.c — the floe.toml model: defaults, the file init writes, error positions.
+ */
+#include "harness.h"
+#include "base/error.h"
+#include "config/config.h"
+
+#include <string.h>
+
+static const char *minimal = "[source]\ndatabase = \"shop\"\nuser = \"r\"\n";
+
+static floe_config *parse(const char *text)
+{
+	floe_config *c = NULL;
+	floe_error_clear();
+	if (floe_config_parse(&c, "/p/floe.toml", text, strlen(text)) < 0)
+		return NULL;
+	return c;
+}
+
+static const char *error_message(void)
+{
+	const floe_error *e = floe_error_last();
+	return e ? e->message : "";
+}
+
+FLOE_TEST(config_defaults)
+{
+	floe_config *c = parse(minimal);
+	FLOE_CHECK(c != NULL);
+	if (!c)
+		return;
+	FLOE_CHECK_STR(c->source.host, "127.0.0.1");
+	FLOE_CHECK(c->source.port == 5432);
+	FLOE_CHECK_STR(c->source.password_env, "FLOE_SOURCE_PASSWORD");
+	FLOE_CHECK(c->source.schemas.count == 1 && strcmp(c->source.schemas.items[0], "public") == 0);
+	FLOE_CHECK_STR(c->warehouse.catalog, "sql");
+	FLOE_CHECK_STR(c->project_dir, "/p");
+	FLOE_CHECK_STR(c->project_name, "p");
+	FLOE_CHECK_STR(floe_config_warehouse_dir(c), "/p/warehouse");
+	floe_config_free(c);
+}
+
+FLOE_TEST(config_render_parses_back)
+{
+	static const char *schemas[] = { "public", "we\"ird", NULL };
+	floe_config_seed seed = { "shop", "db.internal", 6543, "sh\\op", "floe_reader",
+				  "MY_PW", { schemas, 2 }, "discovered: 2 schemas" };
+	floe_buf text = FLOE_BUF_INIT;
+	floe_config_render_initial(&text, &seed);
+	floe_config *c = parse(floe_buf_cstr(&text));
+	FLOE_CHECK(c != NULL);
+	if (c) {
+		FLOE_CHECK_STR(c->project_name, "shop");
+		FLOE_CHECK_STR(c->source.host, "db.internal");
+		FLOE_CHECK(c->source.port == 6543);
+		FLOE_CHECK_STR(c->source.database, "sh\\op");
+		FLOE_CHECK_STR(c->source.password_env, "MY_PW");
+		FLOE_CHECK(c->source.schemas.count == 2);
+		FLOE_CHECK_STR(c->source.schemas.items[1], "we\"ird");
+	}
+	floe_config_free(c);
+	floe_buf_free(&text);
+}
+
+FLOE_TEST(config_unknown_key_has_position_and_suggestion)
+{
+	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = \"u\"\ndatabse = 1\n") == NULL);
+	FLOE_CHECK_STR(error_message(),
+		       "/p/floe.toml:4:1: unknown key `databse` in [source] — did you mean `database`?");
+	FLOE_CHECK(floe_error_exit_code() == FLOE_EXIT_USAGE);
+}
+
+FLOE_TEST(config_toml_syntax_error_has_position)
+{
+	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = u\n") == NULL);
+	FLOE_CHECK(strncmp(error_message(), "/p/floe.toml:3:", 15) == 0);
+}
+
+FLOE_TEST(config_values_are_checked)
+{
+	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = \"u\"\nexclude = [\"orders\"]\n") == NULL);
+	FLOE_CHECK(strstr(error_message(), "4:12:") && strstr(error_message(), "`schema.table`"));
+	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = \"u\"\npassword-env = \"MY-PW\"\n") == NULL);
+	FLOE_CHECK(strstr(error_message(), "environment variable name") != NULL);
+	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = \"u\"\n[warehouse]\nschedule = \"hourly\"\n") == NULL);
+	FLOE_CHECK(strstr(error_message(), "cron") != NULL);
+	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = \"u\"\n[warehouse]\ncatalog = \"hive\"\n") == NULL);
+	FLOE_CHECK(strstr(error_message(), "`sql` or `rest`") != NULL);
+}
+
+FLOE_TEST(config_section_must_be_a_table)
+{
+	FLOE_CHECK(parse("source = 1\n") == NULL);
+	FLOE_CHECK(strstr(error_message(), "`source` must be a table, not an integer") != NULL);
+}

@@ -71,25 +71,28 @@ int floe_error_set_errno(floe_error_class cls, const char *fmt, ...)
 	return -1;
 }
 
-void floe_error_detail(const char *fmt, ...)
+/* Replace one optional text of the current error. */
+static void set_text(char **slot, const char *fmt, va_list ap)
 {
 	if (!is_set)
 		return;
+	free(*slot);
+	*slot = vformat(fmt, ap);
+}
+
+void floe_error_detail(const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	free(current.detail);
-	current.detail = vformat(fmt, ap);
+	set_text(&current.detail, fmt, ap);
 	va_end(ap);
 }
 
 void floe_error_hint(const char *fmt, ...)
 {
-	if (!is_set)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	free(current.hint);
-	current.hint = vformat(fmt, ap);
+	set_text(&current.hint, fmt, ap);
 	va_end(ap);
 }
 

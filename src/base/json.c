@@ -81,6 +81,15 @@ int floe_json_put_cstr(floe_buf *out, const char *s)
 	return floe_json_put_string(out, s, strlen(s));
 }
 
+int floe_json_put_member(floe_buf *out, const char *key, const char *value)
+{
+	if (out->len && out->ptr[out->len - 1] != '{' && floe_buf_putc(out, ',') < 0)
+		return -1;
+	if (floe_json_put_key(out, key) < 0)
+		return -1;
+	return floe_json_put_cstr(out, value);
+}
+
 int floe_json_put_key(floe_buf *out, const char *key)
 {
 	if (floe_json_put_cstr(out, key) < 0)

@@ -27,6 +27,12 @@ int floe_json_put_cstr(floe_buf *out, const char *s);
 /* `"key":` — for hand-written objects. */
 int floe_json_put_key(floe_buf *out, const char *key);
 
+/*
+ * `"key":"value"` (or `"key":null` for NULL), preceded by a comma unless it is the
+ * first member, i.e. unless the buffer ends with '{'.
+ */
+int floe_json_put_member(floe_buf *out, const char *key, const char *value);
+
 /* ---- reader ---- */
 
 #define FLOE_JSON_MAX_DEPTH 256

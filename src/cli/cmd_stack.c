@@ -49,23 +49,15 @@ static void render_text(floe_buf *out, const floe_stack_info *info, const char *
 
 static void render_json(floe_buf *out, const floe_stack_info *info)
 {
-	floe_buf_printf(out, "{\"initialized\":%s,\"running\":%s,\"port\":%d,",
+	floe_buf_printf(out, "{\"initialized\":%s,\"running\":%s,\"port\":%d",
 			info->initialized ? "true" : "false", info->running ? "true" : "false", info->port);
-	floe_json_put_key(out, "host");
-	floe_json_put_cstr(out, "127.0.0.1");
-	floe_buf_putc(out, ',');
-	floe_json_put_key(out, "socket_dir");
-	floe_json_put_cstr(out, info->socket_dir);
-	floe_buf_putc(out, ',');
-	floe_json_put_key(out, "data_dir");
-	floe_json_put_cstr(out, info->data_dir);
-	floe_buf_putc(out, ',');
-	floe_json_put_key(out, "log_file");
-	floe_json_put_cstr(out, info->log_file);
-	floe_buf_putc(out, ',');
-	floe_json_put_key(out, "os_user");
-	floe_json_put_cstr(out, info->os_user);
-	floe_buf_puts(out, ",\"superuser\":\"postgres\"}\n");
+	floe_json_put_member(out, "host", "127.0.0.1");
+	floe_json_put_member(out, "socket_dir", info->socket_dir);
+	floe_json_put_member(out, "data_dir", info->data_dir);
+	floe_json_put_member(out, "log_file", info->log_file);
+	floe_json_put_member(out, "os_user", info->os_user);
+	floe_json_put_member(out, "superuser", "postgres");
+	floe_buf_puts(out, "}\n");
 }
 
 static int up(floe_cli_ctx *ctx, const char *dir, floe_stack_info *info)

@@ -368,20 +368,11 @@ int floe_doctor_render_json(floe_buf *out, const floe_doctor_report *report)
 	for (size_t i = 0; i < report->n; i++) {
 		const floe_doctor_check *c = &report->checks[i];
 		floe_buf_puts(out, i ? ",{" : "{");
-		floe_json_put_key(out, "id");
-		floe_json_put_cstr(out, c->id);
-		floe_buf_putc(out, ',');
-		floe_json_put_key(out, "title");
-		floe_json_put_cstr(out, c->title);
-		floe_buf_putc(out, ',');
-		floe_json_put_key(out, "status");
-		floe_json_put_cstr(out, floe_check_status_name(c->status));
-		floe_buf_putc(out, ',');
-		floe_json_put_key(out, "facts");
-		floe_json_put_cstr(out, c->facts);
-		floe_buf_putc(out, ',');
-		floe_json_put_key(out, "todo");
-		floe_json_put_cstr(out, c->todo);
+		floe_json_put_member(out, "id", c->id);
+		floe_json_put_member(out, "title", c->title);
+		floe_json_put_member(out, "status", floe_check_status_name(c->status));
+		floe_json_put_member(out, "facts", c->facts);
+		floe_json_put_member(out, "todo", c->todo);
 		floe_buf_putc(out, '}');
 	}
 	return floe_buf_puts(out, "]}\n");

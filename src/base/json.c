@@ -2,41 +2,9 @@
  * json.c — JSON writer helpers.
  */
 #include "base/json.h"
+#include "base/utf8.h"
 
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t avail)
-{
-	unsigned char c = s[0];
-	size_t n;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if ((c & 0xE0) == 0xC0) {
-		n = 2;
-		cp = c & 0x1F;
-	} else if ((c & 0xF0) == 0xE0) {
-		n = 3;
-		cp = c & 0x0F;
-	} else if ((c & 0xF8) == 0xF0) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (avail < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return n;
-}
 
 int floe_json_put_string(floe_buf *out, const char *s, size_t len)
 {
@@ -59,7 +27,7 @@ int floe_json_put_string(floe_buf *out, const char *s, size_t len)
 			}
 			i++;
 		} else {
-			size_t n = utf8_seq_len(p + i, len - i);
+			size_t n = floe_utf8_len((const char *)p + i, len - i);
 			if (n == 0) {
 				rc = floe_buf_puts(out, "\xEF\xBF\xBD");
 				i++;

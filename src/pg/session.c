@@ -2,6 +2,7 @@
  * session.c — libpq connections, queries and error translation.
  */
 #include "pg/pg.h"
+#include "pg/pg_int.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/log.h"
@@ -122,7 +123,7 @@ const char *floe_pg_server_version_text(const floe_pg *pg)
 	return pg->version_text;
 }
 
-static int result_error(floe_pg *pg, PGresult *res, const char *sql)
+int floe_pg_result_error(floe_pg *pg, PGresult *res, const char *sql)
 {
 	char *why = libpq_message(res ? PQresultErrorMessage(res) : PQerrorMessage(pg->conn));
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
@@ -146,7 +147,7 @@ int floe_pg_query(floe_pg_result **out, floe_pg *pg, const char *sql, int nparam
 	PGresult *res = PQexecParams(pg->conn, sql, nparams, NULL, params, NULL, NULL, 0);
 	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-		result_error(pg, res, sql);
+		floe_pg_result_error(pg, res, sql);
 		PQclear(res);
 		return -1;
 	}
@@ -252,4 +253,19 @@ int floe_pg_set_role_password(floe_pg *pg, const char *role, const char *passwor
 	PQfreemem(verifier);
 	floe_buf_free(&sql);
 	return error;
+}
+
+PGconn *floe_pg_conn(floe_pg *pg)
+{
+	return pg->conn;
+}
+
+void floe_pg_cancel(floe_pg *pg)
+{
+	PGcancel *cancel = PQgetCancel(pg->conn);
+	char why[256];
+	if (cancel) {
+		PQcancel(cancel, why, sizeof(why));
+		PQfreeCancel(cancel);
+	}
 }

@@ -1,0 +1,271 @@
+/*
+ * vector.c — column vectors (see vector.h): growth, appends, decimal helpers.
+ */
+#include "format/vector.h"
+
+#include "base/arena.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+static const char *const type_names[] = {
+	[FLOE_VEC_BOOLEAN] = "boolean",     [FLOE_VEC_INT] = "int",
+	[FLOE_VEC_LONG] = "long",           [FLOE_VEC_FLOAT] = "float",
+	[FLOE_VEC_DOUBLE] = "double",       [FLOE_VEC_DECIMAL] = "decimal",
+	[FLOE_VEC_DATE] = "date",           [FLOE_VEC_TIME] = "time",
+	[FLOE_VEC_TIMESTAMP] = "timestamp", [FLOE_VEC_TIMESTAMPTZ] = "timestamptz",
+	[FLOE_VEC_STRING] = "string",       [FLOE_VEC_UUID] = "uuid",
+	[FLOE_VEC_FIXED] = "fixed",         [FLOE_VEC_BINARY] = "binary",
+	[FLOE_VEC_LIST] = "list",
+};
+
+const char *floe_vec_type_name(floe_vec_type type)
+{
+	if ((int)type < FLOE_VEC_BOOLEAN || type > FLOE_VEC_LIST)
+		return "unknown";
+	return type_names[type];
+}
+
+size_t floe_vec_type_width(floe_vec_type type, int32_t width)
+{
+	switch (type) {
+	case FLOE_VEC_BOOLEAN: return 1;
+	case FLOE_VEC_INT:
+	case FLOE_VEC_DATE:
+	case FLOE_VEC_FLOAT: return 4;
+	case FLOE_VEC_LONG:
+	case FLOE_VEC_TIME:
+	case FLOE_VEC_TIMESTAMP:
+	case FLOE_VEC_TIMESTAMPTZ:
+	case FLOE_VEC_DOUBLE: return 8;
+	case FLOE_VEC_DECIMAL: return sizeof(floe_dec128);
+	case FLOE_VEC_UUID: return 16;
+	case FLOE_VEC_FIXED: return width > 0 ? (size_t)width : 0;
+	case FLOE_VEC_STRING:
+	case FLOE_VEC_BINARY:
+	case FLOE_VEC_LIST: return 0;
+	}
+	return 0;
+}
+
+static bool has_offsets(floe_vec_type type)
+{
+	return type == FLOE_VEC_STRING || type == FLOE_VEC_BINARY || type == FLOE_VEC_LIST;
+}
+
+void floe_vector_init(floe_vector *v, floe_vec_type type, int32_t width)
+{
+	memset(v, 0, sizeof(*v));
+	v->type = type;
+	v->width = type == FLOE_VEC_UUID ? 16 : type == FLOE_VEC_FIXED ? width : 0;
+}
+
+void floe_vector_init_list(floe_vector *v, floe_vec_type element, int32_t element_width)
+{
+	floe_vector_init(v, FLOE_VEC_LIST, 0);
+	v->child = floe_xcalloc(1, sizeof(floe_vector));
+	floe_vector_init(v->child, element, element_width);
+}
+
+void floe_vector_free(floe_vector *v)
+{
+	if (!v)
+		return;
+	if (v->child) {
+		floe_vector_free(v->child);
+		free(v->child);
+	}
+	free(v->validity);
+	free(v->v.u8);
+	free(v->offsets);
+	free(v->data);
+	floe_vector_init(v, v->type, v->width);
+}
+
+void floe_vector_clear(floe_vector *v)
+{
+	v->len = 0;
+	v->data_len = 0;
+	if (v->validity) {
+		free(v->validity);
+		v->validity = NULL;
+	}
+	if (v->child)
+		floe_vector_clear(v->child);
+}
+
+void floe_vector_reserve(floe_vector *v, size_t rows)
+{
+	if (rows <= v->cap && (v->offsets || !has_offsets(v->type)))
+		return;
+	size_t cap = v->cap ? v->cap : 64;
+	while (cap < rows)
+		cap *= 2;
+	size_t w = floe_vec_type_width(v->type, v->width);
+	if (w)
+		v->v.u8 = floe_xrealloc(v->v.u8, cap * w);
+	if (has_offsets(v->type)) {
+		bool fresh = v->offsets == NULL;
+		v->offsets = floe_xrealloc(v->offsets, (cap + 1) * sizeof(int64_t));
+		if (fresh)
+			v->offsets[0] = 0;
+	}
+	if (v->validity) {
+		size_t old = (v->cap + 7) / 8, now = (cap + 7) / 8;
+		v->validity = floe_xrealloc(v->validity, now);
+		memset(v->validity + old, 0xFF, now - old);
+	}
+	v->cap = cap;
+}
+
+void floe_vector_reserve_data(floe_vector *v, size_t bytes)
+{
+	if (bytes <= v->data_cap)
+		return;
+	size_t cap = v->data_cap ? v->data_cap : 256;
+	while (cap < bytes)
+		cap *= 2;
+	v->data = floe_xrealloc(v->data, cap);
+	v->data_cap = cap;
+}
+
+size_t floe_vector_null_count(const floe_vector *v)
+{
+	if (!v->validity)
+		return 0;
+	size_t valid = 0;
+	for (size_t i = 0; i < v->len; i++)
+		valid += floe_vector_is_valid(v, i);
+	return v->len - valid;
+}
+
+/* Room for one more row; returns its index. */
+static size_t grow_one(floe_vector *v)
+{
+	floe_vector_reserve(v, v->len + 1);
+	return v->len++;
+}
+
+static void close_offset(floe_vector *v, size_t i)
+{
+	v->offsets[i + 1] = v->type == FLOE_VEC_LIST ? (int64_t)v->child->len : (int64_t)v->data_len;
+}
+
+void floe_vector_append_null(floe_vector *v)
+{
+	size_t i = grow_one(v);
+	if (!v->validity) {
+		size_t n = (v->cap + 7) / 8;
+		v->validity = floe_xmalloc(n);
+		memset(v->validity, 0xFF, n);
+	}
+	v->validity[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+	size_t w = floe_vec_type_width(v->type, v->width);
+	if (w)
+		memset(v->v.u8 + i * w, 0, w);
+	if (has_offsets(v->type))
+		v->offsets[i + 1] = v->offsets[i];
+}
+
+void floe_vector_append_bool(floe_vector *v, bool x)
+{
+	assert(v->type == FLOE_VEC_BOOLEAN);
+	v->v.u8[grow_one(v)] = x ? 1 : 0;
+}
+
+void floe_vector_append_i32(floe_vector *v, int32_t x)
+{
+	assert(v->type == FLOE_VEC_INT || v->type == FLOE_VEC_DATE);
+	size_t i = grow_one(v);
+	v->v.i32[i] = x;
+}
+
+void floe_vector_append_i64(floe_vector *v, int64_t x)
+{
+	assert(v->type == FLOE_VEC_LONG || v->type == FLOE_VEC_TIME ||
+	       v->type == FLOE_VEC_TIMESTAMP || v->type == FLOE_VEC_TIMESTAMPTZ);
+	size_t i = grow_one(v);
+	v->v.i64[i] = x;
+}
+
+void floe_vector_append_f32(floe_vector *v, float x)
+{
+	assert(v->type == FLOE_VEC_FLOAT);
+	size_t i = grow_one(v);
+	v->v.f32[i] = x;
+}
+
+void floe_vector_append_f64(floe_vector *v, double x)
+{
+	assert(v->type == FLOE_VEC_DOUBLE);
+	size_t i = grow_one(v);
+	v->v.f64[i] = x;
+}
+
+void floe_vector_append_dec(floe_vector *v, floe_dec128 x)
+{
+	assert(v->type == FLOE_VEC_DECIMAL);
+	size_t i = grow_one(v);
+	v->v.dec[i] = x;
+}
+
+void floe_vector_append_bytes(floe_vector *v, const void *p, size_t len)
+{
+	assert(v->type == FLOE_VEC_STRING || v->type == FLOE_VEC_BINARY);
+	size_t i = grow_one(v);
+	floe_vector_reserve_data(v, v->data_len + len);
+	if (len)
+		memcpy(v->data + v->data_len, p, len);
+	v->data_len += len;
+	close_offset(v, i);
+}
+
+void floe_vector_append_fixed(floe_vector *v, const void *p)
+{
+	assert(v->type == FLOE_VEC_UUID || v->type == FLOE_VEC_FIXED);
+	size_t i = grow_one(v);
+	memcpy(v->v.fixed + i * (size_t)v->width, p, (size_t)v->width);
+}
+
+void floe_vector_append_list(floe_vector *v)
+{
+	assert(v->type == FLOE_VEC_LIST && v->child);
+	size_t i = grow_one(v);
+	close_offset(v, i);
+}
+
+/* ---- decimals ---- */
+
+static i128 to_i128(floe_dec128 x)
+{
+	return (i128)(((u128)(uint64_t)x.hi << 64) | x.lo);
+}
+
+floe_dec128 floe_dec128_from_i64(int64_t x)
+{
+	floe_dec128 d = { (uint64_t)x, x < 0 ? -1 : 0 };
+	return d;
+}
+
+int floe_dec128_cmp(floe_dec128 a, floe_dec128 b)
+{
+	i128 x = to_i128(a), y = to_i128(b);
+	return x < y ? -1 : x > y;
+}
+
+bool floe_dec128_fits(floe_dec128 x, int precision)
+{
+	if (precision < 1 || precision > 38)
+		return false;
+	u128 limit = 1;
+	for (int i = 0; i < precision; i++)
+		limit *= 10;
+	i128 v = to_i128(x);
+	/* -v overflows only for INT128_MIN, which no precision up to 38 admits. */
+	u128 mag = v < 0 ? (u128)0 - (u128)v : (u128)v;
+	return mag < limit;
+}

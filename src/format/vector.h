@@ -1,0 +1,139 @@
+/*
+ * vector.h — column vectors: one column of a batch of rows, typed, with a validity bitmap.
+ *
+ * The PostgreSQL COPY decoder fills them and the Parquet writer drains them; the Parquet
+ * reader fills them back. A vector's type is an Iceberg v2 type (primitive or list); its
+ * storage follows the type:
+ *
+ *   BOOLEAN                              u8    one byte per row, 0 or 1
+ *   INT, DATE (days from 1970-01-01)     i32
+ *   LONG, TIME (µs from midnight),
+ *   TIMESTAMP, TIMESTAMPTZ (µs from the epoch, UTC for TZ)   i64
+ *   FLOAT, DOUBLE                        f32, f64
+ *   DECIMAL(P,S)                         dec   the unscaled value as a 128-bit integer
+ *   STRING, BINARY                       data + offsets: row i is data[offsets[i] .. offsets[i+1])
+ *   UUID (16 bytes, big-endian as written), FIXED[L]   fixed: `width` bytes per row
+ *   LIST                                 offsets into `child` (the elements, a vector itself)
+ *
+ * A null row still has a slot (zero, or an empty range), so row i always lives at index i.
+ * `validity` is NULL while every row is valid; bit i (LSB first) is 1 for a valid row.
+ *
+ * Storage is heap memory owned by the vector, grown by doubling; floe_vector_clear() keeps
+ * it for the next batch (a batch lifetime without reallocating), floe_vector_free() returns
+ * it. The struct is public so decoders can write into the arrays directly after
+ * floe_vector_reserve(); the append helpers do the bookkeeping for everyone else.
+ */
+#ifndef FLOE_FORMAT_VECTOR_H
+#define FLOE_FORMAT_VECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum floe_vec_type {
+	FLOE_VEC_BOOLEAN = 1,
+	FLOE_VEC_INT,
+	FLOE_VEC_LONG,
+	FLOE_VEC_FLOAT,
+	FLOE_VEC_DOUBLE,
+	FLOE_VEC_DECIMAL,
+	FLOE_VEC_DATE,
+	FLOE_VEC_TIME,
+	FLOE_VEC_TIMESTAMP,
+	FLOE_VEC_TIMESTAMPTZ,
+	FLOE_VEC_STRING,
+	FLOE_VEC_UUID,
+	FLOE_VEC_FIXED,
+	FLOE_VEC_BINARY,
+	FLOE_VEC_LIST
+} floe_vec_type;
+
+/* A 128-bit two's complement integer (decimal unscaled values). */
+typedef struct floe_dec128 {
+	uint64_t lo;
+	int64_t hi;
+} floe_dec128;
+
+typedef struct floe_vector floe_vector;
+struct floe_vector {
+	floe_vec_type type;
+	int32_t width;       /* FIXED: L; UUID: 16; others 0 */
+	int32_t precision;   /* DECIMAL */
+	int32_t scale;       /* DECIMAL */
+	size_t len;          /* rows */
+	size_t cap;          /* rows the arrays hold */
+	uint8_t *validity;   /* NULL: all valid */
+	union {
+		uint8_t *u8;
+		int32_t *i32;
+		int64_t *i64;
+		float *f32;
+		double *f64;
+		floe_dec128 *dec;
+		uint8_t *fixed;
+	} v;
+	int64_t *offsets;    /* STRING, BINARY, LIST: cap + 1 entries, offsets[0] == 0 */
+	uint8_t *data;       /* STRING, BINARY bytes */
+	size_t data_len, data_cap;
+	floe_vector *child;  /* LIST elements */
+};
+
+/* "boolean", "int", ..., "list". */
+const char *floe_vec_type_name(floe_vec_type type);
+
+/* Bytes per row of the fixed-width storage (0 for STRING, BINARY, LIST). */
+size_t floe_vec_type_width(floe_vec_type type, int32_t width);
+
+/*
+ * Make `v` an empty vector of `type`. `width` is FIXED's L (UUID is 16 whatever is given);
+ * DECIMAL's precision and scale are set on the struct by the caller when they matter.
+ * A LIST gets an empty child of `element` (use floe_vector_init on v->child for its
+ * parameters instead of passing them here).
+ */
+void floe_vector_init(floe_vector *v, floe_vec_type type, int32_t width);
+void floe_vector_init_list(floe_vector *v, floe_vec_type element, int32_t element_width);
+
+/* Release every array (and the child's). `v` stays a valid empty vector. Accepts NULL. */
+void floe_vector_free(floe_vector *v);
+
+/* Forget the rows, keep the memory (and the child's). */
+void floe_vector_clear(floe_vector *v);
+
+/* Room for `rows` rows in total (not more), and for `bytes` bytes of STRING/BINARY data. */
+void floe_vector_reserve(floe_vector *v, size_t rows);
+void floe_vector_reserve_data(floe_vector *v, size_t bytes);
+
+static inline bool floe_vector_is_valid(const floe_vector *v, size_t i)
+{
+	return !v->validity || (v->validity[i >> 3] >> (i & 7)) & 1;
+}
+
+/* Rows that are null. */
+size_t floe_vector_null_count(const floe_vector *v);
+
+/* Append one row. The type must match (assert). */
+void floe_vector_append_null(floe_vector *v);
+void floe_vector_append_bool(floe_vector *v, bool x);
+void floe_vector_append_i32(floe_vector *v, int32_t x);  /* INT, DATE */
+void floe_vector_append_i64(floe_vector *v, int64_t x);  /* LONG, TIME, TIMESTAMP(TZ) */
+void floe_vector_append_f32(floe_vector *v, float x);
+void floe_vector_append_f64(floe_vector *v, double x);
+void floe_vector_append_dec(floe_vector *v, floe_dec128 x);
+void floe_vector_append_bytes(floe_vector *v, const void *p, size_t len); /* STRING, BINARY */
+void floe_vector_append_fixed(floe_vector *v, const void *p);             /* UUID, FIXED */
+/* LIST: append the elements to v->child first, then close the row over them. */
+void floe_vector_append_list(floe_vector *v);
+
+/* Bytes of row i of a STRING/BINARY vector. */
+static inline const uint8_t *floe_vector_bytes(const floe_vector *v, size_t i, size_t *len)
+{
+	*len = (size_t)(v->offsets[i + 1] - v->offsets[i]);
+	return v->data + v->offsets[i];
+}
+
+/* Decimal helpers: from int64, comparison, and whether |x| < 10^precision. */
+floe_dec128 floe_dec128_from_i64(int64_t x);
+int floe_dec128_cmp(floe_dec128 a, floe_dec128 b);
+bool floe_dec128_fits(floe_dec128 x, int precision);
+
+#endif

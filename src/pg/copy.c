@@ -1,0 +1,216 @@
+/*
+ * copy.c — COPY … TO STDOUT (FORMAT binary) through libpq into column vectors.
+ *
+ * libpq hands over one CopyData message per row (PQgetCopyData); the row is
+ * decoded field by field by copy_decode.c. The result types are described with
+ * a prepared statement first, so a spec that does not match the query fails
+ * before a single row moves.
+ */
+#include "pg/copy.h"
+#include "base/arena.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "pg/pg_int.h"
+
+#include <libpq-fe.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint8_t COPY_SIGNATURE[11] = { 'P', 'G', 'C', 'O', 'P', 'Y', '\n', 0xff, '\r', '\n', 0 };
+
+struct floe_pg_copy {
+	floe_pg *pg;
+	const floe_pg_copy_column *cols;
+	size_t ncols;
+	bool header_seen;
+	bool done;
+	uint64_t rows;
+	uint64_t bytes;
+};
+
+static int describe_matches(floe_pg *pg, const char *sql, const floe_pg_copy_column *cols, size_t ncols)
+{
+	PGconn *conn = floe_pg_conn(pg);
+	PGresult *res = PQprepare(conn, "", sql, 0, NULL);
+	int error = -1;
+	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		floe_pg_result_error(pg, res, sql);
+		goto cleanup;
+	}
+	PQclear(res);
+	res = PQdescribePrepared(conn, "");
+	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		floe_pg_result_error(pg, res, sql);
+		goto cleanup;
+	}
+	if ((size_t)PQnfields(res) != ncols) {
+		floe_error_set(FLOE_ERR_INTERNAL, "the extraction query returns %d columns, the plan has %zu",
+			       PQnfields(res), ncols);
+		goto cleanup;
+	}
+	for (size_t i = 0; i < ncols; i++) {
+		uint32_t oid = (uint32_t)PQftype(res, (int)i);
+		uint32_t want = cols[i].vec == FLOE_VEC_LIST ? 0 : cols[i].type_oid;
+		if (want && oid != want) {
+			floe_error_set(FLOE_ERR_INTERNAL, "column \"%s\" has type oid %u, the plan expects %u",
+				       cols[i].name, oid, want);
+			goto cleanup;
+		}
+	}
+	error = 0;
+cleanup:
+	PQclear(res);
+	return error;
+}
+
+int floe_pg_copy_begin(floe_pg_copy **out, floe_pg *pg, const char *select_sql,
+		       const floe_pg_copy_column *cols, size_t ncols)
+{
+	*out = NULL;
+	if (describe_matches(pg, select_sql, cols, ncols) < 0)
+		return floe_error_context("while checking the extraction query against the plan");
+	floe_buf sql = FLOE_BUF_INIT;
+	floe_buf_printf(&sql, "COPY (%s) TO STDOUT (FORMAT binary)", select_sql);
+	PGresult *res = PQexec(floe_pg_conn(pg), floe_buf_cstr(&sql));
+	int error = -1;
+	if (PQresultStatus(res) != PGRES_COPY_OUT) {
+		floe_pg_result_error(pg, res, floe_buf_cstr(&sql));
+		goto cleanup;
+	}
+	floe_pg_copy *c = floe_xcalloc(1, sizeof(*c));
+	c->pg = pg;
+	c->cols = cols;
+	c->ncols = ncols;
+	*out = c;
+	error = 0;
+cleanup:
+	PQclear(res);
+	floe_buf_free(&sql);
+	return error;
+}
+
+/* The 19-byte header (signature, flags, extension length) precedes the first row. */
+static int skip_header(floe_pg_copy *c, const uint8_t **p, size_t *len)
+{
+	if (*len < 19 || memcmp(*p, COPY_SIGNATURE, 11) != 0)
+		return floe_error_set(FLOE_ERR_INTERNAL, "COPY stream does not start with the binary signature");
+	uint32_t ext = (uint32_t)((*p)[15] << 24 | (*p)[16] << 16 | (*p)[17] << 8 | (*p)[18]);
+	if (*len < 19 + (size_t)ext)
+		return floe_error_set(FLOE_ERR_INTERNAL, "COPY header extension is truncated");
+	*p += 19 + ext;
+	*len -= 19 + ext;
+	c->header_seen = true;
+	return 0;
+}
+
+static int decode_row(floe_pg_copy *c, floe_vector *vectors, const uint8_t *p, size_t len)
+{
+	if (len < 2)
+		return floe_error_set(FLOE_ERR_INTERNAL, "COPY row is truncated");
+	int16_t nfields = (int16_t)(p[0] << 8 | p[1]);
+	if (nfields == -1) {
+		c->done = true;
+		return 0;
+	}
+	if ((size_t)nfields != c->ncols)
+		return floe_error_set(FLOE_ERR_INTERNAL, "COPY row has %d fields, expected %zu", nfields, c->ncols);
+	size_t off = 2;
+	for (size_t i = 0; i < c->ncols; i++) {
+		if (len - off < 4)
+			return floe_error_set(FLOE_ERR_INTERNAL, "COPY row is truncated");
+		int32_t flen = (int32_t)((uint32_t)p[off] << 24 | (uint32_t)p[off + 1] << 16 |
+					 (uint32_t)p[off + 2] << 8 | p[off + 3]);
+		off += 4;
+		if (flen >= 0 && (size_t)flen > len - off)
+			return floe_error_set(FLOE_ERR_INTERNAL, "COPY field is truncated");
+		if (floe_pg_decode_field(&vectors[i], &c->cols[i], p + off, flen) < 0)
+			return floe_error_context("in column \"%s\" of row %llu", c->cols[i].name,
+						  (unsigned long long)c->rows + 1);
+		off += flen > 0 ? (size_t)flen : 0;
+	}
+	c->rows++;
+	return 0;
+}
+
+static size_t batch_bytes(const floe_vector *vectors, size_t n)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += vectors[i].data_len + (vectors[i].child ? vectors[i].child->data_len : 0);
+	return total;
+}
+
+/* After an error: collect the outstanding results without touching the error chain. */
+static void drain(floe_pg_copy *c)
+{
+	PGresult *res;
+	while ((res = PQgetResult(floe_pg_conn(c->pg))) != NULL)
+		PQclear(res);
+	c->done = true;
+}
+
+static int finish(floe_pg_copy *c)
+{
+	PGresult *res;
+	int error = 0;
+	while ((res = PQgetResult(floe_pg_conn(c->pg))) != NULL) {
+		if (error == 0 && PQresultStatus(res) != PGRES_COMMAND_OK)
+			error = floe_pg_result_error(c->pg, res, "COPY … TO STDOUT");
+		PQclear(res);
+	}
+	c->done = true;
+	return error;
+}
+
+int floe_pg_copy_next(floe_pg_copy *c, floe_vector *vectors, size_t max_rows, size_t max_bytes,
+		      size_t *rows_out)
+{
+	size_t n = 0;
+	*rows_out = 0;
+	while (!c->done && n < max_rows && batch_bytes(vectors, c->ncols) < max_bytes) {
+		char *buf = NULL;
+		int len = PQgetCopyData(floe_pg_conn(c->pg), &buf, 0);
+		if (len == -1)
+			return finish(c);
+		if (len < 0)
+			return floe_pg_result_error(c->pg, NULL, "COPY … TO STDOUT");
+		const uint8_t *p = (const uint8_t *)buf;
+		size_t size = (size_t)len;
+		c->bytes += size;
+		int rc = c->header_seen ? 0 : skip_header(c, &p, &size);
+		uint64_t before = c->rows;
+		if (rc == 0 && size > 0)
+			rc = decode_row(c, vectors, p, size);
+		PQfreemem(buf);
+		if (rc < 0)
+			return -1;
+		n += (size_t)(c->rows - before);
+	}
+	*rows_out = n;
+	return 0;
+}
+
+uint64_t floe_pg_copy_rows(const floe_pg_copy *c)
+{
+	return c->rows;
+}
+
+uint64_t floe_pg_copy_bytes(const floe_pg_copy *c)
+{
+	return c->bytes;
+}
+
+void floe_pg_copy_free(floe_pg_copy *c)
+{
+	if (!c)
+		return;
+	if (!c->done) {
+		/* Stop the server sending the rest, then swallow what is in flight. */
+		floe_pg_cancel(c->pg);
+		char *buf = NULL;
+		while (PQgetCopyData(floe_pg_conn(c->pg), &buf, 0) >= 0)
+			PQfreemem(buf);
+		drain(c);
+	}
+	free(c);
+}

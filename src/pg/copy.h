@@ -1,0 +1,83 @@
+/*
+ * copy.h — stream a query's rows out of PostgreSQL with COPY … TO STDOUT (FORMAT
+ * binary) and decode them straight into column vectors (format/vector.h).
+ *
+ * The caller says, per result column, which PostgreSQL type it is and which
+ * Iceberg-shaped vector it becomes; the stream is checked against that (the
+ * query's result types are described before the COPY starts) and every value is
+ * converted exactly or refused with an error naming the column and the row:
+ * a value floe cannot carry is never silently changed.
+ */
+#ifndef FLOE_PG_COPY_H
+#define FLOE_PG_COPY_H
+
+#include "format/vector.h"
+#include "pg/pg.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* How date/timestamp infinity is carried (PostgreSQL has it, Iceberg has not). */
+typedef enum floe_pg_infinity {
+	FLOE_PG_INFINITY_ERROR = 0, /* refuse the row's load */
+	FLOE_PG_INFINITY_CLAMP      /* the largest/smallest value of the Iceberg type */
+} floe_pg_infinity;
+
+typedef struct floe_pg_copy_column {
+	const char *name;       /* for messages */
+	uint32_t type_oid;      /* the result column's type (after any cast in the query) */
+	floe_vec_type vec;      /* what it becomes */
+	int32_t width;          /* FIXED */
+	int32_t precision;      /* DECIMAL */
+	int32_t scale;          /* DECIMAL */
+	floe_pg_infinity infinity;
+	/* LIST: the element's type and vector */
+	uint32_t elem_oid;
+	floe_vec_type elem_vec;
+	int32_t elem_precision, elem_scale;
+} floe_pg_copy_column;
+
+typedef struct floe_pg_copy floe_pg_copy;
+
+/*
+ * Start `COPY (select_sql) TO STDOUT (FORMAT binary)`. The query's result types
+ * must equal the columns' type_oid (checked first). Borrows pg and cols until
+ * floe_pg_copy_free. The session's open transaction (if any) is used as it is.
+ */
+int floe_pg_copy_begin(floe_pg_copy **out, floe_pg *pg, const char *select_sql,
+		       const floe_pg_copy_column *cols, size_t ncols);
+
+/*
+ * Append up to `max_rows` rows (stopping early once the batch holds about
+ * `max_bytes` of variable-length data) to vectors[0..ncols). *rows_out is 0 at
+ * the end of the stream.
+ */
+int floe_pg_copy_next(floe_pg_copy *copy, floe_vector *vectors, size_t max_rows, size_t max_bytes,
+		      size_t *rows_out);
+
+/* Rows and bytes received so far. */
+uint64_t floe_pg_copy_rows(const floe_pg_copy *copy);
+uint64_t floe_pg_copy_bytes(const floe_pg_copy *copy);
+
+/* Abandon a stream early (drains or cancels it). Accepts NULL. */
+void floe_pg_copy_free(floe_pg_copy *copy);
+
+/*
+ * The pure decoder behind floe_pg_copy_next: one field of the binary format
+ * (`len` bytes at `p`, len < 0 for NULL) appended to `v`. Exposed for tests and
+ * the fuzzer; errors name nothing (the caller adds column and row).
+ */
+int floe_pg_decode_field(floe_vector *v, const floe_pg_copy_column *col, const uint8_t *p, int32_t len);
+
+/* Well-known type OIDs (pg_type.dat), for callers building column specs. */
+enum {
+	FLOE_PG_BOOLOID = 16, FLOE_PG_BYTEAOID = 17, FLOE_PG_NAMEOID = 19, FLOE_PG_INT8OID = 20,
+	FLOE_PG_INT2OID = 21, FLOE_PG_INT4OID = 23, FLOE_PG_TEXTOID = 25, FLOE_PG_OIDOID = 26,
+	FLOE_PG_JSONOID = 114, FLOE_PG_XMLOID = 142, FLOE_PG_FLOAT4OID = 700, FLOE_PG_FLOAT8OID = 701,
+	FLOE_PG_MONEYOID = 790, FLOE_PG_BPCHAROID = 1042, FLOE_PG_VARCHAROID = 1043,
+	FLOE_PG_DATEOID = 1082, FLOE_PG_TIMEOID = 1083, FLOE_PG_TIMESTAMPOID = 1114,
+	FLOE_PG_TIMESTAMPTZOID = 1184, FLOE_PG_TIMETZOID = 1266, FLOE_PG_NUMERICOID = 1700,
+	FLOE_PG_UUIDOID = 2950, FLOE_PG_JSONBOID = 3802
+};
+
+#endif

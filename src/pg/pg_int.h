@@ -1,0 +1,20 @@
+/*
+ * pg_int.h — what the files of src/pg share and nobody else sees: the libpq
+ * connection behind a floe_pg, and libpq error translation.
+ */
+#ifndef FLOE_PG_PG_INT_H
+#define FLOE_PG_PG_INT_H
+
+#include "pg/pg.h"
+
+#include <libpq-fe.h>
+
+PGconn *floe_pg_conn(floe_pg *pg);
+
+/* Set the error chain from a failed result (NULL: the connection's message). Returns -1. */
+int floe_pg_result_error(floe_pg *pg, PGresult *res, const char *sql);
+
+/* Ask the server to cancel the running statement (best effort). */
+void floe_pg_cancel(floe_pg *pg);
+
+#endif

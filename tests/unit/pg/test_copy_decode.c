@@ -1,0 +1,191 @@
+/*
+ * test_copy_decode.c — PostgreSQL binary values into vectors: exact, or refused.
+ */
+#include "harness.h"
+#include "base/error.h"
+#include "pg/copy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t put16(uint8_t *p, uint16_t x)
+{
+	p[0] = (uint8_t)(x >> 8);
+	p[1] = (uint8_t)x;
+	return 2;
+}
+
+static size_t put32(uint8_t *p, uint32_t x)
+{
+	put16(p, (uint16_t)(x >> 16));
+	put16(p + 2, (uint16_t)x);
+	return 4;
+}
+
+/* PostgreSQL's numeric_send for a plain decimal literal like "-123.4500". */
+static int32_t encode_numeric(uint8_t *out, const char *lit)
+{
+	int neg = lit[0] == '-';
+	const char *s = lit + neg;
+	const char *dot = strchr(s, '.');
+	size_t ilen = dot ? (size_t)(dot - s) : strlen(s);
+	const char *frac = dot ? dot + 1 : "";
+	size_t flen = strlen(frac);
+	/* Pad the integer part on the left and the fraction on the right to whole groups. */
+	char digits[256] = { 0 };
+	size_t ipad = (4 - ilen % 4) % 4, fpad = (4 - flen % 4) % 4;
+	memset(digits, '0', ipad);
+	memcpy(digits + ipad, s, ilen);
+	memcpy(digits + ipad + ilen, frac, flen);
+	memset(digits + ipad + ilen + flen, '0', fpad);
+	size_t total = ipad + ilen + flen + fpad, ngroups = total / 4;
+	int weight = (int)((ipad + ilen) / 4) - 1;
+	uint16_t groups[64];
+	for (size_t g = 0; g < ngroups; g++)
+		groups[g] = (uint16_t)((digits[4 * g] - '0') * 1000 + (digits[4 * g + 1] - '0') * 100 +
+				       (digits[4 * g + 2] - '0') * 10 + (digits[4 * g + 3] - '0'));
+	size_t first = 0, last = ngroups;
+	while (first < last && groups[first] == 0) {
+		first++;
+		weight--;
+	}
+	while (last > first && groups[last - 1] == 0)
+		last--;
+	size_t n = last - first, off = 0;
+	if (n == 0)
+		weight = 0;
+	off += put16(out + off, (uint16_t)n);
+	off += put16(out + off, (uint16_t)(int16_t)weight);
+	off += put16(out + off, neg ? 0x4000 : 0);
+	off += put16(out + off, (uint16_t)flen);
+	for (size_t g = first; g < last; g++)
+		off += put16(out + off, groups[g]);
+	return (int32_t)off;
+}
+
+static int decode_numeric(floe_dec128 *out, const char *lit, int precision, int scale)
+{
+	uint8_t buf[256];
+	int32_t len = encode_numeric(buf, lit);
+	floe_vector v;
+	floe_vector_init(&v, FLOE_VEC_DECIMAL, 0);
+	floe_pg_copy_column c = { .name = "n", .type_oid = FLOE_PG_NUMERICOID, .vec = FLOE_VEC_DECIMAL,
+				  .precision = precision, .scale = scale };
+	floe_error_clear();
+	int rc = floe_pg_decode_field(&v, &c, buf, len);
+	if (rc == 0)
+		*out = v.v.dec[0];
+	floe_vector_free(&v);
+	return rc;
+}
+
+static bool numeric_is(const char *lit, int precision, int scale, int64_t want)
+{
+	floe_dec128 got;
+	if (decode_numeric(&got, lit, precision, scale) < 0)
+		return false;
+	return floe_dec128_cmp(got, floe_dec128_from_i64(want)) == 0;
+}
+
+FLOE_TEST(copy_numeric_exact_at_scale)
+{
+	FLOE_CHECK(numeric_is("123.45", 10, 2, 12345));
+	FLOE_CHECK(numeric_is("-0.01", 10, 2, -1));
+	FLOE_CHECK(numeric_is("0", 10, 2, 0));
+	FLOE_CHECK(numeric_is("100000000", 12, 0, 100000000));
+	FLOE_CHECK(numeric_is("12.5", 10, 3, 12500));
+	FLOE_CHECK(numeric_is("0.0001", 10, 4, 1));
+	FLOE_CHECK(numeric_is("0.0001", 10, 6, 100));
+	FLOE_CHECK(numeric_is("99999999.99", 10, 2, 9999999999));
+	FLOE_CHECK(numeric_is("-12345678901234.5678", 18, 4, INT64_C(-123456789012345678)));
+}
+
+FLOE_TEST(copy_numeric_refuses_loss)
+{
+	floe_dec128 got;
+	FLOE_CHECK(decode_numeric(&got, "1.005", 10, 2) < 0);
+	FLOE_CHECK(strstr(floe_error_last()->message, "fractional digits") != NULL);
+	FLOE_CHECK(decode_numeric(&got, "12345.6", 5, 1) < 0);
+	FLOE_CHECK(strstr(floe_error_last()->message, "precision") != NULL);
+	FLOE_CHECK(decode_numeric(&got, "1234567890123456789012345678901234567890", 0, 0) < 0);
+}
+
+FLOE_TEST(copy_numeric_38_digits)
+{
+	floe_dec128 got;
+	FLOE_CHECK(decode_numeric(&got, "99999999999999999999999999999999999999", 38, 0) == 0);
+	FLOE_CHECK(floe_dec128_fits(got, 38) && !floe_dec128_fits(got, 37));
+	FLOE_CHECK(decode_numeric(&got, "-9999999999999999999.9999999999999999999", 38, 19) == 0);
+	FLOE_CHECK(got.hi < 0);
+}
+
+FLOE_TEST(copy_numeric_nan_is_refused)
+{
+	uint8_t buf[8] = { 0, 0, 0, 0, 0xC0, 0, 0, 0 };
+	floe_vector v;
+	floe_vector_init(&v, FLOE_VEC_DECIMAL, 0);
+	floe_pg_copy_column c = { .name = "n", .type_oid = FLOE_PG_NUMERICOID, .vec = FLOE_VEC_DECIMAL,
+				  .precision = 10, .scale = 2 };
+	FLOE_CHECK(floe_pg_decode_field(&v, &c, buf, 8) < 0);
+	FLOE_CHECK(strstr(floe_error_last()->message, "NaN") != NULL);
+	floe_vector_free(&v);
+}
+
+FLOE_TEST(copy_dates_and_timestamps_move_to_the_unix_epoch)
+{
+	uint8_t buf[8];
+	floe_vector d, t;
+	floe_vector_init(&d, FLOE_VEC_DATE, 0);
+	floe_vector_init(&t, FLOE_VEC_TIMESTAMPTZ, 0);
+	floe_pg_copy_column dc = { .name = "d", .type_oid = FLOE_PG_DATEOID, .vec = FLOE_VEC_DATE };
+	floe_pg_copy_column tc = { .name = "t", .type_oid = FLOE_PG_TIMESTAMPTZOID, .vec = FLOE_VEC_TIMESTAMPTZ };
+	put32(buf, 0);
+	FLOE_CHECK(floe_pg_decode_field(&d, &dc, buf, 4) == 0 && d.v.i32[0] == 10957);
+	put32(buf, (uint32_t)-10957);
+	FLOE_CHECK(floe_pg_decode_field(&d, &dc, buf, 4) == 0 && d.v.i32[1] == 0);
+	put32(buf, 0x7fffffff);
+	FLOE_CHECK(floe_pg_decode_field(&d, &dc, buf, 4) < 0); /* infinity refused by default */
+	dc.infinity = FLOE_PG_INFINITY_CLAMP;
+	FLOE_CHECK(floe_pg_decode_field(&d, &dc, buf, 4) == 0 && d.v.i32[2] == INT32_MAX);
+	memset(buf, 0, 8);
+	FLOE_CHECK(floe_pg_decode_field(&t, &tc, buf, 8) == 0 && t.v.i64[0] == INT64_C(946684800000000));
+	FLOE_CHECK(floe_pg_decode_field(&t, &tc, buf, -1) == 0 && !floe_vector_is_valid(&t, 1));
+	floe_vector_free(&d);
+	floe_vector_free(&t);
+}
+
+FLOE_TEST(copy_int_array_becomes_a_list)
+{
+	uint8_t buf[64];
+	size_t off = 0;
+	off += put32(buf + off, 1);           /* ndim */
+	off += put32(buf + off, 1);           /* has nulls */
+	off += put32(buf + off, FLOE_PG_INT4OID);
+	off += put32(buf + off, 3);           /* size */
+	off += put32(buf + off, 1);           /* lower bound */
+	off += put32(buf + off, 4);
+	off += put32(buf + off, 7);
+	off += put32(buf + off, (uint32_t)-1); /* NULL */
+	off += put32(buf + off, 4);
+	off += put32(buf + off, (uint32_t)-9);
+	floe_vector v;
+	floe_vector_init_list(&v, FLOE_VEC_INT, 0);
+	floe_pg_copy_column c = { .name = "a", .type_oid = 1007, .vec = FLOE_VEC_LIST,
+				  .elem_oid = FLOE_PG_INT4OID, .elem_vec = FLOE_VEC_INT };
+	FLOE_CHECK(floe_pg_decode_field(&v, &c, buf, (int32_t)off) == 0);
+	FLOE_CHECK(v.len == 1 && v.offsets[1] == 3 && v.child->len == 3);
+	FLOE_CHECK(v.child->v.i32[0] == 7 && !floe_vector_is_valid(v.child, 1) && v.child->v.i32[2] == -9);
+	FLOE_CHECK(floe_pg_decode_field(&v, &c, buf, (int32_t)off - 1) < 0); /* truncated */
+	floe_vector_free(&v);
+}
+
+FLOE_TEST(copy_malformed_lengths_are_errors)
+{
+	uint8_t buf[16] = { 0 };
+	floe_vector v;
+	floe_vector_init(&v, FLOE_VEC_LONG, 0);
+	floe_pg_copy_column c = { .name = "x", .type_oid = FLOE_PG_INT8OID, .vec = FLOE_VEC_LONG };
+	FLOE_CHECK(floe_pg_decode_field(&v, &c, buf, 4) < 0);
+	FLOE_CHECK(floe_pg_decode_field(&v, &c, buf, 8) == 0);
+	floe_vector_free(&v);
+}

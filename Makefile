@@ -21,12 +21,14 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 	-Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral -Wvla
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc -I$(PG_INCLUDE) -MMD -MP
-LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR)' -lpq -lsqlite3 -lm -lpthread
+LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)' -lpq -lsqlite3 -lm -lpthread
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
 CLI_MAIN := src/cli/main.c
 UNIT_SRC := $(shell find tests/unit -name '*.c' | sort)
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOLS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
@@ -51,6 +53,11 @@ $(BUILD)/unit_tests: $(UNIT_OBJ) $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
 
 $(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Itests/unit
 
+# Test tools (tests/tools/NAME.c → build/tools/NAME): programs the integration tests drive.
+$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
 $(DUCKDB_DIR)/libduckdb.so:
 	scripts/setup.sh duckdb
 
@@ -60,8 +67,8 @@ setup:
 unit: $(BUILD)/unit_tests
 	$(BUILD)/unit_tests
 
-it: $(BUILD)/floe
-	FLOE_BIN=$(abspath $(BUILD)/floe) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/it
+it: $(BUILD)/floe $(TOOLS)
+	FLOE_BIN=$(abspath $(BUILD)/floe) FLOE_TOOLS=$(abspath $(BUILD)/tools) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/it
 
 test: setup
 	$(MAKE) unit it
@@ -76,4 +83,4 @@ fuzz:
 clean:
 	rm -rf build build-san build-clang build-san-clang build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/src/cli/main.d
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) $(BUILD)/src/cli/main.d

@@ -44,19 +44,24 @@ seed() { # name, file pattern
 
 run() { # name
 	echo "fuzz.sh: running fuzz_$1 for ${secs}s"
+	local dict=()
+	[ -f "fuzz/$1.dict" ] && dict=(-dict="fuzz/$1.dict")
+	mkdir -p "$out/corpus_$1"
 	"$out/fuzz_$1" "$out/corpus_$1" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-		-max_len=65536 -dict="fuzz/$1.dict" -artifact_prefix="$out/crash-$1-" \
+		-max_len=65536 "${dict[@]}" -artifact_prefix="$out/crash-$1-" \
 		-print_final_stats=1
 }
 
 build toml src/config/toml*.c
 build json
+build copy_decode src/format/vector.c src/pg/copy_decode.c
 seed toml '*.toml'
 seed json '*.json'
 
 status=0
 run toml || status=1
 run json || status=1
+run copy_decode || status=1
 if [ "$status" -ne 0 ]; then
 	echo "fuzz.sh: a target failed; see the crash-* inputs in $out/" >&2
 fi

@@ -174,7 +174,8 @@ void floe_vector_append_null(floe_vector *v)
 void floe_vector_append_bool(floe_vector *v, bool x)
 {
 	assert(v->type == FLOE_VEC_BOOLEAN);
-	v->v.u8[grow_one(v)] = x ? 1 : 0;
+	size_t i = grow_one(v); /* grow first: it may move v->v.u8 */
+	v->v.u8[i] = x ? 1 : 0;
 }
 
 void floe_vector_append_i32(floe_vector *v, int32_t x)

@@ -57,6 +57,8 @@ static int decode_date(floe_vector *v, const floe_pg_copy_column *c, const uint8
 		floe_vector_append_i32(v, days);
 		return 0;
 	}
+	if (days > INT32_MAX - PG_EPOCH_DAYS)
+		return bad("date is past the last day an Iceberg date can hold");
 	floe_vector_append_i32(v, days + PG_EPOCH_DAYS);
 	return 0;
 }

@@ -1,0 +1,320 @@
+/*
+ * ledger.c — the run ledger in SQLite (through src/db).
+ */
+#include "state/state.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/fs.h"
+#include "db/db.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LEDGER_VERSION 1
+
+struct floe_state {
+	floe_db *db;
+};
+
+static const char *schema_v1 =
+	"CREATE TABLE runs ("
+	" run_id TEXT PRIMARY KEY,"
+	" command TEXT NOT NULL,"
+	" pid INTEGER NOT NULL,"
+	" started_at TEXT NOT NULL,"
+	" finished_at TEXT,"
+	" status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'failed', 'interrupted')));"
+	"CREATE TABLE table_runs ("
+	" run_id TEXT NOT NULL REFERENCES runs (run_id),"
+	" table_name TEXT NOT NULL,"
+	" layer TEXT NOT NULL,"
+	" source TEXT, mode TEXT, state TEXT NOT NULL,"
+	" rows INTEGER, bytes INTEGER, files INTEGER,"
+	" snapshot_id TEXT, watermark TEXT, source_position TEXT,"
+	" detail TEXT, error TEXT, cause TEXT,"
+	" started_at TEXT NOT NULL, finished_at TEXT,"
+	" PRIMARY KEY (run_id, table_name));"
+	"CREATE INDEX table_runs_by_table ON table_runs (table_name, started_at);";
+
+void floe_state_now(char *buf, size_t size)
+{
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+}
+
+static int migrate(floe_db *db)
+{
+	int version = 0;
+	if (floe_db_user_version(db, &version) < 0)
+		return -1;
+	if (version > LEDGER_VERSION) {
+		floe_error_set(FLOE_ERR_CONFIG, "the run ledger \"%s\" was written by a newer floe (version %d)",
+			       floe_db_path(db), version);
+		floe_error_hint("Use that floe, or move .floe/state.db away to start a new ledger.");
+		return -1;
+	}
+	if (version == LEDGER_VERSION)
+		return 0;
+	if (floe_db_begin(db) < 0)
+		return -1;
+	if (floe_db_exec(db, schema_v1) < 0 || floe_db_set_user_version(db, LEDGER_VERSION) < 0 ||
+	    floe_db_commit(db) < 0) {
+		floe_db_rollback(db);
+		return -1;
+	}
+	return 0;
+}
+
+int floe_state_open(floe_state **out, const char *project_dir)
+{
+	floe_buf path = FLOE_BUF_INIT, dir = FLOE_BUF_INIT;
+	floe_db *db = NULL;
+	floe_db_opts opts = FLOE_DB_OPTS_INIT;
+	int error = -1;
+	*out = NULL;
+	floe_buf_printf(&dir, "%s/.floe", project_dir);
+	floe_buf_printf(&path, "%s/state.db", dir.ptr);
+	opts.create = true;
+	if (floe_fs_mkdir_p(dir.ptr, 0700) < 0 || floe_db_open(&db, path.ptr, &opts) < 0 ||
+	    floe_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON") < 0 || migrate(db) < 0) {
+		floe_error_context("while opening the run ledger");
+		floe_db_close(db);
+		goto cleanup;
+	}
+	floe_state *st = floe_xcalloc(1, sizeof(*st));
+	st->db = db;
+	*out = st;
+	error = 0;
+cleanup:
+	floe_buf_free(&path);
+	floe_buf_free(&dir);
+	return error;
+}
+
+void floe_state_close(floe_state *st)
+{
+	if (!st)
+		return;
+	floe_db_close(st->db);
+	free(st);
+}
+
+/* Runs still marked running whose process is gone were interrupted (crash, kill -9). */
+static int mark_interrupted(floe_state *st)
+{
+	floe_db_stmt *sel = NULL, *upd = NULL;
+	char now[32];
+	int error = -1;
+	floe_state_now(now, sizeof(now));
+	if (floe_db_prepare(&sel, st->db, "SELECT run_id, pid FROM runs WHERE status = 'running'") < 0 ||
+	    floe_db_prepare(&upd, st->db, "UPDATE runs SET status = 'interrupted', finished_at = ? "
+					  "WHERE run_id = ?") < 0)
+		goto cleanup;
+	int rc;
+	while ((rc = floe_db_step(sel)) == 1) {
+		pid_t pid = (pid_t)floe_db_column_int64(sel, 1);
+		if (pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		floe_db_bind_text(upd, 1, now);
+		floe_db_bind_text(upd, 2, floe_db_column_text(sel, 0));
+		if (floe_db_step(upd) < 0)
+			goto cleanup;
+		floe_db_reset(upd);
+	}
+	error = rc < 0 ? -1 : 0;
+cleanup:
+	floe_db_finalize(sel);
+	floe_db_finalize(upd);
+	return error;
+}
+
+static void new_run_id(char run_id[FLOE_RUN_ID_MAX])
+{
+	unsigned char rnd[3] = { 0 };
+	struct tm tm;
+	time_t t = time(NULL);
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		rnd[0] = (unsigned char)getpid();
+	gmtime_r(&t, &tm);
+	snprintf(run_id, FLOE_RUN_ID_MAX, "r%04d%02d%02dT%02d%02d%02dZ-%02x%02x%02x", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, rnd[0], rnd[1], rnd[2]);
+}
+
+int floe_state_run_begin(floe_state *st, const char *command, char run_id[FLOE_RUN_ID_MAX])
+{
+	floe_db_stmt *ins = NULL;
+	char now[32];
+	int error = -1;
+	if (mark_interrupted(st) < 0)
+		return -1;
+	new_run_id(run_id);
+	floe_state_now(now, sizeof(now));
+	if (floe_db_prepare(&ins, st->db, "INSERT INTO runs (run_id, command, pid, started_at, status) "
+					  "VALUES (?, ?, ?, ?, 'running')") < 0)
+		goto cleanup;
+	floe_db_bind_text(ins, 1, run_id);
+	floe_db_bind_text(ins, 2, command);
+	floe_db_bind_int64(ins, 3, getpid());
+	floe_db_bind_text(ins, 4, now);
+	error = floe_db_step(ins) < 0 ? -1 : 0;
+cleanup:
+	floe_db_finalize(ins);
+	return error;
+}
+
+int floe_state_run_end(floe_state *st, const char *run_id, const char *status)
+{
+	floe_db_stmt *upd = NULL;
+	char now[32];
+	floe_state_now(now, sizeof(now));
+	if (floe_db_prepare(&upd, st->db, "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?") < 0)
+		return -1;
+	floe_db_bind_text(upd, 1, status);
+	floe_db_bind_text(upd, 2, now);
+	floe_db_bind_text(upd, 3, run_id);
+	int rc = floe_db_step(upd);
+	floe_db_finalize(upd);
+	return rc < 0 ? -1 : 0;
+}
+
+int floe_state_run_status(floe_state *st, const char *run_id, char *buf, size_t size)
+{
+	floe_db_stmt *s = NULL;
+	buf[0] = '\0';
+	if (floe_db_prepare(&s, st->db, "SELECT status FROM runs WHERE run_id = ?") < 0)
+		return -1;
+	floe_db_bind_text(s, 1, run_id);
+	int rc = floe_db_step(s);
+	if (rc == 1)
+		snprintf(buf, size, "%s", floe_db_column_text(s, 0));
+	floe_db_finalize(s);
+	return rc < 0 ? -1 : 0;
+}
+
+static void bind_count(floe_db_stmt *s, int i, int64_t v)
+{
+	if (v < 0)
+		floe_db_bind_null(s, i);
+	else
+		floe_db_bind_int64(s, i, v);
+}
+
+int floe_state_table_put(floe_state *st, const floe_state_table_run *t)
+{
+	floe_db_stmt *s = NULL;
+	char now[32];
+	floe_state_now(now, sizeof(now));
+	if (floe_db_prepare(&s, st->db,
+			    "INSERT OR REPLACE INTO table_runs (run_id, table_name, layer, source, mode, state,"
+			    " rows, bytes, files, snapshot_id, watermark, source_position, detail, error, cause,"
+			    " started_at, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
+		return -1;
+	const char *texts[] = { t->run_id, t->table_name, t->layer, t->source, t->mode, t->state };
+	for (int i = 0; i < 6; i++)
+		floe_db_bind_text(s, i + 1, texts[i]);
+	bind_count(s, 7, t->rows);
+	bind_count(s, 8, t->bytes);
+	bind_count(s, 9, t->files);
+	const char *more[] = { t->snapshot_id, t->watermark, t->source_position, t->detail, t->error,
+			       t->cause, t->started_at ? t->started_at : now, t->finished_at };
+	for (int i = 0; i < 8; i++)
+		floe_db_bind_text(s, i + 10, more[i]);
+	int rc = floe_db_step(s);
+	floe_db_finalize(s);
+	return rc < 0 ? -1 : 0;
+}
+
+static const char *dup_col(floe_arena *a, floe_db_stmt *s, int i)
+{
+	const char *t = floe_db_column_text(s, i);
+	return t ? floe_arena_strdup(a, t) : NULL;
+}
+
+static int64_t count_col(floe_db_stmt *s, int i)
+{
+	return floe_db_column_is_null(s, i) ? -1 : floe_db_column_int64(s, i);
+}
+
+#define TABLE_RUN_COLUMNS                                                                   \
+	"run_id, table_name, layer, source, mode, state, rows, bytes, files, snapshot_id,"  \
+	" watermark, source_position, detail, error, cause, started_at, finished_at"
+
+static void read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
+{
+	const char **texts[] = { &t->run_id, &t->table_name, &t->layer, &t->source, &t->mode, &t->state };
+	for (int i = 0; i < 6; i++)
+		*texts[i] = dup_col(a, s, i);
+	t->rows = count_col(s, 6);
+	t->bytes = count_col(s, 7);
+	t->files = count_col(s, 8);
+	const char **more[] = { &t->snapshot_id, &t->watermark, &t->source_position, &t->detail, &t->error,
+				&t->cause, &t->started_at, &t->finished_at };
+	for (int i = 0; i < 8; i++)
+		*more[i] = dup_col(a, s, i + 9);
+}
+
+int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_run **out, size_t *n_out)
+{
+	floe_db_stmt *s = NULL;
+	size_t n = 0, cap = 16;
+	floe_state_table_run *rows = floe_arena_alloc(arena, cap * sizeof(*rows));
+	*out = NULL;
+	*n_out = 0;
+	if (floe_db_prepare(&s, st->db,
+			    "SELECT " TABLE_RUN_COLUMNS " FROM table_runs t WHERE started_at = "
+			    "(SELECT max(started_at) FROM table_runs u WHERE u.table_name = t.table_name) "
+			    "ORDER BY table_name") < 0)
+		return -1;
+	int rc;
+	while ((rc = floe_db_step(s)) == 1) {
+		if (n == cap) {
+			floe_state_table_run *bigger = floe_arena_alloc(arena, 2 * cap * sizeof(*rows));
+			memcpy(bigger, rows, cap * sizeof(*rows));
+			rows = bigger;
+			cap *= 2;
+		}
+		read_row(arena, s, &rows[n++]);
+	}
+	floe_db_finalize(s);
+	if (rc < 0)
+		return -1;
+	*out = rows;
+	*n_out = n;
+	return 0;
+}
+
+int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name,
+			       const char *const *states, floe_state_table_run **out)
+{
+	floe_db_stmt *s = NULL;
+	*out = NULL;
+	if (floe_db_prepare(&s, st->db, "SELECT " TABLE_RUN_COLUMNS " FROM table_runs WHERE table_name = ?"
+					" ORDER BY started_at DESC") < 0)
+		return -1;
+	floe_db_bind_text(s, 1, table_name);
+	int rc;
+	while ((rc = floe_db_step(s)) == 1) {
+		const char *state = floe_db_column_text(s, 5);
+		bool match = false;
+		for (const char *const *w = states; *w && !match; w++)
+			match = state && strcmp(state, *w) == 0;
+		if (!match)
+			continue;
+		floe_state_table_run *t = floe_arena_alloc(arena, sizeof(*t));
+		read_row(arena, s, t);
+		*out = t;
+		break;
+	}
+	floe_db_finalize(s);
+	return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,78 @@
+/*
+ * state.h — the run ledger (.floe/state.db): every run, and per table and layer
+ * what it did — state, rows, snapshot, watermark, error and probable cause. It
+ * is what `floe status` reads; it never holds a credential.
+ *
+ * Also the per-table load locks (.floe/locks/), so two loads of one table never
+ * overlap; a lock dies with its process.
+ */
+#ifndef FLOE_STATE_STATE_H
+#define FLOE_STATE_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct floe_arena floe_arena;
+typedef struct floe_state floe_state;
+typedef struct floe_table_lock floe_table_lock;
+
+#define FLOE_RUN_ID_MAX 64
+
+/* Open (creating and migrating) PROJECT/.floe/state.db. */
+int floe_state_open(floe_state **out, const char *project_dir);
+void floe_state_close(floe_state *st);
+
+/*
+ * Start a run: a new sortable id ("r20261130T045310Z-1a2b3c"). Runs left
+ * `running` by a process that no longer exists are marked `interrupted` first.
+ */
+int floe_state_run_begin(floe_state *st, const char *command, char run_id[FLOE_RUN_ID_MAX]);
+
+/* status: "ok" | "failed" | "interrupted". */
+int floe_state_run_end(floe_state *st, const char *run_id, const char *status);
+
+/* The status of run `run_id` ("running", "ok", …) into buf; "" when there is no such run. */
+int floe_state_run_status(floe_state *st, const char *run_id, char *buf, size_t size);
+
+typedef struct floe_state_table_run {
+	const char *run_id;
+	const char *table_name;      /* "bronze.orders" */
+	const char *layer;           /* "bronze" | "silver" | "gold" */
+	const char *source;          /* "public.orders" */
+	const char *mode;            /* "full" | "incremental" | "refused" */
+	const char *state;           /* "loading" | "loaded" | "failed" | "refused" | … */
+	int64_t rows, bytes, files;  /* -1: unknown */
+	const char *snapshot_id;
+	const char *watermark;
+	const char *source_position;
+	const char *detail;          /* the facts behind the state, for people */
+	const char *error;           /* what failed */
+	const char *cause;           /* the probable cause, for people */
+	const char *started_at;      /* filled by the ledger when NULL */
+	const char *finished_at;
+} floe_state_table_run;
+
+#define FLOE_STATE_TABLE_RUN_INIT { .rows = -1, .bytes = -1, .files = -1 }
+
+/* Insert or replace the record of (run_id, table_name). */
+int floe_state_table_put(floe_state *st, const floe_state_table_run *tr);
+
+/* The newest record of every table and layer, ordered by table name. Owned by `arena`. */
+int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_run **out, size_t *n_out);
+
+/* The newest record of `table_name` whose state is one of the given (NULL-terminated), or none. */
+int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name,
+			       const char *const *states, floe_state_table_run **out);
+
+/* Now as ISO 8601 UTC with milliseconds, into buf (at least 32 bytes). */
+void floe_state_now(char *buf, size_t size);
+
+/*
+ * Take the load lock of `table_name` for `run_id`, without waiting. When another
+ * live process holds it: FLOE_ERR_CHECK naming the holder (run, pid, since).
+ */
+int floe_state_lock(floe_table_lock **out, const char *project_dir, const char *table_name,
+		    const char *run_id);
+void floe_state_unlock(floe_table_lock *lock);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * test_state.c — the run ledger and the table locks.
+ */
+#include "harness.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/fs.h"
+#include "state/state.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *temp_project(void)
+{
+	char *dir = strdup("/tmp/floe-state-XXXXXX");
+	return mkdtemp(dir);
+}
+
+FLOE_TEST(state_runs_and_latest_table_records)
+{
+	char *dir = temp_project();
+	floe_state *st = NULL;
+	char run1[FLOE_RUN_ID_MAX], run2[FLOE_RUN_ID_MAX];
+	FLOE_CHECK(floe_state_open(&st, dir) == 0);
+	FLOE_CHECK(floe_state_run_begin(st, "run", run1) == 0);
+	floe_state_table_run t = FLOE_STATE_TABLE_RUN_INIT;
+	t.run_id = run1;
+	t.table_name = "bronze.orders";
+	t.layer = "bronze";
+	t.state = "loaded";
+	t.rows = 10;
+	t.started_at = "2026-11-30T00:00:00.000Z";
+	FLOE_CHECK(floe_state_table_put(st, &t) == 0);
+	FLOE_CHECK(floe_state_run_end(st, run1, "ok") == 0);
+	FLOE_CHECK(floe_state_run_begin(st, "run", run2) == 0);
+	FLOE_CHECK(strcmp(run1, run2) != 0);
+	t.run_id = run2;
+	t.state = "failed";
+	t.rows = -1;
+	t.cause = "source unreachable";
+	t.started_at = "2026-11-30T01:00:00.000Z";
+	FLOE_CHECK(floe_state_table_put(st, &t) == 0);
+
+	floe_arena *a = floe_arena_new();
+	floe_state_table_run *rows = NULL, *last = NULL;
+	size_t n = 0;
+	FLOE_CHECK(floe_state_table_latest(st, a, &rows, &n) == 0 && n == 1);
+	FLOE_CHECK_STR(rows[0].state, "failed");
+	FLOE_CHECK(rows[0].rows == -1);
+	static const char *const loaded[] = { "loaded", NULL };
+	FLOE_CHECK(floe_state_table_last_with(st, a, "bronze.orders", loaded, &last) == 0 && last);
+	FLOE_CHECK(last && last->rows == 10 && strcmp(last->run_id, run1) == 0);
+	floe_arena_free(a);
+	floe_state_close(st);
+	floe_fs_remove_tree(dir);
+	free(dir);
+}
+
+FLOE_TEST(state_dead_running_runs_become_interrupted)
+{
+	char *dir = temp_project();
+	floe_state *st = NULL;
+	char run[FLOE_RUN_ID_MAX], next[FLOE_RUN_ID_MAX];
+	char status_text[32];
+	int fds[2];
+	FLOE_CHECK(pipe(fds) == 0);
+	pid_t child = fork();
+	if (child == 0) { /* a run that dies without ending; it tells its id */
+		floe_state *cs = NULL;
+		int ok = floe_state_open(&cs, dir) == 0 && floe_state_run_begin(cs, "run", run) == 0;
+		ssize_t w = write(fds[1], run, FLOE_RUN_ID_MAX);
+		_exit(ok && w == FLOE_RUN_ID_MAX ? 0 : 1);
+	}
+	int status = 0;
+	waitpid(child, &status, 0);
+	FLOE_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	FLOE_CHECK(read(fds[0], run, FLOE_RUN_ID_MAX) == FLOE_RUN_ID_MAX);
+	close(fds[0]);
+	close(fds[1]);
+	FLOE_CHECK(floe_state_open(&st, dir) == 0);
+	FLOE_CHECK(floe_state_run_status(st, run, status_text, sizeof(status_text)) == 0);
+	FLOE_CHECK_STR(status_text, "running");
+	FLOE_CHECK(floe_state_run_begin(st, "run", next) == 0);
+	FLOE_CHECK(floe_state_run_status(st, run, status_text, sizeof(status_text)) == 0);
+	FLOE_CHECK_STR(status_text, "interrupted");
+	FLOE_CHECK(floe_state_run_status(st, next, status_text, sizeof(status_text)) == 0);
+	FLOE_CHECK_STR(status_text, "running");
+	floe_state_close(st);
+	floe_fs_remove_tree(dir);
+	free(dir);
+}
+
+FLOE_TEST(state_lock_names_the_holder_and_dies_with_it)
+{
+	char *dir = temp_project();
+	floe_table_lock *a = NULL, *b = NULL;
+	FLOE_CHECK(floe_state_lock(&a, dir, "bronze.sales__\"odd name\"", "r1") == 0);
+	pid_t child = fork();
+	if (child == 0) {
+		floe_table_lock *c = NULL;
+		int rc = floe_state_lock(&c, dir, "bronze.sales__\"odd name\"", "r2");
+		const floe_error *e = floe_error_last();
+		int named = rc < 0 && e && strstr(e->message, "is being loaded by run r1") != NULL;
+		_exit(named ? 0 : 1);
+	}
+	int status = 0;
+	waitpid(child, &status, 0);
+	FLOE_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	floe_state_unlock(a);
+	FLOE_CHECK(floe_state_lock(&b, dir, "bronze.sales__\"odd name\"", "r3") == 0);
+	floe_state_unlock(b);
+	floe_fs_remove_tree(dir);
+	free(dir);
+}

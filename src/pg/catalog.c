@@ -44,7 +44,7 @@ static const char *key_sql =
 	" where c.conrelid = $1::oid and c.contype = 'p' order by k.i";
 
 static const char *triggers_sql =
-	"select t.tgname, t.tgtype, t.tgenabled::text, array_length(t.tgattr, 1) is not null,"
+	"select t.tgname, t.tgtype, t.tgenabled::text, t.tgattr::text <> '',"
 	" t.tgqual is not null, p.oid::regprocedure::text, l.lanname,"
 	" case when l.lanname = 'plpgsql' then pg_get_functiondef(p.oid) end, p.prosrc,"
 	" case when t.tgnargs > 0 then convert_from(substring(t.tgargs from 1 for"
@@ -60,7 +60,7 @@ static const char *triggers_sql =
 
 /* PostgreSQL 12 has no tgparentid: partitioned parents cannot carry row triggers there. */
 static const char *triggers_sql_12 =
-	"select t.tgname, t.tgtype, t.tgenabled::text, array_length(t.tgattr, 1) is not null,"
+	"select t.tgname, t.tgtype, t.tgenabled::text, t.tgattr::text <> '',"
 	" t.tgqual is not null, p.oid::regprocedure::text, l.lanname,"
 	" case when l.lanname = 'plpgsql' then pg_get_functiondef(p.oid) end, p.prosrc,"
 	" case when t.tgnargs > 0 then convert_from(substring(t.tgargs from 1 for"
@@ -69,7 +69,9 @@ static const char *triggers_sql_12 =
 	" where t.tgrelid = $1::oid and not t.tgisinternal order by t.tgname";
 
 static const char *type_sql =
-	"select t.oid, n.nspname, t.typname, format_type(t.oid, null), t.typtype::text,"
+	"select t.oid, n.nspname, t.typname, format_type(t.oid, null),"
+	" case when n.nspname = 'pg_catalog' then quote_ident(t.typname)"
+	"   else quote_ident(n.nspname) || '.' || quote_ident(t.typname) end, t.typtype::text,"
 	" t.typcategory::text, case when e.typarray = t.oid then t.typelem else 0 end,"
 	" t.typbasetype, t.typtypmod, t.typnotnull,"
 	" exists (select 1 from pg_constraint k where k.contypid = t.oid and k.contype = 'c'), t.typrelid"
@@ -172,14 +174,15 @@ static int read_type_row(floe_pg_type *t, unsigned *elem, unsigned *base, unsign
 	t->schema = cell(rd, r, 0, 1);
 	t->name = cell(rd, r, 0, 2);
 	t->display = cell(rd, r, 0, 3);
-	t->typtype = floe_pg_result_text(r, 0, 4)[0];
-	t->category = floe_pg_result_text(r, 0, 5)[0];
-	*elem = (unsigned)floe_pg_result_int(r, 0, 6);
-	*base = (unsigned)floe_pg_result_int(r, 0, 7);
-	t->base_typmod = (int)floe_pg_result_int(r, 0, 8);
-	t->domain_not_null = floe_pg_result_bool(r, 0, 9);
-	t->domain_checks = floe_pg_result_bool(r, 0, 10);
-	*relid = (unsigned)floe_pg_result_int(r, 0, 11);
+	t->quoted = cell(rd, r, 0, 4);
+	t->typtype = floe_pg_result_text(r, 0, 5)[0];
+	t->category = floe_pg_result_text(r, 0, 6)[0];
+	*elem = (unsigned)floe_pg_result_int(r, 0, 7);
+	*base = (unsigned)floe_pg_result_int(r, 0, 8);
+	t->base_typmod = (int)floe_pg_result_int(r, 0, 9);
+	t->domain_not_null = floe_pg_result_bool(r, 0, 10);
+	t->domain_checks = floe_pg_result_bool(r, 0, 11);
+	*relid = (unsigned)floe_pg_result_int(r, 0, 12);
 	floe_pg_result_free(r);
 	return 0;
 }

@@ -76,6 +76,19 @@ const char *floe_pg_array_literal(floe_arena *arena, const char *const *items, s
 	return s;
 }
 
+int floe_pg_connect_source(floe_pg **out, const floe_config *config)
+{
+	floe_pg_target t = FLOE_PG_TARGET_INIT;
+	t.host = config->source.host;
+	t.port = config->source.port;
+	t.database = config->source.database;
+	t.user = config->source.user;
+	t.sslmode = config->source.sslmode;
+	t.password = floe_config_source_password(config);
+	t.read_only = true;
+	return floe_pg_connect(out, &t);
+}
+
 static const char *cell(floe_arena *arena, const floe_pg_result *r, int row, int col)
 {
 	return floe_arena_strdup(arena, floe_pg_result_text(r, row, col));

@@ -7,6 +7,7 @@
 #ifndef FLOE_PG_INTROSPECT_H
 #define FLOE_PG_INTROSPECT_H
 
+#include "config/config.h"
 #include "pg/pg.h"
 
 #include <stdbool.h>
@@ -39,6 +40,12 @@ typedef struct floe_pg_table_facts {
 	size_t n_columns;
 } floe_pg_table_facts;
 
+/*
+ * A read-only session on the configured source ([source] in floe.toml, the
+ * password from config's password lookup). Errors: FLOE_ERR_UNREACHABLE.
+ */
+int floe_pg_connect_source(floe_pg **out, const floe_config *config);
+
 int floe_pg_role_inspect(floe_pg_role_facts *out, floe_pg *pg, floe_arena *arena);
 
 /* One entry per requested schema, in the order given. */
@@ -68,6 +75,7 @@ struct floe_pg_type {
 	unsigned oid;
 	const char *schema, *name;   /* "pg_catalog", "int4" */
 	const char *display;         /* format_type(oid, NULL): "integer" */
+	const char *quoted;          /* for a cast: int4, "char", public."my type" (quote_ident) */
 	char typtype;                /* b base, c composite, d domain, e enum, p pseudo, r range, m multirange */
 	char category;               /* pg_type.typcategory */
 	const floe_pg_type *element; /* a true array's element type (elem.typarray = this), else NULL */

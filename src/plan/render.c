@@ -61,7 +61,9 @@ static void render_columns(floe_buf *out, const floe_plan_table *t)
 		floe_buf_puts(out, "  → ");
 		put_padded(out, floe_buf_cstr(&types[i]), wi);
 		floe_buf_printf(out, "  %-8s", floe_type_class_name(c->map.cls));
-		if (c->map.note[0] && c->map.cls != FLOE_CLASS_EXACT)
+		if (!c->visible)
+			floe_buf_puts(out, "  not visible to the role");
+		else if (c->map.note[0] && c->map.cls != FLOE_CLASS_EXACT)
 			floe_buf_printf(out, "  %s", c->map.note);
 		while (out->len && out->ptr[out->len - 1] == ' ')
 			out->ptr[--out->len] = '\0';
@@ -81,8 +83,10 @@ static void render_table(floe_buf *out, const floe_plan_table *t)
 	floe_buf_printf(out, "  %s\n  why        ", floe_load_mode_name(t->mode));
 	put_name(out, t->reason);
 	floe_buf_putc(out, '\n');
-	if (t->mode == FLOE_LOAD_REFUSED)
+	if (t->mode == FLOE_LOAD_REFUSED) {
+		render_columns(out, t); /* so the column or type at fault can be seen among the others */
 		return;
+	}
 	floe_buf_puts(out, "  key        ");
 	for (size_t i = 0; i < t->n_key; i++) {
 		floe_buf_puts(out, i ? ", " : "");

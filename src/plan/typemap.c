@@ -132,9 +132,9 @@ static const floe_type_rule rules[] = {
 	{ "aclitem", "aclitem", "string", FLOE_CLASS_EXACT, S_TEXT, "'role=arwd/grantor' text" },
 	{ "refcursor", "refcursor", "string", FLOE_CLASS_EXACT, S_TEXT, "the cursor's name" },
 	{ "int2vector", "int2vector", "list<int>", FLOE_CLASS_WIDENING, "int2[]",
-	  "a catalog vector as a list; elements widen as smallint does" },
+	  "a catalog vector (counted from 0) as a list counted from 1 (a slice); elements widen as smallint does" },
 	{ "oidvector", "oidvector", "list<long>", FLOE_CLASS_WIDENING, "oid[]::int8[]",
-	  "a catalog vector as a list; elements widen as oid does" },
+	  "a catalog vector (counted from 0) as a list counted from 1 (a slice); elements widen as oid does" },
 	{ "gtsvector", "gtsvector", "—", FLOE_CLASS_REFUSED, NULL,
 	  "an index-internal type without an input function" },
 	{ "pg_node_tree", "pg_node_tree", "—", FLOE_CLASS_REFUSED, NULL, NOTE_INTERNAL },
@@ -323,10 +323,11 @@ static void map_base(floe_plan_mapping *out, mapper *m, const floe_pg_type *t, i
 	if (!r)
 		r = rule("#unknown");
 	from_rule(out, m, r, expr);
-	if (strcmp(t->name, "int2vector") == 0 && out->type)
-		out->type = list_of(m->arena, primitive(m->arena, "int"));
-	else if (strcmp(t->name, "oidvector") == 0 && out->type)
-		out->type = list_of(m->arena, primitive(m->arena, "long"));
+	if (r == rule("int2vector") || r == rule("oidvector")) {
+		/* A vector counts from 0; a slice of the array counts from 1, as a list does. */
+		out->type = list_of(m->arena, primitive(m->arena, r == rule("oidvector") ? "long" : "int"));
+		out->extract = floe_arena_printf(m->arena, "(%s)[:]", out->extract);
+	}
 	if (r == rule("#unknown") || r == rule("#pseudo"))
 		out->note = floe_arena_printf(m->arena, "type %s %s", t->display, r->note);
 }

@@ -15,6 +15,7 @@ static const floe_cli_command *const commands[] = {
 	&floe_cmd_init,
 	&floe_cmd_doctor,
 	&floe_cmd_plan,
+	&floe_cmd_generate,
 	&floe_cmd_stack,
 	NULL,
 };

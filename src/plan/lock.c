@@ -53,7 +53,7 @@ const floe_lock_table *floe_lock_at(const floe_lock *lock, size_t i)
 
 const floe_lock_table *floe_lock_find(const floe_lock *lock, const char *schema, const char *name)
 {
-	for (size_t i = 0; i < lock->n; i++)
+	for (size_t i = 0; lock && i < lock->n; i++)
 		if (strcmp(lock->tables[i].schema, schema) == 0 && strcmp(lock->tables[i].name, name) == 0)
 			return &lock->tables[i];
 	return NULL;
@@ -217,7 +217,7 @@ int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *pre
 		if (t->mode != FLOE_LOAD_SKIPPED)
 			build_table(lock, t, floe_lock_find(previous, t->schema, t->name));
 	}
-	for (size_t i = 0; i < previous->n; i++) {
+	for (size_t i = 0; previous && i < previous->n; i++) {
 		const floe_lock_table *p = &previous->tables[i];
 		if (!floe_lock_find(lock, p->schema, p->name))
 			keep_removed(lock, p);

@@ -91,8 +91,8 @@ const floe_lock_table *floe_lock_find(const floe_lock *lock, const char *schema,
 const char *floe_lock_file_hash(const floe_lock *lock, const char *path);
 
 /*
- * The lock for `plan`, with ids carried over from `previous` (may be an empty
- * lock). Each loadable table lists its file with no hash yet: set it with
+ * The lock for `plan`, with ids carried over from `previous` (NULL or an empty
+ * lock: the first generation). Each loadable table lists its file with no hash yet: set it with
  * floe_lock_set_file_hash once the content is known.
  */
 int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *previous);

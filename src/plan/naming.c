@@ -63,10 +63,13 @@ const char *floe_plan_file_name(floe_arena *arena, const char *bronze_name)
 			continue; /* one underscore per run of other bytes */
 		slug[n++] = c;
 	}
+	while (n > 0 && slug[n - 1] == '_')
+		n--;
 	slug[n] = '\0';
+	const char *start = slug + (slug[0] == '_');
 	char hex[FLOE_SHA256_HEX_LEN + 1];
 	floe_sha256_hex(hex, bronze_name, strlen(bronze_name));
-	return floe_arena_printf(arena, "bronze/%s-%.*s.sql", n ? slug : "table", HASH_DIGITS, hex);
+	return floe_arena_printf(arena, "bronze/%s-%.*s.sql", start[0] ? start : "table", HASH_DIGITS, hex);
 }
 
 /* `s` for a SQL line comment: control bytes as \xNN, so nothing can end the comment. */

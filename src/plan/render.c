@@ -22,12 +22,21 @@ static void put_name(floe_buf *out, const char *s)
 	}
 }
 
-/* `s` (shown as put_name would) padded to `width` bytes. */
+/* Characters (not bytes) of UTF-8 text: what a terminal column count roughly is. */
+static size_t width_of(const char *s, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return n;
+}
+
+/* `s` (shown as put_name would) padded to `width` characters. */
 static void put_padded(floe_buf *out, const char *s, size_t width)
 {
 	size_t before = out->len;
 	put_name(out, s);
-	for (size_t n = out->len - before; n < width; n++)
+	for (size_t n = width_of(out->ptr + before, out->len - before); n < width; n++)
 		floe_buf_putc(out, ' ');
 }
 
@@ -35,7 +44,7 @@ static size_t shown_len(const char *s)
 {
 	floe_buf b = FLOE_BUF_INIT;
 	put_name(&b, s);
-	size_t n = b.len;
+	size_t n = width_of(b.ptr ? b.ptr : "", b.len);
 	floe_buf_free(&b);
 	return n;
 }
@@ -47,10 +56,11 @@ static void render_columns(floe_buf *out, const floe_plan_table *t)
 	for (size_t i = 0; i < t->n_columns; i++) {
 		floe_buf_init(&types[i], FLOE_BUF_DEFAULT_MAX);
 		floe_plan_type_text(&types[i], t->columns[i].map.type);
-		size_t a = shown_len(t->columns[i].name), b = strlen(t->columns[i].pg_type);
+		size_t a = shown_len(t->columns[i].name), b = shown_len(t->columns[i].pg_type);
+		size_t c = width_of(floe_buf_cstr(&types[i]), types[i].len);
 		wn = a > wn ? a : wn;
 		wp = b > wp ? b : wp;
-		wi = types[i].len > wi ? types[i].len : wi;
+		wi = c > wi ? c : wi;
 	}
 	for (size_t i = 0; i < t->n_columns; i++) {
 		const floe_plan_column *c = &t->columns[i];

@@ -237,13 +237,20 @@ static void choose_wanted(floe_watermark_choice *out, floe_arena *arena, const f
 						    "timestamp or timestamptz", rel->name, wanted, col->type_text);
 		return;
 	}
+	const char *other = NULL;
 	for (size_t i = 0; i < out->n_candidates; i++) {
-		if (strcmp(out->candidates[i].column, wanted) != 0)
+		const floe_plan_candidate *c = &out->candidates[i];
+		if (strcmp(c->column, wanted) != 0) {
+			other = !other && c->proven ? c->column : other;
 			continue;
-		out->why = out->candidates[i].reason;
-		if (out->candidates[i].proven)
-			out->column = out->candidates[i].column;
+		}
+		out->why = floe_arena_printf(arena, "[watermarks] names %s: %s", wanted, c->reason);
+		if (c->proven)
+			out->column = c->column;
 	}
+	if (!out->column && other)
+		out->why = floe_arena_printf(arena, "%s; %s is proven (name it in [watermarks], or remove the entry)",
+					     out->why, other);
 }
 
 static void choose_any(floe_watermark_choice *out, floe_arena *arena, const floe_pg_relation *rel,

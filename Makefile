@@ -64,11 +64,14 @@ $(DUCKDB_DIR)/libduckdb.so:
 setup:
 	scripts/setup.sh
 
+# Known leaks in third-party libraries (see the file); harmless without sanitizers.
+SAN_ENV := LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0
+
 unit: $(BUILD)/unit_tests
-	$(BUILD)/unit_tests
+	$(SAN_ENV) $(BUILD)/unit_tests
 
 it: $(BUILD)/floe $(TOOLS)
-	FLOE_BIN=$(abspath $(BUILD)/floe) FLOE_TOOLS=$(abspath $(BUILD)/tools) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/it
+	$(SAN_ENV) FLOE_BIN=$(abspath $(BUILD)/floe) FLOE_TOOLS=$(abspath $(BUILD)/tools) $(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/it
 
 test: setup
 	$(MAKE) unit it

@@ -499,9 +499,10 @@ int floe_proof_analyze(floe_proof_result *out, floe_arena *arena, const floe_jso
 		       const char *column)
 {
 	walk w = { .arena = arena, .column = column };
-	const floe_json_value *fn = floe_json_get(floe_json_value_at(tree, 0), "PLpgSQL_function");
+	bool array = floe_json_type_of(tree) == FLOE_JSON_ARRAY && floe_json_count(tree) > 0;
+	const floe_json_value *fn = array ? floe_json_get(floe_json_value_at(tree, 0), "PLpgSQL_function") : NULL;
 	*out = (floe_proof_result){ FLOE_PROOF_UNTOUCHED, 0, NULL };
-	if (floe_json_type_of(tree) != FLOE_JSON_ARRAY || floe_json_count(tree) == 0 || !fn) {
+	if (!fn) {
 		*out = (floe_proof_result){ FLOE_PROOF_FAILED, 0, "is not a PL/pgSQL function" };
 		return 0;
 	}

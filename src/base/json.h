@@ -67,6 +67,8 @@ void floe_json_write_null(floe_json_writer *w);
 void floe_json_write_member_cstr(floe_json_writer *w, const char *key, const char *s);
 void floe_json_write_member_int(floe_json_writer *w, const char *key, int64_t v);
 void floe_json_write_member_bool(floe_json_writer *w, const char *key, bool v);
+/* `"key": ["a", "b"]`, the array on one line. */
+void floe_json_write_member_strings(floe_json_writer *w, const char *key, const char *const *items, size_t n);
 /* A final newline (pretty); 0, or -1 when an append failed (error set). */
 int floe_json_write_finish(floe_json_writer *w);
 

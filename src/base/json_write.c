@@ -153,6 +153,15 @@ void floe_json_write_member_bool(floe_json_writer *w, const char *key, bool v)
 	floe_json_write_bool(w, v);
 }
 
+void floe_json_write_member_strings(floe_json_writer *w, const char *key, const char *const *items, size_t n)
+{
+	floe_json_write_key(w, key);
+	floe_json_write_begin_array(w, true);
+	for (size_t i = 0; i < n; i++)
+		floe_json_write_cstr(w, items[i]);
+	floe_json_write_end_array(w);
+}
+
 int floe_json_write_finish(floe_json_writer *w)
 {
 	assert(w->depth == 0);

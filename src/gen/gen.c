@@ -39,27 +39,15 @@ const char *floe_gen_action_name(floe_gen_action action)
 	return names[action];
 }
 
-static void *grow(floe_arena *arena, void *items, size_t n, size_t *cap, size_t size)
-{
-	if (n < *cap)
-		return items;
-	size_t next = *cap ? 2 * *cap : 16;
-	void *bigger = floe_arena_alloc(arena, next * size);
-	if (n)
-		memcpy(bigger, items, n * size);
-	*cap = next;
-	return bigger;
-}
-
 static void record(floe_gen_result *r, const char *path, floe_gen_action action)
 {
-	r->files = grow(r->arena, r->files, r->n, &r->cap, sizeof(*r->files));
+	r->files = floe_arena_grow(r->arena, r->files, r->n, &r->cap, sizeof(*r->files));
 	r->files[r->n++] = (floe_gen_file){ floe_arena_strdup(r->arena, path), action };
 }
 
 static void to_commit(floe_gen_result *r, const char *path, const char *data, size_t len, bool remove)
 {
-	r->changes = grow(r->arena, r->changes, r->n_changes, &r->cap_changes, sizeof(*r->changes));
+	r->changes = floe_arena_grow(r->arena, r->changes, r->n_changes, &r->cap_changes, sizeof(*r->changes));
 	r->changes[r->n_changes++] = (floe_repo_change){ floe_arena_strdup(r->arena, path),
 							 data ? floe_arena_strndup(r->arena, data, len) : NULL,
 							 len, remove };

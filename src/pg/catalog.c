@@ -148,14 +148,8 @@ static floe_pg_type *cached(reader *rd, unsigned oid)
 
 static void remember(reader *rd, floe_pg_type *t)
 {
-	if (rd->cache.n == rd->cache.cap) {
-		size_t cap = rd->cache.cap ? 2 * rd->cache.cap : 32;
-		floe_pg_type **bigger = floe_arena_alloc(rd->arena, cap * sizeof(*bigger));
-		if (rd->cache.n)
-			memcpy(bigger, rd->cache.types, rd->cache.n * sizeof(*bigger));
-		rd->cache.types = bigger;
-		rd->cache.cap = cap;
-	}
+	rd->cache.types = floe_arena_grow(rd->arena, rd->cache.types, rd->cache.n, &rd->cache.cap,
+					  sizeof(*rd->cache.types));
 	rd->cache.types[rd->cache.n++] = t;
 }
 

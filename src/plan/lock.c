@@ -20,14 +20,7 @@ floe_lock *floe_lock_new(void)
 
 floe_lock_table *floe_lock_add_table(floe_lock *lock)
 {
-	if (lock->n == lock->cap) {
-		size_t cap = lock->cap ? 2 * lock->cap : 16;
-		floe_lock_table *bigger = floe_arena_alloc(lock->arena, cap * sizeof(*bigger));
-		if (lock->n)
-			memcpy(bigger, lock->tables, lock->n * sizeof(*bigger));
-		lock->tables = bigger;
-		lock->cap = cap;
-	}
+	lock->tables = floe_arena_grow(lock->arena, lock->tables, lock->n, &lock->cap, sizeof(*lock->tables));
 	floe_lock_table *t = &lock->tables[lock->n++];
 	memset(t, 0, sizeof(*t));
 	return t;
@@ -284,11 +277,7 @@ static void write_table(floe_json_writer *w, const floe_lock_table *t)
 	floe_json_write_member_cstr(w, "mode", t->mode);
 	floe_json_write_member_cstr(w, "reason", t->reason);
 	floe_json_write_member_cstr(w, "watermark", t->watermark);
-	floe_json_write_key(w, "key");
-	floe_json_write_begin_array(w, true);
-	for (size_t i = 0; i < t->n_key; i++)
-		floe_json_write_cstr(w, t->key[i]);
-	floe_json_write_end_array(w);
+	floe_json_write_member_strings(w, "key", t->key, t->n_key);
 	floe_json_write_member_int(w, "last-column-id", t->last_column_id);
 	floe_json_write_key(w, "columns");
 	floe_json_write_begin_array(w, false);

@@ -94,14 +94,7 @@ static int take_id(int *out, reader *r, const floe_json_value *obj, const char *
 	for (size_t i = 0; i < r->n_ids; i++)
 		if (r->ids[i] == *out)
 			return bad(r, at(r, path, key), floe_arena_printf(r->arena, "repeats field id %d", *out));
-	if (r->n_ids == r->cap_ids) {
-		size_t cap = r->cap_ids ? 2 * r->cap_ids : 64;
-		int *bigger = floe_arena_alloc(r->arena, cap * sizeof(int));
-		if (r->n_ids)
-			memcpy(bigger, r->ids, r->n_ids * sizeof(int));
-		r->ids = bigger;
-		r->cap_ids = cap;
-	}
+	r->ids = floe_arena_grow(r->arena, r->ids, r->n_ids, &r->cap_ids, sizeof(int));
 	r->ids[r->n_ids++] = *out;
 	if (*out > r->max_id)
 		r->max_id = *out;

@@ -6,7 +6,7 @@
  * catalog), never spliced raw. Names that reach SQL comments are escaped so a
  * newline in a hostile name cannot end the comment.
  */
-#include "plan/plan.h"
+#include "plan/plan_int.h"
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/sha256.h"
@@ -72,8 +72,8 @@ const char *floe_plan_file_name(floe_arena *arena, const char *bronze_name)
 	return floe_arena_printf(arena, "bronze/%s-%.*s.sql", start[0] ? start : "table", HASH_DIGITS, hex);
 }
 
-/* `s` for a SQL line comment: control bytes as \xNN, so nothing can end the comment. */
-static void put_comment_safe(floe_buf *out, const char *s)
+/* `s` with control bytes as \xNN: nothing in it can end a SQL line comment or break a layout. */
+void floe_plan_put_shown(floe_buf *out, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p < 0x20 || *p == 0x7f)
@@ -87,11 +87,11 @@ const char *floe_plan_extract_sql(floe_arena *arena, const floe_plan_table *t, c
 {
 	floe_buf b = FLOE_BUF_INIT;
 	floe_buf_puts(&b, "-- ");
-	put_comment_safe(&b, t->bronze);
+	floe_plan_put_shown(&b, t->bronze);
 	floe_buf_puts(&b, ": the extraction query of ");
-	put_comment_safe(&b, t->schema);
+	floe_plan_put_shown(&b, t->schema);
 	floe_buf_putc(&b, '.');
-	put_comment_safe(&b, t->name);
+	floe_plan_put_shown(&b, t->name);
 	floe_buf_puts(&b, ", written by `floe generate`.\n"
 			  "-- floe runs it as COPY (…) TO STDOUT (FORMAT binary) under the session settings in\n"
 			  "-- lakehouse.lock.json. An edit by hand is kept and reported as drift.\n"

@@ -4,23 +4,12 @@
  * text, control characters are shown as \xNN so a hostile name cannot break the
  * layout.
  */
-#include "plan/plan.h"
+#include "plan/plan_int.h"
 #include "base/arena.h"
 #include "base/json.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* `s` with control bytes as \xNN. */
-static void put_name(floe_buf *out, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			floe_buf_printf(out, "\\x%02x", *p);
-		else
-			floe_buf_putc(out, (char)*p);
-	}
-}
 
 /* Characters (not bytes) of UTF-8 text: what a terminal column count roughly is. */
 static size_t width_of(const char *s, size_t len)
@@ -35,7 +24,7 @@ static size_t width_of(const char *s, size_t len)
 static void put_padded(floe_buf *out, const char *s, size_t width)
 {
 	size_t before = out->len;
-	put_name(out, s);
+	floe_plan_put_shown(out, s);
 	for (size_t n = width_of(out->ptr + before, out->len - before); n < width; n++)
 		floe_buf_putc(out, ' ');
 }
@@ -43,7 +32,7 @@ static void put_padded(floe_buf *out, const char *s, size_t width)
 static size_t shown_len(const char *s)
 {
 	floe_buf b = FLOE_BUF_INIT;
-	put_name(&b, s);
+	floe_plan_put_shown(&b, s);
 	size_t n = width_of(b.ptr ? b.ptr : "", b.len);
 	floe_buf_free(&b);
 	return n;
@@ -85,13 +74,13 @@ static void render_columns(floe_buf *out, const floe_plan_table *t)
 
 static void render_table(floe_buf *out, const floe_plan_table *t)
 {
-	put_name(out, t->schema);
+	floe_plan_put_shown(out, t->schema);
 	floe_buf_putc(out, '.');
-	put_name(out, t->name);
+	floe_plan_put_shown(out, t->name);
 	floe_buf_puts(out, " → ");
-	put_name(out, t->bronze);
+	floe_plan_put_shown(out, t->bronze);
 	floe_buf_printf(out, "  %s\n  why        ", floe_load_mode_name(t->mode));
-	put_name(out, t->reason);
+	floe_plan_put_shown(out, t->reason);
 	floe_buf_putc(out, '\n');
 	if (t->mode == FLOE_LOAD_REFUSED) {
 		render_columns(out, t); /* so the column or type at fault can be seen among the others */
@@ -100,22 +89,22 @@ static void render_table(floe_buf *out, const floe_plan_table *t)
 	floe_buf_puts(out, "  key        ");
 	for (size_t i = 0; i < t->n_key; i++) {
 		floe_buf_puts(out, i ? ", " : "");
-		put_name(out, t->key[i]);
+		floe_plan_put_shown(out, t->key[i]);
 	}
 	floe_buf_puts(out, t->n_key ? "\n" : "(none)\n");
 	if (t->watermark) {
 		floe_buf_puts(out, "  watermark  ");
-		put_name(out, t->watermark);
+		floe_plan_put_shown(out, t->watermark);
 		floe_buf_putc(out, '\n');
 	}
 	for (size_t i = 0; i < t->n_notes; i++) {
 		floe_buf_puts(out, "  note       ");
-		put_name(out, t->notes[i]);
+		floe_plan_put_shown(out, t->notes[i]);
 		floe_buf_putc(out, '\n');
 	}
 	render_columns(out, t);
 	floe_buf_puts(out, "  file       ");
-	put_name(out, t->file);
+	floe_plan_put_shown(out, t->file);
 	floe_buf_putc(out, '\n');
 }
 
@@ -136,26 +125,17 @@ int floe_plan_render_text(floe_buf *out, const floe_plan *plan)
 		if (t->mode != FLOE_LOAD_SKIPPED)
 			continue;
 		floe_buf_puts(out, "  ");
-		put_name(out, t->schema);
+		floe_plan_put_shown(out, t->schema);
 		floe_buf_putc(out, '.');
-		put_name(out, t->name);
+		floe_plan_put_shown(out, t->name);
 		floe_buf_puts(out, "  ");
-		put_name(out, t->reason);
+		floe_plan_put_shown(out, t->reason);
 		floe_buf_putc(out, '\n');
 	}
 	return floe_buf_printf(out, "%s%zu tables: %zu incremental, %zu full, %zu refused; %zu skipped\n",
 			       skipped ? "\n" : "", n - skipped, floe_plan_count_mode(plan, FLOE_LOAD_INCREMENTAL),
 			       floe_plan_count_mode(plan, FLOE_LOAD_FULL),
 			       floe_plan_count_mode(plan, FLOE_LOAD_REFUSED), skipped);
-}
-
-static void json_strings(floe_json_writer *w, const char *key, const char *const *items, size_t n)
-{
-	floe_json_write_key(w, key);
-	floe_json_write_begin_array(w, true);
-	for (size_t i = 0; i < n; i++)
-		floe_json_write_cstr(w, items[i]);
-	floe_json_write_end_array(w);
 }
 
 static void json_column(floe_json_writer *w, const floe_plan_column *c)
@@ -191,8 +171,8 @@ static void json_table(floe_json_writer *w, const floe_plan_table *t)
 		return;
 	}
 	floe_json_write_member_cstr(w, "file", t->mode == FLOE_LOAD_REFUSED ? NULL : t->file);
-	json_strings(w, "notes", t->notes, t->n_notes);
-	json_strings(w, "key", t->key, t->n_key);
+	floe_json_write_member_strings(w, "notes", t->notes, t->n_notes);
+	floe_json_write_member_strings(w, "key", t->key, t->n_key);
 	floe_json_write_member_cstr(w, "watermark", t->watermark);
 	floe_json_write_key(w, "watermark_candidates");
 	floe_json_write_begin_array(w, false);

@@ -148,8 +148,8 @@ static bool decode_token(floe_sqltok *t, bool *keep, pb msg)
 
 static int decode_scan(floe_sqltok **out, size_t *n_out, floe_arena *arena, pb b, size_t text_len)
 {
-	size_t cap = 16, n = 0;
-	floe_sqltok *toks = floe_arena_alloc(arena, cap * sizeof(*toks));
+	size_t cap = 0, n = 0;
+	floe_sqltok *toks = NULL;
 	while (b.p < b.end) {
 		uint64_t tag = pb_varint(&b);
 		unsigned field = (unsigned)(tag >> 3), wire = (unsigned)(tag & 7);
@@ -171,12 +171,7 @@ static int decode_scan(floe_sqltok **out, size_t *n_out, floe_arena *arena, pb b
 			return floe_error_set(FLOE_ERR_INTERNAL, "libpg_query's token list is malformed");
 		if (!keep)
 			continue;
-		if (n == cap) {
-			floe_sqltok *bigger = floe_arena_alloc(arena, 2 * cap * sizeof(*toks));
-			memcpy(bigger, toks, cap * sizeof(*toks));
-			toks = bigger;
-			cap *= 2;
-		}
+		toks = floe_arena_grow(arena, toks, n, &cap, sizeof(*toks));
 		toks[n++] = t;
 	}
 	if (b.p != b.end)

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #define S_TEXT "text"
-#define NOTE_INF_TS "exact for every finite value; 'infinity' and '-infinity' are carried as " \
-	"±(2^63−1) µs, which DuckDB reads back as ±infinity and other readers as far-off instants"
+#define NOTE_INF_TS "exact for every finite value; 'infinity' and '-infinity' are carried as the " \
+	"type's largest and smallest values (2^63−1 and −2^63 µs): lossy for those two values only"
 #define NOTE_GEO "PostgreSQL's text form, which reads back to the same value (floats in shortest " \
 	"exact form)"
 #define NOTE_RANGE "the range's text form ('[1,10)'), which reads back to the same value"
@@ -55,8 +55,8 @@ static const floe_type_rule rules[] = {
 	  "the one-byte internal type; a non-ASCII byte arrives as PostgreSQL prints it (\\ooo)" },
 	{ "bytea", "bytea", "binary", FLOE_CLASS_EXACT, NULL, "" },
 	{ "date", "date", "date", FLOE_CLASS_EXACT, NULL,
-	  "exact for every finite date; 'infinity' and '-infinity' are carried as ±2147483647 days, "
-	  "which DuckDB reads back as ±infinity and other readers as far-off dates" },
+	  "exact for every finite date; 'infinity' and '-infinity' are carried as the type's largest "
+	  "and smallest values (2147483647 and −2147483648 days): lossy for those two values only" },
 	{ "time", "time without time zone", "time", FLOE_CLASS_EXACT, NULL,
 	  "microseconds since midnight; '24:00:00' arrives as 86400000000" },
 	{ "timetz", "time with time zone (timetz)", "string", FLOE_CLASS_EXACT, S_TEXT,

@@ -4,7 +4,8 @@
 #
 # Targets are built with clang (FUZZ_CC to override) against only what they need:
 # src/base/*.c (no third-party dependencies); for TOML src/config/toml*.c; for the lock reader
-# and the watermark proof the plan module with what it links (libpq, libpg_query).
+# and the watermark proof the plan module with what it links (libpq, libpg_query, the vectors
+# src/pg needs).
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
 # ($FLOE_SHARED_DIR or ../shared); crash inputs land in build-fuzz/ as crash-<target>-*.
 # Reproduce one with: build-fuzz/fuzz_toml build-fuzz/crash-toml-<hash>
@@ -33,7 +34,7 @@ build() { # name, extra sources and libraries...
 }
 
 # The plan module and what it calls: config, pg (libpq), sqlparse (libpg_query).
-plan_sources=(src/plan/*.c src/config/*.c src/pg/*.c src/sqlparse/*.c -I"$(pg_config --includedir)"
+plan_sources=(src/plan/*.c src/config/*.c src/pg/*.c src/format/vector.c src/sqlparse/*.c -I"$(pg_config --includedir)"
 	-lpq -lpg_query -lpthread)
 
 seed() { # name, file pattern

@@ -70,7 +70,7 @@ const floe_cli_command floe_cmd_plan = {
 		"  floe plan\n"
 		"  floe plan --json | jq '.tables[] | select(.mode == \"refused\") | .reason'\n"
 		"  floe plan --strict          # in CI: fail when a table would not load\n"
-		"  floe plan --types > docs/types.md\n",
+		"  floe plan --types           # the type table docs/types.md holds\n",
 	.options = options,
 	.min_positional = 0,
 	.max_positional = 0,

@@ -3,7 +3,9 @@
 # (default 60). Exits non-zero when a target crashes, leaks, hangs or fails to build.
 #
 # Targets are built with clang (FUZZ_CC to override) against only what they need:
-# src/base/*.c (no third-party dependencies) and, for TOML, src/config/toml*.c.
+# src/base/*.c (no third-party dependencies); for TOML src/config/toml*.c; for the lock reader
+# and the watermark proof the plan module with what it links (libpq, libpg_query, the vectors
+# src/pg needs).
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
 # ($FLOE_SHARED_DIR or ../shared); crash inputs land in build-fuzz/ as crash-<target>-*.
 # Reproduce one with: build-fuzz/fuzz_toml build-fuzz/crash-toml-<hash>
@@ -24,12 +26,16 @@ flags=(-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc)
 mkdir -p "$out"
 
-build() { # name, extra sources...
+build() { # name, extra sources and libraries...
 	local name=$1
 	shift
 	echo "fuzz.sh: building $out/fuzz_$name"
 	"$cc" "${flags[@]}" "fuzz/fuzz_$name.c" src/base/*.c "$@" -lm -o "$out/fuzz_$name"
 }
+
+# The plan module and what it calls: config, pg (libpq), sqlparse (libpg_query).
+plan_sources=(src/plan/*.c src/config/*.c src/pg/*.c src/format/vector.c src/sqlparse/*.c -I"$(pg_config --includedir)"
+	-lpq -lpg_query -lpthread)
 
 seed() { # name, file pattern
 	local dir="$out/corpus_$1"
@@ -55,13 +61,30 @@ run() { # name
 build toml src/config/toml*.c
 build json
 build copy_decode src/format/vector.c src/pg/copy_decode.c
+build lock "${plan_sources[@]}"
+build proof "${plan_sources[@]}"
 seed toml '*.toml'
 seed json '*.json'
+seed_lock() { # the lock files and PL/pgSQL trees the tests use
+	mkdir -p "$out/corpus_lock" "$out/corpus_proof"
+	for f in tests/unit/plan/proof/*.json; do
+		{ printf '\0'; cat "$f"; } >"$out/corpus_proof/$(basename "$f")"
+	done
+	printf '\001BEGIN IF a THEN NEW.updated_at := now(); ELSE NEW.updated_at := now(); END IF; RETURN NEW; END' \
+		>"$out/corpus_proof/if_else.sql"
+	cp -n tests/unit/plan/lock/*.json "$out/corpus_lock/" 2>/dev/null || true
+}
+seed_lock
+
+# Leaks inside third-party libraries floe cannot fix (libpg_query), listed and explained there.
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 
 status=0
 run toml || status=1
 run json || status=1
 run copy_decode || status=1
+run lock || status=1
+run proof || status=1
 if [ "$status" -ne 0 ]; then
 	echo "fuzz.sh: a target failed; see the crash-* inputs in $out/" >&2
 fi

@@ -142,6 +142,18 @@ char *floe_arena_printf(floe_arena *arena, const char *fmt, ...)
 	return p;
 }
 
+void *floe_arena_grow(floe_arena *arena, void *items, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return items;
+	size_t next = *cap ? 2 * *cap : 16;
+	void *bigger = floe_arena_alloc(arena, next * size);
+	if (n)
+		memcpy(bigger, items, n * size);
+	*cap = next;
+	return bigger;
+}
+
 void floe_arena_on_cleanup(floe_arena *arena, floe_cleanup_fn fn, void *data)
 {
 	arena_cleanup *c = floe_arena_alloc(arena, sizeof(*c));

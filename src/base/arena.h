@@ -33,6 +33,13 @@ char *floe_arena_printf(floe_arena *arena, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 char *floe_arena_vprintf(floe_arena *arena, const char *fmt, va_list ap);
 
+/*
+ * Room for one more item in an arena-backed array of `n` items of `size` bytes
+ * with capacity *cap: returns `items` when it has room, else a copy with twice
+ * the capacity (16 at first; the old block stays until the arena is freed).
+ */
+void *floe_arena_grow(floe_arena *arena, void *items, size_t n, size_t *cap, size_t size);
+
 /* Run `fn(data)` when the arena is freed. */
 void floe_arena_on_cleanup(floe_arena *arena, floe_cleanup_fn fn, void *data);
 

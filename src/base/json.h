@@ -33,6 +33,45 @@ int floe_json_put_key(floe_buf *out, const char *key);
  */
 int floe_json_put_member(floe_buf *out, const char *key, const char *value);
 
+/*
+ * A structured writer (json_write.c) for documents people read and diff, such as
+ * lakehouse.lock.json: it places commas and, when `pretty`, one member per line
+ * indented by two spaces — except inside containers begun with `inline_`, which
+ * stay on one line (`{"id": 1, "name": "a"}`). Output is deterministic. An
+ * append past the buffer's maximum is remembered and reported by _finish.
+ */
+#define FLOE_JSON_WRITER_DEPTH 64
+
+typedef struct floe_json_writer {
+	floe_buf *out;
+	bool pretty;
+	bool failed;
+	int depth;
+	int inline_from;                      /* depth at which one-line output began; 0: none */
+	bool has_items[FLOE_JSON_WRITER_DEPTH]; /* per open container: something written */
+	bool after_key;
+} floe_json_writer;
+
+void floe_json_write_init(floe_json_writer *w, floe_buf *out, bool pretty);
+void floe_json_write_begin_object(floe_json_writer *w, bool inline_);
+void floe_json_write_end_object(floe_json_writer *w);
+void floe_json_write_begin_array(floe_json_writer *w, bool inline_);
+void floe_json_write_end_array(floe_json_writer *w);
+void floe_json_write_key(floe_json_writer *w, const char *key);
+void floe_json_write_string(floe_json_writer *w, const char *s, size_t len);
+void floe_json_write_cstr(floe_json_writer *w, const char *s); /* NULL: null */
+void floe_json_write_int(floe_json_writer *w, int64_t v);
+void floe_json_write_bool(floe_json_writer *w, bool v);
+void floe_json_write_null(floe_json_writer *w);
+/* Key and value in one call. */
+void floe_json_write_member_cstr(floe_json_writer *w, const char *key, const char *s);
+void floe_json_write_member_int(floe_json_writer *w, const char *key, int64_t v);
+void floe_json_write_member_bool(floe_json_writer *w, const char *key, bool v);
+/* `"key": ["a", "b"]`, the array on one line. */
+void floe_json_write_member_strings(floe_json_writer *w, const char *key, const char *const *items, size_t n);
+/* A final newline (pretty); 0, or -1 when an append failed (error set). */
+int floe_json_write_finish(floe_json_writer *w);
+
 /* ---- reader ---- */
 
 #define FLOE_JSON_MAX_DEPTH 256

@@ -65,5 +65,7 @@ void floe_cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 extern const floe_cli_command floe_cmd_init;
 extern const floe_cli_command floe_cmd_doctor;
 extern const floe_cli_command floe_cmd_stack;
+extern const floe_cli_command floe_cmd_plan;
+extern const floe_cli_command floe_cmd_generate;
 
 #endif

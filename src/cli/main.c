@@ -14,6 +14,8 @@
 static const floe_cli_command *const commands[] = {
 	&floe_cmd_init,
 	&floe_cmd_doctor,
+	&floe_cmd_plan,
+	&floe_cmd_generate,
 	&floe_cmd_stack,
 	NULL,
 };
@@ -28,7 +30,9 @@ static void print_overview(void)
 	printf("\nexamples:\n"
 	       "  floe stack up --database shop --reader floe_reader   # a local PostgreSQL to try floe on\n"
 	       "  floe init --source 127.0.0.1:5432/shop --source-user floe_reader\n"
-	       "  floe doctor\n\n"
+	       "  floe doctor\n"
+	       "  floe plan\n"
+	       "  floe generate\n\n"
 	       "Run `floe COMMAND --help` for a command's options and examples.\n\n"
 	       "exit codes:\n"
 	       "  0  ok\n"

@@ -209,15 +209,7 @@ static int inspect_tables(source_facts *sf, floe_doctor_report *r, floe_pg *pg, 
 static void check_source(floe_doctor_report *r, const floe_config *c)
 {
 	floe_pg *pg = NULL;
-	floe_pg_target t = FLOE_PG_TARGET_INIT;
-	t.host = c->source.host;
-	t.port = c->source.port;
-	t.database = c->source.database;
-	t.user = c->source.user;
-	t.sslmode = c->source.sslmode;
-	t.password = floe_config_source_password(c);
-	t.read_only = true;
-	if (floe_pg_connect(&pg, &t) < 0) {
+	if (floe_pg_connect_source(&pg, c) < 0) {
 		add(r, "source.reachable", "source reachable", FLOE_CHECK_FAIL,
 		    error_hint(r, "Check [source] in floe.toml."), "%s", error_facts(r));
 		floe_error_clear();
@@ -229,7 +221,7 @@ static void check_source(floe_doctor_report *r, const floe_config *c)
 	}
 	add(r, "source.reachable", "source reachable", FLOE_CHECK_OK, NULL,
 	    "connected to %s as \"%s\"%s", floe_pg_describe(pg), c->source.user,
-	    t.password ? "" : " (no password given)");
+	    floe_config_source_password(c) ? "" : " (no password given)");
 	int v = floe_pg_server_version(pg);
 	add(r, "source.version", "PostgreSQL 12 or newer",
 	    v >= MIN_SERVER_VERSION ? FLOE_CHECK_OK : FLOE_CHECK_FAIL,

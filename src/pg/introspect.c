@@ -57,7 +57,7 @@ static const char *discover_sql =
 	" group by 1 order by 1";
 
 /* A text[] literal: {"a","b"} with \ and " escaped. */
-static const char *array_literal(floe_arena *arena, const char *const *items, size_t n)
+const char *floe_pg_array_literal(floe_arena *arena, const char *const *items, size_t n)
 {
 	floe_buf b = FLOE_BUF_INIT;
 	floe_buf_putc(&b, '{');
@@ -74,6 +74,19 @@ static const char *array_literal(floe_arena *arena, const char *const *items, si
 	const char *s = floe_arena_strdup(arena, floe_buf_cstr(&b));
 	floe_buf_free(&b);
 	return s;
+}
+
+int floe_pg_connect_source(floe_pg **out, const floe_config *config)
+{
+	floe_pg_target t = FLOE_PG_TARGET_INIT;
+	t.host = config->source.host;
+	t.port = config->source.port;
+	t.database = config->source.database;
+	t.user = config->source.user;
+	t.sslmode = config->source.sslmode;
+	t.password = floe_config_source_password(config);
+	t.read_only = true;
+	return floe_pg_connect(out, &t);
 }
 
 static const char *cell(floe_arena *arena, const floe_pg_result *r, int row, int col)
@@ -108,7 +121,7 @@ int floe_pg_schemas_inspect(floe_pg_schema_facts **out, floe_pg *pg, floe_arena 
 			    const char *const *schemas, size_t n_schemas)
 {
 	floe_pg_result *r = NULL;
-	const char *params[1] = { array_literal(arena, schemas, n_schemas) };
+	const char *params[1] = { floe_pg_array_literal(arena, schemas, n_schemas) };
 	if (floe_pg_query(&r, pg, schemas_sql, 1, params) < 0)
 		return floe_error_context("while reading schema privileges");
 	int rows = floe_pg_result_rows(r);
@@ -159,7 +172,7 @@ int floe_pg_tables_inspect(floe_pg_table_facts **out, size_t *n_out, floe_pg *pg
 			   const char *const *schemas, size_t n_schemas)
 {
 	floe_pg_result *r = NULL;
-	const char *params[1] = { array_literal(arena, schemas, n_schemas) };
+	const char *params[1] = { floe_pg_array_literal(arena, schemas, n_schemas) };
 	if (floe_pg_query(&r, pg, tables_sql, 1, params) < 0)
 		return floe_error_context("while listing the selected tables");
 	int rows = floe_pg_result_rows(r);

@@ -7,6 +7,7 @@
 #ifndef FLOE_PG_INTROSPECT_H
 #define FLOE_PG_INTROSPECT_H
 
+#include "config/config.h"
 #include "pg/pg.h"
 
 #include <stdbool.h>
@@ -39,6 +40,12 @@ typedef struct floe_pg_table_facts {
 	size_t n_columns;
 } floe_pg_table_facts;
 
+/*
+ * A read-only session on the configured source ([source] in floe.toml, the
+ * password from config's password lookup). Errors: FLOE_ERR_UNREACHABLE.
+ */
+int floe_pg_connect_source(floe_pg **out, const floe_config *config);
+
 int floe_pg_role_inspect(floe_pg_role_facts *out, floe_pg *pg, floe_arena *arena);
 
 /* One entry per requested schema, in the order given. */
@@ -52,5 +59,98 @@ int floe_pg_tables_inspect(floe_pg_table_facts **out, size_t *n_out, floe_pg *pg
 /* Every schema the role can use that holds tables, with its table count (init). */
 int floe_pg_schemas_discover(floe_pg_schema_facts **out, size_t *n_out, floe_pg *pg,
 			     floe_arena *arena);
+
+/* ---- relations, columns, types, keys and triggers: the facts behind `floe plan` ---- */
+
+typedef struct floe_pg_type floe_pg_type;
+
+typedef struct floe_pg_attr {        /* an attribute of a composite type */
+	const char *name, *quoted;   /* quoted: quote_ident() by the server */
+	const floe_pg_type *type;
+	int typmod;
+	const char *type_text;       /* format_type(type, typmod) */
+} floe_pg_attr;
+
+struct floe_pg_type {
+	unsigned oid;
+	const char *schema, *name;   /* "pg_catalog", "int4" */
+	const char *display;         /* format_type(oid, NULL): "integer" */
+	const char *quoted;          /* for a cast: int4, "char", public."my type" (quote_ident) */
+	char typtype;                /* b base, c composite, d domain, e enum, p pseudo, r range, m multirange */
+	char category;               /* pg_type.typcategory */
+	const floe_pg_type *element; /* a true array's element type (elem.typarray = this), else NULL */
+	const floe_pg_type *base;    /* a domain's base type */
+	int base_typmod;             /* a domain's typmod on its base */
+	bool domain_not_null, domain_checks;
+	floe_pg_attr *attrs;         /* a composite's attributes */
+	size_t n_attrs;
+};
+
+typedef struct floe_pg_column {
+	int attnum;
+	const char *name, *quoted;
+	const floe_pg_type *type;
+	int typmod;
+	const char *type_text;       /* format_type(atttypid, atttypmod): "numeric(12,2)" */
+	bool not_null;
+	bool visible;                /* SELECT on the column for the role */
+	char generated;              /* attgenerated: 's' stored, '\0' none */
+	const char *default_expr;    /* pg_get_expr of the default, NULL when none */
+} floe_pg_column;
+
+/* tgtype bits (PostgreSQL's trigger.h). */
+#define FLOE_PG_TRIGGER_ROW (1 << 0)
+#define FLOE_PG_TRIGGER_BEFORE (1 << 1)
+#define FLOE_PG_TRIGGER_INSERT (1 << 2)
+#define FLOE_PG_TRIGGER_DELETE (1 << 3)
+#define FLOE_PG_TRIGGER_UPDATE (1 << 4)
+#define FLOE_PG_TRIGGER_TRUNCATE (1 << 5)
+#define FLOE_PG_TRIGGER_INSTEAD (1 << 6)
+
+typedef struct floe_pg_trigger {
+	const char *name;
+	int type;                    /* tgtype bits */
+	char enabled;                /* 'O' origin, 'A' always, 'R' replica only, 'D' disabled */
+	bool update_of;              /* UPDATE OF columns: fires only when they are named */
+	bool has_when;               /* WHEN (condition) */
+	const char *function;        /* regprocedure text, for messages */
+	const char *language;        /* "plpgsql", "c", ... */
+	const char *definition;      /* pg_get_functiondef() for plpgsql, else NULL */
+	const char *prosrc;          /* the function's prosrc (a C function's symbol) */
+	const char *first_arg;       /* first trigger argument, NULL when none */
+	long long n_leaves;          /* partitioned parent: leaf partitions */
+	long long n_leaves_enabled;  /* ... of which carry this trigger enabled */
+} floe_pg_trigger;
+
+typedef struct floe_pg_relation {
+	unsigned oid;
+	const char *schema, *name;
+	const char *quoted;          /* quote_ident(schema) || '.' || quote_ident(name) */
+	char kind;                   /* r table, p partitioned, v view, m materialized view, f foreign */
+	char persistence;            /* p permanent, u unlogged, t temporary */
+	bool schema_usage, can_select;
+	bool rls_active;             /* row_security_active(): policies filter the role's rows */
+	bool rls_sees_all;           /* a permissive policy with USING (true) applies, no restrictive one */
+	long long n_partitions;      /* partitioned: leaf partitions */
+	floe_pg_column *columns;
+	size_t n_columns;
+	const floe_pg_column **key;  /* primary key columns in key order; n_key 0: none */
+	size_t n_key;
+	floe_pg_trigger *triggers;   /* user triggers (not internal), by name */
+	size_t n_triggers;
+} floe_pg_relation;
+
+/*
+ * Every relation of the given schemas that is not a partition (tables,
+ * partitioned parents, views, materialized views, foreign tables), by schema and
+ * name. Tables and partitioned parents come with columns (types resolved through
+ * domains, arrays and composites), primary key and triggers; views with columns
+ * only. Everything is allocated in `arena`.
+ */
+int floe_pg_relations_inspect(floe_pg_relation **out, size_t *n_out, floe_pg *pg, floe_arena *arena,
+			      const char *const *schemas, size_t n_schemas);
+
+/* A text[] literal ({"a","b"}) for a query parameter, in `arena`. */
+const char *floe_pg_array_literal(floe_arena *arena, const char *const *items, size_t n);
 
 #endif

@@ -3,7 +3,7 @@ import re
 
 from conftest import floe
 
-COMMANDS = ["init", "doctor", "stack"]
+COMMANDS = ["init", "doctor", "plan", "generate", "stack"]
 
 
 def test_overview_lists_every_command_and_exit_codes():

@@ -28,6 +28,8 @@ def test_planted_password_never_leaks(project):
              str(project), env=env, check=0)
         floe("-C", str(project), "-v", "-v", "doctor", env=env, check=0)
         floe("-C", str(project), "--log-json", "doctor", "--json", env=env, check=0)
+        floe("-C", str(project), "-v", "-v", "plan", "--json", env=env, check=0)
+        floe("-C", str(project), "-v", "generate", env=env, check=0)  # pipeline/ is scanned below
         # a failing connection quotes libpq's message: still no password
         floe("init", "--source", "127.0.0.1:1/shop", str(project / "other"), env=env, check=0)
         floe("-C", str(project / "other"), "-v", "doctor", env=env, check=1)

@@ -1,0 +1,64 @@
+/*
+ * gen.h — `floe generate`: writes pipeline/ as a git repository and commits
+ * bronze/<table>.sql (each table's extraction query) and lakehouse.lock.json
+ * (the deployed plan with field ids and the hash of every generated file).
+ *
+ * A file whose content differs from what floe last generated (the hash in the
+ * previous lock) was edited by a person: it is kept, reported as drift, and the
+ * lock records the hash of what floe would have written, so the drift stays
+ * visible. Deleting such a file lets floe write it again. Generating again with
+ * nothing changed makes no commit. The dbt and Dagster emitters will join here.
+ */
+#ifndef FLOE_GEN_GEN_H
+#define FLOE_GEN_GEN_H
+
+#include "base/buf.h"
+#include "config/config.h"
+#include "plan/plan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum floe_gen_action {
+	FLOE_GEN_ADDED = 0,   /* written for the first time */
+	FLOE_GEN_UPDATED,     /* rewritten: the plan changed and nobody had edited it */
+	FLOE_GEN_UNCHANGED,
+	FLOE_GEN_RESTORED,    /* it was missing and is written again */
+	FLOE_GEN_KEPT,        /* edited by hand: left as it is (drift) */
+	FLOE_GEN_REMOVED,     /* its table left the plan; it was unedited */
+	FLOE_GEN_ORPHANED     /* its table left the plan, but it was edited: left (drift) */
+} floe_gen_action;
+
+const char *floe_gen_action_name(floe_gen_action action);
+
+typedef struct floe_gen_file {
+	const char *path;     /* relative to pipeline/ */
+	floe_gen_action action;
+} floe_gen_file;
+
+typedef struct floe_gen_result floe_gen_result;
+
+typedef struct floe_gen_opts {
+	const char *dir;      /* NULL: <project>/pipeline */
+} floe_gen_opts;
+
+#define FLOE_GEN_OPTS_INIT { NULL }
+
+/* Plan the source (floe_plan_build) and generate. */
+int floe_gen_run(floe_gen_result **out, const floe_config *config, const floe_gen_opts *opts);
+
+/* Generate from a plan already built, into `dir`. */
+int floe_gen_from_plan(floe_gen_result **out, const floe_plan *plan, const char *dir);
+
+void floe_gen_result_free(floe_gen_result *result);
+
+size_t floe_gen_file_count(const floe_gen_result *result);
+const floe_gen_file *floe_gen_file_at(const floe_gen_result *result, size_t i);
+bool floe_gen_has_drift(const floe_gen_result *result);
+/* The commit id, or NULL when nothing changed. */
+const char *floe_gen_commit(const floe_gen_result *result);
+
+int floe_gen_render_text(floe_buf *out, const floe_gen_result *result);
+int floe_gen_render_json(floe_buf *out, const floe_gen_result *result);
+
+#endif

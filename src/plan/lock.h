@@ -1,0 +1,108 @@
+/*
+ * lock.h — lakehouse.lock.json, the deployed plan: per table its load mode,
+ * watermark and key, its columns with Iceberg field ids and types, and the
+ * SHA-256 of every file generated for it.
+ *
+ * Field ids are stable across generations. A column keeps its id while its
+ * attnum and name stay the same; a rename (same attnum, the old name gone, the
+ * new name new) keeps it too; anything else — a new column, or one dropped and
+ * added again (PostgreSQL gives it a new attnum) — gets a new id above the
+ * highest ever used (`last-column-id`), so an id is never reused. Nested ids
+ * (list elements, struct fields) follow their column's structure. A table that
+ * leaves the plan stays in the lock as `removed`, keeping its ids for its return.
+ *
+ * The reader checks everything it takes from the file (it is outside input: a
+ * person may edit it) and reports the JSON path of the first problem.
+ */
+#ifndef FLOE_PLAN_LOCK_H
+#define FLOE_PLAN_LOCK_H
+
+#include "base/buf.h"
+#include "plan/plan.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define FLOE_LOCK_FORMAT 1
+
+typedef struct floe_lock floe_lock;
+typedef struct floe_lock_type floe_lock_type;
+
+typedef struct floe_lock_field {
+	int id;
+	const char *name;
+	bool required;
+	const floe_lock_type *type;
+} floe_lock_field;
+
+/* An Iceberg type with its nested field ids (the Iceberg spec's JSON shape). */
+struct floe_lock_type {
+	floe_plan_type_kind kind;
+	const char *primitive;            /* "long" */
+	int element_id;                   /* list */
+	bool element_required;
+	const floe_lock_type *element;
+	floe_lock_field *fields;          /* struct */
+	size_t n_fields;
+};
+
+typedef struct floe_lock_column {
+	int id;
+	const char *name;
+	int attnum;
+	const char *pg_type;
+	const char *cls;                  /* "exact", "widening", "lossy" */
+	bool required;
+	const floe_lock_type *type;
+} floe_lock_column;
+
+typedef struct floe_lock_file {
+	const char *path;                 /* relative to pipeline/ */
+	const char *sha256;               /* of the content floe generated (not of an edit) */
+} floe_lock_file;
+
+typedef struct floe_lock_table {
+	const char *schema, *name, *bronze;
+	const char *mode;                 /* incremental, full, refused, removed */
+	const char *reason;
+	const char *watermark;            /* NULL: none */
+	const char **key;
+	size_t n_key;
+	int last_column_id;
+	floe_lock_column *columns;
+	size_t n_columns;
+	floe_lock_file *files;
+	size_t n_files;
+} floe_lock_table;
+
+/* Parse lock text; `name` labels messages. Errors: FLOE_ERR_CONFIG with the JSON path. */
+int floe_lock_parse(floe_lock **out, const char *name, const char *text, size_t len);
+
+/* Read the file at `path`; a missing file is an empty lock. */
+int floe_lock_load(floe_lock **out, const char *path);
+
+void floe_lock_free(floe_lock *lock);
+
+size_t floe_lock_count(const floe_lock *lock);
+const floe_lock_table *floe_lock_at(const floe_lock *lock, size_t i);
+const floe_lock_table *floe_lock_find(const floe_lock *lock, const char *schema, const char *name);
+
+/* The generated hash recorded for `path`, NULL when the lock has none. */
+const char *floe_lock_file_hash(const floe_lock *lock, const char *path);
+
+/*
+ * The lock for `plan`, with ids carried over from `previous` (NULL or an empty
+ * lock: the first generation). Each loadable table lists its file with no hash yet: set it with
+ * floe_lock_set_file_hash once the content is known.
+ */
+int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *previous);
+
+void floe_lock_set_file_hash(floe_lock *lock, const char *path, const char *sha256);
+
+/* The file's text: pretty JSON, one column per line, deterministic. */
+int floe_lock_render(floe_buf *out, const floe_lock *lock);
+
+/* What changed from `before` to `after`, one line each ("public.orders: new column note, id 7"). */
+int floe_lock_describe_changes(floe_buf *out, const floe_lock *before, const floe_lock *after);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * lock_int.h — the lock's layout, shared by lock.c (build, render) and
+ * lock_read.c (the checked reader).
+ */
+#ifndef FLOE_PLAN_LOCK_INT_H
+#define FLOE_PLAN_LOCK_INT_H
+
+#include "plan/lock.h"
+
+struct floe_lock {
+	floe_arena *arena;
+	const char *database;     /* NULL: unknown */
+	floe_lock_table *tables;
+	size_t n, cap;
+};
+
+floe_lock *floe_lock_new(void);
+floe_lock_table *floe_lock_add_table(floe_lock *lock);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * repo.h — the git repositories floe writes (pipeline/): the one module that
+ * calls libgit2.
+ *
+ * A commit is built from HEAD's tree plus exactly the paths handed in — never
+ * from whatever else is staged or changed in the work tree — so a person's own
+ * edits are neither committed in floe's name nor lost. The author is the one
+ * git's configuration names (user.name, user.email), else "floe
+ * <floe@localhost>". libgit2's errors are translated here.
+ */
+#ifndef FLOE_REPO_REPO_H
+#define FLOE_REPO_REPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct floe_repo floe_repo;
+
+/* Open the repository whose work tree is `path`; with `create`, make it (branch main) if missing. */
+int floe_repo_open(floe_repo **out, const char *path, bool create);
+void floe_repo_close(floe_repo *repo);
+
+/* True when `path` holds a git repository (work tree with .git). */
+bool floe_repo_exists(const char *path);
+
+typedef struct floe_repo_change {
+	const char *path;  /* relative to the work tree, '/'-separated */
+	const void *data;  /* the file's content as written to the work tree */
+	size_t len;
+	bool remove;       /* the file was deleted */
+} floe_repo_change;
+
+typedef struct floe_repo_commit_opts {
+	const char *message;
+} floe_repo_commit_opts;
+
+#define FLOE_REPO_COMMIT_OPTS_INIT { NULL }
+
+/*
+ * Commit `changes` on top of HEAD (or as the first commit). When the resulting
+ * tree equals HEAD's, nothing is committed and *committed is false. The index
+ * is updated for these paths only. `commit_hex` (41 bytes, may be NULL) gets
+ * the new commit id.
+ */
+int floe_repo_commit(bool *committed, char *commit_hex, floe_repo *repo, const floe_repo_change *changes,
+		     size_t n_changes, const floe_repo_commit_opts *opts);
+
+#endif

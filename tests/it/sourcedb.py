@@ -1,0 +1,60 @@
+"""A private source database per test module: created through the admin connection, read by a
+role of its own through TCP with a password, exactly as floe reads a real source."""
+import json
+import secrets
+from pathlib import Path
+
+import psycopg
+
+from conftest import floe
+
+
+class Source:
+    def __init__(self, stack, name, role):
+        self.stack = stack
+        self.name = name
+        self.role = role
+        self.password = f"pw-{name}-" + secrets.token_hex(8)
+        self.admin_dsn = stack["admin"].replace("dbname=shop", f"dbname={name}")
+
+    def create(self, sql):
+        with psycopg.connect(self.stack["admin"], autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{self.name}"')
+            if conn.execute("select 1 from pg_roles where rolname = %s", (self.role,)).fetchone():
+                conn.execute(f'DROP OWNED BY "{self.role}"')
+                conn.execute(f'DROP ROLE "{self.role}"')
+            conn.execute(f'CREATE ROLE "{self.role}" LOGIN PASSWORD \'{self.password}\'')
+        self.admin(sql)
+
+    def admin(self, sql, params=None):
+        with psycopg.connect(self.admin_dsn, autocommit=True) as conn:
+            return conn.execute(sql, params)
+
+    def reader(self):
+        return psycopg.connect(host="127.0.0.1", port=self.stack["port"], dbname=self.name,
+                               user=self.role, password=self.password, autocommit=True)
+
+    def project(self, directory: Path, schemas=("public",), extra=""):
+        toml = (f'[project]\nname = "{self.name}"\n\n[source]\nhost = "127.0.0.1"\n'
+                f'port = {self.stack["port"]}\ndatabase = "{self.name}"\nuser = "{self.role}"\n'
+                f'schemas = {json.dumps(list(schemas), ensure_ascii=False)}\n{extra}')
+        (directory / "floe.toml").write_text(toml)
+        return directory
+
+    def floe(self, directory, *args, check=None, env=None):
+        full = {"FLOE_SOURCE_PASSWORD": self.password}
+        full.update(env or {})
+        return floe("-C", str(directory), *args, env=full, check=check)
+
+    def plan(self, directory, *args):
+        r = self.floe(directory, "plan", "--json", *args, check=0)
+        return {(t["schema"], t["table"]): t for t in json.loads(r.out)["tables"]}
+
+    def run_extraction(self, sql, session):
+        """Run a generated extraction query as the reader, under the lock's session settings."""
+        with self.reader() as conn:
+            for name, value in session.items():
+                conn.execute("select set_config(%s, %s, false)", (name, value))
+            cur = conn.execute(sql)
+            return [d.name for d in cur.description], cur.fetchall()

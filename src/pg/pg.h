@@ -28,9 +28,10 @@ typedef struct floe_pg_target {
 	const char *sslmode;  /* NULL: libpq default */
 	bool read_only;       /* default_transaction_read_only = on for the session */
 	int connect_timeout;  /* seconds; 0: 10 */
+	const char *password_env; /* the variable the password came from, named in hints; NULL: [source] */
 } floe_pg_target;
 
-#define FLOE_PG_TARGET_INIT { NULL, 5432, NULL, NULL, NULL, NULL, true, 0 }
+#define FLOE_PG_TARGET_INIT { NULL, 5432, NULL, NULL, NULL, NULL, true, 0, NULL }
 
 /* Connect. Errors: FLOE_ERR_UNREACHABLE (with hints for the common causes). */
 int floe_pg_connect(floe_pg **out, const floe_pg_target *target);
@@ -53,6 +54,8 @@ int floe_pg_query(floe_pg_result **out, floe_pg *pg, const char *sql, int nparam
 int floe_pg_exec(floe_pg *pg, const char *sql);
 
 int floe_pg_result_rows(const floe_pg_result *r);
+/* Rows an INSERT, UPDATE, DELETE or COPY touched (PQcmdTuples); 0 for others. */
+long long floe_pg_result_affected(const floe_pg_result *r);
 int floe_pg_result_cols(const floe_pg_result *r);
 bool floe_pg_result_is_null(const floe_pg_result *r, int row, int col);
 /* Text of a cell ("" for NULL). Borrowed until floe_pg_result_free. */
@@ -60,6 +63,29 @@ const char *floe_pg_result_text(const floe_pg_result *r, int row, int col);
 bool floe_pg_result_bool(const floe_pg_result *r, int row, int col);
 long long floe_pg_result_int(const floe_pg_result *r, int row, int col);
 void floe_pg_result_free(floe_pg_result *r);
+
+/*
+ * Transactions on a session that may write. floe_pg_rollback never touches the
+ * error chain (it runs while a failure is being reported) and accepts NULL and
+ * a broken connection; it also ends an unfinished COPY.
+ */
+int floe_pg_begin(floe_pg *pg);
+int floe_pg_commit(floe_pg *pg);
+void floe_pg_rollback(floe_pg *pg);
+
+/*
+ * COPY … FROM STDIN (copy_in.c). floe_pg_copy_in_begin runs `sql`, which must
+ * be such a COPY; then floe_pg_copy_in_put streams bytes in the statement's
+ * format (any split: rows may cross calls), and floe_pg_copy_in_end finishes it
+ * and reports the rows the server stored. Errors in the data surface at _end.
+ * Until _end or _abort, nothing else may run on `pg`. _abort makes the server
+ * fail the COPY (and so the transaction around it) and never touches the error
+ * chain; it does nothing when no COPY is open.
+ */
+int floe_pg_copy_in_begin(floe_pg *pg, const char *sql);
+int floe_pg_copy_in_put(floe_pg *pg, const void *data, size_t len);
+int floe_pg_copy_in_end(long long *rows_out, floe_pg *pg);
+void floe_pg_copy_in_abort(floe_pg *pg, const char *why);
 
 /* Quote an identifier / a literal for this connection's encoding, appended to `out`. */
 int floe_pg_quote_ident(floe_buf *out, floe_pg *pg, const char *ident);

@@ -38,7 +38,11 @@ static char *libpq_message(const char *raw)
 
 static void connect_hint(const char *why, const floe_pg_target *t)
 {
-	if (strstr(why, "password authentication failed") || strstr(why, "no password supplied"))
+	if ((strstr(why, "password authentication failed") || strstr(why, "no password supplied")) &&
+	    t->password_env)
+		floe_error_hint("Check the password in %s and the role `%s`.", t->password_env,
+				t->user ? t->user : "");
+	else if (strstr(why, "password authentication failed") || strstr(why, "no password supplied"))
 		floe_error_hint("Check the password in the variable named by [source] password-env "
 				"(FLOE_SOURCE_PASSWORD by default) and the role `%s`.", t->user ? t->user : "");
 	else if (strstr(why, "does not exist") && strstr(why, "database"))
@@ -166,6 +170,15 @@ int floe_pg_exec(floe_pg *pg, const char *sql)
 	return 0;
 }
 
+long long floe_pg_result_affected(const floe_pg_result *r)
+{
+	const char *v = PQcmdTuples(r->res);
+	int64_t n = 0;
+	if (!v || floe_text_parse_int64(&n, v, strlen(v), 0, INT64_MAX) < 0)
+		return 0;
+	return (long long)n;
+}
+
 int floe_pg_result_rows(const floe_pg_result *r)
 {
 	return PQntuples(r->res);
@@ -268,4 +281,25 @@ void floe_pg_cancel(floe_pg *pg)
 		PQcancel(cancel, why, sizeof(why));
 		PQfreeCancel(cancel);
 	}
+}
+
+int floe_pg_begin(floe_pg *pg)
+{
+	return floe_pg_exec(pg, "BEGIN");
+}
+
+int floe_pg_commit(floe_pg *pg)
+{
+	return floe_pg_exec(pg, "COMMIT");
+}
+
+void floe_pg_rollback(floe_pg *pg)
+{
+	/* The failure being handled is the error worth reporting; this one is not. */
+	if (!pg || PQstatus(pg->conn) != CONNECTION_OK)
+		return;
+	if (PQtransactionStatus(pg->conn) == PQTRANS_ACTIVE)
+		floe_pg_copy_in_abort(pg, "rolled back"); /* a COPY … FROM STDIN left open */
+	PGresult *res = PQexec(pg->conn, "ROLLBACK");
+	PQclear(res);
 }

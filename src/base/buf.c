@@ -47,7 +47,7 @@ void floe_buf_clear(floe_buf *buf)
 		buf->ptr[0] = '\0';
 }
 
-static int buf_reserve(floe_buf *buf, size_t extra)
+int floe_buf_reserve(floe_buf *buf, size_t extra)
 {
 	if (extra > buf->max || buf->len > buf->max - extra)
 		return -1;
@@ -64,7 +64,7 @@ static int buf_reserve(floe_buf *buf, size_t extra)
 
 int floe_buf_put(floe_buf *buf, const void *data, size_t len)
 {
-	if (buf_reserve(buf, len) < 0)
+	if (floe_buf_reserve(buf, len) < 0)
 		return -1;
 	if (len)
 		memcpy(buf->ptr + buf->len, data, len);
@@ -89,7 +89,7 @@ int floe_buf_vprintf(floe_buf *buf, const char *fmt, va_list ap)
 	va_copy(copy, ap);
 	int n = vsnprintf(NULL, 0, fmt, copy);
 	va_end(copy);
-	if (n < 0 || buf_reserve(buf, (size_t)n) < 0)
+	if (n < 0 || floe_buf_reserve(buf, (size_t)n) < 0)
 		return -1;
 	vsnprintf(buf->ptr + buf->len, (size_t)n + 1, fmt, ap);
 	buf->len += (size_t)n;

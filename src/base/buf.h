@@ -37,6 +37,13 @@ void floe_buf_init(floe_buf *buf, size_t max);
 void floe_buf_free(floe_buf *buf);
 void floe_buf_clear(floe_buf *buf);
 
+/*
+ * Make room for `extra` more bytes (plus the NUL) without changing the contents,
+ * for writers that fill buf->ptr + buf->len directly and then advance buf->len.
+ * Fails like an append past `max`.
+ */
+int floe_buf_reserve(floe_buf *buf, size_t extra);
+
 int floe_buf_put(floe_buf *buf, const void *data, size_t len);
 int floe_buf_puts(floe_buf *buf, const char *cstr);
 int floe_buf_putc(floe_buf *buf, char c);

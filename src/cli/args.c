@@ -177,9 +177,25 @@ static void print_options(const floe_cli_option *opts)
 	}
 }
 
+const floe_cli_command *floe_cli_subcommand(const floe_cli_command *parent, const char *word)
+{
+	for (const floe_cli_command *const *c = parent->subcommands; c && *c; c++) {
+		const char *leaf = strrchr((*c)->name, ' ');
+		if (strcmp(leaf ? leaf + 1 : (*c)->name, word) == 0)
+			return *c;
+	}
+	return NULL;
+}
+
 void floe_cli_print_help(const floe_cli_command *cmd)
 {
 	printf("usage: floe %s\n\n%s\n", cmd->usage, cmd->description);
+	if (cmd->subcommands) {
+		printf("\nactions:\n");
+		for (const floe_cli_command *const *c = cmd->subcommands; *c; c++)
+			printf("  %-22s %s\n", (*c)->name, (*c)->summary);
+		printf("\nRun `floe %s ACTION --help` for an action's options and examples.\n", cmd->name);
+	}
 	if (cmd->options[0].name) {
 		printf("\noptions:\n");
 		print_options(cmd->options);

@@ -32,6 +32,12 @@ typedef struct floe_cli_command {
 	const floe_cli_option *options; /* terminated by a zeroed entry */
 	int min_positional, max_positional;
 	int (*run)(floe_cli_ctx *ctx);
+	/*
+	 * A command made of actions (`floe shop generate`): each is a command of
+	 * its own named "<parent> <action>", NULL-terminated. The parent's run is
+	 * not called; its help lists the actions.
+	 */
+	const struct floe_cli_command *const *subcommands;
 } floe_cli_command;
 
 struct floe_cli_ctx {
@@ -54,6 +60,9 @@ bool floe_cli_flag(const floe_cli_ctx *ctx, const char *name);
 
 void floe_cli_print_help(const floe_cli_command *cmd);
 
+/* The action of `parent` named `word` (the last word of its name), or NULL. */
+const floe_cli_command *floe_cli_subcommand(const floe_cli_command *parent, const char *word);
+
 /* Load the project's floe.toml (per -C / --config). */
 int floe_cli_load_config(floe_config **out, const floe_cli_ctx *ctx);
 
@@ -67,5 +76,6 @@ extern const floe_cli_command floe_cmd_doctor;
 extern const floe_cli_command floe_cmd_stack;
 extern const floe_cli_command floe_cmd_plan;
 extern const floe_cli_command floe_cmd_generate;
+extern const floe_cli_command floe_cmd_shop;
 
 #endif

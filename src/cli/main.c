@@ -17,6 +17,7 @@ static const floe_cli_command *const commands[] = {
 	&floe_cmd_plan,
 	&floe_cmd_generate,
 	&floe_cmd_stack,
+	&floe_cmd_shop,
 	NULL,
 };
 
@@ -63,6 +64,24 @@ static int unknown_command(const char *name)
 	else
 		floe_error_set(FLOE_ERR_USAGE, "unknown command `%s`", name);
 	floe_error_hint("Run `floe --help` for the list of commands.");
+	return -1;
+}
+
+static int unknown_action(const floe_cli_command *cmd, const char *word)
+{
+	const char *names[FLOE_CLI_MAX_OPTIONS + 1];
+	int n = 0;
+	for (const floe_cli_command *const *c = cmd->subcommands; *c && n < FLOE_CLI_MAX_OPTIONS; c++) {
+		const char *leaf = strrchr((*c)->name, ' ');
+		names[n++] = leaf ? leaf + 1 : (*c)->name;
+	}
+	names[n] = NULL;
+	const char *near = floe_text_suggest(word, names);
+	if (near)
+		floe_error_set(FLOE_ERR_USAGE, "unknown `floe %s` action `%s` — did you mean `%s`?", cmd->name, word, near);
+	else
+		floe_error_set(FLOE_ERR_USAGE, "unknown `floe %s` action `%s`", cmd->name, word);
+	floe_error_hint("Run `floe %s --help` for its actions.", cmd->name);
 	return -1;
 }
 
@@ -121,6 +140,18 @@ static int run(int argc, char **argv)
 	const floe_cli_command *cmd = find_command(argv[i]);
 	if (!cmd)
 		return unknown_command(argv[i]);
+	if (cmd->subcommands) {
+		const char *word = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!word || strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0) {
+			floe_cli_print_help(cmd);
+			return word ? FLOE_EXIT_OK : FLOE_EXIT_USAGE;
+		}
+		const floe_cli_command *sub = floe_cli_subcommand(cmd, word);
+		if (!sub)
+			return unknown_action(cmd, word);
+		cmd = sub;
+		i++;
+	}
 	int rc = floe_cli_parse(&ctx, cmd, argc - i - 1, argv + i + 1);
 	if (rc != 0)
 		return rc > 0 ? FLOE_EXIT_OK : -1;

@@ -54,6 +54,13 @@ static void connect_hint(const char *why, const floe_pg_target *t)
 		floe_error_hint("Check `host` and `port` under [source], and that this machine can reach it.");
 }
 
+/* Server notices ("… already exists, skipping") are for the debug log, not the user's terminal. */
+static void notice_to_log(void *arg, const char *message)
+{
+	(void)arg;
+	floe_log_debug("postgres: %.*s", (int)strcspn(message, "\n"), message);
+}
+
 int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
 {
 	const char *keys[16], *vals[16];
@@ -95,6 +102,7 @@ int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
 		floe_pg_close(pg);
 		return -1;
 	}
+	PQsetNoticeProcessor(pg->conn, notice_to_log, NULL);
 	pg->version = PQserverVersion(pg->conn);
 	floe_log_debug("connected to %s, server_version_num %d", pg->describe, pg->version);
 	const char *sv = PQparameterStatus(pg->conn, "server_version");

@@ -1,0 +1,315 @@
+/*
+ * load.c — floe_shop_generate: the whole shop in one transaction.
+ *
+ *   BEGIN; [CREATE SCHEMA]; [DROP the old shop]; pre-data DDL;
+ *   COPY each table FROM STDIN (FREEZE); post-data DDL; ANALYZE; COMMIT;
+ *   then the checksum, in a snapshot of its own.
+ *
+ * Rows (binary COPY format, rows.c) are made by a generator thread into a small ring of chunk buffers while
+ * this thread streams the previous chunks through libpq, so on two cores the
+ * server parses one chunk while the next is being written. The generator never
+ * fails; when the load does, it is told to stop and joined before the rollback.
+ */
+#include "shop/shop_int.h"
+#include "base/error.h"
+#include "base/log.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHUNK_BYTES (1u << 20)
+#define RING 4
+
+typedef struct chunk {
+	floe_buf buf;
+	int table;
+	bool end_of_table;
+} chunk;
+
+typedef struct pipeline {
+	pthread_mutex_t mu;
+	pthread_cond_t changed;
+	chunk slots[RING];
+	int head, filled; /* filled slots start at head */
+	bool stop;
+	const shop_world *world;
+} pipeline;
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- the ring ---- */
+
+/* Producer: wait for a free slot; NULL when told to stop. */
+static chunk *ring_claim(pipeline *p)
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->filled == RING && !p->stop)
+		pthread_cond_wait(&p->changed, &p->mu);
+	chunk *c = p->stop ? NULL : &p->slots[(p->head + p->filled) % RING];
+	pthread_mutex_unlock(&p->mu);
+	if (c)
+		floe_buf_clear(&c->buf);
+	return c;
+}
+
+static void ring_publish(pipeline *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->filled++;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Consumer: the oldest filled slot, held until ring_release. */
+static chunk *ring_take(pipeline *p)
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->filled == 0)
+		pthread_cond_wait(&p->changed, &p->mu);
+	chunk *c = &p->slots[p->head];
+	pthread_mutex_unlock(&p->mu);
+	return c;
+}
+
+static void ring_release(pipeline *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->head = (p->head + 1) % RING;
+	p->filled--;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void ring_stop(pipeline *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* ---- the generator thread ---- */
+
+static void *generate_rows(void *arg)
+{
+	pipeline *p = arg;
+	for (int t = 0; t < SHOP_N_TABLES; t++) {
+		uint32_t units = shop_rows_units(p->world, (shop_table_id)t), i = 0;
+		chunk *c;
+		do {
+			if (!(c = ring_claim(p)))
+				return NULL;
+			c->table = t;
+			if (i == 0)
+				shop_rows_header(&c->buf);
+			while (i < units && c->buf.len < CHUNK_BYTES) {
+				shop_rows_emit(&c->buf, p->world, (shop_table_id)t, i, i + 1);
+				i++;
+			}
+			c->end_of_table = i == units;
+			if (c->end_of_table)
+				shop_rows_trailer(&c->buf);
+			ring_publish(p);
+		} while (i < units);
+	}
+	return NULL;
+}
+
+/* ---- statements ---- */
+
+static int exec_all(floe_pg *pg, const char *const *sql)
+{
+	for (; *sql; sql++)
+		if (floe_pg_exec(pg, *sql) < 0)
+			return -1;
+	return 0;
+}
+
+int shop_use_schema(floe_pg *pg, const char *schema)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	floe_buf_puts(&sql, "SET search_path = ");
+	int error = floe_pg_quote_ident(&sql, pg, schema);
+	if (error == 0)
+		error = floe_pg_exec(pg, floe_buf_cstr(&sql));
+	floe_buf_free(&sql);
+	return error;
+}
+
+/* The shop's objects already in `schema`, comma-separated into `found` ("" when none). */
+static int existing_objects(floe_buf *found, floe_pg *pg, const char *schema)
+{
+	static const char sql[] =
+		"SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+		"WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND c.relname IN "
+		"('product_categories', 'geolocation', 'sellers', 'products', 'customers', 'orders', "
+		"'order_items', 'payments', 'reviews') "
+		"UNION ALL SELECT 'type ' || t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace "
+		"WHERE n.nspname = $1 AND t.typname = 'order_status' ORDER BY 1";
+	floe_pg_result *r = NULL;
+	const char *params[1] = { schema };
+	if (floe_pg_query(&r, pg, sql, 1, params) < 0)
+		return -1;
+	for (int i = 0; i < floe_pg_result_rows(r); i++)
+		floe_buf_printf(found, "%s%s", i ? ", " : "", floe_pg_result_text(r, i, 0));
+	floe_pg_result_free(r);
+	return 0;
+}
+
+int shop_exists(bool *out, floe_pg *pg, const char *schema)
+{
+	floe_pg_result *r = NULL;
+	const char *params[1] = { schema };
+	if (floe_pg_query(&r, pg,
+			  "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+			  "WHERE n.nspname = $1 AND c.relname = 'orders' AND c.relkind IN ('r', 'p')",
+			  1, params) < 0)
+		return -1;
+	*out = floe_pg_result_rows(r) > 0;
+	floe_pg_result_free(r);
+	return 0;
+}
+
+static int prepare_schema(floe_pg *pg, const floe_shop_generate_opts *opts)
+{
+	floe_buf sql = FLOE_BUF_INIT, found = FLOE_BUF_INIT;
+	int error = -1;
+	floe_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
+	if (floe_pg_quote_ident(&sql, pg, opts->schema) < 0 || floe_pg_exec(pg, floe_buf_cstr(&sql)) < 0 ||
+	    shop_use_schema(pg, opts->schema) < 0 || existing_objects(&found, pg, opts->schema) < 0)
+		goto cleanup;
+	if (found.len && !opts->replace) {
+		floe_error_set(FLOE_ERR_EXISTS, "schema \"%s\" already holds a shop (%s)", opts->schema,
+			       floe_buf_cstr(&found));
+		floe_error_hint("Pass --replace to drop it and generate again, or --schema NAME for another schema.");
+		goto cleanup;
+	}
+	if (found.len && exec_all(pg, shop_schema_drop) < 0)
+		goto cleanup;
+	error = 0;
+cleanup:
+	floe_buf_free(&sql);
+	floe_buf_free(&found);
+	return error;
+}
+
+/* ---- the load ---- */
+
+static int copy_table(floe_shop_generate_result *res, floe_pg *pg, pipeline *p, int t)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	double start = now_seconds();
+	long long rows = 0;
+	int error = -1;
+	floe_buf_printf(&sql, "COPY %s (%s) FROM STDIN WITH (FORMAT binary, FREEZE)", shop_tables[t].name, shop_tables[t].columns);
+	if (floe_pg_copy_begin(pg, floe_buf_cstr(&sql)) < 0)
+		goto cleanup;
+	for (;;) {
+		chunk *c = ring_take(p);
+		bool end = c->end_of_table;
+		int rc = floe_pg_copy_put(pg, c->buf.ptr, c->buf.len);
+		ring_release(p);
+		if (rc < 0)
+			goto cleanup;
+		if (end)
+			break;
+	}
+	if (floe_pg_copy_end(&rows, pg) < 0)
+		goto cleanup;
+	res->table_rows[t] = rows;
+	res->table_seconds[t] = now_seconds() - start;
+	res->rows += rows;
+	floe_log_info("shop: %s: %lld rows in %.2f s", shop_tables[t].name, rows, res->table_seconds[t]);
+	error = 0;
+cleanup:
+	if (error < 0)
+		floe_error_context("while loading table \"%s\"", shop_tables[t].name);
+	floe_buf_free(&sql);
+	return error;
+}
+
+static int load_tables(floe_shop_generate_result *res, floe_pg *pg, const shop_world *w)
+{
+	pipeline p;
+	pthread_t thread;
+	int error = 0;
+	memset(&p, 0, sizeof(p));
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.changed, NULL);
+	p.world = w;
+	for (int i = 0; i < RING; i++)
+		floe_buf_init(&p.slots[i].buf, 0);
+	if (pthread_create(&thread, NULL, generate_rows, &p) != 0) {
+		floe_error_set(FLOE_ERR_INTERNAL, "could not start the row generator thread");
+		error = -1;
+	} else {
+		for (int t = 0; t < SHOP_N_TABLES && error == 0; t++)
+			error = copy_table(res, pg, &p, t);
+		ring_stop(&p);
+		pthread_join(thread, NULL);
+	}
+	for (int i = 0; i < RING; i++)
+		floe_buf_free(&p.slots[i].buf);
+	pthread_cond_destroy(&p.changed);
+	pthread_mutex_destroy(&p.mu);
+	return error;
+}
+
+static int build_in_transaction(floe_shop_generate_result *res, floe_pg *pg, const shop_world *w,
+				const floe_shop_generate_opts *opts)
+{
+	double start = now_seconds();
+	if (floe_pg_begin(pg) < 0 || prepare_schema(pg, opts) < 0 ||
+	    floe_pg_exec(pg, "SET LOCAL maintenance_work_mem = '256MB'") < 0 || exec_all(pg, shop_schema_pre) < 0)
+		return -1;
+	if (load_tables(res, pg, w) < 0)
+		return -1;
+	double loaded = now_seconds();
+	res->seconds_load = loaded - start;
+	if (exec_all(pg, shop_schema_post) < 0 || floe_pg_exec(pg, "ANALYZE") < 0 || floe_pg_commit(pg) < 0) {
+		floe_error_context("while adding keys, foreign keys, indexes and triggers");
+		return -1;
+	}
+	res->seconds_post = now_seconds() - loaded;
+	return 0;
+}
+
+int floe_shop_generate(floe_shop_generate_result *out, floe_pg *pg, const floe_shop_generate_opts *opts)
+{
+	shop_world *w = NULL;
+	double start = now_seconds();
+	int error = -1;
+	memset(out, 0, sizeof(*out));
+	if (!opts->schema || !opts->schema[0]) {
+		floe_error_set(FLOE_ERR_USAGE, "the schema name is empty");
+		return -1;
+	}
+	if (shop_world_build(&w, opts->seed, opts->scale) < 0)
+		return -1;
+	if (build_in_transaction(out, pg, w, opts) < 0) {
+		floe_pg_rollback(pg);
+		floe_error_context("while generating the shop in schema \"%s\" (nothing was kept)", opts->schema);
+		goto cleanup;
+	}
+	double checked = now_seconds();
+	if (floe_shop_checksum(&out->sum, pg, opts->schema) < 0)
+		goto cleanup;
+	out->seconds_checksum = now_seconds() - checked;
+	out->seconds_total = now_seconds() - start;
+	error = 0;
+cleanup:
+	shop_world_free(w);
+	return error;
+}
+
+const char *floe_shop_table_name(int i)
+{
+	return i >= 0 && i < SHOP_N_TABLES ? shop_tables[i].name : NULL;
+}

@@ -214,7 +214,7 @@ static void render_sum_json(floe_buf *out, const floe_shop_sum *sum, const doubl
 		floe_buf_printf(out, "\"rows\":%lld,", sum->tables[i].rows);
 		if (seconds)
 			floe_buf_printf(out, "\"seconds\":%.3f,", seconds[i]);
-		json_str(out, "md5", sum->tables[i].md5, false);
+		json_str(out, "hash", sum->tables[i].hash, false);
 		floe_buf_putc(out, '}');
 	}
 	floe_buf_printf(out, "],\"rows\":%lld,", sum->rows);
@@ -333,7 +333,7 @@ static int run_checksum(floe_cli_ctx *ctx)
 	} else {
 		for (int i = 0; i < sum.n_tables; i++)
 			floe_buf_printf(&out, "  %-20s %12s  %s\n", sum.tables[i].table, grouped(a, sum.tables[i].rows),
-					sum.tables[i].md5);
+					sum.tables[i].hash);
 		floe_buf_printf(&out, "checksum %s\n", sum.md5);
 	}
 	floe_cli_out(&out);

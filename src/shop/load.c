@@ -126,9 +126,12 @@ static void *generate_rows(void *arg)
 
 static int exec_all(floe_pg *pg, const char *const *sql)
 {
-	for (; *sql; sql++)
+	for (; *sql; sql++) {
+		double start = now_seconds();
 		if (floe_pg_exec(pg, *sql) < 0)
 			return -1;
+		floe_log_debug("shop: %.3f s  %.60s", now_seconds() - start, *sql);
+	}
 	return 0;
 }
 
@@ -273,7 +276,8 @@ static int build_in_transaction(floe_shop_generate_result *res, floe_pg *pg, con
 		return -1;
 	double loaded = now_seconds();
 	res->seconds_load = loaded - start;
-	if (exec_all(pg, shop_schema_post) < 0 || floe_pg_exec(pg, "ANALYZE") < 0 || floe_pg_commit(pg) < 0) {
+	static const char *const finish[] = { "COMMIT", NULL };
+	if (exec_all(pg, shop_schema_post) < 0 || exec_all(pg, finish) < 0) {
 		floe_error_context("while adding keys, foreign keys, indexes and triggers");
 		return -1;
 	}

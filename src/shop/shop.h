@@ -25,11 +25,15 @@
 #define FLOE_SHOP_N_TABLES 9
 #define FLOE_SHOP_MAX_SCALE 200.0
 
-/* The checksum of one table and of the whole shop (md5 hex, as PostgreSQL's md5()). */
+/*
+ * The checksum of one table — its row count and the sum of a 64-bit hash of
+ * every row, computed by PostgreSQL (so it does not depend on row order) — and
+ * of the whole shop: md5 over every table's "name rows sum" line.
+ */
 typedef struct floe_shop_table_sum {
 	const char *table; /* static */
 	long long rows;
-	char md5[33];
+	char hash[48];     /* the sum, in decimal */
 } floe_shop_table_sum;
 
 typedef struct floe_shop_checksum {

@@ -30,7 +30,7 @@
 #define SECOND_SELLER_SHARE 0.037
 #define THIRD_SELLER_SHARE 0.15
 /* Model: the share of late deliveries the on-time review mix is solved against. */
-#define LATE_SHARE 0.080
+#define LATE_SHARE 0.078
 #define CANCELED_REVIEW_SHARE 0.0052
 
 static double clampd(double v, double lo, double hi)

@@ -136,7 +136,7 @@ static const char *schema_of(const floe_cli_ctx *ctx)
 
 /* ---- numbers on the command line ---- */
 
-__attribute__((unused)) static int parse_count(int *out, const floe_cli_ctx *ctx, const char *name, int dflt, int max)
+static int parse_count(int *out, const floe_cli_ctx *ctx, const char *name, int dflt, int max)
 {
 	const char *v = floe_cli_value(ctx, name);
 	int64_t n = dflt;
@@ -313,6 +313,128 @@ static const floe_cli_command shop_generate = {
 	.run = run_generate,
 };
 
+
+/* ---- tick ---- */
+
+static void render_tick(floe_buf *out, const floe_shop_tick_result *r, const char *where, const char *schema)
+{
+	floe_buf_printf(out, "tick on schema %s of %s (seed %s)\n", schema, where, r->seed);
+	floe_buf_printf(out, "  orders      +%d new (created), %d progressed:", r->new_orders, r->progressed_total);
+	for (int s = 0; s < 8; s++)
+		if (r->progressed[s])
+			floe_buf_printf(out, " %d → %s", r->progressed[s], floe_shop_status_name(s));
+	floe_buf_printf(out, ", -%d deleted (abandoned)\n", r->deleted_orders);
+	floe_buf_printf(out, "  customers   +%d (%d returning), -%d\n", r->new_customers, r->returning_customers,
+			r->deleted_customers);
+	floe_buf_printf(out, "  order_items +%d, -%d\n", r->new_items, r->deleted_items);
+	floe_buf_printf(out, "  payments    +%d, %d updated (installments settled), -%d\n", r->new_payments,
+			r->payment_updates, r->deleted_payments);
+	floe_buf_printf(out, "  reviews     +%d, %d edited without moving updated_at (no trigger)\n", r->new_reviews,
+			r->edited_reviews);
+	if (r->late)
+		floe_buf_printf(out, "  late commit %d order(s) (e.g. %s) stamped updated_at %s, committed after the "
+				"transaction stamped %s\n", r->late, r->late_order, r->late_stamp, r->ontime_stamp);
+	else
+		floe_buf_printf(out, "  late commit none; changes stamped %s\n", r->ontime_stamp);
+}
+
+static void render_tick_json(floe_buf *out, const floe_shop_tick_result *r, const char *where, const char *schema)
+{
+	floe_buf_putc(out, '{');
+	json_str(out, "target", where, true);
+	json_str(out, "schema", schema, true);
+	json_str(out, "seed", r->seed, true);
+	floe_buf_printf(out, "\"orders\":{\"inserted\":%d,\"progressed\":%d,\"deleted\":%d,\"reached\":{",
+			r->new_orders, r->progressed_total, r->deleted_orders);
+	for (int s = 0, n = 0; s < 8; s++)
+		if (r->progressed[s])
+			floe_buf_printf(out, "%s\"%s\":%d", n++ ? "," : "", floe_shop_status_name(s), r->progressed[s]);
+	floe_buf_printf(out, "}},\"customers\":{\"inserted\":%d,\"returning\":%d,\"deleted\":%d},", r->new_customers,
+			r->returning_customers, r->deleted_customers);
+	floe_buf_printf(out, "\"order_items\":{\"inserted\":%d,\"deleted\":%d},", r->new_items, r->deleted_items);
+	floe_buf_printf(out, "\"payments\":{\"inserted\":%d,\"updated\":%d,\"deleted\":%d},", r->new_payments,
+			r->payment_updates, r->deleted_payments);
+	floe_buf_printf(out, "\"reviews\":{\"inserted\":%d,\"edited\":%d},", r->new_reviews, r->edited_reviews);
+	floe_buf_printf(out, "\"late\":{\"orders\":%d,", r->late);
+	json_str(out, "order_id", r->late_order, true);
+	json_str(out, "stamp", r->late_stamp, true);
+	json_str(out, "committed_after_stamp", r->ontime_stamp, false);
+	floe_buf_puts(out, "}}\n");
+}
+
+static int tick_options(floe_shop_tick_opts *opts, const floe_cli_ctx *ctx)
+{
+	opts->schema = schema_of(ctx);
+	if (parse_count(&opts->orders, ctx, "orders", opts->orders, 100000) < 0 ||
+	    parse_count(&opts->updates, ctx, "updates", opts->updates, 100000) < 0 ||
+	    parse_count(&opts->deletes, ctx, "deletes", opts->deletes, 100000) < 0 ||
+	    parse_count(&opts->late, ctx, "late", opts->late, 10000) < 0 ||
+	    parse_count(&opts->hold_ms, ctx, "hold-ms", opts->hold_ms, 600000) < 0)
+		return -1;
+	return parse_seed(&opts->seed, ctx, 0);
+}
+
+static int run_tick(floe_cli_ctx *ctx)
+{
+	floe_shop_tick_opts opts = FLOE_SHOP_TICK_OPTS_INIT;
+	floe_shop_tick_result result;
+	shop_conn conn;
+	floe_pg *pg = NULL, *late = NULL;
+	floe_buf out = FLOE_BUF_INIT;
+	int rc = -1;
+	if (tick_options(&opts, ctx) < 0 || shop_connect(&pg, &conn, ctx) < 0)
+		goto cleanup;
+	if (opts.late > 0 && floe_pg_connect(&late, &conn.target) < 0)
+		goto cleanup;
+	if (floe_shop_tick(&result, pg, late, &opts) < 0)
+		goto cleanup;
+	if (floe_cli_flag(ctx, "json"))
+		render_tick_json(&out, &result, floe_pg_describe(pg), opts.schema);
+	else
+		render_tick(&out, &result, floe_pg_describe(pg), opts.schema);
+	floe_cli_out(&out);
+	rc = 0;
+cleanup:
+	floe_pg_close(late);
+	floe_pg_close(pg);
+	floe_buf_free(&out);
+	return rc;
+}
+
+static const floe_cli_option tick_options_table[] = {
+	{ "orders", 'o', "N", "new orders, each with its customer, items and payments (default: 10)" },
+	{ "updates", 'u', "M", "open orders moved one status on; delivered ones get a review (default: 20)" },
+	{ "deletes", 'd', "K", "abandoned `created` orders deleted with their rows (default: 2)" },
+	{ "late", 'l', "L", "orders progressed in a transaction that commits last (default: 1)" },
+	{ "hold-ms", 0, "MS", "how long the late transaction stays open after the others commit (default: 500)" },
+	{ "seed", 0, "N", "seed of the tick's random choices (default: from the clock)" },
+	TARGET_OPTIONS,
+	{ NULL, 0, NULL, NULL },
+};
+
+static const floe_cli_command shop_tick = {
+	.name = "shop tick",
+	.summary = "apply OLTP traffic: new orders, status changes, reviews, deletes, late commits",
+	.usage = "shop tick [--orders N] [--updates M] [--deletes K] [--late L] [OPTIONS]",
+	.description =
+		"Applies one burst of the traffic a live shop sees, and prints what it did:\n"
+		"  - new orders (status created) with a customer record, items and payments;\n"
+		"  - status progressions of the oldest open orders (created → approved → invoiced →\n"
+		"    processing → shipped → delivered), which fire the updated_at triggers of orders and\n"
+		"    payments; a delivered order gets a review;\n"
+		"  - a few review edits, which do not move reviews.updated_at (it has no trigger);\n"
+		"  - deletes of abandoned `created` orders with their items, payments and customer;\n"
+		"  - late commits: a transaction that stamps updated_at first and commits after the\n"
+		"    others, so the newest watermark is not the newest commit.\n"
+		"Business times are Brasília local time, taken from the database's clock.",
+	.examples =
+		"  floe shop tick\n"
+		"  floe shop tick --orders 100 --updates 300 --deletes 5 --late 3 --hold-ms 2000\n"
+		"  floe shop tick --orders 0 --updates 0 --deletes 0 --late 1 --json\n",
+	.options = tick_options_table,
+	.run = run_tick,
+};
+
 /* ---- checksum ---- */
 
 static int run_checksum(floe_cli_ctx *ctx)
@@ -368,6 +490,7 @@ static const floe_cli_command shop_checksum = {
 
 static const floe_cli_command *const shop_actions[] = {
 	&shop_generate,
+	&shop_tick,
 	&shop_checksum,
 	NULL,
 };

@@ -317,3 +317,8 @@ const char *floe_shop_table_name(int i)
 {
 	return i >= 0 && i < SHOP_N_TABLES ? shop_tables[i].name : NULL;
 }
+
+const char *floe_shop_status_name(int i)
+{
+	return i >= 0 && i < SHOP_N_STATUS ? shop_status_names[i] : NULL;
+}

@@ -75,8 +75,11 @@ int floe_shop_generate(floe_shop_generate_result *out, floe_pg *pg, const floe_s
 /* Checksum the shop in `schema` as it is now (one REPEATABLE READ snapshot). */
 int floe_shop_checksum(floe_shop_sum *out, floe_pg *pg, const char *schema);
 
-/* The shop's table names in load order (static strings). */
+/* The shop's table names in load order (static strings); NULL past the last. */
 const char *floe_shop_table_name(int i);
+
+/* Order status label by its position in the enum (static); NULL when out of range. */
+const char *floe_shop_status_name(int i);
 
 /* ---- tick ---- */
 

@@ -174,6 +174,9 @@ typedef struct shop_world {
 int shop_world_build(shop_world **out, uint64_t seed, double scale);
 void shop_world_free(shop_world *w);
 
+/* Only the distributions (no pools, no calendar): what tick.c draws from. */
+shop_world *shop_world_profiles(uint64_t seed);
+
 /* A geolocation entry for a new address in `state`: the capital with its share, else elsewhere. */
 uint32_t shop_world_pick_geo(const shop_world *w, floe_shop_rng *rng, size_t state, double capital_share);
 

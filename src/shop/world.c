@@ -318,6 +318,14 @@ int shop_world_build(shop_world **out, uint64_t seed, double scale)
 	return 0;
 }
 
+shop_world *shop_world_profiles(uint64_t seed)
+{
+	shop_world *w = floe_xcalloc(1, sizeof(*w));
+	w->seed = seed;
+	build_dists(w);
+	return w;
+}
+
 void shop_world_free(shop_world *w)
 {
 	if (!w)

@@ -435,6 +435,119 @@ static const floe_cli_command shop_tick = {
 	.run = run_tick,
 };
 
+
+/* ---- evolve ---- */
+
+static void render_kinds(floe_buf *out, bool json)
+{
+	int n = 0;
+	const floe_shop_change_kind *k = floe_shop_evolve_kinds(&n);
+	if (json)
+		floe_buf_puts(out, "{\"kinds\":[");
+	else
+		floe_buf_printf(out, "  %-20s %-19s %s\n", "kind", "default table", "what it does");
+	for (int i = 0; i < n; i++) {
+		if (json) {
+			floe_buf_puts(out, i ? ",{" : "{");
+			json_str(out, "name", k[i].name, true);
+			json_str(out, "default_table", k[i].default_table, true);
+			json_str(out, "summary", k[i].summary, false);
+			floe_buf_putc(out, '}');
+		} else {
+			floe_buf_printf(out, "  %-20s %-19s %s\n", k[i].name, k[i].default_table, k[i].summary);
+		}
+	}
+	if (json)
+		floe_buf_puts(out, "]}\n");
+}
+
+static void render_evolve(floe_buf *out, const floe_shop_evolve_result *r, const char *where, const char *schema,
+			  bool json)
+{
+	if (json) {
+		floe_buf_putc(out, '{');
+		json_str(out, "target", where, true);
+		json_str(out, "schema", schema, true);
+		json_str(out, "kind", r->kind, true);
+		json_str(out, "table", r->table, true);
+		json_str(out, "summary", floe_buf_cstr(&r->summary), true);
+		json_str(out, "ddl", floe_buf_cstr(&r->ddl), false);
+		floe_buf_puts(out, "}\n");
+		return;
+	}
+	floe_buf_printf(out, "%s on schema %s of %s: %s\n", r->kind, schema, where, floe_buf_cstr(&r->summary));
+	floe_buf_puts(out, "ran:\n");
+	for (const char *p = floe_buf_cstr(&r->ddl); *p;) {
+		size_t n = strcspn(p, "\n");
+		floe_buf_printf(out, "  %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
+static int run_evolve(floe_cli_ctx *ctx)
+{
+	floe_shop_evolve_opts opts = FLOE_SHOP_EVOLVE_OPTS_INIT;
+	floe_shop_evolve_result result;
+	shop_conn conn;
+	floe_pg *pg = NULL;
+	floe_buf out = FLOE_BUF_INIT;
+	bool json = floe_cli_flag(ctx, "json");
+	int rc = -1;
+	memset(&result, 0, sizeof(result));
+	if (floe_cli_flag(ctx, "list")) {
+		render_kinds(&out, json);
+		floe_cli_out(&out);
+		floe_buf_free(&out);
+		return 0;
+	}
+	opts.kind = floe_cli_value(ctx, "change");
+	opts.table = floe_cli_value(ctx, "table");
+	opts.schema = schema_of(ctx);
+	if (!opts.kind) {
+		floe_error_set(FLOE_ERR_USAGE, "`floe shop evolve` needs --change KIND");
+		floe_error_hint("`floe shop evolve --list` shows the kinds.");
+		goto cleanup;
+	}
+	if (shop_connect(&pg, &conn, ctx) < 0 || floe_shop_evolve(&result, pg, &opts) < 0)
+		goto cleanup;
+	render_evolve(&out, &result, floe_pg_describe(pg), opts.schema, json);
+	floe_cli_out(&out);
+	rc = 0;
+cleanup:
+	floe_shop_evolve_result_free(&result);
+	floe_pg_close(pg);
+	floe_buf_free(&out);
+	return rc;
+}
+
+static const floe_cli_option evolve_options[] = {
+	{ "change", 'c', "KIND", "the change to apply (see --list)" },
+	{ "table", 0, "T", "the table to change (default: the kind's; for add-table, the new table's name)" },
+	{ "list", 0, NULL, "list the kinds of change and exit" },
+	TARGET_OPTIONS,
+	{ NULL, 0, NULL, NULL },
+};
+
+static const floe_cli_command shop_evolve = {
+	.name = "shop evolve",
+	.summary = "apply one realistic schema change and print the DDL it ran",
+	.usage = "shop evolve --change KIND [--table T] | --list",
+	.description =
+		"Applies one schema change of the kinds real sources go through — a column added (nullable,\n"
+		"or NOT NULL with a default), renamed or dropped, a type widened or narrowed, a primary key\n"
+		"changed, a table added, the trigger behind a watermark dropped, an enum value added — in\n"
+		"one transaction, and prints what it did and the DDL it ran. The change is planned from the\n"
+		"catalog as it is, so changes can follow one another. A kind that does not fit the table\n"
+		"says why and changes nothing (exit 2).",
+	.examples =
+		"  floe shop evolve --list\n"
+		"  floe shop evolve --change add-column\n"
+		"  floe shop evolve --change widen-varchar --table payments\n"
+		"  floe shop evolve --change drop-trigger --table payments --json\n",
+	.options = evolve_options,
+	.run = run_evolve,
+};
+
 /* ---- checksum ---- */
 
 static int run_checksum(floe_cli_ctx *ctx)
@@ -491,6 +604,7 @@ static const floe_cli_command shop_checksum = {
 static const floe_cli_command *const shop_actions[] = {
 	&shop_generate,
 	&shop_tick,
+	&shop_evolve,
 	&shop_checksum,
 	NULL,
 };

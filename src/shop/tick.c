@@ -419,14 +419,15 @@ static int progress_one(tick *t, const open_order *oo)
 
 /*
  * Which open orders move on: fresh checkouts get approved (newest `created`
- * first, so old abandoned carts stay for the deletes), and orders further along
+ * first) except one cart in eight, which is abandoned and left for the deletes;
+ * orders further along
  * go on to the carrier and the customer (oldest first). Rows another
  * transaction holds are skipped.
  */
 static const char *const open_orders_sql[2] = {
 	"SELECT order_id, order_status, extract(epoch FROM order_purchase_timestamp)::bigint, "
 	"order_estimated_delivery_date - date '1970-01-01' FROM orders "
-	"WHERE order_status = 'created' AND order_id <> ALL ($1::uuid[]) "
+	"WHERE order_status = 'created' AND order_id <> ALL ($1::uuid[]) AND get_byte(uuid_send(order_id), 15) % 8 <> 0 "
 	"ORDER BY order_purchase_timestamp DESC, order_id LIMIT $2 FOR UPDATE SKIP LOCKED",
 	"SELECT order_id, order_status, extract(epoch FROM greatest(order_purchase_timestamp, "
 	"order_approved_at, order_delivered_carrier_date))::bigint, "

@@ -1,6 +1,7 @@
 /*
  * address.c — the short source address users type: host[:port]/database,
- * [v6addr]:port/database, or postgresql://[user@]host[:port]/database.
+ * [v6addr]:port/database, /socket/directory[:port]/database, or
+ * postgresql://[user@]host[:port]/database.
  * A password inside a URI is refused: floe takes passwords only from the environment.
  */
 #include "pg/pg.h"
@@ -50,8 +51,9 @@ int floe_pg_parse_address(floe_pg_address *out, const char *text)
 			p = at + 1;
 		}
 	}
-	const char *slash = strchr(p, '/');
-	if (!slash)
+	/* A socket directory is a path itself: the database follows its last '/'. */
+	const char *slash = *p == '/' ? strrchr(p, '/') : strchr(p, '/');
+	if (!slash || slash == p)
 		return address_error(text, "it names no database after a '/'");
 	const char *host_end = slash, *port_start = NULL;
 	if (*p == '[') {
@@ -63,7 +65,7 @@ int floe_pg_parse_address(floe_pg_address *out, const char *text)
 		if (close[1] == ':')
 			port_start = close + 2;
 	} else {
-		const char *colon = memchr(p, ':', (size_t)(slash - p));
+		const char *colon = *p == '/' ? memrchr(p, ':', (size_t)(slash - p)) : memchr(p, ':', (size_t)(slash - p));
 		if (colon) {
 			host_end = colon;
 			port_start = colon + 1;

@@ -234,14 +234,26 @@ static void build_products(shop_world *w)
 
 /* ---- people ---- */
 
+/* The first order placed on the day of order i (orders are numbered in time). */
+static uint32_t first_of_day(const shop_world *w, uint32_t i)
+{
+	floe_shop_dist cal = { w->day_cum, w->n_days };
+	size_t day = floe_shop_dist_quantile(&cal, (i + 0.5) / w->n_orders);
+	if (day == 0)
+		return 0;
+	double first = ceil(w->day_cum[day - 1] * w->n_orders - 0.5);
+	return first < 0 ? 0 : first > i ? i : (uint32_t)first;
+}
+
+/* A returning customer is one who ordered on an earlier day: order i takes the person of such an order. */
 static void build_repeats(shop_world *w)
 {
 	w->first_order = floe_xcalloc(w->n_orders, sizeof(uint32_t));
 	for (uint32_t i = 0; i < w->n_orders; i++) {
 		floe_shop_rng r;
 		floe_shop_rng_init(&r, w->seed, SHOP_STREAM_REPEAT, i);
-		bool repeat = i > 0 && floe_shop_rng_chance(&r, REPEAT_SHARE);
-		w->first_order[i] = repeat ? w->first_order[floe_shop_rng_below(&r, i)] : i;
+		uint32_t earlier = floe_shop_rng_chance(&r, REPEAT_SHARE) ? first_of_day(w, i) : 0;
+		w->first_order[i] = earlier ? w->first_order[floe_shop_rng_below(&r, earlier)] : i;
 	}
 }
 

@@ -237,7 +237,7 @@ static void render_generate(floe_buf *out, const floe_shop_generate_result *r, c
 	}
 	floe_buf_printf(out, "  %-20s %12s %9.2f %12s\n", "load (COPY)", grouped(a, r->rows), r->seconds_load,
 			grouped(b, r->seconds_load > 0 ? llround(r->rows / r->seconds_load) : 0));
-	floe_buf_printf(out, "  keys, indexes, triggers, analyze, commit %.2f s; checksum %.2f s; total %.2f s "
+	floe_buf_printf(out, "  keys, indexes, triggers, commit %.2f s; checksum %.2f s; total %.2f s "
 			"(%s rows/s end to end)\n", r->seconds_post, r->seconds_checksum, r->seconds_total,
 			grouped(a, r->seconds_total > 0 ? llround(r->rows / r->seconds_total) : 0));
 	floe_buf_printf(out, "checksum %s\n", r->sum.md5);

@@ -20,12 +20,21 @@
 #include <time.h>
 
 #define CHUNK_BYTES (1u << 20)
-#define RING 4
+#define ORDERS_PER_GROUP 16384
+#define RING 12
+#define FIRST_ORDER_TABLE SHOP_T_CUSTOMERS
+#define N_ORDER_TABLES (SHOP_N_TABLES - FIRST_ORDER_TABLE)
 
+/*
+ * One piece of a COPY stream. A pool table (categories, geolocation, sellers,
+ * products) is one COPY in several chunks; the per-order tables are loaded in
+ * groups of orders, each group one COPY per table, so every order is built once
+ * for all five of them.
+ */
 typedef struct chunk {
 	floe_buf buf;
-	int table;
-	bool end_of_table;
+	int table;          /* -1: no more chunks */
+	bool begin, end;    /* this chunk starts / finishes a COPY */
 } chunk;
 
 typedef struct pipeline {
@@ -46,23 +55,23 @@ static double now_seconds(void)
 
 /* ---- the ring ---- */
 
-/* Producer: wait for a free slot; NULL when told to stop. */
-static chunk *ring_claim(pipeline *p)
+/* Producer: wait for `n` free slots; the index of the first, or -1 when told to stop. */
+static int ring_claim(pipeline *p, int n)
 {
 	pthread_mutex_lock(&p->mu);
-	while (p->filled == RING && !p->stop)
+	while (RING - p->filled < n && !p->stop)
 		pthread_cond_wait(&p->changed, &p->mu);
-	chunk *c = p->stop ? NULL : &p->slots[(p->head + p->filled) % RING];
+	int first = p->stop ? -1 : (p->head + p->filled) % RING;
 	pthread_mutex_unlock(&p->mu);
-	if (c)
-		floe_buf_clear(&c->buf);
-	return c;
+	for (int i = 0; first >= 0 && i < n; i++)
+		floe_buf_clear(&p->slots[(first + i) % RING].buf);
+	return first;
 }
 
-static void ring_publish(pipeline *p)
+static void ring_publish(pipeline *p, int n)
 {
 	pthread_mutex_lock(&p->mu);
-	p->filled++;
+	p->filled += n;
 	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -97,27 +106,69 @@ static void ring_stop(pipeline *p)
 
 /* ---- the generator thread ---- */
 
+static int generate_pool(pipeline *p, int t)
+{
+	uint32_t units = shop_rows_units(p->world, (shop_table_id)t), i = 0;
+	do {
+		int k = ring_claim(p, 1);
+		if (k < 0)
+			return -1;
+		chunk *c = &p->slots[k];
+		c->table = t;
+		c->begin = i == 0;
+		if (c->begin)
+			shop_rows_header(&c->buf);
+		while (i < units && c->buf.len < CHUNK_BYTES) {
+			shop_rows_emit(&c->buf, p->world, (shop_table_id)t, i, i + 1);
+			i++;
+		}
+		c->end = i == units;
+		if (c->end)
+			shop_rows_trailer(&c->buf);
+		ring_publish(p, 1);
+	} while (i < units);
+	return 0;
+}
+
+static int generate_orders(pipeline *p, uint32_t from, uint32_t to)
+{
+	int k = ring_claim(p, N_ORDER_TABLES);
+	if (k < 0)
+		return -1;
+	chunk *c[N_ORDER_TABLES];
+	for (int t = 0; t < N_ORDER_TABLES; t++) {
+		c[t] = &p->slots[(k + t) % RING];
+		c[t]->table = FIRST_ORDER_TABLE + t;
+		c[t]->begin = c[t]->end = true;
+		shop_rows_header(&c[t]->buf);
+	}
+	shop_order o;
+	for (uint32_t i = from; i < to; i++) {
+		shop_order_build(&o, p->world, i);
+		for (int t = 0; t < N_ORDER_TABLES; t++)
+			shop_rows_emit_order(&c[t]->buf, p->world, (shop_table_id)(FIRST_ORDER_TABLE + t), &o);
+	}
+	for (int t = 0; t < N_ORDER_TABLES; t++)
+		shop_rows_trailer(&c[t]->buf);
+	ring_publish(p, N_ORDER_TABLES);
+	return 0;
+}
+
 static void *generate_rows(void *arg)
 {
 	pipeline *p = arg;
-	for (int t = 0; t < SHOP_N_TABLES; t++) {
-		uint32_t units = shop_rows_units(p->world, (shop_table_id)t), i = 0;
-		chunk *c;
-		do {
-			if (!(c = ring_claim(p)))
-				return NULL;
-			c->table = t;
-			if (i == 0)
-				shop_rows_header(&c->buf);
-			while (i < units && c->buf.len < CHUNK_BYTES) {
-				shop_rows_emit(&c->buf, p->world, (shop_table_id)t, i, i + 1);
-				i++;
-			}
-			c->end_of_table = i == units;
-			if (c->end_of_table)
-				shop_rows_trailer(&c->buf);
-			ring_publish(p);
-		} while (i < units);
+	for (int t = 0; t < FIRST_ORDER_TABLE; t++)
+		if (generate_pool(p, t) < 0)
+			return NULL;
+	for (uint32_t i = 0; i < p->world->n_orders; i += ORDERS_PER_GROUP) {
+		uint32_t to = p->world->n_orders - i < ORDERS_PER_GROUP ? p->world->n_orders : i + ORDERS_PER_GROUP;
+		if (generate_orders(p, i, to) < 0)
+			return NULL;
+	}
+	int k = ring_claim(p, 1);
+	if (k >= 0) {
+		p->slots[k].table = -1;
+		ring_publish(p, 1);
 	}
 	return NULL;
 }
@@ -205,35 +256,32 @@ cleanup:
 
 /* ---- the load ---- */
 
-static int copy_table(floe_shop_generate_result *res, floe_pg *pg, pipeline *p, int t)
+/* Send one chunk, opening and closing its COPY as it says. */
+static int copy_chunk(floe_shop_generate_result *res, floe_pg *pg, const chunk *c, double *opened)
 {
 	floe_buf sql = FLOE_BUF_INIT;
-	double start = now_seconds();
 	long long rows = 0;
 	int error = -1;
-	floe_buf_printf(&sql, "COPY %s (%s) FROM STDIN WITH (FORMAT binary, FREEZE)", shop_tables[t].name, shop_tables[t].columns);
-	if (floe_pg_copy_begin(pg, floe_buf_cstr(&sql)) < 0)
-		goto cleanup;
-	for (;;) {
-		chunk *c = ring_take(p);
-		bool end = c->end_of_table;
-		int rc = floe_pg_copy_put(pg, c->buf.ptr, c->buf.len);
-		ring_release(p);
-		if (rc < 0)
+	const shop_table *t = &shop_tables[c->table];
+	if (c->begin) {
+		*opened = now_seconds();
+		floe_buf_printf(&sql, "COPY %s (%s) FROM STDIN WITH (FORMAT binary, FREEZE)", t->name, t->columns);
+		if (floe_pg_copy_begin(pg, floe_buf_cstr(&sql)) < 0)
 			goto cleanup;
-		if (end)
-			break;
 	}
-	if (floe_pg_copy_end(&rows, pg) < 0)
+	if (floe_pg_copy_put(pg, c->buf.ptr, c->buf.len) < 0)
 		goto cleanup;
-	res->table_rows[t] = rows;
-	res->table_seconds[t] = now_seconds() - start;
-	res->rows += rows;
-	floe_log_info("shop: %s: %lld rows in %.2f s", shop_tables[t].name, rows, res->table_seconds[t]);
+	if (c->end) {
+		if (floe_pg_copy_end(&rows, pg) < 0)
+			goto cleanup;
+		res->table_rows[c->table] += rows;
+		res->table_seconds[c->table] += now_seconds() - *opened;
+		res->rows += rows;
+	}
 	error = 0;
 cleanup:
 	if (error < 0)
-		floe_error_context("while loading table \"%s\"", shop_tables[t].name);
+		floe_error_context("while loading table \"%s\"", t->name);
 	floe_buf_free(&sql);
 	return error;
 }
@@ -243,6 +291,7 @@ static int load_tables(floe_shop_generate_result *res, floe_pg *pg, const shop_w
 	pipeline p;
 	pthread_t thread;
 	int error = 0;
+	double opened = 0;
 	memset(&p, 0, sizeof(p));
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.changed, NULL);
@@ -253,11 +302,21 @@ static int load_tables(floe_shop_generate_result *res, floe_pg *pg, const shop_w
 		floe_error_set(FLOE_ERR_INTERNAL, "could not start the row generator thread");
 		error = -1;
 	} else {
-		for (int t = 0; t < SHOP_N_TABLES && error == 0; t++)
-			error = copy_table(res, pg, &p, t);
+		for (;;) {
+			chunk *c = ring_take(&p);
+			if (c->table < 0)
+				break;
+			error = copy_chunk(res, pg, c, &opened);
+			ring_release(&p);
+			if (error < 0)
+				break;
+		}
 		ring_stop(&p);
 		pthread_join(thread, NULL);
 	}
+	for (int t = 0; t < SHOP_N_TABLES && error == 0; t++)
+		floe_log_info("shop: %s: %lld rows in %.2f s", shop_tables[t].name, res->table_rows[t],
+			      res->table_seconds[t]);
 	for (int i = 0; i < RING; i++)
 		floe_buf_free(&p.slots[i].buf);
 	pthread_cond_destroy(&p.changed);

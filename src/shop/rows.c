@@ -563,28 +563,28 @@ static void emit_reviews(floe_buf *out, const shop_order *o)
 /* ---- tables ---- */
 
 const shop_table shop_tables[SHOP_N_TABLES] = {
-	{ "product_categories", "product_category_name",
+	{ "product_categories",
 	  "product_category_name, product_category_name_english" },
-	{ "geolocation", "geolocation_zip_code_prefix",
+	{ "geolocation",
 	  "geolocation_zip_code_prefix, geolocation_lat, geolocation_lng, geolocation_city, geolocation_state" },
-	{ "sellers", "seller_id",
+	{ "sellers",
 	  "seller_id, seller_zip_code_prefix, seller_city, seller_state, seller_active, seller_joined_on" },
-	{ "products", "product_id",
+	{ "products",
 	  "product_id, product_category_name, product_name_length, product_description_length, "
 	  "product_photos_qty, product_weight_g, product_length_cm, product_height_cm, product_width_cm, "
 	  "product_attributes, product_tags, product_image_hash" },
-	{ "customers", "customer_id",
+	{ "customers",
 	  "customer_id, customer_unique_id, customer_zip_code_prefix, customer_city, customer_state, "
 	  "customer_email" },
-	{ "orders", "order_id",
+	{ "orders",
 	  "order_id, order_number, customer_id, order_status, order_purchase_timestamp, order_approved_at, "
 	  "order_delivered_carrier_date, order_delivered_customer_date, order_estimated_delivery_date, "
 	  "updated_at" },
-	{ "order_items", "order_id, order_item_id",
+	{ "order_items",
 	  "order_id, order_item_id, product_id, seller_id, shipping_limit_date, price, freight_value" },
-	{ "payments", "order_id, payment_sequential",
+	{ "payments",
 	  "order_id, payment_sequential, payment_type, payment_installments, payment_value, updated_at" },
-	{ "reviews", "review_id",
+	{ "reviews",
 	  "review_id, order_id, review_score, review_comment_title, review_comment_message, "
 	  "review_creation_date, review_answer_timestamp, updated_at" },
 };
@@ -605,7 +605,7 @@ uint32_t shop_rows_units(const shop_world *w, shop_table_id t)
 	}
 }
 
-static void emit_order_rows(floe_buf *out, const shop_world *w, shop_table_id t, const shop_order *o)
+void shop_rows_emit_order(floe_buf *out, const shop_world *w, shop_table_id t, const shop_order *o)
 {
 	switch (t) {
 	case SHOP_T_CUSTOMERS:
@@ -645,7 +645,7 @@ void shop_rows_emit(floe_buf *out, const shop_world *w, shop_table_id t, uint32_
 			break;
 		default:
 			shop_order_build(&o, w, i);
-			emit_order_rows(out, w, t, &o);
+			shop_rows_emit_order(out, w, t, &o);
 			break;
 		}
 	}

@@ -254,7 +254,6 @@ typedef enum shop_table_id {
 
 typedef struct shop_table {
 	const char *name;
-	const char *key;      /* ORDER BY for the checksum */
 	const char *columns;  /* the COPY column list */
 } shop_table;
 extern const shop_table shop_tables[SHOP_N_TABLES];
@@ -268,6 +267,9 @@ void shop_rows_trailer(floe_buf *out);
 
 /* Append the rows of units [from, to) of table `t` to `out`. */
 void shop_rows_emit(floe_buf *out, const shop_world *w, shop_table_id t, uint32_t from, uint32_t to);
+
+/* Append the rows order `o` gives table `t` (customers … reviews). */
+void shop_rows_emit_order(floe_buf *out, const shop_world *w, shop_table_id t, const shop_order *o);
 
 /* Text forms for tick.c's SQL parameters (NUL-terminated; the length is returned). */
 size_t shop_format_uuid(char *out, const uint8_t id[16]);

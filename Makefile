@@ -5,6 +5,7 @@
 #   make test SANITIZE=address,undefined
 #   make unit | make it       one half of the suite (after `make setup`)
 #   make fuzz FUZZ_SECONDS=60 libFuzzer targets (clang)
+#   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
 #   make CC=clang             any C11 compiler; warnings are errors
 
 CC ?= cc
@@ -33,7 +34,7 @@ TOOLS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz clean
+.PHONY: all test unit it setup demo fuzz clean bench-shop
 
 all: $(BUILD)/floe
 
@@ -78,6 +79,9 @@ test: setup
 
 demo:
 	scripts/demo.sh
+
+bench-shop: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) bench/shop/run.sh
 
 FUZZ_SECONDS ?= 60
 fuzz:

@@ -30,6 +30,7 @@ static void print_overview(void)
 		printf("  %-10s %s\n", (*c)->name, (*c)->summary);
 	printf("\nexamples:\n"
 	       "  floe stack up --database shop --reader floe_reader   # a local PostgreSQL to try floe on\n"
+	       "  floe shop generate --scale 0.1                       # fill it with an Olist-shaped shop\n"
 	       "  floe init --source 127.0.0.1:5432/shop --source-user floe_reader\n"
 	       "  floe doctor\n"
 	       "  floe plan\n"

@@ -134,6 +134,28 @@ static const char *schema_of(const floe_cli_ctx *ctx)
 	return s ? s : "public";
 }
 
+/*
+ * What every action does around its own work: connect, let `act` do the work
+ * and write its report into `out`, print it, close. `opts` is the action's
+ * options, parsed before connecting so bad input fails before the network.
+ */
+typedef int (*shop_action)(floe_buf *out, floe_pg *pg, shop_conn *conn, const floe_cli_ctx *ctx, void *opts);
+
+static int run_action(const floe_cli_ctx *ctx, shop_action act, void *opts)
+{
+	shop_conn conn;
+	floe_pg *pg = NULL;
+	floe_buf out = FLOE_BUF_INIT;
+	int rc = -1;
+	if (shop_connect(&pg, &conn, ctx) == 0 && act(&out, pg, &conn, ctx, opts) == 0) {
+		floe_cli_out(&out);
+		rc = 0;
+	}
+	floe_pg_close(pg);
+	floe_buf_free(&out);
+	return rc;
+}
+
 /* ---- numbers on the command line ---- */
 
 static int parse_count(int *out, const floe_cli_ctx *ctx, const char *name, int dflt, int max)
@@ -259,29 +281,27 @@ static void render_generate_json(floe_buf *out, const floe_shop_generate_result 
 	floe_buf_puts(out, "}\n");
 }
 
+static int do_generate(floe_buf *out, floe_pg *pg, shop_conn *conn, const floe_cli_ctx *ctx, void *arg)
+{
+	const floe_shop_generate_opts *opts = arg;
+	floe_shop_generate_result result;
+	if (floe_shop_generate(&result, pg, opts) < 0)
+		return -1;
+	if (floe_cli_flag(ctx, "json"))
+		render_generate_json(out, &result, opts, floe_pg_describe(pg));
+	else
+		render_generate(out, &result, opts, floe_pg_describe(pg));
+	return 0;
+}
+
 static int run_generate(floe_cli_ctx *ctx)
 {
 	floe_shop_generate_opts opts = FLOE_SHOP_GENERATE_OPTS_INIT;
-	floe_shop_generate_result result;
-	shop_conn conn;
-	floe_pg *pg = NULL;
-	floe_buf out = FLOE_BUF_INIT;
-	int rc = -1;
 	opts.schema = schema_of(ctx);
 	opts.replace = floe_cli_flag(ctx, "replace");
-	if (parse_scale(&opts.scale, ctx) < 0 || parse_seed(&opts.seed, ctx, 1) < 0 ||
-	    shop_connect(&pg, &conn, ctx) < 0 || floe_shop_generate(&result, pg, &opts) < 0)
-		goto cleanup;
-	if (floe_cli_flag(ctx, "json"))
-		render_generate_json(&out, &result, &opts, floe_pg_describe(pg));
-	else
-		render_generate(&out, &result, &opts, floe_pg_describe(pg));
-	floe_cli_out(&out);
-	rc = 0;
-cleanup:
-	floe_pg_close(pg);
-	floe_buf_free(&out);
-	return rc;
+	if (parse_scale(&opts.scale, ctx) < 0 || parse_seed(&opts.seed, ctx, 1) < 0)
+		return -1;
+	return run_action(ctx, do_generate, &opts);
 }
 
 static const floe_cli_option generate_options[] = {
@@ -374,31 +394,31 @@ static int tick_options(floe_shop_tick_opts *opts, const floe_cli_ctx *ctx)
 	return parse_seed(&opts->seed, ctx, 0);
 }
 
+static int do_tick(floe_buf *out, floe_pg *pg, shop_conn *conn, const floe_cli_ctx *ctx, void *arg)
+{
+	const floe_shop_tick_opts *opts = arg;
+	floe_shop_tick_result result;
+	floe_pg *late = NULL;
+	/* The late transaction needs a session of its own. */
+	if ((opts->late > 0 && floe_pg_connect(&late, &conn->target) < 0) ||
+	    floe_shop_tick(&result, pg, late, opts) < 0) {
+		floe_pg_close(late);
+		return -1;
+	}
+	floe_pg_close(late);
+	if (floe_cli_flag(ctx, "json"))
+		render_tick_json(out, &result, floe_pg_describe(pg), opts->schema);
+	else
+		render_tick(out, &result, floe_pg_describe(pg), opts->schema);
+	return 0;
+}
+
 static int run_tick(floe_cli_ctx *ctx)
 {
 	floe_shop_tick_opts opts = FLOE_SHOP_TICK_OPTS_INIT;
-	floe_shop_tick_result result;
-	shop_conn conn;
-	floe_pg *pg = NULL, *late = NULL;
-	floe_buf out = FLOE_BUF_INIT;
-	int rc = -1;
-	if (tick_options(&opts, ctx) < 0 || shop_connect(&pg, &conn, ctx) < 0)
-		goto cleanup;
-	if (opts.late > 0 && floe_pg_connect(&late, &conn.target) < 0)
-		goto cleanup;
-	if (floe_shop_tick(&result, pg, late, &opts) < 0)
-		goto cleanup;
-	if (floe_cli_flag(ctx, "json"))
-		render_tick_json(&out, &result, floe_pg_describe(pg), opts.schema);
-	else
-		render_tick(&out, &result, floe_pg_describe(pg), opts.schema);
-	floe_cli_out(&out);
-	rc = 0;
-cleanup:
-	floe_pg_close(late);
-	floe_pg_close(pg);
-	floe_buf_free(&out);
-	return rc;
+	if (tick_options(&opts, ctx) < 0)
+		return -1;
+	return run_action(ctx, do_tick, &opts);
 }
 
 static const floe_cli_option tick_options_table[] = {
@@ -484,18 +504,23 @@ static void render_evolve(floe_buf *out, const floe_shop_evolve_result *r, const
 	}
 }
 
+static int do_evolve(floe_buf *out, floe_pg *pg, shop_conn *conn, const floe_cli_ctx *ctx, void *arg)
+{
+	const floe_shop_evolve_opts *opts = arg;
+	floe_shop_evolve_result result;
+	int rc = floe_shop_evolve(&result, pg, opts);
+	if (rc == 0)
+		render_evolve(out, &result, floe_pg_describe(pg), opts->schema, floe_cli_flag(ctx, "json"));
+	floe_shop_evolve_result_free(&result);
+	return rc;
+}
+
 static int run_evolve(floe_cli_ctx *ctx)
 {
 	floe_shop_evolve_opts opts = FLOE_SHOP_EVOLVE_OPTS_INIT;
-	floe_shop_evolve_result result;
-	shop_conn conn;
-	floe_pg *pg = NULL;
-	floe_buf out = FLOE_BUF_INIT;
-	bool json = floe_cli_flag(ctx, "json");
-	int rc = -1;
-	memset(&result, 0, sizeof(result));
 	if (floe_cli_flag(ctx, "list")) {
-		render_kinds(&out, json);
+		floe_buf out = FLOE_BUF_INIT;
+		render_kinds(&out, floe_cli_flag(ctx, "json"));
 		floe_cli_out(&out);
 		floe_buf_free(&out);
 		return 0;
@@ -506,18 +531,9 @@ static int run_evolve(floe_cli_ctx *ctx)
 	if (!opts.kind) {
 		floe_error_set(FLOE_ERR_USAGE, "`floe shop evolve` needs --change KIND");
 		floe_error_hint("`floe shop evolve --list` shows the kinds.");
-		goto cleanup;
+		return -1;
 	}
-	if (shop_connect(&pg, &conn, ctx) < 0 || floe_shop_evolve(&result, pg, &opts) < 0)
-		goto cleanup;
-	render_evolve(&out, &result, floe_pg_describe(pg), opts.schema, json);
-	floe_cli_out(&out);
-	rc = 0;
-cleanup:
-	floe_shop_evolve_result_free(&result);
-	floe_pg_close(pg);
-	floe_buf_free(&out);
-	return rc;
+	return run_action(ctx, do_evolve, &opts);
 }
 
 static const floe_cli_option evolve_options[] = {
@@ -550,33 +566,30 @@ static const floe_cli_command shop_evolve = {
 
 /* ---- checksum ---- */
 
-static int run_checksum(floe_cli_ctx *ctx)
+static int do_checksum(floe_buf *out, floe_pg *pg, shop_conn *conn, const floe_cli_ctx *ctx, void *arg)
 {
 	floe_shop_sum sum;
-	shop_conn conn;
-	floe_pg *pg = NULL;
-	floe_buf out = FLOE_BUF_INIT;
 	char a[32];
-	int rc = -1;
-	if (shop_connect(&pg, &conn, ctx) < 0 || floe_shop_checksum(&sum, pg, schema_of(ctx)) < 0)
-		goto cleanup;
+	(void)arg;
+	if (floe_shop_checksum(&sum, pg, schema_of(ctx)) < 0)
+		return -1;
 	if (floe_cli_flag(ctx, "json")) {
-		floe_buf_putc(&out, '{');
-		json_str(&out, "schema", schema_of(ctx), true);
-		render_sum_json(&out, &sum, NULL);
-		floe_buf_puts(&out, "}\n");
-	} else {
-		for (int i = 0; i < sum.n_tables; i++)
-			floe_buf_printf(&out, "  %-20s %12s  %s\n", sum.tables[i].table, grouped(a, sum.tables[i].rows),
-					sum.tables[i].hash);
-		floe_buf_printf(&out, "checksum %s\n", sum.md5);
+		floe_buf_putc(out, '{');
+		json_str(out, "schema", schema_of(ctx), true);
+		render_sum_json(out, &sum, NULL);
+		floe_buf_puts(out, "}\n");
+		return 0;
 	}
-	floe_cli_out(&out);
-	rc = 0;
-cleanup:
-	floe_pg_close(pg);
-	floe_buf_free(&out);
-	return rc;
+	for (int i = 0; i < sum.n_tables; i++)
+		floe_buf_printf(out, "  %-20s %12s  %s\n", sum.tables[i].table, grouped(a, sum.tables[i].rows),
+				sum.tables[i].hash);
+	floe_buf_printf(out, "checksum %s\n", sum.md5);
+	return 0;
+}
+
+static int run_checksum(floe_cli_ctx *ctx)
+{
+	return run_action(ctx, do_checksum, NULL);
 }
 
 static const floe_cli_option checksum_options[] = {

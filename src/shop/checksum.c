@@ -35,13 +35,11 @@ static int row_expression(floe_buf *out, floe_pg *pg, const char *table)
 		"THEN '::text' ELSE '' END, ', ' ORDER BY a.attnum) "
 		"FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid LEFT JOIN pg_type e ON e.oid = t.typelem "
 		"WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped";
-	floe_pg_result *r = NULL;
 	const char *params[1] = { table };
-	if (floe_pg_query(&r, pg, sql, 1, params) < 0)
+	floe_buf_puts(out, "ROW(");
+	if (shop_value(out, NULL, pg, sql, 1, params) < 0)
 		return -1;
-	floe_buf_printf(out, "ROW(%s)", floe_pg_result_text(r, 0, 0));
-	floe_pg_result_free(r);
-	return 0;
+	return floe_buf_putc(out, ')');
 }
 
 static int table_sum(floe_shop_table_sum *out, floe_pg *pg, const shop_table *t)

@@ -36,13 +36,12 @@ typedef struct ident {
 
 static int quote(ident *out, floe_pg *pg, const char *name)
 {
-	floe_pg_result *r = NULL;
+	floe_buf q = FLOE_BUF_INIT;
 	const char *params[1] = { name };
-	if (floe_pg_query(&r, pg, "SELECT quote_ident($1)", 1, params) < 0)
-		return -1;
-	snprintf(out->s, sizeof(out->s), "%s", floe_pg_result_text(r, 0, 0));
-	floe_pg_result_free(r);
-	return 0;
+	int error = shop_value(&q, NULL, pg, "SELECT quote_ident($1)", 1, params);
+	snprintf(out->s, sizeof(out->s), "%s", floe_buf_cstr(&q));
+	floe_buf_free(&q);
+	return error;
 }
 
 typedef struct evolve {
@@ -63,16 +62,11 @@ typedef int (*plan_fn)(evolve *e);
 
 static int table_exists(bool *out, floe_pg *pg, const char *schema, const char *table)
 {
-	floe_pg_result *r = NULL;
 	const char *params[2] = { schema, table };
-	if (floe_pg_query(&r, pg,
+	return shop_value(NULL, out, pg,
 			  "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
 			  "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')",
-			  2, params) < 0)
-		return -1;
-	*out = floe_pg_result_rows(r) > 0;
-	floe_pg_result_free(r);
-	return 0;
+			  2, params);
 }
 
 /* format_type's long names in the short forms people write: "character varying(20)" → "varchar(20)". */

@@ -186,17 +186,6 @@ static int exec_all(floe_pg *pg, const char *const *sql)
 	return 0;
 }
 
-int shop_use_schema(floe_pg *pg, const char *schema)
-{
-	floe_buf sql = FLOE_BUF_INIT;
-	floe_buf_puts(&sql, "SET search_path = ");
-	int error = floe_pg_quote_ident(&sql, pg, schema);
-	if (error == 0)
-		error = floe_pg_exec(pg, floe_buf_cstr(&sql));
-	floe_buf_free(&sql);
-	return error;
-}
-
 /* The shop's objects already in `schema`, comma-separated into `found` ("" when none). */
 static int existing_objects(floe_buf *found, floe_pg *pg, const char *schema)
 {
@@ -213,20 +202,6 @@ static int existing_objects(floe_buf *found, floe_pg *pg, const char *schema)
 		return -1;
 	for (int i = 0; i < floe_pg_result_rows(r); i++)
 		floe_buf_printf(found, "%s%s", i ? ", " : "", floe_pg_result_text(r, i, 0));
-	floe_pg_result_free(r);
-	return 0;
-}
-
-int shop_exists(bool *out, floe_pg *pg, const char *schema)
-{
-	floe_pg_result *r = NULL;
-	const char *params[1] = { schema };
-	if (floe_pg_query(&r, pg,
-			  "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-			  "WHERE n.nspname = $1 AND c.relname = 'orders' AND c.relkind IN ('r', 'p')",
-			  1, params) < 0)
-		return -1;
-	*out = floe_pg_result_rows(r) > 0;
 	floe_pg_result_free(r);
 	return 0;
 }

@@ -152,18 +152,31 @@ static int read_clock(tick *t)
 
 /* ---- samples of what the shop already has ---- */
 
-static int sample_offers(tick *t, int want)
+/*
+ * About `want` rows of `table` chosen at random (Bernoulli sampling, a few
+ * times more than wanted, then cut), repeatable for the tick's seed.
+ */
+static int sample_rows(floe_pg_result **out, tick *t, const char *columns, const char *table, int want)
 {
 	params p = { 0 };
-	floe_pg_result *r = NULL;
+	floe_buf sql = FLOE_BUF_INIT;
 	p_fmt(&p, "%d", want);
 	p_fmt(&p, "%llu", (unsigned long long)(floe_shop_rng_next(&t->rng) >> 33));
-	if (floe_pg_query(&r, t->pg,
-			  "SELECT product_id, seller_id, (price * 100)::bigint, (freight_value * 100)::bigint "
-			  "FROM order_items TABLESAMPLE BERNOULLI (least(100, 100.0 * 4 * $1::int / "
-			  "greatest(1, (SELECT reltuples FROM pg_class WHERE oid = 'order_items'::regclass)))) "
-			  "REPEATABLE ($2::bigint) LIMIT $1::int",
-			  p.n, p.v) < 0)
+	floe_buf_printf(&sql,
+			"SELECT %s FROM %s TABLESAMPLE BERNOULLI (least(100, 100.0 * 4 * $1::int / "
+			"greatest(1, (SELECT reltuples FROM pg_class WHERE oid = '%s'::regclass)))) "
+			"REPEATABLE ($2::bigint) LIMIT $1::int",
+			columns, table, table);
+	int error = floe_pg_query(out, t->pg, floe_buf_cstr(&sql), p.n, p.v);
+	floe_buf_free(&sql);
+	return error;
+}
+
+static int sample_offers(tick *t, int want)
+{
+	floe_pg_result *r = NULL;
+	if (sample_rows(&r, t, "product_id, seller_id, (price * 100)::bigint, (freight_value * 100)::bigint",
+			"order_items", want) < 0)
 		return -1;
 	t->n_offers = floe_pg_result_rows(r);
 	t->offers = floe_xcalloc((size_t)t->n_offers + 1, sizeof(offer));
@@ -180,16 +193,9 @@ static int sample_offers(tick *t, int want)
 
 static int sample_people(tick *t, int want)
 {
-	params p = { 0 };
 	floe_pg_result *r = NULL;
-	p_fmt(&p, "%d", want);
-	p_fmt(&p, "%llu", (unsigned long long)(floe_shop_rng_next(&t->rng) >> 33));
-	if (floe_pg_query(&r, t->pg,
-			  "SELECT customer_unique_id, customer_zip_code_prefix, customer_city, customer_state "
-			  "FROM customers TABLESAMPLE BERNOULLI (least(100, 100.0 * 4 * $1::int / "
-			  "greatest(1, (SELECT reltuples FROM pg_class WHERE oid = 'customers'::regclass)))) "
-			  "REPEATABLE ($2::bigint) LIMIT $1::int",
-			  p.n, p.v) < 0)
+	if (sample_rows(&r, t, "customer_unique_id, customer_zip_code_prefix, customer_city, customer_state",
+			"customers", want) < 0)
 		return -1;
 	t->n_people = floe_pg_result_rows(r);
 	t->people = floe_xcalloc((size_t)t->n_people + 1, sizeof(person));

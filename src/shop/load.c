@@ -241,13 +241,13 @@ static int copy_chunk(floe_shop_generate_result *res, floe_pg *pg, const chunk *
 	if (c->begin) {
 		*opened = now_seconds();
 		floe_buf_printf(&sql, "COPY %s (%s) FROM STDIN WITH (FORMAT binary, FREEZE)", t->name, t->columns);
-		if (floe_pg_copy_begin(pg, floe_buf_cstr(&sql)) < 0)
+		if (floe_pg_copy_in_begin(pg, floe_buf_cstr(&sql)) < 0)
 			goto cleanup;
 	}
-	if (floe_pg_copy_put(pg, c->buf.ptr, c->buf.len) < 0)
+	if (floe_pg_copy_in_put(pg, c->buf.ptr, c->buf.len) < 0)
 		goto cleanup;
 	if (c->end) {
-		if (floe_pg_copy_end(&rows, pg) < 0)
+		if (floe_pg_copy_in_end(&rows, pg) < 0)
 			goto cleanup;
 		res->table_rows[c->table] += rows;
 		res->table_seconds[c->table] += now_seconds() - *opened;

@@ -11,7 +11,7 @@
  *   schema.c    DDL: types, tables, comments (pre-data); keys, indexes, triggers (post-data)
  *   load.c      floe_shop_generate: one transaction, a generator thread, COPY
  *   checksum.c  the contents' checksum, computed by PostgreSQL
- *   db.c        statements they all run: the schema, whether a shop is there, one value
+ *   query.c     statements they all run: the schema, whether a shop is there, one value
  *   tick.c      floe_shop_tick: OLTP traffic and late commits
  *   evolve.c    floe_shop_evolve: one schema change
  */
@@ -292,7 +292,7 @@ extern const char *const shop_schema_drop[];
 
 int shop_checksum(floe_shop_sum *out, floe_pg *pg);
 
-/* ---- db.c: shared by load.c, checksum.c, tick.c, evolve.c ---- */
+/* ---- query.c: shared by load.c, checksum.c, tick.c, evolve.c ---- */
 
 /*
  * Run a query and append the first row's first value to `out` (when not NULL);

@@ -1,5 +1,5 @@
 /*
- * db.c — the few statements every part of the shop runs: choose the schema,
+ * query.c — the few statements every part of the shop runs: choose the schema,
  * find the shop in it, read one value.
  */
 #include "shop/shop_int.h"

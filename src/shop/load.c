@@ -2,13 +2,14 @@
  * load.c — floe_shop_generate: the whole shop in one transaction.
  *
  *   BEGIN; [CREATE SCHEMA]; [DROP the old shop]; pre-data DDL;
- *   COPY each table FROM STDIN (FREEZE); post-data DDL; ANALYZE; COMMIT;
+ *   COPY … FROM STDIN (FORMAT binary, FREEZE) for every table;
+ *   post-data DDL (keys, foreign keys, indexes, triggers); COMMIT;
  *   then the checksum, in a snapshot of its own.
  *
- * Rows (binary COPY format, rows.c) are made by a generator thread into a small ring of chunk buffers while
- * this thread streams the previous chunks through libpq, so on two cores the
- * server parses one chunk while the next is being written. The generator never
- * fails; when the load does, it is told to stop and joined before the rollback.
+ * Rows (rows.c) are made by a generator thread into a ring of chunk buffers
+ * while this thread streams earlier chunks through libpq, so on two cores the
+ * server parses one chunk while the next is made. The generator never fails;
+ * when the load does, it is told to stop and joined before the rollback.
  */
 #include "shop/shop_int.h"
 #include "base/error.h"
@@ -210,9 +211,15 @@ static int prepare_schema(floe_pg *pg, const floe_shop_generate_opts *opts)
 {
 	floe_buf sql = FLOE_BUF_INIT, found = FLOE_BUF_INIT;
 	int error = -1;
-	floe_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
-	if (floe_pg_quote_ident(&sql, pg, opts->schema) < 0 || floe_pg_exec(pg, floe_buf_cstr(&sql)) < 0 ||
-	    shop_use_schema(pg, opts->schema) < 0 || existing_objects(&found, pg, opts->schema) < 0)
+	bool exists = false;
+	const char *params[1] = { opts->schema };
+	/* Only a missing schema is created: CREATE SCHEMA wants CREATE on the database even when it exists. */
+	if (shop_value(NULL, &exists, pg, "SELECT 1 FROM pg_namespace WHERE nspname = $1", 1, params) < 0)
+		goto cleanup;
+	floe_buf_puts(&sql, "CREATE SCHEMA ");
+	if (!exists && (floe_pg_quote_ident(&sql, pg, opts->schema) < 0 || floe_pg_exec(pg, floe_buf_cstr(&sql)) < 0))
+		goto cleanup;
+	if (shop_use_schema(pg, opts->schema) < 0 || existing_objects(&found, pg, opts->schema) < 0)
 		goto cleanup;
 	if (found.len && !opts->replace) {
 		floe_error_set(FLOE_ERR_EXISTS, "schema \"%s\" already holds a shop (%s)", opts->schema,

@@ -548,7 +548,8 @@ def test_password_target_and_no_leak(shopdb):
             conn.execute("DROP OWNED BY shop_owner")
             conn.execute("DROP ROLE shop_owner")
         conn.execute(f"CREATE ROLE shop_owner LOGIN PASSWORD '{planted}'")
-        conn.execute(f"GRANT CREATE ON DATABASE {DB} TO shop_owner")
+        # the owner of one schema, without CREATE on the database: the shop goes into its schema
+        conn.execute("CREATE SCHEMA owned AUTHORIZATION shop_owner")
     tcp = f"127.0.0.1:{st['port']}/{DB}"
     start = len(OUTPUTS.texts)
     args = ("shop", "generate", "--scale", "0.01", "--schema", "owned", "--target", tcp,

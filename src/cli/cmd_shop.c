@@ -439,9 +439,10 @@ static const floe_cli_command shop_tick = {
 	.description =
 		"Applies one burst of the traffic a live shop sees, and prints what it did:\n"
 		"  - new orders (status created) with a customer record, items and payments;\n"
-		"  - status progressions of the oldest open orders (created → approved → invoiced →\n"
-		"    processing → shipped → delivered), which fire the updated_at triggers of orders and\n"
-		"    payments; a delivered order gets a review;\n"
+		"  - status progressions (created → approved → invoiced → processing → shipped →\n"
+		"    delivered): fresh checkouts are approved, one cart in eight is abandoned, orders\n"
+		"    further along move on oldest first; the updates fire the updated_at triggers of\n"
+		"    orders and payments, and a delivered order gets a review;\n"
 		"  - a few review edits, which do not move reviews.updated_at (it has no trigger);\n"
 		"  - deletes of abandoned `created` orders with their items, payments and customer;\n"
 		"  - late commits: a transaction that stamps updated_at first and commits after the\n"

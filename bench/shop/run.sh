@@ -70,7 +70,9 @@ PGV="$("${PSQL[@]}" -At postgres -c 'SHOW server_version')"
 {
 	echo "### floe shop generate vs psql COPY — $(date -u +%Y-%m-%d) on $(nproc) × ${CPU:-unknown CPU}, PostgreSQL $PGV"
 	echo
-	echo "Command: \`SCALES=\"$SCALES\" bench/shop/run.sh\` (floe $("$FLOE" --version | cut -d' ' -f2))"
+	echo "Command: \`SCALES=\"$SCALES\" bench/shop/run.sh\` (floe $("$FLOE" --version | cut -d' ' -f2)," \
+		"git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'));" \
+		"load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine slows both sides)"
 	echo
 	echo "| scale | rows | floe COPY s | floe rows/s | floe + keys s | floe total s (with checksum) | psql COPY s | psql rows/s | psql + keys s | COPY speed floe/psql | end to end psql/floe |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|"

@@ -1,19 +1,29 @@
 /*
- * catalog_sql.c — open/create the JDBC-schema SQLite catalog.
+ * catalog_sql.c — the embedded catalog: a SQLite file with the schema of Iceberg's
+ * JDBC catalog, which PyIceberg's SqlCatalog and Java's JdbcCatalog (schema V1,
+ * with iceberg_type) open as they are. The only module that calls SQLite for the
+ * catalog.
  *
- * The schema is Iceberg's JdbcCatalog "V1" (with iceberg_type), which PyIceberg's
- * SqlCatalog also reads (it ignores the extra column).
+ * Every commit is one UPDATE … WHERE metadata_location = <expected>, SQLite's own
+ * transaction making it atomic: one row changed is SWAPPED, none is CONFLICT. An
+ * SQLite error leaves the outcome to be found out: the pointer is read again, and
+ * only when that read fails too is the outcome UNKNOWN.
  */
 #include "iceberg/catalog_sql.h"
+#include "iceberg/catalog.h"
+
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct floe_catalog_sql {
 	sqlite3 *db;
+	char *path;
+	char *name; /* catalog_name */
 };
 
 static const char *schema_sql =
@@ -54,7 +64,8 @@ int floe_catalog_sql_open(floe_catalog_sql **out, const char *path, bool create)
 		sqlite3_close(db);
 		return -1;
 	}
-	sqlite3_busy_timeout(db, 5000);
+	/* Writers wait for each other rather than fail: commits are short. */
+	sqlite3_busy_timeout(db, 30000);
 	char *msg = NULL;
 	if (sqlite3_exec(db, create ? schema_sql : "SELECT count(*) FROM iceberg_tables", NULL, NULL,
 			 &msg) != SQLITE_OK) {
@@ -66,6 +77,9 @@ int floe_catalog_sql_open(floe_catalog_sql **out, const char *path, bool create)
 	}
 	floe_catalog_sql *c = floe_xcalloc(1, sizeof(*c));
 	c->db = db;
+	c->path = floe_xstrndup(path, strlen(path));
+	c->name = floe_xstrndup(FLOE_ICEBERG_DEFAULT_CATALOG_NAME,
+				strlen(FLOE_ICEBERG_DEFAULT_CATALOG_NAME));
 	*out = c;
 	return 0;
 }
@@ -75,6 +89,8 @@ void floe_catalog_sql_close(floe_catalog_sql *catalog)
 	if (!catalog)
 		return;
 	sqlite3_close(catalog->db);
+	free(catalog->path);
+	free(catalog->name);
 	free(catalog);
 }
 
@@ -83,9 +99,255 @@ int floe_catalog_sql_count_tables(const floe_catalog_sql *catalog, long long *ou
 	sqlite3_stmt *st = NULL;
 	*out = 0;
 	if (sqlite3_prepare_v2(catalog->db, "SELECT count(*) FROM iceberg_tables", -1, &st, NULL) != SQLITE_OK)
-		return sqlite_error(catalog->db, "query", "catalog");
+		return sqlite_error(catalog->db, "query", catalog->path);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		*out = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return 0;
+}
+
+/* ---- statements ---- */
+
+/* Prepare `sql` and bind the NULL-terminated text parameters in order. */
+static int prepare(floe_catalog_sql *c, sqlite3_stmt **st, const char *sql, const char *const *args)
+{
+	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK)
+		return sqlite_error(c->db, "query", c->path);
+	for (int i = 0; args && args[i]; i++)
+		if (sqlite3_bind_text(*st, i + 1, args[i], -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+			sqlite3_finalize(*st);
+			*st = NULL;
+			return sqlite_error(c->db, "query", c->path);
+		}
+	return 0;
+}
+
+/* Run a statement without result rows; *changes gets the rows changed. */
+static int exec_args(floe_catalog_sql *c, const char *sql, const char *const *args, int *changes,
+		     int *sqlite_rc)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+	if (prepare(c, &st, sql, args) < 0)
+		return -1;
+	rc = sqlite3_step(st);
+	if (sqlite_rc)
+		*sqlite_rc = rc;
+	if (rc != SQLITE_DONE) {
+		sqlite_error(c->db, "update", c->path);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	if (changes)
+		*changes = sqlite3_changes(c->db);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int sql_load(void *state, floe_buf *out, const char *ns, const char *table)
+{
+	floe_catalog_sql *c = state;
+	const char *args[] = { c->name, ns, table, NULL };
+	sqlite3_stmt *st = NULL;
+	int rc, found = 0;
+	if (prepare(c, &st,
+		    "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ?1 AND "
+		    "table_namespace = ?2 AND table_name = ?3 AND "
+		    "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)", args) < 0)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		floe_buf_clear(out);
+		floe_buf_puts(out, (const char *)sqlite3_column_text(st, 0));
+		found = 1;
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		found = sqlite_error(c->db, "read", c->path);
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+static int sql_create(void *state, const char *ns, const char *table, const char *location)
+{
+	floe_catalog_sql *c = state;
+	const char *args[] = { c->name, ns, table, location, NULL };
+	int rc = 0;
+	if (exec_args(c, "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+		      "metadata_location, previous_metadata_location, iceberg_type) "
+		      "VALUES (?1, ?2, ?3, ?4, NULL, 'TABLE')", args, NULL, &rc) == 0)
+		return 0;
+	if (rc == SQLITE_CONSTRAINT) {
+		floe_error_set(FLOE_ERR_EXISTS, "table \"%s.%s\" already exists in catalog \"%s\"", ns,
+			       table, c->path);
+		floe_error_hint("Load the table instead, or drop it first.");
+	}
+	return -1;
+}
+
+static int sql_swap(void *state, const char *ns, const char *table, const char *expected,
+		    const char *next, floe_iceberg_swap_outcome *outcome)
+{
+	floe_catalog_sql *c = state;
+	const char *args[] = { next, expected, c->name, ns, table, NULL };
+	floe_buf now = FLOE_BUF_INIT;
+	int changes = 0, found;
+	*outcome = FLOE_ICEBERG_UNKNOWN;
+	if (exec_args(c, "UPDATE iceberg_tables SET metadata_location = ?1, "
+		      "previous_metadata_location = ?2 WHERE catalog_name = ?3 AND "
+		      "table_namespace = ?4 AND table_name = ?5 AND metadata_location = ?2 AND "
+		      "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)", args, &changes, NULL) == 0) {
+		*outcome = changes == 1 ? FLOE_ICEBERG_SWAPPED : FLOE_ICEBERG_CONFLICT;
+		return 0;
+	}
+	/* The UPDATE failed: learn what the pointer is now. */
+	found = sql_load(c, &now, ns, table);
+	if (found == 1 && strcmp(floe_buf_cstr(&now), next) == 0)
+		*outcome = FLOE_ICEBERG_SWAPPED;
+	else if (found >= 0)
+		*outcome = FLOE_ICEBERG_CONFLICT;
+	floe_buf_free(&now);
+	if (*outcome != FLOE_ICEBERG_UNKNOWN) {
+		floe_error_clear();
+		return 0;
+	}
+	return -1;
+}
+
+static int sql_drop(void *state, const char *ns, const char *table)
+{
+	floe_catalog_sql *c = state;
+	const char *args[] = { c->name, ns, table, NULL };
+	return exec_args(c, "DELETE FROM iceberg_tables WHERE catalog_name = ?1 AND "
+			 "table_namespace = ?2 AND table_name = ?3", args, NULL, NULL);
+}
+
+static int sql_create_namespace(void *state, const char *ns, const floe_iceberg_kv *props, size_t n)
+{
+	floe_catalog_sql *c = state;
+	const char *sql = "INSERT OR IGNORE INTO iceberg_namespace_properties "
+			  "(catalog_name, namespace, property_key, property_value) VALUES (?1, ?2, ?3, ?4)";
+	const char *exists[] = { c->name, ns, "exists", "true", NULL };
+	if (exec_args(c, sql, exists, NULL, NULL) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *args[] = { c->name, ns, props[i].key, props[i].value, NULL };
+		if (exec_args(c, sql, args, NULL, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int sql_namespace_exists(void *state, const char *ns, bool *out)
+{
+	floe_catalog_sql *c = state;
+	const char *args[] = { c->name, ns, NULL };
+	sqlite3_stmt *st = NULL;
+	int rc;
+	*out = false;
+	if (prepare(c, &st,
+		    "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ?1 AND namespace = ?2 "
+		    "UNION SELECT 1 FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2",
+		    args) < 0)
+		return -1;
+	rc = sqlite3_step(st);
+	*out = rc == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlite_error(c->db, "read", c->path);
+}
+
+/* Every first column of `sql`'s rows, as strings in `arena`. */
+static int list_strings(floe_catalog_sql *c, const char *sql, const char *const *args,
+			floe_arena *arena, const char ***out, size_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t cap = 16;
+	int rc;
+	*n = 0;
+	*out = floe_arena_alloc(arena, cap * sizeof(**out));
+	if (prepare(c, &st, sql, args) < 0)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n + 1 == cap) {
+			const char **grown = floe_arena_alloc(arena, cap * 2 * sizeof(*grown));
+			memcpy(grown, *out, *n * sizeof(*grown));
+			*out = grown;
+			cap *= 2;
+		}
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		(*out)[(*n)++] = floe_arena_strdup(arena, t ? (const char *)t : "");
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sqlite_error(c->db, "read", c->path);
+}
+
+static int sql_list_namespaces(void *state, floe_arena *arena, const char ***out, size_t *n)
+{
+	floe_catalog_sql *c = state;
+	const char *args[] = { c->name, NULL };
+	return list_strings(c, "SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?1 "
+			    "UNION SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ?1 "
+			    "ORDER BY 1", args, arena, out, n);
+}
+
+static int sql_list_tables(void *state, const char *ns, floe_arena *arena, const char ***out,
+			   size_t *n)
+{
+	floe_catalog_sql *c = state;
+	const char *args[] = { c->name, ns, NULL };
+	return list_strings(c, "SELECT table_name FROM iceberg_tables WHERE catalog_name = ?1 AND "
+			    "table_namespace = ?2 AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL) "
+			    "ORDER BY 1", args, arena, out, n);
+}
+
+static void sql_close(void *state)
+{
+	floe_catalog_sql_close(state);
+}
+
+static const floe_iceberg_catalog_ops sql_ops = {
+	"sql",
+	sql_load,
+	sql_create,
+	sql_swap,
+	sql_drop,
+	sql_create_namespace,
+	sql_namespace_exists,
+	sql_list_namespaces,
+	sql_list_tables,
+	sql_close,
+};
+
+int floe_iceberg_catalog_open_sql(floe_iceberg_catalog **out, const char *path,
+				  const floe_iceberg_catalog_opts *opts)
+{
+	floe_iceberg_catalog_opts defaults = FLOE_ICEBERG_CATALOG_OPTS_INIT;
+	floe_catalog_sql *sql = NULL;
+	floe_arena *arena = floe_arena_new();
+	const char *warehouse;
+	int error = -1;
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	if (floe_catalog_sql_open(&sql, path, opts->create) < 0)
+		goto cleanup;
+	if (opts->name) {
+		free(sql->name);
+		sql->name = floe_xstrndup(opts->name, strlen(opts->name));
+	}
+	if (opts->warehouse) {
+		warehouse = floe_iceberg_path_to_uri(arena, opts->warehouse);
+	} else {
+		const char *slash = strrchr(path, '/');
+		warehouse = floe_iceberg_path_to_uri(arena, slash ? floe_arena_strndup(arena, path,
+							     (size_t)(slash - path)) : ".");
+	}
+	if (!warehouse)
+		goto cleanup;
+	*out = floe_iceberg_catalog_new(&sql_ops, sql, floe_iceberg_storage_local(), warehouse);
+	sql = NULL;
+	error = 0;
+cleanup:
+	floe_catalog_sql_close(sql);
+	floe_arena_free(arena);
+	return error;
 }

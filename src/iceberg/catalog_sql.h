@@ -3,6 +3,10 @@
  * Iceberg's JDBC catalog (`iceberg_tables`, `iceberg_namespace_properties`), so
  * PyIceberg's SqlCatalog and the JDBC catalogs of Spark and Trino open it as is.
  * The one module that calls SQLite for the catalog.
+ *
+ * This header is the low-level handle (open, count) that `floe init` and `floe
+ * doctor` use; table operations go through catalog.h (floe_iceberg_catalog_open_sql),
+ * which wraps it in the catalog ops struct.
  */
 #ifndef FLOE_ICEBERG_CATALOG_SQL_H
 #define FLOE_ICEBERG_CATALOG_SQL_H

@@ -1,0 +1,97 @@
+/*
+ * catalog.h — the Iceberg catalog: which metadata file is each table's current one,
+ * behind one ops struct (`sql`: the embedded SQLite JDBC-schema catalog; `rest`
+ * later), plus the storage the tables live on and the warehouse new tables go to.
+ *
+ * The catalog's one promise is the compare-and-swap of a table's metadata pointer:
+ * swap(expected → next) changes it only if it still is `expected`, and reports
+ * SWAPPED, CONFLICT (it was not `expected`; nothing changed) or UNKNOWN (the
+ * outcome could not be learnt; the caller must not delete anything it wrote).
+ *
+ * Namespaces are dot-joined level names ("bronze", "a.b"); a namespace exists when
+ * it has a property row (creating one writes `exists` = `true`, as PyIceberg and
+ * Java do) or a table.
+ */
+#ifndef FLOE_ICEBERG_CATALOG_H
+#define FLOE_ICEBERG_CATALOG_H
+
+#include "base/arena.h"
+#include "base/buf.h"
+#include "iceberg/metadata.h"
+#include "iceberg/storage.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct floe_iceberg_catalog floe_iceberg_catalog;
+
+typedef enum floe_iceberg_swap_outcome {
+	FLOE_ICEBERG_SWAPPED,
+	FLOE_ICEBERG_CONFLICT,
+	FLOE_ICEBERG_UNKNOWN
+} floe_iceberg_swap_outcome;
+
+typedef struct floe_iceberg_catalog_ops {
+	const char *name; /* "sql" */
+	/* The table's metadata location into `out`: 1 found, 0 no such table, -1 error. */
+	int (*load)(void *state, floe_buf *out, const char *ns, const char *table);
+	/* Register a new table; FLOE_ERR_EXISTS when the name is taken. */
+	int (*create)(void *state, const char *ns, const char *table, const char *location);
+	/* Compare-and-swap the pointer; returns -1 only with *outcome UNKNOWN. */
+	int (*swap)(void *state, const char *ns, const char *table, const char *expected,
+		    const char *next, floe_iceberg_swap_outcome *outcome);
+	/* Unregister a table (files stay); 0 also when it did not exist. */
+	int (*drop)(void *state, const char *ns, const char *table);
+	/* Create a namespace with properties; an existing one is left as it is. */
+	int (*create_namespace)(void *state, const char *ns, const floe_iceberg_kv *props, size_t n);
+	int (*namespace_exists)(void *state, const char *ns, bool *out);
+	/* Names, sorted, in `arena`. */
+	int (*list_namespaces)(void *state, floe_arena *arena, const char ***out, size_t *n);
+	int (*list_tables)(void *state, const char *ns, floe_arena *arena, const char ***out, size_t *n);
+	void (*close)(void *state);
+} floe_iceberg_catalog_ops;
+
+typedef struct floe_iceberg_catalog_opts {
+	const char *name;      /* catalog_name in the JDBC schema; NULL: "floe" */
+	const char *warehouse; /* directory or URI new tables go under; NULL: the catalog file's dir */
+	bool create;           /* create the catalog file and its tables when missing */
+} floe_iceberg_catalog_opts;
+
+#define FLOE_ICEBERG_CATALOG_OPTS_INIT { NULL, NULL, false }
+#define FLOE_ICEBERG_DEFAULT_CATALOG_NAME "floe"
+
+/* A catalog over `ops`/`state` (owned) and `storage` (owned), tables under `warehouse_uri`. */
+floe_iceberg_catalog *floe_iceberg_catalog_new(const floe_iceberg_catalog_ops *ops, void *state,
+					       floe_iceberg_storage *storage,
+					       const char *warehouse_uri);
+
+/* The embedded default: SQLite file `path`, local storage. */
+int floe_iceberg_catalog_open_sql(floe_iceberg_catalog **out, const char *path,
+				  const floe_iceberg_catalog_opts *opts);
+
+void floe_iceberg_catalog_free(floe_iceberg_catalog *catalog);
+
+floe_iceberg_storage *floe_iceberg_catalog_storage(floe_iceberg_catalog *catalog);
+const char *floe_iceberg_catalog_warehouse(const floe_iceberg_catalog *catalog);
+
+/* Dispatch to the ops (see floe_iceberg_catalog_ops for each contract). */
+int floe_iceberg_catalog_load(floe_iceberg_catalog *c, floe_buf *out, const char *ns,
+			      const char *table);
+int floe_iceberg_catalog_register(floe_iceberg_catalog *c, const char *ns, const char *table,
+				  const char *metadata_location);
+int floe_iceberg_catalog_swap(floe_iceberg_catalog *c, const char *ns, const char *table,
+			      const char *expected, const char *next,
+			      floe_iceberg_swap_outcome *outcome);
+int floe_iceberg_catalog_drop(floe_iceberg_catalog *c, const char *ns, const char *table);
+int floe_iceberg_catalog_create_namespace(floe_iceberg_catalog *c, const char *ns,
+					  const floe_iceberg_kv *props, size_t n);
+int floe_iceberg_catalog_namespace_exists(floe_iceberg_catalog *c, const char *ns, bool *out);
+int floe_iceberg_catalog_list_namespaces(floe_iceberg_catalog *c, floe_arena *arena,
+					 const char ***out, size_t *n);
+int floe_iceberg_catalog_list_tables(floe_iceberg_catalog *c, const char *ns, floe_arena *arena,
+				     const char ***out, size_t *n);
+
+/* Check a namespace or table name: non-empty, no empty level, no control characters. */
+int floe_iceberg_check_name(const char *what, const char *name, bool dots_allowed);
+
+#endif

@@ -30,6 +30,9 @@ CLI_MAIN := src/cli/main.c
 UNIT_SRC := $(shell find tests/unit -name '*.c' | sort)
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOLS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+# Code the test tools and the unit tests share (tests/tools/support/, not programs).
+TOOL_SUPPORT_SRC := $(wildcard tests/tools/support/*.c)
+TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
@@ -49,13 +52,14 @@ $(BUILD)/libfloe.a: $(LIB_OBJ)
 $(BUILD)/floe: $(BUILD)/src/cli/main.o $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/unit_tests: $(UNIT_OBJ) $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
+$(BUILD)/unit_tests: $(UNIT_OBJ) $(TOOL_SUPPORT_OBJ) $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Itests/unit
+$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Itests/unit -Itests/tools/support
+$(BUILD)/tests/tools/%.o: ALL_CFLAGS += -Itests/tools/support
 
 # Test tools (tests/tools/NAME.c → build/tools/NAME): programs the integration tests drive.
-$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
+$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(TOOL_SUPPORT_OBJ) $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
@@ -90,4 +94,5 @@ fuzz:
 clean:
 	rm -rf build build-san build-clang build-san-clang build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) $(BUILD)/src/cli/main.d
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) \
+	$(TOOL_SUPPORT_OBJ:.o=.d) $(BUILD)/src/cli/main.d

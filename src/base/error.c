@@ -124,6 +124,7 @@ floe_exit_code floe_error_exit_code(void)
 	case FLOE_ERR_UNREACHABLE:
 		return FLOE_EXIT_UNREACHABLE;
 	case FLOE_ERR_CHECK:
+	case FLOE_ERR_CONFLICT:
 		return FLOE_EXIT_CHECK_FAILED;
 	case FLOE_ERR_IO:
 	case FLOE_ERR_INTERNAL:

@@ -29,7 +29,8 @@ typedef enum floe_error_class {
 	FLOE_ERR_UNREACHABLE, /* connection refused, authentication failed, DNS */
 	FLOE_ERR_CHECK,       /* a verification failed */
 	FLOE_ERR_IO,          /* file system */
-	FLOE_ERR_EXISTS       /* refusing to overwrite */
+	FLOE_ERR_EXISTS,      /* refusing to overwrite */
+	FLOE_ERR_CONFLICT     /* a concurrent change won (e.g. a table commit lost its race) */
 } floe_error_class;
 
 #define FLOE_ERROR_MAX_CONTEXT 16

@@ -1,0 +1,92 @@
+/*
+ * scan.c — scan planning: the live data files of a snapshot, with their stats, so a
+ * caller can prune by bounds before opening any file.
+ */
+#include "iceberg/table_int.h"
+
+#include "base/error.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+typedef struct file_vec {
+	floe_iceberg_scan_file *items;
+	size_t n, cap;
+} file_vec;
+
+static floe_iceberg_scan_file *push(floe_arena *a, file_vec *v)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		floe_iceberg_scan_file *grown = floe_arena_alloc(a, cap * sizeof(*grown));
+		if (v->n)
+			memcpy(grown, v->items, v->n * sizeof(*grown));
+		v->items = grown;
+		v->cap = cap;
+	}
+	return &v->items[v->n++];
+}
+
+static int plan_manifest(floe_iceberg_table *t, floe_arena *arena, const floe_iceberg_manifest_file *mf,
+			 floe_iceberg_scan *scan, file_vec *files)
+{
+	floe_iceberg_manifest_entry *entries = NULL;
+	size_t n = 0;
+	if (mf->content != FLOE_ICEBERG_CONTENT_DATA) {
+		if (mf->added_files + mf->existing_files == 0)
+			return 0;
+		floe_error_set(FLOE_ERR_USAGE, "table %s has delete files (manifest \"%s\")",
+			       floe_iceberg_table_name(t), mf->path);
+		floe_error_detail("floe plans scans of tables without delete files only.");
+		return -1;
+	}
+	if (floe_iceberg_read_manifest(t, arena, mf, &entries, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (entries[i].status == FLOE_ICEBERG_DELETED)
+			continue;
+		floe_iceberg_scan_file *f = push(arena, files);
+		f->file = entries[i].file;
+		f->snapshot_id = entries[i].snapshot_id;
+		f->data_sequence_number = entries[i].sequence_number;
+		f->file_sequence_number = entries[i].file_sequence_number;
+		f->manifest = mf->path;
+		scan->record_count += f->file.record_count;
+		scan->size_in_bytes += f->file.file_size_in_bytes;
+	}
+	return 0;
+}
+
+int floe_iceberg_table_plan(floe_iceberg_scan **out, floe_arena *arena, floe_iceberg_table *table,
+			    int64_t snapshot_id)
+{
+	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(table);
+	const floe_iceberg_snapshot *snap = snapshot_id < 0 ? floe_iceberg_metadata_current_snapshot(m)
+							    : floe_iceberg_metadata_snapshot(m, snapshot_id);
+	floe_iceberg_scan *scan = floe_arena_alloc(arena, sizeof(*scan));
+	floe_iceberg_manifest_file *list = NULL;
+	file_vec files = { NULL, 0, 0 };
+	size_t n = 0;
+	*out = NULL;
+	if (snapshot_id >= 0 && !snap) {
+		floe_error_set(FLOE_ERR_USAGE, "table %s has no snapshot %" PRId64,
+			       floe_iceberg_table_name(table), snapshot_id);
+		floe_error_hint("It may have been expired; list the table's snapshots.");
+		return -1;
+	}
+	scan->snapshot_id = snap ? snap->snapshot_id : -1;
+	scan->schema = snap && snap->has_schema_id ? floe_iceberg_metadata_schema(m, snap->schema_id)
+						  : NULL;
+	if (!scan->schema)
+		scan->schema = floe_iceberg_metadata_current_schema(m);
+	if (snap && floe_iceberg_read_manifest_list(table, arena, snap->manifest_list, &list, &n) < 0)
+		return floe_error_context("while planning a scan of %s", floe_iceberg_table_name(table));
+	for (size_t i = 0; i < n; i++)
+		if (plan_manifest(table, arena, &list[i], scan, &files) < 0)
+			return floe_error_context("while planning a scan of %s",
+						  floe_iceberg_table_name(table));
+	scan->files = files.items ? files.items : floe_arena_alloc(arena, sizeof(*scan->files));
+	scan->n_files = files.n;
+	*out = scan;
+	return 0;
+}

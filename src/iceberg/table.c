@@ -1,0 +1,375 @@
+/*
+ * table.c — table handles: create, load, refresh, names and ids, reading manifests
+ * through the table's storage.
+ *
+ * A new table's first metadata file is `00000-<uuid>.metadata.json`, registered
+ * with an INSERT; if the name turns out to be taken, the file is deleted again.
+ */
+#include "iceberg/table_int.h"
+
+#include "base/error.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+int64_t floe_iceberg_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void random_bytes(void *out, size_t n)
+{
+	uint8_t *p = out;
+	while (n > 0) {
+		ssize_t got = getrandom(p, n, 0);
+		if (got <= 0)
+			continue; /* EINTR; getrandom does not fail otherwise once the pool is ready */
+		p += got;
+		n -= (size_t)got;
+	}
+}
+
+const char *floe_iceberg_uuid(floe_arena *arena)
+{
+	uint8_t b[16];
+	random_bytes(b, sizeof(b));
+	b[6] = (uint8_t)((b[6] & 0x0F) | 0x40);
+	b[8] = (uint8_t)((b[8] & 0x3F) | 0x80);
+	return floe_arena_printf(arena, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+				 "%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4], b[5], b[6],
+				 b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+int64_t floe_iceberg_new_snapshot_id(const floe_iceberg_metadata *m)
+{
+	for (;;) {
+		uint64_t v;
+		random_bytes(&v, sizeof(v));
+		int64_t id = (int64_t)(v & (uint64_t)INT64_MAX);
+		if (id > 0 && (!m || !floe_iceberg_metadata_snapshot(m, id)))
+			return id;
+	}
+}
+
+const char *floe_iceberg_metadata_uri(floe_arena *arena, const floe_iceberg_metadata *m,
+				      const char *name)
+{
+	size_t len = strlen(m->location);
+	while (len > 1 && m->location[len - 1] == '/')
+		len--;
+	return floe_arena_printf(arena, "%.*s/metadata/%s", (int)len, m->location, name);
+}
+
+int64_t floe_iceberg_metadata_version(const char *uri)
+{
+	const char *name = strrchr(uri, '/');
+	int64_t v = 0;
+	size_t digits = 0;
+	name = name ? name + 1 : uri;
+	if (*name == 'v')
+		name++;
+	while (name[digits] >= '0' && name[digits] <= '9' && digits < 18)
+		v = v * 10 + (name[digits++] - '0');
+	if (digits == 0 || (name[digits] != '-' && name[digits] != '.'))
+		return -1;
+	return v;
+}
+
+const char *floe_iceberg_table_new_data_uri(floe_iceberg_table *table, floe_arena *arena,
+					    const char *ext)
+{
+	const char *loc = table->metadata->location;
+	size_t len = strlen(loc);
+	while (len > 1 && loc[len - 1] == '/')
+		len--;
+	return floe_arena_printf(arena, "%.*s/data/00000-0-%s.%s", (int)len, loc,
+				 floe_iceberg_uuid(arena), ext ? ext : "parquet");
+}
+
+/* ---- reading ---- */
+
+int floe_iceberg_read_manifest_list(floe_iceberg_table *t, floe_arena *arena, const char *uri,
+				    floe_iceberg_manifest_file **out, size_t *n)
+{
+	floe_buf data = FLOE_BUF_INIT;
+	int error = -1;
+	if (floe_iceberg_storage_read(floe_iceberg_table_storage(t), &data, uri) < 0 ||
+	    floe_iceberg_manifest_list_read(out, n, arena, data.ptr, data.len) < 0) {
+		floe_error_context("while reading manifest list \"%s\"", uri);
+		goto cleanup;
+	}
+	error = 0;
+cleanup:
+	floe_buf_free(&data);
+	return error;
+}
+
+int floe_iceberg_read_manifest(floe_iceberg_table *t, floe_arena *arena,
+			       const floe_iceberg_manifest_file *mf,
+			       floe_iceberg_manifest_entry **out, size_t *n)
+{
+	floe_buf data = FLOE_BUF_INIT;
+	int error = -1;
+	if (floe_iceberg_storage_read(floe_iceberg_table_storage(t), &data, mf->path) < 0 ||
+	    floe_iceberg_manifest_read(out, n, arena, data.ptr, data.len, mf) < 0) {
+		floe_error_context("while reading manifest \"%s\"", mf->path);
+		goto cleanup;
+	}
+	error = 0;
+cleanup:
+	floe_buf_free(&data);
+	return error;
+}
+
+int floe_iceberg_table_adopt(floe_iceberg_table *t, const char *location, const char *text,
+			     size_t len)
+{
+	floe_arena *arena = floe_arena_new();
+	floe_iceberg_metadata *m = NULL;
+	if (floe_iceberg_metadata_parse(&m, arena, text, len) < 0) {
+		floe_arena_free(arena);
+		return floe_error_context("while reading table metadata \"%s\"", location);
+	}
+	floe_arena_free(t->arena);
+	t->arena = arena;
+	t->metadata = m;
+	t->metadata_location = floe_arena_strdup(arena, location);
+	return 0;
+}
+
+/* Read the metadata file at `location` and adopt it. */
+static int load_metadata(floe_iceberg_table *t, const char *location)
+{
+	floe_buf text = FLOE_BUF_INIT;
+	int error = -1;
+	if (floe_iceberg_storage_read(floe_iceberg_table_storage(t), &text, location) < 0) {
+		floe_error_context("while loading table %s", t->full_name);
+		goto cleanup;
+	}
+	if (floe_iceberg_table_adopt(t, location, text.ptr, text.len) < 0) {
+		floe_error_context("while loading table %s", t->full_name);
+		goto cleanup;
+	}
+	error = 0;
+cleanup:
+	floe_buf_free(&text);
+	return error;
+}
+
+static floe_iceberg_table *new_handle(floe_iceberg_catalog *catalog, const char *ns,
+				      const char *name)
+{
+	floe_iceberg_table *t = floe_xcalloc(1, sizeof(*t));
+	size_t len = strlen(ns) + strlen(name) + 2;
+	t->catalog = catalog;
+	t->ns = floe_xstrndup(ns, strlen(ns));
+	t->name = floe_xstrndup(name, strlen(name));
+	t->full_name = floe_xmalloc(len);
+	snprintf(t->full_name, len, "%s.%s", ns, name);
+	return t;
+}
+
+int floe_iceberg_table_refresh(floe_iceberg_table *t)
+{
+	floe_buf loc = FLOE_BUF_INIT;
+	int found, error = -1;
+	found = floe_iceberg_catalog_load(t->catalog, &loc, t->ns, t->name);
+	if (found < 0)
+		goto cleanup;
+	if (found == 0) {
+		floe_error_set(FLOE_ERR_CONFIG, "table %s does not exist", t->full_name);
+		floe_error_hint("Check the name, or create the table first.");
+		goto cleanup;
+	}
+	if (t->metadata_location && strcmp(t->metadata_location, floe_buf_cstr(&loc)) == 0) {
+		error = 0; /* unchanged */
+		goto cleanup;
+	}
+	error = load_metadata(t, floe_buf_cstr(&loc));
+cleanup:
+	floe_buf_free(&loc);
+	return error;
+}
+
+int floe_iceberg_table_load(floe_iceberg_table **out, floe_iceberg_catalog *catalog,
+			    const char *ns, const char *name)
+{
+	floe_iceberg_table *t = new_handle(catalog, ns, name);
+	*out = NULL;
+	if (floe_iceberg_table_refresh(t) < 0) {
+		floe_iceberg_table_free(t);
+		return -1;
+	}
+	*out = t;
+	return 0;
+}
+
+void floe_iceberg_table_free(floe_iceberg_table *table)
+{
+	if (!table)
+		return;
+	floe_arena_free(table->arena);
+	free(table->ns);
+	free(table->name);
+	free(table->full_name);
+	free(table);
+}
+
+/* ---- create ---- */
+
+static const char *default_location(floe_arena *a, floe_iceberg_catalog *c, const char *ns,
+				    const char *name)
+{
+	char *levels = floe_arena_strdup(a, ns);
+	for (char *p = levels; *p; p++)
+		if (*p == '.')
+			*p = '/';
+	return floe_arena_printf(a, "%s/%s/%s", floe_iceberg_catalog_warehouse(c), levels, name);
+}
+
+static floe_iceberg_metadata *initial_metadata(floe_arena *a, const char *location,
+					       floe_iceberg_schema *schema,
+					       const floe_iceberg_create_opts *opts)
+{
+	floe_iceberg_metadata *m = floe_arena_alloc(a, sizeof(*m));
+	m->format_version = FLOE_ICEBERG_FORMAT_VERSION;
+	m->table_uuid = floe_iceberg_uuid(a);
+	m->location = location;
+	m->last_updated_ms = floe_iceberg_now_ms();
+	m->last_column_id = floe_iceberg_schema_max_id(schema);
+	m->n_schemas = 1;
+	m->schemas = floe_arena_alloc(a, sizeof(*m->schemas));
+	m->schemas[0] = schema;
+	m->current_schema_id = schema->schema_id;
+	m->n_specs = 1;
+	m->specs = floe_arena_alloc(a, sizeof(*m->specs)); /* spec 0, unpartitioned */
+	m->last_partition_id = FLOE_ICEBERG_PARTITION_FIELD_ID_START - 1;
+	m->n_sort_orders = 1;
+	m->sort_orders = floe_arena_alloc(a, sizeof(*m->sort_orders)); /* order 0, unsorted */
+	for (size_t i = 0; i < opts->n_properties; i++)
+		floe_iceberg_metadata_set_property(m, a, opts->properties[i].key,
+						   opts->properties[i].value);
+	return m;
+}
+
+/* Write the first metadata file and register it; on a taken name remove the file. */
+static int register_table(floe_iceberg_table *t, floe_arena *a, const floe_iceberg_metadata *m)
+{
+	floe_iceberg_storage *st = floe_iceberg_catalog_storage(t->catalog);
+	floe_buf json = FLOE_BUF_INIT, now = FLOE_BUF_INIT;
+	const char *uri = floe_iceberg_metadata_uri(
+		a, m, floe_arena_printf(a, "00000-%s.metadata.json", floe_iceberg_uuid(a)));
+	int error = -1;
+	if (floe_iceberg_metadata_check(m) < 0 || floe_iceberg_metadata_write(&json, m) < 0 ||
+	    floe_iceberg_storage_create(st, uri, json.ptr, json.len) < 0)
+		goto cleanup;
+	if (floe_iceberg_catalog_register(t->catalog, t->ns, t->name, uri) < 0) {
+		/* Only delete the file when the catalog surely does not point at it. */
+		const floe_error *e = floe_error_last();
+		floe_error_class cls = e ? e->cls : FLOE_ERR_INTERNAL;
+		if (cls == FLOE_ERR_EXISTS ||
+		    (floe_iceberg_catalog_load(t->catalog, &now, t->ns, t->name) >= 0 &&
+		     strcmp(floe_buf_cstr(&now), uri) != 0))
+			floe_iceberg_storage_remove(st, uri);
+		goto cleanup;
+	}
+	error = floe_iceberg_table_adopt(t, uri, json.ptr, json.len);
+cleanup:
+	floe_buf_free(&json);
+	floe_buf_free(&now);
+	return error;
+}
+
+int floe_iceberg_table_create(floe_iceberg_table **out, floe_iceberg_catalog *catalog,
+			      const char *ns, const char *name, const floe_iceberg_schema *schema,
+			      const floe_iceberg_create_opts *opts)
+{
+	floe_iceberg_create_opts defaults = FLOE_ICEBERG_CREATE_OPTS_INIT;
+	floe_iceberg_table *t = NULL;
+	floe_arena *a = floe_arena_new();
+	floe_iceberg_schema *s;
+	bool ns_exists = false;
+	int error = -1;
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	if (floe_iceberg_check_name("namespace", ns, true) < 0 ||
+	    floe_iceberg_check_name("table", name, false) < 0)
+		goto cleanup;
+	s = floe_iceberg_schema_copy(a, schema);
+	s->schema_id = 0;
+	if (opts->assign_ids) {
+		int32_t last = 0;
+		floe_iceberg_schema_assign_ids(s, &last);
+	}
+	if (floe_iceberg_schema_validate(s) < 0)
+		goto cleanup;
+	if (floe_iceberg_catalog_namespace_exists(catalog, ns, &ns_exists) < 0)
+		goto cleanup;
+	if (!ns_exists) {
+		if (!opts->create_namespace) {
+			floe_error_set(FLOE_ERR_CONFIG, "namespace \"%s\" does not exist", ns);
+			goto cleanup;
+		}
+		if (floe_iceberg_catalog_create_namespace(catalog, ns, NULL, 0) < 0)
+			goto cleanup;
+	}
+	t = new_handle(catalog, ns, name);
+	const char *loc = opts->location ? floe_iceberg_path_to_uri(a, opts->location)
+					 : default_location(a, catalog, ns, name);
+	if (!loc || register_table(t, a, initial_metadata(a, loc, s, opts)) < 0)
+		goto cleanup;
+	*out = t;
+	t = NULL;
+	error = 0;
+cleanup:
+	if (error < 0)
+		floe_error_context("while creating table %s.%s", ns ? ns : "", name ? name : "");
+	floe_iceberg_table_free(t);
+	floe_arena_free(a);
+	return error;
+}
+
+/* ---- accessors ---- */
+
+const floe_iceberg_metadata *floe_iceberg_table_metadata(const floe_iceberg_table *table)
+{
+	return table->metadata;
+}
+
+const char *floe_iceberg_table_metadata_location(const floe_iceberg_table *table)
+{
+	return table->metadata_location;
+}
+
+const char *floe_iceberg_table_location(const floe_iceberg_table *table)
+{
+	return table->metadata->location;
+}
+
+const char *floe_iceberg_table_name(const floe_iceberg_table *table)
+{
+	return table->full_name;
+}
+
+floe_iceberg_storage *floe_iceberg_table_storage(floe_iceberg_table *table)
+{
+	return floe_iceberg_catalog_storage(table->catalog);
+}
+
+int64_t floe_iceberg_table_find_snapshot(const floe_iceberg_table *table, const char *key,
+					 const char *value)
+{
+	const floe_iceberg_metadata *m = table->metadata;
+	for (size_t i = m->n_snapshots; i-- > 0;) {
+		const char *v = floe_iceberg_snapshot_summary(&m->snapshots[i], key);
+		if (v && strcmp(v, value) == 0)
+			return m->snapshots[i].snapshot_id;
+	}
+	return -1;
+}

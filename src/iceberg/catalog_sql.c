@@ -328,6 +328,10 @@ int floe_iceberg_catalog_open_sql(floe_iceberg_catalog **out, const char *path,
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
+	const char *slash = strrchr(path, '/');
+	if (opts->create && slash && slash != path &&
+	    floe_fs_mkdir_p(floe_arena_strndup(arena, path, (size_t)(slash - path)), 0755) < 0)
+		goto cleanup;
 	if (floe_catalog_sql_open(&sql, path, opts->create) < 0)
 		goto cleanup;
 	if (opts->name) {
@@ -337,7 +341,6 @@ int floe_iceberg_catalog_open_sql(floe_iceberg_catalog **out, const char *path,
 	if (opts->warehouse) {
 		warehouse = floe_iceberg_path_to_uri(arena, opts->warehouse);
 	} else {
-		const char *slash = strrchr(path, '/');
 		warehouse = floe_iceberg_path_to_uri(arena, slash ? floe_arena_strndup(arena, path,
 							     (size_t)(slash - path)) : ".");
 	}

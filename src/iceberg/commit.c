@@ -135,6 +135,7 @@ static int attempt_once(floe_iceberg_table *t, const commit_change *ch, commit_c
 			floe_iceberg_swap_outcome *outcome)
 {
 	floe_buf json = FLOE_BUF_INIT;
+	floe_arena *old = NULL;
 	const char *uri = NULL;
 	int error = -1;
 	*outcome = FLOE_ICEBERG_CONFLICT;
@@ -156,11 +157,18 @@ static int attempt_once(floe_iceberg_table *t, const commit_change *ch, commit_c
 		goto cleanup;
 	}
 	c->written.n = 0; /* everything written is live now */
-	if (floe_iceberg_table_adopt(t, uri, json.ptr, json.len) < 0)
+	/* The base lives in the table's arena: keep it until the change is done with it. */
+	old = t->arena;
+	t->arena = NULL;
+	if (floe_iceberg_table_adopt(t, uri, json.ptr, json.len) < 0) {
+		t->arena = old;
+		old = NULL;
 		goto cleanup;
+	}
 	delete_old_metadata(c);
 	error = ch->after ? ch->after(c, ch->op) : 0;
 cleanup:
+	floe_arena_free(old);
 	floe_buf_free(&json);
 	return error;
 }

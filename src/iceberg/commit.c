@@ -22,7 +22,12 @@
 #include <sys/random.h>
 #include <time.h>
 
-#define DEFAULT_RETRIES 4
+/*
+ * Java's default is 4; floe's is higher because its tables often have several writers
+ * (loads, maintenance) and a lost append costs only a manifest list and a metadata
+ * file. The table property commit.retry.num-retries wins when set.
+ */
+#define DEFAULT_RETRIES 10
 #define DEFAULT_PREVIOUS_VERSIONS 100
 
 int floe_iceberg_commit_write(commit_ctx *c, const char *uri, const floe_buf *data)
@@ -92,14 +97,14 @@ static int write_metadata(commit_ctx *c, floe_buf *json, const char **uri)
 	return floe_iceberg_commit_write(c, *uri, json);
 }
 
-/* Wait before retrying: 10 ms doubling up to ~1 s, with jitter so racers spread out. */
+/* Wait before retrying: a random time below 10 ms doubling per attempt, up to ~2.5 s. */
 static void backoff(int attempt)
 {
 	unsigned r = 0;
-	long ms = 10L << (attempt < 7 ? attempt : 7);
+	long cap = 10L << (attempt < 8 ? attempt : 8);
 	if (getrandom(&r, sizeof(r), 0) < 0)
 		r = 0;
-	ms = ms / 2 + (long)(r % (unsigned)(ms + 1));
+	long ms = 1 + (long)(r % (unsigned)cap);
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
 }

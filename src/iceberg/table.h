@@ -9,7 +9,7 @@
  * change was computed on to the new metadata file. When another writer won the
  * race, the change is computed again on the fresh metadata (appends re-apply;
  * rewrites first check their removed files are still live, else fail with
- * FLOE_ERR_CONFLICT) up to `commit.retry.num-retries` times (default 4). When the
+ * FLOE_ERR_CONFLICT) up to `commit.retry.num-retries` times (default 10). When the
  * catalog cannot say whether the swap happened, the call fails with the outcome
  * unknown and deletes nothing. On success the handle holds the new metadata.
  *
@@ -83,7 +83,7 @@ int64_t floe_iceberg_table_find_snapshot(const floe_iceberg_table *table, const 
 typedef struct floe_iceberg_commit_opts {
 	const floe_iceberg_kv *summary; /* extra snapshot summary keys (floe.run-id, …) */
 	size_t n_summary;
-	int max_retries;        /* -1: table property commit.retry.num-retries, else 4 */
+	int max_retries;        /* -1: table property commit.retry.num-retries, else 10 */
 	const char *operation;  /* NULL: derived (append, overwrite, delete); "replace" for compaction */
 	/*
 	 * When >= 0 (or -2 for "no snapshot yet"): fail with FLOE_ERR_CONFLICT unless the

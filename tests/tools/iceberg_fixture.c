@@ -25,6 +25,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/json.h"
+#include "base/log.h"
 #include "base/text.h"
 #include "engine/engine.h"
 #include "iceberg/catalog.h"
@@ -492,6 +493,8 @@ int main(int argc, char **argv)
 	char *dot;
 	int rc = 1;
 	copts.create = true;
+	if (getenv("FLOE_FIXTURE_DEBUG"))
+		floe_log_configure(FLOE_LOG_DEBUG, false);
 	while (ar.pos < argc && strncmp(argv[ar.pos], "--", 2) == 0) {
 		const char *opt = next_arg(&ar), *v = next_arg(&ar);
 		if (!v)

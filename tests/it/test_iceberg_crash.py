@@ -39,12 +39,15 @@ def referenced_files(wh):
     io = t.io
     refs = {local_path(t.metadata_location)}
     refs |= {local_path(e.metadata_file) for e in t.metadata.metadata_log}
+    manifests = {}
     for snap in t.snapshots():
         refs.add(local_path(snap.manifest_list))
         for manifest in snap.manifests(io):
-            refs.add(local_path(manifest.manifest_path))
-            for entry in manifest.fetch_manifest_entry(io, discard_deleted=False):
-                refs.add(local_path(entry.data_file.file_path))
+            manifests.setdefault(manifest.manifest_path, manifest)
+    for path, manifest in manifests.items():
+        refs.add(local_path(path))
+        for entry in manifest.fetch_manifest_entry(io, discard_deleted=False):
+            refs.add(local_path(entry.data_file.file_path))
     return refs
 
 
@@ -60,7 +63,7 @@ def test_kill_9_during_appends(tmp_path):
         proc = wh.popen("append-loop", "bronze.crash", "--start", str(done),
                         "--count", str(TOTAL - done), "--sql", SQL)
         try:
-            proc.wait(timeout=rng.uniform(0.02, 0.35))
+            proc.wait(timeout=rng.uniform(0.05, 0.6))
         except subprocess.TimeoutExpired:
             proc.kill()  # SIGKILL: no cleanup, no atexit, mid-write or mid-commit
             kills += 1

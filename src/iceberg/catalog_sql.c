@@ -1,12 +1,11 @@
 /*
- * catalog_sql.c — the embedded catalog: a SQLite file with the schema of Iceberg's
- * JDBC catalog, which PyIceberg's SqlCatalog and Java's JdbcCatalog (schema V1,
- * with iceberg_type) open as they are. The only module that calls SQLite for the
- * catalog.
+ * catalog_sql.c — the embedded catalog: a SQLite file (through src/db, the one module
+ * that calls SQLite) with the schema of Iceberg's JDBC catalog, which PyIceberg's
+ * SqlCatalog and Java's JdbcCatalog (schema V1, with iceberg_type) open as they are.
  *
  * Every commit is one UPDATE … WHERE metadata_location = <expected>, SQLite's own
- * transaction making it atomic: one row changed is SWAPPED, none is CONFLICT. An
- * SQLite error leaves the outcome to be found out: the pointer is read again, and
+ * transaction making it atomic: one row changed is SWAPPED, none is CONFLICT. A
+ * failed UPDATE leaves the outcome to be found out: the pointer is read again, and
  * only when that read fails too is the outcome UNKNOWN.
  */
 #include "iceberg/catalog_sql.h"
@@ -15,14 +14,13 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
+#include "db/db.h"
 
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct floe_catalog_sql {
-	sqlite3 *db;
-	char *path;
+	floe_db *db;
 	char *name; /* catalog_name */
 };
 
@@ -42,42 +40,28 @@ static const char *schema_sql =
 	" property_value VARCHAR(1000),"
 	" PRIMARY KEY (catalog_name, namespace, property_key));";
 
-static int sqlite_error(sqlite3 *db, const char *what, const char *path)
-{
-	floe_error_set(FLOE_ERR_IO, "could not %s catalog \"%s\": %s", what, path,
-		       db ? sqlite3_errmsg(db) : "out of memory");
-	return -1;
-}
-
 int floe_catalog_sql_open(floe_catalog_sql **out, const char *path, bool create)
 {
-	sqlite3 *db = NULL;
+	floe_db_opts opts = FLOE_DB_OPTS_INIT;
+	floe_db *db = NULL;
 	*out = NULL;
 	if (!create && !floe_fs_exists(path)) {
 		floe_error_set(FLOE_ERR_CONFIG, "catalog \"%s\" does not exist", path);
 		floe_error_hint("Run `floe init` in the project to create it.");
 		return -1;
 	}
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
-		sqlite_error(db, "open", path);
-		sqlite3_close(db);
+	opts.create = create;
+	opts.busy_timeout_ms = 30000; /* writers wait for each other: commits are short */
+	if (floe_db_open(&db, path, &opts) < 0)
 		return -1;
-	}
-	/* Writers wait for each other rather than fail: commits are short. */
-	sqlite3_busy_timeout(db, 30000);
-	char *msg = NULL;
-	if (sqlite3_exec(db, create ? schema_sql : "SELECT count(*) FROM iceberg_tables", NULL, NULL,
-			 &msg) != SQLITE_OK) {
-		floe_error_set(FLOE_ERR_IO, "catalog \"%s\" is not usable: %s", path, msg ? msg : "?");
+	if (floe_db_exec(db, create ? schema_sql : "SELECT count(*) FROM iceberg_tables") < 0) {
+		floe_error_context("while opening catalog \"%s\"", path);
 		floe_error_hint("It must be a SQLite file with Iceberg's JDBC-catalog tables.");
-		sqlite3_free(msg);
-		sqlite3_close(db);
+		floe_db_close(db);
 		return -1;
 	}
 	floe_catalog_sql *c = floe_xcalloc(1, sizeof(*c));
 	c->db = db;
-	c->path = floe_xstrndup(path, strlen(path));
 	c->name = floe_xstrndup(FLOE_ICEBERG_DEFAULT_CATALOG_NAME,
 				strlen(FLOE_ICEBERG_DEFAULT_CATALOG_NAME));
 	*out = c;
@@ -88,99 +72,112 @@ void floe_catalog_sql_close(floe_catalog_sql *catalog)
 {
 	if (!catalog)
 		return;
-	sqlite3_close(catalog->db);
-	free(catalog->path);
+	floe_db_close(catalog->db);
 	free(catalog->name);
 	free(catalog);
 }
 
-int floe_catalog_sql_count_tables(const floe_catalog_sql *catalog, long long *out)
-{
-	sqlite3_stmt *st = NULL;
-	*out = 0;
-	if (sqlite3_prepare_v2(catalog->db, "SELECT count(*) FROM iceberg_tables", -1, &st, NULL) != SQLITE_OK)
-		return sqlite_error(catalog->db, "query", catalog->path);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return 0;
-}
-
-/* ---- statements ---- */
-
 /* Prepare `sql` and bind the NULL-terminated text parameters in order. */
-static int prepare(floe_catalog_sql *c, sqlite3_stmt **st, const char *sql, const char *const *args)
+static int prepare(floe_catalog_sql *c, floe_db_stmt **st, const char *sql, const char *const *args)
 {
-	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK)
-		return sqlite_error(c->db, "query", c->path);
+	if (floe_db_prepare(st, c->db, sql) < 0)
+		return -1;
 	for (int i = 0; args && args[i]; i++)
-		if (sqlite3_bind_text(*st, i + 1, args[i], -1, SQLITE_TRANSIENT) != SQLITE_OK) {
-			sqlite3_finalize(*st);
+		if (floe_db_bind_text(*st, i + 1, args[i]) < 0) {
+			floe_db_finalize(*st);
 			*st = NULL;
-			return sqlite_error(c->db, "query", c->path);
+			return -1;
 		}
 	return 0;
 }
 
-/* Run a statement without result rows; *changes gets the rows changed. */
-static int exec_args(floe_catalog_sql *c, const char *sql, const char *const *args, int *changes,
-		     int *sqlite_rc)
+/* The first column of the first row as an integer (0 when there is no row). */
+static int query_int(floe_catalog_sql *c, const char *sql, const char *const *args, int64_t *out)
 {
-	sqlite3_stmt *st = NULL;
+	floe_db_stmt *st = NULL;
+	int rc;
+	*out = 0;
+	if (prepare(c, &st, sql, args) < 0)
+		return -1;
+	rc = floe_db_step(st);
+	if (rc == 1)
+		*out = floe_db_column_int64(st, 0);
+	floe_db_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Run a statement without result rows; *changes gets the rows changed. */
+static int exec_args(floe_catalog_sql *c, const char *sql, const char *const *args, int64_t *changes)
+{
+	floe_db_stmt *st = NULL;
 	int rc;
 	if (prepare(c, &st, sql, args) < 0)
 		return -1;
-	rc = sqlite3_step(st);
-	if (sqlite_rc)
-		*sqlite_rc = rc;
-	if (rc != SQLITE_DONE) {
-		sqlite_error(c->db, "update", c->path);
-		sqlite3_finalize(st);
-		return -1;
-	}
-	if (changes)
-		*changes = sqlite3_changes(c->db);
-	sqlite3_finalize(st);
-	return 0;
+	rc = floe_db_step(st);
+	if (rc == 0 && changes)
+		*changes = floe_db_changes(c->db);
+	floe_db_finalize(st);
+	return rc < 0 ? -1 : 0;
 }
+
+int floe_catalog_sql_count_tables(const floe_catalog_sql *catalog, long long *out)
+{
+	int64_t n = 0;
+	int rc = query_int((floe_catalog_sql *)catalog, "SELECT count(*) FROM iceberg_tables", NULL, &n);
+	*out = (long long)n;
+	return rc;
+}
+
+/* ---- the catalog ops ---- */
 
 static int sql_load(void *state, floe_buf *out, const char *ns, const char *table)
 {
 	floe_catalog_sql *c = state;
 	const char *args[] = { c->name, ns, table, NULL };
-	sqlite3_stmt *st = NULL;
+	floe_db_stmt *st = NULL;
 	int rc, found = 0;
 	if (prepare(c, &st,
 		    "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ?1 AND "
 		    "table_namespace = ?2 AND table_name = ?3 AND "
 		    "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)", args) < 0)
 		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+	rc = floe_db_step(st);
+	if (rc == 1 && floe_db_column_text(st, 0)) {
 		floe_buf_clear(out);
-		floe_buf_puts(out, (const char *)sqlite3_column_text(st, 0));
+		floe_buf_puts(out, floe_db_column_text(st, 0));
 		found = 1;
-	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		found = sqlite_error(c->db, "read", c->path);
 	}
-	sqlite3_finalize(st);
-	return found;
+	floe_db_finalize(st);
+	return rc < 0 ? -1 : found;
 }
 
 static int sql_create(void *state, const char *ns, const char *table, const char *location)
 {
 	floe_catalog_sql *c = state;
-	const char *args[] = { c->name, ns, table, location, NULL };
-	int rc = 0;
+	const char *key[] = { c->name, ns, table, NULL };
+	const char *row[] = { c->name, ns, table, location, NULL };
+	int64_t taken = 0;
+	/* Check and insert in one write transaction: two creators cannot both win. */
+	if (floe_db_begin(c->db) < 0)
+		return -1;
+	if (query_int(c, "SELECT count(*) FROM iceberg_tables WHERE catalog_name = ?1 AND "
+		      "table_namespace = ?2 AND table_name = ?3", key, &taken) < 0)
+		goto fail;
+	if (taken) {
+		floe_db_rollback(c->db);
+		floe_error_set(FLOE_ERR_EXISTS, "table \"%s.%s\" already exists in catalog \"%s\"", ns,
+			       table, floe_db_path(c->db));
+		floe_error_hint("Load the table instead, or drop it first.");
+		return -1;
+	}
 	if (exec_args(c, "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
 		      "metadata_location, previous_metadata_location, iceberg_type) "
-		      "VALUES (?1, ?2, ?3, ?4, NULL, 'TABLE')", args, NULL, &rc) == 0)
-		return 0;
-	if (rc == SQLITE_CONSTRAINT) {
-		floe_error_set(FLOE_ERR_EXISTS, "table \"%s.%s\" already exists in catalog \"%s\"", ns,
-			       table, c->path);
-		floe_error_hint("Load the table instead, or drop it first.");
-	}
+		      "VALUES (?1, ?2, ?3, ?4, NULL, 'TABLE')", row, NULL) < 0 ||
+	    floe_db_commit(c->db) < 0)
+		goto fail;
+	return 0;
+fail:
+	floe_db_rollback(c->db);
 	return -1;
 }
 
@@ -190,12 +187,13 @@ static int sql_swap(void *state, const char *ns, const char *table, const char *
 	floe_catalog_sql *c = state;
 	const char *args[] = { next, expected, c->name, ns, table, NULL };
 	floe_buf now = FLOE_BUF_INIT;
-	int changes = 0, found;
+	int64_t changes = 0;
+	int found;
 	*outcome = FLOE_ICEBERG_UNKNOWN;
 	if (exec_args(c, "UPDATE iceberg_tables SET metadata_location = ?1, "
 		      "previous_metadata_location = ?2 WHERE catalog_name = ?3 AND "
 		      "table_namespace = ?4 AND table_name = ?5 AND metadata_location = ?2 AND "
-		      "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)", args, &changes, NULL) == 0) {
+		      "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)", args, &changes) == 0) {
 		*outcome = changes == 1 ? FLOE_ICEBERG_SWAPPED : FLOE_ICEBERG_CONFLICT;
 		return 0;
 	}
@@ -218,7 +216,7 @@ static int sql_drop(void *state, const char *ns, const char *table)
 	floe_catalog_sql *c = state;
 	const char *args[] = { c->name, ns, table, NULL };
 	return exec_args(c, "DELETE FROM iceberg_tables WHERE catalog_name = ?1 AND "
-			 "table_namespace = ?2 AND table_name = ?3", args, NULL, NULL);
+			 "table_namespace = ?2 AND table_name = ?3", args, NULL);
 }
 
 static int sql_create_namespace(void *state, const char *ns, const floe_iceberg_kv *props, size_t n)
@@ -227,11 +225,11 @@ static int sql_create_namespace(void *state, const char *ns, const floe_iceberg_
 	const char *sql = "INSERT OR IGNORE INTO iceberg_namespace_properties "
 			  "(catalog_name, namespace, property_key, property_value) VALUES (?1, ?2, ?3, ?4)";
 	const char *exists[] = { c->name, ns, "exists", "true", NULL };
-	if (exec_args(c, sql, exists, NULL, NULL) < 0)
+	if (exec_args(c, sql, exists, NULL) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		const char *args[] = { c->name, ns, props[i].key, props[i].value, NULL };
-		if (exec_args(c, sql, args, NULL, NULL) < 0)
+		if (exec_args(c, sql, args, NULL) < 0)
 			return -1;
 	}
 	return 0;
@@ -241,43 +239,37 @@ static int sql_namespace_exists(void *state, const char *ns, bool *out)
 {
 	floe_catalog_sql *c = state;
 	const char *args[] = { c->name, ns, NULL };
-	sqlite3_stmt *st = NULL;
-	int rc;
-	*out = false;
-	if (prepare(c, &st,
-		    "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ?1 AND namespace = ?2 "
-		    "UNION SELECT 1 FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2",
-		    args) < 0)
-		return -1;
-	rc = sqlite3_step(st);
-	*out = rc == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlite_error(c->db, "read", c->path);
+	int64_t n = 0;
+	int rc = query_int(c, "SELECT (SELECT count(*) FROM iceberg_namespace_properties WHERE "
+			   "catalog_name = ?1 AND namespace = ?2) + (SELECT count(*) FROM iceberg_tables "
+			   "WHERE catalog_name = ?1 AND table_namespace = ?2)", args, &n);
+	*out = n > 0;
+	return rc;
 }
 
 /* Every first column of `sql`'s rows, as strings in `arena`. */
 static int list_strings(floe_catalog_sql *c, const char *sql, const char *const *args,
 			floe_arena *arena, const char ***out, size_t *n)
 {
-	sqlite3_stmt *st = NULL;
+	floe_db_stmt *st = NULL;
 	size_t cap = 16;
 	int rc;
 	*n = 0;
 	*out = floe_arena_alloc(arena, cap * sizeof(**out));
 	if (prepare(c, &st, sql, args) < 0)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = floe_db_step(st)) == 1) {
 		if (*n + 1 == cap) {
 			const char **grown = floe_arena_alloc(arena, cap * 2 * sizeof(*grown));
 			memcpy(grown, *out, *n * sizeof(*grown));
 			*out = grown;
 			cap *= 2;
 		}
-		const unsigned char *t = sqlite3_column_text(st, 0);
-		(*out)[(*n)++] = floe_arena_strdup(arena, t ? (const char *)t : "");
+		const char *t = floe_db_column_text(st, 0);
+		(*out)[(*n)++] = floe_arena_strdup(arena, t ? t : "");
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sqlite_error(c->db, "read", c->path);
+	floe_db_finalize(st);
+	return rc < 0 ? -1 : 0;
 }
 
 static int sql_list_namespaces(void *state, floe_arena *arena, const char ***out, size_t *n)

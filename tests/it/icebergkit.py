@@ -1,5 +1,5 @@
 """Helpers for the Iceberg integration tests: drive floe's Iceberg library through
-build/floe-iceberg-fixture and read what it wrote with readers floe did not write —
+build/tools/iceberg_fixture (tests/tools/iceberg_fixture.c) and read what it wrote with readers floe did not write —
 PyIceberg's SqlCatalog on floe's catalog.db, and DuckDB's iceberg extension loaded
 offline from the wheels in .venv (see tests/README.md).
 """
@@ -14,7 +14,8 @@ import duckdb_extension_iceberg
 from pyiceberg.catalog.sql import SqlCatalog
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-FIXTURE = os.environ.get("FLOE_ICEBERG_FIXTURE", str(REPO / "build" / "floe-iceberg-fixture"))
+TOOLS = pathlib.Path(os.environ.get("FLOE_TOOLS", str(REPO / "build" / "tools")))
+FIXTURE = str(TOOLS / "iceberg_fixture")
 
 
 class Warehouse:

@@ -1,9 +1,9 @@
 /*
- * iceberg_fixture.c — build/floe-iceberg-fixture: a test helper (not a user command)
+ * iceberg_fixture.c — build/tools/iceberg_fixture: a test helper (not a user command)
  * that drives floe's Iceberg library on command, so the integration tests can check
  * what it writes with readers floe did not write (PyIceberg, DuckDB's iceberg).
  *
- *   floe-iceberg-fixture [--warehouse DIR] [--name CATALOG] CATALOG.db COMMAND NS.TABLE [ARGS]
+ *   iceberg_fixture [--warehouse DIR] [--name CATALOG] CATALOG.db COMMAND NS.TABLE [ARGS]
  *
  *   create T --column NAME:TYPE[:required] … [--identifier NAME] [--prop K=V] …
  *   append T --sql SELECT [--summary K=V] … [--retries N]
@@ -17,7 +17,7 @@
  *   plan T [--snapshot ID]          JSON: live files with their stats (bounds in hex)
  *   info T                          JSON: metadata location, snapshots, schema
  *
- * Data files are written by the embedded DuckDB (tests/tools/duck_parquet.c) under
+ * Data files are written by the embedded DuckDB (tests/tools/support/duck_parquet.c) under
  * the table's data/ directory. Exit 0 ok, 1 failure (floe's error on stderr), 2 usage.
  */
 #include "duck_parquet.h"
@@ -53,7 +53,7 @@ typedef struct fixture {
 
 static int usage(const char *why)
 {
-	fprintf(stderr, "floe-iceberg-fixture: %s\n", why);
+	fprintf(stderr, "iceberg_fixture: %s\n", why);
 	return 2;
 }
 
@@ -66,7 +66,7 @@ static int64_t num(const char *s)
 {
 	int64_t v = 0;
 	if (!s || floe_text_parse_int64(&v, s, strlen(s), INT64_MIN, INT64_MAX) < 0) {
-		fprintf(stderr, "floe-iceberg-fixture: \"%s\" is not a number\n", s ? s : "");
+		fprintf(stderr, "iceberg_fixture: \"%s\" is not a number\n", s ? s : "");
 		exit(2);
 	}
 	return v;
@@ -510,7 +510,7 @@ int main(int argc, char **argv)
 	cmd = next_arg(&ar);
 	table = next_arg(&ar);
 	if (!db || !cmd || !table || !(dot = strrchr(table, '.')))
-		return usage("usage: floe-iceberg-fixture [--warehouse DIR] CATALOG.db COMMAND NS.TABLE …");
+		return usage("usage: iceberg_fixture [--warehouse DIR] CATALOG.db COMMAND NS.TABLE …");
 	char *ns = floe_xstrndup(table, (size_t)(dot - table)); /* outlives fx.a, which loops reset */
 	fx.ns = ns;
 	fx.name = dot + 1;

@@ -5,10 +5,12 @@
 # Targets are built with clang (FUZZ_CC to override) against only what they need:
 # src/base/*.c (no third-party dependencies); for TOML src/config/toml*.c; for the lock reader
 # and the watermark proof the plan module with what it links (libpq, libpg_query, the vectors
-# src/pg needs).
+# src/pg needs); for Avro and Iceberg metadata src/format/avro_*.c and src/iceberg/ (zlib).
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
-# ($FLOE_SHARED_DIR or ../shared); crash inputs land in build-fuzz/ as crash-<target>-*.
+# ($FLOE_SHARED_DIR or ../shared) and from fuzz/corpus/<target>/ (small files kept in git);
+# crash inputs land in build-fuzz/ as crash-<target>-*.
 # Reproduce one with: build-fuzz/fuzz_toml build-fuzz/crash-toml-<hash>
+# FUZZ_TARGETS="avro iceberg_metadata" runs only those targets.
 set -euo pipefail
 
 secs=${1:-60}
@@ -48,6 +50,14 @@ seed() { # name, file pattern
 	fi
 }
 
+seed_repo() { # name: the small corpus kept in fuzz/corpus/<name>/
+	local dir="$out/corpus_$1"
+	mkdir -p "$dir"
+	if [ -d "fuzz/corpus/$1" ]; then
+		cp -n -t "$dir" fuzz/corpus/"$1"/* 2>/dev/null || true
+	fi
+}
+
 run() { # name
 	echo "fuzz.sh: running fuzz_$1 for ${secs}s"
 	local dict=()
@@ -58,13 +68,6 @@ run() { # name
 		-print_final_stats=1
 }
 
-build toml src/config/toml*.c
-build json
-build copy_decode src/format/vector.c src/pg/copy_decode.c
-build lock "${plan_sources[@]}"
-build proof "${plan_sources[@]}"
-seed toml '*.toml'
-seed json '*.json'
 seed_lock() { # the lock files and PL/pgSQL trees the tests use
 	mkdir -p "$out/corpus_lock" "$out/corpus_proof"
 	for f in tests/unit/plan/proof/*.json; do
@@ -74,17 +77,30 @@ seed_lock() { # the lock files and PL/pgSQL trees the tests use
 		>"$out/corpus_proof/if_else.sql"
 	cp -n tests/unit/plan/lock/*.json "$out/corpus_lock/" 2>/dev/null || true
 }
-seed_lock
+
+targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata}
+iceberg_meta=(src/iceberg/schema.c src/iceberg/metadata_read.c src/iceberg/metadata_write.c)
+for t in $targets; do
+	case $t in
+	toml) build toml src/config/toml*.c && seed toml '*.toml' ;;
+	json) build json && seed json '*.json' ;;
+	copy_decode) build copy_decode src/format/vector.c src/pg/copy_decode.c ;;
+	lock) build lock "${plan_sources[@]}" && seed_lock ;;
+	proof) build proof "${plan_sources[@]}" && seed_lock ;;
+	avro) build avro src/format/avro_*.c src/iceberg/manifest.c src/iceberg/manifest_read.c \
+		"${iceberg_meta[@]}" -lz && seed_repo avro ;;
+	iceberg_metadata) build iceberg_metadata "${iceberg_meta[@]}" && seed_repo iceberg_metadata ;;
+	*) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
+	esac
+done
 
 # Leaks inside third-party libraries floe cannot fix (libpg_query), listed and explained there.
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 
 status=0
-run toml || status=1
-run json || status=1
-run copy_decode || status=1
-run lock || status=1
-run proof || status=1
+for t in $targets; do
+	run "$t" || status=1
+done
 if [ "$status" -ne 0 ]; then
 	echo "fuzz.sh: a target failed; see the crash-* inputs in $out/" >&2
 fi

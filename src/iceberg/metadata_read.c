@@ -55,13 +55,19 @@ static int req_i32(const reader *r, int32_t *out, const floe_json_value *obj, co
 	return 0;
 }
 
+/* Metadata strings are C strings here: one with a NUL inside is refused, not cut short. */
+static bool has_nul(floe_slice s)
+{
+	return s.len > 0 && memchr(s.ptr, '\0', s.len) != NULL;
+}
+
 static const char *opt_str(const reader *r, const floe_json_value *obj, const char *key)
 {
 	const floe_json_value *v = floe_json_get(obj, key);
 	if (!v || floe_json_type_of(v) != FLOE_JSON_STRING)
 		return NULL;
 	floe_slice s = floe_json_string(v);
-	return floe_arena_strndup(r->arena, s.ptr, s.len);
+	return has_nul(s) ? NULL : floe_arena_strndup(r->arena, s.ptr, s.len);
 }
 
 static int req_str(const reader *r, const char **out, const floe_json_value *obj, const char *key)
@@ -89,7 +95,7 @@ static const char *scalar_text(const reader *r, const floe_json_value *v)
 	switch (floe_json_type_of(v)) {
 	case FLOE_JSON_STRING:
 		s = floe_json_string(v);
-		return floe_arena_strndup(r->arena, s.ptr, s.len);
+		return has_nul(s) ? NULL : floe_arena_strndup(r->arena, s.ptr, s.len);
 	case FLOE_JSON_NUMBER:
 		s = floe_json_number_text(v);
 		return floe_arena_strndup(r->arena, s.ptr, s.len);
@@ -112,6 +118,8 @@ static int read_kv(const reader *r, floe_iceberg_kv **out, size_t *n, const floe
 		floe_slice key = floe_json_key_at(obj, i);
 		if (skip && floe_slice_eq_cstr(key, skip))
 			continue;
+		if (has_nul(key))
+			return bad(r, "\"%s\" has a key with a NUL character", what);
 		const char *value = scalar_text(r, floe_json_value_at(obj, i));
 		if (!value)
 			return bad(r, "\"%s\" holds a value that is not a string", what);
@@ -261,6 +269,8 @@ static int read_ref(reader *r, floe_iceberg_ref *ref, floe_slice name, const flo
 {
 	const char *type;
 	int64_t v;
+	if (has_nul(name))
+		return bad(r, "a ref name has a NUL character");
 	ref->name = floe_arena_strndup(r->arena, name.ptr, name.len);
 	r->where = floe_arena_printf(r->arena, "ref \"%s\"", ref->name);
 	if (req_i64(r, &ref->snapshot_id, jr, "snapshot-id") < 0 || req_str(r, &type, jr, "type") < 0)

@@ -174,10 +174,93 @@ static int filter_manifest(commit_ctx *c, snapshot_op *op, const floe_iceberg_ma
 	return 1;
 }
 
+/* Read a manifest's live entries as EXISTING ones (explicit sequence numbers) into *v. */
+static int collect_live(commit_ctx *c, const floe_iceberg_manifest_file *mf,
+			floe_iceberg_manifest_entry **v, size_t *n, size_t *cap)
+{
+	floe_iceberg_manifest_entry *entries = NULL;
+	size_t ne = 0;
+	if (floe_iceberg_read_manifest(c->table, c->arena, mf, &entries, &ne) < 0)
+		return -1;
+	for (size_t i = 0; i < ne; i++) {
+		if (entries[i].status == FLOE_ICEBERG_DELETED)
+			continue;
+		if (*n == *cap) {
+			*cap = *cap ? *cap * 2 : 256;
+			floe_iceberg_manifest_entry *grown = floe_arena_alloc(c->arena, *cap * sizeof(*grown));
+			if (*n)
+				memcpy(grown, *v, *n * sizeof(*grown));
+			*v = grown;
+		}
+		(*v)[*n] = entries[i];
+		(*v)[(*n)++].status = FLOE_ICEBERG_EXISTING;
+	}
+	return 0;
+}
+
+/* Merge out->items[from..to) (small, untouched parent manifests) into one new manifest. */
+static int merge_bin(commit_ctx *c, snapshot_op *op, int64_t seq, const floe_iceberg_manifest_file *bin,
+		     size_t n, floe_iceberg_manifest_file *merged)
+{
+	floe_iceberg_manifest_entry *entries = NULL;
+	size_t ne = 0, cap = 0;
+	for (size_t i = 0; i < n; i++)
+		if (collect_live(c, &bin[i], &entries, &ne, &cap) < 0)
+			return -1;
+	memset(merged, 0, sizeof(*merged));
+	merged->sequence_number = seq;
+	merged->added_snapshot_id = op->snapshot_id;
+	return write_manifest(c, op, merged, entries, ne, false);
+}
+
+/*
+ * Once a snapshot would list many small data manifests the parent left untouched
+ * (commit.manifest.min-count-to-merge, 100), merge them into manifests of up to
+ * commit.manifest.target-size-bytes (8 MiB), as Java does; planning then reads a few
+ * files instead of one per append. `keep` marks the candidates in `out`.
+ */
+static int merge_small(commit_ctx *c, snapshot_op *op, int64_t seq, manifest_vec *out, bool *keep)
+{
+	const floe_iceberg_metadata *m = c->base;
+	const char *on = floe_iceberg_metadata_property(m, "commit.manifest-merge.enabled");
+	int64_t min_count = floe_iceberg_metadata_property_int(m, "commit.manifest.min-count-to-merge", 100);
+	int64_t target = floe_iceberg_metadata_property_int(m, "commit.manifest.target-size-bytes",
+							    8 << 20);
+	size_t n = 0, k = 0, start = 0;
+	int64_t bytes = 0;
+	floe_iceberg_manifest_file *bins = floe_arena_alloc(c->arena, (out->n + 1) * sizeof(*bins));
+	floe_iceberg_manifest_file *rest = floe_arena_alloc(c->arena, (out->n + 1) * sizeof(*rest));
+	for (size_t i = 0; i < out->n; i++)
+		if (keep[i] && out->items[i].length < target)
+			bins[n++] = out->items[i];
+	if ((on && strcmp(on, "false") == 0) || n < 2 || (int64_t)n < min_count)
+		return 0;
+	for (size_t i = 0; i < out->n; i++) /* everything not merged stays, in order */
+		if (!(keep[i] && out->items[i].length < target))
+			rest[k++] = out->items[i];
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && (i == start || bytes + bins[i].length <= target)) {
+			bytes += bins[i].length;
+			continue;
+		}
+		if (i - start == 1) {
+			rest[k++] = bins[start];
+		} else if (merge_bin(c, op, seq, bins + start, i - start, &rest[k++]) < 0) {
+			return -1;
+		}
+		start = i;
+		bytes = i < n ? bins[i].length : 0;
+	}
+	memcpy(out->items, rest, k * sizeof(*rest));
+	out->n = k;
+	return 0;
+}
+
 /* The new snapshot's manifests, from the parent's (`parent` may be empty). */
 static int build_manifests(commit_ctx *c, snapshot_op *op, const manifest_vec *parent, int64_t seq,
 			   delta *d, manifest_vec *out)
 {
+	bool *untouched = floe_arena_alloc(c->arena, (parent->n + 1) * sizeof(bool));
 	out->items = floe_arena_alloc(c->arena, (parent->n + 1) * sizeof(*out->items));
 	out->n = 0;
 	if (op->n_add) {
@@ -199,6 +282,7 @@ static int build_manifests(commit_ctx *c, snapshot_op *op, const manifest_vec *p
 			continue; /* only deletions of an earlier snapshot */
 		if (op->kind != OP_APPEND && (rc = filter_manifest(c, op, mf, seq, d, &rewritten)) < 0)
 			return -1;
+		untouched[out->n] = rc == 0;
 		out->items[out->n++] = rc == 1 ? rewritten : *mf;
 	}
 	for (size_t i = 0; i < op->n_add; i++) {
@@ -206,7 +290,7 @@ static int build_manifests(commit_ctx *c, snapshot_op *op, const manifest_vec *p
 		d->added_records += op->add[i].record_count;
 		d->added_size += op->add[i].file_size_in_bytes;
 	}
-	return 0;
+	return merge_small(c, op, seq, out, untouched);
 }
 
 /* ---- summary ---- */

@@ -287,3 +287,18 @@ def test_metadata_log_capped_and_old_versions_deleted(wh):
     assert len(jsons) == 4  # current + 3 logged
     assert sorted(os.path.basename(j)[:5] for j in jsons) == ["00003", "00004", "00005", "00006"]
     assert t.scan().to_arrow().num_rows == 12
+
+
+def test_small_manifests_are_merged(wh):
+    create_orders(wh, "bronze.orders", "--prop", "commit.manifest.min-count-to-merge=5")
+    commits = [append(wh, "bronze.orders", 10 * i, 3) for i in range(8)]
+    t = wh.pyiceberg().load_table("bronze.orders")
+    manifests = t.current_snapshot().manifests(t.io)
+    assert len(manifests) < 8
+    assert ids(t.scan().to_arrow()) == sorted(10 * i + r for i in range(8) for r in range(3))
+    # Entries moved into a merged manifest keep the snapshot that added them.
+    added_by = {e.data_file.file_path: e.snapshot_id
+                for m in manifests for e in m.fetch_manifest_entry(t.io)}
+    assert added_by == {c["file"]: c["snapshot_id"] for c in commits}
+    assert ids(t.scan(snapshot_id=commits[2]["snapshot_id"]).to_arrow()) == \
+        sorted(10 * i + r for i in range(3) for r in range(3))

@@ -446,3 +446,59 @@ done:
 	e.catalog = f.real;
 	env_close(&e);
 }
+
+static size_t manifests_of(env *e, floe_iceberg_table *t)
+{
+	const floe_iceberg_snapshot *s = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(t));
+	floe_buf data = FLOE_BUF_INIT;
+	floe_iceberg_manifest_file *list = NULL;
+	size_t n = 0;
+	if (!s || floe_fs_read_file(&data, floe_iceberg_uri_to_path(e->a, s->manifest_list)) < 0 ||
+	    floe_iceberg_manifest_list_read(&list, &n, e->a, data.ptr, data.len) < 0)
+		n = (size_t)-1;
+	floe_buf_free(&data);
+	return n;
+}
+
+FLOE_TEST(iceberg_table_merges_small_manifests)
+{
+	env e;
+	floe_iceberg_table *t;
+	floe_iceberg_kv props[] = { { "commit.manifest.min-count-to-merge", "4" } };
+	size_t nfiles = 0;
+	int64_t first = 0;
+	FLOE_CHECK(env_open(&e));
+	t = create_table(&e, "t");
+	if (!t)
+		goto done;
+	FLOE_CHECK(floe_iceberg_table_set_properties(t, props, 1, NULL, 0) == 0);
+	for (int i = 0; i < 4; i++) {
+		FLOE_CHECK(floe_iceberg_table_append(t, make_file(&e, t, 10 * i, 2), 1, NULL) == 0);
+		if (i == 0)
+			first = current(t);
+	}
+	FLOE_CHECK(manifests_of(&e, t) == 4); /* the 4th append saw 3 old ones: below the count */
+	FLOE_CHECK(floe_iceberg_table_append(t, make_file(&e, t, 100, 2), 1, NULL) == 0);
+	FLOE_CHECK(manifests_of(&e, t) == 2); /* the new one, and the 4 old ones merged */
+	FLOE_CHECK(plan_rows(t, -1, &nfiles) == 10 && nfiles == 5);
+	FLOE_CHECK(plan_rows(t, first, &nfiles) == 2 && nfiles == 1);
+	/* Merged entries keep the snapshot that added them and their sequence numbers. */
+	floe_iceberg_scan *scan = NULL;
+	FLOE_CHECK(floe_iceberg_table_plan(&scan, e.a, t, -1) == 0);
+	for (size_t i = 0; scan && i < scan->n_files; i++)
+		if (scan->files[i].snapshot_id == first)
+			FLOE_CHECK(scan->files[i].data_sequence_number == 1);
+	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(t));
+	FLOE_CHECK_STR(snap->operation, "append");
+	FLOE_CHECK_STR(floe_iceberg_snapshot_summary(snap, "total-data-files"), "5");
+	/* Expiring the old snapshots deletes the manifests the merge replaced, not the data. */
+	floe_iceberg_expire_opts opts = FLOE_ICEBERG_EXPIRE_OPTS_INIT;
+	floe_iceberg_cleanup_result res;
+	opts.older_than_ms = floe_iceberg_now_ms() + 1000;
+	FLOE_CHECK(floe_iceberg_table_expire(t, &opts, &res) == 0);
+	FLOE_CHECK(res.expired_snapshots == 4 && res.deleted_manifests == 4 && res.deleted_data_files == 0);
+	FLOE_CHECK(plan_rows(t, -1, &nfiles) == 10 && nfiles == 5);
+	floe_iceberg_table_free(t);
+done:
+	env_close(&e);
+}

@@ -40,6 +40,11 @@ char *floe_arena_vprintf(floe_arena *arena, const char *fmt, va_list ap);
  */
 void *floe_arena_grow(floe_arena *arena, void *items, size_t n, size_t *cap, size_t size);
 
+/* Append one zeroed item to an arena array: FLOE_ARENA_PUSH(a, v.items, v.n, v.cap)->x = 1. */
+#define FLOE_ARENA_PUSH(arena, items, len, cap)                                        \
+	((items) = floe_arena_grow((arena), (items), (len), &(cap), sizeof(*(items))), \
+	 &(items)[(len)++])
+
 /* Run `fn(data)` when the arena is freed. */
 void floe_arena_on_cleanup(floe_arena *arena, floe_cleanup_fn fn, void *data);
 

@@ -303,21 +303,6 @@ static int block_count(floe_avro_reader *r, const floe_avro_type *items, size_t 
 	return check_count(r, items, *n, have);
 }
 
-static void grow(floe_avro_reader *r, void **items, size_t elem, size_t len, size_t *cap,
-		 size_t need)
-{
-	if (need <= *cap)
-		return;
-	size_t ncap = *cap ? *cap : 4;
-	while (ncap < need)
-		ncap *= 2;
-	void *grown = floe_arena_alloc(r->arena, ncap * elem);
-	if (len)
-		memcpy(grown, *items, len * elem);
-	*items = grown;
-	*cap = ncap;
-}
-
 static int decode_array(floe_avro_reader *r, const floe_avro_type *t, floe_avro_value *v, int depth)
 {
 	size_t cap = 0;
@@ -327,11 +312,11 @@ static int decode_array(floe_avro_reader *r, const floe_avro_type *t, floe_avro_
 			return -1;
 		if (n == 0)
 			return 0;
-		grow(r, (void **)&v->u.list.items, sizeof(*v->u.list.items), v->u.list.len, &cap,
-		     v->u.list.len + (size_t)n);
-		for (int64_t i = 0; i < n; i++)
-			if (decode(r, t->items, &v->u.list.items[v->u.list.len++], depth + 1) < 0)
+		for (int64_t i = 0; i < n; i++) {
+			floe_avro_value **slot = FLOE_ARENA_PUSH(r->arena, v->u.list.items, v->u.list.len, cap);
+			if (decode(r, t->items, slot, depth + 1) < 0)
 				return -1;
+		}
 	}
 }
 
@@ -344,17 +329,15 @@ static int decode_map(floe_avro_reader *r, const floe_avro_type *t, floe_avro_va
 			return -1;
 		if (n == 0)
 			return 0;
-		size_t need = v->u.map.len + (size_t)n;
-		grow(r, (void **)&v->u.map.keys, sizeof(*v->u.map.keys), v->u.map.len, &kcap, need);
-		grow(r, (void **)&v->u.map.values, sizeof(*v->u.map.values), v->u.map.len, &vcap, need);
 		for (int64_t i = 0; i < n; i++) {
 			const uint8_t *p;
-			size_t len;
+			size_t len, kn = v->u.map.len;
 			if (read_slice(&r->block, &p, &len) < 0)
 				return -1;
-			v->u.map.keys[v->u.map.len] =
+			*FLOE_ARENA_PUSH(r->arena, v->u.map.keys, kn, kcap) =
 				(floe_slice){ floe_arena_strndup(r->arena, (const char *)p, len), len };
-			if (decode(r, t->items, &v->u.map.values[v->u.map.len++], depth + 1) < 0)
+			if (decode(r, t->items, FLOE_ARENA_PUSH(r->arena, v->u.map.values, v->u.map.len, vcap),
+				   depth + 1) < 0)
 				return -1;
 		}
 	}

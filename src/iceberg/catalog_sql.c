@@ -252,21 +252,15 @@ static int list_strings(floe_catalog_sql *c, const char *sql, const char *const 
 			floe_arena *arena, const char ***out, size_t *n)
 {
 	floe_db_stmt *st = NULL;
-	size_t cap = 16;
+	size_t cap = 0;
 	int rc;
 	*n = 0;
-	*out = floe_arena_alloc(arena, cap * sizeof(**out));
+	*out = floe_arena_grow(arena, NULL, 0, &cap, sizeof(**out));
 	if (prepare(c, &st, sql, args) < 0)
 		return -1;
 	while ((rc = floe_db_step(st)) == 1) {
-		if (*n + 1 == cap) {
-			const char **grown = floe_arena_alloc(arena, cap * 2 * sizeof(*grown));
-			memcpy(grown, *out, *n * sizeof(*grown));
-			*out = grown;
-			cap *= 2;
-		}
 		const char *t = floe_db_column_text(st, 0);
-		(*out)[(*n)++] = floe_arena_strdup(arena, t ? t : "");
+		*FLOE_ARENA_PUSH(arena, *out, *n, cap) = floe_arena_strdup(arena, t ? t : "");
 	}
 	floe_db_finalize(st);
 	return rc < 0 ? -1 : 0;

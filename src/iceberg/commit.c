@@ -36,15 +36,7 @@ int floe_iceberg_commit_write(commit_ctx *c, const char *uri, const floe_buf *da
 	if (floe_iceberg_storage_create(floe_iceberg_table_storage(c->table), uri, data->ptr,
 					data->len) < 0)
 		return -1;
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 8;
-		const char **grown = floe_arena_alloc(c->arena, cap * sizeof(*grown));
-		if (w->n)
-			memcpy(grown, w->uris, w->n * sizeof(*grown));
-		w->uris = grown;
-		w->cap = cap;
-	}
-	w->uris[w->n++] = floe_arena_strdup(c->arena, uri);
+	*FLOE_ARENA_PUSH(c->arena, w->uris, w->n, w->cap) = floe_arena_strdup(c->arena, uri);
 	return 0;
 }
 

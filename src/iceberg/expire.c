@@ -45,15 +45,7 @@ static const char *norm(floe_arena *a, const char *uri)
 
 static void set_add(floe_arena *a, path_set *s, const char *uri)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		const char **grown = floe_arena_alloc(a, cap * sizeof(*grown));
-		if (s->n)
-			memcpy(grown, s->items, s->n * sizeof(*grown));
-		s->items = grown;
-		s->cap = cap;
-	}
-	s->items[s->n++] = norm(a, uri);
+	*FLOE_ARENA_PUSH(a, s->items, s->n, s->cap) = norm(a, uri);
 	s->sorted = false;
 }
 

@@ -103,21 +103,14 @@ typedef struct stats_builder {
 
 static floe_iceberg_column_stats *stats_for(floe_arena *a, stats_builder *b, int32_t id)
 {
+	floe_iceberg_column_stats init = FLOE_ICEBERG_COLUMN_STATS_INIT, *c;
 	for (size_t i = 0; i < b->n; i++)
 		if (b->cols[i].field_id == id)
 			return &b->cols[i];
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		floe_iceberg_column_stats *grown = floe_arena_alloc(a, cap * sizeof(*grown));
-		if (b->n)
-			memcpy(grown, b->cols, b->n * sizeof(*grown));
-		b->cols = grown;
-		b->cap = cap;
-	}
-	floe_iceberg_column_stats init = FLOE_ICEBERG_COLUMN_STATS_INIT;
-	b->cols[b->n] = init;
-	b->cols[b->n].field_id = id;
-	return &b->cols[b->n++];
+	c = FLOE_ARENA_PUSH(a, b->cols, b->n, b->cap);
+	*c = init;
+	c->field_id = id;
+	return c;
 }
 
 /* One int-keyed map (an array of key/value records) into the stats. */
@@ -237,19 +230,6 @@ typedef struct entry_vec {
 	size_t n, cap;
 } entry_vec;
 
-static floe_iceberg_manifest_entry *push_entry(floe_arena *a, entry_vec *v)
-{
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		floe_iceberg_manifest_entry *grown = floe_arena_alloc(a, cap * sizeof(*grown));
-		if (v->n)
-			memcpy(grown, v->items, v->n * sizeof(*grown));
-		v->items = grown;
-		v->cap = cap;
-	}
-	return &v->items[v->n++];
-}
-
 static int read_entry(floe_arena *a, floe_iceberg_manifest_entry *e, const floe_avro_value *rec,
 		      const int *ei, const int *fi)
 {
@@ -288,7 +268,7 @@ int floe_iceberg_manifest_read(floe_iceberg_manifest_entry **out, size_t *n, flo
 	if (resolve(fi, df_type, file_fields, F_COUNT, "manifest data_file") < 0)
 		goto cleanup;
 	while ((rc = floe_avro_reader_next(r, arena, &rec)) == 1) {
-		floe_iceberg_manifest_entry *e = push_entry(arena, &vec);
+		floe_iceberg_manifest_entry *e = FLOE_ARENA_PUSH(arena, vec.items, vec.n, vec.cap);
 		if (read_entry(arena, e, rec, ei, fi) < 0)
 			goto cleanup;
 		inherit(e, from);
@@ -358,18 +338,9 @@ int floe_iceberg_manifest_list_read(floe_iceberg_manifest_file **out, size_t *n,
 	    resolve(li, floe_avro_schema_root(floe_avro_reader_schema(r)), list_fields, L_COUNT,
 		    "manifest list") < 0)
 		goto cleanup;
-	while ((rc = floe_avro_reader_next(r, arena, &rec)) == 1) {
-		if (count == cap) {
-			cap = cap ? cap * 2 : 16;
-			floe_iceberg_manifest_file *grown = floe_arena_alloc(arena, cap * sizeof(*grown));
-			if (count)
-				memcpy(grown, items, count * sizeof(*grown));
-			items = grown;
-		}
-		memset(&items[count], 0, sizeof(items[count]));
-		if (read_list_entry(arena, &items[count++], rec, li) < 0)
+	while ((rc = floe_avro_reader_next(r, arena, &rec)) == 1)
+		if (read_list_entry(arena, FLOE_ARENA_PUSH(arena, items, count, cap), rec, li) < 0)
 			goto cleanup;
-	}
 	if (rc < 0)
 		goto cleanup;
 	*out = items ? items : floe_arena_alloc(arena, sizeof(**out));

@@ -14,19 +14,6 @@ typedef struct file_vec {
 	size_t n, cap;
 } file_vec;
 
-static floe_iceberg_scan_file *push(floe_arena *a, file_vec *v)
-{
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		floe_iceberg_scan_file *grown = floe_arena_alloc(a, cap * sizeof(*grown));
-		if (v->n)
-			memcpy(grown, v->items, v->n * sizeof(*grown));
-		v->items = grown;
-		v->cap = cap;
-	}
-	return &v->items[v->n++];
-}
-
 static int plan_manifest(floe_iceberg_table *t, floe_arena *arena, const floe_iceberg_manifest_file *mf,
 			 floe_iceberg_scan *scan, file_vec *files)
 {
@@ -45,7 +32,7 @@ static int plan_manifest(floe_iceberg_table *t, floe_arena *arena, const floe_ic
 	for (size_t i = 0; i < n; i++) {
 		if (entries[i].status == FLOE_ICEBERG_DELETED)
 			continue;
-		floe_iceberg_scan_file *f = push(arena, files);
+		floe_iceberg_scan_file *f = FLOE_ARENA_PUSH(arena, files->items, files->n, files->cap);
 		f->file = entries[i].file;
 		f->snapshot_id = entries[i].snapshot_id;
 		f->data_sequence_number = entries[i].sequence_number;

@@ -185,15 +185,9 @@ static int collect_live(commit_ctx *c, const floe_iceberg_manifest_file *mf,
 	for (size_t i = 0; i < ne; i++) {
 		if (entries[i].status == FLOE_ICEBERG_DELETED)
 			continue;
-		if (*n == *cap) {
-			*cap = *cap ? *cap * 2 : 256;
-			floe_iceberg_manifest_entry *grown = floe_arena_alloc(c->arena, *cap * sizeof(*grown));
-			if (*n)
-				memcpy(grown, *v, *n * sizeof(*grown));
-			*v = grown;
-		}
-		(*v)[*n] = entries[i];
-		(*v)[(*n)++].status = FLOE_ICEBERG_EXISTING;
+		floe_iceberg_manifest_entry *e = FLOE_ARENA_PUSH(c->arena, *v, *n, *cap);
+		*e = entries[i];
+		e->status = FLOE_ICEBERG_EXISTING;
 	}
 	return 0;
 }
@@ -302,16 +296,9 @@ typedef struct kv_vec {
 
 static void kv_add(floe_arena *a, kv_vec *v, const char *key, const char *value)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 24;
-		floe_iceberg_kv *grown = floe_arena_alloc(a, cap * sizeof(*grown));
-		if (v->n)
-			memcpy(grown, v->items, v->n * sizeof(*grown));
-		v->items = grown;
-		v->cap = cap;
-	}
-	v->items[v->n].key = key;
-	v->items[v->n++].value = value;
+	floe_iceberg_kv *kv = FLOE_ARENA_PUSH(a, v->items, v->n, v->cap);
+	kv->key = key;
+	kv->value = value;
 }
 
 static void kv_num(floe_arena *a, kv_vec *v, const char *key, int64_t n)

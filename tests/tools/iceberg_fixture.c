@@ -62,6 +62,14 @@ static const char *next_arg(args *ar)
 	return ar->pos < ar->argc ? ar->argv[ar->pos++] : NULL;
 }
 
+/* The next "--option value" pair: the option, or NULL at the end; *value NULL if missing. */
+static const char *next_option(args *ar, const char **value)
+{
+	const char *opt = next_arg(ar);
+	*value = opt ? next_arg(ar) : NULL;
+	return opt;
+}
+
 static int64_t num(const char *s)
 {
 	int64_t v = 0;
@@ -177,10 +185,9 @@ static int cmd_create(fixture *fx, args *ar)
 	int32_t ident[MAX_ITEMS];
 	const char *ident_names[MAX_ITEMS];
 	size_t nf = 0, np = 0, ni = 0;
-	const char *opt;
+	const char *opt, *v;
 	floe_iceberg_table *t = NULL;
-	while ((opt = next_arg(ar)) != NULL) {
-		const char *v = next_arg(ar);
+	while ((opt = next_option(ar, &v)) != NULL) {
 		if (!v)
 			return usage("an option lacks its value");
 		if (strcmp(opt, "--column") == 0 && nf < MAX_ITEMS) {
@@ -239,13 +246,12 @@ static void print_commit(floe_iceberg_table *t, const floe_iceberg_data_file *f)
 static int cmd_data(fixture *fx, floe_iceberg_table *t, args *ar, const char *cmd)
 {
 	floe_iceberg_kv summary[MAX_ITEMS];
-	const char *remove[MAX_ITEMS], *sql = NULL, *opt;
+	const char *remove[MAX_ITEMS], *sql = NULL, *opt, *v;
 	size_t ns = 0, nr = 0;
 	floe_iceberg_commit_opts opts = FLOE_ICEBERG_COMMIT_OPTS_INIT;
 	floe_iceberg_data_file file;
 	int rc;
-	while ((opt = next_arg(ar)) != NULL) {
-		const char *v = next_arg(ar);
+	while ((opt = next_option(ar, &v)) != NULL) {
 		if (!v)
 			return usage("an option lacks its value");
 		if (strcmp(opt, "--sql") == 0)
@@ -279,11 +285,10 @@ static int cmd_data(fixture *fx, floe_iceberg_table *t, args *ar, const char *cm
 
 static int cmd_append_loop(fixture *fx, floe_iceberg_table *t, args *ar)
 {
-	const char *sql = NULL, *opt;
+	const char *sql = NULL, *opt, *v;
 	int64_t count = 1, start = 0;
 	floe_iceberg_commit_opts opts = FLOE_ICEBERG_COMMIT_OPTS_INIT;
-	while ((opt = next_arg(ar)) != NULL) {
-		const char *v = next_arg(ar);
+	while ((opt = next_option(ar, &v)) != NULL) {
 		if (!v)
 			return usage("an option lacks its value");
 		if (strcmp(opt, "--sql") == 0)
@@ -354,10 +359,9 @@ static int cmd_evolve(fixture *fx, floe_iceberg_table *t, args *ar)
 static int cmd_props(fixture *fx, floe_iceberg_table *t, args *ar)
 {
 	floe_iceberg_kv set[MAX_ITEMS];
-	const char *unset[MAX_ITEMS], *opt;
+	const char *unset[MAX_ITEMS], *opt, *v;
 	size_t ns = 0, nu = 0;
-	while ((opt = next_arg(ar)) != NULL) {
-		const char *v = next_arg(ar);
+	while ((opt = next_option(ar, &v)) != NULL) {
 		if (!v)
 			return usage("an option lacks its value");
 		if (strcmp(opt, "--set") == 0 && ns < MAX_ITEMS)
@@ -384,9 +388,8 @@ static int cmd_expire(floe_iceberg_table *t, args *ar, bool orphans)
 	floe_iceberg_expire_opts opts = FLOE_ICEBERG_EXPIRE_OPTS_INIT;
 	floe_iceberg_cleanup_result res;
 	int64_t ids[MAX_ITEMS];
-	const char *opt;
-	while ((opt = next_arg(ar)) != NULL) {
-		const char *v = next_arg(ar);
+	const char *opt, *v;
+	while ((opt = next_option(ar, &v)) != NULL) {
 		if (!v)
 			return usage("an option lacks its value");
 		if (strcmp(opt, "--older-than-ms") == 0)

@@ -302,3 +302,29 @@ def test_small_manifests_are_merged(wh):
     assert added_by == {c["file"]: c["snapshot_id"] for c in commits}
     assert ids(t.scan(snapshot_id=commits[2]["snapshot_id"]).to_arrow()) == \
         sorted(10 * i + r for i in range(3) for r in range(3))
+
+
+def test_pyiceberg_and_floe_take_turns(wh):
+    """PyIceberg commits to a floe table and floe builds on it: floe reads PyIceberg's
+    manifests (another Avro writer), carries them forward, and can rewrite its files."""
+    import pyarrow as pa
+    create_orders(wh)
+    append(wh, "bronze.orders", 0, 3)
+    t = wh.pyiceberg().load_table("bronze.orders")
+    arrow_schema = t.schema().as_arrow()
+    t.append(pa.Table.from_pylist([
+        {"id": 50, "name": "py", "amount": decimal.Decimal("1.00"), "score": 0.5,
+         "day": datetime.date(2024, 6, 1)}], schema=arrow_schema))
+    py_snapshot = t.current_snapshot().snapshot_id
+    append(wh, "bronze.orders", 100, 2)
+    plan = wh.json("plan", "bronze.orders")
+    assert plan["record_count"] == 6 and len(plan["files"]) == 3
+    py_file = next(f for f in plan["files"] if f["snapshot_id"] == py_snapshot)
+    assert {c["id"] for c in py_file["columns"]} >= {1, 2, 3, 4, 5}
+    wh.json("rewrite", "bronze.orders", "--remove", py_file["path"], "--sql",
+            "select 51::bigint as id, 'floe' as name, 2.00::decimal(10,2) as amount, "
+            "1.5::double as score, date '2024-06-02' as day")
+    t = wh.pyiceberg().load_table("bronze.orders")
+    assert ids(t.scan().to_arrow()) == [0, 1, 2, 51, 100, 101]
+    assert ids(t.scan(snapshot_id=py_snapshot).to_arrow()) == [0, 1, 2, 50]
+    assert [s.sequence_number for s in t.snapshots()] == [1, 2, 3, 4]

@@ -15,6 +15,12 @@
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "floe's Parquet code copies values in host order, which must be little-endian"
+/* A PLAIN statistics value of the right size for the leaf; and two of them compared in the
+ * leaf's order (signed numbers and decimals, floats with -0.0 < +0.0, else unsigned bytes). */
+bool pq_plain_valid(const floe_parquet_leaf *leaf, int physical, size_t len);
+int pq_plain_cmp(const floe_parquet_leaf *leaf, int physical, const uint8_t *a, size_t alen,
+		 const uint8_t *b, size_t blen);
+
 #endif
 
 /* Encoding */
@@ -105,5 +111,11 @@ int pq_codec_decompress(pq_codec *c, uint8_t *out, size_t out_len, const void *i
  */
 bool pq_iceberg_bound(floe_buf *out, const floe_parquet_leaf *leaf, int physical,
 		      const uint8_t *value, size_t len, bool upper);
+
+/* A PLAIN statistics value of the right size for the leaf; and two of them compared in the
+ * leaf's order (signed numbers and decimals, floats with -0.0 < +0.0, else unsigned bytes). */
+bool pq_plain_valid(const floe_parquet_leaf *leaf, int physical, size_t len);
+int pq_plain_cmp(const floe_parquet_leaf *leaf, int physical, const uint8_t *a, size_t alen,
+		 const uint8_t *b, size_t blen);
 
 #endif

@@ -447,22 +447,27 @@ bool pq_iceberg_bound(floe_buf *out, const floe_parquet_leaf *leaf, int physical
 		return floe_buf_putc(out, value[0] ? 1 : 0) == 0;
 	case FLOE_VEC_INT:
 	case FLOE_VEC_DATE:
-	case FLOE_VEC_FLOAT:
-		return len == 4 && floe_buf_put(out, value, 4) == 0;
+		return physical == FLOE_PQ_INT32 && len == 4 && floe_buf_put(out, value, 4) == 0;
+	case FLOE_VEC_FLOAT: {
+		float f;
+		if (len != 4)
+			return false;
+		memcpy(&f, value, 4);
+		return !isnan(f) && floe_buf_put(out, value, 4) == 0;
+	}
+	case FLOE_VEC_DOUBLE: {
+		double d;
+		if (len != 8)
+			return false;
+		memcpy(&d, value, 8);
+		return !isnan(d) && floe_buf_put(out, value, 8) == 0;
+	}
 	case FLOE_VEC_LONG:
 	case FLOE_VEC_TIME:
 	case FLOE_VEC_TIMESTAMP:
 	case FLOE_VEC_TIMESTAMPTZ:
-	case FLOE_VEC_DOUBLE:
-		if (len != 8)
-			return false;
-		if (leaf->vtype == FLOE_VEC_DOUBLE || leaf->vtype == FLOE_VEC_FLOAT) {
-			double d;
-			memcpy(&d, value, 8);
-			if (isnan(d))
-				return false;
-		}
-		return floe_buf_put(out, value, 8) == 0;
+		/* Microseconds in INT64 only: a millisecond column's statistics are not bounds. */
+		return physical == FLOE_PQ_INT64 && len == 8 && floe_buf_put(out, value, 8) == 0;
 	case FLOE_VEC_DECIMAL:
 		if (len == 0 || len > 16 || (physical == FLOE_PQ_INT32 && len != 4) ||
 		    (physical == FLOE_PQ_INT64 && len != 8))
@@ -485,5 +490,54 @@ bool pq_iceberg_bound(floe_buf *out, const floe_parquet_leaf *leaf, int physical
 	}
 	default:
 		return false;
+	}
+}
+
+/* ---- ordering PLAIN statistics values (Iceberg metrics from a footer) ---- */
+
+bool pq_plain_valid(const floe_parquet_leaf *leaf, int physical, size_t len)
+{
+	size_t w = plain_width(physical, leaf->width);
+	if (physical == FLOE_PQ_BYTE_ARRAY)
+		return leaf->vtype != FLOE_VEC_DECIMAL || (len >= 1 && len <= 16);
+	if (physical == FLOE_PQ_FIXED_LEN_BYTE_ARRAY)
+		return len == w && (leaf->vtype != FLOE_VEC_DECIMAL || len <= 16);
+	return w != 0 && len == w;
+}
+
+int pq_plain_cmp(const floe_parquet_leaf *leaf, int physical, const uint8_t *a, size_t alen,
+		 const uint8_t *b, size_t blen)
+{
+	if (leaf->vtype == FLOE_VEC_DECIMAL)
+		return floe_dec128_cmp(dec_from_plain(physical, a, alen), dec_from_plain(physical, b, blen));
+	switch (physical) {
+	case FLOE_PQ_BOOLEAN: return (a[0] != 0) - (b[0] != 0);
+	case FLOE_PQ_INT32: {
+		int32_t x, y;
+		memcpy(&x, a, 4);
+		memcpy(&y, b, 4);
+		return x < y ? -1 : x > y;
+	}
+	case FLOE_PQ_INT64: {
+		int64_t x, y;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		return x < y ? -1 : x > y;
+	}
+	case FLOE_PQ_FLOAT:
+	case FLOE_PQ_DOUBLE: {
+		double x, y;
+		if (physical == FLOE_PQ_FLOAT) {
+			float fx, fy;
+			memcpy(&fx, a, 4);
+			memcpy(&fy, b, 4);
+			x = fx, y = fy;
+		} else {
+			memcpy(&x, a, 8);
+			memcpy(&y, b, 8);
+		}
+		return float_less(x, y) ? -1 : float_less(y, x);
+	}
+	default: return bytes_cmp(a, alen, b, blen);
 	}
 }

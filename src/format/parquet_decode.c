@@ -403,6 +403,8 @@ static int assemble_list(dec *d, size_t n)
 
 static void lvl_reserve(dec *d, size_t n)
 {
+	if (n == 0)
+		n = 1; /* arrays are never NULL, even for an empty page */
 	if (n <= d->cap_lvl)
 		return;
 	d->def = floe_xrealloc(d->def, n * sizeof(uint32_t));

@@ -124,7 +124,7 @@ void pq_rle_decoder_init(pq_rle_decoder *d, const uint8_t *data, size_t len, int
 {
 	memset(d, 0, sizeof(*d));
 	d->p = data;
-	d->end = data + len;
+	d->end = data ? data + len : data;
 	d->bit_width = bit_width;
 }
 
@@ -189,7 +189,8 @@ int pq_rle_decode(pq_rle_decoder *d, uint32_t *out, size_t n)
 	size_t i = 0;
 	if (d->bit_width == 0) {
 		/* Width 0: every value is 0 and the data may be empty. */
-		memset(out, 0, n * sizeof(*out));
+		if (n)
+			memset(out, 0, n * sizeof(*out));
 		return 0;
 	}
 	while (i < n) {

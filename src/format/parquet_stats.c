@@ -23,7 +23,7 @@ int pq_decimal_bytes(int precision)
 	static const signed char bytes[39] = { 0,  1,  1,  2,  2,  3,  3,  4,  4,  4,
 					       5,  5,  6,  6,  6,  7,  7,  8,  8,  9,
 					       9,  9,  10, 10, 11, 11, 11, 12, 12, 13,
-					       13, 13, 14, 14, 15, 15, 15, 16, 16 };
+					       13, 13, 14, 14, 15, 15, 16, 16, 16 };
 	return precision >= 1 && precision <= 38 ? bytes[precision] : -1;
 }
 

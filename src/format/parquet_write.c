@@ -499,8 +499,6 @@ static size_t slice_rows(const floe_parquet_writer *w, const floe_vector *cols, 
 {
 	size_t k = n - r < SLICE_ROWS ? n - r : SLICE_ROWS;
 	size_t limit = w->opts.row_group_bytes / 8;
-	if (limit < w->opts.page_bytes)
-		limit = w->opts.page_bytes;
 	while (k > 1) {
 		size_t bytes = 0;
 		for (size_t i = 0; i < w->n_cols; i++) {

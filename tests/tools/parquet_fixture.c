@@ -11,6 +11,9 @@
  *       every column's values, and the Iceberg statistics derived from the footer.
  *   floe-parquet-fixture cases
  *       List the case names.
+ *   floe-parquet-fixture seeds DIR
+ *       Write seed inputs for the fuzz targets into DIR/parquet_pages and DIR/parquet_footer
+ *       (how fuzz/corpus/ was made).
  *
  * Options of write: --codec zstd|snappy|none, --rows N, --page-rows N, --page-bytes N,
  * --row-group-bytes N, --dict-bytes N (0: no dictionary), --seed N.
@@ -22,15 +25,18 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/text.h"
 #include "format/parquet.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -810,6 +816,161 @@ cleanup:
 	return rc;
 }
 
+/* ---- fuzz seeds ---- */
+
+/* The leaf types of fuzz/fuzz_parquet_pages.c that floe's writer produces, by index. */
+static const struct { int index; floe_vec_type type; int precision, scale, length; } seed_types[] = {
+	{ 0, FLOE_VEC_BOOLEAN, 0, 0, 0 }, { 1, FLOE_VEC_INT, 0, 0, 0 },
+	{ 2, FLOE_VEC_LONG, 0, 0, 0 },    { 3, FLOE_VEC_FLOAT, 0, 0, 0 },
+	{ 4, FLOE_VEC_DOUBLE, 0, 0, 0 },  { 5, FLOE_VEC_STRING, 0, 0, 0 },
+	{ 6, FLOE_VEC_UUID, 0, 0, 0 },    { 7, FLOE_VEC_DECIMAL, 9, 2, 0 },
+	{ 8, FLOE_VEC_DECIMAL, 19, 0, 0 }, { 9, FLOE_VEC_TIMESTAMPTZ, 0, 0, 0 },
+	{ 10, FLOE_VEC_DATE, 0, 0, 0 },   { 11, FLOE_VEC_BINARY, 0, 0, 0 },
+	{ 12, FLOE_VEC_FIXED, 0, 0, 3 },  { 15, FLOE_VEC_DECIMAL, 18, 4, 0 },
+};
+
+static int write_file(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return floe_error_set_errno(FLOE_ERR_IO, "could not create \"%s\"", path);
+	size_t w = fwrite(p, 1, n, f);
+	if (fclose(f) != 0 || w != n)
+		return floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", path);
+	return 0;
+}
+
+/* One pages seed: the 6-byte header and the chunk floe wrote for `ty` with `flags`. */
+static int page_seed(const char *dir, size_t t, uint8_t flags, floe_parquet_codec codec)
+{
+	fixture f;
+	floe_parquet_writer_opts opts = FLOE_PARQUET_WRITER_OPTS_INIT;
+	floe_parquet_writer *w = NULL;
+	floe_parquet_reader *r = NULL;
+	floe_buf seed = FLOE_BUF_INIT, file = FLOE_BUF_INIT, tmp = FLOE_BUF_INIT, path = FLOE_BUF_INIT;
+	int rc = -1;
+	memset(&f, 0, sizeof(f));
+	f.rng = t * 31 + flags;
+	f.rows = 14;
+	opts.codec = codec;
+	opts.overwrite = true;
+	opts.fsync = false;
+	opts.page_rows = 6;
+	bool list = flags & 2;
+	floe_parquet_field *fd = add_field(&f, "c", list ? FLOE_VEC_LIST : seed_types[t].type, !(flags & 1));
+	floe_parquet_field *leaf = fd;
+	if (list) {
+		leaf = &f.elements[0];
+		memset(leaf, 0, sizeof(*leaf));
+		leaf->name = "element";
+		leaf->id = 2;
+		leaf->required = !(flags & 4);
+		leaf->type = seed_types[t].type;
+		fd->element = leaf;
+	}
+	leaf->precision = seed_types[t].precision;
+	leaf->scale = seed_types[t].scale;
+	leaf->length = seed_types[t].length;
+	floe_vector *v = &f.cols[0];
+	if (list)
+		floe_vector_init_list(v, leaf->type, leaf->length);
+	else
+		floe_vector_init(v, leaf->type, leaf->length);
+	for (size_t i = 0; i < f.rows; i++) {
+		if (!list) {
+			if ((flags & 1) && i % 4 == 3)
+				floe_vector_append_null(v);
+			else
+				gen_value(&f, v, leaf, i % 5 == 4 ? 1 : i % 3);
+			continue;
+		}
+		if ((flags & 1) && i % 5 == 2) {
+			floe_vector_append_null(v);
+			continue;
+		}
+		for (size_t j = 0; j < i % 4; j++) {
+			if ((flags & 4) && j == 1)
+				floe_vector_append_null(v->child);
+			else
+				gen_value(&f, v->child, leaf, (i + j) % 3);
+		}
+		floe_vector_append_list(v);
+	}
+	floe_buf_printf(&tmp, "%s/.seed.parquet", dir);
+	if (floe_parquet_writer_open(&w, tmp.ptr, f.fields, 1, &opts) < 0 ||
+	    floe_parquet_writer_write_batch(w, f.cols, 1) < 0)
+		goto cleanup;
+	int closed = floe_parquet_writer_close(NULL, w, NULL);
+	w = NULL;
+	if (closed < 0 || floe_parquet_reader_open(&r, tmp.ptr, NULL) < 0 ||
+	    floe_fs_read_file(&file, tmp.ptr) < 0)
+		goto cleanup;
+	const floe_parquet_column_chunk *cc = &floe_parquet_reader_meta(r)->row_groups[0].columns[0];
+	int64_t start = cc->has_dictionary_page_offset ? cc->dictionary_page_offset : cc->data_page_offset;
+	uint8_t head[6] = { (uint8_t)seed_types[t].index,
+			    (uint8_t)(flags | (codec == FLOE_PARQUET_SNAPPY ? 0x10 : codec == FLOE_PARQUET_ZSTD ? 0x20 : 0)),
+			    (uint8_t)cc->num_values, (uint8_t)(cc->num_values >> 8),
+			    (uint8_t)f.rows, (uint8_t)(f.rows >> 8) };
+	floe_buf_put(&seed, head, 6);
+	floe_buf_put(&seed, file.ptr + start, (size_t)cc->total_compressed_size);
+	floe_buf_printf(&path, "%s/t%02d-f%d-c%d", dir, seed_types[t].index, flags, (int)codec);
+	rc = write_file(path.ptr, (const uint8_t *)seed.ptr, seed.len);
+	unlink(tmp.ptr);
+cleanup:
+	floe_parquet_writer_abort(w);
+	floe_parquet_reader_free(r);
+	floe_vector_free(&f.cols[0]);
+	floe_buf_free(&seed);
+	floe_buf_free(&file);
+	floe_buf_free(&tmp);
+	floe_buf_free(&path);
+	return rc;
+}
+
+/* Seeds for both fuzz targets: DIR/parquet_pages/ and DIR/parquet_footer/. */
+static int cmd_seeds(const char *dir)
+{
+	static const uint8_t flag_sets[] = { 0, 1, 3, 7 };
+	static const floe_parquet_codec codecs[] = { FLOE_PARQUET_UNCOMPRESSED, FLOE_PARQUET_SNAPPY,
+						     FLOE_PARQUET_ZSTD };
+	floe_buf sub = FLOE_BUF_INIT, path = FLOE_BUF_INIT;
+	int rc = -1;
+	floe_buf_printf(&sub, "%s/parquet_pages", dir);
+	if (floe_fs_mkdir_p(sub.ptr, 0755) < 0)
+		goto cleanup;
+	for (size_t t = 0; t < sizeof(seed_types) / sizeof(seed_types[0]); t++)
+		for (size_t k = 0; k < sizeof(flag_sets); k++)
+			if (page_seed(sub.ptr, t, flag_sets[k], codecs[(t + k) % 3]) < 0)
+				goto cleanup;
+	floe_buf_clear(&sub);
+	floe_buf_printf(&sub, "%s/parquet_footer", dir);
+	if (floe_fs_mkdir_p(sub.ptr, 0755) < 0)
+		goto cleanup;
+	for (const char *const *c = case_names; *c; c++) {
+		if (strcmp(*c, "big") == 0)
+			continue;
+		floe_buf_clear(&path);
+		floe_buf_printf(&path, "%s/%s.parquet", sub.ptr, *c);
+		char *args[] = { "--rows", "12", "--page-rows", "5", "--codec",
+				 strcmp(*c, "lists") == 0 ? "snappy" : strcmp(*c, "card") == 0 ? "none" : "zstd" };
+		fflush(stdout);
+		int saved = dup(1), null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		int written = cmd_write(*c, path.ptr, 6, args);
+		fflush(stdout);
+		dup2(saved, 1);
+		close(saved);
+		close(null);
+		if (written < 0)
+			goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	floe_buf_free(&sub);
+	floe_buf_free(&path);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = -1;
@@ -817,6 +978,8 @@ int main(int argc, char **argv)
 		rc = cmd_write(argv[2], argv[3], argc - 4, argv + 4);
 	} else if (argc == 3 && strcmp(argv[1], "dump") == 0) {
 		rc = cmd_dump(argv[2]);
+	} else if (argc == 3 && strcmp(argv[1], "seeds") == 0) {
+		rc = cmd_seeds(argv[2]);
 	} else if (argc == 2 && strcmp(argv[1], "cases") == 0) {
 		for (const char *const *c = case_names; *c; c++)
 			printf("%s\n", *c);

@@ -6,6 +6,7 @@
 #   make unit | make it       one half of the suite (after `make setup`)
 #   make fuzz FUZZ_SECONDS=60 libFuzzer targets (clang)
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
+#   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
 #   make CC=clang             any C11 compiler; warnings are errors
 
 CC ?= cc
@@ -34,7 +35,7 @@ TOOLS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz clean bench-shop
+.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet
 
 all: $(BUILD)/floe
 
@@ -57,6 +58,9 @@ $(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Itests/unit
 # Test tools (tests/tools/NAME.c → build/tools/NAME): programs the integration tests drive.
 $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
 	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/floe-parquet-bench: $(BUILD)/bench/parquet/bench.o $(BUILD)/libfloe.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
 $(DUCKDB_DIR)/libduckdb.so:
@@ -83,6 +87,11 @@ demo:
 bench-shop: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) bench/shop/run.sh
 
+# floe's Parquet writer against DuckDB and pyarrow (BENCH_ROWS rows); see bench/RESULTS.md.
+BENCH_ROWS ?= 5000000
+bench-parquet: $(BUILD)/floe-parquet-bench
+	bench/parquet/run.sh $(BENCH_ROWS)
+
 FUZZ_SECONDS ?= 60
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
@@ -90,4 +99,5 @@ fuzz:
 clean:
 	rm -rf build build-san build-clang build-san-clang build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) $(BUILD)/src/cli/main.d
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) $(BUILD)/src/cli/main.d \
+	$(BUILD)/bench/parquet/bench.d

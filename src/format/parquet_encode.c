@@ -257,7 +257,7 @@ static int levels_list(pq_col *c, const floe_vector *v, size_t from, size_t to)
 
 /* ---- values ---- */
 
-static void stat_int(pq_stats *s, int64_t x)
+static inline void stat_int(pq_stats *s, int64_t x)
 {
 	if (!s->has) {
 		s->imin = s->imax = x;
@@ -269,7 +269,7 @@ static void stat_int(pq_stats *s, int64_t x)
 	}
 }
 
-static void stat_float(pq_stats *s, double x)
+static inline void stat_float(pq_stats *s, double x)
 {
 	if (isnan(x)) {
 		s->nans++;
@@ -286,49 +286,82 @@ static void stat_float(pq_stats *s, double x)
 		s->dmax = x;
 }
 
-/* One fixed-width PLAIN value of `w` bytes: dictionary index and/or PLAIN bytes. */
-static int emit_fixed(pq_col *c, const uint8_t *p, size_t w, bool *added)
+/*
+ * Dictionary lookup of a fixed-width value; `w` is a constant at every call site, so the
+ * hash and the comparison compile to a few instructions.
+ */
+static inline __attribute__((always_inline)) uint32_t dict_fixed(pq_col *c, const uint8_t *p,
+								  size_t w, bool *added)
 {
-	*added = false;
-	if (c->dict_mode != PQ_DICT_OFF)
-		c->idx[c->n_idx++] = dict_find(c, p, w, false, added);
-	if (c->dict_mode != PQ_DICT_ON) {
-		uint8_t *dst = plain_extend(c, w);
-		if (!dst)
-			return -1;
-		memcpy(dst, p, w);
+	if (__builtin_expect(!c->slots, 0))
+		dict_grow_slots(c);
+	uint32_t h = hash_fixed(p, w);
+	uint32_t s = h & c->slot_mask;
+	const uint8_t *base = (const uint8_t *)c->dict.ptr;
+	for (;;) {
+		uint32_t e = c->slots[s];
+		if (!e)
+			break;
+		e--;
+		if (c->dict_hash[e] == h && memcmp(base + (size_t)e * w, p, w) == 0) {
+			*added = false;
+			return e;
+		}
+		s = (s + 1) & c->slot_mask;
 	}
+	*added = true;
+	return dict_insert(c, p, w, h, s, false);
+}
+
+/*
+ * Room for `n` more values of `w` bytes in the page: *plain (NULL while the dictionary is ON)
+ * and the index array. Trim with values_done().
+ */
+static int values_begin(pq_col *c, size_t n, size_t w, uint8_t **plain)
+{
+	*plain = NULL;
+	if (c->dict_mode != PQ_DICT_OFF)
+		idx_reserve(c, n);
+	if (c->dict_mode != PQ_DICT_ON && !(*plain = plain_extend(c, n * w)))
+		return -1;
 	return 0;
 }
+
+/* Give back the reserved PLAIN bytes (`reserved`) that nulls left unused (`used` were). */
+static void values_done(pq_col *c, uint8_t *plain, size_t reserved, size_t used)
+{
+	if (plain)
+		c->plain.len -= reserved - used;
+}
+
+#define NUMBER_LOOP(T, FIELD, W, STAT)                                                     \
+	for (size_t i = from; i < to; i++) {                                                   \
+		if (v->validity && !floe_vector_is_valid(v, i))                                    \
+			continue;                                                                      \
+		T x = v->v.FIELD[i];                                                               \
+		STAT(&c->cstats, x);                                                               \
+		if (dict)                                                                          \
+			c->idx[c->n_idx++] = dict_fixed(c, (const uint8_t *)&x, W, &added);            \
+		if (plain)                                                                         \
+			memcpy(plain + (used++) * W, &x, W);                                           \
+	}
 
 /* INT, DATE, LONG, TIME, TIMESTAMP(TZ), FLOAT, DOUBLE: host layout is PLAIN. */
 static int values_number(pq_col *c, const floe_vector *v, size_t from, size_t to)
 {
 	size_t w = c->physical == FLOE_PQ_INT32 || c->physical == FLOE_PQ_FLOAT ? 4 : 8;
-	const uint8_t *base = v->v.u8;
-	bool flt = c->kind == PQ_K_FLOAT;
-	bool added;
-	if (c->dict_mode == PQ_DICT_OFF && !v->validity) {
-		/* The common bulk case: one copy, then a tight statistics loop. */
-		uint8_t *dst = plain_extend(c, (to - from) * w);
-		if (!dst)
-			return -1;
-		memcpy(dst, base + from * w, (to - from) * w);
+	uint8_t *plain;
+	size_t used = 0;
+	bool added, dict = c->dict_mode != PQ_DICT_OFF;
+	if (values_begin(c, to - from, w, &plain) < 0)
+		return -1;
+	switch (c->physical) {
+	case FLOE_PQ_INT32: NUMBER_LOOP(int32_t, i32, 4, stat_int) break;
+	case FLOE_PQ_INT64: NUMBER_LOOP(int64_t, i64, 8, stat_int) break;
+	case FLOE_PQ_FLOAT: NUMBER_LOOP(float, f32, 4, stat_float) break;
+	default: NUMBER_LOOP(double, f64, 8, stat_float) break;
 	}
-	if (c->dict_mode != PQ_DICT_OFF)
-		idx_reserve(c, to - from);
-	for (size_t i = from; i < to; i++) {
-		if (!floe_vector_is_valid(v, i))
-			continue;
-		if (c->dict_mode != PQ_DICT_OFF || v->validity) {
-			if (emit_fixed(c, base + i * w, w, &added) < 0)
-				return -1;
-		}
-		if (flt)
-			stat_float(&c->cstats, w == 4 ? (double)v->v.f32[i] : v->v.f64[i]);
-		else
-			stat_int(&c->cstats, w == 4 ? (int64_t)v->v.i32[i] : v->v.i64[i]);
-	}
+	values_done(c, plain, (to - from) * w, used * w);
 	return 0;
 }
 
@@ -364,92 +397,150 @@ static void dec_to_plain(uint8_t *out, const pq_col *c, floe_dec128 d)
 	}
 }
 
+static int decimal_out_of_range(const pq_col *c)
+{
+	floe_error_set(FLOE_ERR_USAGE, "decimal value out of range for decimal(%d,%d) in field \"%s\"",
+		       (int)c->precision, (int)c->scale, c->name);
+	floe_error_detail("Its unscaled value needs more than %d digits.", (int)c->precision);
+	return -1;
+}
+
+/* |d| < 10^precision; the int64 case (precision <= 18) without 128-bit arithmetic. */
+static bool decimal_fits(const pq_col *c, floe_dec128 d)
+{
+	if (c->precision <= 18) {
+		int64_t x = (int64_t)d.lo;
+		if (d.hi != (x < 0 ? -1 : 0))
+			return false;
+		uint64_t mag = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+		return mag < c->dec_limit;
+	}
+	return floe_dec128_fits(d, c->precision);
+}
+
+static void stat_dec(pq_stats *s, floe_dec128 d)
+{
+	if (!s->has) {
+		s->cmin = s->cmax = d;
+		s->has = true;
+	} else if (floe_dec128_cmp(d, s->cmin) < 0) {
+		s->cmin = d;
+	} else if (floe_dec128_cmp(d, s->cmax) > 0) {
+		s->cmax = d;
+	}
+}
+
 static int values_decimal(pq_col *c, const floe_vector *v, size_t from, size_t to)
 {
 	size_t w = c->physical == FLOE_PQ_INT32 ? 4 : c->physical == FLOE_PQ_INT64 ? 8
 										   : (size_t)c->type_length;
-	uint8_t tmp[16];
+	uint8_t tmp[16], *plain;
+	size_t used = 0;
 	bool added;
-	if (c->dict_mode != PQ_DICT_OFF)
-		idx_reserve(c, to - from);
+	if (values_begin(c, to - from, w, &plain) < 0)
+		return -1;
 	for (size_t i = from; i < to; i++) {
 		if (!floe_vector_is_valid(v, i))
 			continue;
 		floe_dec128 d = v->v.dec[i];
-		if (!floe_dec128_fits(d, c->precision)) {
-			floe_error_set(FLOE_ERR_USAGE, "decimal value out of range for decimal(%d,%d) in field \"%s\"",
-				       (int)c->precision, (int)c->scale, c->name);
-			floe_error_detail("Its unscaled value needs more than %d digits.", (int)c->precision);
-			return -1;
+		if (!decimal_fits(c, d)) {
+			values_done(c, plain, (to - from) * w, used * w);
+			return decimal_out_of_range(c);
 		}
+		stat_dec(&c->cstats, d);
 		dec_to_plain(tmp, c, d);
-		if (emit_fixed(c, tmp, w, &added) < 0)
-			return -1;
-		pq_stats *s = &c->cstats;
-		if (!s->has) {
-			s->cmin = s->cmax = d;
-			s->has = true;
-		} else if (floe_dec128_cmp(d, s->cmin) < 0) {
-			s->cmin = d;
-		} else if (floe_dec128_cmp(d, s->cmax) > 0) {
-			s->cmax = d;
-		}
+		if (c->dict_mode != PQ_DICT_OFF)
+			c->idx[c->n_idx++] = w == 4 ? dict_fixed(c, tmp, 4, &added)
+					     : w == 8 ? dict_fixed(c, tmp, 8, &added)
+						      : dict_find(c, tmp, w, false, &added);
+		if (plain)
+			memcpy(plain + (used++) * w, tmp, w);
 	}
+	values_done(c, plain, (to - from) * w, used * w);
 	return 0;
 }
 
 static int values_fixed(pq_col *c, const floe_vector *v, size_t from, size_t to)
 {
 	size_t w = (size_t)c->type_length;
-	bool added;
+	uint8_t *plain;
+	size_t used = 0;
+	bool added = false;
 	if (v->width != c->type_length) {
 		floe_error_set(FLOE_ERR_USAGE, "field \"%s\" holds %d-byte values, not %d", c->name,
 			       (int)c->type_length, (int)v->width);
 		return -1;
 	}
-	if (c->dict_mode != PQ_DICT_OFF)
-		idx_reserve(c, to - from);
+	if (values_begin(c, to - from, w, &plain) < 0)
+		return -1;
 	for (size_t i = from; i < to; i++) {
 		if (!floe_vector_is_valid(v, i))
 			continue;
 		const uint8_t *p = v->v.fixed + i * w;
-		if (emit_fixed(c, p, w, &added) < 0)
-			return -1;
+		if (c->dict_mode != PQ_DICT_OFF)
+			c->idx[c->n_idx++] = dict_find(c, p, w, false, &added);
+		if (plain)
+			memcpy(plain + (used++) * w, p, w);
 		if (added || c->dict_mode == PQ_DICT_OFF)
 			pq_stats_bytes(&c->cstats, p, w);
 	}
+	values_done(c, plain, (to - from) * w, used * w);
 	return 0;
+}
+
+static int value_too_long(const pq_col *c, size_t len)
+{
+	floe_error_set(FLOE_ERR_USAGE, "a value of field \"%s\" is %zu bytes long", c->name, len);
+	floe_error_detail("floe writes values of at most %zu bytes.", PQ_MAX_VALUE_BYTES);
+	return -1;
+}
+
+static int bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	int r = memcmp(a, b, alen < blen ? alen : blen);
+	return r ? r : (alen > blen) - (alen < blen);
 }
 
 static int values_bytes(pq_col *c, const floe_vector *v, size_t from, size_t to)
 {
-	bool added = false;
-	if (c->dict_mode != PQ_DICT_OFF)
+	bool added = false, dict = c->dict_mode != PQ_DICT_OFF, plain_mode = c->dict_mode != PQ_DICT_ON;
+	size_t total = (size_t)(v->offsets[to] - v->offsets[from]) + 4 * (to - from), used = 0;
+	uint8_t *plain = NULL;
+	/* The extremes of this run, compared with the chunk's once at the end. */
+	const uint8_t *mn = NULL, *mx = NULL;
+	size_t mnl = 0, mxl = 0;
+	if (dict)
 		idx_reserve(c, to - from);
+	if (plain_mode && !(plain = plain_extend(c, total)))
+		return -1;
 	for (size_t i = from; i < to; i++) {
 		if (!floe_vector_is_valid(v, i))
 			continue;
 		size_t len;
 		const uint8_t *p = floe_vector_bytes(v, i, &len);
 		if (len > PQ_MAX_VALUE_BYTES) {
-			floe_error_set(FLOE_ERR_USAGE, "a value of field \"%s\" is %zu bytes long", c->name,
-				       len);
-			floe_error_detail("floe writes values of at most %zu bytes.", PQ_MAX_VALUE_BYTES);
-			return -1;
+			values_done(c, plain, total, used);
+			return value_too_long(c, len);
 		}
-		if (c->dict_mode != PQ_DICT_OFF)
+		if (dict)
 			c->idx[c->n_idx++] = dict_find(c, p, len, true, &added);
-		if (c->dict_mode != PQ_DICT_ON) {
-			uint8_t *dst = plain_extend(c, 4 + len);
-			if (!dst)
-				return -1;
+		if (plain) {
 			uint32_t n32 = (uint32_t)len;
-			memcpy(dst, &n32, 4);
-			if (len)
-				memcpy(dst + 4, p, len);
+			memcpy(plain + used, &n32, 4);
+			memcpy(plain + used + 4, p, len);
+			used += 4 + len;
 		}
-		if (added || c->dict_mode == PQ_DICT_OFF)
-			pq_stats_bytes(&c->cstats, p, len);
+		if (added || !dict) {
+			if (!mn || bytes_cmp(p, len, mn, mnl) < 0)
+				mn = p, mnl = len;
+			if (!mx || bytes_cmp(p, len, mx, mxl) > 0)
+				mx = p, mxl = len;
+		}
+	}
+	values_done(c, plain, total, used);
+	if (mn) {
+		pq_stats_bytes(&c->cstats, mn, mnl);
+		pq_stats_bytes(&c->cstats, mx, mxl);
 	}
 	return 0;
 }

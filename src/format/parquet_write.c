@@ -196,6 +196,9 @@ static void col_init(floe_parquet_writer *w, pq_col *c, const floe_parquet_field
 	c->precision = leaf->precision;
 	c->scale = leaf->scale;
 	c->width = leaf->type == FLOE_VEC_UUID ? 16 : leaf->length;
+	c->dec_limit = 1;
+	for (int p = 0; p < c->precision && p < 19; p++)
+		c->dec_limit *= 10;
 	c->physical = physical_of(leaf, &c->type_length);
 	c->kind = kind_of(leaf->type);
 	c->list = f->type == FLOE_VEC_LIST;

@@ -36,6 +36,7 @@ typedef struct pq_col {
 	int32_t field_id, top_id;   /* the leaf's id (the element's for a list), the field's */
 	floe_vec_type vtype;
 	int32_t precision, scale, width;
+	uint64_t dec_limit;         /* 10^precision for decimals of precision <= 18 */
 	int physical;               /* FLOE_PQ_* */
 	int32_t type_length;        /* FIXED_LEN_BYTE_ARRAY */
 	int kind;                   /* PQ_K_* */

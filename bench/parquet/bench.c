@@ -3,11 +3,12 @@
  * (integers, doubles, decimals, low- and high-cardinality strings, timestamps, dates,
  * booleans, some nulls), for bench/parquet/run.sh.
  *
- *   floe-parquet-bench OUT.parquet [ROWS] [zstd-level] [codec]
+ *   floe-parquet-bench OUT.parquet [ROWS] [zstd-level (default floe's)] [zstd|snappy|none]
  *
  * Rows arrive in batches of 8192, as the COPY decoder delivers them. Generating a batch is
  * not timed; write_batch and close (footer included, fsync excluded: the peers do not
- * fsync) are. Prints one JSON line: rows, seconds, bytes.
+ * fsync) are, in wall-clock and in CPU time. Prints one JSON line: rows, seconds,
+ * cpu_seconds, bytes, row_groups.
  */
 #include "base/arena.h"
 #include "base/error.h"
@@ -32,11 +33,28 @@ static uint64_t next(void)
 	return z ^ (z >> 31);
 }
 
-static double now(void)
+static double clock_of(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wall and CPU time spent in the writer. */
+typedef struct spent {
+	double wall, cpu, wall0, cpu0;
+} spent;
+
+static void start(spent *s)
+{
+	s->wall0 = clock_of(CLOCK_MONOTONIC);
+	s->cpu0 = clock_of(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static void stop(spent *s)
+{
+	s->wall += clock_of(CLOCK_MONOTONIC) - s->wall0;
+	s->cpu += clock_of(CLOCK_PROCESS_CPUTIME_ID) - s->cpu0;
 }
 
 static const floe_parquet_field fields[N_COLS] = {
@@ -107,31 +125,40 @@ int main(int argc, char **argv)
 	if (argc > 4)
 		opts.codec = strcmp(argv[4], "snappy") == 0 ? FLOE_PARQUET_SNAPPY
 			     : strcmp(argv[4], "none") == 0 ? FLOE_PARQUET_UNCOMPRESSED : FLOE_PARQUET_ZSTD;
+	/* Experiments: FLOE_BENCH_PAGE_ROWS, FLOE_BENCH_PAGE_BYTES, FLOE_BENCH_DICT_BYTES. */
+	const char *env;
+	if ((env = getenv("FLOE_BENCH_PAGE_ROWS")))
+		opts.page_rows = (size_t)strtoull(env, NULL, 10);
+	if ((env = getenv("FLOE_BENCH_PAGE_BYTES")))
+		opts.page_bytes = (size_t)strtoull(env, NULL, 10);
+	if ((env = getenv("FLOE_BENCH_DICT_BYTES")))
+		opts.dictionary_bytes = (size_t)strtoull(env, NULL, 10);
 	floe_vector v[N_COLS];
 	for (int c = 0; c < N_COLS; c++)
 		floe_vector_init(&v[c], fields[c].type, 0);
 	floe_parquet_writer *w = NULL;
 	floe_parquet_file_stats st;
 	floe_arena *arena = floe_arena_new();
-	double spent = 0;
+	spent t = { 0, 0, 0, 0 };
 	if (floe_parquet_writer_open(&w, argv[1], fields, N_COLS, &opts) < 0)
 		goto fail;
 	for (size_t first = 0; first < rows; first += BATCH) {
 		size_t n = rows - first < BATCH ? rows - first : BATCH;
 		fill(v, first, n);
-		double t0 = now();
+		start(&t);
 		if (floe_parquet_writer_write_batch(w, v, N_COLS) < 0) {
 			floe_parquet_writer_abort(w);
 			goto fail;
 		}
-		spent += now() - t0;
+		stop(&t);
 	}
-	double t0 = now();
+	start(&t);
 	if (floe_parquet_writer_close(&st, w, arena) < 0)
 		goto fail;
-	spent += now() - t0;
-	printf("{\"rows\": %zu, \"seconds\": %.4f, \"bytes\": %" PRId64 ", \"row_groups\": %zu}\n", rows,
-	       spent, st.file_size, st.n_split_offsets);
+	stop(&t);
+	printf("{\"rows\": %zu, \"seconds\": %.4f, \"cpu_seconds\": %.4f, \"bytes\": %" PRId64
+	       ", \"row_groups\": %zu}\n",
+	       rows, t.wall, t.cpu, st.file_size, st.n_split_offsets);
 	for (int c = 0; c < N_COLS; c++)
 		floe_vector_free(&v[c]);
 	floe_arena_free(arena);

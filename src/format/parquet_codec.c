@@ -49,7 +49,7 @@ int pq_codec_new(pq_codec **out, int codec, int level)
 	}
 	if (codec == FLOE_PARQUET_ZSTD && (level < 1 || level > ZSTD_maxCLevel())) {
 		floe_error_set(FLOE_ERR_USAGE, "zstd level %d is out of range", level);
-		floe_error_hint("Use a level from 1 to %d (3 is the default).", ZSTD_maxCLevel());
+		floe_error_hint("Use a level from 1 to %d (2 is floe's default).", ZSTD_maxCLevel());
 		return -1;
 	}
 	pq_codec *c = floe_xcalloc(1, sizeof(*c));

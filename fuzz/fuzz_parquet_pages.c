@@ -9,7 +9,7 @@
  *   [2..3] num_values, [4..5] num_rows (little-endian).
  * The target builds a Parquet file around the chunk (footer written with floe's Thrift
  * writer) and reads the column with floe's reader. Seeds: fuzz/corpus/parquet_pages, made by
- * `floe-parquet-fixture seeds` from pages floe's writer produced.
+ * `build/tools/parquet_fixture seeds` from pages floe's writer produced.
  */
 #include "base/buf.h"
 #include "base/error.h"

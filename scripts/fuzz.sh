@@ -5,9 +5,11 @@
 # Targets are built with clang (FUZZ_CC to override) against only what they need:
 # src/base/*.c (no third-party dependencies); for TOML src/config/toml*.c; for the lock reader
 # and the watermark proof the plan module with what it links (libpq, libpg_query, the vectors
-# src/pg needs).
+# src/pg needs); for the Parquet reader (parquet_footer, parquet_pages) src/format with libzstd.
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
-# ($FLOE_SHARED_DIR or ../shared); crash inputs land in build-fuzz/ as crash-<target>-*.
+# ($FLOE_SHARED_DIR or ../shared) and from the small corpora committed in fuzz/corpus/<target>/
+# (made by `build/tools/parquet_fixture seeds DIR`); crash inputs land in build-fuzz/ as
+# crash-<target>-*.
 # Reproduce one with: build-fuzz/fuzz_toml build-fuzz/crash-toml-<hash>
 set -euo pipefail
 
@@ -63,6 +65,8 @@ build json
 build copy_decode src/format/vector.c src/pg/copy_decode.c
 build lock "${plan_sources[@]}"
 build proof "${plan_sources[@]}"
+build parquet_footer src/format/*.c -lzstd
+build parquet_pages src/format/*.c -lzstd
 seed toml '*.toml'
 seed json '*.json'
 seed_lock() { # the lock files and PL/pgSQL trees the tests use
@@ -75,6 +79,10 @@ seed_lock() { # the lock files and PL/pgSQL trees the tests use
 	cp -n tests/unit/plan/lock/*.json "$out/corpus_lock/" 2>/dev/null || true
 }
 seed_lock
+for target in parquet_footer parquet_pages; do # committed seeds: files and pages floe, pyarrow and DuckDB wrote
+	mkdir -p "$out/corpus_$target"
+	cp -n -t "$out/corpus_$target" fuzz/corpus/"$target"/* 2>/dev/null || true
+done
 
 # Leaks inside third-party libraries floe cannot fix (libpg_query), listed and explained there.
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
@@ -85,6 +93,8 @@ run json || status=1
 run copy_decode || status=1
 run lock || status=1
 run proof || status=1
+run parquet_footer || status=1
+run parquet_pages || status=1
 if [ "$status" -ne 0 ]; then
 	echo "fuzz.sh: a target failed; see the crash-* inputs in $out/" >&2
 fi

@@ -1,11 +1,11 @@
 """floe's Parquet writer and reader against readers and writers floe did not write.
 
-build/floe-parquet-fixture (tests/tools/parquet_fixture.c) writes the type-matrix cases with
+build/tools/parquet_fixture (tests/tools/parquet_fixture.c) writes the type-matrix cases with
 floe's writer and prints the values it wrote and the Iceberg statistics the writer returned;
 these tests read the files with pyarrow.parquet and DuckDB and require every value, the
 schema (field ids, logical types), the footer's sizes and offsets and the statistics to be
 what was written. The Iceberg bounds are recomputed here, independently, from the values
-(Iceberg spec, Appendix D). In the other direction, `floe-parquet-fixture dump` reads files
+(Iceberg spec, Appendix D). In the other direction, `parquet_fixture dump` reads files
 pyarrow and DuckDB wrote, and must return their values.
 """
 import decimal
@@ -25,7 +25,7 @@ import pytest
 decimal.getcontext().prec = 80  # room for decimal(38, s) arithmetic without rounding
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURE = os.environ.get("FLOE_PARQUET_FIXTURE", str(REPO / "build" / "floe-parquet-fixture"))
+FIXTURE = str(Path(os.environ.get("FLOE_TOOLS", str(REPO / "build" / "tools"))) / "parquet_fixture")
 
 CASES = ["types", "required", "allnull", "lists", "big", "card", "floats"]
 CODECS = {"zstd": "ZSTD", "snappy": "SNAPPY", "none": "UNCOMPRESSED"}

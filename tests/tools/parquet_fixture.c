@@ -1,17 +1,17 @@
 /*
- * parquet_fixture.c — test-only program (build/floe-parquet-fixture) that lets the pytest
+ * parquet_fixture.c — test-only program (build/tools/parquet_fixture) that lets the pytest
  * suite check floe's Parquet writer and reader against independent readers and writers.
  *
- *   floe-parquet-fixture write CASE OUT.parquet [options]
+ *   parquet_fixture write CASE OUT.parquet [options]
  *       Write the named type-matrix case with floe's writer and print JSON: the fields, the
  *       values written (column by column, in the canonical form below) and the Iceberg
  *       statistics floe_parquet_writer_close returned.
- *   floe-parquet-fixture dump IN.parquet
+ *   parquet_fixture dump IN.parquet
  *       Read any Parquet file with floe's reader and print JSON: footer facts, leaves,
  *       every column's values, and the Iceberg statistics derived from the footer.
- *   floe-parquet-fixture cases
+ *   parquet_fixture cases
  *       List the case names.
- *   floe-parquet-fixture seeds DIR
+ *   parquet_fixture seeds DIR
  *       Write seed inputs for the fuzz targets into DIR/parquet_pages and DIR/parquet_footer
  *       (how fuzz/corpus/ was made).
  *
@@ -985,7 +985,7 @@ int main(int argc, char **argv)
 			printf("%s\n", *c);
 		rc = 0;
 	} else {
-		fprintf(stderr, "usage: floe-parquet-fixture write CASE OUT [options] | dump IN | cases\n");
+		fprintf(stderr, "usage: parquet_fixture write CASE OUT [options] | dump IN | cases\n");
 		return 2;
 	}
 	if (rc < 0) {

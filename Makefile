@@ -6,6 +6,7 @@
 #   make unit | make it       one half of the suite (after `make setup`)
 #   make fuzz FUZZ_SECONDS=60 libFuzzer targets (clang)
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
+#   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
 #   make CC=clang             any C11 compiler; warnings are errors
 
 CC ?= cc
@@ -22,7 +23,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 	-Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral -Wvla
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc -I$(PG_INCLUDE) -MMD -MP
-LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)' -lpq -lsqlite3 -lpg_query -lgit2 -lz -lm -lpthread
+LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)' -lpq -lsqlite3 -lpg_query -lgit2 -lz -lzstd -lm -lpthread
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
@@ -37,7 +38,7 @@ TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz clean bench-shop
+.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet
 
 all: $(BUILD)/floe
 
@@ -61,6 +62,9 @@ $(BUILD)/tests/tools/%.o: ALL_CFLAGS += -Itests/tools/support
 # Test tools (tests/tools/NAME.c → build/tools/NAME): programs the integration tests drive.
 $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(TOOL_SUPPORT_OBJ) $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
 	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/floe-parquet-bench: $(BUILD)/bench/parquet/bench.o $(BUILD)/libfloe.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
 $(DUCKDB_DIR)/libduckdb.so:
@@ -87,6 +91,11 @@ demo:
 bench-shop: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) bench/shop/run.sh
 
+# floe's Parquet writer against DuckDB and pyarrow (BENCH_ROWS rows); see bench/RESULTS.md.
+BENCH_ROWS ?= 5000000
+bench-parquet: $(BUILD)/floe-parquet-bench
+	bench/parquet/run.sh $(BENCH_ROWS)
+
 FUZZ_SECONDS ?= 60
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
@@ -95,4 +104,4 @@ clean:
 	rm -rf build build-san build-clang build-san-clang build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) \
-	$(TOOL_SUPPORT_OBJ:.o=.d) $(BUILD)/src/cli/main.d
+	$(TOOL_SUPPORT_OBJ:.o=.d) $(BUILD)/src/cli/main.d $(BUILD)/bench/parquet/bench.d

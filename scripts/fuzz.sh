@@ -5,10 +5,12 @@
 # Targets are built with clang (FUZZ_CC to override) against only what they need:
 # src/base/*.c (no third-party dependencies); for TOML src/config/toml*.c; for the lock reader
 # and the watermark proof the plan module with what it links (libpq, libpg_query, the vectors
-# src/pg needs); for Avro and Iceberg metadata src/format/avro_*.c and src/iceberg/ (zlib).
+# src/pg needs); for Avro and Iceberg metadata src/format/avro_*.c and src/iceberg/ (zlib); for
+# the Parquet reader (parquet_footer, parquet_pages) src/format with libzstd.
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
-# ($FLOE_SHARED_DIR or ../shared) and from fuzz/corpus/<target>/ (small files kept in git);
-# crash inputs land in build-fuzz/ as crash-<target>-*.
+# ($FLOE_SHARED_DIR or ../shared) and from fuzz/corpus/<target>/ (small files kept in git;
+# the Parquet seeds are made by `build/tools/parquet_fixture seeds DIR`); crash inputs land in
+# build-fuzz/ as crash-<target>-*.
 # Reproduce one with: build-fuzz/fuzz_toml build-fuzz/crash-toml-<hash>
 # FUZZ_TARGETS="avro iceberg_metadata" runs only those targets.
 set -euo pipefail
@@ -78,7 +80,7 @@ seed_lock() { # the lock files and PL/pgSQL trees the tests use
 	cp -n tests/unit/plan/lock/*.json "$out/corpus_lock/" 2>/dev/null || true
 }
 
-targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata}
+targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages}
 iceberg_meta=(src/iceberg/schema.c src/iceberg/metadata_read.c src/iceberg/metadata_write.c)
 for t in $targets; do
 	case $t in
@@ -90,6 +92,7 @@ for t in $targets; do
 	avro) build avro src/format/avro_*.c src/iceberg/manifest.c src/iceberg/manifest_read.c \
 		"${iceberg_meta[@]}" -lz && seed_repo avro ;;
 	iceberg_metadata) build iceberg_metadata "${iceberg_meta[@]}" && seed_repo iceberg_metadata ;;
+	parquet_footer | parquet_pages) build "$t" src/format/*.c -lzstd -lz && seed_repo "$t" ;;
 	*) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
 	esac
 done

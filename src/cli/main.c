@@ -4,12 +4,11 @@
 #include "cli/cli.h"
 #include "base/error.h"
 #include "base/text.h"
+#include "base/version.h"
 #include "engine/engine.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#define FLOE_VERSION "0.1.0"
 
 static const floe_cli_command *const commands[] = {
 	&floe_cmd_init,

@@ -128,7 +128,7 @@ void floe_vector_append_list(floe_vector *v);
 static inline const uint8_t *floe_vector_bytes(const floe_vector *v, size_t i, size_t *len)
 {
 	*len = (size_t)(v->offsets[i + 1] - v->offsets[i]);
-	return v->data + v->offsets[i];
+	return v->data ? v->data + v->offsets[i] : (const uint8_t *)""; /* no bytes yet: all empty */
 }
 
 /* Decimal helpers: from int64, comparison, and whether |x| < 10^precision. */

@@ -1,0 +1,1095 @@
+/*
+ * parquet_read.c — opening a Parquet file: magic, footer, FileMetaData (Thrift compact) into
+ * floe_parquet_meta, the schema tree into leaves (levels, field ids, how floe reads each),
+ * structural checks on row groups and chunks, and Iceberg metrics from the footer.
+ *
+ * Everything in the model lives in the reader's arena; binary statistics point into the
+ * footer bytes, which live there too. Unknown fields are skipped, fields of an unexpected
+ * wire type are skipped as unknown, and every count is bounded by the bytes that encode it.
+ */
+#include "format/parquet_reader_int.h"
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "format/thrift_compact.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_SCHEMA_DEPTH 64
+
+static int64_t chunk_start(const floe_parquet_column_chunk *cc);
+
+/* ---- thrift field helpers: read when the wire type matches, else skip ---- */
+
+static int next_field(floe_thrift_reader *t, int16_t *id, int *type)
+{
+	if (floe_thrift_read_field(t, id, type) < 0)
+		return -1;
+	return *type != FLOE_THRIFT_STOP;
+}
+
+static int f_i32(floe_thrift_reader *t, int type, int32_t *out, bool *seen)
+{
+	if (type != FLOE_THRIFT_I32)
+		return floe_thrift_skip(t, type);
+	if (seen)
+		*seen = true;
+	return floe_thrift_read_i32(t, out);
+}
+
+static int f_i64(floe_thrift_reader *t, int type, int64_t *out, bool *seen)
+{
+	if (type != FLOE_THRIFT_I64)
+		return floe_thrift_skip(t, type);
+	if (seen)
+		*seen = true;
+	return floe_thrift_read_i64(t, out);
+}
+
+static int f_bool(floe_thrift_reader *t, int type, bool *out, bool *seen)
+{
+	if (!floe_thrift_type_is_bool(type))
+		return floe_thrift_skip(t, type);
+	if (seen)
+		*seen = true;
+	return floe_thrift_read_bool(t, out);
+}
+
+static int f_bin(floe_thrift_reader *t, int type, const uint8_t **p, size_t *len, bool *seen)
+{
+	if (type != FLOE_THRIFT_BINARY)
+		return floe_thrift_skip(t, type);
+	if (seen)
+		*seen = true;
+	return floe_thrift_read_binary(t, p, len);
+}
+
+static int f_str(floe_thrift_reader *t, int type, floe_arena *a, const char **out)
+{
+	const uint8_t *p;
+	size_t len;
+	if (type != FLOE_THRIFT_BINARY)
+		return floe_thrift_skip(t, type);
+	if (floe_thrift_read_binary(t, &p, &len) < 0)
+		return -1;
+	*out = floe_arena_strndup(a, (const char *)p, len);
+	return 0;
+}
+
+/* A list header of structs (or of `want`); a list of another element type is skipped and
+ * reported as empty. */
+static int f_list(floe_thrift_reader *t, int type, int want, uint32_t *n, bool *skipped)
+{
+	int et;
+	*n = 0;
+	*skipped = false;
+	if (type != FLOE_THRIFT_LIST && type != FLOE_THRIFT_SET) {
+		*skipped = true;
+		return floe_thrift_skip(t, type);
+	}
+	if (floe_thrift_read_list_begin(t, &et, n) < 0)
+		return -1;
+	if (et != want && !(floe_thrift_type_is_bool(et) && floe_thrift_type_is_bool(want))) {
+		for (uint32_t i = 0; i < *n; i++)
+			if (floe_thrift_skip(t, et) < 0)
+				return -1;
+		*n = 0;
+		*skipped = true;
+	}
+	return 0;
+}
+
+/* Skip a struct whose content floe does not need (empty structs of unions). */
+static int skip_struct_value(floe_thrift_reader *t)
+{
+	return floe_thrift_skip(t, FLOE_THRIFT_STRUCT);
+}
+
+/* ---- LogicalType ---- */
+
+/* TimeType / TimestampType: isAdjustedToUTC and the TimeUnit union. */
+static int parse_time_unit(floe_thrift_reader *t, floe_parquet_schema_element *e)
+{
+	int16_t id;
+	int type, more;
+	if (floe_thrift_read_struct_begin(t) < 0)
+		return -1;
+	while ((more = next_field(t, &id, &type)) > 0) {
+		int rc;
+		if (id == 1) {
+			rc = f_bool(t, type, &e->utc, NULL);
+		} else if (id == 2 && type == FLOE_THRIFT_STRUCT) {
+			int16_t uid;
+			int utype, umore = 0;
+			rc = floe_thrift_read_struct_begin(t);
+			while (rc == 0 && (umore = next_field(t, &uid, &utype)) > 0) {
+				if (uid >= 1 && uid <= 3 && utype == FLOE_THRIFT_STRUCT)
+					e->unit = uid;
+				rc = floe_thrift_skip(t, utype);
+			}
+			if (rc == 0 && umore < 0)
+				rc = -1;
+		} else {
+			rc = floe_thrift_skip(t, type);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return more;
+}
+
+static int parse_decimal_type(floe_thrift_reader *t, floe_parquet_schema_element *e)
+{
+	int16_t id;
+	int type, more;
+	if (floe_thrift_read_struct_begin(t) < 0)
+		return -1;
+	while ((more = next_field(t, &id, &type)) > 0) {
+		int rc = id == 1 ? f_i32(t, type, &e->lt_scale, NULL)
+			 : id == 2 ? f_i32(t, type, &e->lt_precision, NULL)
+				   : floe_thrift_skip(t, type);
+		if (rc < 0)
+			return -1;
+	}
+	return more;
+}
+
+static int parse_int_type(floe_thrift_reader *t, floe_parquet_schema_element *e)
+{
+	int16_t id;
+	int type, more;
+	if (floe_thrift_read_struct_begin(t) < 0)
+		return -1;
+	while ((more = next_field(t, &id, &type)) > 0) {
+		int rc;
+		if (id == 1 && type == FLOE_THRIFT_I8) {
+			int8_t bits;
+			rc = floe_thrift_read_i8(t, &bits);
+			e->lt_bit_width = bits;
+		} else if (id == 2) {
+			rc = f_bool(t, type, &e->lt_signed, NULL);
+		} else {
+			rc = floe_thrift_skip(t, type);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return more;
+}
+
+static int parse_logical(floe_thrift_reader *t, floe_parquet_schema_element *e)
+{
+	int16_t id;
+	int type, more;
+	if (floe_thrift_read_struct_begin(t) < 0)
+		return -1;
+	while ((more = next_field(t, &id, &type)) > 0) {
+		int rc;
+		if (type != FLOE_THRIFT_STRUCT) {
+			rc = floe_thrift_skip(t, type);
+		} else if (id == FLOE_PQ_LT_DECIMAL) {
+			e->logical = id;
+			rc = parse_decimal_type(t, e);
+		} else if (id == FLOE_PQ_LT_TIME || id == FLOE_PQ_LT_TIMESTAMP) {
+			e->logical = id;
+			rc = parse_time_unit(t, e);
+		} else if (id == FLOE_PQ_LT_INTEGER) {
+			e->logical = id;
+			rc = parse_int_type(t, e);
+		} else {
+			bool known = (id >= 1 && id <= 8) || (id >= 10 && id <= 15);
+			e->logical = known ? id : FLOE_PQ_LT_OTHER;
+			rc = skip_struct_value(t);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return more;
+}
+
+/* ---- SchemaElement ---- */
+
+static int parse_schema_element(floe_thrift_reader *t, floe_arena *a, floe_parquet_schema_element *e)
+{
+	int16_t id;
+	int type, more;
+	int32_t v;
+	bool seen;
+	memset(e, 0, sizeof(*e));
+	e->type = e->repetition = e->converted_type = -1;
+	e->type_length = e->scale = e->precision = -1;
+	if (floe_thrift_read_struct_begin(t) < 0)
+		return -1;
+	while ((more = next_field(t, &id, &type)) > 0) {
+		int rc;
+		seen = false;
+		switch (id) {
+		case 1: rc = f_i32(t, type, &v, &seen); if (seen) e->type = v; break;
+		case 2: rc = f_i32(t, type, &e->type_length, NULL); break;
+		case 3: rc = f_i32(t, type, &v, &seen); if (seen) e->repetition = v; break;
+		case 4: rc = f_str(t, type, a, &e->name); break;
+		case 5: rc = f_i32(t, type, &e->num_children, NULL); break;
+		case 6: rc = f_i32(t, type, &v, &seen); if (seen) e->converted_type = v; break;
+		case 7: rc = f_i32(t, type, &e->scale, NULL); break;
+		case 8: rc = f_i32(t, type, &e->precision, NULL); break;
+		case 9: rc = f_i32(t, type, &e->field_id, &e->has_field_id); break;
+		case 10:
+			rc = type == FLOE_THRIFT_STRUCT ? parse_logical(t, e) : floe_thrift_skip(t, type);
+			break;
+		default: rc = floe_thrift_skip(t, type); break;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	if (more == 0 && !e->name)
+		e->name = "";
+	return more;
+}
+
+/* ---- Statistics, ColumnMetaData, ColumnChunk, RowGroup ---- */
+
+static int parse_statistics(floe_thrift_reader *t, floe_parquet_statistics *s)
+{
+	int16_t id;
+	int type, more;
+	memset(s, 0, sizeof(*s));
+	if (floe_thrift_read_struct_begin(t) < 0)
+		return -1;
+	while ((more = next_field(t, &id, &type)) > 0) {
+		int rc;
+		switch (id) {
+		case 1: rc = f_bin(t, type, &s->legacy_max, &s->legacy_max_len, &s->has_legacy_max); break;
+		case 2: rc = f_bin(t, type, &s->legacy_min, &s->legacy_min_len, &s->has_legacy_min); break;
+		case 3: rc = f_i64(t, type, &s->null_count, &s->has_null_count); break;
+		case 4: rc = f_i64(t, type, &s->distinct_count, &s->has_distinct_count); break;
+		case 5: rc = f_bin(t, type, &s->max, &s->max_len, &s->has_max); break;
+		case 6: rc = f_bin(t, type, &s->min, &s->min_len, &s->has_min); break;
+		case 7: rc = f_bool(t, type, &s->max_exact, &s->has_max_exact); break;
+		case 8: rc = f_bool(t, type, &s->min_exact, &s->has_min_exact); break;
+		case 9: rc = f_i64(t, type, &s->nan_count, &s->has_nan_count); break;
+		default: rc = floe_thrift_skip(t, type); break;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return more;
+}
+
+static int parse_encodings(floe_thrift_reader *t, int type, uint32_t *mask)
+{
+	uint32_t n;
+	bool skipped;
+	if (f_list(t, type, FLOE_THRIFT_I32, &n, &skipped) < 0)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t e;
+		if (floe_thrift_read_i32(t, &e) < 0)
+			return -1;
+		if (e >= 0 && e < 32)
+			*mask |= 1u << e;
+	}
+	return 0;
+}
+
+static int parse_path(floe_thrift_reader *t, int type, floe_arena *a, floe_parquet_column_chunk *cc)
+{
+	uint32_t n;
+	bool skipped;
+	if (f_list(t, type, FLOE_THRIFT_BINARY, &n, &skipped) < 0)
+		return -1;
+	const char **path = floe_arena_alloc(a, (n + 1) * sizeof(char *));
+	for (uint32_t i = 0; i < n; i++)
+		if (f_str(t, FLOE_THRIFT_BINARY, a, &path[i]) < 0)
+			return -1;
+	cc->path = path;
+	cc->path_len = n;
+	return 0;
+}
+
+/* Required fields of ColumnMetaData, as bits. */
+enum { CM_TYPE = 1, CM_CODEC = 2, CM_NUM = 4, CM_UNC = 8, CM_COMP = 16, CM_DATA = 32 };
+
+static int parse_column_meta(floe_thrift_reader *t, floe_arena *a, floe_parquet_column_chunk *cc,
+			     unsigned *seen)
+{
+	int16_t id;
+	int type, more;
+	int32_t v;
+	bool got;
+	if (floe_thrift_read_struct_begin(t) < 0)
+		return -1;
+	while ((more = next_field(t, &id, &type)) > 0) {
+		int rc;
+		got = false;
+		switch (id) {
+		case 1: rc = f_i32(t, type, &v, &got); if (got) cc->type = v, *seen |= CM_TYPE; break;
+		case 2: rc = parse_encodings(t, type, &cc->encodings); break;
+		case 3: rc = parse_path(t, type, a, cc); break;
+		case 4: rc = f_i32(t, type, &v, &got); if (got) cc->codec = v, *seen |= CM_CODEC; break;
+		case 5: rc = f_i64(t, type, &cc->num_values, &got); if (got) *seen |= CM_NUM; break;
+		case 6: rc = f_i64(t, type, &cc->total_uncompressed_size, &got); if (got) *seen |= CM_UNC; break;
+		case 7: rc = f_i64(t, type, &cc->total_compressed_size, &got); if (got) *seen |= CM_COMP; break;
+		case 9: rc = f_i64(t, type, &cc->data_page_offset, &got); if (got) *seen |= CM_DATA; break;
+		case 11:
+			rc = f_i64(t, type, &cc->dictionary_page_offset, &cc->has_dictionary_page_offset);
+			break;
+		case 12:
+			if (type == FLOE_THRIFT_STRUCT) {
+				cc->has_statistics = true;
+				rc = parse_statistics(t, &cc->statistics);
+			} else {
+				rc = floe_thrift_skip(t, type);
+			}
+			break;
+		default: rc = floe_thrift_skip(t, type); break;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return more;
+}
+
+static int parse_column_chunk(floe_thrift_reader *t, floe_arena *a, floe_parquet_column_chunk *cc,
+			      unsigned *seen)
+{
+	int16_t id;
+	int type, more;
+	memset(cc, 0, sizeof(*cc));
+	*seen = 0;
+	if (floe_thrift_read_struct_begin(t) < 0)
+		return -1;
+	while ((more = next_field(t, &id, &type)) > 0) {
+		int rc;
+		if (id == 3 && type == FLOE_THRIFT_STRUCT) {
+			rc = parse_column_meta(t, a, cc, seen);
+		} else if (id == 1 && type == FLOE_THRIFT_BINARY) {
+			/* Column data in another file: floe does not follow it. */
+			*seen |= 0x100;
+			rc = floe_thrift_skip(t, type);
+		} else {
+			rc = floe_thrift_skip(t, type);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return more;
+}
+
+typedef struct rg_parse {
+	floe_parquet_row_group *rg;
+	unsigned *chunk_seen; /* per column */
+	bool has_columns, has_total, has_rows;
+} rg_parse;
+
+static int parse_row_group(floe_thrift_reader *t, floe_arena *a, rg_parse *p)
+{
+	int16_t id;
+	int type, more;
+	floe_parquet_row_group *rg = p->rg;
+	memset(rg, 0, sizeof(*rg));
+	if (floe_thrift_read_struct_begin(t) < 0)
+		return -1;
+	while ((more = next_field(t, &id, &type)) > 0) {
+		int rc = 0;
+		switch (id) {
+		case 1: {
+			uint32_t n;
+			bool skipped;
+			if (f_list(t, type, FLOE_THRIFT_STRUCT, &n, &skipped) < 0)
+				return -1;
+			floe_parquet_column_chunk *cols = floe_arena_alloc(a, (n + 1) * sizeof(*cols));
+			p->chunk_seen = floe_arena_alloc(a, (n + 1) * sizeof(unsigned));
+			for (uint32_t i = 0; i < n && rc == 0; i++)
+				rc = parse_column_chunk(t, a, &cols[i], &p->chunk_seen[i]) < 0 ? -1 : 0;
+			rg->columns = cols;
+			rg->n_columns = n;
+			p->has_columns = !skipped;
+			break;
+		}
+		case 2: rc = f_i64(t, type, &rg->total_byte_size, &p->has_total); break;
+		case 3: rc = f_i64(t, type, &rg->num_rows, &p->has_rows); break;
+		case 5: rc = f_i64(t, type, &rg->file_offset, &rg->has_file_offset); break;
+		case 6: rc = f_i64(t, type, &rg->total_compressed_size, &rg->has_total_compressed_size); break;
+		case 7:
+			if (type == FLOE_THRIFT_I16) {
+				rg->has_ordinal = true;
+				rc = floe_thrift_read_i16(t, &rg->ordinal);
+			} else {
+				rc = floe_thrift_skip(t, type);
+			}
+			break;
+		default: rc = floe_thrift_skip(t, type); break;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return more;
+}
+
+/* ---- FileMetaData ---- */
+
+typedef struct fm_parse {
+	floe_parquet_meta *m;
+	rg_parse *rgs;
+	bool has_version, has_schema, has_rows, has_row_groups;
+} fm_parse;
+
+static int parse_schema_list(floe_thrift_reader *t, int type, floe_arena *a, fm_parse *p)
+{
+	uint32_t n;
+	bool skipped;
+	if (f_list(t, type, FLOE_THRIFT_STRUCT, &n, &skipped) < 0)
+		return -1;
+	floe_parquet_schema_element *s = floe_arena_alloc(a, (n + 1) * sizeof(*s));
+	for (uint32_t i = 0; i < n; i++)
+		if (parse_schema_element(t, a, &s[i]) < 0)
+			return -1;
+	p->m->schema = s;
+	p->m->n_schema = n;
+	p->has_schema = !skipped;
+	return 0;
+}
+
+static int parse_row_group_list(floe_thrift_reader *t, int type, floe_arena *a, fm_parse *p)
+{
+	uint32_t n;
+	bool skipped;
+	if (f_list(t, type, FLOE_THRIFT_STRUCT, &n, &skipped) < 0)
+		return -1;
+	floe_parquet_row_group *rgs = floe_arena_alloc(a, (n + 1) * sizeof(*rgs));
+	p->rgs = floe_arena_alloc(a, (n + 1) * sizeof(rg_parse));
+	for (uint32_t i = 0; i < n; i++) {
+		p->rgs[i].rg = &rgs[i];
+		if (parse_row_group(t, a, &p->rgs[i]) < 0)
+			return -1;
+	}
+	p->m->row_groups = rgs;
+	p->m->n_row_groups = n;
+	p->has_row_groups = !skipped;
+	return 0;
+}
+
+static int parse_key_value(floe_thrift_reader *t, floe_arena *a, const char **k, const char **v)
+{
+	int16_t id;
+	int type, more;
+	*k = *v = NULL;
+	if (floe_thrift_read_struct_begin(t) < 0)
+		return -1;
+	while ((more = next_field(t, &id, &type)) > 0) {
+		int rc = id == 1 ? f_str(t, type, a, k) : id == 2 ? f_str(t, type, a, v)
+								    : floe_thrift_skip(t, type);
+		if (rc < 0)
+			return -1;
+	}
+	if (!*k)
+		*k = "";
+	return more;
+}
+
+static int parse_kv_list(floe_thrift_reader *t, int type, floe_arena *a, floe_parquet_meta *m)
+{
+	uint32_t n;
+	bool skipped;
+	if (f_list(t, type, FLOE_THRIFT_STRUCT, &n, &skipped) < 0)
+		return -1;
+	const char **keys = floe_arena_alloc(a, (n + 1) * sizeof(char *));
+	const char **values = floe_arena_alloc(a, (n + 1) * sizeof(char *));
+	for (uint32_t i = 0; i < n; i++)
+		if (parse_key_value(t, a, &keys[i], &values[i]) < 0)
+			return -1;
+	m->kv_keys = keys;
+	m->kv_values = values;
+	m->n_kv = n;
+	return 0;
+}
+
+/* ColumnOrder union: 1 TYPE_ORDER, 2 IEEE_754_TOTAL_ORDER, others 0. */
+static int parse_column_orders(floe_thrift_reader *t, int type, floe_arena *a, floe_parquet_meta *m)
+{
+	uint32_t n;
+	bool skipped;
+	if (f_list(t, type, FLOE_THRIFT_STRUCT, &n, &skipped) < 0)
+		return -1;
+	int *orders = floe_arena_alloc(a, (n + 1) * sizeof(int));
+	for (uint32_t i = 0; i < n; i++) {
+		int16_t id;
+		int ft, more;
+		if (floe_thrift_read_struct_begin(t) < 0)
+			return -1;
+		while ((more = next_field(t, &id, &ft)) > 0) {
+			if (ft == FLOE_THRIFT_STRUCT && (id == 1 || id == 2))
+				orders[i] = id;
+			if (floe_thrift_skip(t, ft) < 0)
+				return -1;
+		}
+		if (more < 0)
+			return -1;
+	}
+	m->column_orders = orders;
+	m->n_column_orders = n;
+	return 0;
+}
+
+static int parse_file_meta(floe_thrift_reader *t, floe_arena *a, fm_parse *p)
+{
+	int16_t id;
+	int type, more;
+	floe_parquet_meta *m = p->m;
+	if (floe_thrift_read_struct_begin(t) < 0)
+		return -1;
+	while ((more = next_field(t, &id, &type)) > 0) {
+		int rc;
+		switch (id) {
+		case 1: rc = f_i32(t, type, &m->version, &p->has_version); break;
+		case 2: rc = parse_schema_list(t, type, a, p); break;
+		case 3: rc = f_i64(t, type, &m->num_rows, &p->has_rows); break;
+		case 4: rc = parse_row_group_list(t, type, a, p); break;
+		case 5: rc = parse_kv_list(t, type, a, m); break;
+		case 6: rc = f_str(t, type, a, &m->created_by); break;
+		case 7: rc = parse_column_orders(t, type, a, m); break;
+		default: rc = floe_thrift_skip(t, type); break;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return more;
+}
+
+/* ---- schema tree → leaves ---- */
+
+static int corrupt(const floe_parquet_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int corrupt(const floe_parquet_reader *r, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	floe_error_set(FLOE_ERR_CHECK, "Parquet file \"%s\" is malformed: %s", r->path, why);
+	return -1;
+}
+
+/* How floe reads a leaf of physical type / annotations `e`. */
+static void classify(floe_parquet_leaf *l, const floe_parquet_schema_element *e)
+{
+	int lt = e->logical, ct = e->converted_type;
+	bool dec = lt == FLOE_PQ_LT_DECIMAL || (lt == 0 && ct == PQ_CT_DECIMAL);
+	l->vtype = 0;
+	l->precision = lt == FLOE_PQ_LT_DECIMAL ? e->lt_precision : e->precision;
+	l->scale = lt == FLOE_PQ_LT_DECIMAL ? e->lt_scale : e->scale;
+	l->width = e->type_length;
+	if (dec) {
+		if (l->precision < 1 || l->precision > 38 || l->scale < 0 || l->scale > l->precision ||
+		    (e->type == FLOE_PQ_FIXED_LEN_BYTE_ARRAY && (e->type_length < 1 || e->type_length > 16)) ||
+		    e->type == FLOE_PQ_BOOLEAN || e->type == FLOE_PQ_FLOAT || e->type == FLOE_PQ_DOUBLE ||
+		    e->type == FLOE_PQ_INT96)
+			l->unsupported = "a decimal floe cannot hold (precision above 38 or a bad layout)";
+		else
+			l->vtype = FLOE_VEC_DECIMAL;
+		return;
+	}
+	switch (e->type) {
+	case FLOE_PQ_BOOLEAN: l->vtype = FLOE_VEC_BOOLEAN; return;
+	case FLOE_PQ_FLOAT: l->vtype = FLOE_VEC_FLOAT; return;
+	case FLOE_PQ_DOUBLE: l->vtype = FLOE_VEC_DOUBLE; return;
+	case FLOE_PQ_INT32:
+		if (lt == FLOE_PQ_LT_DATE || (lt == 0 && ct == PQ_CT_DATE))
+			l->vtype = FLOE_VEC_DATE;
+		else if (lt == FLOE_PQ_LT_TIME || (lt == 0 && ct == PQ_CT_TIME_MILLIS))
+			l->vtype = FLOE_VEC_TIME; /* milliseconds, widened on read */
+		else if ((lt == FLOE_PQ_LT_INTEGER && !e->lt_signed && e->lt_bit_width == 32) ||
+			 ct == 13 /* UINT_32 */)
+			l->unsupported = "unsigned 32-bit integers";
+		else
+			l->vtype = FLOE_VEC_INT;
+		return;
+	case FLOE_PQ_INT64:
+		if (lt == FLOE_PQ_LT_TIMESTAMP) {
+			if (e->unit == FLOE_PQ_UNIT_NANOS)
+				l->unsupported = "nanosecond timestamps";
+			else
+				l->vtype = e->utc ? FLOE_VEC_TIMESTAMPTZ : FLOE_VEC_TIMESTAMP;
+		} else if (lt == FLOE_PQ_LT_TIME) {
+			if (e->unit != FLOE_PQ_UNIT_MICROS)
+				l->unsupported = "nanosecond times";
+			else
+				l->vtype = FLOE_VEC_TIME;
+		} else if (lt == 0 && (ct == PQ_CT_TIMESTAMP_MICROS || ct == PQ_CT_TIMESTAMP_MILLIS)) {
+			l->vtype = FLOE_VEC_TIMESTAMPTZ; /* the converted types mean UTC-adjusted */
+		} else if (lt == 0 && ct == PQ_CT_TIME_MICROS) {
+			l->vtype = FLOE_VEC_TIME;
+		} else if ((lt == FLOE_PQ_LT_INTEGER && !e->lt_signed) || ct == 14 /* UINT_64 */) {
+			l->unsupported = "unsigned 64-bit integers";
+		} else {
+			l->vtype = FLOE_VEC_LONG;
+		}
+		return;
+	case FLOE_PQ_BYTE_ARRAY:
+		l->vtype = lt == FLOE_PQ_LT_STRING || lt == FLOE_PQ_LT_ENUM || lt == FLOE_PQ_LT_JSON ||
+				   (lt == 0 && (ct == PQ_CT_UTF8 || ct == 4 || ct == 19))
+			       ? FLOE_VEC_STRING : FLOE_VEC_BINARY;
+		return;
+	case FLOE_PQ_FIXED_LEN_BYTE_ARRAY:
+		if (e->type_length < 0) {
+			l->unsupported = "a fixed-length column without a length";
+		} else if (lt == FLOE_PQ_LT_UUID) {
+			if (e->type_length == 16)
+				l->vtype = FLOE_VEC_UUID;
+			else
+				l->unsupported = "a UUID that is not 16 bytes";
+		} else {
+			l->vtype = FLOE_VEC_FIXED;
+		}
+		return;
+	default:
+		l->unsupported = "INT96 or an unknown physical type";
+		return;
+	}
+}
+
+/* The 3-level list layout: root → <group, LIST> → repeated group (1 child) → leaf. */
+static bool is_three_level_list(const floe_parquet_meta *m, const size_t *chain, int depth)
+{
+	if (depth != 3)
+		return false;
+	const floe_parquet_schema_element *outer = &m->schema[chain[1]], *mid = &m->schema[chain[2]];
+	bool outer_list = outer->logical == FLOE_PQ_LT_LIST || outer->converted_type == PQ_CT_LIST;
+	return outer_list && outer->repetition != FLOE_PQ_REPEATED && outer->num_children == 1 &&
+	       mid->repetition == FLOE_PQ_REPEATED && mid->type < 0 && mid->num_children == 1;
+}
+
+typedef struct schema_walk {
+	floe_parquet_reader *r;
+	size_t next;                  /* next schema element */
+	size_t chain[MAX_SCHEMA_DEPTH + 1];
+	floe_parquet_leaf *leaves;
+	size_t n_leaves;
+} schema_walk;
+
+static int add_leaf(schema_walk *sw, int depth, int def, int rep)
+{
+	floe_parquet_meta *m = &sw->r->meta;
+	size_t idx = sw->chain[depth];
+	const floe_parquet_schema_element *e = &m->schema[idx];
+	floe_parquet_leaf *l = &sw->leaves[sw->n_leaves++];
+	floe_buf path = FLOE_BUF_INIT;
+	memset(l, 0, sizeof(*l));
+	l->element = idx;
+	l->max_def = def;
+	l->max_rep = rep;
+	l->has_field_id = e->has_field_id;
+	l->field_id = e->has_field_id ? e->field_id : -1;
+	l->top_field_id = m->schema[sw->chain[1]].has_field_id ? m->schema[sw->chain[1]].field_id : -1;
+	for (int d = 1; d <= depth; d++) {
+		if (d > 1)
+			floe_buf_putc(&path, '.');
+		floe_buf_puts(&path, m->schema[sw->chain[d]].name);
+	}
+	l->path = floe_arena_strndup(sw->r->arena, floe_buf_cstr(&path), path.len);
+	floe_buf_free(&path);
+	classify(l, e);
+	l->in_list = rep > 0 && is_three_level_list(m, sw->chain, depth);
+	if (rep > 0 && !l->in_list) {
+		l->vtype = 0;
+		l->unsupported = "a nested layout other than a 3-level list of primitives";
+	}
+	return 0;
+}
+
+/* Walk the children of chain[depth] (depth-first, as the schema list is flattened). */
+static int walk(schema_walk *sw, int depth, int def, int rep)
+{
+	floe_parquet_meta *m = &sw->r->meta;
+	const floe_parquet_schema_element *parent = &m->schema[sw->chain[depth]];
+	if (depth >= MAX_SCHEMA_DEPTH)
+		return corrupt(sw->r, "the schema nests deeper than %d levels", MAX_SCHEMA_DEPTH);
+	for (int32_t i = 0; i < parent->num_children; i++) {
+		if (sw->next >= m->n_schema)
+			return corrupt(sw->r, "the schema tree has fewer elements than it claims");
+		size_t idx = sw->next++;
+		const floe_parquet_schema_element *e = &m->schema[idx];
+		int d = def + (e->repetition == FLOE_PQ_OPTIONAL || e->repetition == FLOE_PQ_REPEATED);
+		int rp = rep + (e->repetition == FLOE_PQ_REPEATED);
+		sw->chain[depth + 1] = idx;
+		if (e->repetition < FLOE_PQ_REQUIRED || e->repetition > FLOE_PQ_REPEATED)
+			return corrupt(sw->r, "schema element \"%s\" has no valid repetition", e->name);
+		if (e->num_children < 0)
+			return corrupt(sw->r, "schema element \"%s\" has a negative child count", e->name);
+		if (e->num_children > 0) {
+			if (e->type >= 0)
+				return corrupt(sw->r, "schema element \"%s\" has both a type and children", e->name);
+			if (walk(sw, depth + 1, d, rp) < 0)
+				return -1;
+		} else {
+			if (e->type < 0)
+				return corrupt(sw->r, "schema leaf \"%s\" has no type", e->name);
+			if (add_leaf(sw, depth + 1, d, rp) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int build_leaves(floe_parquet_reader *r)
+{
+	floe_parquet_meta *m = &r->meta;
+	if (m->n_schema == 0)
+		return corrupt(r, "the schema is empty");
+	if (m->schema[0].num_children < 0 || m->schema[0].type >= 0)
+		return corrupt(r, "the schema root is not a group");
+	schema_walk sw = { .r = r, .next = 1 };
+	/* A leaf takes at least one schema element, so there are fewer leaves than elements. */
+	sw.leaves = floe_arena_alloc(r->arena, m->n_schema * sizeof(floe_parquet_leaf));
+	sw.chain[0] = 0;
+	if (walk(&sw, 0, 0, 0) < 0)
+		return -1;
+	if (sw.next != m->n_schema)
+		return corrupt(r, "the schema lists %zu elements but its tree holds %zu", m->n_schema,
+			       sw.next);
+	m->leaves = sw.leaves;
+	m->n_leaves = sw.n_leaves;
+	return 0;
+}
+
+/* ---- structural checks ---- */
+
+static int check_chunk(floe_parquet_reader *r, size_t g, size_t i, unsigned seen)
+{
+	const floe_parquet_column_chunk *cc = &r->meta.row_groups[g].columns[i];
+	const floe_parquet_leaf *l = &r->meta.leaves[i];
+	const floe_parquet_schema_element *e = &r->meta.schema[l->element];
+	if (seen & 0x100)
+		return corrupt(r, "column %s of row group %zu lives in another file", l->path, g);
+	if ((seen & 0x3F) != 0x3F)
+		return corrupt(r, "column %s of row group %zu lacks required metadata", l->path, g);
+	if (cc->type != e->type)
+		return corrupt(r, "column %s of row group %zu has type %d, its schema %d", l->path, g,
+			       cc->type, e->type);
+	if (cc->num_values < 0 || cc->total_compressed_size < 0 || cc->total_uncompressed_size < 0 ||
+	    cc->data_page_offset < 4 || cc->data_page_offset > r->data_end ||
+	    cc->total_compressed_size > r->data_end)
+		return corrupt(r, "column %s of row group %zu has impossible sizes or offsets", l->path, g);
+	int64_t start = cc->data_page_offset;
+	if (cc->has_dictionary_page_offset && cc->dictionary_page_offset >= 4 &&
+	    cc->dictionary_page_offset < start)
+		start = cc->dictionary_page_offset;
+	if (cc->total_compressed_size > r->data_end - start)
+		return corrupt(r, "column %s of row group %zu runs past the data", l->path, g);
+	return 0;
+}
+
+static int check_row_groups(floe_parquet_reader *r, const fm_parse *p)
+{
+	floe_parquet_meta *m = &r->meta;
+	int64_t rows = 0;
+	for (size_t g = 0; g < m->n_row_groups; g++) {
+		const rg_parse *rp = &p->rgs[g];
+		const floe_parquet_row_group *rg = &m->row_groups[g];
+		if (!rp->has_columns || !rp->has_rows || !rp->has_total)
+			return corrupt(r, "row group %zu lacks required metadata", g);
+		if (rg->n_columns != m->n_leaves)
+			return corrupt(r, "row group %zu has %zu columns for %zu leaves", g, rg->n_columns,
+				       m->n_leaves);
+		if (rg->num_rows < 0 || rg->num_rows > INT64_MAX - rows)
+			return corrupt(r, "row group %zu has an impossible row count", g);
+		rows += rg->num_rows;
+		for (size_t i = 0; i < rg->n_columns; i++)
+			if (check_chunk(r, g, i, rp->chunk_seen[i]) < 0)
+				return -1;
+	}
+	if (rows != m->num_rows)
+		return corrupt(r, "the row groups hold %lld rows, the footer says %lld", (long long)rows,
+			       (long long)m->num_rows);
+	return 0;
+}
+
+static int parse_footer(floe_parquet_reader *r, const uint8_t *footer, size_t len)
+{
+	floe_thrift_reader t;
+	fm_parse p = { .m = &r->meta };
+	floe_thrift_reader_init(&t, footer, len);
+	if (parse_file_meta(&t, r->arena, &p) < 0) {
+		size_t at = 0;
+		const char *why = floe_thrift_reader_error(&t, &at);
+		return corrupt(r, "footer: %s at byte %zu", why ? why : "unreadable", at);
+	}
+	if (!p.has_version || !p.has_schema || !p.has_rows || !p.has_row_groups)
+		return corrupt(r, "the footer lacks a required field (version, schema, num_rows, row_groups)");
+	if (build_leaves(r) < 0)
+		return -1;
+	return check_row_groups(r, &p);
+}
+
+/* ---- open ---- */
+
+int pq_read_at(floe_parquet_reader *r, int64_t offset, size_t len, uint8_t *dst)
+{
+	if (offset < 0 || (uint64_t)offset > (uint64_t)r->meta.file_size ||
+	    len > (uint64_t)(r->meta.file_size - offset))
+		return corrupt(r, "a read at %lld of %zu bytes falls outside the file", (long long)offset, len);
+	if (r->mem) {
+		memcpy(dst, r->mem + offset, len);
+		return 0;
+	}
+	while (len > 0) {
+		ssize_t n = pread(r->fd, dst, len, (off_t)offset);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return floe_error_set_errno(FLOE_ERR_IO, "could not read Parquet file \"%s\"", r->path);
+		if (n == 0)
+			return floe_error_set(FLOE_ERR_IO, "Parquet file \"%s\" shrank while being read", r->path);
+		dst += n;
+		offset += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int open_common(floe_parquet_reader *r)
+{
+	uint8_t tail[8], head[4];
+	int64_t size = r->meta.file_size;
+	if (size < 12)
+		return corrupt(r, "%lld bytes is too small for a Parquet file", (long long)size);
+	if (pq_read_at(r, 0, 4, head) < 0 || pq_read_at(r, size - 8, 8, tail) < 0)
+		return -1;
+	if (memcmp(head, PQ_MAGIC, 4) != 0 || memcmp(tail + 4, PQ_MAGIC, 4) != 0)
+		return corrupt(r, "it does not start and end with \"PAR1\"");
+	uint32_t len = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
+		       (uint32_t)tail[3] << 24;
+	if ((int64_t)len > size - 12)
+		return corrupt(r, "its footer length %u exceeds the file", len);
+	if (len > r->opts.max_footer_bytes) {
+		floe_error_set(FLOE_ERR_CHECK, "Parquet footer of \"%s\" is %u bytes, above the limit of %zu",
+			       r->path, len, r->opts.max_footer_bytes);
+		return -1;
+	}
+	r->meta.footer_len = len;
+	r->data_end = size - 8 - (int64_t)len;
+	uint8_t *footer = floe_arena_alloc(r->arena, len + 1);
+	if (pq_read_at(r, r->data_end, len, footer) < 0)
+		return -1;
+	return parse_footer(r, footer, len);
+}
+
+static floe_parquet_reader *reader_new(const floe_parquet_reader_opts *opts)
+{
+	floe_parquet_reader_opts defaults = FLOE_PARQUET_READER_OPTS_INIT;
+	floe_parquet_reader *r = floe_xcalloc(1, sizeof(*r));
+	r->arena = floe_arena_new();
+	r->opts = opts ? *opts : defaults;
+	r->fd = -1;
+	floe_buf_init(&r->chunk, SIZE_MAX >> 1);
+	floe_buf_init(&r->page, SIZE_MAX >> 1);
+	return r;
+}
+
+int floe_parquet_reader_open_mem(floe_parquet_reader **out, const void *data, size_t len,
+				 const floe_parquet_reader_opts *opts)
+{
+	floe_parquet_reader *r = reader_new(opts);
+	*out = NULL;
+	r->mem = data;
+	r->path = floe_xstrndup("(memory)", 8);
+	r->meta.file_size = (int64_t)len;
+	if (open_common(r) < 0) {
+		floe_parquet_reader_free(r);
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
+int floe_parquet_reader_open(floe_parquet_reader **out, const char *path,
+			     const floe_parquet_reader_opts *opts)
+{
+	struct stat st;
+	floe_parquet_reader *r = reader_new(opts);
+	*out = NULL;
+	r->path = floe_xstrndup(path, strlen(path));
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		floe_error_set_errno(FLOE_ERR_IO, "could not open Parquet file \"%s\"", path);
+		goto fail;
+	}
+	if (fstat(r->fd, &st) < 0) {
+		floe_error_set_errno(FLOE_ERR_IO, "could not stat Parquet file \"%s\"", path);
+		goto fail;
+	}
+	r->meta.file_size = (int64_t)st.st_size;
+	if (open_common(r) < 0)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	floe_parquet_reader_free(r);
+	return -1;
+}
+
+void floe_parquet_reader_free(floe_parquet_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	for (int i = 0; i < 8; i++)
+		pq_codec_free(r->codecs[i]);
+	floe_buf_free(&r->chunk);
+	floe_buf_free(&r->page);
+	free(r->path);
+	floe_arena_free(r->arena);
+	free(r);
+}
+
+const floe_parquet_meta *floe_parquet_reader_meta(const floe_parquet_reader *r)
+{
+	return &r->meta;
+}
+
+int floe_parquet_reader_read_column(floe_vector *out, floe_parquet_reader *r, size_t row_group,
+				    size_t leaf)
+{
+	const floe_parquet_meta *m = &r->meta;
+	floe_vector_init(out, FLOE_VEC_BOOLEAN, 0);
+	if (row_group >= m->n_row_groups || leaf >= m->n_leaves)
+		return floe_error_set(FLOE_ERR_USAGE, "no column %zu in row group %zu of \"%s\"", leaf,
+				      row_group, r->path);
+	const floe_parquet_leaf *l = &m->leaves[leaf];
+	const floe_parquet_column_chunk *cc = &m->row_groups[row_group].columns[leaf];
+	if (!l->vtype)
+		return floe_error_set(FLOE_ERR_USAGE, "floe cannot read column %s of \"%s\": %s", l->path,
+				      r->path, l->unsupported ? l->unsupported : "unsupported type");
+	int64_t start = chunk_start(cc);
+	floe_buf_clear(&r->chunk);
+	uint8_t *data = pq_buf_extend(&r->chunk, (size_t)cc->total_compressed_size);
+	if (!data || pq_read_at(r, start, (size_t)cc->total_compressed_size, data) < 0 ||
+	    pq_decode_chunk(out, r, l, cc, data, (size_t)cc->total_compressed_size) < 0) {
+		floe_vector_free(out);
+		return floe_error_context("while reading column %s of row group %zu of \"%s\"", l->path,
+					  row_group, r->path);
+	}
+	if ((int64_t)out->len != m->row_groups[row_group].num_rows) {
+		floe_vector_free(out);
+		return corrupt(r, "column %s of row group %zu holds %zu rows, the row group %lld", l->path,
+			       row_group, out->len, (long long)m->row_groups[row_group].num_rows);
+	}
+	return 0;
+}
+
+/* ---- Iceberg metrics from the footer ---- */
+
+typedef struct bound_acc {
+	bool ok;                     /* every row group with values gave both */
+	const uint8_t *min, *max;
+	size_t min_len, max_len;
+} bound_acc;
+
+static int64_t chunk_start(const floe_parquet_column_chunk *cc)
+{
+	if (cc->has_dictionary_page_offset && cc->dictionary_page_offset >= 4 &&
+	    cc->dictionary_page_offset < cc->data_page_offset)
+		return cc->dictionary_page_offset;
+	return cc->data_page_offset;
+}
+
+static void acc_chunk(bound_acc *b, const floe_parquet_leaf *l, int physical,
+		      const floe_parquet_column_chunk *cc)
+{
+	const floe_parquet_statistics *s = &cc->statistics;
+	bool all_null = cc->has_statistics && s->has_null_count && s->null_count >= cc->num_values;
+	if (all_null)
+		return;
+	if (!cc->has_statistics || !s->has_min || !s->has_max ||
+	    !pq_plain_valid(l, physical, s->min_len) || !pq_plain_valid(l, physical, s->max_len)) {
+		b->ok = false;
+		return;
+	}
+	if (!b->min || pq_plain_cmp(l, physical, s->min, s->min_len, b->min, b->min_len) < 0)
+		b->min = s->min, b->min_len = s->min_len;
+	if (!b->max || pq_plain_cmp(l, physical, s->max, s->max_len, b->max, b->max_len) > 0)
+		b->max = s->max, b->max_len = s->max_len;
+}
+
+static const uint8_t *arena_copy(floe_arena *a, const floe_buf *b)
+{
+	uint8_t *p = floe_arena_alloc(a, b->len + 1);
+	memcpy(p, b->ptr, b->len);
+	return p;
+}
+
+static void leaf_stats(floe_parquet_column_stats *cs, const floe_parquet_reader *r, size_t i,
+		       floe_arena *arena, floe_buf *tmp)
+{
+	const floe_parquet_meta *m = &r->meta;
+	const floe_parquet_leaf *l = &m->leaves[i];
+	const floe_parquet_schema_element *e = &m->schema[l->element];
+	bool nulls_known = true, nans_known = e->type == FLOE_PQ_FLOAT || e->type == FLOE_PQ_DOUBLE;
+	bool ordered = i < m->n_column_orders && m->column_orders[i] != 0;
+	bound_acc b = { .ok = ordered && e->unit != FLOE_PQ_UNIT_MILLIS &&
+			      e->converted_type != PQ_CT_TIMESTAMP_MILLIS };
+	memset(cs, 0, sizeof(*cs));
+	cs->field_id = l->has_field_id ? l->field_id : -1;
+	for (size_t g = 0; g < m->n_row_groups; g++) {
+		const floe_parquet_column_chunk *cc = &m->row_groups[g].columns[i];
+		const floe_parquet_statistics *s = &cc->statistics;
+		cs->column_size += cc->total_compressed_size;
+		cs->value_count += cc->num_values;
+		nulls_known = nulls_known && cc->has_statistics && s->has_null_count;
+		nans_known = nans_known && cc->has_statistics && s->has_nan_count;
+		if (nulls_known)
+			cs->null_count += s->null_count;
+		if (nans_known)
+			cs->nan_count += s->nan_count;
+		if (b.ok)
+			acc_chunk(&b, l, e->type, cc);
+	}
+	if (!nulls_known)
+		cs->null_count = -1;
+	cs->has_nan_count = nans_known;
+	if (!b.ok || !b.min)
+		return;
+	if (pq_iceberg_bound(tmp, l, e->type, b.min, b.min_len, false)) {
+		cs->has_lower = true;
+		cs->lower = arena_copy(arena, tmp);
+		cs->lower_len = tmp->len;
+	}
+	if (pq_iceberg_bound(tmp, l, e->type, b.max, b.max_len, true)) {
+		cs->has_upper = true;
+		cs->upper = arena_copy(arena, tmp);
+		cs->upper_len = tmp->len;
+	}
+}
+
+int floe_parquet_reader_file_stats(floe_parquet_file_stats *out, floe_parquet_reader *r,
+				   floe_arena *arena)
+{
+	const floe_parquet_meta *m = &r->meta;
+	floe_buf tmp = FLOE_BUF_INIT;
+	int64_t *splits = floe_arena_alloc(arena, (m->n_row_groups + 1) * sizeof(int64_t));
+	floe_parquet_column_stats *cols = floe_arena_alloc(arena, (m->n_leaves + 1) * sizeof(*cols));
+	for (size_t g = 0; g < m->n_row_groups; g++)
+		splits[g] = m->row_groups[g].n_columns ? chunk_start(&m->row_groups[g].columns[0])
+						       : m->row_groups[g].file_offset;
+	for (size_t i = 0; i < m->n_leaves; i++)
+		leaf_stats(&cols[i], r, i, arena, &tmp);
+	floe_buf_free(&tmp);
+	out->record_count = m->num_rows;
+	out->file_size = m->file_size;
+	out->split_offsets = splits;
+	out->n_split_offsets = m->n_row_groups;
+	out->columns = cols;
+	out->n_columns = m->n_leaves;
+	return 0;
+}

@@ -1,0 +1,1004 @@
+/*
+ * parquet_write.c — the Parquet writer: file and row groups, page assembly, footer, and the
+ * per-file statistics Iceberg's manifest needs (see parquet.h for the contract).
+ *
+ * Layout: "PAR1", then per row group each column chunk in schema order (its dictionary page
+ * first when it has one, then its data pages), then the footer (FileMetaData, Thrift
+ * compact), its 4-byte little-endian length and "PAR1". A column chunk's pages are built in
+ * memory while the row group fills (the dictionary page must precede them and is only
+ * final at the end); the row group is written when its buffered size reaches the target,
+ * so memory is bounded by one row group plus one slice of rows.
+ */
+#include "format/parquet_writer_int.h"
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/version.h"
+#include "format/thrift_compact.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define OUT_FLUSH_BYTES ((size_t)1 << 20)
+#define SLICE_ROWS 65536
+#define BUF_MAX (SIZE_MAX >> 1)
+
+/* The footer record of one column chunk. */
+typedef struct pq_chunk_rec {
+	int64_t dict_offset; /* -1: no dictionary page */
+	int64_t data_offset;
+	int64_t num_values, uncompressed, compressed;
+	uint32_t encodings;
+	bool has_minmax, min_exact, max_exact, max_ok;
+	uint8_t *min, *max;
+	size_t min_len, max_len;
+	int64_t nulls, nans;
+} pq_chunk_rec;
+
+typedef struct pq_rg_rec {
+	pq_chunk_rec *chunks;
+	int64_t num_rows, file_offset, total_byte_size, total_compressed;
+} pq_rg_rec;
+
+struct floe_parquet_writer {
+	floe_arena *arena;
+	floe_parquet_writer_opts opts;
+	int fd;
+	bool own_fd, failed;
+	char *path;                 /* created by open(path): removed on failure */
+	pq_col *cols;
+	size_t n_cols;
+	pq_codec *codec;
+	floe_buf out;               /* bytes not yet written to fd */
+	int64_t pos;                /* file position after `out` */
+	floe_buf body, comp, hdr, min, max; /* scratch */
+	pq_rg_rec *rgs;
+	size_t n_rgs, cap_rgs;
+	int64_t rg_rows, total_rows;
+};
+
+/* ---- output ---- */
+
+static int fd_write_all(floe_parquet_writer *w, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len > 0) {
+		ssize_t n = write(w->fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return floe_error_set_errno(FLOE_ERR_IO, "could not write Parquet file \"%s\"",
+						    w->path ? w->path : "(descriptor)");
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int out_flush(floe_parquet_writer *w)
+{
+	if (w->out.len == 0)
+		return 0;
+	int rc = fd_write_all(w, w->out.ptr, w->out.len);
+	floe_buf_clear(&w->out);
+	return rc;
+}
+
+static int out_write(floe_parquet_writer *w, const void *data, size_t len)
+{
+	w->pos += (int64_t)len;
+	if (len >= OUT_FLUSH_BYTES) {
+		/* Large pieces (whole column chunks) go straight to the file. */
+		if (out_flush(w) < 0)
+			return -1;
+		return fd_write_all(w, data, len);
+	}
+	if (floe_buf_put(&w->out, data, len) < 0)
+		return floe_error_set(FLOE_ERR_INTERNAL, "Parquet output buffer overflow");
+	return w->out.len >= OUT_FLUSH_BYTES ? out_flush(w) : 0;
+}
+
+/* ---- schema ---- */
+
+static int physical_of(const floe_parquet_field *f, int32_t *type_length)
+{
+	*type_length = 0;
+	switch (f->type) {
+	case FLOE_VEC_BOOLEAN: return FLOE_PQ_BOOLEAN;
+	case FLOE_VEC_INT:
+	case FLOE_VEC_DATE: return FLOE_PQ_INT32;
+	case FLOE_VEC_LONG:
+	case FLOE_VEC_TIME:
+	case FLOE_VEC_TIMESTAMP:
+	case FLOE_VEC_TIMESTAMPTZ: return FLOE_PQ_INT64;
+	case FLOE_VEC_FLOAT: return FLOE_PQ_FLOAT;
+	case FLOE_VEC_DOUBLE: return FLOE_PQ_DOUBLE;
+	case FLOE_VEC_DECIMAL:
+		if (f->precision <= 9)
+			return FLOE_PQ_INT32;
+		if (f->precision <= 18)
+			return FLOE_PQ_INT64;
+		*type_length = pq_decimal_bytes(f->precision);
+		return FLOE_PQ_FIXED_LEN_BYTE_ARRAY;
+	case FLOE_VEC_STRING:
+	case FLOE_VEC_BINARY: return FLOE_PQ_BYTE_ARRAY;
+	case FLOE_VEC_UUID: *type_length = 16; return FLOE_PQ_FIXED_LEN_BYTE_ARRAY;
+	case FLOE_VEC_FIXED: *type_length = f->length; return FLOE_PQ_FIXED_LEN_BYTE_ARRAY;
+	case FLOE_VEC_LIST: break;
+	}
+	return -1;
+}
+
+static int kind_of(floe_vec_type t)
+{
+	switch (t) {
+	case FLOE_VEC_FLOAT:
+	case FLOE_VEC_DOUBLE: return PQ_K_FLOAT;
+	case FLOE_VEC_DECIMAL: return PQ_K_DEC;
+	case FLOE_VEC_STRING:
+	case FLOE_VEC_BINARY:
+	case FLOE_VEC_UUID:
+	case FLOE_VEC_FIXED: return PQ_K_BYTES;
+	default: return PQ_K_INT;
+	}
+}
+
+static int bad_field(const floe_parquet_field *f, const char *why)
+{
+	floe_error_set(FLOE_ERR_USAGE, "cannot write field \"%s\" (id %d) to Parquet: %s",
+		       f->name ? f->name : "", (int)f->id, why);
+	return -1;
+}
+
+static int check_primitive(const floe_parquet_field *f)
+{
+	if ((int)f->type < FLOE_VEC_BOOLEAN || f->type >= FLOE_VEC_LIST)
+		return bad_field(f, "unknown or nested type");
+	if (f->type == FLOE_VEC_DECIMAL &&
+	    (f->precision < 1 || f->precision > 38 || f->scale < 0 || f->scale > f->precision))
+		return bad_field(f, "decimal precision must be 1..38 and scale 0..precision");
+	if (f->type == FLOE_VEC_FIXED && (f->length < 1 || f->length > (1 << 24)))
+		return bad_field(f, "fixed length must be 1..16777216");
+	if (f->id < 0)
+		return bad_field(f, "field ids are not negative");
+	return 0;
+}
+
+static int check_field(const floe_parquet_field *f)
+{
+	if (!f->name || !f->name[0])
+		return bad_field(f, "a field needs a name");
+	if (f->type != FLOE_VEC_LIST)
+		return check_primitive(f);
+	if (f->id < 0)
+		return bad_field(f, "field ids are not negative");
+	if (!f->element)
+		return bad_field(f, "a list needs an element");
+	if (f->element->type == FLOE_VEC_LIST)
+		return bad_field(f, "lists of lists are not supported");
+	floe_parquet_field e = *f->element;
+	e.name = f->name;
+	return check_primitive(&e);
+}
+
+static void col_init(floe_parquet_writer *w, pq_col *c, const floe_parquet_field *f, size_t i)
+{
+	const floe_parquet_field *leaf = f->type == FLOE_VEC_LIST ? f->element : f;
+	memset(c, 0, sizeof(*c));
+	c->name = floe_arena_strdup(w->arena, f->name);
+	c->top_id = f->id;
+	c->field_id = leaf->id;
+	c->vtype = leaf->type;
+	c->precision = leaf->precision;
+	c->scale = leaf->scale;
+	c->width = leaf->type == FLOE_VEC_UUID ? 16 : leaf->length;
+	c->dec_limit = 1;
+	for (int p = 0; p < c->precision && p < 19; p++)
+		c->dec_limit *= 10;
+	c->physical = physical_of(leaf, &c->type_length);
+	c->kind = kind_of(leaf->type);
+	c->list = f->type == FLOE_VEC_LIST;
+	c->optional = !f->required;
+	c->elem_optional = c->list && !leaf->required;
+	c->max_def = (c->optional ? 1 : 0) + (c->list ? 1 + (c->elem_optional ? 1 : 0) : 0);
+	c->max_rep = c->list ? 1 : 0;
+	c->opts = &w->opts;
+	c->dict_mode = leaf->type == FLOE_VEC_BOOLEAN || w->opts.dictionary_bytes == 0
+			       ? PQ_DICT_OFF : PQ_DICT_TRIAL;
+	floe_buf_init(&c->plain, BUF_MAX);
+	floe_buf_init(&c->dict, BUF_MAX);
+	floe_buf_init(&c->chunk, BUF_MAX);
+	floe_buf_init(&c->cstats.bmin, BUF_MAX);
+	floe_buf_init(&c->cstats.bmax, BUF_MAX);
+	floe_buf_init(&c->fstats.bmin, BUF_MAX);
+	floe_buf_init(&c->fstats.bmax, BUF_MAX);
+	c->leaf.element = i;
+	c->leaf.path = c->name;
+	c->leaf.max_def = c->max_def;
+	c->leaf.max_rep = c->max_rep;
+	c->leaf.has_field_id = true;
+	c->leaf.field_id = c->field_id;
+	c->leaf.top_field_id = c->top_id;
+	c->leaf.in_list = c->list;
+	c->leaf.vtype = c->vtype;
+	c->leaf.precision = c->precision;
+	c->leaf.scale = c->scale;
+	c->leaf.width = c->type_length;
+}
+
+/* ---- pages ---- */
+
+static int put_levels(floe_buf *body, const uint8_t *lv, size_t n, int max_level)
+{
+	size_t at = body->len;
+	uint8_t *len_at = pq_buf_extend(body, 4);
+	if (!len_at || pq_rle_encode_u8(body, lv, n, pq_bit_width((uint64_t)max_level)) < 0)
+		return -1;
+	uint32_t len = (uint32_t)(body->len - at - 4);
+	memcpy(body->ptr + at, &len, 4);
+	return 0;
+}
+
+static int put_bools(floe_buf *body, const uint8_t *b, size_t n)
+{
+	uint8_t *dst = pq_buf_extend(body, (n + 7) / 8);
+	if (!dst)
+		return -1;
+	memset(dst, 0, (n + 7) / 8);
+	for (size_t i = 0; i < n; i++)
+		dst[i >> 3] |= (uint8_t)(b[i] << (i & 7));
+	return 0;
+}
+
+static int dict_bit_width(const pq_col *c)
+{
+	int bw = pq_bit_width(c->n_dict ? c->n_dict - 1 : 0);
+	return bw ? bw : 1; /* width 0 is legal, but some readers have mishandled it */
+}
+
+/* End of the dictionary trial: keep the dictionary only when it makes the page smaller. */
+static bool decide_dictionary(pq_col *c)
+{
+	if (c->dict_mode == PQ_DICT_OFF)
+		return false;
+	if (c->dict_mode == PQ_DICT_TRIAL) {
+		size_t with = c->dict.len + (c->n_idx * (size_t)dict_bit_width(c) + 7) / 8 + 8;
+		if (with >= c->plain.len) {
+			c->dict_mode = PQ_DICT_OFF;
+			pq_dict_reset(c);
+			return false;
+		}
+		c->dict_mode = PQ_DICT_ON;
+	}
+	return true;
+}
+
+static int page_body(floe_parquet_writer *w, pq_col *c, bool dict)
+{
+	floe_buf *body = &w->body;
+	floe_buf_clear(body);
+	if (c->max_rep > 0 && put_levels(body, c->rep, c->n_lvl, c->max_rep) < 0)
+		return -1;
+	if (c->max_def > 0 && put_levels(body, c->def, c->n_lvl, c->max_def) < 0)
+		return -1;
+	if (dict) {
+		int bw = dict_bit_width(c);
+		if (floe_buf_putc(body, (char)bw) < 0 || pq_rle_encode(body, c->idx, c->n_idx, bw) < 0)
+			return -1;
+	} else if (c->physical == FLOE_PQ_BOOLEAN) {
+		if (put_bools(body, (const uint8_t *)c->plain.ptr, c->plain.len) < 0)
+			return -1;
+	} else if (floe_buf_put(body, c->plain.ptr, c->plain.len) < 0) {
+		return -1;
+	}
+	return 0;
+}
+
+/* Header + compressed body of a page into `dst`; returns the header size in *hdr_len. */
+static int emit_page(floe_parquet_writer *w, floe_buf *dst, int type, int32_t num_values,
+		     int encoding, size_t *hdr_len)
+{
+	floe_buf_clear(&w->comp);
+	if (w->body.len > INT32_MAX)
+		return floe_error_set(FLOE_ERR_USAGE, "a Parquet page would exceed 2 GiB");
+	if (pq_codec_compress(w->codec, &w->comp, w->body.ptr, w->body.len) < 0)
+		return -1;
+	if (w->comp.len > INT32_MAX)
+		return floe_error_set(FLOE_ERR_USAGE, "a compressed Parquet page would exceed 2 GiB");
+	floe_thrift_writer t;
+	floe_buf_clear(&w->hdr);
+	floe_thrift_writer_init(&t, &w->hdr);
+	floe_thrift_struct_begin(&t);
+	floe_thrift_field_i32(&t, 1, type);
+	floe_thrift_field_i32(&t, 2, (int32_t)w->body.len);
+	floe_thrift_field_i32(&t, 3, (int32_t)w->comp.len);
+	if (type == PQ_PAGE_DATA) {
+		floe_thrift_field_struct(&t, 5);
+		floe_thrift_field_i32(&t, 1, num_values);
+		floe_thrift_field_i32(&t, 2, encoding);
+		floe_thrift_field_i32(&t, 3, PQ_ENC_RLE);
+		floe_thrift_field_i32(&t, 4, PQ_ENC_RLE);
+		floe_thrift_struct_end(&t);
+	} else {
+		floe_thrift_field_struct(&t, 7);
+		floe_thrift_field_i32(&t, 1, num_values);
+		floe_thrift_field_i32(&t, 2, encoding);
+		floe_thrift_struct_end(&t);
+	}
+	floe_thrift_struct_end(&t);
+	if (floe_thrift_writer_finish(&t) < 0)
+		return -1;
+	*hdr_len = w->hdr.len;
+	if (floe_buf_put(dst, w->hdr.ptr, w->hdr.len) < 0 ||
+	    floe_buf_put(dst, w->comp.ptr, w->comp.len) < 0)
+		return floe_error_set(FLOE_ERR_INTERNAL, "column chunk buffer overflow");
+	return 0;
+}
+
+static void page_reset(pq_col *c)
+{
+	floe_buf_clear(&c->plain);
+	c->n_idx = c->n_lvl = 0;
+	c->page_rows = c->page_values = 0;
+	c->page_full = false;
+}
+
+int pq_page_flush(floe_parquet_writer *w, pq_col *c)
+{
+	if (c->page_rows == 0) {
+		c->page_full = false;
+		return 0;
+	}
+	if (c->page_values > INT32_MAX)
+		return floe_error_set(FLOE_ERR_USAGE, "a Parquet page would hold more than 2^31 values");
+	bool dict = decide_dictionary(c);
+	size_t hdr_len = 0;
+	int enc = dict ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN;
+	if (page_body(w, c, dict) < 0 ||
+	    emit_page(w, &c->chunk, PQ_PAGE_DATA, (int32_t)c->page_values, enc, &hdr_len) < 0)
+		return floe_error_context("while writing a page of column \"%s\"", c->name);
+	c->chunk_uncompressed += (int64_t)(hdr_len + w->body.len);
+	c->encodings |= 1u << enc;
+	if (c->max_def > 0 || c->max_rep > 0)
+		c->encodings |= 1u << PQ_ENC_RLE;
+	if (dict) {
+		c->chunk_has_dict = true;
+		if (c->dict.len > c->opts->dictionary_bytes)
+			c->dict_mode = PQ_DICT_OFF; /* keep the dictionary for the pages using it */
+	}
+	page_reset(c);
+	return 0;
+}
+
+/* ---- row groups ---- */
+
+static int write_dictionary_page(floe_parquet_writer *w, pq_col *c, pq_chunk_rec *rec)
+{
+	size_t hdr_len = 0;
+	floe_buf page = FLOE_BUF_INIT;
+	floe_buf_init(&page, BUF_MAX);
+	floe_buf_clear(&w->body);
+	int rc = -1;
+	if (floe_buf_put(&w->body, c->dict.ptr, c->dict.len) < 0 ||
+	    emit_page(w, &page, PQ_PAGE_DICTIONARY, (int32_t)c->n_dict, PQ_ENC_PLAIN, &hdr_len) < 0)
+		goto cleanup;
+	rec->dict_offset = w->pos;
+	if (out_write(w, page.ptr, page.len) < 0)
+		goto cleanup;
+	rec->uncompressed += (int64_t)(hdr_len + c->dict.len);
+	rec->compressed += (int64_t)page.len;
+	rec->encodings |= 1u << PQ_ENC_PLAIN;
+	rc = 0;
+cleanup:
+	floe_buf_free(&page);
+	return rc;
+}
+
+static void record_stats(floe_parquet_writer *w, pq_col *c, pq_chunk_rec *rec)
+{
+	rec->nulls = c->cstats.nulls;
+	rec->nans = c->cstats.nans;
+	rec->has_minmax = pq_stats_encode(&w->min, &w->max, &rec->min_exact, &rec->max_exact,
+					  &rec->max_ok, c, &c->cstats);
+	if (!rec->has_minmax)
+		return;
+	rec->min = floe_arena_alloc(w->arena, w->min.len + 1);
+	memcpy(rec->min, w->min.ptr, w->min.len);
+	rec->min_len = w->min.len;
+	rec->max = floe_arena_alloc(w->arena, w->max.len + 1);
+	memcpy(rec->max, w->max.ptr, w->max.len);
+	rec->max_len = w->max.len;
+}
+
+static int write_chunk(floe_parquet_writer *w, pq_col *c, pq_chunk_rec *rec)
+{
+	if (pq_page_flush(w, c) < 0)
+		return -1;
+	rec->dict_offset = -1;
+	if (c->chunk_has_dict && write_dictionary_page(w, c, rec) < 0)
+		return -1;
+	rec->data_offset = w->pos;
+	if (out_write(w, c->chunk.ptr, c->chunk.len) < 0)
+		return -1;
+	rec->num_values = c->cstats.values;
+	rec->uncompressed += c->chunk_uncompressed;
+	rec->compressed += (int64_t)c->chunk.len;
+	rec->encodings |= c->encodings;
+	record_stats(w, c, rec);
+	pq_stats_merge(&c->fstats, &c->cstats, c->kind);
+	c->column_size += rec->compressed;
+	/* A fresh chunk: new dictionary, new trial. */
+	pq_stats_reset(&c->cstats);
+	floe_buf_clear(&c->chunk);
+	c->chunk_uncompressed = 0;
+	c->encodings = 0;
+	pq_dict_reset(c);
+	c->dict_mode = w->opts.dictionary_bytes && c->vtype != FLOE_VEC_BOOLEAN ? PQ_DICT_TRIAL
+									      : PQ_DICT_OFF;
+	return 0;
+}
+
+static int flush_row_group(floe_parquet_writer *w)
+{
+	if (w->rg_rows == 0)
+		return 0;
+	if (w->n_rgs == INT16_MAX)
+		return floe_error_set(FLOE_ERR_USAGE, "a Parquet file holds at most 32767 row groups");
+	if (w->n_rgs == w->cap_rgs) {
+		w->cap_rgs = w->cap_rgs ? w->cap_rgs * 2 : 16;
+		w->rgs = floe_xrealloc(w->rgs, w->cap_rgs * sizeof(pq_rg_rec));
+	}
+	pq_rg_rec *rg = &w->rgs[w->n_rgs];
+	memset(rg, 0, sizeof(*rg));
+	rg->chunks = floe_arena_alloc(w->arena, w->n_cols * sizeof(pq_chunk_rec));
+	rg->num_rows = w->rg_rows;
+	rg->file_offset = w->pos;
+	for (size_t i = 0; i < w->n_cols; i++) {
+		if (write_chunk(w, &w->cols[i], &rg->chunks[i]) < 0)
+			return floe_error_context("while writing row group %zu", w->n_rgs);
+		rg->total_byte_size += rg->chunks[i].uncompressed;
+		rg->total_compressed += rg->chunks[i].compressed;
+	}
+	w->n_rgs++;
+	w->total_rows += w->rg_rows;
+	w->rg_rows = 0;
+	return 0;
+}
+
+static size_t buffered(const floe_parquet_writer *w)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < w->n_cols; i++)
+		n += pq_col_buffered(&w->cols[i]);
+	return n;
+}
+
+/* ---- batches ---- */
+
+static int check_vector(const floe_parquet_writer *w, const pq_col *c, const floe_vector *v,
+			size_t rows)
+{
+	const floe_vector *vals = c->list ? v->child : v;
+	if (v->len != rows)
+		return floe_error_set(FLOE_ERR_USAGE,
+				      "column \"%s\" has %zu rows in a batch of %zu", c->name, v->len, rows);
+	if ((c->list && (v->type != FLOE_VEC_LIST || !v->child)) || vals->type != c->vtype)
+		return floe_error_set(FLOE_ERR_USAGE, "column \"%s\" is %s%s, not a vector of %s",
+				      c->name, c->list ? "a list of " : "", floe_vec_type_name(c->vtype),
+				      floe_vec_type_name(vals->type));
+	if (c->list && rows && (size_t)v->offsets[rows] > vals->len)
+		return floe_error_set(FLOE_ERR_USAGE, "list column \"%s\" points past its elements",
+				      c->name);
+	(void)w;
+	return 0;
+}
+
+/* Rows from r that make one slice: at most SLICE_ROWS, and a bounded number of bytes. */
+static size_t slice_rows(const floe_parquet_writer *w, const floe_vector *cols, size_t r, size_t n)
+{
+	size_t k = n - r < SLICE_ROWS ? n - r : SLICE_ROWS;
+	size_t limit = w->opts.row_group_bytes / 8;
+	while (k > 1) {
+		size_t bytes = 0;
+		for (size_t i = 0; i < w->n_cols; i++) {
+			const floe_vector *v = &cols[i];
+			size_t a = r, b = r + k;
+			if (v->type == FLOE_VEC_LIST) {
+				a = (size_t)v->offsets[r], b = (size_t)v->offsets[r + k];
+				v = v->child;
+			}
+			if (v->type == FLOE_VEC_STRING || v->type == FLOE_VEC_BINARY)
+				bytes += (size_t)(v->offsets[b] - v->offsets[a]) + 4 * (b - a);
+			else
+				bytes += (b - a) * floe_vec_type_width(v->type, v->width);
+		}
+		if (bytes <= limit)
+			break;
+		k /= 2;
+	}
+	return k;
+}
+
+int floe_parquet_writer_write_batch(floe_parquet_writer *w, const floe_vector *columns,
+				    size_t n_columns)
+{
+	if (w->failed)
+		return floe_error_set(FLOE_ERR_INTERNAL, "the Parquet writer failed earlier; abort it");
+	if (n_columns != w->n_cols)
+		return floe_error_set(FLOE_ERR_USAGE, "a batch of %zu columns for a file of %zu fields",
+				      n_columns, w->n_cols);
+	size_t rows = n_columns ? columns[0].len : 0;
+	for (size_t i = 0; i < w->n_cols; i++)
+		if (check_vector(w, &w->cols[i], &columns[i], rows) < 0)
+			return -1;
+	for (size_t r = 0; r < rows;) {
+		size_t k = slice_rows(w, columns, r, rows);
+		for (size_t i = 0; i < w->n_cols; i++) {
+			if (pq_col_append(w, &w->cols[i], &columns[i], r, r + k) < 0) {
+				w->failed = true;
+				return -1;
+			}
+		}
+		w->rg_rows += (int64_t)k;
+		r += k;
+		if (buffered(w) >= w->opts.row_group_bytes && flush_row_group(w) < 0) {
+			w->failed = true;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- footer ---- */
+
+static void put_time_unit(floe_thrift_writer *t, int16_t id, bool utc)
+{
+	floe_thrift_field_struct(t, id);
+	floe_thrift_field_bool(t, 1, utc);
+	floe_thrift_field_struct(t, 2); /* TimeUnit union */
+	floe_thrift_field_struct(t, 2); /* MICROS */
+	floe_thrift_struct_end(t);
+	floe_thrift_struct_end(t);
+	floe_thrift_struct_end(t);
+}
+
+/* Converted type (-1 none) of a leaf, and its LogicalType union as field 10. */
+static int converted_of(const pq_col *c)
+{
+	switch (c->vtype) {
+	case FLOE_VEC_STRING: return PQ_CT_UTF8;
+	case FLOE_VEC_DECIMAL: return PQ_CT_DECIMAL;
+	case FLOE_VEC_DATE: return PQ_CT_DATE;
+	case FLOE_VEC_TIME: return PQ_CT_TIME_MICROS;
+	/* As Iceberg's Java writer (parquet-java) does for both timestamp kinds. */
+	case FLOE_VEC_TIMESTAMP:
+	case FLOE_VEC_TIMESTAMPTZ: return PQ_CT_TIMESTAMP_MICROS;
+	default: return -1;
+	}
+}
+
+static void put_logical(floe_thrift_writer *t, const pq_col *c)
+{
+	int16_t member;
+	switch (c->vtype) {
+	case FLOE_VEC_STRING: member = FLOE_PQ_LT_STRING; break;
+	case FLOE_VEC_DECIMAL: member = FLOE_PQ_LT_DECIMAL; break;
+	case FLOE_VEC_DATE: member = FLOE_PQ_LT_DATE; break;
+	case FLOE_VEC_TIME: member = FLOE_PQ_LT_TIME; break;
+	case FLOE_VEC_TIMESTAMP:
+	case FLOE_VEC_TIMESTAMPTZ: member = FLOE_PQ_LT_TIMESTAMP; break;
+	case FLOE_VEC_UUID: member = FLOE_PQ_LT_UUID; break;
+	default: return;
+	}
+	floe_thrift_field_struct(t, 10);
+	if (member == FLOE_PQ_LT_TIME || member == FLOE_PQ_LT_TIMESTAMP) {
+		put_time_unit(t, member, c->vtype == FLOE_VEC_TIMESTAMPTZ);
+	} else {
+		floe_thrift_field_struct(t, member);
+		if (member == FLOE_PQ_LT_DECIMAL) {
+			floe_thrift_field_i32(t, 1, c->scale);
+			floe_thrift_field_i32(t, 2, c->precision);
+		}
+		floe_thrift_struct_end(t);
+	}
+	floe_thrift_struct_end(t);
+}
+
+static void put_leaf_element(floe_thrift_writer *t, const pq_col *c, const char *name,
+			     bool optional)
+{
+	int ct = converted_of(c);
+	floe_thrift_struct_begin(t);
+	floe_thrift_field_i32(t, 1, c->physical);
+	if (c->physical == FLOE_PQ_FIXED_LEN_BYTE_ARRAY)
+		floe_thrift_field_i32(t, 2, c->type_length);
+	floe_thrift_field_i32(t, 3, optional ? FLOE_PQ_OPTIONAL : FLOE_PQ_REQUIRED);
+	floe_thrift_field_binary(t, 4, name, strlen(name));
+	if (ct >= 0)
+		floe_thrift_field_i32(t, 6, ct);
+	if (c->vtype == FLOE_VEC_DECIMAL) {
+		floe_thrift_field_i32(t, 7, c->scale);
+		floe_thrift_field_i32(t, 8, c->precision);
+	}
+	floe_thrift_field_i32(t, 9, c->field_id);
+	put_logical(t, c);
+	floe_thrift_struct_end(t);
+}
+
+/* The 3-level list: <name> (LIST) { repeated group list { <element> } }. */
+static void put_list_elements(floe_thrift_writer *t, const pq_col *c)
+{
+	floe_thrift_struct_begin(t);
+	floe_thrift_field_i32(t, 3, c->optional ? FLOE_PQ_OPTIONAL : FLOE_PQ_REQUIRED);
+	floe_thrift_field_binary(t, 4, c->name, strlen(c->name));
+	floe_thrift_field_i32(t, 5, 1);
+	floe_thrift_field_i32(t, 6, PQ_CT_LIST);
+	floe_thrift_field_i32(t, 9, c->top_id);
+	floe_thrift_field_struct(t, 10);
+	floe_thrift_field_struct(t, FLOE_PQ_LT_LIST);
+	floe_thrift_struct_end(t);
+	floe_thrift_struct_end(t);
+	floe_thrift_struct_end(t);
+
+	floe_thrift_struct_begin(t);
+	floe_thrift_field_i32(t, 3, FLOE_PQ_REPEATED);
+	floe_thrift_field_binary(t, 4, "list", 4);
+	floe_thrift_field_i32(t, 5, 1);
+	floe_thrift_struct_end(t);
+
+	put_leaf_element(t, c, "element", c->elem_optional);
+}
+
+static void put_schema(floe_thrift_writer *t, const floe_parquet_writer *w)
+{
+	uint32_t n = 1;
+	for (size_t i = 0; i < w->n_cols; i++)
+		n += w->cols[i].list ? 3 : 1;
+	floe_thrift_field_list(t, 2, FLOE_THRIFT_STRUCT, n);
+	floe_thrift_struct_begin(t);
+	floe_thrift_field_binary(t, 4, "table", 5);
+	floe_thrift_field_i32(t, 5, (int32_t)w->n_cols);
+	floe_thrift_struct_end(t);
+	for (size_t i = 0; i < w->n_cols; i++) {
+		const pq_col *c = &w->cols[i];
+		if (c->list)
+			put_list_elements(t, c);
+		else
+			put_leaf_element(t, c, c->name, c->optional);
+	}
+}
+
+static void put_statistics(floe_thrift_writer *t, const pq_col *c, const pq_chunk_rec *rec)
+{
+	floe_thrift_field_struct(t, 12);
+	floe_thrift_field_i64(t, 3, rec->nulls);
+	if (rec->has_minmax) {
+		if (rec->max_ok)
+			floe_thrift_field_binary(t, 5, rec->max, rec->max_len);
+		floe_thrift_field_binary(t, 6, rec->min, rec->min_len);
+		if (rec->max_ok)
+			floe_thrift_field_bool(t, 7, rec->max_exact);
+		floe_thrift_field_bool(t, 8, rec->min_exact);
+	}
+	if (c->kind == PQ_K_FLOAT)
+		floe_thrift_field_i64(t, 9, rec->nans);
+	floe_thrift_struct_end(t);
+}
+
+static void put_column_chunk(floe_thrift_writer *t, const pq_col *c, const pq_chunk_rec *rec,
+			     int codec)
+{
+	uint32_t n_enc = 0;
+	for (int e = 0; e < 32; e++)
+		n_enc += (rec->encodings >> e) & 1;
+	floe_thrift_struct_begin(t);
+	floe_thrift_field_i64(t, 2, 0);
+	floe_thrift_field_struct(t, 3);
+	floe_thrift_field_i32(t, 1, c->physical);
+	floe_thrift_field_list(t, 2, FLOE_THRIFT_I32, n_enc);
+	for (int e = 0; e < 32; e++)
+		if ((rec->encodings >> e) & 1)
+			floe_thrift_write_i32(t, e);
+	floe_thrift_field_list(t, 3, FLOE_THRIFT_BINARY, c->list ? 3 : 1);
+	floe_thrift_write_binary(t, c->name, strlen(c->name));
+	if (c->list) {
+		floe_thrift_write_binary(t, "list", 4);
+		floe_thrift_write_binary(t, "element", 7);
+	}
+	floe_thrift_field_i32(t, 4, codec);
+	floe_thrift_field_i64(t, 5, rec->num_values);
+	floe_thrift_field_i64(t, 6, rec->uncompressed);
+	floe_thrift_field_i64(t, 7, rec->compressed);
+	floe_thrift_field_i64(t, 9, rec->data_offset);
+	if (rec->dict_offset >= 0)
+		floe_thrift_field_i64(t, 11, rec->dict_offset);
+	put_statistics(t, c, rec);
+	floe_thrift_struct_end(t);
+	floe_thrift_struct_end(t);
+}
+
+static void put_row_groups(floe_thrift_writer *t, const floe_parquet_writer *w)
+{
+	floe_thrift_field_list(t, 4, FLOE_THRIFT_STRUCT, (uint32_t)w->n_rgs);
+	for (size_t g = 0; g < w->n_rgs; g++) {
+		const pq_rg_rec *rg = &w->rgs[g];
+		floe_thrift_struct_begin(t);
+		floe_thrift_field_list(t, 1, FLOE_THRIFT_STRUCT, (uint32_t)w->n_cols);
+		for (size_t i = 0; i < w->n_cols; i++)
+			put_column_chunk(t, &w->cols[i], &rg->chunks[i], w->opts.codec);
+		floe_thrift_field_i64(t, 2, rg->total_byte_size);
+		floe_thrift_field_i64(t, 3, rg->num_rows);
+		floe_thrift_field_i64(t, 5, rg->file_offset);
+		floe_thrift_field_i64(t, 6, rg->total_compressed);
+		floe_thrift_field_i16(t, 7, (int16_t)g);
+		floe_thrift_struct_end(t);
+	}
+}
+
+static void put_key_values(floe_thrift_writer *t, const floe_parquet_writer *w)
+{
+	const char *const *kv = w->opts.metadata;
+	uint32_t n = 0;
+	while (kv && kv[2 * n])
+		n++;
+	if (n == 0)
+		return;
+	floe_thrift_field_list(t, 5, FLOE_THRIFT_STRUCT, n);
+	for (uint32_t i = 0; i < n; i++) {
+		floe_thrift_struct_begin(t);
+		floe_thrift_field_binary(t, 1, kv[2 * i], strlen(kv[2 * i]));
+		if (kv[2 * i + 1])
+			floe_thrift_field_binary(t, 2, kv[2 * i + 1], strlen(kv[2 * i + 1]));
+		floe_thrift_struct_end(t);
+	}
+}
+
+static int write_footer(floe_parquet_writer *w)
+{
+	floe_buf meta = FLOE_BUF_INIT;
+	floe_thrift_writer t;
+	const char *created_by = w->opts.created_by ? w->opts.created_by
+						    : "floe version " FLOE_VERSION;
+	int rc = -1;
+	floe_thrift_writer_init(&t, &meta);
+	floe_thrift_struct_begin(&t);
+	floe_thrift_field_i32(&t, 1, 1);
+	put_schema(&t, w);
+	floe_thrift_field_i64(&t, 3, w->total_rows);
+	put_row_groups(&t, w);
+	put_key_values(&t, w);
+	floe_thrift_field_binary(&t, 6, created_by, strlen(created_by));
+	floe_thrift_field_list(&t, 7, FLOE_THRIFT_STRUCT, (uint32_t)w->n_cols);
+	for (size_t i = 0; i < w->n_cols; i++) {
+		floe_thrift_struct_begin(&t); /* ColumnOrder union */
+		floe_thrift_field_struct(&t, 1); /* TYPE_ORDER */
+		floe_thrift_struct_end(&t);
+		floe_thrift_struct_end(&t);
+	}
+	floe_thrift_struct_end(&t);
+	if (floe_thrift_writer_finish(&t) < 0)
+		goto cleanup;
+	if (meta.len > UINT32_MAX) {
+		floe_error_set(FLOE_ERR_USAGE, "the Parquet footer would exceed 4 GiB");
+		goto cleanup;
+	}
+	uint32_t len = (uint32_t)meta.len;
+	if (out_write(w, meta.ptr, meta.len) < 0 || out_write(w, &len, 4) < 0 ||
+	    out_write(w, PQ_MAGIC, 4) < 0 || out_flush(w) < 0)
+		goto cleanup;
+	rc = 0;
+cleanup:
+	floe_buf_free(&meta);
+	return rc;
+}
+
+/* ---- open / close ---- */
+
+static int check_opts(const floe_parquet_writer_opts *o)
+{
+	if (!floe_parquet_codec_name(o->codec))
+		return floe_error_set(FLOE_ERR_USAGE, "unknown Parquet codec %d", (int)o->codec);
+	if (o->page_rows < 1 || o->page_bytes < 1 || o->row_group_bytes < 1)
+		return floe_error_set(FLOE_ERR_USAGE,
+				      "Parquet page rows, page bytes and row group bytes must be positive");
+	if (o->page_rows > INT32_MAX / 4)
+		return floe_error_set(FLOE_ERR_USAGE, "Parquet page rows must be below 2^29");
+	return 0;
+}
+
+static int writer_new(floe_parquet_writer **out, const floe_parquet_field *fields,
+		      size_t n_fields, const floe_parquet_writer_opts *opts)
+{
+	floe_parquet_writer_opts defaults = FLOE_PARQUET_WRITER_OPTS_INIT;
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	if (check_opts(opts) < 0)
+		return -1;
+	if (n_fields == 0)
+		return floe_error_set(FLOE_ERR_USAGE, "a Parquet file needs at least one field");
+	for (size_t i = 0; i < n_fields; i++) {
+		if (check_field(&fields[i]) < 0)
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(fields[i].name, fields[j].name) == 0)
+				return bad_field(&fields[i], "two fields share the name");
+	}
+	floe_parquet_writer *w = floe_xcalloc(1, sizeof(*w));
+	w->arena = floe_arena_new();
+	w->opts = *opts;
+	w->fd = -1;
+	if (pq_codec_new(&w->codec, opts->codec, opts->zstd_level) < 0) {
+		floe_arena_free(w->arena);
+		free(w);
+		return -1;
+	}
+	w->cols = floe_arena_alloc(w->arena, n_fields * sizeof(pq_col));
+	w->n_cols = n_fields;
+	for (size_t i = 0; i < n_fields; i++)
+		col_init(w, &w->cols[i], &fields[i], i);
+	floe_buf_init(&w->out, BUF_MAX);
+	floe_buf_init(&w->body, BUF_MAX);
+	floe_buf_init(&w->comp, BUF_MAX);
+	floe_buf_init(&w->hdr, BUF_MAX);
+	floe_buf_init(&w->min, BUF_MAX);
+	floe_buf_init(&w->max, BUF_MAX);
+	*out = w;
+	return 0;
+}
+
+static void writer_free(floe_parquet_writer *w)
+{
+	for (size_t i = 0; i < w->n_cols; i++)
+		pq_col_free(&w->cols[i]);
+	pq_codec_free(w->codec);
+	floe_buf_free(&w->out);
+	floe_buf_free(&w->body);
+	floe_buf_free(&w->comp);
+	floe_buf_free(&w->hdr);
+	floe_buf_free(&w->min);
+	floe_buf_free(&w->max);
+	free(w->rgs);
+	if (w->own_fd && w->fd >= 0)
+		close(w->fd);
+	free(w->path);
+	floe_arena_free(w->arena);
+	free(w);
+}
+
+int floe_parquet_writer_open_fd(floe_parquet_writer **out, int fd,
+				const floe_parquet_field *fields, size_t n_fields,
+				const floe_parquet_writer_opts *opts)
+{
+	floe_parquet_writer *w;
+	if (writer_new(&w, fields, n_fields, opts) < 0)
+		return -1;
+	w->fd = fd;
+	if (out_write(w, PQ_MAGIC, 4) < 0) {
+		writer_free(w);
+		return -1;
+	}
+	*out = w;
+	return 0;
+}
+
+int floe_parquet_writer_open(floe_parquet_writer **out, const char *path,
+			     const floe_parquet_field *fields, size_t n_fields,
+			     const floe_parquet_writer_opts *opts)
+{
+	floe_parquet_writer *w;
+	*out = NULL;
+	if (writer_new(&w, fields, n_fields, opts) < 0)
+		return -1;
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (w->opts.overwrite ? O_TRUNC : O_EXCL);
+	w->fd = open(path, flags, 0644);
+	if (w->fd < 0) {
+		floe_error_set_errno(errno == EEXIST ? FLOE_ERR_EXISTS : FLOE_ERR_IO,
+				     "could not create Parquet file \"%s\"", path);
+		writer_free(w);
+		return -1;
+	}
+	w->own_fd = true;
+	w->path = floe_xstrndup(path, strlen(path));
+	if (out_write(w, PQ_MAGIC, 4) < 0) {
+		floe_parquet_writer_abort(w);
+		return -1;
+	}
+	*out = w;
+	return 0;
+}
+
+void floe_parquet_writer_abort(floe_parquet_writer *w)
+{
+	if (!w)
+		return;
+	if (w->path && w->own_fd)
+		unlink(w->path);
+	writer_free(w);
+}
+
+static void column_stats(floe_parquet_column_stats *s, pq_col *c, floe_arena *arena,
+			 floe_buf *tmp, floe_buf *bound)
+{
+	memset(s, 0, sizeof(*s));
+	s->field_id = c->field_id;
+	s->column_size = c->column_size;
+	s->value_count = c->fstats.values;
+	s->null_count = c->fstats.nulls;
+	s->has_nan_count = c->kind == PQ_K_FLOAT;
+	s->nan_count = c->fstats.nans;
+	if (!c->fstats.has)
+		return;
+	for (int upper = 0; upper < 2; upper++) {
+		pq_stats_plain(tmp, c, &c->fstats, upper);
+		if (!pq_iceberg_bound(bound, &c->leaf, c->physical, (const uint8_t *)tmp->ptr, tmp->len,
+				      upper))
+			continue;
+		uint8_t *copy = floe_arena_alloc(arena, bound->len + 1);
+		memcpy(copy, bound->ptr, bound->len);
+		if (upper)
+			s->has_upper = true, s->upper = copy, s->upper_len = bound->len;
+		else
+			s->has_lower = true, s->lower = copy, s->lower_len = bound->len;
+	}
+}
+
+static void file_stats(floe_parquet_file_stats *out, floe_parquet_writer *w, floe_arena *arena)
+{
+	floe_buf tmp = FLOE_BUF_INIT, bound = FLOE_BUF_INIT;
+	int64_t *splits = floe_arena_alloc(arena, (w->n_rgs + 1) * sizeof(int64_t));
+	floe_parquet_column_stats *cols = floe_arena_alloc(arena, w->n_cols * sizeof(*cols));
+	for (size_t g = 0; g < w->n_rgs; g++)
+		splits[g] = w->rgs[g].file_offset;
+	for (size_t i = 0; i < w->n_cols; i++)
+		column_stats(&cols[i], &w->cols[i], arena, &tmp, &bound);
+	out->record_count = w->total_rows;
+	out->file_size = w->pos;
+	out->split_offsets = splits;
+	out->n_split_offsets = w->n_rgs;
+	out->columns = cols;
+	out->n_columns = w->n_cols;
+	floe_buf_free(&tmp);
+	floe_buf_free(&bound);
+}
+
+int floe_parquet_writer_close(floe_parquet_file_stats *out, floe_parquet_writer *w,
+			      floe_arena *arena)
+{
+	int rc = -1;
+	if (w->failed) {
+		floe_error_set(FLOE_ERR_INTERNAL, "the Parquet writer failed earlier; nothing to close");
+		goto cleanup;
+	}
+	if (flush_row_group(w) < 0 || write_footer(w) < 0)
+		goto cleanup;
+	if (w->opts.fsync && fsync(w->fd) < 0 && errno != EINVAL) {
+		floe_error_set_errno(FLOE_ERR_IO, "could not fsync Parquet file \"%s\"",
+				     w->path ? w->path : "(descriptor)");
+		goto cleanup;
+	}
+	if (w->own_fd) {
+		int fd = w->fd;
+		w->fd = -1;
+		if (close(fd) < 0) {
+			floe_error_set_errno(FLOE_ERR_IO, "could not close Parquet file \"%s\"", w->path);
+			goto cleanup;
+		}
+	}
+	if (out)
+		file_stats(out, w, arena);
+	rc = 0;
+cleanup:
+	if (rc < 0) {
+		if (w->path)
+			floe_error_context("while writing Parquet file \"%s\"", w->path);
+		floe_parquet_writer_abort(w);
+	} else {
+		writer_free(w);
+	}
+	return rc;
+}

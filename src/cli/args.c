@@ -3,6 +3,7 @@
  * Accepts --name VALUE, --name=VALUE, -x VALUE, and flags; `--` ends options.
  */
 #include "cli/cli.h"
+#include "base/arena.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "base/secret.h"
@@ -114,6 +115,10 @@ static int parse_option(floe_cli_ctx *ctx, const floe_cli_command *cmd, int argc
 	if (common >= 0)
 		return set_common(ctx, common, value);
 	ctx->values[idx] = value;
+	if (ctx->n_given == FLOE_CLI_MAX_GIVEN)
+		return floe_error_set(FLOE_ERR_USAGE, "too many options (at most %d)", FLOE_CLI_MAX_GIVEN);
+	ctx->given[ctx->n_given].option = idx;
+	ctx->given[ctx->n_given++].value = value;
 	return 0;
 }
 
@@ -156,6 +161,23 @@ const char *floe_cli_value(const floe_cli_ctx *ctx, const char *name)
 {
 	int idx = find_option(ctx->command->options, name, strlen(name), 0);
 	return idx >= 0 ? ctx->values[idx] : NULL;
+}
+
+size_t floe_cli_values(const floe_cli_ctx *ctx, const char *name, char **out, size_t max)
+{
+	int idx = find_option(ctx->command->options, name, strlen(name), 0);
+	size_t n = 0;
+	for (int i = 0; i < ctx->n_given && idx >= 0; i++) {
+		if (ctx->given[i].option != idx)
+			continue;
+		for (const char *p = ctx->given[i].value; *p && n < max;) {
+			size_t len = strcspn(p, ",");
+			if (len)
+				out[n++] = floe_xstrndup(p, len);
+			p += len + (p[len] == ',');
+		}
+	}
+	return n;
 }
 
 bool floe_cli_flag(const floe_cli_ctx *ctx, const char *name)

@@ -13,6 +13,7 @@
 
 #define FLOE_CLI_MAX_OPTIONS 32
 #define FLOE_CLI_MAX_POSITIONAL 16
+#define FLOE_CLI_MAX_GIVEN 64
 
 typedef struct floe_cli_option {
 	const char *name;   /* long name without dashes */
@@ -42,7 +43,12 @@ typedef struct floe_cli_command {
 
 struct floe_cli_ctx {
 	const floe_cli_command *command;
-	const char *values[FLOE_CLI_MAX_OPTIONS]; /* per option of the command; flags: "" */
+	const char *values[FLOE_CLI_MAX_OPTIONS]; /* per option of the command (the last given); flags: "" */
+	struct {
+		int option;
+		const char *value;
+	} given[FLOE_CLI_MAX_GIVEN];              /* every option value, in order (repeatable options) */
+	int n_given;
 	const char *positional[FLOE_CLI_MAX_POSITIONAL];
 	int n_positional;
 	/* common options */
@@ -57,6 +63,12 @@ int floe_cli_parse(floe_cli_ctx *ctx, const floe_cli_command *cmd, int argc, cha
 
 const char *floe_cli_value(const floe_cli_ctx *ctx, const char *name);
 bool floe_cli_flag(const floe_cli_ctx *ctx, const char *name);
+
+/*
+ * Every value given for a repeatable option, split at commas too
+ * (`--table a --table b,c`), in `out` (at most `max`). Returns how many.
+ */
+size_t floe_cli_values(const floe_cli_ctx *ctx, const char *name, char **out, size_t max);
 
 void floe_cli_print_help(const floe_cli_command *cmd);
 
@@ -76,6 +88,7 @@ extern const floe_cli_command floe_cmd_doctor;
 extern const floe_cli_command floe_cmd_stack;
 extern const floe_cli_command floe_cmd_plan;
 extern const floe_cli_command floe_cmd_generate;
+extern const floe_cli_command floe_cmd_run;
 extern const floe_cli_command floe_cmd_shop;
 
 #endif

@@ -15,6 +15,7 @@ static const floe_cli_command *const commands[] = {
 	&floe_cmd_doctor,
 	&floe_cmd_plan,
 	&floe_cmd_generate,
+	&floe_cmd_run,
 	&floe_cmd_stack,
 	&floe_cmd_shop,
 	NULL,

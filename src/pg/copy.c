@@ -13,6 +13,7 @@
 #include "pg/pg_int.h"
 
 #include <libpq-fe.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,49 @@ static int describe_matches(floe_pg *pg, const char *sql, const floe_pg_copy_col
 		}
 	}
 	error = 0;
+cleanup:
+	PQclear(res);
+	return error;
+}
+
+static int element_types(floe_pg *pg, uint32_t *elems, const uint32_t *oids, size_t n)
+{
+	floe_pg_result *r = NULL;
+	char oid_text[16];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(oid_text, sizeof(oid_text), "%u", oids[i]);
+		const char *params[1] = { oid_text };
+		if (floe_pg_query(&r, pg, "select t.typelem from pg_catalog.pg_type t"
+					  " where t.oid = $1::oid and t.typcategory = 'A'", 1, params) < 0)
+			return -1;
+		elems[i] = floe_pg_result_rows(r) ? (uint32_t)floe_pg_result_int(r, 0, 0) : 0;
+		floe_pg_result_free(r);
+	}
+	return 0;
+}
+
+int floe_pg_describe_query(floe_pg *pg, floe_arena *arena, const char *sql, uint32_t **oids,
+		     uint32_t **elem_oids, size_t *n)
+{
+	PGconn *conn = floe_pg_conn(pg);
+	PGresult *res = PQprepare(conn, "", sql, 0, NULL);
+	int error = -1;
+	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		floe_pg_result_error(pg, res, sql);
+		goto cleanup;
+	}
+	PQclear(res);
+	res = PQdescribePrepared(conn, "");
+	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		floe_pg_result_error(pg, res, sql);
+		goto cleanup;
+	}
+	*n = (size_t)PQnfields(res);
+	*oids = floe_arena_alloc(arena, (*n + 1) * sizeof(uint32_t));
+	*elem_oids = floe_arena_alloc(arena, (*n + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < *n; i++)
+		(*oids)[i] = (uint32_t)PQftype(res, (int)i);
+	error = element_types(pg, *elem_oids, *oids, *n);
 cleanup:
 	PQclear(res);
 	return error;

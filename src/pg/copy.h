@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+typedef struct floe_arena floe_arena;
+
 /* How date/timestamp infinity is carried (PostgreSQL has it, Iceberg has not). */
 typedef enum floe_pg_infinity {
 	FLOE_PG_INFINITY_ERROR = 0, /* refuse the row's load */
@@ -38,6 +40,13 @@ typedef struct floe_pg_copy_column {
 } floe_pg_copy_column;
 
 typedef struct floe_pg_copy floe_pg_copy;
+
+/*
+ * The result types of `select_sql` without running it: per column its type oid
+ * and, for arrays, the element type oid (0 otherwise). Arrays live in `arena`.
+ */
+int floe_pg_describe_query(floe_pg *pg, floe_arena *arena, const char *select_sql, uint32_t **oids,
+		     uint32_t **elem_oids, size_t *n);
 
 /*
  * Start `COPY (select_sql) TO STDOUT (FORMAT binary)`. The query's result types

@@ -1,0 +1,56 @@
+/*
+ * bronze.h — `floe run` for the bronze layer: every table of the deployed plan
+ * (pipeline/lakehouse.lock.json) loaded from PostgreSQL into its Iceberg table.
+ *
+ * A table is read in one repeatable-read, read-only transaction with the
+ * session settings the plan fixes, streamed with COPY … (FORMAT binary) into
+ * Parquet files, and committed as one snapshot whose summary records the run
+ * id, the watermark reached and the source's snapshot position. Until the
+ * commit nothing is visible; a crash leaves the previous snapshot current and
+ * the written files as orphans. Every table's outcome goes to the run ledger.
+ */
+#ifndef FLOE_BRONZE_BRONZE_H
+#define FLOE_BRONZE_BRONZE_H
+
+#include "config/config.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct floe_bronze_opts {
+	const char *const *tables;  /* "bronze.orders" or "public.orders"; NULL: every table */
+	size_t n_tables;
+	int jobs;                   /* tables loaded at once; 0: 2 */
+	bool progress;              /* live progress lines on stderr (a terminal) */
+	const char *command;        /* for the ledger: "run" */
+} floe_bronze_opts;
+
+#define FLOE_BRONZE_OPTS_INIT { NULL, 0, 0, false, "run" }
+
+typedef struct floe_bronze_result {
+	const char *table;          /* "bronze.orders" */
+	const char *source;         /* "public.orders" */
+	const char *mode;           /* the plan's mode */
+	const char *state;          /* "loaded" | "failed" | "refused" | "skipped" */
+	int64_t rows, bytes, files;
+	int64_t snapshot_id;
+	double seconds;
+	const char *detail;         /* one line: what happened */
+	const char *error;          /* failed: what failed */
+	const char *cause;          /* failed: the probable cause, for people */
+} floe_bronze_result;
+
+typedef struct floe_bronze_report {
+	char run_id[64];
+	floe_bronze_result *results;
+	size_t n_results;
+	size_t n_failed;
+	void *owned;
+} floe_bronze_report;
+
+/* Load. Returns 0 when the run happened (tables may have failed: see n_failed). */
+int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const floe_bronze_opts *opts);
+void floe_bronze_report_free(floe_bronze_report *report);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * columns.c — from the deployed plan's columns (Iceberg field ids and types) to
+ * the Iceberg schema, the Parquet fields and the COPY decoder's column specs.
+ */
+#include "bronze/bronze_int.h"
+#include "base/arena.h"
+#include "base/error.h"
+
+#include <string.h>
+
+static int vec_of(floe_vec_type *out, const floe_iceberg_type *t)
+{
+	static const struct { floe_iceberg_type_id id; floe_vec_type vec; } map[] = {
+		{ FLOE_ICEBERG_BOOLEAN, FLOE_VEC_BOOLEAN }, { FLOE_ICEBERG_INT, FLOE_VEC_INT },
+		{ FLOE_ICEBERG_LONG, FLOE_VEC_LONG }, { FLOE_ICEBERG_FLOAT, FLOE_VEC_FLOAT },
+		{ FLOE_ICEBERG_DOUBLE, FLOE_VEC_DOUBLE }, { FLOE_ICEBERG_DECIMAL, FLOE_VEC_DECIMAL },
+		{ FLOE_ICEBERG_DATE, FLOE_VEC_DATE }, { FLOE_ICEBERG_TIME, FLOE_VEC_TIME },
+		{ FLOE_ICEBERG_TIMESTAMP, FLOE_VEC_TIMESTAMP }, { FLOE_ICEBERG_TIMESTAMPTZ, FLOE_VEC_TIMESTAMPTZ },
+		{ FLOE_ICEBERG_STRING, FLOE_VEC_STRING }, { FLOE_ICEBERG_UUID, FLOE_VEC_UUID },
+		{ FLOE_ICEBERG_FIXED, FLOE_VEC_FIXED }, { FLOE_ICEBERG_BINARY, FLOE_VEC_BINARY },
+		{ FLOE_ICEBERG_LIST, FLOE_VEC_LIST },
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].id == t->id) {
+			*out = map[i].vec;
+			return 0;
+		}
+	return -1;
+}
+
+/* The lock's type as an Iceberg type (primitives are parsed from their text). */
+static int iceberg_type(floe_iceberg_type **out, floe_arena *a, const floe_lock_type *lt)
+{
+	if (lt->kind == FLOE_PLAN_PRIMITIVE)
+		return floe_iceberg_type_parse(out, a, lt->primitive, strlen(lt->primitive));
+	if (lt->kind != FLOE_PLAN_LIST || lt->element->kind != FLOE_PLAN_PRIMITIVE)
+		return floe_error_set(FLOE_ERR_CHECK, "composite and nested types cannot be loaded yet");
+	floe_iceberg_type *t = floe_iceberg_type_new(a, FLOE_ICEBERG_LIST);
+	t->element_id = lt->element_id;
+	t->element_required = lt->element_required;
+	if (iceberg_type(&t->element, a, lt->element) < 0)
+		return -1;
+	*out = t;
+	return 0;
+}
+
+static void parquet_field(floe_parquet_field *f, floe_arena *a, const char *name, int32_t id,
+			  bool required, const floe_iceberg_type *t, floe_vec_type vec)
+{
+	f->name = name;
+	f->id = id;
+	f->required = required;
+	f->type = vec;
+	f->precision = t->precision;
+	f->scale = t->scale;
+	f->length = t->id == FLOE_ICEBERG_UUID ? 16 : t->length;
+	if (vec == FLOE_VEC_LIST) {
+		floe_parquet_field *e = floe_arena_alloc(a, sizeof(*e));
+		floe_vec_type ev = FLOE_VEC_STRING;
+		vec_of(&ev, t->element);
+		parquet_field(e, a, "element", t->element_id, t->element_required, t->element, ev);
+		f->element = e;
+	}
+}
+
+static int one_column(bronze_columns *out, floe_arena *a, const floe_lock_column *lc, size_t i,
+		      uint32_t oid, uint32_t elem_oid)
+{
+	floe_iceberg_field *f = &out->schema->fields[i];
+	floe_pg_copy_column *c = &out->copy[i];
+	floe_vec_type vec;
+	if (iceberg_type(&f->type, a, lc->type) < 0 || vec_of(&vec, f->type) < 0)
+		return floe_error_context("in column \"%s\"", lc->name);
+	f->id = lc->id;
+	f->name = lc->name;
+	f->required = lc->required;
+	parquet_field(&out->fields[i], a, lc->name, lc->id, lc->required, f->type, vec);
+	c->name = lc->name;
+	c->type_oid = oid;
+	c->vec = vec;
+	c->width = out->fields[i].length;
+	c->precision = f->type->precision;
+	c->scale = f->type->scale;
+	c->infinity = FLOE_PG_INFINITY_CLAMP; /* the plan states how infinity is carried */
+	if (vec == FLOE_VEC_LIST) {
+		c->elem_oid = elem_oid;
+		vec_of(&c->elem_vec, f->type->element);
+		c->elem_precision = f->type->element->precision;
+		c->elem_scale = f->type->element->scale;
+	}
+	return 0;
+}
+
+int bronze_columns_build(bronze_columns *out, floe_arena *a, const floe_lock_table *t,
+			 const uint32_t *oids, const uint32_t *elem_oids, size_t n)
+{
+	if (n != t->n_columns) {
+		floe_error_set(FLOE_ERR_CONFIG, "the extraction query of %s returns %zu columns, the plan has %zu",
+			       t->bronze, n, t->n_columns);
+		floe_error_hint("An edit of its pipeline/bronze file must keep the plan's columns; "
+				"run `floe generate` after a schema change.");
+		return -1;
+	}
+	out->n = n;
+	out->schema = floe_arena_alloc(a, sizeof(*out->schema));
+	out->schema->n_fields = n;
+	out->schema->fields = floe_arena_alloc(a, (n + 1) * sizeof(floe_iceberg_field));
+	out->fields = floe_arena_alloc(a, (n + 1) * sizeof(floe_parquet_field));
+	out->copy = floe_arena_alloc(a, (n + 1) * sizeof(floe_pg_copy_column));
+	for (size_t i = 0; i < n; i++)
+		if (one_column(out, a, &t->columns[i], i, oids[i], elem_oids[i]) < 0)
+			return -1;
+	/* The primary key is the table's identifier (Iceberg's upsert key). */
+	out->schema->identifier_ids = floe_arena_alloc(a, (t->n_key + 1) * sizeof(int32_t));
+	for (size_t k = 0; k < t->n_key; k++)
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(t->key[k], t->columns[i].name) == 0 && t->columns[i].required)
+				out->schema->identifier_ids[out->schema->n_identifier_ids++] = t->columns[i].id;
+	if (out->schema->n_identifier_ids != t->n_key)
+		out->schema->n_identifier_ids = 0;
+	return 0;
+}

@@ -1,0 +1,274 @@
+/*
+ * run.c — `floe run` for bronze: which tables, in parallel up to --jobs, each
+ * under its load lock, every outcome in the run ledger.
+ */
+#include "bronze/bronze_int.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "state/state.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct run_ctx {
+	const floe_config *config;
+	floe_state *state;
+	pthread_mutex_t mu;       /* guards next, the ledger and progress output */
+	size_t next;
+	bronze_job *jobs;
+	size_t n_jobs;
+	bool progress;
+} run_ctx;
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* What a person should look at first, from the error's class. */
+static const char *probable_cause(floe_arena *a, const floe_error *e)
+{
+	if (!e)
+		return "unknown";
+	switch (e->cls) {
+	case FLOE_ERR_UNREACHABLE:
+		return floe_arena_printf(a, "source unreachable: %s", e->detail ? e->detail : e->message);
+	case FLOE_ERR_CONFLICT:
+		return "a concurrent change to the table or the source's schema";
+	case FLOE_ERR_CONFIG:
+		return "the pipeline or floe.toml needs attention (see the error)";
+	case FLOE_ERR_CHECK:
+		return "a value or privilege floe refuses to load incompletely";
+	case FLOE_ERR_IO:
+		return "the warehouse's file system (space, permissions)";
+	default:
+		return "an internal error in floe (please report it)";
+	}
+}
+
+static void record(run_ctx *ctx, bronze_job *job, const char *finished)
+{
+	floe_bronze_result *r = job->result;
+	floe_state_table_run tr = FLOE_STATE_TABLE_RUN_INIT;
+	char snap[32] = "";
+	if (r->snapshot_id > 0)
+		snprintf(snap, sizeof(snap), "%lld", (long long)r->snapshot_id);
+	tr.run_id = job->run_id;
+	tr.table_name = r->table;
+	tr.layer = "bronze";
+	tr.source = r->source;
+	tr.mode = r->mode;
+	tr.state = r->state;
+	tr.rows = r->rows;
+	tr.bytes = r->bytes;
+	tr.files = r->files;
+	tr.snapshot_id = snap[0] ? snap : NULL;
+	tr.detail = r->detail;
+	tr.error = r->error;
+	tr.cause = r->cause;
+	tr.finished_at = finished;
+	if (floe_state_table_put(ctx->state, &tr) < 0) {
+		floe_log_warn("could not record %s in the run ledger", r->table);
+		floe_error_clear();
+	}
+}
+
+static void run_one(run_ctx *ctx, bronze_job *job)
+{
+	floe_bronze_result *r = job->result;
+	floe_table_lock *lock = NULL;
+	double t0 = now_seconds();
+	pthread_mutex_lock(&ctx->mu);
+	r->state = "loading";
+	record(ctx, job, NULL);
+	if (ctx->progress)
+		fprintf(stderr, "floe: loading %s …\n", r->table);
+	pthread_mutex_unlock(&ctx->mu);
+
+	int rc = floe_state_lock(&lock, job->config->project_dir, r->table, job->run_id);
+	if (rc == 0)
+		rc = bronze_load_table(job);
+	floe_state_unlock(lock);
+	r->seconds = now_seconds() - t0;
+	if (rc < 0) {
+		const floe_error *e = floe_error_last();
+		floe_buf msg = FLOE_BUF_INIT;
+		if (e) {
+			floe_buf_puts(&msg, e->message);
+			if (e->detail)
+				floe_buf_printf(&msg, ": %s", e->detail);
+			for (int i = 0; i < e->n_context; i++)
+				floe_buf_printf(&msg, " (%s)", e->context[i]);
+		}
+		r->state = "failed";
+		r->error = floe_arena_strdup(job->arena, floe_buf_cstr(&msg));
+		r->cause = probable_cause(job->arena, e);
+		floe_buf_free(&msg);
+		floe_error_clear();
+	} else {
+		r->state = "loaded";
+	}
+	char finished[32];
+	floe_state_now(finished, sizeof(finished));
+	pthread_mutex_lock(&ctx->mu);
+	record(ctx, job, finished);
+	pthread_mutex_unlock(&ctx->mu);
+}
+
+static void *worker(void *arg)
+{
+	run_ctx *ctx = arg;
+	for (;;) {
+		pthread_mutex_lock(&ctx->mu);
+		size_t i = ctx->next++;
+		pthread_mutex_unlock(&ctx->mu);
+		if (i >= ctx->n_jobs)
+			return NULL;
+		run_one(ctx, &ctx->jobs[i]);
+	}
+}
+
+static bool wanted(const floe_bronze_opts *o, const floe_lock_table *t)
+{
+	if (!o->tables)
+		return true;
+	for (size_t i = 0; i < o->n_tables; i++) {
+		const char *w = o->tables[i];
+		size_t sl = strlen(t->schema);
+		if (strcmp(w, t->bronze) == 0 ||
+		    (strncmp(w, t->schema, sl) == 0 && w[sl] == '.' && strcmp(w + sl + 1, t->name) == 0))
+			return true;
+	}
+	return false;
+}
+
+static int check_names(const floe_lock *lock, const floe_bronze_opts *o)
+{
+	for (size_t i = 0; i < o->n_tables; i++) {
+		bool found = false;
+		for (size_t k = 0; k < floe_lock_count(lock) && !found; k++) {
+			floe_bronze_opts one = { &o->tables[i], 1, 0, false, NULL };
+			found = wanted(&one, floe_lock_at(lock, k));
+		}
+		if (!found) {
+			floe_error_set(FLOE_ERR_USAGE, "table \"%s\" is not in the deployed plan", o->tables[i]);
+			floe_error_hint("Name it as bronze.TABLE or SCHEMA.TABLE; `floe plan` lists them "
+					"(and `floe generate` deploys a new one).");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void add_job(run_ctx *ctx, floe_bronze_report *rep, const floe_lock_table *t, const char *const *paths)
+{
+	bronze_job *job = &ctx->jobs[ctx->n_jobs++];
+	floe_bronze_result *r = &rep->results[rep->n_results++];
+	job->arena = floe_arena_new();
+	job->config = ctx->config;
+	job->pipeline_dir = paths[0];
+	job->catalog_path = paths[1];
+	job->warehouse_dir = paths[2];
+	job->table = t;
+	job->run_id = rep->run_id;
+	job->result = r;
+	r->table = t->bronze;
+	r->source = floe_arena_printf(job->arena, "%s.%s", t->schema, t->name);
+	r->mode = t->mode;
+	r->rows = r->bytes = r->files = -1;
+}
+
+/* Tables not loaded by design still appear in the report and the ledger. */
+static void add_unloaded(run_ctx *ctx, floe_bronze_report *rep, floe_arena *a, const floe_lock_table *t)
+{
+	floe_bronze_result *r = &rep->results[rep->n_results++];
+	bronze_job job = { .config = ctx->config, .table = t, .run_id = rep->run_id, .result = r, .arena = a };
+	r->table = t->bronze;
+	r->source = floe_arena_printf(a, "%s.%s", t->schema, t->name);
+	r->mode = t->mode;
+	r->state = strcmp(t->mode, "refused") == 0 ? "refused" : "skipped";
+	r->detail = t->reason;
+	r->rows = r->bytes = r->files = -1;
+	char finished[32];
+	floe_state_now(finished, sizeof(finished));
+	record(ctx, &job, finished);
+}
+
+typedef struct owned {
+	floe_arena *arena;
+	floe_lock *lock;
+	bronze_job *jobs;
+	size_t n_jobs;
+} owned;
+
+int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const floe_bronze_opts *opts)
+{
+	floe_bronze_opts defaults = FLOE_BRONZE_OPTS_INIT;
+	if (!opts)
+		opts = &defaults;
+	memset(out, 0, sizeof(*out));
+	owned *own = floe_xcalloc(1, sizeof(*own));
+	out->owned = own;
+	own->arena = floe_arena_new();
+	run_ctx ctx = { .config = config, .progress = opts->progress };
+	const char *pipeline = floe_arena_printf(own->arena, "%s/pipeline", config->project_dir);
+	const char *paths[3] = { pipeline,
+				 floe_arena_printf(own->arena, "%s/catalog.db", floe_config_warehouse_dir(config)),
+				 floe_config_warehouse_dir(config) };
+	if (floe_lock_load(&own->lock, floe_arena_printf(own->arena, "%s/lakehouse.lock.json", pipeline)) < 0) {
+		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
+		return -1;
+	}
+	if (check_names(own->lock, opts) < 0 || floe_state_open(&ctx.state, config->project_dir) < 0)
+		return -1;
+	size_t n = floe_lock_count(own->lock);
+	own->jobs = ctx.jobs = floe_arena_alloc(own->arena, (n + 1) * sizeof(bronze_job));
+	out->results = floe_arena_alloc(own->arena, (n + 1) * sizeof(floe_bronze_result));
+	if (floe_state_run_begin(ctx.state, opts->command ? opts->command : "run", out->run_id) < 0) {
+		floe_state_close(ctx.state);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const floe_lock_table *t = floe_lock_at(own->lock, i);
+		if (!wanted(opts, t) || strcmp(t->mode, "removed") == 0)
+			continue;
+		if (strcmp(t->mode, "full") == 0 || strcmp(t->mode, "incremental") == 0)
+			add_job(&ctx, out, t, paths);
+		else
+			add_unloaded(&ctx, out, own->arena, t);
+	}
+	own->n_jobs = ctx.n_jobs;
+	int jobs = opts->jobs > 0 ? opts->jobs : 2;
+	pthread_t threads[64];
+	int n_threads = jobs > 64 ? 64 : jobs;
+	pthread_mutex_init(&ctx.mu, NULL);
+	for (int i = 0; i < n_threads; i++)
+		pthread_create(&threads[i], NULL, worker, &ctx);
+	for (int i = 0; i < n_threads; i++)
+		pthread_join(threads[i], NULL);
+	pthread_mutex_destroy(&ctx.mu);
+	for (size_t i = 0; i < out->n_results; i++)
+		out->n_failed += strcmp(out->results[i].state, "failed") == 0;
+	floe_state_run_end(ctx.state, out->run_id, out->n_failed ? "failed" : "ok");
+	floe_state_close(ctx.state);
+	return 0;
+}
+
+void floe_bronze_report_free(floe_bronze_report *report)
+{
+	owned *own = report ? report->owned : NULL;
+	if (!own)
+		return;
+	for (size_t i = 0; i < own->n_jobs; i++)
+		floe_arena_free(own->jobs[i].arena);
+	floe_lock_free(own->lock);
+	floe_arena_free(own->arena);
+	free(own);
+	report->owned = NULL;
+}

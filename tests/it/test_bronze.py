@@ -1,0 +1,189 @@
+"""`floe run` loads bronze: every value read back by PyIceberg and DuckDB equals the source's."""
+import datetime as dt
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+import psycopg
+import pytest
+from pyiceberg.catalog.sql import SqlCatalog
+
+from conftest import FLOE
+from sourcedb import Source
+
+MATRIX = '''
+CREATE SCHEMA "Odd Schema";
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+CREATE DOMAIN positive AS integer CHECK (VALUE > 0);
+CREATE TABLE "Odd Schema"."Select ""Me"" ünï" (
+    "id" integer PRIMARY KEY,
+    "Mixed Case" text,
+    "select" boolean,
+    i2 smallint, i8 bigint, f4 real, f8 double precision,
+    n numeric(12,3), n38 numeric(38,0), nu numeric, m money,
+    d date, t time, tt timetz, ts timestamp, tz timestamptz, iv interval,
+    u uuid, b bytea, c char(3), vc varchar(10), j jsonb, js json, x xml,
+    ip inet, mac macaddr, bits bit varying(8), pt point, rng int4range,
+    e mood, dom positive,
+    ai integer[], at text[], an numeric(6,2)[]
+);
+INSERT INTO "Odd Schema"."Select ""Me"" ünï" VALUES
+ (1, 'ünï ☃', true, -32768, 9223372036854775807, 1.5, -0.1, 123456789.123,
+  99999999999999999999999999999999999999, 1.000000000000000000001, 12.34,
+  '2024-02-29', '23:59:59.999999', '10:00+05:30', '1970-01-01 00:00:00',
+  '2000-01-01 12:00:00.123456+02', '1 year 2 mons 3 days 04:05:06.7',
+  'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\\x00ff', 'ab', 'x', '{"b": [1, 2], "a": null}',
+  '{"b":1,  "a":2}', '<a>1</a>', '192.168.0.1/24', '08:00:2b:01:02:03', B'101', '(1.5,-2)',
+  '[1,10)', 'happy', 7, '{1,NULL,3}', '{"a","",NULL}', '{1.25,NULL}'),
+ (2, '', false, 0, 0, 'NaN', '-Infinity', -0.001, -1, 0, -0.01, '0001-01-01', '00:00', '00:00-12',
+  '1677-09-21 00:12:43.145225', '9999-12-31 23:59:59.999999+00', '-1 day', '00000000-0000-0000-0000-000000000000',
+  '\\x', '', '', '[]', 'null', '<b/>', '::1', 'ff:ff:ff:ff:ff:ff', B'', '(0,0)', 'empty', 'sad', 1,
+  '{}', '{}', '{}'),
+ (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+CREATE TABLE public.plain (id bigint PRIMARY KEY, note text);
+INSERT INTO public.plain SELECT g, repeat('x', g % 50) FROM generate_series(1, 5000) g;
+CREATE TABLE public.secretive (id int PRIMARY KEY, visible text, hidden text);
+CREATE TABLE public.big (id bigint PRIMARY KEY, payload text);
+INSERT INTO public.big SELECT g, md5(g::text) || repeat('y', 200) FROM generate_series(1, 600000) g;
+'''
+
+
+@pytest.fixture(scope="module")
+def src(stack):
+    s = Source(stack, "bronze_it", "bronze_reader")
+    s.create(MATRIX)
+    s.admin(f'GRANT USAGE ON SCHEMA "Odd Schema", public TO {s.role}')
+    s.admin(f'GRANT SELECT ON ALL TABLES IN SCHEMA "Odd Schema", public TO {s.role}')
+    s.admin(f"REVOKE SELECT ON public.secretive FROM {s.role}")
+    s.admin(f"GRANT SELECT (id, visible) ON public.secretive TO {s.role}")
+    return s
+
+
+@pytest.fixture(scope="module")
+def loaded(src, tmp_path_factory):
+    d = tmp_path_factory.mktemp("bronze")
+    src.project(d, schemas=("public", "Odd Schema"))
+    src.floe(d, "init", check=0)
+    src.floe(d, "generate", check=0)
+    run = src.floe(d, "run", "--json")
+    return d, run
+
+
+def catalog(d: Path):
+    return SqlCatalog("floe", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=f"file://{d}/warehouse")
+
+
+def lock_of(d: Path):
+    return json.loads((d / "pipeline" / "lakehouse.lock.json").read_text())
+
+
+def norm(v):
+    """One comparable form for what psycopg and pyarrow return."""
+    if isinstance(v, uuid.UUID):
+        return v.bytes
+    if isinstance(v, memoryview):
+        return bytes(v)
+    if isinstance(v, float) and v != v:
+        return "NaN"
+    if isinstance(v, list):
+        return [norm(x) for x in v]
+    if isinstance(v, dt.datetime) and v.tzinfo is not None:
+        return v.astimezone(dt.timezone.utc)
+    return v
+
+
+def test_every_planned_table_loads_or_is_refused(loaded):
+    d, run = loaded
+    out = json.loads(run.out)
+    states = {t["table"]: t["state"] for t in out["tables"]}
+    assert states["bronze.secretive"] == "refused"
+    assert states["bronze.plain"] == "loaded" and states["bronze.big"] == "loaded"
+    odd = [k for k in states if k.startswith("bronze.Odd Schema__")]
+    assert len(odd) == 1 and states[odd[0]] == "loaded", states
+    assert run.rc == 0, run
+
+
+def test_values_equal_the_source_through_pyiceberg(src, loaded):
+    d, _ = loaded
+    lock = lock_of(d)
+    for t in lock["tables"]:
+        if t["mode"] not in ("full", "incremental"):
+            continue
+        sql = (d / "pipeline" / [f for f in t["files"] if f.startswith("bronze/")][0]).read_text()
+        names, rows = src.run_extraction(sql, lock["session"])
+        key = names.index(t["key"][0]) if t["key"] else 0
+        want = sorted(([norm(v) for v in r] for r in rows), key=lambda r: r[key])
+        tbl = catalog(d).load_table(t["bronze"])
+        arrow = tbl.scan().to_arrow()
+        assert arrow.column_names == [c["name"] for c in t["columns"]]
+        got = sorted(([norm(v) for v in r.values()] for r in arrow.to_pylist()), key=lambda r: r[key])
+        assert len(got) == len(want), t["bronze"]
+        for g, w in zip(got, want):
+            assert g == w, (t["bronze"], g, w)
+
+
+def test_snapshot_summary_and_duckdb_read_it(src, loaded):
+    import duckdb
+    import duckdb_extension_avro
+    import duckdb_extension_iceberg
+    d, run = loaded
+    run_id = json.loads(run.out)["run_id"]
+    tbl = catalog(d).load_table("bronze.plain")
+    summary = tbl.current_snapshot().summary
+    assert summary["floe.run-id"] == run_id
+    assert ":" in summary["floe.source-position"]  # xmin:xmax:xip
+    con = duckdb.connect(config={"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"})
+    for mod, name in ((duckdb_extension_avro, "avro"), (duckdb_extension_iceberg, "iceberg")):
+        path = Path(mod.__file__).parent / "extensions" / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"
+        con.execute(f"LOAD '{path}'")
+    n, s = con.execute(f"select count(*), sum(id) from iceberg_scan('{tbl.metadata_location}')").fetchone()
+    assert (n, s) == (5000, 5000 * 5001 // 2)
+
+
+def test_a_second_run_replaces_and_keeps_history(src, loaded):
+    d, _ = loaded
+    src.admin("INSERT INTO public.plain VALUES (5001, 'new')")
+    r = src.floe(d, "run", "--table", "public.plain", "--json", check=0)
+    tbl = catalog(d).load_table("bronze.plain")
+    assert tbl.scan().to_arrow().num_rows == 5001
+    history = tbl.history()
+    assert len(history) == 2
+    assert tbl.scan(snapshot_id=history[0].snapshot_id).to_arrow().num_rows == 5000
+    assert json.loads(r.out)["tables"][0]["rows"] == 5001
+
+
+def test_unknown_table_is_a_usage_error(src, loaded):
+    d, _ = loaded
+    r = src.floe(d, "run", "--table", "public.nope")
+    assert r.rc == 2 and "not in the deployed plan" in r.err, r
+
+
+def test_kill_during_a_load_keeps_the_previous_snapshot_and_the_lock_names_the_holder(src, loaded):
+    d, _ = loaded
+    before = catalog(d).load_table("bronze.big").current_snapshot().snapshot_id
+    env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
+    first = subprocess.Popen([FLOE, "-C", str(d), "run", "--table", "public.big"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lock = d / ".floe" / "locks" / "bronze.big.lock"
+    deadline = time.time() + 20
+    while time.time() < deadline and first.poll() is None and not (lock.exists() and lock.read_text()):
+        time.sleep(0.01)
+    assert first.poll() is None, "the load finished before the test could interrupt it"
+    second = src.floe(d, "run", "--table", "bronze.big", "--json")
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    assert second.rc == 1, second
+    state = json.loads(second.out)["tables"][0]
+    assert state["state"] == "failed" and "is being loaded by run" in state["error"], state
+    assert "pid %d" % first.pid in state["error"], state
+    tbl = catalog(d).load_table("bronze.big")
+    assert tbl.current_snapshot().snapshot_id == before
+    assert tbl.scan().to_arrow().num_rows == 600000
+    again = src.floe(d, "run", "--table", "public.big", "--json", check=0)
+    assert json.loads(again.out)["tables"][0]["rows"] == 600000

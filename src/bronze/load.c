@@ -297,7 +297,10 @@ int bronze_load_table(bronze_job *job)
 	r->rows = (int64_t)floe_pg_copy_rows(s.copy);
 	r->bytes = (int64_t)floe_pg_copy_bytes(s.copy);
 	r->files = (int64_t)s.n_files;
-	r->detail = floe_arena_printf(job->arena, "source snapshot %s", s.position);
+	r->detail = strcmp(job->table->mode, "incremental") == 0
+		? floe_arena_printf(job->arena, "loaded in full: incremental loading is not built yet; source snapshot %s",
+				    s.position)
+		: floe_arena_printf(job->arena, "source snapshot %s", s.position);
 	error = 0;
 cleanup:
 	/* Once a commit was tried its files may be live (an unknown outcome): only orphan

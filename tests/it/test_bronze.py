@@ -187,3 +187,43 @@ def test_kill_during_a_load_keeps_the_previous_snapshot_and_the_lock_names_the_h
     assert tbl.scan().to_arrow().num_rows == 600000
     again = src.floe(d, "run", "--table", "public.big", "--json", check=0)
     assert json.loads(again.out)["tables"][0]["rows"] == 600000
+
+
+def test_status_shows_states_facts_drift_and_interruptions(src, loaded):
+    d, _ = loaded
+    st = json.loads(src.floe(d, "status", "--json").out)
+    rows = {t["table"]: t for t in st["tables"]}
+    assert rows["bronze.plain"]["state"] == "loaded" and rows["bronze.plain"]["rows"] == 5001
+    assert rows["bronze.plain"]["age_seconds"] >= 0
+    assert rows["bronze.secretive"]["state"] == "refused" and "hidden" in rows["bronze.secretive"]["facts"]
+    # the killed load of bronze.big is followed by a completed one
+    assert rows["bronze.big"]["state"] == "loaded"
+    sql = d / "pipeline" / "bronze" / "plain.sql"
+    sql.write_text(sql.read_text() + "\n-- edited by hand\n")
+    st = json.loads(src.floe(d, "status", "--json").out)
+    assert {t["table"]: t for t in st["tables"]}["bronze.plain"]["drift"] is True
+    assert "drift" in src.floe(d, "status").out
+
+
+def test_a_failed_load_names_its_probable_cause(src, loaded, tmp_path):
+    d, _ = loaded
+    toml = (d / "floe.toml").read_text()
+    (d / "floe.toml").write_text(toml.replace(f'port = {src.stack["port"]}', "port = 1"))
+    try:
+        r = src.floe(d, "run", "--table", "public.plain")
+        assert r.rc == 1 and "probable cause: source unreachable" in r.out, r
+        s = src.floe(d, "status")
+        assert s.rc == 1 and "failed" in s.out and "source unreachable" in s.out, s
+    finally:
+        (d / "floe.toml").write_text(toml)
+
+
+def test_query_reads_the_current_tables_and_nothing_else(src, loaded):
+    d, _ = loaded
+    r = src.floe(d, "query", "select count(*) as n, sum(id) as s from bronze.plain", "--json", check=0)
+    assert json.loads(r.out) == [{"n": "5001", "s": str(5001 * 5002 // 2)}]
+    r = src.floe(d, "query", "select count(*) from bronze.big", "--csv", check=0)
+    assert r.out.splitlines()[1] == "600000"
+    assert src.floe(d, "query", "copy (select 1) to '/tmp/floe-x.csv'").rc == 2
+    bad = src.floe(d, "query", "select * from read_csv('/etc/passwd')")
+    assert bad.rc != 0 and "disabled" in bad.err, bad

@@ -1,0 +1,219 @@
+/*
+ * status.c — the status model: the deployed plan joined with the run ledger.
+ */
+#include "monitor/status.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/sha256.h"
+#include "plan/lock.h"
+#include "state/state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct owned {
+	floe_arena *arena;
+} owned;
+
+/* Seconds from an ISO 8601 UTC stamp ("2026-11-30T05:49:30.123Z") until now; -1 if unreadable. */
+static int64_t age_of(const char *iso)
+{
+	struct tm tm = { 0 };
+	if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+			   &tm.tm_min, &tm.tm_sec) != 6)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (int64_t)(time(NULL) - timegm(&tm));
+}
+
+static bool has_drift(const char *pipeline, const floe_lock_table *t)
+{
+	for (size_t i = 0; i < t->n_files; i++) {
+		floe_buf text = FLOE_BUF_INIT, path = FLOE_BUF_INIT;
+		char hex[FLOE_SHA256_HEX_LEN + 1] = "";
+		floe_buf_printf(&path, "%s/%s", pipeline, t->files[i].path);
+		bool drift = false;
+		if (floe_fs_exists(path.ptr) && floe_fs_read_file(&text, path.ptr) == 0) {
+			floe_sha256_hex(hex, text.ptr ? text.ptr : "", text.len);
+			drift = strcmp(hex, t->files[i].sha256) != 0;
+		}
+		floe_error_clear();
+		floe_buf_free(&text);
+		floe_buf_free(&path);
+		if (drift)
+			return true;
+	}
+	return false;
+}
+
+static const floe_state_table_run *latest_of(const floe_state_table_run *runs, size_t n, const char *table)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(runs[i].table_name, table) == 0)
+			return &runs[i];
+	return NULL;
+}
+
+/* A record left `loading` by a run that is no longer running was interrupted. */
+static const char *state_of(floe_state *st, const floe_state_table_run *r)
+{
+	char status[32];
+	if (!r)
+		return "never loaded";
+	if (strcmp(r->state, "loading") != 0)
+		return r->state;
+	if (floe_state_run_status(st, r->run_id, status, sizeof(status)) == 0 && strcmp(status, "running") != 0)
+		return "interrupted";
+	return "loading";
+}
+
+static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
+		     const floe_state_table_run *last, const char *pipeline)
+{
+	static const char *const good[] = { "loaded", NULL };
+	floe_state_table_run *ok = NULL;
+	row->table = t->bronze;
+	row->layer = "bronze";
+	row->source = floe_arena_printf(a, "%s.%s", t->schema, t->name);
+	row->mode = t->mode;
+	row->state = state_of(st, last);
+	row->last_run = last ? last->run_id : NULL;
+	row->finished_at = last ? last->finished_at : NULL;
+	row->rows = -1;
+	row->age_seconds = -1;
+	floe_state_table_last_with(st, a, t->bronze, good, &ok);
+	floe_error_clear();
+	if (ok) {
+		row->rows = ok->rows;
+		row->age_seconds = age_of(ok->finished_at);
+		row->snapshot_id = ok->snapshot_id;
+	}
+	row->drift = has_drift(pipeline, t);
+	if (strcmp(row->state, "failed") == 0) {
+		row->facts = last->error;
+		row->cause = last->cause;
+	} else if (strcmp(row->state, "interrupted") == 0) {
+		row->facts = "the load's process ended before it finished; the table is at its previous snapshot";
+	} else if (strcmp(row->state, "never loaded") == 0) {
+		row->facts = strcmp(t->mode, "refused") == 0 ? t->reason : "run `floe run` to load it";
+	} else {
+		row->facts = last->detail ? last->detail : t->reason;
+	}
+}
+
+int floe_status_build(floe_status *out, const floe_config *config)
+{
+	floe_lock *lock = NULL;
+	floe_state *st = NULL;
+	floe_state_table_run *runs = NULL;
+	size_t n_runs = 0;
+	int error = -1;
+	memset(out, 0, sizeof(*out));
+	owned *own = floe_xcalloc(1, sizeof(*own));
+	out->owned = own;
+	own->arena = floe_arena_new();
+	const char *pipeline = floe_arena_printf(own->arena, "%s/pipeline", config->project_dir);
+	if (floe_lock_load(&lock, floe_arena_printf(own->arena, "%s/lakehouse.lock.json", pipeline)) < 0) {
+		floe_error_hint("Nothing is deployed yet: run `floe plan`, then `floe generate`.");
+		goto cleanup;
+	}
+	if (floe_state_open(&st, config->project_dir) < 0 ||
+	    floe_state_table_latest(st, own->arena, &runs, &n_runs) < 0)
+		goto cleanup;
+	size_t n = floe_lock_count(lock);
+	out->rows = floe_arena_alloc(own->arena, (n + 1) * sizeof(*out->rows));
+	for (size_t i = 0; i < n; i++) {
+		const floe_lock_table *t = floe_lock_at(lock, i);
+		if (strcmp(t->mode, "removed") == 0)
+			continue;
+		floe_status_row *row = &out->rows[out->n_rows++];
+		/* Copy what the lock owns: the lock is freed below. */
+		floe_lock_table copy = *t;
+		copy.bronze = floe_arena_strdup(own->arena, t->bronze);
+		copy.mode = floe_arena_strdup(own->arena, t->mode);
+		copy.reason = t->reason ? floe_arena_strdup(own->arena, t->reason) : "";
+		copy.schema = floe_arena_strdup(own->arena, t->schema);
+		copy.name = floe_arena_strdup(own->arena, t->name);
+		fill_row(row, own->arena, st, &copy, latest_of(runs, n_runs, t->bronze), pipeline);
+		out->n_failed += strcmp(row->state, "failed") == 0;
+		out->n_drift += row->drift;
+	}
+	error = 0;
+cleanup:
+	floe_state_close(st);
+	floe_lock_free(lock);
+	return error;
+}
+
+void floe_status_free(floe_status *status)
+{
+	owned *own = status ? status->owned : NULL;
+	if (!own)
+		return;
+	floe_arena_free(own->arena);
+	free(own);
+	status->owned = NULL;
+}
+
+static void age_text(floe_buf *out, int64_t s)
+{
+	if (s < 0)
+		floe_buf_puts(out, "never");
+	else if (s < 120)
+		floe_buf_printf(out, "%llds ago", (long long)s);
+	else if (s < 7200)
+		floe_buf_printf(out, "%lldm ago", (long long)(s / 60));
+	else if (s < 172800)
+		floe_buf_printf(out, "%lldh ago", (long long)(s / 3600));
+	else
+		floe_buf_printf(out, "%lldd ago", (long long)(s / 86400));
+}
+
+int floe_status_render_text(floe_buf *out, const floe_status *s)
+{
+	floe_buf_printf(out, "%-34s %-12s %-13s %12s  %-10s %s\n", "table", "mode", "state", "rows", "fresh", "facts");
+	for (size_t i = 0; i < s->n_rows; i++) {
+		const floe_status_row *r = &s->rows[i];
+		floe_buf age = FLOE_BUF_INIT;
+		age_text(&age, r->age_seconds);
+		floe_buf_printf(out, "%-34s %-12s %-13s ", r->table, r->mode, r->state);
+		if (r->rows >= 0)
+			floe_buf_printf(out, "%12lld", (long long)r->rows);
+		else
+			floe_buf_printf(out, "%12s", "-");
+		floe_buf_printf(out, "  %-10s %s%s\n", floe_buf_cstr(&age), r->facts ? r->facts : "",
+				r->drift ? " [drift: pipeline file edited by hand]" : "");
+		if (r->cause)
+			floe_buf_printf(out, "%34s probable cause: %s\n", "", r->cause);
+		floe_buf_free(&age);
+	}
+	return floe_buf_printf(out, "%zu tables, %zu failed, %zu with drift\n", s->n_rows, s->n_failed, s->n_drift);
+}
+
+int floe_status_render_json(floe_buf *out, const floe_status *s)
+{
+	floe_buf_puts(out, "{\"tables\":[");
+	for (size_t i = 0; i < s->n_rows; i++) {
+		const floe_status_row *r = &s->rows[i];
+		floe_buf_puts(out, i ? ",{" : "{");
+		floe_json_put_member(out, "table", r->table);
+		floe_json_put_member(out, "layer", r->layer);
+		floe_json_put_member(out, "source", r->source);
+		floe_json_put_member(out, "mode", r->mode);
+		floe_json_put_member(out, "state", r->state);
+		floe_json_put_member(out, "last_run", r->last_run);
+		floe_json_put_member(out, "finished_at", r->finished_at);
+		floe_json_put_member(out, "snapshot_id", r->snapshot_id);
+		floe_buf_printf(out, ",\"rows\":%lld,\"age_seconds\":%lld,\"drift\":%s", (long long)r->rows,
+				(long long)r->age_seconds, r->drift ? "true" : "false");
+		floe_json_put_member(out, "facts", r->facts);
+		floe_json_put_member(out, "cause", r->cause);
+		floe_buf_putc(out, '}');
+	}
+	return floe_buf_printf(out, "],\"failed\":%zu,\"drift\":%zu}\n", s->n_failed, s->n_drift);
+}

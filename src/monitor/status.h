@@ -1,0 +1,48 @@
+/*
+ * status.h — `floe status`: every table and layer of the deployed plan, its state
+ * and the facts behind it, from the run ledger and the pipeline on disk.
+ *
+ * States: never loaded, loading, loaded, failed, refused, skipped, interrupted
+ * (a load whose process died). Drift: the pipeline file differs from what
+ * `floe generate` wrote (a hand edit, which runs as edited).
+ */
+#ifndef FLOE_MONITOR_STATUS_H
+#define FLOE_MONITOR_STATUS_H
+
+#include "base/buf.h"
+#include "config/config.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct floe_status_row {
+	const char *table;        /* "bronze.orders" */
+	const char *layer;
+	const char *source;
+	const char *mode;
+	const char *state;
+	const char *last_run;     /* run id, NULL when never */
+	const char *finished_at;  /* ISO 8601, NULL when never */
+	int64_t rows;             /* of the last successful load; -1 unknown */
+	int64_t age_seconds;      /* since the last successful load finished; -1 never */
+	const char *snapshot_id;
+	bool drift;               /* the pipeline file was edited by hand */
+	const char *facts;        /* why it is in this state */
+	const char *cause;        /* failed: probable cause */
+} floe_status_row;
+
+typedef struct floe_status {
+	floe_status_row *rows;
+	size_t n_rows;
+	size_t n_failed, n_drift;
+	void *owned;
+} floe_status;
+
+int floe_status_build(floe_status *out, const floe_config *config);
+void floe_status_free(floe_status *status);
+
+int floe_status_render_text(floe_buf *out, const floe_status *status);
+int floe_status_render_json(floe_buf *out, const floe_status *status);
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * query.c — catalog tables as DuckDB views, one read-only statement, rendering.
+ */
+#include "query/query.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/json.h"
+#include "engine/engine.h"
+#include "iceberg/catalog.h"
+#include "iceberg/table.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+static int put_ident(floe_buf *out, const char *s)
+{
+	floe_buf_putc(out, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			floe_buf_putc(out, '"');
+		floe_buf_putc(out, *s);
+	}
+	return floe_buf_putc(out, '"');
+}
+
+static int put_literal(floe_buf *out, const char *s)
+{
+	floe_buf_putc(out, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			floe_buf_putc(out, '\'');
+		floe_buf_putc(out, *s);
+	}
+	return floe_buf_putc(out, '\'');
+}
+
+/* CREATE VIEW ns.table AS SELECT * FROM read_parquet([files of the current snapshot]). */
+static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, const char *ns, const char *name)
+{
+	floe_iceberg_table *t = NULL;
+	floe_iceberg_scan *scan = NULL;
+	floe_buf sql = FLOE_BUF_INIT;
+	int error = -1;
+	if (floe_iceberg_table_load(&t, cat, ns, name) < 0 || floe_iceberg_table_plan(&scan, a, t, -1) < 0)
+		goto cleanup;
+	if (scan->n_files == 0) { /* nothing committed yet: no view */
+		error = 0;
+		goto cleanup;
+	}
+	floe_buf_puts(&sql, "CREATE VIEW ");
+	put_ident(&sql, ns);
+	floe_buf_putc(&sql, '.');
+	put_ident(&sql, name);
+	floe_buf_puts(&sql, " AS SELECT * FROM read_parquet([");
+	for (size_t i = 0; i < scan->n_files; i++) {
+		if (i)
+			floe_buf_putc(&sql, ',');
+		put_literal(&sql, floe_iceberg_uri_to_path(a, scan->files[i].file.path));
+	}
+	floe_buf_puts(&sql, "])");
+	error = floe_engine_exec(e, floe_buf_cstr(&sql));
+cleanup:
+	floe_iceberg_table_free(t);
+	floe_buf_free(&sql);
+	return error;
+}
+
+static int define_views(floe_engine *e, const floe_config *config, floe_arena *a)
+{
+	floe_iceberg_catalog *cat = NULL;
+	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
+	const char **namespaces = NULL, **tables = NULL;
+	size_t n_ns = 0, n_t = 0;
+	int error = -1;
+	co.warehouse = floe_config_warehouse_dir(config);
+	if (floe_iceberg_catalog_open_sql(&cat, floe_arena_printf(a, "%s/catalog.db", co.warehouse), &co) < 0 ||
+	    floe_iceberg_catalog_list_namespaces(cat, a, &namespaces, &n_ns) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < n_ns; i++) {
+		floe_buf ddl = FLOE_BUF_INIT;
+		floe_buf_puts(&ddl, "CREATE SCHEMA IF NOT EXISTS ");
+		put_ident(&ddl, namespaces[i]);
+		int rc = floe_engine_exec(e, floe_buf_cstr(&ddl));
+		floe_buf_free(&ddl);
+		if (rc < 0 || floe_iceberg_catalog_list_tables(cat, namespaces[i], a, &tables, &n_t) < 0)
+			goto cleanup;
+		for (size_t k = 0; k < n_t; k++)
+			if (table_view(e, cat, a, namespaces[i], tables[k]) < 0)
+				goto cleanup;
+	}
+	error = 0;
+cleanup:
+	floe_iceberg_catalog_free(cat);
+	return error;
+}
+
+/* Only statements that read; the first keyword decides (DuckDB also may touch nothing but the warehouse). */
+static int check_read_only(const char *sql)
+{
+	static const char *const allowed[] = { "select", "with", "from", "values", "table", "explain",
+					       "describe", "show", "summarize", "(", NULL };
+	while (isspace((unsigned char)*sql))
+		sql++;
+	for (const char *const *k = allowed; *k; k++)
+		if (strncasecmp(sql, *k, strlen(*k)) == 0)
+			return 0;
+	floe_error_set(FLOE_ERR_USAGE, "floe query runs only statements that read (SELECT, WITH, FROM, "
+				      "EXPLAIN, DESCRIBE, SHOW, SUMMARIZE)");
+	floe_error_hint("The lake changes only through `floe run`.");
+	return -1;
+}
+
+static void render_table(floe_buf *out, floe_engine_result *r)
+{
+	size_t rows = floe_engine_result_rows(r), cols = floe_engine_result_columns(r);
+	size_t width[256] = { 0 };
+	for (size_t c = 0; c < cols && c < 256; c++) {
+		width[c] = strlen(floe_engine_result_name(r, c));
+		for (size_t i = 0; i < rows; i++) {
+			const char *v = floe_engine_result_text(r, i, c);
+			size_t n = v ? strlen(v) : 4;
+			if (n > width[c])
+				width[c] = n > 60 ? 60 : n;
+		}
+	}
+	for (size_t c = 0; c < cols && c < 256; c++)
+		floe_buf_printf(out, "%s%-*s", c ? " | " : "", (int)width[c], floe_engine_result_name(r, c));
+	floe_buf_putc(out, '\n');
+	for (size_t c = 0; c < cols && c < 256; c++) {
+		floe_buf_puts(out, c ? "-+-" : "");
+		for (size_t k = 0; k < width[c]; k++)
+			floe_buf_putc(out, '-');
+	}
+	floe_buf_putc(out, '\n');
+	for (size_t i = 0; i < rows; i++) {
+		for (size_t c = 0; c < cols && c < 256; c++) {
+			const char *v = floe_engine_result_text(r, i, c);
+			floe_buf_printf(out, "%s%-*.*s", c ? " | " : "", (int)width[c], (int)width[c], v ? v : "NULL");
+		}
+		floe_buf_putc(out, '\n');
+	}
+	floe_buf_printf(out, "(%zu row%s)\n", rows, rows == 1 ? "" : "s");
+}
+
+static void render_csv(floe_buf *out, floe_engine_result *r)
+{
+	size_t rows = floe_engine_result_rows(r), cols = floe_engine_result_columns(r);
+	for (size_t i = 0; i <= rows; i++) {
+		for (size_t c = 0; c < cols; c++) {
+			const char *v = i == 0 ? floe_engine_result_name(r, c) : floe_engine_result_text(r, i - 1, c);
+			floe_buf_puts(out, c ? "," : "");
+			if (!v)
+				continue;
+			if (strpbrk(v, ",\"\n\r")) {
+				floe_buf_putc(out, '"');
+				for (const char *p = v; *p; p++) {
+					if (*p == '"')
+						floe_buf_putc(out, '"');
+					floe_buf_putc(out, *p);
+				}
+				floe_buf_putc(out, '"');
+			} else {
+				floe_buf_puts(out, v);
+			}
+		}
+		floe_buf_putc(out, '\n');
+	}
+}
+
+static void render_json(floe_buf *out, floe_engine_result *r)
+{
+	size_t rows = floe_engine_result_rows(r), cols = floe_engine_result_columns(r);
+	floe_buf_putc(out, '[');
+	for (size_t i = 0; i < rows; i++) {
+		floe_buf_puts(out, i ? ",{" : "{");
+		for (size_t c = 0; c < cols; c++)
+			floe_json_put_member(out, floe_engine_result_name(r, c), floe_engine_result_text(r, i, c));
+		floe_buf_putc(out, '}');
+	}
+	floe_buf_puts(out, "]\n");
+}
+
+int floe_query_run(floe_buf *out, const floe_config *config, const char *sql, floe_query_format format)
+{
+	floe_engine *e = NULL;
+	floe_engine_result *r = NULL;
+	floe_arena *a = floe_arena_new();
+	floe_buf setup = FLOE_BUF_INIT;
+	int error = -1;
+	if (check_read_only(sql) < 0 || floe_engine_open(&e, NULL) < 0 || define_views(e, config, a) < 0)
+		goto cleanup;
+	floe_buf_puts(&setup, "SET allowed_directories = [");
+	put_literal(&setup, floe_arena_printf(a, "%s/", floe_config_warehouse_dir(config)));
+	floe_buf_puts(&setup, "]; SET enable_external_access = false; SET lock_configuration = true");
+	if (floe_engine_exec(e, floe_buf_cstr(&setup)) < 0 || floe_engine_query(e, &r, sql) < 0)
+		goto cleanup;
+	if (format == FLOE_QUERY_CSV)
+		render_csv(out, r);
+	else if (format == FLOE_QUERY_JSON)
+		render_json(out, r);
+	else
+		render_table(out, r);
+	error = 0;
+cleanup:
+	floe_engine_result_free(r);
+	floe_engine_close(e);
+	floe_buf_free(&setup);
+	floe_arena_free(a);
+	return error;
+}

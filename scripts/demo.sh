@@ -38,12 +38,39 @@ echo "== floe stack up: a private PostgreSQL under $DEMO/.floe/pg"
 
 PORT="$("$FLOE" -C "$DEMO" stack status --json | sed -n 's/.*"port":\([0-9]*\).*/\1/p')"
 
-echo "== floe shop generate: an Olist-shaped shop (a tenth of Olist's size) in the source"
-"$FLOE" -C "$DEMO" shop generate --scale 0.1 --replace
+SCALE="${FLOE_DEMO_SCALE:-1}"
+echo "== floe shop generate: an Olist-shaped shop at scale $SCALE (1 = Olist's own size) in the source"
+"$FLOE" -C "$DEMO" shop generate --scale "$SCALE" --replace
 
 echo "== floe init"
 "$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$DEMO"
 
 echo "== floe doctor"
 "$FLOE" -C "$DEMO" doctor
-echo "demo: ok — project in $DEMO"
+
+echo "== floe plan: load mode, type mapping and refusals per table"
+"$FLOE" -C "$DEMO" plan | grep -E '→|why'
+
+echo "== floe generate: pipeline/ as a git repository"
+"$FLOE" -C "$DEMO" generate
+
+echo "== floe run: bronze, one Iceberg snapshot per table"
+"$FLOE" -C "$DEMO" run
+
+echo "== floe status"
+"$FLOE" -C "$DEMO" status
+
+echo "== floe query"
+"$FLOE" -C "$DEMO" query "select order_status, count(*) as orders from bronze.orders group by 1 order by 2 desc"
+
+cat <<EOF2
+demo: ok — project in $DEMO
+
+Try next (FLOE_DEMO_KEEP=1 make demo keeps the PostgreSQL running; export FLOE_SOURCE_PASSWORD first;
+.venv exists after `make test`):
+  build/floe -C $DEMO shop tick --orders 100 --updates 50 --deletes 5   # live changes in the source
+  build/floe -C $DEMO run && build/floe -C $DEMO status                   # load them
+  build/floe -C $DEMO query "from bronze.payments limit 5"
+  .venv/bin/python -c "from pyiceberg.catalog.sql import SqlCatalog; \\
+    c = SqlCatalog('floe', uri='sqlite:///$DEMO/warehouse/catalog.db'); print(c.load_table('bronze.orders').scan().to_arrow().num_rows)"
+EOF2

@@ -29,41 +29,6 @@ struct floe_pg_copy {
 	uint64_t bytes;
 };
 
-static int describe_matches(floe_pg *pg, const char *sql, const floe_pg_copy_column *cols, size_t ncols)
-{
-	PGconn *conn = floe_pg_conn(pg);
-	PGresult *res = PQprepare(conn, "", sql, 0, NULL);
-	int error = -1;
-	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-		floe_pg_result_error(pg, res, sql);
-		goto cleanup;
-	}
-	PQclear(res);
-	res = PQdescribePrepared(conn, "");
-	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-		floe_pg_result_error(pg, res, sql);
-		goto cleanup;
-	}
-	if ((size_t)PQnfields(res) != ncols) {
-		floe_error_set(FLOE_ERR_INTERNAL, "the extraction query returns %d columns, the plan has %zu",
-			       PQnfields(res), ncols);
-		goto cleanup;
-	}
-	for (size_t i = 0; i < ncols; i++) {
-		uint32_t oid = (uint32_t)PQftype(res, (int)i);
-		uint32_t want = cols[i].vec == FLOE_VEC_LIST ? 0 : cols[i].type_oid;
-		if (want && oid != want) {
-			floe_error_set(FLOE_ERR_INTERNAL, "column \"%s\" has type oid %u, the plan expects %u",
-				       cols[i].name, oid, want);
-			goto cleanup;
-		}
-	}
-	error = 0;
-cleanup:
-	PQclear(res);
-	return error;
-}
-
 static int element_types(floe_pg *pg, uint32_t *elems, const uint32_t *oids, size_t n)
 {
 	floe_pg_result *r = NULL;
@@ -104,6 +69,32 @@ int floe_pg_describe_query(floe_pg *pg, floe_arena *arena, const char *sql, uint
 	error = element_types(pg, *elem_oids, *oids, *n);
 cleanup:
 	PQclear(res);
+	return error;
+}
+
+static int describe_matches(floe_pg *pg, const char *sql, const floe_pg_copy_column *cols, size_t ncols)
+{
+	floe_arena *arena = floe_arena_new();
+	uint32_t *oids = NULL, *elems = NULL;
+	size_t n = 0;
+	int error = -1;
+	if (floe_pg_describe_query(pg, arena, sql, &oids, &elems, &n) < 0)
+		goto cleanup;
+	if (n != ncols) {
+		floe_error_set(FLOE_ERR_INTERNAL, "the extraction query returns %zu columns, the plan has %zu", n, ncols);
+		goto cleanup;
+	}
+	for (size_t i = 0; i < ncols; i++) {
+		uint32_t want = cols[i].vec == FLOE_VEC_LIST ? 0 : cols[i].type_oid;
+		if (want && oids[i] != want) {
+			floe_error_set(FLOE_ERR_INTERNAL, "column \"%s\" has type oid %u, the plan expects %u",
+				       cols[i].name, oids[i], want);
+			goto cleanup;
+		}
+	}
+	error = 0;
+cleanup:
+	floe_arena_free(arena);
 	return error;
 }
 

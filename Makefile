@@ -38,7 +38,7 @@ TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet
+.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet bench-bronze
 
 all: $(BUILD)/floe
 
@@ -87,6 +87,10 @@ test: setup
 
 demo:
 	scripts/demo.sh
+
+# A full bronze load against COPY into /dev/null and DuckDB's postgres extension (SCALE=45: ≈ 5 M rows).
+bench-bronze: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) bench/bronze/run.sh
 
 bench-shop: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) bench/shop/run.sh

@@ -58,20 +58,28 @@ def test_kill_9_during_appends(tmp_path):
     wh.run("create", "bronze.crash", "--column", "id:long:required", "--column", "batch:long")
     con = duckdb_with_iceberg()
     done, kills, started = 0, 0, time.monotonic()
+    # Seconds per commit, learnt as we go, so that each run is killed after about six
+    # commits whatever the machine's speed (a sanitizer build is several times slower).
+    startup, per_commit = 0.1, 0.05
     while done < TOTAL:
         assert time.monotonic() - started < 50, f"too slow (seed {seed})"
         proc = wh.popen("append-loop", "bronze.crash", "--start", str(done),
                         "--count", str(TOTAL - done), "--sql", SQL)
+        began = time.monotonic()
         try:
-            proc.wait(timeout=rng.uniform(0.05, 0.6))
+            proc.wait(timeout=rng.uniform(0.3, 1.7) * (startup + 6 * per_commit))
         except subprocess.TimeoutExpired:
             proc.kill()  # SIGKILL: no cleanup, no atexit, mid-write or mid-commit
             kills += 1
         out, err = proc.communicate()
+        ran = time.monotonic() - began
         assert proc.returncode in (0, -9), f"seed {seed}: {err}"
         n = check_table(wh, con)
         assert n >= done, f"seed {seed}: a committed snapshot disappeared"
+        if n > done:
+            per_commit = 0.5 * per_commit + 0.5 * max(0.005, (ran - startup) / (n - done))
         done = n
+    print(f"seed {seed}: {kills} kills in {time.monotonic() - started:.1f} s")
     assert kills >= 5, f"seed {seed}: the writer was killed only {kills} times"
 
     # The unfinished commits left orphans; removing them leaves exactly the referenced files.

@@ -7,6 +7,7 @@
 #   make fuzz FUZZ_SECONDS=60 libFuzzer targets (clang)
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
+#   make scale-out            Spark reads floe's tables through the JDBC catalog (own venv, Java 17+)
 #   make CC=clang             any C11 compiler; warnings are errors
 
 CC ?= cc
@@ -38,7 +39,7 @@ TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet bench-bronze
+.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet bench-bronze scale-out
 
 all: $(BUILD)/floe
 
@@ -87,6 +88,11 @@ test: setup
 
 demo:
 	scripts/demo.sh
+
+# Spark (pyspark + Iceberg's Spark runtime) reads floe's tables through the JDBC catalog and
+# returns PyIceberg's rows. Own venv (.venv-spark); needs Java 17+ and the network on first run.
+scale-out: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) scripts/scale-out.sh
 
 # A full bronze load against COPY into /dev/null and DuckDB's postgres extension (SCALE=45: ≈ 5 M rows).
 bench-bronze: $(BUILD)/floe

@@ -256,29 +256,6 @@ static int decode_plain(dec *d, floe_vector *v, const uint8_t *p, size_t len, si
 	return 0;
 }
 
-/* Copy row i of `src` to the end of `dst` (same type). */
-static void copy_row(floe_vector *dst, const floe_vector *src, size_t i)
-{
-	size_t len;
-	const uint8_t *p;
-	switch (src->type) {
-	case FLOE_VEC_BOOLEAN: floe_vector_append_bool(dst, src->v.u8[i]); break;
-	case FLOE_VEC_INT:
-	case FLOE_VEC_DATE: floe_vector_append_i32(dst, src->v.i32[i]); break;
-	case FLOE_VEC_FLOAT: floe_vector_append_f32(dst, src->v.f32[i]); break;
-	case FLOE_VEC_DOUBLE: floe_vector_append_f64(dst, src->v.f64[i]); break;
-	case FLOE_VEC_DECIMAL: floe_vector_append_dec(dst, src->v.dec[i]); break;
-	case FLOE_VEC_STRING:
-	case FLOE_VEC_BINARY:
-		p = floe_vector_bytes(src, i, &len);
-		floe_vector_append_bytes(dst, p, len);
-		break;
-	case FLOE_VEC_UUID:
-	case FLOE_VEC_FIXED: floe_vector_append_fixed(dst, src->v.fixed + i * (size_t)src->width); break;
-	default: floe_vector_append_i64(dst, src->v.i64[i]); break;
-	}
-}
-
 static int decode_dict_indices(dec *d, const uint8_t *p, size_t len, size_t n)
 {
 	if (!d->has_dict)
@@ -297,7 +274,7 @@ static int decode_dict_indices(dec *d, const uint8_t *p, size_t len, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (d->idx[i] >= d->dict.len)
 			return bad(d, "dictionary index %u of a dictionary of %zu", d->idx[i], d->dict.len);
-		copy_row(&d->vals, &d->dict, d->idx[i]);
+		floe_vector_append_row(&d->vals, &d->dict, d->idx[i]);
 	}
 	return 0;
 }
@@ -361,7 +338,7 @@ static int assemble_flat(dec *d, size_t n)
 	floe_vector_reserve(d->out, d->out->len + n);
 	for (size_t k = 0; k < n; k++) {
 		if (d->def[k] == (uint32_t)d->leaf->max_def)
-			copy_row(d->out, &d->vals, vi++);
+			floe_vector_append_row(d->out, &d->vals, vi++);
 		else
 			floe_vector_append_null(d->out);
 	}
@@ -392,7 +369,7 @@ static int assemble_list(dec *d, size_t n)
 			return bad(d, "a repeated value outside a list");
 		}
 		if (def == max_def)
-			copy_row(child, &d->vals, vi++);
+			floe_vector_append_row(child, &d->vals, vi++);
 		else if (d->elem_optional && def == max_def - 1)
 			floe_vector_append_null(child);
 		else

@@ -239,6 +239,38 @@ void floe_vector_append_list(floe_vector *v)
 	close_offset(v, i);
 }
 
+void floe_vector_append_row(floe_vector *dst, const floe_vector *src, size_t i)
+{
+	size_t len;
+	const uint8_t *p;
+	assert(dst->type == src->type);
+	if (!floe_vector_is_valid(src, i)) {
+		floe_vector_append_null(dst);
+		return;
+	}
+	switch (src->type) {
+	case FLOE_VEC_BOOLEAN: floe_vector_append_bool(dst, src->v.u8[i]); break;
+	case FLOE_VEC_INT:
+	case FLOE_VEC_DATE: floe_vector_append_i32(dst, src->v.i32[i]); break;
+	case FLOE_VEC_FLOAT: floe_vector_append_f32(dst, src->v.f32[i]); break;
+	case FLOE_VEC_DOUBLE: floe_vector_append_f64(dst, src->v.f64[i]); break;
+	case FLOE_VEC_DECIMAL: floe_vector_append_dec(dst, src->v.dec[i]); break;
+	case FLOE_VEC_STRING:
+	case FLOE_VEC_BINARY:
+		p = floe_vector_bytes(src, i, &len);
+		floe_vector_append_bytes(dst, p, len);
+		break;
+	case FLOE_VEC_UUID:
+	case FLOE_VEC_FIXED: floe_vector_append_fixed(dst, src->v.fixed + i * (size_t)src->width); break;
+	case FLOE_VEC_LIST:
+		for (int64_t j = src->offsets[i]; j < src->offsets[i + 1]; j++)
+			floe_vector_append_row(dst->child, src->child, (size_t)j);
+		floe_vector_append_list(dst);
+		break;
+	default: floe_vector_append_i64(dst, src->v.i64[i]); break;
+	}
+}
+
 /* ---- decimals ---- */
 
 static i128 to_i128(floe_dec128 x)

@@ -123,6 +123,8 @@ void floe_vector_append_bytes(floe_vector *v, const void *p, size_t len); /* STR
 void floe_vector_append_fixed(floe_vector *v, const void *p);             /* UUID, FIXED */
 /* LIST: append the elements to v->child first, then close the row over them. */
 void floe_vector_append_list(floe_vector *v);
+/* Row i of `src` (null or not; a list with its elements), appended to `dst` of the same type. */
+void floe_vector_append_row(floe_vector *dst, const floe_vector *src, size_t i);
 
 /* Bytes of row i of a STRING/BINARY vector. */
 static inline const uint8_t *floe_vector_bytes(const floe_vector *v, size_t i, size_t *len)

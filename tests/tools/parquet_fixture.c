@@ -572,38 +572,6 @@ static int write_options(floe_parquet_writer_opts *o, size_t *rows, uint64_t *se
 	return 0;
 }
 
-/* Append row i of `src` to `dst` (same type). */
-static void copy_row(floe_vector *dst, const floe_vector *src, size_t i)
-{
-	size_t len;
-	const uint8_t *p;
-	if (!floe_vector_is_valid(src, i)) {
-		floe_vector_append_null(dst);
-		return;
-	}
-	switch (src->type) {
-	case FLOE_VEC_BOOLEAN: floe_vector_append_bool(dst, src->v.u8[i]); break;
-	case FLOE_VEC_INT:
-	case FLOE_VEC_DATE: floe_vector_append_i32(dst, src->v.i32[i]); break;
-	case FLOE_VEC_FLOAT: floe_vector_append_f32(dst, src->v.f32[i]); break;
-	case FLOE_VEC_DOUBLE: floe_vector_append_f64(dst, src->v.f64[i]); break;
-	case FLOE_VEC_DECIMAL: floe_vector_append_dec(dst, src->v.dec[i]); break;
-	case FLOE_VEC_STRING:
-	case FLOE_VEC_BINARY:
-		p = floe_vector_bytes(src, i, &len);
-		floe_vector_append_bytes(dst, p, len);
-		break;
-	case FLOE_VEC_UUID:
-	case FLOE_VEC_FIXED: floe_vector_append_fixed(dst, src->v.fixed + i * (size_t)src->width); break;
-	case FLOE_VEC_LIST:
-		for (int64_t j = src->offsets[i]; j < src->offsets[i + 1]; j++)
-			copy_row(dst->child, src->child, (size_t)j);
-		floe_vector_append_list(dst);
-		break;
-	default: floe_vector_append_i64(dst, src->v.i64[i]); break;
-	}
-}
-
 /* Rows [from, to) of `src` as a new vector. */
 static void slice(floe_vector *dst, const floe_vector *src, size_t from, size_t to)
 {
@@ -612,7 +580,7 @@ static void slice(floe_vector *dst, const floe_vector *src, size_t from, size_t 
 	else
 		floe_vector_init(dst, src->type, src->width);
 	for (size_t i = from; i < to; i++)
-		copy_row(dst, src, i);
+		floe_vector_append_row(dst, src, i);
 }
 
 static void put_fields_and_values(floe_buf *out, const fixture *f)

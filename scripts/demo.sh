@@ -67,7 +67,7 @@ cat <<EOF2
 demo: ok — project in $DEMO
 
 Try next (FLOE_DEMO_KEEP=1 make demo keeps the PostgreSQL running; export FLOE_SOURCE_PASSWORD first;
-.venv exists after `make test`):
+.venv exists after make test):
   build/floe -C $DEMO shop tick --orders 100 --updates 50 --deletes 5   # live changes in the source
   build/floe -C $DEMO run && build/floe -C $DEMO status                   # load them
   build/floe -C $DEMO query "from bronze.payments limit 5"

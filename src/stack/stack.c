@@ -196,8 +196,11 @@ static int initdb(floe_stack_info *info)
 static bool port_is_free(int port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int on = 1;
 	if (fd < 0)
 		return false;
+	/* As PostgreSQL binds: a port whose old connections linger in TIME_WAIT is still ours. */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	bool ok = bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;

@@ -60,42 +60,30 @@ static int bad(dec *d, const char *fmt, ...)
 
 /* ---- page header ---- */
 
-static int next_field(floe_thrift_reader *t, int16_t *id, int *type)
-{
-	if (floe_thrift_read_field(t, id, type) < 0)
-		return -1;
-	return *type != FLOE_THRIFT_STOP;
-}
-
-static int rd_i32(floe_thrift_reader *t, int type, int32_t *out)
-{
-	return type == FLOE_THRIFT_I32 ? floe_thrift_read_i32(t, out) : floe_thrift_skip(t, type);
-}
-
 static int parse_sub_header(floe_thrift_reader *t, page_header *h, int which)
 {
 	int16_t id;
 	int type, more;
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc;
 		if (id == 1)
-			rc = rd_i32(t, type, &h->num_values);
+			rc = floe_thrift_take_i32(t, type, &h->num_values, NULL);
 		else if (which == 8 && id == 2)
-			rc = rd_i32(t, type, &h->v2_nulls);
+			rc = floe_thrift_take_i32(t, type, &h->v2_nulls, NULL);
 		else if (which == 8 && id == 3)
-			rc = rd_i32(t, type, &h->v2_rows);
+			rc = floe_thrift_take_i32(t, type, &h->v2_rows, NULL);
 		else if ((which != 8 && id == 2) || (which == 8 && id == 4))
-			rc = rd_i32(t, type, &h->encoding);
+			rc = floe_thrift_take_i32(t, type, &h->encoding, NULL);
 		else if (which == 5 && id == 3)
-			rc = rd_i32(t, type, &h->def_enc);
+			rc = floe_thrift_take_i32(t, type, &h->def_enc, NULL);
 		else if (which == 5 && id == 4)
-			rc = rd_i32(t, type, &h->rep_enc);
+			rc = floe_thrift_take_i32(t, type, &h->rep_enc, NULL);
 		else if (which == 8 && id == 5)
-			rc = rd_i32(t, type, &h->def_len);
+			rc = floe_thrift_take_i32(t, type, &h->def_len, NULL);
 		else if (which == 8 && id == 6)
-			rc = rd_i32(t, type, &h->rep_len);
+			rc = floe_thrift_take_i32(t, type, &h->rep_len, NULL);
 		else if (which == 8 && id == 7 && floe_thrift_type_is_bool(type))
 			rc = floe_thrift_read_bool(t, &h->v2_compressed);
 		else
@@ -116,10 +104,10 @@ static int parse_page_header(floe_thrift_reader *t, page_header *h)
 	h->v2_compressed = true;
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc;
 		if (id == 1 || id == 2 || id == 3) {
-			rc = rd_i32(t, type, id == 1 ? &h->type : id == 2 ? &h->unc : &h->comp);
+			rc = floe_thrift_take_i32(t, type, id == 1 ? &h->type : id == 2 ? &h->unc : &h->comp, NULL);
 		} else if ((id == 5 || id == 7 || id == 8) && type == FLOE_THRIFT_STRUCT) {
 			if (h->has_data || h->has_dict || h->has_v2)
 				return -1; /* two sub-headers */

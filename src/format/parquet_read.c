@@ -29,40 +29,6 @@ static int64_t chunk_start(const floe_parquet_column_chunk *cc);
 
 /* ---- thrift field helpers: read when the wire type matches, else skip ---- */
 
-static int next_field(floe_thrift_reader *t, int16_t *id, int *type)
-{
-	if (floe_thrift_read_field(t, id, type) < 0)
-		return -1;
-	return *type != FLOE_THRIFT_STOP;
-}
-
-static int f_i32(floe_thrift_reader *t, int type, int32_t *out, bool *seen)
-{
-	if (type != FLOE_THRIFT_I32)
-		return floe_thrift_skip(t, type);
-	if (seen)
-		*seen = true;
-	return floe_thrift_read_i32(t, out);
-}
-
-static int f_i64(floe_thrift_reader *t, int type, int64_t *out, bool *seen)
-{
-	if (type != FLOE_THRIFT_I64)
-		return floe_thrift_skip(t, type);
-	if (seen)
-		*seen = true;
-	return floe_thrift_read_i64(t, out);
-}
-
-static int f_bool(floe_thrift_reader *t, int type, bool *out, bool *seen)
-{
-	if (!floe_thrift_type_is_bool(type))
-		return floe_thrift_skip(t, type);
-	if (seen)
-		*seen = true;
-	return floe_thrift_read_bool(t, out);
-}
-
 static int f_bin(floe_thrift_reader *t, int type, const uint8_t **p, size_t *len, bool *seen)
 {
 	if (type != FLOE_THRIFT_BINARY)
@@ -122,15 +88,15 @@ static int parse_time_unit(floe_thrift_reader *t, floe_parquet_schema_element *e
 	int type, more;
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc;
 		if (id == 1) {
-			rc = f_bool(t, type, &e->utc, NULL);
+			rc = floe_thrift_take_bool(t, type, &e->utc, NULL);
 		} else if (id == 2 && type == FLOE_THRIFT_STRUCT) {
 			int16_t uid;
 			int utype, umore = 0;
 			rc = floe_thrift_read_struct_begin(t);
-			while (rc == 0 && (umore = next_field(t, &uid, &utype)) > 0) {
+			while (rc == 0 && (umore = floe_thrift_next_field(t, &uid, &utype)) > 0) {
 				if (uid >= 1 && uid <= 3 && utype == FLOE_THRIFT_STRUCT)
 					e->unit = uid;
 				rc = floe_thrift_skip(t, utype);
@@ -152,9 +118,9 @@ static int parse_decimal_type(floe_thrift_reader *t, floe_parquet_schema_element
 	int type, more;
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
-		int rc = id == 1 ? f_i32(t, type, &e->lt_scale, NULL)
-			 : id == 2 ? f_i32(t, type, &e->lt_precision, NULL)
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
+		int rc = id == 1 ? floe_thrift_take_i32(t, type, &e->lt_scale, NULL)
+			 : id == 2 ? floe_thrift_take_i32(t, type, &e->lt_precision, NULL)
 				   : floe_thrift_skip(t, type);
 		if (rc < 0)
 			return -1;
@@ -168,14 +134,14 @@ static int parse_int_type(floe_thrift_reader *t, floe_parquet_schema_element *e)
 	int type, more;
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc;
 		if (id == 1 && type == FLOE_THRIFT_I8) {
 			int8_t bits;
 			rc = floe_thrift_read_i8(t, &bits);
 			e->lt_bit_width = bits;
 		} else if (id == 2) {
-			rc = f_bool(t, type, &e->lt_signed, NULL);
+			rc = floe_thrift_take_bool(t, type, &e->lt_signed, NULL);
 		} else {
 			rc = floe_thrift_skip(t, type);
 		}
@@ -191,7 +157,7 @@ static int parse_logical(floe_thrift_reader *t, floe_parquet_schema_element *e)
 	int type, more;
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc;
 		if (type != FLOE_THRIFT_STRUCT) {
 			rc = floe_thrift_skip(t, type);
@@ -228,19 +194,19 @@ static int parse_schema_element(floe_thrift_reader *t, floe_arena *a, floe_parqu
 	e->type_length = e->scale = e->precision = -1;
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc;
 		seen = false;
 		switch (id) {
-		case 1: rc = f_i32(t, type, &v, &seen); if (seen) e->type = v; break;
-		case 2: rc = f_i32(t, type, &e->type_length, NULL); break;
-		case 3: rc = f_i32(t, type, &v, &seen); if (seen) e->repetition = v; break;
+		case 1: rc = floe_thrift_take_i32(t, type, &v, &seen); if (seen) e->type = v; break;
+		case 2: rc = floe_thrift_take_i32(t, type, &e->type_length, NULL); break;
+		case 3: rc = floe_thrift_take_i32(t, type, &v, &seen); if (seen) e->repetition = v; break;
 		case 4: rc = f_str(t, type, a, &e->name); break;
-		case 5: rc = f_i32(t, type, &e->num_children, NULL); break;
-		case 6: rc = f_i32(t, type, &v, &seen); if (seen) e->converted_type = v; break;
-		case 7: rc = f_i32(t, type, &e->scale, NULL); break;
-		case 8: rc = f_i32(t, type, &e->precision, NULL); break;
-		case 9: rc = f_i32(t, type, &e->field_id, &e->has_field_id); break;
+		case 5: rc = floe_thrift_take_i32(t, type, &e->num_children, NULL); break;
+		case 6: rc = floe_thrift_take_i32(t, type, &v, &seen); if (seen) e->converted_type = v; break;
+		case 7: rc = floe_thrift_take_i32(t, type, &e->scale, NULL); break;
+		case 8: rc = floe_thrift_take_i32(t, type, &e->precision, NULL); break;
+		case 9: rc = floe_thrift_take_i32(t, type, &e->field_id, &e->has_field_id); break;
 		case 10:
 			rc = type == FLOE_THRIFT_STRUCT ? parse_logical(t, e) : floe_thrift_skip(t, type);
 			break;
@@ -263,18 +229,18 @@ static int parse_statistics(floe_thrift_reader *t, floe_parquet_statistics *s)
 	memset(s, 0, sizeof(*s));
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc;
 		switch (id) {
 		case 1: rc = f_bin(t, type, &s->legacy_max, &s->legacy_max_len, &s->has_legacy_max); break;
 		case 2: rc = f_bin(t, type, &s->legacy_min, &s->legacy_min_len, &s->has_legacy_min); break;
-		case 3: rc = f_i64(t, type, &s->null_count, &s->has_null_count); break;
-		case 4: rc = f_i64(t, type, &s->distinct_count, &s->has_distinct_count); break;
+		case 3: rc = floe_thrift_take_i64(t, type, &s->null_count, &s->has_null_count); break;
+		case 4: rc = floe_thrift_take_i64(t, type, &s->distinct_count, &s->has_distinct_count); break;
 		case 5: rc = f_bin(t, type, &s->max, &s->max_len, &s->has_max); break;
 		case 6: rc = f_bin(t, type, &s->min, &s->min_len, &s->has_min); break;
-		case 7: rc = f_bool(t, type, &s->max_exact, &s->has_max_exact); break;
-		case 8: rc = f_bool(t, type, &s->min_exact, &s->has_min_exact); break;
-		case 9: rc = f_i64(t, type, &s->nan_count, &s->has_nan_count); break;
+		case 7: rc = floe_thrift_take_bool(t, type, &s->max_exact, &s->has_max_exact); break;
+		case 8: rc = floe_thrift_take_bool(t, type, &s->min_exact, &s->has_min_exact); break;
+		case 9: rc = floe_thrift_take_i64(t, type, &s->nan_count, &s->has_nan_count); break;
 		default: rc = floe_thrift_skip(t, type); break;
 		}
 		if (rc < 0)
@@ -326,20 +292,20 @@ static int parse_column_meta(floe_thrift_reader *t, floe_arena *a, floe_parquet_
 	bool got;
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc;
 		got = false;
 		switch (id) {
-		case 1: rc = f_i32(t, type, &v, &got); if (got) cc->type = v, *seen |= CM_TYPE; break;
+		case 1: rc = floe_thrift_take_i32(t, type, &v, &got); if (got) cc->type = v, *seen |= CM_TYPE; break;
 		case 2: rc = parse_encodings(t, type, &cc->encodings); break;
 		case 3: rc = parse_path(t, type, a, cc); break;
-		case 4: rc = f_i32(t, type, &v, &got); if (got) cc->codec = v, *seen |= CM_CODEC; break;
-		case 5: rc = f_i64(t, type, &cc->num_values, &got); if (got) *seen |= CM_NUM; break;
-		case 6: rc = f_i64(t, type, &cc->total_uncompressed_size, &got); if (got) *seen |= CM_UNC; break;
-		case 7: rc = f_i64(t, type, &cc->total_compressed_size, &got); if (got) *seen |= CM_COMP; break;
-		case 9: rc = f_i64(t, type, &cc->data_page_offset, &got); if (got) *seen |= CM_DATA; break;
+		case 4: rc = floe_thrift_take_i32(t, type, &v, &got); if (got) cc->codec = v, *seen |= CM_CODEC; break;
+		case 5: rc = floe_thrift_take_i64(t, type, &cc->num_values, &got); if (got) *seen |= CM_NUM; break;
+		case 6: rc = floe_thrift_take_i64(t, type, &cc->total_uncompressed_size, &got); if (got) *seen |= CM_UNC; break;
+		case 7: rc = floe_thrift_take_i64(t, type, &cc->total_compressed_size, &got); if (got) *seen |= CM_COMP; break;
+		case 9: rc = floe_thrift_take_i64(t, type, &cc->data_page_offset, &got); if (got) *seen |= CM_DATA; break;
 		case 11:
-			rc = f_i64(t, type, &cc->dictionary_page_offset, &cc->has_dictionary_page_offset);
+			rc = floe_thrift_take_i64(t, type, &cc->dictionary_page_offset, &cc->has_dictionary_page_offset);
 			break;
 		case 12:
 			if (type == FLOE_THRIFT_STRUCT) {
@@ -366,7 +332,7 @@ static int parse_column_chunk(floe_thrift_reader *t, floe_arena *a, floe_parquet
 	*seen = 0;
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc;
 		if (id == 3 && type == FLOE_THRIFT_STRUCT) {
 			rc = parse_column_meta(t, a, cc, seen);
@@ -397,7 +363,7 @@ static int parse_row_group(floe_thrift_reader *t, floe_arena *a, rg_parse *p)
 	memset(rg, 0, sizeof(*rg));
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc = 0;
 		switch (id) {
 		case 1: {
@@ -414,10 +380,10 @@ static int parse_row_group(floe_thrift_reader *t, floe_arena *a, rg_parse *p)
 			p->has_columns = !skipped;
 			break;
 		}
-		case 2: rc = f_i64(t, type, &rg->total_byte_size, &p->has_total); break;
-		case 3: rc = f_i64(t, type, &rg->num_rows, &p->has_rows); break;
-		case 5: rc = f_i64(t, type, &rg->file_offset, &rg->has_file_offset); break;
-		case 6: rc = f_i64(t, type, &rg->total_compressed_size, &rg->has_total_compressed_size); break;
+		case 2: rc = floe_thrift_take_i64(t, type, &rg->total_byte_size, &p->has_total); break;
+		case 3: rc = floe_thrift_take_i64(t, type, &rg->num_rows, &p->has_rows); break;
+		case 5: rc = floe_thrift_take_i64(t, type, &rg->file_offset, &rg->has_file_offset); break;
+		case 6: rc = floe_thrift_take_i64(t, type, &rg->total_compressed_size, &rg->has_total_compressed_size); break;
 		case 7:
 			if (type == FLOE_THRIFT_I16) {
 				rg->has_ordinal = true;
@@ -484,7 +450,7 @@ static int parse_key_value(floe_thrift_reader *t, floe_arena *a, const char **k,
 	*k = *v = NULL;
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc = id == 1 ? f_str(t, type, a, k) : id == 2 ? f_str(t, type, a, v)
 								    : floe_thrift_skip(t, type);
 		if (rc < 0)
@@ -525,7 +491,7 @@ static int parse_column_orders(floe_thrift_reader *t, int type, floe_arena *a, f
 		int ft, more;
 		if (floe_thrift_read_struct_begin(t) < 0)
 			return -1;
-		while ((more = next_field(t, &id, &ft)) > 0) {
+		while ((more = floe_thrift_next_field(t, &id, &ft)) > 0) {
 			if (ft == FLOE_THRIFT_STRUCT && (id == 1 || id == 2))
 				orders[i] = id;
 			if (floe_thrift_skip(t, ft) < 0)
@@ -546,12 +512,12 @@ static int parse_file_meta(floe_thrift_reader *t, floe_arena *a, fm_parse *p)
 	floe_parquet_meta *m = p->m;
 	if (floe_thrift_read_struct_begin(t) < 0)
 		return -1;
-	while ((more = next_field(t, &id, &type)) > 0) {
+	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
 		int rc;
 		switch (id) {
-		case 1: rc = f_i32(t, type, &m->version, &p->has_version); break;
+		case 1: rc = floe_thrift_take_i32(t, type, &m->version, &p->has_version); break;
 		case 2: rc = parse_schema_list(t, type, a, p); break;
-		case 3: rc = f_i64(t, type, &m->num_rows, &p->has_rows); break;
+		case 3: rc = floe_thrift_take_i64(t, type, &m->num_rows, &p->has_rows); break;
 		case 4: rc = parse_row_group_list(t, type, a, p); break;
 		case 5: rc = parse_kv_list(t, type, a, m); break;
 		case 6: rc = f_str(t, type, a, &m->created_by); break;

@@ -517,3 +517,37 @@ int floe_thrift_skip(floe_thrift_reader *r, int type)
 		return r_fail(r, "unknown type to skip");
 	}
 }
+
+int floe_thrift_next_field(floe_thrift_reader *r, int16_t *id, int *type)
+{
+	if (floe_thrift_read_field(r, id, type) < 0)
+		return -1;
+	return *type != FLOE_THRIFT_STOP;
+}
+
+int floe_thrift_take_i32(floe_thrift_reader *r, int type, int32_t *out, bool *seen)
+{
+	if (type != FLOE_THRIFT_I32)
+		return floe_thrift_skip(r, type);
+	if (seen)
+		*seen = true;
+	return floe_thrift_read_i32(r, out);
+}
+
+int floe_thrift_take_i64(floe_thrift_reader *r, int type, int64_t *out, bool *seen)
+{
+	if (type != FLOE_THRIFT_I64)
+		return floe_thrift_skip(r, type);
+	if (seen)
+		*seen = true;
+	return floe_thrift_read_i64(r, out);
+}
+
+int floe_thrift_take_bool(floe_thrift_reader *r, int type, bool *out, bool *seen)
+{
+	if (!floe_thrift_type_is_bool(type))
+		return floe_thrift_skip(r, type);
+	if (seen)
+		*seen = true;
+	return floe_thrift_read_bool(r, out);
+}

@@ -135,4 +135,15 @@ int floe_thrift_read_list_begin(floe_thrift_reader *r, int *elem_type, uint32_t 
 /* Skip one value of wire type `type` (after its field header, or as a list element). */
 int floe_thrift_skip(floe_thrift_reader *r, int type);
 
+/*
+ * Struct-walking helpers for readers. floe_thrift_next_field: 1 with a field header read, 0 at the
+ * struct's end, -1 on error. The field readers take the value when the wire type
+ * matches and skip it otherwise (a schema a reader does not expect is not an error);
+ * `seen` (may be NULL) is set when the value was taken.
+ */
+int floe_thrift_next_field(floe_thrift_reader *r, int16_t *id, int *type);
+int floe_thrift_take_i32(floe_thrift_reader *r, int type, int32_t *out, bool *seen);
+int floe_thrift_take_i64(floe_thrift_reader *r, int type, int64_t *out, bool *seen);
+int floe_thrift_take_bool(floe_thrift_reader *r, int type, bool *out, bool *seen);
+
 #endif

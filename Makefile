@@ -96,7 +96,7 @@ scale-out: $(BUILD)/floe
 
 # A full bronze load against COPY into /dev/null and DuckDB's postgres extension (SCALE=45: ≈ 5 M rows).
 bench-bronze: $(BUILD)/floe
-	FLOE_BIN=$(abspath $(BUILD)/floe) bench/bronze/run.sh
+	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/run.sh
 
 bench-shop: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) bench/shop/run.sh

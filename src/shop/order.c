@@ -199,7 +199,7 @@ static int64_t approval_delay(floe_shop_rng *r, uint8_t primary)
 static int month_of(const shop_world *w, int64_t secs)
 {
 	int y, m, d;
-	shop_civil_from_days(secs / SHOP_DAY, &y, &m, &d);
+	floe_civil_from_days(secs / SHOP_DAY, &y, &m, &d);
 	int k = (y - shop_first_year) * 12 + (m - shop_first_month);
 	return k < 0 ? 0 : k >= SHOP_N_MONTHS ? SHOP_N_MONTHS - 1 : k;
 }

@@ -18,6 +18,7 @@
 #ifndef FLOE_SHOP_SHOP_INT_H
 #define FLOE_SHOP_SHOP_INT_H
 
+#include "base/civil.h"
 #include "base/buf.h"
 #include "shop/rng.h"
 #include "shop/shop.h"
@@ -114,9 +115,6 @@ extern const shop_words shop_titles[3], shop_phrases[3]; /* [0] bad (1–2), [1]
 
 /* ---- calendar.c ---- */
 
-/* Days since 1970-01-01 for a civil date, and back (proleptic Gregorian). */
-int64_t shop_days_from_civil(int y, int m, int d);
-void shop_civil_from_days(int64_t days, int *y, int *m, int *d);
 int shop_weekday(int64_t days); /* 0 = Monday */
 
 #define SHOP_DAY 86400LL

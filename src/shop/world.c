@@ -43,12 +43,12 @@ static double clampd(double v, double lo, double hi)
 static int64_t month_start(int m)
 {
 	int months = shop_first_month - 1 + m;
-	return shop_days_from_civil(shop_first_year + months / 12, months % 12 + 1, 1);
+	return floe_days_from_civil(shop_first_year + months / 12, months % 12 + 1, 1);
 }
 
 static void build_calendar(shop_world *w)
 {
-	int64_t first = month_start(0), black_friday = shop_days_from_civil(2017, 11, 24);
+	int64_t first = month_start(0), black_friday = floe_days_from_civil(2017, 11, 24);
 	w->first_day = first;
 	w->n_days = (uint32_t)(month_start(SHOP_N_MONTHS) - first);
 	double *cum = floe_xcalloc(w->n_days, sizeof(double));
@@ -170,7 +170,7 @@ double shop_world_distance_km(const shop_world *w, uint32_t a, uint32_t b)
 
 static void build_sellers(shop_world *w)
 {
-	int64_t opened = shop_days_from_civil(2015, 1, 1);
+	int64_t opened = floe_days_from_civil(2015, 1, 1);
 	w->sellers = floe_xcalloc(w->n_sellers, sizeof(shop_seller));
 	for (uint32_t i = 0; i < w->n_sellers; i++) {
 		shop_seller *s = &w->sellers[i];

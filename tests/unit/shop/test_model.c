@@ -47,18 +47,18 @@ FLOE_TEST(shop_profile_tables_reproduce_olist_totals)
 FLOE_TEST(shop_calendar_civil_days)
 {
 	int y, m, d;
-	FLOE_CHECK(shop_days_from_civil(1970, 1, 1) == 0);
-	FLOE_CHECK(shop_days_from_civil(2000, 1, 1) == 10957);
-	FLOE_CHECK(shop_days_from_civil(2016, 2, 29) + 1 == shop_days_from_civil(2016, 3, 1));
+	FLOE_CHECK(floe_days_from_civil(1970, 1, 1) == 0);
+	FLOE_CHECK(floe_days_from_civil(2000, 1, 1) == 10957);
+	FLOE_CHECK(floe_days_from_civil(2016, 2, 29) + 1 == floe_days_from_civil(2016, 3, 1));
 	for (int64_t day = -1000; day < 30000; day += 7) {
-		shop_civil_from_days(day, &y, &m, &d);
-		FLOE_CHECK(shop_days_from_civil(y, m, d) == day);
+		floe_civil_from_days(day, &y, &m, &d);
+		FLOE_CHECK(floe_days_from_civil(y, m, d) == day);
 	}
-	FLOE_CHECK(shop_weekday(shop_days_from_civil(2017, 11, 24)) == 4); /* Black Friday 2017: a Friday */
+	FLOE_CHECK(shop_weekday(floe_days_from_civil(2017, 11, 24)) == 4); /* Black Friday 2017: a Friday */
 	char buf[32];
-	buf[shop_format_timestamp(buf, shop_days_from_civil(2017, 10, 2) * SHOP_DAY + 10 * 3600 + 56 * 60 + 33)] = 0;
+	buf[shop_format_timestamp(buf, floe_days_from_civil(2017, 10, 2) * SHOP_DAY + 10 * 3600 + 56 * 60 + 33)] = 0;
 	FLOE_CHECK_STR(buf, "2017-10-02 10:56:33");
-	buf[shop_format_date(buf, shop_days_from_civil(2018, 8, 9))] = 0;
+	buf[shop_format_date(buf, floe_days_from_civil(2018, 8, 9))] = 0;
 	FLOE_CHECK_STR(buf, "2018-08-09");
 	shop_format_cents(buf, 12345);
 	FLOE_CHECK_STR(buf, "123.45");

@@ -23,6 +23,8 @@
 typedef enum key_kind {
 	KEY_STRING,
 	KEY_PORT,
+	KEY_DURATION,                    /* a string such as "5m", as int64 seconds */
+	KEY_ROWS,                        /* a positive integer, int64 */
 	KEY_STRING_LIST,
 	KEY_STRING_MAP,
 	KEY_TABLE
@@ -146,6 +148,12 @@ static const key_spec warehouse_keys[] = {
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
+static const key_spec bronze_keys[] = {
+	{ "late-window", KEY_DURATION, AT(bronze.late_window_seconds), NULL, NULL, NULL },
+	{ "target-file-rows", KEY_ROWS, AT(bronze.target_file_rows), NULL, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
 static const key_spec silver_keys[] = {
 	{ "history", KEY_STRING_LIST, AT(silver.history), NULL, check_qualified_table, NULL },
 	{ "pii", KEY_STRING_MAP, AT(silver.pii), NULL, check_pii_action, check_qualified_column },
@@ -174,6 +182,7 @@ static const key_spec root_keys[] = {
 	{ "source", KEY_TABLE, 0, source_keys, NULL, NULL },
 	{ "warehouse", KEY_TABLE, 0, warehouse_keys, NULL, NULL },
 	{ "watermarks", KEY_STRING_MAP, AT(watermarks), NULL, check_nonempty, check_qualified_table },
+	{ "bronze", KEY_TABLE, 0, bronze_keys, NULL, NULL },
 	{ "silver", KEY_TABLE, 0, silver_keys, NULL, NULL },
 	{ "policy", KEY_STRING_MAP, AT(policy), NULL, check_nonempty, NULL },
 	{ "git", KEY_TABLE, 0, git_keys, NULL, NULL },
@@ -245,6 +254,59 @@ static int load_port(load_ctx *ctx, int *out, const floe_toml_value *v, const ch
 				    "`%s` = %lld is out of range: expected a port number from 1 to 65535",
 				    name, (long long)port);
 	*out = (int)port;
+	return 0;
+}
+
+int64_t floe_config_parse_duration(const char *text)
+{
+	static const struct { const char *unit; int64_t seconds; } units[] = {
+		{ "s", 1 }, { "sec", 1 }, { "second", 1 }, { "seconds", 1 },
+		{ "m", 60 }, { "min", 60 }, { "minute", 60 }, { "minutes", 60 },
+		{ "h", 3600 }, { "hour", 3600 }, { "hours", 3600 },
+		{ "d", 86400 }, { "day", 86400 }, { "days", 86400 },
+	};
+	const char *p = text;
+	int64_t n = 0;
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > INT64_C(1) << 40)
+			return -1;
+		n = n * 10 + (*p - '0');
+	}
+	if (*p == ' ')
+		p++;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(p, units[i].unit) == 0)
+			return n * units[i].seconds;
+	return -1;
+}
+
+static int load_duration(load_ctx *ctx, int64_t *out, const floe_toml_value *v, const char *name)
+{
+	if (expect_type(ctx, v, FLOE_TOML_STRING, name, "a duration such as \"5m\"") < 0)
+		return -1;
+	floe_slice text = floe_toml_string(v);
+	const char *s = floe_arena_strndup(ctx->config->arena, text.ptr, text.len);
+	int64_t seconds = floe_config_parse_duration(s);
+	if (seconds < 0)
+		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
+				    "`%s` = \"%s\" is not a duration: expected a number and a unit "
+				    "(s, m, h, d), e.g. \"5m\"", name, s);
+	*out = seconds;
+	return 0;
+}
+
+static int load_rows(load_ctx *ctx, int64_t *out, const floe_toml_value *v, const char *name)
+{
+	if (expect_type(ctx, v, FLOE_TOML_INTEGER, name, "an integer") < 0)
+		return -1;
+	int64_t rows = floe_toml_int(v);
+	if (rows < 1 || rows > INT32_MAX)
+		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
+				    "`%s` = %lld is out of range: expected from 1 to %d", name,
+				    (long long)rows, INT32_MAX);
+	*out = rows;
 	return 0;
 }
 
@@ -325,6 +387,10 @@ static int load_key(load_ctx *ctx, const key_spec *spec, const floe_toml_value *
 		return checked_string(ctx, (const char **)field, v, name, spec->check);
 	case KEY_PORT:
 		return load_port(ctx, (int *)field, v, name);
+	case KEY_DURATION:
+		return load_duration(ctx, (int64_t *)field, v, name);
+	case KEY_ROWS:
+		return load_rows(ctx, (int64_t *)field, v, name);
 	case KEY_STRING_LIST:
 		return load_list(ctx, (floe_string_list *)field, v, name, spec->check);
 	case KEY_STRING_MAP:
@@ -367,6 +433,8 @@ static void set_defaults(floe_config *c)
 	c->warehouse.location = "warehouse";
 	c->warehouse.catalog = "sql";
 	c->warehouse.schedule = "0 * * * *";
+	c->bronze.late_window_seconds = 300;
+	c->bronze.target_file_rows = 1048576;
 	c->silver.pii_key_env = "FLOE_PII_KEY";
 	c->git_remote = "";
 	c->alerts.webhook_env = "FLOE_ALERT_WEBHOOK";

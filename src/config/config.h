@@ -15,6 +15,7 @@
 #include "base/buf.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct floe_arena floe_arena;
 
@@ -47,6 +48,11 @@ typedef struct floe_config_warehouse {
 	const char *schedule;       /* cron, default "0 * * * *" */
 } floe_config_warehouse;
 
+typedef struct floe_config_bronze {
+	int64_t late_window_seconds; /* "late-window", default 300 (5 minutes) */
+	int64_t target_file_rows;    /* "target-file-rows" of keyed tables, default 1048576 */
+} floe_config_bronze;
+
 typedef struct floe_config_silver {
 	floe_string_list history;   /* tables with SCD2 history */
 	floe_string_map pii;        /* "schema.table.column" → "hmac" | "null" */
@@ -65,6 +71,7 @@ typedef struct floe_config {
 	floe_config_source source;
 	floe_config_warehouse warehouse;
 	floe_string_map watermarks; /* "schema.table" → column */
+	floe_config_bronze bronze;
 	floe_config_silver silver;
 	floe_string_map policy;     /* change class → action */
 	const char *git_remote;     /* default "" (no pushes) */
@@ -108,6 +115,12 @@ typedef struct floe_config_seed {
 
 /* A complete, commented floe.toml for `seed`, appended to `out`; it parses back to `seed`. */
 int floe_config_render_initial(floe_buf *out, const floe_config_seed *seed);
+
+/*
+ * A duration: an integer and a unit — "90s", "5m", "2h", "1d", or with words
+ * ("5 minutes", "1 hour") — as seconds. -1 when the text is not one.
+ */
+int64_t floe_config_parse_duration(const char *text);
 
 /* `s` as a TOML basic string, quotes included. */
 int floe_config_put_toml_string(floe_buf *out, const char *s);

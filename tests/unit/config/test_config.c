@@ -94,3 +94,21 @@ FLOE_TEST(config_section_must_be_a_table)
 	FLOE_CHECK(parse("source = 1\n") == NULL);
 	FLOE_CHECK(strstr(error_message(), "`source` must be a table, not an integer") != NULL);
 }
+
+FLOE_TEST(config_bronze_durations_and_rows)
+{
+	floe_config *c = parse(minimal);
+	FLOE_CHECK(c && c->bronze.late_window_seconds == 300 && c->bronze.target_file_rows == 1048576);
+	floe_config_free(c);
+	c = parse("[source]\ndatabase = \"s\"\nuser = \"u\"\n[bronze]\nlate-window = \"2 hours\"\n"
+		  "target-file-rows = 5000\n");
+	FLOE_CHECK(c && c->bronze.late_window_seconds == 7200 && c->bronze.target_file_rows == 5000);
+	floe_config_free(c);
+	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = \"u\"\n[bronze]\nlate-window = \"soon\"\n") == NULL);
+	FLOE_CHECK(strstr(error_message(), "5:15:") && strstr(error_message(), "not a duration"));
+	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = \"u\"\n[bronze]\ntarget-file-rows = 0\n") == NULL);
+	FLOE_CHECK(strstr(error_message(), "out of range") != NULL);
+	FLOE_CHECK(floe_config_parse_duration("90s") == 90 && floe_config_parse_duration("5m") == 300);
+	FLOE_CHECK(floe_config_parse_duration("1d") == 86400 && floe_config_parse_duration("m") == -1);
+	FLOE_CHECK(floe_config_parse_duration("5 fortnights") == -1 && floe_config_parse_duration("") == -1);
+}

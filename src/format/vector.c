@@ -6,6 +6,7 @@
 #include "base/arena.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -268,6 +269,62 @@ void floe_vector_append_row(floe_vector *dst, const floe_vector *src, size_t i)
 		floe_vector_append_list(dst);
 		break;
 	default: floe_vector_append_i64(dst, src->v.i64[i]); break;
+	}
+}
+
+static int cmp_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+	if (c)
+		return c < 0 ? -1 : 1;
+	return alen < blen ? -1 : alen > blen;
+}
+
+/* Floats in a total order (NaN last, -0 before +0): how a sort must place them. */
+static int cmp_real(double x, double y)
+{
+	if (isnan(x) || isnan(y))
+		return isnan(x) - isnan(y);
+	if (x == y)
+		return signbit(y) - signbit(x);
+	return x < y ? -1 : 1;
+}
+
+#define CMP(x, y) ((x) < (y) ? -1 : (x) > (y))
+
+int floe_vector_compare_rows(const floe_vector *a, size_t i, const floe_vector *b, size_t j)
+{
+	bool va = floe_vector_is_valid(a, i), vb = floe_vector_is_valid(b, j);
+	size_t alen, blen;
+	assert(a->type == b->type);
+	if (!va || !vb)
+		return (int)vb - (int)va; /* nulls first */
+	switch (a->type) {
+	case FLOE_VEC_BOOLEAN: return CMP(a->v.u8[i], b->v.u8[j]);
+	case FLOE_VEC_INT:
+	case FLOE_VEC_DATE: return CMP(a->v.i32[i], b->v.i32[j]);
+	case FLOE_VEC_FLOAT: return cmp_real(a->v.f32[i], b->v.f32[j]);
+	case FLOE_VEC_DOUBLE: return cmp_real(a->v.f64[i], b->v.f64[j]);
+	case FLOE_VEC_DECIMAL: return floe_dec128_cmp(a->v.dec[i], b->v.dec[j]);
+	case FLOE_VEC_STRING:
+	case FLOE_VEC_BINARY: {
+		const uint8_t *pa = floe_vector_bytes(a, i, &alen), *pb = floe_vector_bytes(b, j, &blen);
+		return cmp_bytes(pa, alen, pb, blen);
+	}
+	case FLOE_VEC_UUID:
+	case FLOE_VEC_FIXED:
+		return cmp_bytes(a->v.fixed + i * (size_t)a->width, (size_t)a->width,
+				 b->v.fixed + j * (size_t)b->width, (size_t)b->width);
+	case FLOE_VEC_LIST: {
+		int64_t x = a->offsets[i], xe = a->offsets[i + 1], y = b->offsets[j], ye = b->offsets[j + 1];
+		for (; x < xe && y < ye; x++, y++) {
+			int c = floe_vector_compare_rows(a->child, (size_t)x, b->child, (size_t)y);
+			if (c)
+				return c;
+		}
+		return CMP(xe - x, ye - y);
+	}
+	default: return CMP(a->v.i64[i], b->v.i64[j]);
 	}
 }
 

@@ -126,6 +126,15 @@ void floe_vector_append_list(floe_vector *v);
 /* Row i of `src` (null or not; a list with its elements), appended to `dst` of the same type. */
 void floe_vector_append_row(floe_vector *dst, const floe_vector *src, size_t i);
 
+/*
+ * Order row i of `a` against row j of `b` (same type): -1, 0, 1. Nulls first; numbers,
+ * dates and times by value; strings, binary, uuid and fixed bytewise, a prefix first (the
+ * order of PostgreSQL's COLLATE "C", bytea and uuid); floats in a total order (-0 before
+ * +0, NaN last); lists element by element, the shorter first on a tie. 0 means equal
+ * values, so it is also the row equality of an upsert.
+ */
+int floe_vector_compare_rows(const floe_vector *a, size_t i, const floe_vector *b, size_t j);
+
 /* Bytes of row i of a STRING/BINARY vector. */
 static inline const uint8_t *floe_vector_bytes(const floe_vector *v, size_t i, size_t *len)
 {

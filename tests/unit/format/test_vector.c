@@ -1,0 +1,57 @@
+/*
+ * test_vector.c — row comparison (the key order of bronze upserts).
+ */
+#include "harness.h"
+#include "format/vector.h"
+
+#include <math.h>
+
+FLOE_TEST(vector_compare_rows_orders_like_postgres_c_collation)
+{
+	floe_vector s;
+	floe_vector_init(&s, FLOE_VEC_STRING, 0);
+	floe_vector_append_bytes(&s, "ab", 2);
+	floe_vector_append_bytes(&s, "abc", 3);
+	floe_vector_append_bytes(&s, "b", 1);
+	floe_vector_append_null(&s);
+	floe_vector_append_bytes(&s, "\xc3\xa9", 2);
+	FLOE_CHECK(floe_vector_compare_rows(&s, 0, &s, 1) < 0);
+	FLOE_CHECK(floe_vector_compare_rows(&s, 1, &s, 2) < 0);
+	FLOE_CHECK(floe_vector_compare_rows(&s, 3, &s, 0) < 0);
+	FLOE_CHECK(floe_vector_compare_rows(&s, 3, &s, 3) == 0);
+	FLOE_CHECK(floe_vector_compare_rows(&s, 2, &s, 4) < 0);
+	FLOE_CHECK(floe_vector_compare_rows(&s, 1, &s, 1) == 0);
+	floe_vector_free(&s);
+
+	floe_vector d;
+	floe_vector_init(&d, FLOE_VEC_DOUBLE, 0);
+	floe_vector_append_f64(&d, -0.0);
+	floe_vector_append_f64(&d, 0.0);
+	floe_vector_append_f64(&d, NAN);
+	floe_vector_append_f64(&d, 1e300);
+	FLOE_CHECK(floe_vector_compare_rows(&d, 0, &d, 1) < 0);
+	FLOE_CHECK(floe_vector_compare_rows(&d, 3, &d, 2) < 0);
+	FLOE_CHECK(floe_vector_compare_rows(&d, 2, &d, 2) == 0);
+	floe_vector_free(&d);
+
+	floe_vector l;
+	floe_vector_init_list(&l, FLOE_VEC_LONG, 0);
+	floe_vector_append_i64(l.child, 1);
+	floe_vector_append_i64(l.child, 2);
+	floe_vector_append_list(&l);
+	floe_vector_append_i64(l.child, 1);
+	floe_vector_append_list(&l);
+	floe_vector_append_i64(l.child, 1);
+	floe_vector_append_i64(l.child, 2);
+	floe_vector_append_list(&l);
+	FLOE_CHECK(floe_vector_compare_rows(&l, 1, &l, 0) < 0);
+	FLOE_CHECK(floe_vector_compare_rows(&l, 0, &l, 2) == 0);
+	floe_vector_free(&l);
+
+	floe_vector dec;
+	floe_vector_init(&dec, FLOE_VEC_DECIMAL, 0);
+	floe_vector_append_dec(&dec, floe_dec128_from_i64(-5));
+	floe_vector_append_dec(&dec, floe_dec128_from_i64(3));
+	FLOE_CHECK(floe_vector_compare_rows(&dec, 0, &dec, 1) < 0);
+	floe_vector_free(&dec);
+}

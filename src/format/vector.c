@@ -298,7 +298,7 @@ int floe_vector_compare_rows(const floe_vector *a, size_t i, const floe_vector *
 	size_t alen, blen;
 	assert(a->type == b->type);
 	if (!va || !vb)
-		return (int)vb - (int)va; /* nulls first */
+		return (int)va - (int)vb; /* nulls first */
 	switch (a->type) {
 	case FLOE_VEC_BOOLEAN: return CMP(a->v.u8[i], b->v.u8[j]);
 	case FLOE_VEC_INT:

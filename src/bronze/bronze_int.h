@@ -8,10 +8,23 @@
 #include "format/parquet.h"
 #include "format/vector.h"
 #include "iceberg/schema.h"
+#include "iceberg/table.h"
 #include "pg/copy.h"
 #include "plan/lock.h"
 
 typedef struct floe_arena floe_arena;
+
+/* Batches of rows between PostgreSQL, vectors and Parquet. */
+#define BRONZE_BATCH_ROWS 65536
+#define BRONZE_BATCH_BYTES ((size_t)32 << 20)
+
+/* Live progress of one table's load, read by the progress meter (another thread). */
+typedef struct bronze_progress {
+	const char *table;
+	const char *phase;              /* "copying", "merging", "committing" */
+	volatile uint64_t rows, bytes;  /* read from the source so far */
+	double started;                 /* monotonic seconds */
+} bronze_progress;
 
 /* One table's load, run by one worker thread. Everything it allocates is in `arena`. */
 typedef struct bronze_job {
@@ -23,6 +36,7 @@ typedef struct bronze_job {
 	const char *run_id;
 	floe_bronze_result *result;
 	floe_arena *arena;
+	bronze_progress *progress;
 } bronze_job;
 
 /* The lock's columns as the three shapes the load needs, in result-column order. */
@@ -41,7 +55,139 @@ typedef struct bronze_columns {
 int bronze_columns_build(bronze_columns *out, floe_arena *arena, const floe_lock_table *table,
 			 const uint32_t *oids, const uint32_t *elem_oids, size_t n);
 
-/* Load one table (a full snapshot replace). Sets job->result; returns -1 on failure. */
+/* Fresh vectors for every column (heap storage: free with bronze_vectors_free). */
+floe_vector *bronze_vectors_new(floe_arena *arena, const bronze_columns *cols);
+void bronze_vectors_clear(floe_vector *v, size_t n);
+void bronze_vectors_free(floe_vector *v, size_t n);
+
+/* ---- keys.c: the primary key as the order of files and rows ---- */
+
+typedef struct bronze_keys {
+	size_t n;                 /* key columns; 0 when the table has none */
+	size_t *col;              /* their indexes among the columns */
+	const char *unmergeable;  /* why rows cannot be merged by key (NULL: they can) */
+	long watermark;           /* the watermark column's index, -1 for none */
+} bronze_keys;
+
+/* The key and watermark of `table` among `cols`. */
+void bronze_keys_init(bronze_keys *out, floe_arena *arena, const floe_lock_table *table,
+		      const bronze_columns *cols);
+
+/*
+ * Compare the key of row i of a (key vectors a[0..n)) with row j of b: -1, 0, 1,
+ * in the order of `ORDER BY` the key with text columns COLLATE "C".
+ */
+int bronze_key_cmp(const bronze_keys *k, floe_vector *const *a, size_t i, floe_vector *const *b,
+		   size_t j);
+
+/* Point keys[0..n) at the key columns of full-row vectors. */
+void bronze_key_view(const bronze_keys *k, floe_vector **keys, floe_vector *rows);
+
+/*
+ * Append an Iceberg bound of a key column (Appendix D bytes) to `dst`, a vector of
+ * that column's type, as a row: -1 when the bytes do not fit the type. Truncated
+ * string bounds stay bounds in bytewise order (a prefix below, an increment above).
+ */
+int bronze_key_bound_append(floe_vector *dst, const uint8_t *bound, size_t len);
+
+/* "SELECT ... FROM (sql) AS floe_src" builders, identifiers quoted for `pg`. */
+const char *bronze_sql_order_by(floe_arena *arena, floe_pg *pg, const floe_lock_table *table,
+				const bronze_keys *k);
+
+/* ---- files.c: data files written by one load, bounded in rows ---- */
+
+typedef struct bronze_files {
+	floe_iceberg_table *table;
+	floe_arena *arena;
+	const bronze_columns *cols;
+	size_t max_rows;               /* per file; 0: unbounded */
+	floe_parquet_writer *writer;
+	const char *uri;               /* the open file's */
+	size_t rows;                   /* in the open file */
+	floe_iceberg_data_file *files; /* closed files */
+	size_t n, cap;
+} bronze_files;
+
+void bronze_files_init(bronze_files *f, floe_arena *arena, floe_iceberg_table *table,
+		       const bronze_columns *cols, size_t max_rows);
+/* Rows the open (or next) file still takes. */
+size_t bronze_files_room(const bronze_files *f);
+/* Write a batch (at most `room` rows); opens a file when none is open, closes it when full. */
+int bronze_files_write(bronze_files *f, const floe_vector *vectors);
+/* Close the open file, if any. */
+int bronze_files_close(bronze_files *f);
+/* Remove the files from index `from` on (and the open one): a load that will not commit them. */
+void bronze_files_discard(bronze_files *f, size_t from);
+
+/* ---- scan.c: rows of bronze data files, in file order ---- */
+
+typedef struct bronze_scan {
+	floe_iceberg_table *table;
+	floe_arena *arena;
+	const bronze_columns *cols;
+	const floe_iceberg_data_file *const *files;
+	size_t n_files, file;      /* file: the current one's index in files */
+	const size_t *want;        /* column indexes read */
+	size_t n_want;
+	floe_parquet_reader *reader;
+	size_t row_group;
+	floe_vector *vec;          /* n_want vectors of the current row group */
+	size_t row, rows;          /* current row, rows in the row group */
+	bool started;
+} bronze_scan;
+
+/* Read columns `want` of `files`, in that order. */
+void bronze_scan_init(bronze_scan *s, floe_arena *arena, floe_iceberg_table *table,
+		      const bronze_columns *cols, const floe_iceberg_data_file *const *files,
+		      size_t n_files, const size_t *want, size_t n_want);
+/* Move to the next row: 1, or 0 at the end, -1 on error. */
+int bronze_scan_next(bronze_scan *s);
+void bronze_scan_close(bronze_scan *s);
+
+/* ---- load.c / merge.c ---- */
+
+/* The state of one table's load, shared by the full and the incremental paths. */
+typedef struct bronze_load {
+	bronze_job *job;
+	floe_pg *pg;
+	const char *sql;            /* the extraction query */
+	const char *position;       /* the source's snapshot, pg_current_snapshot() */
+	floe_iceberg_catalog *catalog;
+	floe_iceberg_table *table;
+	bronze_columns cols;
+	bronze_keys keys;
+	int64_t expect_snapshot;
+	bronze_files out;
+	const char **removed;       /* URIs of files an incremental load replaces */
+	size_t n_removed;
+	bool has_watermark;
+	int64_t watermark;          /* the largest watermark loaded (µs or days) */
+	int64_t rows_read;
+	floe_iceberg_kv summary[16];
+	size_t n_summary;
+	const char *detail;
+} bronze_load;
+
+/* Add a snapshot summary entry (copied into the job's arena). */
+void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Track the largest watermark among `rows` vectors. */
+void bronze_watermark_track(bronze_load *l, const floe_vector *rows);
+/* The watermark as text ("2026-11-30 06:51:20.123456+00"), in the job's arena. */
+const char *bronze_watermark_text(bronze_load *l, int64_t value);
+/* Parse a previous snapshot's floe.watermark; -1 when it is not one of ours. */
+int bronze_watermark_parse(bronze_load *l, int64_t *out, const char *text);
+
+/*
+ * The incremental load: rows past the previous watermark minus the late window,
+ * upserted by key into the files they fall in, deletes found by a key-set diff.
+ * Leaves l->out / l->removed for the commit. Sets *full_reason (and writes nothing)
+ * when the table must be loaded in full instead.
+ */
+int bronze_merge(bronze_load *l, int64_t previous_watermark, const char **full_reason);
+
+/* Load one table. Sets job->result; returns -1 on failure. */
 int bronze_load_table(bronze_job *job);
 
 #endif

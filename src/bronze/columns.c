@@ -120,3 +120,33 @@ int bronze_columns_build(bronze_columns *out, floe_arena *a, const floe_lock_tab
 		out->schema->n_identifier_ids = 0;
 	return 0;
 }
+
+floe_vector *bronze_vectors_new(floe_arena *a, const bronze_columns *cols)
+{
+	floe_vector *v = floe_arena_alloc(a, (cols->n + 1) * sizeof(floe_vector));
+	for (size_t i = 0; i < cols->n; i++) {
+		const floe_pg_copy_column *c = &cols->copy[i];
+		if (c->vec == FLOE_VEC_LIST) {
+			floe_vector_init_list(&v[i], c->elem_vec, c->elem_vec == FLOE_VEC_UUID ? 16 : 0);
+			v[i].child->precision = c->elem_precision;
+			v[i].child->scale = c->elem_scale;
+		} else {
+			floe_vector_init(&v[i], c->vec, c->width);
+		}
+		v[i].precision = c->precision;
+		v[i].scale = c->scale;
+	}
+	return v;
+}
+
+void bronze_vectors_clear(floe_vector *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		floe_vector_clear(&v[i]);
+}
+
+void bronze_vectors_free(floe_vector *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		floe_vector_free(&v[i]);
+}

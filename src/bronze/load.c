@@ -1,6 +1,8 @@
 /*
- * load.c — one table's full load: source transaction → COPY binary → Parquet →
- * one Iceberg snapshot that replaces the previous one.
+ * load.c — one table's load: source transaction → COPY binary → Parquet → one
+ * Iceberg snapshot. A full load replaces every file; a table the plan proves
+ * incremental is merged by key (merge.c) once a full load gave it key-sorted
+ * files and a watermark.
  *
  * Order of effects, for crash safety: data files are written first (invisible
  * until committed); the commit is the catalog's compare-and-swap and expects
@@ -19,33 +21,23 @@
 #include "pg/pg.h"
 #include "plan/plan.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#define BATCH_ROWS 65536
-#define BATCH_BYTES ((size_t)32 << 20)
-#define FILE_TARGET_BYTES ((uint64_t)768 << 20) /* of COPY input per data file (~ a few hundred MB of Parquet) */
-#define ROW_GROUP_BYTES ((size_t)64 << 20)
-#define MAX_FILES 4096
+#define FILE_TARGET_BYTES ((uint64_t)768 << 20) /* of COPY input per data file of an unkeyed table */
 
-typedef struct load_state {
-	bronze_job *job;
-	floe_pg *pg;
-	floe_pg_copy *copy;
-	floe_iceberg_catalog *catalog;
-	floe_iceberg_table *table;
-	bronze_columns cols;
-	floe_vector *vectors;
-	floe_parquet_writer *writer;
-	const char *writer_uri;
-	uint64_t file_start_bytes;
-	floe_iceberg_data_file *files;
-	size_t n_files;
-	const char *position;      /* the source's snapshot, pg_current_snapshot() */
-	int64_t expect_snapshot;
-} load_state;
+typedef bronze_load load_state;
+
+/* The query without trailing blanks and semicolons, so it can be wrapped as a subquery. */
+static const char *trimmed(floe_arena *a, const char *sql, size_t len)
+{
+	while (len && strchr(" \t\r\n;", sql[len - 1]))
+		len--;
+	return floe_arena_strndup(a, sql, len);
+}
 
 static const char *extraction_sql(load_state *s)
 {
@@ -60,7 +52,7 @@ static const char *extraction_sql(load_state *s)
 			floe_buf_free(&text);
 			return NULL;
 		}
-		const char *sql = floe_arena_strndup(s->job->arena, floe_buf_cstr(&text), text.len);
+		const char *sql = trimmed(s->job->arena, floe_buf_cstr(&text), text.len);
 		floe_buf_free(&text);
 		return sql;
 	}
@@ -143,135 +135,149 @@ static int check_schema(load_state *s)
 	return 0;
 }
 
-static int open_writer(load_state *s)
+void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)
 {
-	floe_parquet_writer_opts o = FLOE_PARQUET_WRITER_OPTS_INIT;
-	o.row_group_bytes = ROW_GROUP_BYTES;
-	s->writer_uri = floe_iceberg_table_new_data_uri(s->table, s->job->arena, "parquet");
-	const char *path = floe_iceberg_uri_to_path(s->job->arena, s->writer_uri);
-	const char *slash = strrchr(path, '/');
-	const char *dir = floe_arena_strndup(s->job->arena, path, (size_t)(slash - path));
-	if (floe_fs_mkdir_p(dir, 0755) < 0)
-		return -1;
-	s->file_start_bytes = floe_pg_copy_bytes(s->copy);
-	return floe_parquet_writer_open(&s->writer, path, s->cols.fields, s->cols.n, &o);
+	va_list ap;
+	va_start(ap, fmt);
+	char *value = floe_arena_vprintf(l->job->arena, fmt, ap);
+	va_end(ap);
+	if (l->n_summary < sizeof(l->summary) / sizeof(l->summary[0]))
+		l->summary[l->n_summary++] = (floe_iceberg_kv){ key, value };
 }
 
-static void to_data_file(floe_iceberg_data_file *f, floe_arena *a, const char *uri,
-			 const floe_parquet_file_stats *st)
+static void progress(load_state *s, const char *phase, const floe_pg_copy *copy)
 {
-	floe_iceberg_column_stats *cs = floe_arena_alloc(a, (st->n_columns + 1) * sizeof(*cs));
-	for (size_t i = 0; i < st->n_columns; i++) {
-		const floe_parquet_column_stats *p = &st->columns[i];
-		cs[i] = (floe_iceberg_column_stats)FLOE_ICEBERG_COLUMN_STATS_INIT;
-		cs[i].field_id = p->field_id;
-		cs[i].column_size = p->column_size;
-		cs[i].value_count = p->value_count;
-		cs[i].null_value_count = p->null_count;
-		cs[i].nan_value_count = p->has_nan_count ? p->nan_count : -1;
-		cs[i].has_lower = p->has_lower;
-		cs[i].lower = p->lower;
-		cs[i].lower_len = p->lower_len;
-		cs[i].has_upper = p->has_upper;
-		cs[i].upper = p->upper;
-		cs[i].upper_len = p->upper_len;
+	bronze_progress *p = s->job->progress;
+	if (!p)
+		return;
+	p->phase = phase;
+	if (copy) {
+		p->rows = floe_pg_copy_rows(copy);
+		p->bytes = floe_pg_copy_bytes(copy);
 	}
-	*f = (floe_iceberg_data_file)FLOE_ICEBERG_DATA_FILE_INIT;
-	f->path = uri;
-	f->record_count = st->record_count;
-	f->file_size_in_bytes = st->file_size;
-	f->split_offsets = st->split_offsets;
-	f->n_split_offsets = st->n_split_offsets;
-	f->columns = cs;
-	f->n_columns = st->n_columns;
 }
 
-static int close_writer(load_state *s)
-{
-	floe_parquet_file_stats st;
-	floe_parquet_writer *w = s->writer;
-	s->writer = NULL;
-	if (floe_parquet_writer_close(&st, w, s->job->arena) < 0)
-		return -1;
-	if (s->n_files == MAX_FILES)
-		return floe_error_set(FLOE_ERR_INTERNAL, "more than %d data files for one load", MAX_FILES);
-	to_data_file(&s->files[s->n_files++], s->job->arena, s->writer_uri, &st);
-	return 0;
-}
-
-static int stream(load_state *s, const char *sql)
-{
-	size_t rows = 0;
-	s->vectors = floe_arena_alloc(s->job->arena, (s->cols.n + 1) * sizeof(floe_vector));
-	for (size_t i = 0; i < s->cols.n; i++) {
-		const floe_pg_copy_column *c = &s->cols.copy[i];
-		if (c->vec == FLOE_VEC_LIST)
-			floe_vector_init_list(&s->vectors[i], c->elem_vec, c->elem_vec == FLOE_VEC_UUID ? 16 : 0);
-		else
-			floe_vector_init(&s->vectors[i], c->vec, c->width);
-		s->vectors[i].precision = c->precision;
-		s->vectors[i].scale = c->scale;
-	}
-	if (floe_pg_copy_begin(&s->copy, s->pg, sql, s->cols.copy, s->cols.n) < 0 || open_writer(s) < 0)
-		return -1;
-	for (;;) {
-		for (size_t i = 0; i < s->cols.n; i++)
-			floe_vector_clear(&s->vectors[i]);
-		if (floe_pg_copy_next(s->copy, s->vectors, BATCH_ROWS, BATCH_BYTES, &rows) < 0)
-			return -1;
-		if (rows == 0)
-			break;
-		if (floe_parquet_writer_write_batch(s->writer, s->vectors, s->cols.n) < 0)
-			return -1;
-		if (floe_pg_copy_bytes(s->copy) - s->file_start_bytes >= FILE_TARGET_BYTES &&
-		    (close_writer(s) < 0 || open_writer(s) < 0))
-			return -1;
-	}
-	return close_writer(s);
-}
-
-static int commit(load_state *s)
+/*
+ * Stream every row. A keyed table's rows come sorted by key into files of at most
+ * target-file-rows rows (the incremental load's invariant); others into files
+ * bounded by the bytes they took from the source.
+ */
+static int load_full(load_state *s, bool by_key)
 {
 	bronze_job *job = s->job;
-	floe_iceberg_kv summary[3] = {
-		{ "floe.run-id", job->run_id },
-		{ "floe.source-position", s->position },
-		{ "floe.load-mode", "full" },
-	};
-	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
-	o.summary = summary;
-	o.n_summary = 3;
-	o.expect_snapshot_id = s->expect_snapshot;
-	if (floe_iceberg_table_replace(s->table, s->files, s->n_files, &o) < 0)
-		return -1;
-	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(s->table);
-	job->result->snapshot_id = m->current_snapshot_id;
-	return 0;
+	floe_pg_copy *copy = NULL;
+	floe_vector *vectors = bronze_vectors_new(job->arena, &s->cols);
+	size_t rows = 0;
+	uint64_t file_start = 0;
+	int error = -1;
+	const char *sql = s->sql;
+	if (by_key) {
+		const char *order = bronze_sql_order_by(job->arena, s->pg, job->table, &s->keys);
+		if (!order)
+			goto cleanup;
+		sql = floe_arena_printf(job->arena, "SELECT * FROM (\n%s\n) AS floe_src%s", s->sql, order);
+	}
+	bronze_files_init(&s->out, job->arena, s->table, &s->cols,
+			  by_key ? (size_t)job->config->bronze.target_file_rows : 0);
+	s->has_watermark = false;
+	if (floe_pg_copy_begin(&copy, s->pg, sql, s->cols.copy, s->cols.n) < 0)
+		goto cleanup;
+	for (;;) {
+		size_t room = bronze_files_room(&s->out);
+		bronze_vectors_clear(vectors, s->cols.n);
+		if (floe_pg_copy_next(copy, vectors, room < BRONZE_BATCH_ROWS ? room : BRONZE_BATCH_ROWS,
+				      BRONZE_BATCH_BYTES, &rows) < 0)
+			goto cleanup;
+		progress(s, "copying", copy);
+		if (rows == 0)
+			break;
+		bronze_watermark_track(s, vectors);
+		if (bronze_files_write(&s->out, vectors) < 0)
+			goto cleanup;
+		if (!by_key && floe_pg_copy_bytes(copy) - file_start >= FILE_TARGET_BYTES) {
+			if (bronze_files_close(&s->out) < 0)
+				goto cleanup;
+			file_start = floe_pg_copy_bytes(copy);
+		}
+	}
+	if (bronze_files_close(&s->out) < 0)
+		goto cleanup;
+	s->rows_read = (int64_t)floe_pg_copy_rows(copy);
+	job->result->bytes = (int64_t)floe_pg_copy_bytes(copy);
+	error = 0;
+cleanup:
+	floe_pg_copy_free(copy);
+	bronze_vectors_free(vectors, s->cols.n);
+	return error;
 }
 
-static void remove_written(load_state *s)
+static int commit(load_state *s, bool full)
 {
-	floe_iceberg_storage *st = s->table ? floe_iceberg_table_storage(s->table) : NULL;
-	if (!st)
-		return;
-	for (size_t i = 0; i < s->n_files; i++)
-		floe_iceberg_storage_remove(st, s->files[i].path);
-	if (s->writer) {
-		floe_parquet_writer_abort(s->writer);
-		s->writer = NULL;
-		floe_iceberg_storage_remove(st, s->writer_uri);
-	}
+	bronze_job *job = s->job;
+	floe_iceberg_kv summary[24];
+	size_t n = 0;
+	summary[n++] = (floe_iceberg_kv){ "floe.run-id", job->run_id };
+	summary[n++] = (floe_iceberg_kv){ "floe.source-position", s->position };
+	summary[n++] = (floe_iceberg_kv){ "floe.load-mode", full ? "full" : "incremental" };
+	for (size_t i = 0; i < s->n_summary; i++)
+		summary[n++] = s->summary[i];
+	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
+	o.summary = summary;
+	o.n_summary = n;
+	o.expect_snapshot_id = s->expect_snapshot;
+	progress(s, "committing", NULL);
+	int rc = full ? floe_iceberg_table_replace(s->table, s->out.files, s->out.n, &o)
+		      : floe_iceberg_table_rewrite(s->table, s->removed, s->n_removed, s->out.files, s->out.n, &o);
+	if (rc < 0)
+		return -1;
+	job->result->snapshot_id = floe_iceberg_table_metadata(s->table)->current_snapshot_id;
+	return 0;
 }
 
 static void cleanup(load_state *s)
 {
-	floe_pg_copy_free(s->copy);
-	floe_parquet_writer_abort(s->writer);
-	for (size_t i = 0; s->vectors && i < s->cols.n; i++)
-		floe_vector_free(&s->vectors[i]);
 	floe_iceberg_table_free(s->table);
 	floe_iceberg_catalog_free(s->catalog);
 	floe_pg_close(s->pg);
+}
+
+/* The key as field ids ("1,2"): a snapshot merged by another key cannot be merged by this one. */
+static const char *key_ids(load_state *s)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	for (size_t i = 0; i < s->keys.n; i++)
+		floe_buf_printf(&b, "%s%d", i ? "," : "", (int)s->cols.schema->fields[s->keys.col[i]].id);
+	const char *out = floe_arena_strndup(s->job->arena, floe_buf_cstr(&b), b.len);
+	floe_buf_free(&b);
+	return out;
+}
+
+/*
+ * Whether the table can be merged: the plan says incremental, the key can be ordered,
+ * and the current snapshot was loaded by key with a watermark (sets *previous).
+ * Otherwise *why says what makes this load a full one.
+ */
+static bool mergeable(load_state *s, int64_t *previous, const char **why)
+{
+	const floe_lock_table *t = s->job->table;
+	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(s->table);
+	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(m);
+	*why = NULL;
+	if (strcmp(t->mode, "incremental") != 0)
+		return false;
+	if (s->keys.unmergeable) {
+		*why = floe_arena_printf(s->job->arena, "loaded in full: %s", s->keys.unmergeable);
+		return false;
+	}
+	const char *key = snap ? floe_iceberg_snapshot_summary(snap, "floe.key") : NULL;
+	const char *wm = snap ? floe_iceberg_snapshot_summary(snap, "floe.watermark") : NULL;
+	if (!snap)
+		*why = "first load: in full, sorted by key";
+	else if (!key || strcmp(key, key_ids(s)) != 0)
+		*why = "loaded in full, sorted by key: the last snapshot was not loaded by this key";
+	else if (bronze_watermark_parse(s, previous, wm) < 0)
+		*why = "loaded in full, sorted by key: the last snapshot has no watermark";
+	return *why == NULL;
 }
 
 int bronze_load_table(bronze_job *job)
@@ -280,33 +286,52 @@ int bronze_load_table(bronze_job *job)
 	floe_bronze_result *r = job->result;
 	uint32_t *oids = NULL, *elems = NULL;
 	size_t n = 0;
-	const char *sql = NULL;
-	bool commit_tried = false;
+	bool commit_tried = false, full = true;
+	int64_t previous = 0;
+	const char *why = NULL;
 	int error = -1;
-	s.files = floe_arena_alloc(job->arena, MAX_FILES * sizeof(*s.files));
 
-	if (!(sql = extraction_sql(&s)) || open_source(&s) < 0 ||
-	    floe_pg_describe_query(s.pg, job->arena, sql, &oids, &elems, &n) < 0 ||
+	if (!(s.sql = extraction_sql(&s)) || open_source(&s) < 0 ||
+	    floe_pg_describe_query(s.pg, job->arena, s.sql, &oids, &elems, &n) < 0 ||
 	    bronze_columns_build(&s.cols, job->arena, job->table, oids, elems, n) < 0 ||
-	    open_table(&s) < 0 || check_schema(&s) < 0 || stream(&s, sql) < 0)
+	    open_table(&s) < 0 || check_schema(&s) < 0)
 		goto cleanup;
-	commit_tried = true;
-	if (commit(&s) < 0)
+	bronze_keys_init(&s.keys, job->arena, job->table, &s.cols);
+	bool by_key = strcmp(job->table->mode, "incremental") == 0 && !s.keys.unmergeable;
+	if (mergeable(&s, &previous, &why)) {
+		if (bronze_merge(&s, previous, &why) < 0)
+			goto cleanup;
+		full = why != NULL;
+	}
+	if (full && load_full(&s, by_key) < 0)
 		goto cleanup;
+	if (by_key) {
+		bronze_load_note(&s, "floe.key", "%s", key_ids(&s));
+		if (s.has_watermark)
+			bronze_load_note(&s, "floe.watermark", "%s", bronze_watermark_text(&s, s.watermark));
+	}
+	bronze_load_note(&s, "floe.rows-read", "%lld", (long long)s.rows_read);
+	if (!full && s.n_removed == 0 && s.out.n == 0) {
+		r->detail = floe_arena_printf(job->arena, "no changes%s; source snapshot %s",
+					      s.detail ? s.detail : "", s.position);
+		r->snapshot_id = s.expect_snapshot;
+	} else {
+		commit_tried = true;
+		if (commit(&s, full) < 0)
+			goto cleanup;
+		r->detail = full ? floe_arena_printf(job->arena, "%s%ssource snapshot %s", why ? why : "",
+						     why ? "; " : "", s.position)
+				 : floe_arena_printf(job->arena, "%s; source snapshot %s", s.detail, s.position);
+	}
 	floe_pg_exec(s.pg, "COMMIT");
-	r->rows = (int64_t)floe_pg_copy_rows(s.copy);
-	r->bytes = (int64_t)floe_pg_copy_bytes(s.copy);
-	r->files = (int64_t)s.n_files;
-	r->detail = strcmp(job->table->mode, "incremental") == 0
-		? floe_arena_printf(job->arena, "loaded in full: incremental loading is not built yet; source snapshot %s",
-				    s.position)
-		: floe_arena_printf(job->arena, "source snapshot %s", s.position);
+	r->rows = s.rows_read;
+	r->files = (int64_t)s.out.n;
 	error = 0;
 cleanup:
 	/* Once a commit was tried its files may be live (an unknown outcome): only orphan
 	 * removal, which reads the committed metadata, may delete them then. */
-	if (error < 0 && !commit_tried)
-		remove_written(&s);
+	if (error < 0 && !commit_tried && s.table)
+		bronze_files_discard(&s.out, 0);
 	cleanup(&s);
 	return error;
 }

@@ -1,0 +1,643 @@
+/*
+ * merge.c — the incremental load: an upsert by primary key with copy-on-write.
+ *
+ * The table's data files are sorted by key and disjoint (a full load of a keyed
+ * table writes them so, and every merge keeps it so). One load:
+ *
+ *   1. reads the rows whose watermark is at or past the last one loaded minus the
+ *      late-arrival window, sorted by key (the changes);
+ *   2. routes each change to the files whose key bounds (Iceberg column stats of
+ *      the first key column) hold it — a new key between files goes to the file
+ *      before it, so files grow instead of multiplying;
+ *   3. finds deletes: the source's row count must equal bronze's plus the changes
+ *      that are new keys; when it does not, the source's keys are streamed in key
+ *      order against bronze's (a key-set diff), which names every deleted key (and
+ *      counts the rows bronze lacks that the changes did not bring: late arrivals,
+ *      left to reconciliation);
+ *   4. rewrites each run of adjacent touched files as one sorted stream merged
+ *      with its changes and deletes, into files of at most target-file-rows rows;
+ *      a run whose rows all come out equal is left as it was.
+ *
+ * What makes the load a full one instead (the reason is reported): too many
+ * changes to hold (a full load is cheaper then), a file without key bounds, files
+ * out of key order, too many deletes.
+ */
+#include "bronze/bronze_int.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "iceberg/data_file.h"
+#include "pg/pg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHANGE_MAX_BYTES ((uint64_t)64 << 20) /* of COPY data held in memory */
+#define DELETE_MAX_KEYS ((size_t)1 << 20)
+#define NO_FILE ((size_t)-1)
+
+typedef struct merge {
+	bronze_load *l;
+	floe_arena *a;
+	const bronze_keys *k;
+	size_t ncols;
+	const char *full;              /* set: load in full instead, for this reason */
+	/* the changes, sorted by key */
+	floe_vector *chg;
+	floe_vector **chg_keys;
+	size_t n_chg;
+	size_t *chg_file;              /* the file each change goes to (NO_FILE: no files yet) */
+	/* the current snapshot's files, sorted by key */
+	const floe_iceberg_data_file **files;
+	size_t n_files;
+	floe_vector lower, upper;      /* their first key column's bounds, one row per file */
+	bool *touched;
+	int64_t bronze_rows;
+	/* deleted keys, sorted, and the file each was found in */
+	floe_vector *del;
+	floe_vector **del_keys;
+	size_t *del_file;
+	size_t n_del;
+	int64_t late_missing;
+	int64_t inserted, updated, deleted, rewritten;
+} merge;
+
+/* ---- checking that a stream of keys ascends ---- */
+
+typedef struct key_order {
+	floe_vector *prev;             /* the previous key, one row per key column */
+	floe_vector **prev_keys;
+	bool has_prev;
+} key_order;
+
+static void order_init(key_order *o, merge *m)
+{
+	o->prev = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
+	o->prev_keys = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector *));
+	for (size_t i = 0; i < m->k->n; i++) {
+		const floe_pg_copy_column *c = &m->l->cols.copy[m->k->col[i]];
+		floe_vector_init(&o->prev[i], c->vec, c->width);
+		o->prev_keys[i] = &o->prev[i];
+	}
+	o->has_prev = false;
+}
+
+/* Whether key row i of `keys` comes strictly after the previous one; remembers it. */
+static bool order_next(key_order *o, const bronze_keys *k, floe_vector *const *keys, size_t i)
+{
+	bool ok = !o->has_prev || bronze_key_cmp(k, o->prev_keys, 0, keys, i) < 0;
+	for (size_t c = 0; c < k->n; c++) {
+		floe_vector_clear(&o->prev[c]);
+		floe_vector_append_row(&o->prev[c], keys[c], i);
+	}
+	o->has_prev = true;
+	return ok;
+}
+
+static void order_free(key_order *o, const bronze_keys *k)
+{
+	for (size_t c = 0; o->prev && c < k->n; c++)
+		floe_vector_free(&o->prev[c]);
+}
+
+/* ---- 1. the changes ---- */
+
+static const char *wrapped(merge *m, const char *columns, const char *where)
+{
+	bronze_load *l = m->l;
+	const char *order = bronze_sql_order_by(m->a, l->pg, l->job->table, m->k);
+	return order ? floe_arena_printf(m->a, "SELECT %s FROM (\n%s\n) AS floe_src%s%s", columns, l->sql,
+					 where, order)
+		     : NULL;
+}
+
+static int fetch_changes(merge *m, int64_t previous)
+{
+	bronze_load *l = m->l;
+	floe_pg_copy *copy = NULL;
+	floe_buf where = FLOE_BUF_INIT;
+	size_t rows = 0;
+	int error = -1;
+	int64_t lower = previous - l->job->config->bronze.late_window_seconds * INT64_C(1000000);
+	floe_buf_puts(&where, " WHERE floe_src.");
+	if (floe_pg_quote_ident(&where, l->pg, l->job->table->columns[m->k->watermark].name) < 0)
+		goto cleanup;
+	floe_buf_printf(&where, " >= '%s'", bronze_watermark_text(l, lower));
+	const char *sql = wrapped(m, "*", floe_buf_cstr(&where));
+	if (!sql || floe_pg_copy_begin(&copy, l->pg, sql, l->cols.copy, m->ncols) < 0)
+		goto cleanup;
+	m->chg = bronze_vectors_new(m->a, &l->cols);
+	for (;;) {
+		if (m->full) /* too many: read on (a cancel would end the transaction) and drop them */
+			bronze_vectors_clear(m->chg, m->ncols);
+		if (floe_pg_copy_next(copy, m->chg, BRONZE_BATCH_ROWS, BRONZE_BATCH_BYTES, &rows) < 0)
+			goto cleanup;
+		if (rows == 0)
+			break;
+		if (!m->full && floe_pg_copy_bytes(copy) > CHANGE_MAX_BYTES)
+			m->full = floe_arena_printf(m->a, "loaded in full: more than %llu MB changed since %s",
+						    (unsigned long long)(CHANGE_MAX_BYTES >> 20),
+						    bronze_watermark_text(l, lower));
+		if (l->job->progress) {
+			l->job->progress->rows = floe_pg_copy_rows(copy);
+			l->job->progress->bytes = floe_pg_copy_bytes(copy);
+		}
+	}
+	l->rows_read = (int64_t)floe_pg_copy_rows(copy);
+	l->job->result->bytes = (int64_t)floe_pg_copy_bytes(copy);
+	m->n_chg = m->chg[0].len;
+	m->chg_keys = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector *));
+	bronze_key_view(m->k, m->chg_keys, m->chg);
+	bronze_watermark_track(l, m->chg);
+	key_order o;
+	order_init(&o, m);
+	for (size_t i = 0; i < m->n_chg && !m->full; i++)
+		if (!order_next(&o, m->k, m->chg_keys, i))
+			m->full = "loaded in full: the source returned keys out of order or twice";
+	order_free(&o, m->k);
+	error = 0;
+cleanup:
+	floe_pg_copy_free(copy);
+	floe_buf_free(&where);
+	return error;
+}
+
+/* ---- 2. the files and where each change goes ---- */
+
+typedef struct file_bounds {
+	const floe_vector *lower, *upper;
+} file_bounds;
+
+static int by_bounds(const void *x, const void *y, void *ctx)
+{
+	const file_bounds *b = ctx;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int c = floe_vector_compare_rows(b->lower, i, b->lower, j);
+	return c ? c : floe_vector_compare_rows(b->upper, i, b->upper, j);
+}
+
+static int list_files(merge *m)
+{
+	bronze_load *l = m->l;
+	floe_iceberg_scan *scan = NULL;
+	const floe_iceberg_field *key0 = &l->cols.schema->fields[m->k->col[0]];
+	const floe_pg_copy_column *c0 = &l->cols.copy[m->k->col[0]];
+	if (floe_iceberg_table_plan(&scan, m->a, l->table, l->expect_snapshot) < 0)
+		return -1;
+	floe_vector lower, upper;
+	floe_vector_init(&lower, c0->vec, c0->width);
+	floe_vector_init(&upper, c0->vec, c0->width);
+	size_t *order = floe_arena_alloc(m->a, (scan->n_files + 1) * sizeof(size_t));
+	for (size_t f = 0; f < scan->n_files && !m->full; f++) {
+		const floe_iceberg_data_file *d = &scan->files[f].file;
+		const floe_iceberg_column_stats *st = floe_iceberg_data_file_column(d, key0->id);
+		order[f] = f;
+		m->bronze_rows += d->record_count;
+		if (d->content != FLOE_ICEBERG_CONTENT_DATA)
+			m->full = "loaded in full: the table has delete files";
+		else if (!st || !st->has_lower || !st->has_upper ||
+			 bronze_key_bound_append(&lower, st->lower, st->lower_len) < 0 ||
+			 bronze_key_bound_append(&upper, st->upper, st->upper_len) < 0)
+			m->full = floe_arena_printf(m->a, "loaded in full: data file \"%s\" has no bounds for \"%s\"",
+						    d->path, key0->name);
+	}
+	if (!m->full) {
+		file_bounds b = { &lower, &upper };
+		qsort_r(order, scan->n_files, sizeof(size_t), by_bounds, &b);
+		floe_vector_init(&m->lower, c0->vec, c0->width);
+		floe_vector_init(&m->upper, c0->vec, c0->width);
+		m->files = floe_arena_alloc(m->a, (scan->n_files + 1) * sizeof(*m->files));
+		for (size_t f = 0; f < scan->n_files; f++) {
+			m->files[f] = &scan->files[order[f]].file;
+			floe_vector_append_row(&m->lower, &lower, order[f]);
+			floe_vector_append_row(&m->upper, &upper, order[f]);
+			/* Disjoint files have ascending upper bounds too; anything else is not ours. */
+			if (f && floe_vector_compare_rows(&m->upper, f - 1, &m->upper, f) > 0)
+				m->full = "loaded in full: the data files overlap in key ranges";
+		}
+		m->n_files = scan->n_files;
+	}
+	floe_vector_free(&lower);
+	floe_vector_free(&upper);
+	m->touched = floe_arena_alloc(m->a, (m->n_files + 1) * sizeof(bool));
+	return 0;
+}
+
+/* The first file index in [0, n) whose bound row compares `want` to the key (binary search). */
+static size_t first_file(merge *m, const floe_vector *bounds, const floe_vector *key, size_t row, bool above)
+{
+	size_t lo = 0, hi = m->n_files;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = floe_vector_compare_rows(bounds, mid, key, row);
+		if (above ? c > 0 : c >= 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Mark the files a key may live in; return the one it goes to. */
+static size_t route(merge *m, const floe_vector *key0, size_t row)
+{
+	if (m->n_files == 0)
+		return NO_FILE;
+	size_t from = first_file(m, &m->upper, key0, row, false); /* upper >= key */
+	size_t to = first_file(m, &m->lower, key0, row, true);    /* lower > key */
+	for (size_t f = from; f < to; f++)
+		m->touched[f] = true;
+	if (from < to)
+		return from;
+	size_t f = to ? to - 1 : 0; /* between files: the one before (or the first) */
+	m->touched[f] = true;
+	return f;
+}
+
+static void route_changes(merge *m)
+{
+	m->chg_file = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(size_t));
+	for (size_t i = 0; i < m->n_chg; i++)
+		m->chg_file[i] = route(m, m->chg_keys[0], i);
+}
+
+/* ---- 3. deletes ---- */
+
+/* Changes whose key bronze has: read the touched files' keys against the changes. */
+static int count_existing(merge *m, int64_t *out)
+{
+	bronze_scan s;
+	key_order o;
+	const floe_iceberg_data_file **files = floe_arena_alloc(m->a, (m->n_files + 1) * sizeof(*files));
+	size_t n = 0, c = 0;
+	int rc, error = -1;
+	floe_vector *keys[64];
+	for (size_t f = 0; f < m->n_files; f++)
+		if (m->touched[f])
+			files[n++] = m->files[f];
+	*out = 0;
+	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, files, n, m->k->col, m->k->n);
+	order_init(&o, m);
+	while ((rc = bronze_scan_next(&s)) > 0) {
+		for (size_t i = 0; i < m->k->n; i++)
+			keys[i] = &s.vec[i];
+		if (!order_next(&o, m->k, keys, s.row)) {
+			m->full = "loaded in full: the data files are not in key order";
+			break;
+		}
+		while (c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row) < 0)
+			c++;
+		if (c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row) == 0)
+			(*out)++;
+	}
+	if (rc >= 0)
+		error = 0;
+	order_free(&o, m->k);
+	bronze_scan_close(&s);
+	return error;
+}
+
+static int source_count(merge *m, int64_t *out)
+{
+	floe_pg_result *r = NULL;
+	const char *sql = floe_arena_printf(m->a, "SELECT count(*) FROM (\n%s\n) AS floe_src", m->l->sql);
+	if (floe_pg_query(&r, m->l->pg, sql, 0, NULL) < 0)
+		return -1;
+	*out = floe_pg_result_int(r, 0, 0);
+	floe_pg_result_free(r);
+	return 0;
+}
+
+/* The source's keys in key order, a batch at a time. */
+typedef struct key_stream {
+	floe_pg_copy *copy;
+	floe_pg_copy_column *cols;
+	floe_vector *vec;
+	floe_vector *keys[64];
+	size_t row, rows;
+	bool done;
+} key_stream;
+
+static int stream_next(key_stream *ks, size_t nkeys)
+{
+	if (ks->row + 1 < ks->rows) {
+		ks->row++;
+		return 1;
+	}
+	for (size_t i = 0; i < nkeys; i++)
+		floe_vector_clear(&ks->vec[i]);
+	if (floe_pg_copy_next(ks->copy, ks->vec, BRONZE_BATCH_ROWS, BRONZE_BATCH_BYTES, &ks->rows) < 0)
+		return -1;
+	ks->row = 0;
+	ks->done = ks->rows == 0;
+	return ks->done ? 0 : 1;
+}
+
+static int open_key_stream(key_stream *ks, merge *m)
+{
+	floe_buf cols = FLOE_BUF_INIT;
+	int error = -1;
+	ks->cols = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(*ks->cols));
+	ks->vec = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
+	for (size_t i = 0; i < m->k->n; i++) {
+		ks->cols[i] = m->l->cols.copy[m->k->col[i]];
+		floe_vector_init(&ks->vec[i], ks->cols[i].vec, ks->cols[i].width);
+		ks->keys[i] = &ks->vec[i];
+		floe_buf_puts(&cols, i ? ", floe_src." : "floe_src.");
+		if (floe_pg_quote_ident(&cols, m->l->pg, m->l->job->table->columns[m->k->col[i]].name) < 0)
+			goto cleanup;
+	}
+	const char *sql = wrapped(m, floe_buf_cstr(&cols), "");
+	if (sql && floe_pg_copy_begin(&ks->copy, m->l->pg, sql, ks->cols, m->k->n) == 0)
+		error = 0;
+cleanup:
+	floe_buf_free(&cols);
+	return error;
+}
+
+static void close_key_stream(key_stream *ks, size_t nkeys)
+{
+	floe_pg_copy_free(ks->copy);
+	for (size_t i = 0; ks->vec && i < nkeys; i++)
+		floe_vector_free(&ks->vec[i]);
+}
+
+static void add_delete(merge *m, floe_vector *const *keys, size_t row, size_t file)
+{
+	if (m->n_del == DELETE_MAX_KEYS) {
+		m->full = "loaded in full: more than a million rows were deleted";
+		return;
+	}
+	for (size_t i = 0; i < m->k->n; i++)
+		floe_vector_append_row(&m->del[i], keys[i], row);
+	m->del_file[m->n_del++] = file;
+	m->touched[file] = true;
+}
+
+/* Whether key row `row` of `keys` is among the changes (cursor *c advances). */
+static bool in_changes(merge *m, size_t *c, floe_vector *const *keys, size_t row)
+{
+	while (*c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, *c, keys, row) < 0)
+		(*c)++;
+	return *c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, *c, keys, row) == 0;
+}
+
+/* The key-set diff: every file's keys against the source's, both in key order. */
+static int diff_keys(merge *m)
+{
+	key_stream ks = { 0 };
+	bronze_scan s;
+	key_order src_order, lake_order;
+	floe_vector *keys[64];
+	size_t c = 0;
+	int rs, rb, error = -1;
+	m->del = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
+	m->del_keys = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector *));
+	m->del_file = floe_arena_alloc(m->a, DELETE_MAX_KEYS * sizeof(size_t));
+	for (size_t i = 0; i < m->k->n; i++) {
+		const floe_pg_copy_column *col = &m->l->cols.copy[m->k->col[i]];
+		floe_vector_init(&m->del[i], col->vec, col->width);
+		m->del_keys[i] = &m->del[i];
+	}
+	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files, m->n_files, m->k->col, m->k->n);
+	order_init(&src_order, m);
+	order_init(&lake_order, m);
+	if (open_key_stream(&ks, m) < 0)
+		goto cleanup;
+	rs = stream_next(&ks, m->k->n);
+	rb = bronze_scan_next(&s);
+	while ((rs > 0 || rb > 0) && !m->full) {
+		for (size_t i = 0; rb > 0 && i < m->k->n; i++)
+			keys[i] = &s.vec[i];
+		int cmp = rs == 0 ? 1 : rb == 0 ? -1 : bronze_key_cmp(m->k, ks.keys, ks.row, keys, s.row);
+		if (cmp <= 0 && !order_next(&src_order, m->k, ks.keys, ks.row)) {
+			m->full = "loaded in full: the source returned keys out of order or twice";
+			break;
+		}
+		if (cmp >= 0 && !order_next(&lake_order, m->k, keys, s.row)) {
+			m->full = "loaded in full: the data files are not in key order";
+			break;
+		}
+		if (cmp < 0 && !in_changes(m, &c, ks.keys, ks.row))
+			m->late_missing++; /* in the source, not in bronze, not a change: a late arrival */
+		if (cmp > 0)
+			add_delete(m, keys, s.row, s.file);
+		if (cmp <= 0)
+			rs = stream_next(&ks, m->k->n);
+		if (cmp >= 0)
+			rb = bronze_scan_next(&s);
+		if (rs < 0 || rb < 0)
+			goto cleanup;
+	}
+	if (rs >= 0 && rb >= 0)
+		error = 0;
+cleanup:
+	close_key_stream(&ks, m->k->n);
+	bronze_scan_close(&s);
+	order_free(&src_order, m->k);
+	order_free(&lake_order, m->k);
+	return error;
+}
+
+/* ---- 4. rewriting runs of touched files ---- */
+
+typedef struct run_out {
+	floe_vector *vec;  /* rows waiting to be written */
+	bool changed;
+} run_out;
+
+static int emit(merge *m, run_out *o, const floe_vector *src, size_t row)
+{
+	bronze_files *out = &m->l->out;
+	for (size_t i = 0; i < m->ncols; i++)
+		floe_vector_append_row(&o->vec[i], &src[i], row);
+	size_t room = bronze_files_room(out);
+	if (o->vec[0].len < BRONZE_BATCH_ROWS && o->vec[0].len < room)
+		return 0;
+	int rc = bronze_files_write(out, o->vec);
+	bronze_vectors_clear(o->vec, m->ncols);
+	return rc;
+}
+
+static bool rows_equal(merge *m, const floe_vector *a, size_t i, const floe_vector *b, size_t j)
+{
+	for (size_t c = 0; c < m->ncols; c++)
+		if (floe_vector_compare_rows(&a[c], i, &b[c], j) != 0)
+			return false;
+	return true;
+}
+
+/* Files [f0, f1) merged with changes [*c, …) and deletes [*d, …) that go to them. */
+static int rewrite_run(merge *m, run_out *o, size_t f0, size_t f1, size_t *c, size_t *d)
+{
+	bronze_scan s;
+	key_order order;
+	floe_vector *keys[64];
+	size_t *all = floe_arena_alloc(m->a, (m->ncols + 1) * sizeof(size_t));
+	int rc, error = -1;
+	for (size_t i = 0; i < m->ncols; i++)
+		all[i] = i;
+	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files + f0, f1 - f0, all, m->ncols);
+	order_init(&order, m);
+	while ((rc = bronze_scan_next(&s)) > 0) {
+		bronze_key_view(m->k, keys, s.vec);
+		if (!order_next(&order, m->k, keys, s.row)) {
+			m->full = "loaded in full: the data files are not in key order";
+			goto cleanup;
+		}
+		int cmp = 0;
+		while (*c < m->n_chg && m->chg_file[*c] < f1 &&
+		       (cmp = bronze_key_cmp(m->k, m->chg_keys, *c, keys, s.row)) < 0) {
+			o->changed = true;
+			m->inserted++;
+			if (emit(m, o, m->chg, (*c)++) < 0)
+				goto cleanup;
+		}
+		if (*c < m->n_chg && m->chg_file[*c] < f1 && cmp == 0) {
+			bool same = rows_equal(m, m->chg, *c, s.vec, s.row);
+			o->changed |= !same;
+			m->updated += !same;
+			if (emit(m, o, same ? s.vec : m->chg, same ? s.row : *c) < 0)
+				goto cleanup;
+			(*c)++;
+			continue;
+		}
+		while (*d < m->n_del && m->del_file[*d] < f1 && bronze_key_cmp(m->k, m->del_keys, *d, keys, s.row) < 0)
+			(*d)++;
+		if (*d < m->n_del && m->del_file[*d] < f1 && bronze_key_cmp(m->k, m->del_keys, *d, keys, s.row) == 0) {
+			o->changed = true;
+			m->deleted++;
+			(*d)++;
+			continue;
+		}
+		if (emit(m, o, s.vec, s.row) < 0)
+			goto cleanup;
+	}
+	if (rc < 0)
+		goto cleanup;
+	for (; *c < m->n_chg && m->chg_file[*c] < f1; (*c)++) { /* new keys after the run's last */
+		o->changed = true;
+		m->inserted++;
+		if (emit(m, o, m->chg, *c) < 0)
+			goto cleanup;
+	}
+	while (*d < m->n_del && m->del_file[*d] < f1)
+		(*d)++;
+	error = 0;
+cleanup:
+	order_free(&order, m->k);
+	bronze_scan_close(&s);
+	return error;
+}
+
+static int rewrite(merge *m)
+{
+	bronze_load *l = m->l;
+	run_out o = { .vec = bronze_vectors_new(m->a, &l->cols) };
+	size_t c = 0, d = 0;
+	int error = -1;
+	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows);
+	l->removed = floe_arena_alloc(l->job->arena, (m->n_files + 1) * sizeof(char *));
+	if (m->n_files == 0 && m->n_chg) { /* an empty table: the changes are the rows */
+		m->inserted = (int64_t)m->n_chg;
+		for (; c < m->n_chg; c++)
+			if (emit(m, &o, m->chg, c) < 0)
+				goto cleanup;
+	}
+	for (size_t f0 = 0; f0 < m->n_files && !m->full;) {
+		if (!m->touched[f0]) {
+			f0++;
+			continue;
+		}
+		size_t f1 = f0;
+		while (f1 < m->n_files && m->touched[f1])
+			f1++;
+		size_t mark = l->out.n;
+		o.changed = false;
+		if (rewrite_run(m, &o, f0, f1, &c, &d) < 0)
+			goto cleanup;
+		if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
+			goto cleanup;
+		bronze_vectors_clear(o.vec, m->ncols);
+		if (!o.changed) {
+			bronze_files_discard(&l->out, mark); /* every row came out as it was */
+		} else {
+			for (size_t f = f0; f < f1; f++)
+				l->removed[l->n_removed++] = m->files[f]->path;
+			m->rewritten += (int64_t)(f1 - f0);
+		}
+		f0 = f1;
+	}
+	if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
+		goto cleanup;
+	error = 0;
+cleanup:
+	bronze_vectors_free(o.vec, m->ncols);
+	return error;
+}
+
+/* ---- the whole ---- */
+
+static int find_deletes(merge *m)
+{
+	int64_t existing = 0, source = 0;
+	if (count_existing(m, &existing) < 0 || m->full || source_count(m, &source) < 0)
+		return -1;
+	if (source == m->bronze_rows + ((int64_t)m->n_chg - existing))
+		return 0; /* no key left the source (or as many arrived late as left: reconciliation's part) */
+	return diff_keys(m);
+}
+
+static void describe(merge *m)
+{
+	bronze_load *l = m->l;
+	bronze_load_note(l, "floe.rows-inserted", "%lld", (long long)m->inserted);
+	bronze_load_note(l, "floe.rows-updated", "%lld", (long long)m->updated);
+	bronze_load_note(l, "floe.rows-deleted", "%lld", (long long)m->deleted);
+	bronze_load_note(l, "floe.files-rewritten", "%lld", (long long)m->rewritten);
+	if (m->late_missing)
+		bronze_load_note(l, "floe.rows-missing", "%lld", (long long)m->late_missing);
+	l->detail = floe_arena_printf(l->job->arena,
+				      "incremental: %zu rows read, %lld inserted, %lld updated, %lld deleted, "
+				      "%lld of %zu files rewritten%s",
+				      m->n_chg, (long long)m->inserted, (long long)m->updated, (long long)m->deleted,
+				      (long long)m->rewritten, m->n_files,
+				      m->late_missing ? floe_arena_printf(l->job->arena,
+					      "; %lld source rows are missing from bronze (late arrivals for reconciliation)",
+					      (long long)m->late_missing) : "");
+}
+
+int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
+{
+	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n };
+	int error = -1;
+	floe_vector_init(&m.lower, FLOE_VEC_LONG, 0);
+	floe_vector_init(&m.upper, FLOE_VEC_LONG, 0);
+	if (m.k->n > 64)
+		m.full = "loaded in full: the key has more than 64 columns";
+	l->watermark = previous;
+	l->has_watermark = true;
+	if (!m.full && (fetch_changes(&m, previous) < 0 || (!m.full && list_files(&m) < 0)))
+		goto cleanup;
+	if (!m.full) {
+		if (l->job->progress)
+			l->job->progress->phase = "merging";
+		route_changes(&m);
+		if (find_deletes(&m) < 0 || (!m.full && rewrite(&m) < 0))
+			goto cleanup;
+	}
+	if (!m.full)
+		describe(&m);
+	error = 0;
+cleanup:
+	if (error < 0 || m.full) {
+		bronze_files_discard(&l->out, 0);
+		l->n_removed = 0;
+	}
+	*full_reason = m.full;
+	bronze_vectors_free(m.chg, m.chg ? m.ncols : 0);
+	floe_vector_free(&m.lower);
+	floe_vector_free(&m.upper);
+	for (size_t i = 0; m.del && i < m.k->n; i++)
+		floe_vector_free(&m.del[i]);
+	return error;
+}

@@ -312,8 +312,8 @@ int bronze_load_table(bronze_job *job)
 	}
 	bronze_load_note(&s, "floe.rows-read", "%lld", (long long)s.rows_read);
 	if (!full && s.n_removed == 0 && s.out.n == 0) {
-		r->detail = floe_arena_printf(job->arena, "no changes%s; source snapshot %s",
-					      s.detail ? s.detail : "", s.position);
+		r->detail = floe_arena_printf(job->arena, "no changes: %s; source snapshot %s",
+					      s.detail ? s.detail : "nothing read", s.position);
 		r->snapshot_id = s.expect_snapshot;
 	} else {
 		commit_tried = true;

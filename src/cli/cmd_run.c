@@ -30,6 +30,13 @@ static void human_bytes(floe_buf *out, int64_t b)
 		floe_buf_printf(out, "%.1f MB", (double)b / 1e6);
 }
 
+/* The detail without its "; source snapshot …" tail (the JSON keeps it whole). */
+static int detail_len(const char *detail)
+{
+	const char *tail = strstr(detail, "; source snapshot ");
+	return (int)(tail ? (size_t)(tail - detail) : strlen(detail));
+}
+
 static void render_text(floe_buf *out, const floe_bronze_report *rep)
 {
 	floe_buf_printf(out, "run %s\n", rep->run_id);
@@ -42,6 +49,8 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 			floe_buf_printf(out, " read in %.1f s (%.1f MB/s), %lld file%s, snapshot %lld\n", r->seconds,
 					r->seconds > 0 ? (double)r->bytes / 1e6 / r->seconds : 0.0, (long long)r->files,
 					r->files == 1 ? "" : "s", (long long)r->snapshot_id);
+			if (strcmp(r->mode, "incremental") == 0 && r->detail)
+				floe_buf_printf(out, "           %.*s\n", detail_len(r->detail), r->detail);
 		} else if (strcmp(r->state, "failed") == 0) {
 			floe_buf_printf(out, "%s\n           probable cause: %s\n", r->error, r->cause);
 		} else {

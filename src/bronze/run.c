@@ -21,6 +21,7 @@ typedef struct run_ctx {
 	size_t next;
 	bronze_job *jobs;
 	size_t n_jobs;
+	size_t finished;
 	bool progress;
 } run_ctx;
 
@@ -87,8 +88,8 @@ static void run_one(run_ctx *ctx, bronze_job *job)
 	pthread_mutex_lock(&ctx->mu);
 	r->state = "loading";
 	record(ctx, job, NULL);
-	if (ctx->progress)
-		fprintf(stderr, "floe: loading %s …\n", r->table);
+	if (job->progress)
+		job->progress->started = t0;
 	pthread_mutex_unlock(&ctx->mu);
 
 	int rc = floe_state_lock(&lock, job->config->project_dir, r->table, job->run_id);
@@ -118,7 +119,46 @@ static void run_one(run_ctx *ctx, bronze_job *job)
 	floe_state_now(finished, sizeof(finished));
 	pthread_mutex_lock(&ctx->mu);
 	record(ctx, job, finished);
+	ctx->finished++;
+	if (job->progress)
+		job->progress->started = 0;
 	pthread_mutex_unlock(&ctx->mu);
+}
+
+/*
+ * The live line on a terminal while tables load: each loading table's rows and MB/s
+ * from the source, redrawn in place, cleared at the end (the summary follows).
+ */
+static void show_progress(run_ctx *ctx)
+{
+	struct timespec tick = { 0, 250 * 1000 * 1000 };
+	for (;;) {
+		char line[512];
+		size_t len = 0;
+		pthread_mutex_lock(&ctx->mu);
+		bool done = ctx->finished == ctx->n_jobs;
+		double now = now_seconds();
+		for (size_t i = 0; i < ctx->n_jobs && !done && len < sizeof(line) - 100; i++) {
+			const bronze_progress *p = ctx->jobs[i].progress;
+			if (!p->started)
+				continue;
+			double secs = now - p->started;
+			int n = snprintf(line + len, sizeof(line) - len, "%s%s %s %llu rows %.1f MB/s",
+					 len ? " · " : "", p->table, p->phase ? p->phase : "starting",
+					 (unsigned long long)p->rows, secs > 0 ? (double)p->bytes / 1e6 / secs : 0.0);
+			if (n > 0)
+				len += (size_t)n < sizeof(line) - len ? (size_t)n : sizeof(line) - len - 1;
+		}
+		size_t finished = ctx->finished;
+		pthread_mutex_unlock(&ctx->mu);
+		if (done) {
+			fputs("\r\033[K", stderr);
+			return;
+		}
+		fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", finished, ctx->n_jobs, (int)len, line);
+		fflush(stderr);
+		nanosleep(&tick, NULL);
+	}
 }
 
 static void *worker(void *arg)
@@ -178,6 +218,8 @@ static void add_job(run_ctx *ctx, floe_bronze_report *rep, const floe_lock_table
 	job->table = t;
 	job->run_id = rep->run_id;
 	job->result = r;
+	job->progress = floe_arena_alloc(job->arena, sizeof(*job->progress));
+	job->progress->table = t->bronze;
 	r->table = t->bronze;
 	r->source = floe_arena_printf(job->arena, "%s.%s", t->schema, t->name);
 	r->mode = t->mode;
@@ -250,6 +292,8 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 	pthread_mutex_init(&ctx.mu, NULL);
 	for (int i = 0; i < n_threads; i++)
 		pthread_create(&threads[i], NULL, worker, &ctx);
+	if (ctx.progress)
+		show_progress(&ctx);
 	for (int i = 0; i < n_threads; i++)
 		pthread_join(threads[i], NULL);
 	pthread_mutex_destroy(&ctx.mu);

@@ -1,19 +1,17 @@
 """`floe run` loads bronze: every value read back by PyIceberg and DuckDB equals the source's."""
-import datetime as dt
 import json
 import os
 import signal
 import subprocess
 import time
-import uuid
 from decimal import Decimal
 from pathlib import Path
 
 import psycopg
 import pytest
-from pyiceberg.catalog.sql import SqlCatalog
 
 from conftest import FLOE
+from lakecheck import catalog, lock_of, norm
 from sourcedb import Source
 
 MATRIX = '''
@@ -73,29 +71,6 @@ def loaded(src, tmp_path_factory):
     src.floe(d, "generate", check=0)
     run = src.floe(d, "run", "--json")
     return d, run
-
-
-def catalog(d: Path):
-    return SqlCatalog("floe", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=f"file://{d}/warehouse")
-
-
-def lock_of(d: Path):
-    return json.loads((d / "pipeline" / "lakehouse.lock.json").read_text())
-
-
-def norm(v):
-    """One comparable form for what psycopg and pyarrow return."""
-    if isinstance(v, uuid.UUID):
-        return v.bytes
-    if isinstance(v, memoryview):
-        return bytes(v)
-    if isinstance(v, float) and v != v:
-        return "NaN"
-    if isinstance(v, list):
-        return [norm(x) for x in v]
-    if isinstance(v, dt.datetime) and v.tzinfo is not None:
-        return v.astimezone(dt.timezone.utc)
-    return v
 
 
 def test_every_planned_table_loads_or_is_refused(loaded):

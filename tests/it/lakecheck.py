@@ -1,0 +1,77 @@
+"""Reading bronze back with readers floe did not write, and comparing it with the source:
+PyIceberg's SqlCatalog on the project's catalog.db, DuckDB's iceberg extension loaded offline,
+and the table's extraction query run by the reader role under the lock's session settings."""
+import datetime as dt
+import json
+import uuid
+from pathlib import Path
+
+import duckdb
+import duckdb_extension_avro
+import duckdb_extension_iceberg
+from pyiceberg.catalog.sql import SqlCatalog
+
+
+def catalog(d: Path):
+    return SqlCatalog("floe", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=f"file://{d}/warehouse")
+
+
+def lock_of(d: Path):
+    return json.loads((d / "pipeline" / "lakehouse.lock.json").read_text())
+
+
+def lock_table(d: Path, bronze: str):
+    return next(t for t in lock_of(d)["tables"] if t["bronze"] == bronze)
+
+
+def norm(v):
+    """One comparable form for what psycopg, pyarrow and DuckDB return."""
+    if isinstance(v, uuid.UUID):
+        return v.bytes
+    if isinstance(v, memoryview):
+        return bytes(v)
+    if isinstance(v, float) and v != v:
+        return "NaN"
+    if isinstance(v, list):
+        return [norm(x) for x in v]
+    if isinstance(v, dt.datetime) and v.tzinfo is not None:
+        return v.astimezone(dt.timezone.utc)
+    return v
+
+
+def duckdb_iceberg():
+    con = duckdb.connect(config={"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"})
+    for mod, name in ((duckdb_extension_avro, "avro"), (duckdb_extension_iceberg, "iceberg")):
+        path = Path(mod.__file__).parent / "extensions" / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"
+        con.execute(f"LOAD '{path}'")
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+def source_rows(src, d: Path, t: dict):
+    """The table's rows as the extraction query returns them now, normalised, sorted."""
+    lock = lock_of(d)
+    sql = (d / "pipeline" / [f for f in t["files"] if f.startswith("bronze/")][0]).read_text()
+    _, rows = src.run_extraction(sql, lock["session"])
+    return sorted(([norm(v) for v in r] for r in rows), key=repr)
+
+
+def pyiceberg_rows(d: Path, bronze: str, snapshot_id=None):
+    tbl = catalog(d).load_table(bronze)
+    arrow = tbl.scan(snapshot_id=snapshot_id).to_arrow() if snapshot_id else tbl.scan().to_arrow()
+    return sorted(([norm(v) for v in r.values()] for r in arrow.to_pylist()), key=repr)
+
+
+def duckdb_rows(d: Path, bronze: str):
+    tbl = catalog(d).load_table(bronze)
+    rows = duckdb_iceberg().execute(f"select * from iceberg_scan('{tbl.metadata_location}')").fetchall()
+    return sorted(([norm(v) for v in r] for r in rows), key=repr)
+
+
+def assert_equals_source(src, d: Path, bronze: str):
+    """Bronze equals the source, read by PyIceberg and by DuckDB."""
+    want = source_rows(src, d, lock_table(d, bronze))
+    got = pyiceberg_rows(d, bronze)
+    assert len(got) == len(want), (bronze, len(got), len(want))
+    assert got == want, bronze
+    assert duckdb_rows(d, bronze) == want, bronze

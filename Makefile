@@ -39,7 +39,7 @@ TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet bench-bronze scale-out
+.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet bench-bronze bench-incremental scale-out
 
 all: $(BUILD)/floe
 
@@ -97,6 +97,9 @@ scale-out: $(BUILD)/floe
 # A full bronze load against COPY into /dev/null and DuckDB's postgres extension (SCALE=45: ≈ 5 M rows).
 bench-bronze: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/run.sh
+
+bench-incremental: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/incremental.sh
 
 bench-shop: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) bench/shop/run.sh

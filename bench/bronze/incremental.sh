@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# bench/bronze/incremental.sh — an incremental bronze run after a 0.1 % change, against the full
+# load of the same table, in one run (issue #5's target: under 5 % of the full load's time).
+#
+#   orders   the shop's orders (uuid v4 keys, spread at random): `floe shop tick` inserts, progresses
+#            (updates) and deletes orders; the changed keys fall in every key range
+#   events   a table keyed by a serial id whose changes are recent rows and new ids (the common
+#            OLTP shape): updates of the newest rows, inserts after them, a few deletes
+#
+# For each: the full load (first run: sorted by key into bounded files), then the change, then the
+# incremental run; wall time and peak RSS (/usr/bin/time), and what the snapshot summary says.
+#
+#   SCALE=45 bench/bronze/incremental.sh   # orders ≈ 4.5 M rows, events 5 M rows
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+FLOE="${FLOE_BIN:-$ROOT/build/floe}"
+SCALE="${SCALE:-10}"
+EVENTS="${EVENTS:-5000000}"
+WORK="$(mktemp -d /tmp/floe-bench-incr.XXXXXX)"
+chmod 755 "$WORK"
+cleanup() { "$FLOE" -C "$WORK" stack down >/dev/null 2>&1 || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+[ -x "$FLOE" ] || { echo "bench: build floe first (make)" >&2; exit 2; }
+
+export FLOE_SOURCE_PASSWORD="bench-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+"$FLOE" -C "$WORK" stack up --database shop --reader floe_reader >/dev/null
+PORT="$("$FLOE" -C "$WORK" stack status --json | sed -n 's/.*"port":\([0-9]*\).*/\1/p')"
+SOCK="$WORK/.floe/pg/run"
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U postgres shop)
+"$FLOE" -C "$WORK" shop generate --scale "$SCALE" --replace >/dev/null
+"${PSQL[@]}" <<SQL
+CREATE FUNCTION bench_touch() RETURNS trigger LANGUAGE plpgsql AS \$\$
+BEGIN NEW.updated_at := clock_timestamp(); RETURN NEW; END \$\$;
+CREATE TABLE events (id bigint PRIMARY KEY, kind text NOT NULL, amount numeric(12,2),
+                     payload text, updated_at timestamptz NOT NULL DEFAULT now());
+CREATE TRIGGER touch BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION bench_touch();
+INSERT INTO events SELECT g, (ARRAY['view','cart','buy'])[1 + g % 3], g % 10000 / 100.0, md5(g::text),
+    now() - interval '30 days' + g * interval '0.5 second' FROM generate_series(1, $EVENTS) g;
+CREATE INDEX ON events (updated_at);
+CREATE INDEX ON orders (updated_at);
+GRANT SELECT ON events TO floe_reader;
+VACUUM ANALYZE;
+SQL
+"$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$WORK" >/dev/null
+"$FLOE" -C "$WORK" generate >/dev/null
+
+# timed NAME CMD...: wall seconds and peak RSS (kB)
+timed() {
+	/usr/bin/time -f '%e %M' -o "$WORK/time" "${@:2}" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
+	read -r t m <"$WORK/time"
+	echo "$t $m"
+}
+summary() {
+	"$ROOT/.venv/bin/python" - "$WORK" "$1" <<'PY'
+import sys
+from pyiceberg.catalog.sql import SqlCatalog
+d, t = sys.argv[1], sys.argv[2]
+s = SqlCatalog("floe", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=f"file://{d}/warehouse") \
+    .load_table(f"bronze.{t}").current_snapshot().summary
+print(", ".join(f"{k.split('.', 1)[1]} {s[k]}" for k in ("floe.rows-read", "floe.rows-inserted",
+      "floe.rows-updated", "floe.rows-deleted", "floe.files-rewritten") if s.get(k) is not None)
+      + f"; {s.get('total-data-files')} files")
+PY
+}
+
+rows_orders=$("${PSQL[@]}" -c 'select count(*) from orders')
+read -r of om <<<"$(timed full "$FLOE" -C "$WORK" run --table public.orders)"
+per=$((rows_orders / 1000 / 3 + 1))
+"$FLOE" -C "$WORK" shop tick --orders "$per" --updates "$per" --deletes "$per" >/dev/null
+"$FLOE" -C "$WORK" shop tick --orders "$per" --updates "$per" --deletes "$per" >/dev/null
+read -r oi oim <<<"$(timed incr "$FLOE" -C "$WORK" run --table public.orders)"
+orders_summary=$(summary orders)
+
+read -r ef em <<<"$(timed full "$FLOE" -C "$WORK" run --table public.events)"
+n=$((EVENTS / 1000))
+"${PSQL[@]}" <<SQL
+UPDATE events SET kind = 'refund', amount = -amount WHERE id > $EVENTS - $((n / 2));
+INSERT INTO events SELECT g, 'view', 1, md5(g::text) FROM generate_series($EVENTS + 1, $EVENTS + $((n / 2))) g;
+DELETE FROM events WHERE id IN ($EVENTS - $n, $EVENTS - $n - 7, $EVENTS - $n - 99);
+SQL
+read -r ei eim <<<"$(timed incr "$FLOE" -C "$WORK" run --table public.events)"
+events_summary=$(summary events)
+ratio() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
+
+block=$(cat <<MD
+
+### bronze incremental run after a 0.1 % change — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
+
+Command: \`SCALE=$SCALE bench/bronze/incremental.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); target-file-rows 1048576 (the default); load average before: $(cut -d' ' -f1-3 /proc/loadavg)
+
+| table | rows | full load s | incremental s | incremental / full | peak RSS MB (full / incr) | the incremental snapshot |
+|---|---|---|---|---|---|---|
+| orders (uuid keys) | $rows_orders | $of | $oi | $(ratio "$oi" "$of") % | $((om / 1024)) / $((oim / 1024)) | $orders_summary |
+| events (serial keys) | $EVENTS | $ef | $ei | $(ratio "$ei" "$ef") % | $((em / 1024)) / $((eim / 1024)) | $events_summary |
+MD
+)
+echo "$block"
+if [ -n "${BENCH_RECORD:-}" ]; then
+	printf '%s\n' "$block" >>"$ROOT/bench/RESULTS.md"
+fi

@@ -69,7 +69,7 @@ read -r of om <<<"$(timed full "$FLOE" -C "$WORK" run --table public.orders)"
 per=$((rows_orders / 1000 / 3 + 1))
 "$FLOE" -C "$WORK" shop tick --orders "$per" --updates "$per" --deletes "$per" >/dev/null
 "$FLOE" -C "$WORK" shop tick --orders "$per" --updates "$per" --deletes "$per" >/dev/null
-read -r oi oim <<<"$(timed incr "$FLOE" -C "$WORK" run --table public.orders)"
+read -r oi oim <<<"$(timed incr "$FLOE" -v -C "$WORK" run --table public.orders)"; grep "in [0-9.]* s" "$WORK/err" >&2 || true
 orders_summary=$(summary orders)
 
 read -r ef em <<<"$(timed full "$FLOE" -C "$WORK" run --table public.events)"
@@ -79,7 +79,7 @@ UPDATE events SET kind = 'refund', amount = -amount WHERE id > $EVENTS - $((n / 
 INSERT INTO events SELECT g, 'view', 1, md5(g::text) FROM generate_series($EVENTS + 1, $EVENTS + $((n / 2))) g;
 DELETE FROM events WHERE id IN ($EVENTS - $n, $EVENTS - $n - 7, $EVENTS - $n - 99);
 SQL
-read -r ei eim <<<"$(timed incr "$FLOE" -C "$WORK" run --table public.events)"
+read -r ei eim <<<"$(timed incr "$FLOE" -v -C "$WORK" run --table public.events)"; grep "in [0-9.]* s" "$WORK/err" >&2 || true
 events_summary=$(summary events)
 ratio() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
 

@@ -25,11 +25,13 @@
 #include "bronze/bronze_int.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/log.h"
 #include "iceberg/data_file.h"
 #include "pg/pg.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CHANGE_MAX_BYTES ((uint64_t)64 << 20) /* of COPY data held in memory */
 #define DELETE_MAX_KEYS ((size_t)1 << 20)
@@ -60,6 +62,21 @@ typedef struct merge {
 	int64_t late_missing;
 	int64_t inserted, updated, deleted, rewritten;
 } merge;
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One line per step at -v: where an incremental run spends its time. */
+static void step(merge *m, double *t, const char *what)
+{
+	double now = seconds();
+	floe_log_info("%s: %s in %.3f s", m->l->job->table->bronze, what, now - *t);
+	*t = now;
+}
 
 /* ---- checking that a stream of keys ascends ---- */
 
@@ -580,11 +597,18 @@ cleanup:
 static int find_deletes(merge *m)
 {
 	int64_t existing = 0, source = 0;
-	if (count_existing(m, &existing) < 0 || m->full || source_count(m, &source) < 0)
+	double t = seconds();
+	if (count_existing(m, &existing) < 0 || m->full)
+		return m->full ? 0 : -1;
+	step(m, &t, "keys of the touched files read");
+	if (source_count(m, &source) < 0)
 		return -1;
+	step(m, &t, "source rows counted");
 	if (source == m->bronze_rows + ((int64_t)m->n_chg - existing))
 		return 0; /* no key left the source (or as many arrived late as left: reconciliation's part) */
-	return diff_keys(m);
+	int rc = diff_keys(m);
+	step(m, &t, "key sets compared");
+	return rc;
 }
 
 static void describe(merge *m)
@@ -616,14 +640,22 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 		m.full = "loaded in full: the key has more than 64 columns";
 	l->watermark = previous;
 	l->has_watermark = true;
-	if (!m.full && (fetch_changes(&m, previous) < 0 || (!m.full && list_files(&m) < 0)))
+	double t = seconds();
+	if (!m.full && fetch_changes(&m, previous) < 0)
+		goto cleanup;
+	step(&m, &t, "changes read");
+	if (!m.full && list_files(&m) < 0)
 		goto cleanup;
 	if (!m.full) {
 		if (l->job->progress)
 			l->job->progress->phase = "merging";
 		route_changes(&m);
-		if (find_deletes(&m) < 0 || (!m.full && rewrite(&m) < 0))
+		if (find_deletes(&m) < 0)
 			goto cleanup;
+		t = seconds();
+		if (!m.full && rewrite(&m) < 0)
+			goto cleanup;
+		step(&m, &t, "files rewritten");
 	}
 	if (!m.full)
 		describe(&m);

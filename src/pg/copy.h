@@ -78,6 +78,16 @@ void floe_pg_copy_free(floe_pg_copy *copy);
  */
 int floe_pg_decode_field(floe_vector *v, const floe_pg_copy_column *col, const uint8_t *p, int32_t len);
 
+/*
+ * Row `row` of `v` as PostgreSQL's text input for the type it was decoded from
+ * (booleans, integers, numeric at the vector's scale, date, time, timestamp,
+ * timestamptz in UTC, uuid, text, bytea as \x hex), appended to `out`. A NULL or
+ * another type is an error. Quote it (floe_pg_quote_literal) or pass it as a
+ * parameter; an untyped literal takes the type of the column it is compared with.
+ */
+typedef struct floe_buf floe_buf;
+int floe_pg_value_text(floe_buf *out, const floe_vector *v, size_t row);
+
 /* Well-known type OIDs (pg_type.dat), for callers building column specs. */
 enum {
 	FLOE_PG_BOOLOID = 16, FLOE_PG_BYTEAOID = 17, FLOE_PG_NAMEOID = 19, FLOE_PG_INT8OID = 20,

@@ -36,6 +36,7 @@
 #define CHANGE_MAX_BYTES ((uint64_t)64 << 20) /* of COPY data held in memory */
 #define DELETE_MAX_KEYS ((size_t)1 << 20)
 #define NO_FILE ((size_t)-1)
+#define MAX_RANGES 64                         /* count queries per run */
 
 typedef struct merge {
 	bronze_load *l;
@@ -54,6 +55,10 @@ typedef struct merge {
 	floe_vector lower, upper;      /* their first key column's bounds, one row per file */
 	bool *touched;
 	int64_t bronze_rows;
+	/* ranges of files with clean key boundaries: range r is files [range_start[r], range_start[r + 1]) */
+	size_t *range_start;
+	size_t n_ranges;
+	bool *exists;                  /* per change: bronze has its key */
 	/* deleted keys, sorted, and the file each was found in */
 	floe_vector *del;
 	floe_vector **del_keys;
@@ -279,8 +284,8 @@ static void route_changes(merge *m)
 
 /* ---- 3. deletes ---- */
 
-/* Changes whose key bronze has: read the touched files' keys against the changes. */
-static int count_existing(merge *m, int64_t *out)
+/* Which changes have a key bronze has: the touched files' keys read against the changes. */
+static int find_existing(merge *m)
 {
 	bronze_scan s;
 	key_order o;
@@ -291,7 +296,7 @@ static int count_existing(merge *m, int64_t *out)
 	for (size_t f = 0; f < m->n_files; f++)
 		if (m->touched[f])
 			files[n++] = m->files[f];
-	*out = 0;
+	m->exists = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
 	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, files, n, m->k->col, m->k->n);
 	order_init(&o, m);
 	while ((rc = bronze_scan_next(&s)) > 0) {
@@ -304,7 +309,7 @@ static int count_existing(merge *m, int64_t *out)
 		while (c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row) < 0)
 			c++;
 		if (c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row) == 0)
-			(*out)++;
+			m->exists[c] = true;
 	}
 	if (rc >= 0)
 		error = 0;
@@ -313,10 +318,41 @@ static int count_existing(merge *m, int64_t *out)
 	return error;
 }
 
-static int source_count(merge *m, int64_t *out)
+/* The first key column's bounds of range r as a WHERE clause ("" for the only range). */
+static int range_where(merge *m, size_t r, floe_buf *out)
+{
+	const floe_lock_column *k0 = &m->l->job->table->columns[m->k->col[0]];
+	const char *collate = m->l->cols.copy[m->k->col[0]].vec == FLOE_VEC_STRING ? " COLLATE \"C\"" : "";
+	for (int side = 0; side < 2; side++) {
+		size_t bound = side == 0 ? r : r + 1;
+		if (bound == 0 || bound >= m->n_ranges)
+			continue;
+		floe_buf value = FLOE_BUF_INIT;
+		floe_buf_puts(out, out->len ? " AND floe_src." : " WHERE floe_src.");
+		int rc = floe_pg_quote_ident(out, m->l->pg, k0->name) < 0 ||
+			 floe_pg_value_text(&value, &m->lower, m->range_start[bound]) < 0;
+		if (!rc) {
+			floe_buf_printf(out, "%s %s ", collate, side == 0 ? ">=" : "<");
+			rc = floe_pg_quote_literal(out, m->l->pg, floe_buf_cstr(&value)) < 0;
+		}
+		floe_buf_free(&value);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int source_count(merge *m, size_t range, int64_t *out)
 {
 	floe_pg_result *r = NULL;
-	const char *sql = floe_arena_printf(m->a, "SELECT count(*) FROM (\n%s\n) AS floe_src", m->l->sql);
+	floe_buf where = FLOE_BUF_INIT;
+	if (range_where(m, range, &where) < 0) {
+		floe_buf_free(&where);
+		return -1;
+	}
+	const char *sql = floe_arena_printf(m->a, "SELECT count(*) FROM (\n%s\n) AS floe_src%s", m->l->sql,
+					    floe_buf_cstr(&where));
+	floe_buf_free(&where);
 	if (floe_pg_query(&r, m->l->pg, sql, 0, NULL) < 0)
 		return -1;
 	*out = floe_pg_result_int(r, 0, 0);
@@ -349,9 +385,9 @@ static int stream_next(key_stream *ks, size_t nkeys)
 	return ks->done ? 0 : 1;
 }
 
-static int open_key_stream(key_stream *ks, merge *m)
+static int open_key_stream(key_stream *ks, merge *m, size_t range)
 {
-	floe_buf cols = FLOE_BUF_INIT;
+	floe_buf cols = FLOE_BUF_INIT, where = FLOE_BUF_INIT;
 	int error = -1;
 	ks->cols = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(*ks->cols));
 	ks->vec = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
@@ -363,11 +399,14 @@ static int open_key_stream(key_stream *ks, merge *m)
 		if (floe_pg_quote_ident(&cols, m->l->pg, m->l->job->table->columns[m->k->col[i]].name) < 0)
 			goto cleanup;
 	}
-	const char *sql = wrapped(m, floe_buf_cstr(&cols), "");
+	if (range_where(m, range, &where) < 0)
+		goto cleanup;
+	const char *sql = wrapped(m, floe_buf_cstr(&cols), floe_buf_cstr(&where));
 	if (sql && floe_pg_copy_begin(&ks->copy, m->l->pg, sql, ks->cols, m->k->n) == 0)
 		error = 0;
 cleanup:
 	floe_buf_free(&cols);
+	floe_buf_free(&where);
 	return error;
 }
 
@@ -398,15 +437,10 @@ static bool in_changes(merge *m, size_t *c, floe_vector *const *keys, size_t row
 	return *c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, *c, keys, row) == 0;
 }
 
-/* The key-set diff: every file's keys against the source's, both in key order. */
-static int diff_keys(merge *m)
+static void deletes_init(merge *m)
 {
-	key_stream ks = { 0 };
-	bronze_scan s;
-	key_order src_order, lake_order;
-	floe_vector *keys[64];
-	size_t c = 0;
-	int rs, rb, error = -1;
+	if (m->del)
+		return;
 	m->del = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
 	m->del_keys = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector *));
 	m->del_file = floe_arena_alloc(m->a, DELETE_MAX_KEYS * sizeof(size_t));
@@ -415,10 +449,23 @@ static int diff_keys(merge *m)
 		floe_vector_init(&m->del[i], col->vec, col->width);
 		m->del_keys[i] = &m->del[i];
 	}
-	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files, m->n_files, m->k->col, m->k->n);
+}
+
+/* The key-set diff of range r: its files' keys against the source's keys in its bounds, in key order. */
+static int diff_range(merge *m, size_t r)
+{
+	key_stream ks = { 0 };
+	bronze_scan s;
+	key_order src_order, lake_order;
+	floe_vector *keys[64];
+	size_t c = 0, first = m->range_start[r];
+	int rs, rb, error = -1;
+	deletes_init(m);
+	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files + first, m->range_start[r + 1] - first,
+			 m->k->col, m->k->n);
 	order_init(&src_order, m);
 	order_init(&lake_order, m);
-	if (open_key_stream(&ks, m) < 0)
+	if (open_key_stream(&ks, m, r) < 0)
 		goto cleanup;
 	rs = stream_next(&ks, m->k->n);
 	rb = bronze_scan_next(&s);
@@ -437,7 +484,7 @@ static int diff_keys(merge *m)
 		if (cmp < 0 && !in_changes(m, &c, ks.keys, ks.row))
 			m->late_missing++; /* in the source, not in bronze, not a change: a late arrival */
 		if (cmp > 0)
-			add_delete(m, keys, s.row, s.file);
+			add_delete(m, keys, s.row, first + s.file);
 		if (cmp <= 0)
 			rs = stream_next(&ks, m->k->n);
 		if (cmp >= 0)
@@ -594,21 +641,76 @@ cleanup:
 
 /* ---- the whole ---- */
 
+/*
+ * Ranges of files whose key boundaries are clean (the upper bound of one below the lower
+ * bound of the next), at most MAX_RANGES: a range's keys in the source are exactly those
+ * between its first file's lower bound and the next range's.
+ */
+static void make_ranges(merge *m)
+{
+	m->range_start = floe_arena_alloc(m->a, (m->n_files + 2) * sizeof(size_t));
+	m->n_ranges = 0;
+	for (size_t f = 0; f < m->n_files; f++)
+		if (f == 0 || floe_vector_compare_rows(&m->upper, f - 1, &m->lower, f) < 0)
+			m->range_start[m->n_ranges++] = f;
+	if (m->n_ranges > MAX_RANGES) { /* coarser: every k-th boundary */
+		size_t k = (m->n_ranges + MAX_RANGES - 1) / MAX_RANGES, n = 0;
+		for (size_t r = 0; r < m->n_ranges; r += k)
+			m->range_start[n++] = m->range_start[r];
+		m->n_ranges = n;
+	}
+	m->range_start[m->n_ranges] = m->n_files;
+}
+
+/* The range a key (row i of the first key column `v`) falls in by the source's predicate. */
+static size_t range_of(merge *m, const floe_vector *v, size_t i)
+{
+	size_t lo = 1, hi = m->n_ranges; /* the largest r >= 1 whose lower bound <= key, else 0 */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (floe_vector_compare_rows(&m->lower, m->range_start[mid], v, i) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1;
+}
+
+/*
+ * Deletes: per range, the source's row count against bronze's plus the changes that are
+ * new keys there; a range that differs gets a key-set diff. (A range where as many rows
+ * arrived late as left counts equal: reconciliation finds those.)
+ */
 static int find_deletes(merge *m)
 {
-	int64_t existing = 0, source = 0;
 	double t = seconds();
-	if (count_existing(m, &existing) < 0 || m->full)
+	if (m->n_files == 0)
+		return 0;
+	if (find_existing(m) < 0 || m->full)
 		return m->full ? 0 : -1;
 	step(m, &t, "keys of the touched files read");
-	if (source_count(m, &source) < 0)
-		return -1;
-	step(m, &t, "source rows counted");
-	if (source == m->bronze_rows + ((int64_t)m->n_chg - existing))
-		return 0; /* no key left the source (or as many arrived late as left: reconciliation's part) */
-	int rc = diff_keys(m);
-	step(m, &t, "key sets compared");
-	return rc;
+	make_ranges(m);
+	int64_t *expected = floe_arena_alloc(m->a, (m->n_ranges + 1) * sizeof(int64_t));
+	for (size_t r = 0; r < m->n_ranges; r++)
+		for (size_t f = m->range_start[r]; f < m->range_start[r + 1]; f++)
+			expected[r] += m->files[f]->record_count;
+	for (size_t i = 0; i < m->n_chg; i++)
+		if (!m->exists[i])
+			expected[range_of(m, m->chg_keys[0], i)]++;
+	size_t differing = 0;
+	for (size_t r = 0; r < m->n_ranges && !m->full; r++) {
+		int64_t source = 0;
+		if (source_count(m, r, &source) < 0)
+			return -1;
+		if (source == expected[r])
+			continue;
+		differing++;
+		if (diff_range(m, r) < 0)
+			return -1;
+	}
+	floe_log_info("%s: %zu of %zu key ranges differ in count", m->l->job->table->bronze, differing, m->n_ranges);
+	step(m, &t, "source counted and key sets compared");
+	return 0;
 }
 
 static void describe(merge *m)

@@ -57,6 +57,10 @@ echo "== floe generate: pipeline/ as a git repository"
 echo "== floe run: bronze, one Iceberg snapshot per table"
 "$FLOE" -C "$DEMO" run
 
+echo "== floe shop tick, then floe run again: incremental tables load only what changed"
+"$FLOE" -C "$DEMO" shop tick --orders 100 --updates 50 --deletes 5
+"$FLOE" -C "$DEMO" run --table public.orders --table public.payments
+
 echo "== floe status"
 "$FLOE" -C "$DEMO" status
 
@@ -69,7 +73,7 @@ demo: ok — project in $DEMO
 Try next (FLOE_DEMO_KEEP=1 make demo keeps the PostgreSQL running; export FLOE_SOURCE_PASSWORD first;
 .venv exists after make test):
   build/floe -C $DEMO shop tick --orders 100 --updates 50 --deletes 5   # live changes in the source
-  build/floe -C $DEMO run && build/floe -C $DEMO status                   # load them
+  build/floe -C $DEMO run && build/floe -C $DEMO status                   # load them (orders and payments incrementally)
   build/floe -C $DEMO query "from bronze.payments limit 5"
   .venv/bin/python -c "from pyiceberg.catalog.sql import SqlCatalog; \\
     c = SqlCatalog('floe', uri='sqlite:///$DEMO/warehouse/catalog.db'); print(c.load_table('bronze.orders').scan().to_arrow().num_rows)"

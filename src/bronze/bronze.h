@@ -49,6 +49,27 @@ typedef struct floe_bronze_report {
 	void *owned;
 } floe_bronze_report;
 
+/*
+ * Repair one table (reconciliation found it diverged): re-read the rows of `keys` from
+ * the source — at the exported snapshot `pg_snapshot` when given, so the repair sees
+ * what the load saw — upsert them into the key-sorted files they fall in and delete
+ * the keys the source no longer has, in one snapshot (`floe.load-mode` = repair). A
+ * table whose files are not key-sorted (a full-mode table) is reloaded in full
+ * instead. Keys are PostgreSQL's text of each key column, row-major (n_keys rows of
+ * the table's key width). The outcome goes to the run ledger under `run_id`.
+ */
+typedef struct floe_bronze_repair_opts {
+	const char *run_id;
+	const char *pg_snapshot;     /* NULL: a fresh snapshot */
+	const char *const *keys;
+	size_t n_keys;
+} floe_bronze_repair_opts;
+
+typedef struct floe_arena floe_arena;
+/* The result (and every string in it) is allocated in `arena`. -1 when the repair failed. */
+int floe_bronze_repair(floe_bronze_result *out, floe_arena *arena, const floe_config *config,
+		       const char *table, const floe_bronze_repair_opts *opts);
+
 /* Load. Returns 0 when the run happened (tables may have failed: see n_failed). */
 int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const floe_bronze_opts *opts);
 void floe_bronze_report_free(floe_bronze_report *report);

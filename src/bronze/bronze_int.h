@@ -37,6 +37,10 @@ typedef struct bronze_job {
 	floe_bronze_result *result;
 	floe_arena *arena;
 	bronze_progress *progress;
+	/* a repair (floe_bronze_repair): re-copy these keys only, at this snapshot */
+	const char *pg_snapshot;
+	const char *const *repair_keys;
+	size_t n_repair_keys;
 } bronze_job;
 
 /* The lock's columns as the three shapes the load needs, in result-column order. */
@@ -152,6 +156,7 @@ typedef struct bronze_load {
 	floe_pg *pg;
 	const char *sql;            /* the extraction query */
 	const char *position;       /* the source's snapshot, pg_current_snapshot() */
+	const char *exported;       /* the same, exported (pg_export_snapshot()) for reconciliation */
 	floe_iceberg_catalog *catalog;
 	floe_iceberg_table *table;
 	bronze_columns cols;
@@ -186,6 +191,13 @@ int bronze_watermark_parse(bronze_load *l, int64_t *out, const char *text);
  * when the table must be loaded in full instead.
  */
 int bronze_merge(bronze_load *l, int64_t previous_watermark, const char **full_reason);
+
+/*
+ * A repair: the rows of the given keys (job->repair_keys, PostgreSQL text, one value
+ * per key column) re-read from the source and upserted; keys the source lacks are
+ * deleted. Same contract as bronze_merge.
+ */
+int bronze_merge_keys(bronze_load *l, const char **full_reason);
 
 /* Load one table. Sets job->result; returns -1 on failure. */
 int bronze_load_table(bronze_job *job);

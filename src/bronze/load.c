@@ -75,6 +75,19 @@ static int open_source(load_state *s)
 	}
 	if (floe_pg_exec(s->pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0)
 		return -1;
+	if (s->job->pg_snapshot) { /* read what an earlier load read */
+		floe_buf set = FLOE_BUF_INIT;
+		floe_buf_puts(&set, "SET TRANSACTION SNAPSHOT ");
+		int rc = floe_pg_quote_literal(&set, s->pg, s->job->pg_snapshot) < 0 ||
+			 floe_pg_exec(s->pg, floe_buf_cstr(&set)) < 0;
+		floe_buf_free(&set);
+		if (rc)
+			return floe_error_context("while reading at the load's snapshot %s", s->job->pg_snapshot);
+	}
+	if (floe_pg_query(&r, s->pg, "select pg_catalog.pg_export_snapshot()", 0, NULL) < 0)
+		return -1;
+	s->exported = floe_arena_strdup(s->job->arena, floe_pg_result_text(r, 0, 0));
+	floe_pg_result_free(r);
 	const char *q = floe_pg_server_version(s->pg) >= 130000 ? "select pg_catalog.pg_current_snapshot()::text"
 								: "select pg_catalog.txid_current_snapshot()::text";
 	if (floe_pg_query(&r, s->pg, q, 0, NULL) < 0)
@@ -218,7 +231,7 @@ static int commit(load_state *s, bool full)
 	size_t n = 0;
 	summary[n++] = (floe_iceberg_kv){ "floe.run-id", job->run_id };
 	summary[n++] = (floe_iceberg_kv){ "floe.source-position", s->position };
-	summary[n++] = (floe_iceberg_kv){ "floe.load-mode", full ? "full" : "incremental" };
+	summary[n++] = (floe_iceberg_kv){ "floe.load-mode", full ? "full" : job->repair_keys ? "repair" : "incremental" };
 	for (size_t i = 0; i < s->n_summary; i++)
 		summary[n++] = s->summary[i];
 	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
@@ -299,9 +312,14 @@ int bronze_load_table(bronze_job *job)
 	bronze_keys_init(&s.keys, job->arena, job->table, &s.cols);
 	bool by_key = strcmp(job->table->mode, "incremental") == 0 && !s.keys.unmergeable;
 	if (mergeable(&s, &previous, &why)) {
-		if (bronze_merge(&s, previous, &why) < 0)
+		s.watermark = previous;
+		s.has_watermark = true;
+		if ((job->repair_keys ? bronze_merge_keys(&s, &why) : bronze_merge(&s, previous, &why)) < 0)
 			goto cleanup;
 		full = why != NULL;
+	} else if (job->repair_keys) {
+		why = floe_arena_printf(job->arena, "repaired by a full reload: %s",
+					why ? why : "the table's files are not sorted by key");
 	}
 	if (full && load_full(&s, by_key) < 0)
 		goto cleanup;

@@ -132,20 +132,14 @@ static const char *wrapped(merge *m, const char *columns, const char *where)
 		     : NULL;
 }
 
-static int fetch_changes(merge *m, int64_t previous)
+/* The rows of `sql` (every column, in key order) as the changes; `what` names them in a reason. */
+static int fetch_rows(merge *m, const char *sql, const char *what)
 {
 	bronze_load *l = m->l;
 	floe_pg_copy *copy = NULL;
-	floe_buf where = FLOE_BUF_INIT;
 	size_t rows = 0;
 	int error = -1;
-	int64_t lower = previous - l->job->config->bronze.late_window_seconds * INT64_C(1000000);
-	floe_buf_puts(&where, " WHERE floe_src.");
-	if (floe_pg_quote_ident(&where, l->pg, l->job->table->columns[m->k->watermark].name) < 0)
-		goto cleanup;
-	floe_buf_printf(&where, " >= '%s'", bronze_watermark_text(l, lower));
-	const char *sql = wrapped(m, "*", floe_buf_cstr(&where));
-	if (!sql || floe_pg_copy_begin(&copy, l->pg, sql, l->cols.copy, m->ncols) < 0)
+	if (floe_pg_copy_begin(&copy, l->pg, sql, l->cols.copy, m->ncols) < 0)
 		goto cleanup;
 	m->chg = bronze_vectors_new(m->a, &l->cols);
 	for (;;) {
@@ -156,9 +150,8 @@ static int fetch_changes(merge *m, int64_t previous)
 		if (rows == 0)
 			break;
 		if (!m->full && floe_pg_copy_bytes(copy) > CHANGE_MAX_BYTES)
-			m->full = floe_arena_printf(m->a, "loaded in full: more than %llu MB changed since %s",
-						    (unsigned long long)(CHANGE_MAX_BYTES >> 20),
-						    bronze_watermark_text(l, lower));
+			m->full = floe_arena_printf(m->a, "loaded in full: more than %llu MB of %s",
+						    (unsigned long long)(CHANGE_MAX_BYTES >> 20), what);
 		if (l->job->progress) {
 			l->job->progress->rows = floe_pg_copy_rows(copy);
 			l->job->progress->bytes = floe_pg_copy_bytes(copy);
@@ -169,7 +162,6 @@ static int fetch_changes(merge *m, int64_t previous)
 	m->n_chg = m->chg[0].len;
 	m->chg_keys = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector *));
 	bronze_key_view(m->k, m->chg_keys, m->chg);
-	bronze_watermark_track(l, m->chg);
 	key_order o;
 	order_init(&o, m);
 	for (size_t i = 0; i < m->n_chg && !m->full; i++)
@@ -179,6 +171,26 @@ static int fetch_changes(merge *m, int64_t previous)
 	error = 0;
 cleanup:
 	floe_pg_copy_free(copy);
+	return error;
+}
+
+static int fetch_changes(merge *m, int64_t previous)
+{
+	bronze_load *l = m->l;
+	floe_buf where = FLOE_BUF_INIT;
+	int error = -1;
+	int64_t lower = previous - l->job->config->bronze.late_window_seconds * INT64_C(1000000);
+	floe_buf_puts(&where, " WHERE floe_src.");
+	if (floe_pg_quote_ident(&where, l->pg, l->job->table->columns[m->k->watermark].name) < 0)
+		goto cleanup;
+	floe_buf_printf(&where, " >= '%s'", bronze_watermark_text(l, lower));
+	const char *sql = wrapped(m, "*", floe_buf_cstr(&where));
+	const char *what = floe_arena_printf(m->a, "changes since %s", bronze_watermark_text(l, lower));
+	if (!sql || fetch_rows(m, sql, what) < 0)
+		goto cleanup;
+	bronze_watermark_track(l, m->chg);
+	error = 0;
+cleanup:
 	floe_buf_free(&where);
 	return error;
 }
@@ -773,5 +785,135 @@ cleanup:
 	floe_vector_free(&m.upper);
 	for (size_t i = 0; m.del && i < m.k->n; i++)
 		floe_vector_free(&m.del[i]);
+	return error;
+}
+
+/* ---- repair: given keys re-read ---- */
+
+/*
+ * The requested keys as quoted literals, each key opened by `open` and closed by `close`
+ * and keys separated by `sep`: "(a, b), (c, d)" or " UNION SELECT a, b UNION SELECT c, d".
+ */
+static int key_list(merge *m, floe_buf *out, const char *open, const char *close, const char *sep)
+{
+	const bronze_job *job = m->l->job;
+	for (size_t i = 0; i < job->n_repair_keys; i++) {
+		floe_buf_puts(out, i ? sep : "");
+		floe_buf_puts(out, open);
+		for (size_t c = 0; c < m->k->n; c++) {
+			if (c)
+				floe_buf_puts(out, ", ");
+			if (floe_pg_quote_literal(out, m->l->pg, job->repair_keys[i * m->k->n + c]) < 0)
+				return -1;
+		}
+		floe_buf_puts(out, close);
+	}
+	return 0;
+}
+
+/*
+ * The requested keys typed by the source: a UNION with the table's (empty) key columns
+ * gives the literals the columns' types (UNION resolves an untyped literal to the other
+ * side's type), and COPY hands them back as key vectors, sorted and distinct.
+ */
+static int requested_keys(merge *m, const char *columns, floe_vector **out)
+{
+	key_stream ks = { 0 };
+	floe_buf selects = FLOE_BUF_INIT;
+	int rc, error = -1;
+	if (key_list(m, &selects, " UNION SELECT ", "", "") < 0) {
+		floe_buf_free(&selects);
+		return -1;
+	}
+	const char *inner = floe_arena_printf(m->a, "SELECT %s FROM (\n%s\n) AS floe_src WHERE false%s",
+					      columns, m->l->sql, floe_buf_cstr(&selects));
+	floe_buf_free(&selects);
+	const char *order = bronze_sql_order_by(m->a, m->l->pg, m->l->job->table, m->k);
+	if (!order)
+		return -1;
+	const char *sql = floe_arena_printf(m->a, "SELECT * FROM (%s) AS floe_src%s", inner, order);
+	ks.cols = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(*ks.cols));
+	ks.vec = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
+	*out = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
+	for (size_t i = 0; i < m->k->n; i++) {
+		ks.cols[i] = m->l->cols.copy[m->k->col[i]];
+		floe_vector_init(&ks.vec[i], ks.cols[i].vec, ks.cols[i].width);
+		floe_vector_init(&(*out)[i], ks.cols[i].vec, ks.cols[i].width);
+		ks.keys[i] = &ks.vec[i];
+	}
+	if (floe_pg_copy_begin(&ks.copy, m->l->pg, sql, ks.cols, m->k->n) < 0)
+		goto cleanup;
+	while ((rc = stream_next(&ks, m->k->n)) > 0)
+		for (size_t i = 0; i < m->k->n; i++)
+			floe_vector_append_row(&(*out)[i], ks.keys[i], ks.row);
+	if (rc == 0)
+		error = 0;
+cleanup:
+	close_key_stream(&ks, m->k->n);
+	return error;
+}
+
+int bronze_merge_keys(bronze_load *l, const char **full_reason)
+{
+	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n };
+	floe_buf cols = FLOE_BUF_INIT, values = FLOE_BUF_INIT, where = FLOE_BUF_INIT;
+	floe_vector *keys = NULL;
+	floe_vector *key_view[64];
+	int error = -1;
+	floe_vector_init(&m.lower, FLOE_VEC_LONG, 0);
+	floe_vector_init(&m.upper, FLOE_VEC_LONG, 0);
+	if (m.k->n > 64 || l->job->n_repair_keys == 0) {
+		m.full = "repaired by a full reload: no keys to re-read";
+		error = 0;
+		goto cleanup;
+	}
+	for (size_t c = 0; c < m.k->n; c++) {
+		floe_buf_puts(&cols, c ? ", floe_src." : "floe_src.");
+		if (floe_pg_quote_ident(&cols, l->pg, l->job->table->columns[m.k->col[c]].name) < 0)
+			goto cleanup;
+	}
+	if (key_list(&m, &values, "(", ")", ", ") < 0 || requested_keys(&m, floe_buf_cstr(&cols), &keys) < 0)
+		goto cleanup;
+	floe_buf_printf(&where, " WHERE (%s) IN (%s)", floe_buf_cstr(&cols), floe_buf_cstr(&values));
+	const char *sql = wrapped(&m, "*", floe_buf_cstr(&where));
+	if (!sql || fetch_rows(&m, sql, "rows to repair") < 0 || m.full || list_files(&m) < 0 || m.full)
+		goto done;
+	/* Requested keys the source no longer has are deletes; the rows it has are the changes. */
+	deletes_init(&m);
+	for (size_t i = 0; i < m.k->n; i++)
+		key_view[i] = &keys[i];
+	size_t c = 0;
+	for (size_t i = 0; i < keys[0].len && !m.full && m.n_files; i++)
+		if (!in_changes(&m, &c, key_view, i))
+			add_delete(&m, key_view, i, route(&m, key_view[0], i));
+	route_changes(&m);
+	for (size_t d = 1; d < m.n_del; d++) /* routed like changes: by bounds, ascending */
+		if (m.del_file[d] < m.del_file[d - 1])
+			m.del_file[d] = m.del_file[d - 1];
+	if (!m.full && rewrite(&m) < 0)
+		goto cleanup;
+	if (!m.full) {
+		describe(&m);
+		l->detail = floe_arena_printf(l->job->arena, "repair of %zu keys: %s", l->job->n_repair_keys,
+					      l->detail + strlen("incremental: "));
+	}
+done:
+	error = 0;
+cleanup:
+	if (error < 0 || m.full) {
+		bronze_files_discard(&l->out, 0);
+		l->n_removed = 0;
+	}
+	*full_reason = m.full ? floe_arena_printf(l->job->arena, "repaired by a full reload: %s", m.full) : NULL;
+	bronze_vectors_free(m.chg, m.chg ? m.ncols : 0);
+	for (size_t i = 0; keys && i < m.k->n; i++)
+		floe_vector_free(&keys[i]);
+	for (size_t i = 0; m.del && i < m.k->n; i++)
+		floe_vector_free(&m.del[i]);
+	floe_vector_free(&m.lower);
+	floe_vector_free(&m.upper);
+	floe_buf_free(&cols);
+	floe_buf_free(&values);
+	floe_buf_free(&where);
 	return error;
 }

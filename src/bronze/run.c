@@ -316,3 +316,39 @@ void floe_bronze_report_free(floe_bronze_report *report)
 	free(own);
 	report->owned = NULL;
 }
+
+int floe_bronze_repair(floe_bronze_result *out, floe_arena *arena, const floe_config *config,
+		       const char *table, const floe_bronze_repair_opts *opts)
+{
+	run_ctx ctx = { .config = config };
+	floe_lock *lock = NULL;
+	const char *pipeline = floe_arena_printf(arena, "%s/pipeline", config->project_dir);
+	const char *paths[3] = { pipeline, floe_arena_printf(arena, "%s/catalog.db", floe_config_warehouse_dir(config)),
+				 floe_config_warehouse_dir(config) };
+	floe_bronze_opts one = { &table, 1, 0, false, NULL };
+	const floe_lock_table *t = NULL;
+	int error = -1;
+	memset(out, 0, sizeof(*out));
+	if (floe_lock_load(&lock, floe_arena_printf(arena, "%s/lakehouse.lock.json", pipeline)) < 0 ||
+	    check_names(lock, &one) < 0 || floe_state_open(&ctx.state, config->project_dir) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < floe_lock_count(lock) && !t; i++)
+		if (wanted(&one, floe_lock_at(lock, i)))
+			t = floe_lock_at(lock, i);
+	bronze_job job = { .config = config, .pipeline_dir = paths[0], .catalog_path = paths[1],
+			   .warehouse_dir = paths[2], .table = t, .run_id = opts->run_id, .result = out,
+			   .arena = arena, .pg_snapshot = opts->pg_snapshot, .repair_keys = opts->keys,
+			   .n_repair_keys = opts->n_keys };
+	out->table = floe_arena_strdup(arena, t->bronze);
+	out->source = floe_arena_printf(arena, "%s.%s", t->schema, t->name);
+	out->mode = floe_arena_strdup(arena, t->mode);
+	out->rows = out->bytes = out->files = -1;
+	ctx.jobs = &job;
+	ctx.n_jobs = 1;
+	run_one(&ctx, &job);
+	error = strcmp(out->state, "failed") == 0 ? -1 : 0;
+cleanup:
+	floe_state_close(ctx.state);
+	floe_lock_free(lock);
+	return error;
+}

@@ -87,7 +87,7 @@ block=$(cat <<MD
 
 ### bronze incremental run after a 0.1 % change — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 
-Command: \`SCALE=$SCALE bench/bronze/incremental.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); target-file-rows 1048576 (the default); load average before: $(cut -d' ' -f1-3 /proc/loadavg)
+Command: \`SCALE=$SCALE bench/bronze/incremental.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); target-file-rows 262144 (the default); load average before: $(cut -d' ' -f1-3 /proc/loadavg)
 
 | table | rows | full load s | incremental s | incremental / full | peak RSS MB (full / incr) | the incremental snapshot |
 |---|---|---|---|---|---|---|

@@ -519,18 +519,41 @@ cleanup:
 typedef struct run_out {
 	floe_vector *vec;  /* rows waiting to be written */
 	bool changed;
+	size_t pending_from, pending; /* unchanged rows of the scan's row group not yet copied */
 } run_out;
+
+/* Rows [from, from + n) of `src` to the output, in batches that never cross a file's bound. */
+static int emit_rows(merge *m, run_out *o, const floe_vector *src, size_t from, size_t n)
+{
+	bronze_files *out = &m->l->out;
+	while (n) {
+		size_t room = bronze_files_room(out);
+		size_t cap = room < BRONZE_BATCH_ROWS ? room : BRONZE_BATCH_ROWS;
+		size_t k = cap - o->vec[0].len < n ? cap - o->vec[0].len : n;
+		for (size_t i = 0; i < m->ncols; i++)
+			floe_vector_append_rows(&o->vec[i], &src[i], from, k);
+		from += k;
+		n -= k;
+		if (o->vec[0].len < cap)
+			continue;
+		int rc = bronze_files_write(out, o->vec);
+		bronze_vectors_clear(o->vec, m->ncols);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
 
 static int emit(merge *m, run_out *o, const floe_vector *src, size_t row)
 {
-	bronze_files *out = &m->l->out;
-	for (size_t i = 0; i < m->ncols; i++)
-		floe_vector_append_row(&o->vec[i], &src[i], row);
-	size_t room = bronze_files_room(out);
-	if (o->vec[0].len < BRONZE_BATCH_ROWS && o->vec[0].len < room)
-		return 0;
-	int rc = bronze_files_write(out, o->vec);
-	bronze_vectors_clear(o->vec, m->ncols);
+	return emit_rows(m, o, src, row, 1);
+}
+
+/* Unchanged rows of the current row group waiting to be copied in one go. */
+static int flush_pending(merge *m, run_out *o, const bronze_scan *s)
+{
+	int rc = emit_rows(m, o, s->vec, o->pending_from, o->pending);
+	o->pending = 0;
 	return rc;
 }
 
@@ -554,38 +577,54 @@ static int rewrite_run(merge *m, run_out *o, size_t f0, size_t f1, size_t *c, si
 		all[i] = i;
 	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files + f0, f1 - f0, all, m->ncols);
 	order_init(&order, m);
+	o->pending = 0;
 	while ((rc = bronze_scan_next(&s)) > 0) {
 		bronze_key_view(m->k, keys, s.vec);
-		if (!order_next(&order, m->k, keys, s.row)) {
+		/* within a row group against the row before; across groups against the saved key */
+		bool ascending = s.row ? bronze_key_cmp(m->k, keys, s.row - 1, keys, s.row) < 0
+				       : order_next(&order, m->k, keys, s.row);
+		if (!ascending) {
 			m->full = "loaded in full: the data files are not in key order";
 			goto cleanup;
 		}
+		if (s.row + 1 == s.rows)
+			order_next(&order, m->k, keys, s.row);
 		int cmp = 0;
+		bool keep = true;
 		while (*c < m->n_chg && m->chg_file[*c] < f1 &&
 		       (cmp = bronze_key_cmp(m->k, m->chg_keys, *c, keys, s.row)) < 0) {
 			o->changed = true;
 			m->inserted++;
-			if (emit(m, o, m->chg, (*c)++) < 0)
+			if (flush_pending(m, o, &s) < 0 || emit(m, o, m->chg, (*c)++) < 0)
 				goto cleanup;
 		}
 		if (*c < m->n_chg && m->chg_file[*c] < f1 && cmp == 0) {
-			bool same = rows_equal(m, m->chg, *c, s.vec, s.row);
-			o->changed |= !same;
-			m->updated += !same;
-			if (emit(m, o, same ? s.vec : m->chg, same ? s.row : *c) < 0)
+			keep = rows_equal(m, m->chg, *c, s.vec, s.row);
+			o->changed |= !keep;
+			m->updated += !keep;
+			if (!keep && (flush_pending(m, o, &s) < 0 || emit(m, o, m->chg, *c) < 0))
 				goto cleanup;
 			(*c)++;
-			continue;
+		} else {
+			while (*d < m->n_del && m->del_file[*d] < f1 &&
+			       bronze_key_cmp(m->k, m->del_keys, *d, keys, s.row) < 0)
+				(*d)++;
+			if (*d < m->n_del && m->del_file[*d] < f1 &&
+			    bronze_key_cmp(m->k, m->del_keys, *d, keys, s.row) == 0) {
+				o->changed = true;
+				m->deleted++;
+				(*d)++;
+				keep = false;
+				if (flush_pending(m, o, &s) < 0)
+					goto cleanup;
+			}
 		}
-		while (*d < m->n_del && m->del_file[*d] < f1 && bronze_key_cmp(m->k, m->del_keys, *d, keys, s.row) < 0)
-			(*d)++;
-		if (*d < m->n_del && m->del_file[*d] < f1 && bronze_key_cmp(m->k, m->del_keys, *d, keys, s.row) == 0) {
-			o->changed = true;
-			m->deleted++;
-			(*d)++;
-			continue;
+		if (keep) {
+			if (o->pending == 0)
+				o->pending_from = s.row;
+			o->pending++;
 		}
-		if (emit(m, o, s.vec, s.row) < 0)
+		if (s.row + 1 == s.rows && flush_pending(m, o, &s) < 0) /* the row group's vectors go next */
 			goto cleanup;
 	}
 	if (rc < 0)

@@ -434,7 +434,7 @@ static void set_defaults(floe_config *c)
 	c->warehouse.catalog = "sql";
 	c->warehouse.schedule = "0 * * * *";
 	c->bronze.late_window_seconds = 300;
-	c->bronze.target_file_rows = 1048576;
+	c->bronze.target_file_rows = 262144;
 	c->silver.pii_key_env = "FLOE_PII_KEY";
 	c->git_remote = "";
 	c->alerts.webhook_env = "FLOE_ALERT_WEBHOOK";

@@ -50,7 +50,7 @@ typedef struct floe_config_warehouse {
 
 typedef struct floe_config_bronze {
 	int64_t late_window_seconds; /* "late-window", default 300 (5 minutes) */
-	int64_t target_file_rows;    /* "target-file-rows" of keyed tables, default 1048576 */
+	int64_t target_file_rows;    /* "target-file-rows" of keyed tables, default 262144 */
 } floe_config_bronze;
 
 typedef struct floe_config_silver {

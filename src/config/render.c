@@ -74,7 +74,7 @@ int floe_config_render_initial(floe_buf *out, const floe_config_seed *seed)
 		"# \"public.orders\" = \"updated_at\"\n"
 		"\n[bronze]\n"
 		"late-window = \"5m\"                   # incremental loads re-read this much before the last watermark\n"
-		"target-file-rows = 1048576            # rows per data file of keyed tables (smaller: cheaper upserts)\n"
+		"target-file-rows = 262144             # rows per data file of keyed tables (smaller: cheaper upserts)\n"
 		"\n[silver]\n"
 		"history = []                          # tables with SCD2 history, chosen by a person\n"
 		"pii-key-env = \"FLOE_PII_KEY\"          # variable holding the key for `hmac` masking\n"

@@ -328,6 +328,41 @@ int floe_vector_compare_rows(const floe_vector *a, size_t i, const floe_vector *
 	}
 }
 
+void floe_vector_append_rows(floe_vector *dst, const floe_vector *src, size_t from, size_t n)
+{
+	assert(dst->type == src->type);
+	if (n == 0)
+		return;
+	size_t at = dst->len, w = floe_vec_type_width(src->type, src->width);
+	floe_vector_reserve(dst, at + n);
+	if (w)
+		memcpy(dst->v.u8 + at * w, src->v.u8 + from * w, n * w);
+	if (src->type == FLOE_VEC_STRING || src->type == FLOE_VEC_BINARY || src->type == FLOE_VEC_LIST) {
+		int64_t b0 = src->offsets[from], b1 = src->offsets[from + n];
+		int64_t base = src->type == FLOE_VEC_LIST ? (int64_t)dst->child->len : (int64_t)dst->data_len;
+		if (src->type == FLOE_VEC_LIST) {
+			floe_vector_append_rows(dst->child, src->child, (size_t)b0, (size_t)(b1 - b0));
+		} else if (b1 > b0) {
+			floe_vector_reserve_data(dst, dst->data_len + (size_t)(b1 - b0));
+			memcpy(dst->data + dst->data_len, src->data + b0, (size_t)(b1 - b0));
+			dst->data_len += (size_t)(b1 - b0);
+		}
+		for (size_t i = 0; i < n; i++)
+			dst->offsets[at + i + 1] = base + (src->offsets[from + i + 1] - b0);
+	}
+	dst->len += n;
+	for (size_t i = 0; src->validity && i < n; i++) {
+		if (floe_vector_is_valid(src, from + i))
+			continue;
+		if (!dst->validity) {
+			size_t bytes = (dst->cap + 7) / 8;
+			dst->validity = floe_xmalloc(bytes);
+			memset(dst->validity, 0xFF, bytes);
+		}
+		dst->validity[(at + i) >> 3] &= (uint8_t) ~(1u << ((at + i) & 7));
+	}
+}
+
 /* ---- decimals ---- */
 
 static i128 to_i128(floe_dec128 x)

@@ -125,6 +125,8 @@ void floe_vector_append_fixed(floe_vector *v, const void *p);             /* UUI
 void floe_vector_append_list(floe_vector *v);
 /* Row i of `src` (null or not; a list with its elements), appended to `dst` of the same type. */
 void floe_vector_append_row(floe_vector *dst, const floe_vector *src, size_t i);
+/* Rows [from, from + n) of `src` appended to `dst` of the same type, copied in bulk. */
+void floe_vector_append_rows(floe_vector *dst, const floe_vector *src, size_t from, size_t n);
 
 /*
  * Order row i of `a` against row j of `b` (same type): -1, 0, 1. Nulls first; numbers,

@@ -98,7 +98,7 @@ FLOE_TEST(config_section_must_be_a_table)
 FLOE_TEST(config_bronze_durations_and_rows)
 {
 	floe_config *c = parse(minimal);
-	FLOE_CHECK(c && c->bronze.late_window_seconds == 300 && c->bronze.target_file_rows == 1048576);
+	FLOE_CHECK(c && c->bronze.late_window_seconds == 300 && c->bronze.target_file_rows == 262144);
 	floe_config_free(c);
 	c = parse("[source]\ndatabase = \"s\"\nuser = \"u\"\n[bronze]\nlate-window = \"2 hours\"\n"
 		  "target-file-rows = 5000\n");

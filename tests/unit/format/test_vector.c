@@ -55,3 +55,36 @@ FLOE_TEST(vector_compare_rows_orders_like_postgres_c_collation)
 	FLOE_CHECK(floe_vector_compare_rows(&dec, 0, &dec, 1) < 0);
 	floe_vector_free(&dec);
 }
+
+FLOE_TEST(vector_append_rows_equals_row_by_row)
+{
+	floe_vector src, a, b;
+	floe_vector_init_list(&src, FLOE_VEC_STRING, 0);
+	for (int r = 0; r < 300; r++) {
+		if (r % 7 == 3) {
+			floe_vector_append_null(&src);
+			continue;
+		}
+		for (int e = 0; e < r % 4; e++) {
+			if ((r + e) % 5 == 0)
+				floe_vector_append_null(src.child);
+			else
+				floe_vector_append_bytes(src.child, "abcdef", (size_t)(r + e) % 6);
+		}
+		floe_vector_append_list(&src);
+	}
+	floe_vector_init_list(&a, FLOE_VEC_STRING, 0);
+	floe_vector_init_list(&b, FLOE_VEC_STRING, 0);
+	floe_vector_append_row(&a, &src, 0);
+	floe_vector_append_row(&b, &src, 0);
+	floe_vector_append_rows(&a, &src, 5, 200);
+	for (size_t i = 5; i < 205; i++)
+		floe_vector_append_row(&b, &src, i);
+	FLOE_CHECK(a.len == b.len && a.child->len == b.child->len);
+	for (size_t i = 0; i < a.len; i++)
+		FLOE_CHECK(floe_vector_compare_rows(&a, i, &b, i) == 0 &&
+			   floe_vector_is_valid(&a, i) == floe_vector_is_valid(&b, i));
+	floe_vector_free(&src);
+	floe_vector_free(&a);
+	floe_vector_free(&b);
+}

@@ -13,20 +13,14 @@
 #   SCALE=45 bench/bronze/incremental.sh   # orders ≈ 4.5 M rows, events 5 M rows
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-FLOE="${FLOE_BIN:-$ROOT/build/floe}"
+NAME=incr
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
 SCALE="${SCALE:-10}"
 EVENTS="${EVENTS:-5000000}"
-WORK="$(mktemp -d /tmp/floe-bench-incr.XXXXXX)"
-chmod 755 "$WORK"
-cleanup() { "$FLOE" -C "$WORK" stack down >/dev/null 2>&1 || true; rm -rf "$WORK"; }
-trap cleanup EXIT
-[ -x "$FLOE" ] || { echo "bench: build floe first (make)" >&2; exit 2; }
 
 export FLOE_SOURCE_PASSWORD="bench-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-"$FLOE" -C "$WORK" stack up --database shop --reader floe_reader >/dev/null
-PORT="$("$FLOE" -C "$WORK" stack status --json | sed -n 's/.*"port":\([0-9]*\).*/\1/p')"
-SOCK="$WORK/.floe/pg/run"
+bench_stack_up shop floe_reader
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U postgres shop)
 "$FLOE" -C "$WORK" shop generate --scale "$SCALE" --replace >/dev/null
 "${PSQL[@]}" <<SQL

@@ -14,24 +14,18 @@
 #   SCALE=45 bench/bronze/run.sh      # order_items ≈ 5 M rows (default SCALE=10: ≈ 1.1 M)
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-FLOE="${FLOE_BIN:-$ROOT/build/floe}"
+NAME=bronze
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
 PY="$ROOT/.venv/bin/python"
 SCALE="${SCALE:-10}"
 ROUNDS="${ROUNDS:-3}"
-WORK="$(mktemp -d /tmp/floe-bench-bronze.XXXXXX)"
-chmod 755 "$WORK"
-cleanup() { "$FLOE" -C "$WORK" stack down >/dev/null 2>&1 || true; rm -rf "$WORK"; }
-trap cleanup EXIT
 
-[ -x "$FLOE" ] || { echo "bench: build floe first (make)" >&2; exit 2; }
 "$PY" -c "import duckdb_extension_postgres" 2>/dev/null ||
 	"$ROOT/.venv/bin/pip" install -q "duckdb-extension-postgres==$("$PY" -c 'import duckdb; print(duckdb.__version__)')"
 
 export FLOE_SOURCE_PASSWORD="bench-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-"$FLOE" -C "$WORK" stack up --database shop --reader floe_reader >/dev/null
-PORT="$("$FLOE" -C "$WORK" stack status --json | sed -n 's/.*"port":\([0-9]*\).*/\1/p')"
-SOCK="$WORK/.floe/pg/run"
+bench_stack_up shop floe_reader
 "$FLOE" -C "$WORK" shop generate --scale "$SCALE" --replace >/dev/null
 "$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$WORK" >/dev/null
 "$FLOE" -C "$WORK" generate >/dev/null

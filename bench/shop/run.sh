@@ -14,18 +14,12 @@
 #   SCALES="0.1 1" bench/shop/run.sh
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-FLOE="${FLOE_BIN:-$ROOT/build/floe}"
-SCALES="${SCALES:-1 10}"
-WORK="$(mktemp -d /tmp/floe-bench-shop.XXXXXX)"
-chmod 755 "$WORK"
-cleanup() { "$FLOE" -C "$WORK" stack down >/dev/null 2>&1 || true; rm -rf "$WORK"; }
-trap cleanup EXIT
+NAME=shop
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-[ -x "$FLOE" ] || { echo "bench: build floe first (make)" >&2; exit 2; }
-"$FLOE" -C "$WORK" stack up --database bench >/dev/null
-PORT="$("$FLOE" -C "$WORK" stack status --json | sed -n 's/.*"port":\([0-9]*\).*/\1/p')"
-SOCK="$WORK/.floe/pg/run"
+SCALES="${SCALES:-1 10}"
+bench_stack_up bench
+
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U postgres)
 export PGOPTIONS="-c client_min_messages=warning"
 TABLES="product_categories geolocation sellers products customers orders order_items payments reviews"

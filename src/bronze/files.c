@@ -80,15 +80,7 @@ int bronze_files_close(bronze_files *f)
 		floe_iceberg_storage_remove(floe_iceberg_table_storage(f->table), f->uri);
 		return -1;
 	}
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 16;
-		floe_iceberg_data_file *files = floe_arena_alloc(f->arena, cap * sizeof(*files));
-		if (f->n)
-			memcpy(files, f->files, f->n * sizeof(*files));
-		f->files = files;
-		f->cap = cap;
-	}
-	to_data_file(&f->files[f->n++], f->arena, f->uri, &st);
+	to_data_file(FLOE_ARENA_PUSH(f->arena, f->files, f->n, f->cap), f->arena, f->uri, &st);
 	f->rows = 0;
 	return 0;
 }

@@ -692,6 +692,20 @@ cleanup:
 
 /* ---- the whole ---- */
 
+/* Undo what a merge that will not commit wrote; release what every merge holds. */
+static void finish(merge *m, int error)
+{
+	if (error < 0 || m->full) {
+		bronze_files_discard(&m->l->out, 0);
+		m->l->n_removed = 0;
+	}
+	bronze_vectors_free(m->chg, m->chg ? m->ncols : 0);
+	for (size_t i = 0; m->del && i < m->k->n; i++)
+		floe_vector_free(&m->del[i]);
+	floe_vector_free(&m->lower);
+	floe_vector_free(&m->upper);
+}
+
 /*
  * Ranges of files whose key boundaries are clean (the upper bound of one below the lower
  * bound of the next), at most MAX_RANGES: a range's keys in the source are exactly those
@@ -814,16 +828,8 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 		describe(&m);
 	error = 0;
 cleanup:
-	if (error < 0 || m.full) {
-		bronze_files_discard(&l->out, 0);
-		l->n_removed = 0;
-	}
 	*full_reason = m.full;
-	bronze_vectors_free(m.chg, m.chg ? m.ncols : 0);
-	floe_vector_free(&m.lower);
-	floe_vector_free(&m.upper);
-	for (size_t i = 0; m.del && i < m.k->n; i++)
-		floe_vector_free(&m.del[i]);
+	finish(&m, error);
 	return error;
 }
 
@@ -939,18 +945,10 @@ int bronze_merge_keys(bronze_load *l, const char **full_reason)
 done:
 	error = 0;
 cleanup:
-	if (error < 0 || m.full) {
-		bronze_files_discard(&l->out, 0);
-		l->n_removed = 0;
-	}
 	*full_reason = m.full ? floe_arena_printf(l->job->arena, "repaired by a full reload: %s", m.full) : NULL;
-	bronze_vectors_free(m.chg, m.chg ? m.ncols : 0);
+	finish(&m, error);
 	for (size_t i = 0; keys && i < m.k->n; i++)
 		floe_vector_free(&keys[i]);
-	for (size_t i = 0; m.del && i < m.k->n; i++)
-		floe_vector_free(&m.del[i]);
-	floe_vector_free(&m.lower);
-	floe_vector_free(&m.upper);
 	floe_buf_free(&cols);
 	floe_buf_free(&values);
 	floe_buf_free(&where);

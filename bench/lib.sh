@@ -1,0 +1,25 @@
+# bench/lib.sh — what every benchmark starts with: the floe binary, a private work directory
+# removed at exit, and a private PostgreSQL under it. Source it after setting NAME:
+#
+#   NAME=bronze; . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"; bench_stack_up shop floe_reader
+#
+# Sets ROOT, FLOE, WORK; bench_stack_up sets PORT and SOCK.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+FLOE="${FLOE_BIN:-$ROOT/build/floe}"
+WORK="$(mktemp -d "/tmp/floe-bench-$NAME.XXXXXX")"
+chmod 755 "$WORK"
+bench_cleanup() { "$FLOE" -C "$WORK" stack down >/dev/null 2>&1 || true; rm -rf "$WORK"; }
+trap bench_cleanup EXIT
+[ -x "$FLOE" ] || { echo "bench: build floe first (make)" >&2; exit 2; }
+
+# bench_stack_up DATABASE [READER]: the cluster, its port and socket directory
+bench_stack_up() {
+	if [ -n "${2:-}" ]; then
+		"$FLOE" -C "$WORK" stack up --database "$1" --reader "$2" >/dev/null
+	else
+		"$FLOE" -C "$WORK" stack up --database "$1" >/dev/null
+	fi
+	PORT="$("$FLOE" -C "$WORK" stack status --json | sed -n 's/.*"port":\([0-9]*\).*/\1/p')"
+	SOCK="$WORK/.floe/pg/run"
+}

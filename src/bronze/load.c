@@ -203,15 +203,8 @@ static int stream(load_state *s, const char *sql)
 {
 	size_t rows = 0;
 	s->vectors = floe_arena_alloc(s->job->arena, (s->cols.n + 1) * sizeof(floe_vector));
-	for (size_t i = 0; i < s->cols.n; i++) {
-		const floe_pg_copy_column *c = &s->cols.copy[i];
-		if (c->vec == FLOE_VEC_LIST)
-			floe_vector_init_list(&s->vectors[i], c->elem_vec, c->elem_vec == FLOE_VEC_UUID ? 16 : 0);
-		else
-			floe_vector_init(&s->vectors[i], c->vec, c->width);
-		s->vectors[i].precision = c->precision;
-		s->vectors[i].scale = c->scale;
-	}
+	for (size_t i = 0; i < s->cols.n; i++)
+		floe_pg_copy_vector_init(&s->vectors[i], &s->cols.copy[i]);
 	if (floe_pg_copy_begin(&s->copy, s->pg, sql, s->cols.copy, s->cols.n) < 0 || open_writer(s) < 0)
 		return -1;
 	for (;;) {

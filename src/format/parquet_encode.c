@@ -263,8 +263,8 @@ static const floe_vector *leaf_range(const pq_col *c, const floe_vector *v, size
 {
 	for (size_t k = 0; k + 1 < c->n_nodes; k++) {
 		if (c->nodes[k].type == FLOE_VEC_LIST) {
-			*a = (size_t)v->offsets[*a];
-			*b = (size_t)v->offsets[*b];
+			*a = (size_t)floe_vector_offset(v, *a);
+			*b = (size_t)floe_vector_offset(v, *b);
 			v = v->child;
 		} else {
 			v = &v->children[c->nodes[k].child];
@@ -592,7 +592,8 @@ static int bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 static int values_bytes(pq_col *c, const floe_vector *v, size_t from, size_t to)
 {
 	bool added = false, dict = c->dict_mode != PQ_DICT_OFF, plain_mode = c->dict_mode != PQ_DICT_ON;
-	size_t total = (size_t)(v->offsets[to] - v->offsets[from]) + 4 * (to - from), used = 0;
+	size_t total = (size_t)(floe_vector_offset(v, to) - floe_vector_offset(v, from)) + 4 * (to - from);
+	size_t used = 0;
 	uint8_t *plain = NULL;
 	/* The extremes of this run, compared with the chunk's once at the end. */
 	const uint8_t *mn = NULL, *mx = NULL;
@@ -673,7 +674,7 @@ static size_t row_bytes(const pq_col *c, const floe_vector *v, size_t r)
 	size_t a = r, b = r + 1;
 	const floe_vector *vals = leaf_range(c, v, &a, &b);
 	if (c->physical == FLOE_PQ_BYTE_ARRAY)
-		return (size_t)(vals->offsets[b] - vals->offsets[a]) + 4 * (b - a) + 1;
+		return (size_t)(floe_vector_offset(vals, b) - floe_vector_offset(vals, a)) + 4 * (b - a) + 1;
 	size_t w = c->physical == FLOE_PQ_BOOLEAN ? 1 : c->physical == FLOE_PQ_INT32 ||
 							c->physical == FLOE_PQ_FLOAT ? 4 :
 							c->physical == FLOE_PQ_FIXED_LEN_BYTE_ARRAY ?

@@ -612,9 +612,9 @@ static int check_vector(const floe_parquet_field *f, const floe_vector *v, size_
 static size_t rows_bytes(const floe_vector *v, size_t a, size_t b)
 {
 	if (v->type == FLOE_VEC_LIST)
-		return rows_bytes(v->child, (size_t)v->offsets[a], (size_t)v->offsets[b]);
+		return rows_bytes(v->child, (size_t)floe_vector_offset(v, a), (size_t)floe_vector_offset(v, b));
 	if (v->type == FLOE_VEC_STRING || v->type == FLOE_VEC_BINARY)
-		return (size_t)(v->offsets[b] - v->offsets[a]) + 4 * (b - a);
+		return (size_t)(floe_vector_offset(v, b) - floe_vector_offset(v, a)) + 4 * (b - a);
 	size_t n = (b - a) * floe_vec_type_width(v->type, v->width);
 	for (size_t i = 0; i < v->n_children; i++)
 		n += rows_bytes(&v->children[i], a, b);

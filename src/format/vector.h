@@ -140,6 +140,12 @@ void floe_vector_append_struct(floe_vector *v);
  * same shape. */
 void floe_vector_append_row(floe_vector *dst, const floe_vector *src, size_t i);
 
+/* Offset i of a STRING/BINARY/LIST vector: 0 while it has held no row (it has no offsets yet). */
+static inline int64_t floe_vector_offset(const floe_vector *v, size_t i)
+{
+	return v->offsets ? v->offsets[i] : 0;
+}
+
 /* Bytes of row i of a STRING/BINARY vector. */
 static inline const uint8_t *floe_vector_bytes(const floe_vector *v, size_t i, size_t *len)
 {

@@ -344,3 +344,63 @@ def test_file_statistics_are_per_leaf_field_id_without_bounds_inside_lists(loade
         import struct
         assert struct.unpack("<i", f.lower_bounds[ids["home.zip"]])[0] == 0
         assert struct.unpack("<i", f.upper_bounds[ids["home.zip"]])[0] == 25009
+
+
+def dump_form(v, kind):
+    """A pyarrow value in parquet_fixture's canonical form (see tests/tools/parquet_fixture.c)."""
+    import struct
+    if v is None:
+        return None
+    if isinstance(v, list):
+        return [dump_form(x, kind) for x in v]
+    if kind == "double":
+        return "f64:%016x" % struct.unpack("<Q", struct.pack("<d", v))[0]
+    if kind == "decimal":
+        return f"{v:f}"
+    if kind == "timestamptz":
+        return (v - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(microseconds=1)
+    if kind == "date":
+        return (v - dt.date(1970, 1, 1)).days
+    if kind in ("uuid", "binary"):
+        return "x:" + (v.bytes if isinstance(v, uuid.UUID) else bytes(v)).hex()
+    return v
+
+
+def leaf_of(row, parts):
+    """The value of a leaf path ("p.at.zip", "homes.list.element.zip") in a pyarrow row."""
+    if not parts or row is None:
+        return row
+    if parts[0] == "list":
+        return [leaf_of(x, parts[2:]) for x in row]
+    return leaf_of(row[parts[0]], parts[1:])
+
+
+def test_floes_own_reader_reads_struct_leaves_and_refuses_a_list_in_a_list(loaded):
+    import os
+    import subprocess
+    d, _ = loaded
+    tools = os.environ.get("FLOE_TOOLS", str(Path(__file__).resolve().parents[2] / "build" / "tools"))
+    tbl = catalog(d).load_table("bronze.comp")
+    for task in tbl.scan().plan_files():
+        path = task.file.file_path.removeprefix("file://")
+        proc = subprocess.run([f"{tools}/parquet_fixture", "dump", path], capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        dump = json.loads(proc.stdout)
+        rows = pq.read_table(path).to_pylist()
+        leaves = {l["path"]: l for l in dump["leaves"]}
+        refused = {p: l["unsupported"] for p, l in leaves.items() if l["type"] == "unsupported"}
+        assert refused == {"homes.list.element.tags.list.element": "a list inside a list"}
+        assert leaves["homes.list.element.zip"]["in_list"] and not leaves["p.at.zip"]["in_list"]
+        for p, leaf in leaves.items():
+            if p in refused:
+                assert dump["columns"][p] is None
+                continue
+            want = [dump_form(leaf_of(r, p.split(".")), leaf["type"]) for r in rows]
+            assert dump["columns"][p] == want, p
+        # the footer's statistics, per leaf field id, agree with the manifest's
+        stats = {c["field_id"]: c for c in dump["stats"]["columns"]}
+        assert set(stats) == set(task.file.value_counts)
+        for fid, c in stats.items():
+            assert c["value_count"] == task.file.value_counts[fid]
+            assert c["null_count"] == task.file.null_value_counts[fid]

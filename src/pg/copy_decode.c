@@ -301,17 +301,13 @@ static int decode_scalar(floe_vector *v, const floe_pg_copy_column *c, uint32_t 
 			return -1;
 		floe_vector_append_fixed(v, p);
 		return 0;
-	case FLOE_PG_BYTEAOID:
-	case FLOE_PG_TEXTOID:
-	case FLOE_PG_VARCHAROID:
-	case FLOE_PG_BPCHAROID:
-	case FLOE_PG_NAMEOID:
-	case FLOE_PG_JSONOID:
-	case FLOE_PG_JSONBOID:
-	case FLOE_PG_XMLOID:
-		return decode_string(v, oid, p, len);
-	default:
+	default: {
+		/* bytea and the text-like types: their bytes (jsonb's after its version byte) */
+		floe_vec_type sv = scalar_vec(oid);
+		if (sv == FLOE_VEC_STRING || sv == FLOE_VEC_BINARY)
+			return decode_string(v, oid, p, len);
 		return floe_error_set(FLOE_ERR_INTERNAL, "no binary decoder for type oid %u", oid);
+	}
 	}
 }
 

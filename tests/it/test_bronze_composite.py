@@ -13,8 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from psycopg.adapt import Loader
 from psycopg.types.composite import CompositeInfo, register_composite
-from pyiceberg.catalog.sql import SqlCatalog
-
+from icebergkit import Warehouse, duckdb_with_iceberg, local_path
 from sourcedb import Source
 
 SOURCE = '''
@@ -70,23 +69,18 @@ CREATE TABLE public.refused_array (id int PRIMARY KEY, ts tagged[]);
 def src(stack):
     s = Source(stack, "composite_it", "composite_reader")
     s.create(SOURCE)
-    s.admin(f"GRANT USAGE ON SCHEMA public TO {s.role}")
-    s.admin(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {s.role}")
+    s.grant_read("public")
     return s
 
 
 @pytest.fixture(scope="module")
 def loaded(src, tmp_path_factory):
-    d = tmp_path_factory.mktemp("composite")
-    src.project(d)
-    src.floe(d, "init", check=0)
-    src.floe(d, "generate", check=0)
-    run = src.floe(d, "run", "--json")
-    return d, run
+    d = src.generated(tmp_path_factory.mktemp("composite"))
+    return d, src.floe(d, "run", "--json")
 
 
 def catalog(d: Path):
-    return SqlCatalog("floe", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=f"file://{d}/warehouse")
+    return Warehouse(d / "warehouse").pyiceberg()
 
 
 def lock_table(d: Path, bronze):
@@ -206,19 +200,13 @@ def test_the_data_files_hold_null_lists_of_structs_as_null(loaded, expected):
     tbl = catalog(d).load_table("bronze.comp")
     rows = []
     for task in tbl.scan().plan_files():
-        rows += pq.read_table(task.file.file_path.removeprefix("file://")).to_pylist()
+        rows += pq.read_table(local_path(task.file.file_path)).to_pylist()
     got = sorted((norm(r) for r in rows), key=lambda r: r["id"])
     assert got == expected
 
 
 def duck():
-    import duckdb
-    import duckdb_extension_avro
-    import duckdb_extension_iceberg
-    con = duckdb.connect(config={"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"})
-    for mod, name in ((duckdb_extension_avro, "avro"), (duckdb_extension_iceberg, "iceberg")):
-        path = Path(mod.__file__).parent / "extensions" / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"
-        con.execute(f"LOAD '{path}'")
+    con = duckdb_with_iceberg()
     con.execute("SET TimeZone = 'UTC'")
     return con
 
@@ -308,7 +296,7 @@ def test_field_ids_are_the_locks_in_the_schema_and_the_data_files(loaded):
     files = [task.file for task in tbl.scan().plan_files()]
     assert files
     for f in files:
-        arrow = pq.read_schema(f.file_path.removeprefix("file://"))
+        arrow = pq.read_schema(local_path(f.file_path))
         got = {}
         for field in arrow:
             got[field.name] = int(field.metadata[b"PARQUET:field_id"])
@@ -382,7 +370,7 @@ def test_floes_own_reader_reads_struct_leaves_and_refuses_a_list_in_a_list(loade
     tools = os.environ.get("FLOE_TOOLS", str(Path(__file__).resolve().parents[2] / "build" / "tools"))
     tbl = catalog(d).load_table("bronze.comp")
     for task in tbl.scan().plan_files():
-        path = task.file.file_path.removeprefix("file://")
+        path = local_path(task.file.file_path)
         proc = subprocess.run([f"{tools}/parquet_fixture", "dump", path], capture_output=True, text=True,
                               timeout=300)
         assert proc.returncode == 0, proc.stderr

@@ -5,6 +5,7 @@
  * footer's statistics agreeing with the writer's, and what the writer and reader refuse.
  */
 #include "harness.h"
+#include "parquet_testkit.h"
 
 #include "base/arena.h"
 #include "base/error.h"
@@ -13,79 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-__extension__ typedef __int128 i128;
-
-static const char *tmp_file(const char *name)
-{
-	static char dir[64], path[128];
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/floe-unit-pqs-XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-	}
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	unlink(path);
-	return path;
-}
-
-static floe_dec128 dec(i128 v)
-{
-	floe_dec128 d = { (uint64_t)v, (int64_t)(v >> 64) };
-	return d;
-}
-
-/* Row i of a and row j of b hold the same value (lists element by element). */
-static bool same(const floe_vector *a, size_t i, const floe_vector *b, size_t j)
-{
-	bool va = floe_vector_is_valid(a, i), vb = floe_vector_is_valid(b, j);
-	size_t la, lb;
-	if (va != vb || a->type != b->type)
-		return false;
-	if (!va)
-		return true;
-	switch (a->type) {
-	case FLOE_VEC_INT: return a->v.i32[i] == b->v.i32[j];
-	case FLOE_VEC_LONG: return a->v.i64[i] == b->v.i64[j];
-	case FLOE_VEC_DOUBLE: return a->v.f64[i] == b->v.f64[j];
-	case FLOE_VEC_DECIMAL: return floe_dec128_cmp(a->v.dec[i], b->v.dec[j]) == 0;
-	case FLOE_VEC_STRING: {
-		const uint8_t *pa = floe_vector_bytes(a, i, &la), *pb = floe_vector_bytes(b, j, &lb);
-		return la == lb && memcmp(pa, pb, la) == 0;
-	}
-	case FLOE_VEC_LIST: {
-		int64_t n = a->offsets[i + 1] - a->offsets[i];
-		if (n != b->offsets[j + 1] - b->offsets[j])
-			return false;
-		for (int64_t k = 0; k < n; k++)
-			if (!same(a->child, (size_t)(a->offsets[i] + k), b->child, (size_t)(b->offsets[j] + k)))
-				return false;
-		return true;
-	}
-	default: return false;
-	}
-}
-
-static bool leaf_equals(floe_parquet_reader *r, size_t leaf, const floe_vector *want)
-{
-	const floe_parquet_meta *m = floe_parquet_reader_meta(r);
-	size_t row = 0;
-	for (size_t g = 0; g < m->n_row_groups; g++) {
-		floe_vector got;
-		if (floe_parquet_reader_read_column(&got, r, g, leaf) < 0) {
-			floe_error_print(stderr);
-			return false;
-		}
-		for (size_t i = 0; i < got.len; i++, row++)
-			if (row >= want->len || !same(&got, i, want, row)) {
-				fprintf(stderr, "    leaf %zu row %zu differs\n", leaf, row);
-				floe_vector_free(&got);
-				return false;
-			}
-		floe_vector_free(&got);
-	}
-	return row == want->len;
-}
 
 /*
  * id long required (1)
@@ -281,7 +209,7 @@ static bool write_open(written *out, const char *name, const floe_parquet_field 
 		       const floe_vector *cols, size_t batch, const floe_parquet_writer_opts *o)
 {
 	floe_parquet_writer *w = NULL;
-	const char *path = tmp_file(name);
+	const char *path = tmp_path(name);
 	bool ok = false;
 	floe_vector *part = floe_xcalloc(n, sizeof(floe_vector));
 	memset(out, 0, sizeof(*out));
@@ -383,7 +311,7 @@ FLOE_TEST(parquet_round_trip_structs_lists_in_structs_and_lists_of_structs)
 		FLOE_CHECK_STR(l->path, paths[k]);
 		FLOE_CHECK(l->max_def == defs[k]);
 		FLOE_CHECK(l->vtype != 0 && !l->unsupported);
-		FLOE_CHECK(leaf_equals(wr.reader, k, &fx.want[k]));
+		FLOE_CHECK(column_equals(wr.reader, k, &fx.want[k]));
 	}
 	FLOE_CHECK(m->leaves[3].in_list && m->leaves[3].list_def == 2 && m->leaves[3].max_rep == 1);
 	FLOE_CHECK(m->leaves[6].in_list && m->leaves[6].list_def == 1 && m->leaves[6].top_field_id == 10);
@@ -464,7 +392,7 @@ FLOE_TEST(parquet_struct_of_all_nulls_and_required_structs)
 	/* The same struct with a null row: refused, it is required. */
 	floe_vector_append_null(&v);
 	floe_parquet_writer *w = NULL;
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_file("req.parquet"), &f, 1, &o) == 0);
+	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("req.parquet"), &f, 1, &o) == 0);
 	FLOE_CHECK(floe_parquet_writer_write_batch(w, &v, 1) < 0);
 	FLOE_CHECK(strstr(floe_error_last()->message, "required field") != NULL);
 	floe_error_clear();
@@ -479,11 +407,11 @@ FLOE_TEST(parquet_writer_refuses_bad_structs)
 	static const floe_parquet_field kids[] = { { .name = "a", .id = 2, .type = FLOE_VEC_INT },
 						   { .name = "a", .id = 3, .type = FLOE_VEC_INT } };
 	floe_parquet_field empty = { .name = "s", .id = 1, .type = FLOE_VEC_STRUCT };
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_file("bad.parquet"), &empty, 1, &o) < 0 && !w);
+	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &empty, 1, &o) < 0 && !w);
 	FLOE_CHECK(strstr(floe_error_last()->message, "at least one field") != NULL);
 	floe_error_clear();
 	floe_parquet_field twice = { .name = "s", .id = 1, .type = FLOE_VEC_STRUCT, .children = kids, .n_children = 2 };
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_file("bad.parquet"), &twice, 1, &o) < 0 && !w);
+	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &twice, 1, &o) < 0 && !w);
 	FLOE_CHECK(strstr(floe_error_last()->message, "share the name") != NULL);
 	floe_error_clear();
 
@@ -493,7 +421,7 @@ FLOE_TEST(parquet_writer_refuses_bad_structs)
 	floe_vector_init_struct(&v, 2);
 	floe_vector_init(&v.children[0], FLOE_VEC_INT, 0);
 	floe_vector_init(&v.children[1], FLOE_VEC_INT, 0);
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_file("bad.parquet"), &one, 1, &o) == 0);
+	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &one, 1, &o) == 0);
 	FLOE_CHECK(floe_parquet_writer_write_batch(w, &v, 1) < 0);
 	floe_error_clear();
 	floe_parquet_writer_abort(w);
@@ -505,7 +433,7 @@ FLOE_TEST(parquet_writer_refuses_bad_structs)
 	floe_vector_append_i32(&v.children[0], 5);
 	floe_vector_append_struct(&v);
 	v.validity[0] &= (uint8_t)~2u; /* row 1 null, its field not */
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_file("bad.parquet"), &one, 1, &o) == 0);
+	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &one, 1, &o) == 0);
 	FLOE_CHECK(floe_parquet_writer_write_batch(w, &v, 1) < 0);
 	FLOE_CHECK(strstr(floe_error_last()->message, "inside a null struct row") != NULL);
 	floe_error_clear();

@@ -175,8 +175,9 @@ static int decode_row(floe_pg_copy *c, floe_vector *vectors, const uint8_t *p, s
 static size_t batch_bytes(const floe_vector *vectors, size_t n)
 {
 	size_t total = 0;
-	for (size_t i = 0; i < n; i++)
-		total += floe_vector_data_bytes(&vectors[i]);
+	for (size_t i = 0; i < n; i++) /* per row: nested vectors only are walked */
+		total += vectors[i].child || vectors[i].n_children ? floe_vector_data_bytes(&vectors[i])
+								 : vectors[i].data_len;
 	return total;
 }
 

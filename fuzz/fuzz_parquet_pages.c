@@ -5,7 +5,9 @@
  *
  * Input: a 6-byte header, then the column chunk's bytes (its pages).
  *   [0] leaf type (see `types`), [1] flags: bit 0 optional, bit 1 a 3-level list,
- *   bit 2 optional elements, bits 4-5 codec (0 none, 1 snappy, 2 zstd),
+ *   bit 2 optional elements, bit 3 an optional struct around the column, bit 6 (with
+ *   bit 1) a struct as the list's element with the leaf an optional field of it,
+ *   bits 4-5 codec (0 none, 1 snappy, 2 zstd),
  *   [2..3] num_values, [4..5] num_rows (little-endian).
  * The target builds a Parquet file around the chunk (footer written with floe's Thrift
  * writer) and reads the column with floe's reader. Seeds: fuzz/corpus/parquet_pages, made by
@@ -87,30 +89,39 @@ static void leaf(floe_thrift_writer *t, size_t k, const char *name, bool optiona
 	floe_thrift_struct_end(t);
 }
 
+static void group(floe_thrift_writer *t, const char *name, int repetition, int converted)
+{
+	floe_thrift_struct_begin(t);
+	floe_thrift_field_i32(t, 3, repetition);
+	floe_thrift_field_binary(t, 4, name, strlen(name));
+	floe_thrift_field_i32(t, 5, 1);
+	if (converted >= 0)
+		floe_thrift_field_i32(t, 6, converted);
+	floe_thrift_struct_end(t);
+}
+
 static void schema(floe_thrift_writer *t, size_t k, uint8_t flags)
 {
-	bool list = flags & 2;
-	floe_thrift_field_list(t, 2, FLOE_THRIFT_STRUCT, list ? 4 : 2);
+	bool list = flags & 2, outer = flags & 8, inner = list && (flags & 64);
+	floe_thrift_field_list(t, 2, FLOE_THRIFT_STRUCT, 2 + outer + (list ? 2 : 0) + inner);
 	floe_thrift_struct_begin(t);
 	floe_thrift_field_binary(t, 4, "table", 5);
 	floe_thrift_field_i32(t, 5, 1);
 	floe_thrift_struct_end(t);
+	if (outer)
+		group(t, "s", 1, -1);
 	if (!list) {
 		leaf(t, k, "c", flags & 1);
 		return;
 	}
-	floe_thrift_struct_begin(t);
-	floe_thrift_field_i32(t, 3, flags & 1 ? 1 : 0);
-	floe_thrift_field_binary(t, 4, "c", 1);
-	floe_thrift_field_i32(t, 5, 1);
-	floe_thrift_field_i32(t, 6, 3);
-	floe_thrift_struct_end(t);
-	floe_thrift_struct_begin(t);
-	floe_thrift_field_i32(t, 3, 2);
-	floe_thrift_field_binary(t, 4, "list", 4);
-	floe_thrift_field_i32(t, 5, 1);
-	floe_thrift_struct_end(t);
-	leaf(t, k, "element", flags & 4);
+	group(t, "c", flags & 1 ? 1 : 0, 3);
+	group(t, "list", 2, -1);
+	if (inner) {
+		group(t, "element", flags & 4 ? 1 : 0, -1);
+		leaf(t, k, "v", true);
+	} else {
+		leaf(t, k, "element", flags & 4);
+	}
 }
 
 static void footer(floe_buf *out, size_t k, uint8_t flags, int codec, int64_t num_values,

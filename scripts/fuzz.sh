@@ -86,7 +86,7 @@ for t in $targets; do
 	case $t in
 	toml) build toml src/config/toml*.c && seed toml '*.toml' ;;
 	json) build json && seed json '*.json' ;;
-	copy_decode) build copy_decode src/format/vector.c src/pg/copy_decode.c ;;
+	copy_decode) build copy_decode src/format/vector.c src/pg/copy_decode.c && seed_repo copy_decode ;;
 	lock) build lock "${plan_sources[@]}" && seed_lock ;;
 	proof) build proof "${plan_sources[@]}" && seed_lock ;;
 	avro) build avro src/format/avro_*.c src/iceberg/manifest.c src/iceberg/manifest_read.c \

@@ -18,7 +18,7 @@ static int vec_of(floe_vec_type *out, const floe_iceberg_type *t)
 		{ FLOE_ICEBERG_TIMESTAMP, FLOE_VEC_TIMESTAMP }, { FLOE_ICEBERG_TIMESTAMPTZ, FLOE_VEC_TIMESTAMPTZ },
 		{ FLOE_ICEBERG_STRING, FLOE_VEC_STRING }, { FLOE_ICEBERG_UUID, FLOE_VEC_UUID },
 		{ FLOE_ICEBERG_FIXED, FLOE_VEC_FIXED }, { FLOE_ICEBERG_BINARY, FLOE_VEC_BINARY },
-		{ FLOE_ICEBERG_LIST, FLOE_VEC_LIST },
+		{ FLOE_ICEBERG_LIST, FLOE_VEC_LIST }, { FLOE_ICEBERG_STRUCT, FLOE_VEC_STRUCT },
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (map[i].id == t->id) {
@@ -28,38 +28,68 @@ static int vec_of(floe_vec_type *out, const floe_iceberg_type *t)
 	return -1;
 }
 
-/* The lock's type as an Iceberg type (primitives are parsed from their text). */
+/* The lock's type as an Iceberg type (primitives are parsed from their text; ids are the lock's). */
 static int iceberg_type(floe_iceberg_type **out, floe_arena *a, const floe_lock_type *lt)
 {
 	if (lt->kind == FLOE_PLAN_PRIMITIVE)
 		return floe_iceberg_type_parse(out, a, lt->primitive, strlen(lt->primitive));
-	if (lt->kind != FLOE_PLAN_LIST || lt->element->kind != FLOE_PLAN_PRIMITIVE)
-		return floe_error_set(FLOE_ERR_CHECK, "composite and nested types cannot be loaded yet");
-	floe_iceberg_type *t = floe_iceberg_type_new(a, FLOE_ICEBERG_LIST);
-	t->element_id = lt->element_id;
-	t->element_required = lt->element_required;
-	if (iceberg_type(&t->element, a, lt->element) < 0)
-		return -1;
+	if (lt->kind == FLOE_PLAN_LIST) {
+		floe_iceberg_type *t = floe_iceberg_type_new(a, FLOE_ICEBERG_LIST);
+		t->element_id = lt->element_id;
+		t->element_required = lt->element_required;
+		*out = t;
+		return iceberg_type(&t->element, a, lt->element);
+	}
+	floe_iceberg_type *t = floe_iceberg_type_new(a, FLOE_ICEBERG_STRUCT);
+	t->n_fields = lt->n_fields;
+	t->fields = floe_arena_alloc(a, (lt->n_fields + 1) * sizeof(floe_iceberg_field));
+	for (size_t i = 0; i < lt->n_fields; i++) {
+		const floe_lock_field *lf = &lt->fields[i];
+		t->fields[i].id = lf->id;
+		t->fields[i].name = lf->name;
+		t->fields[i].required = lf->required;
+		if (iceberg_type(&t->fields[i].type, a, lf->type) < 0)
+			return floe_error_context("in field \"%s\"", lf->name);
+	}
 	*out = t;
 	return 0;
 }
 
-static void parquet_field(floe_parquet_field *f, floe_arena *a, const char *name, int32_t id,
-			  bool required, const floe_iceberg_type *t, floe_vec_type vec)
+/*
+ * The Parquet field and the COPY spec of one Iceberg field, nested ones included. `oid` and
+ * `elem_oid` are the described result type and array element type of a column; nested specs
+ * get 0: each nested value carries its own type, checked against the vector type.
+ */
+static void shapes(floe_parquet_field *f, floe_pg_copy_column *c, floe_arena *a, const char *name,
+		   int32_t id, bool required, const floe_iceberg_type *t, uint32_t oid, uint32_t elem_oid)
 {
-	f->name = name;
-	f->id = id;
-	f->required = required;
-	f->type = vec;
-	f->precision = t->precision;
-	f->scale = t->scale;
-	f->length = t->id == FLOE_ICEBERG_UUID ? 16 : t->length;
+	floe_vec_type vec = FLOE_VEC_STRING;
+	vec_of(&vec, t);
+	*f = (floe_parquet_field){ .name = name, .id = id, .required = required, .type = vec,
+				   .precision = t->precision, .scale = t->scale,
+				   .length = t->id == FLOE_ICEBERG_UUID ? 16 : t->length };
+	*c = (floe_pg_copy_column){ .name = name, .type_oid = oid, .vec = vec, .width = f->length, .precision = t->precision,
+				    .scale = t->scale,
+				    .infinity = FLOE_PG_INFINITY_CLAMP /* the plan states how infinity is carried */ };
 	if (vec == FLOE_VEC_LIST) {
 		floe_parquet_field *e = floe_arena_alloc(a, sizeof(*e));
-		floe_vec_type ev = FLOE_VEC_STRING;
-		vec_of(&ev, t->element);
-		parquet_field(e, a, "element", t->element_id, t->element_required, t->element, ev);
+		floe_pg_copy_column *ec = floe_arena_alloc(a, sizeof(*ec));
+		shapes(e, ec, a, "element", t->element_id, t->element_required, t->element, elem_oid, 0);
 		f->element = e;
+		c->element = ec;
+		c->elem_oid = elem_oid;
+		c->elem_vec = ec->vec;
+		c->elem_precision = ec->precision;
+		c->elem_scale = ec->scale;
+	} else if (vec == FLOE_VEC_STRUCT) {
+		floe_parquet_field *ch = floe_arena_alloc(a, (t->n_fields + 1) * sizeof(*ch));
+		floe_pg_copy_column *cc = floe_arena_alloc(a, (t->n_fields + 1) * sizeof(*cc));
+		for (size_t i = 0; i < t->n_fields; i++)
+			shapes(&ch[i], &cc[i], a, t->fields[i].name, t->fields[i].id, t->fields[i].required,
+			       t->fields[i].type, 0, 0);
+		f->children = ch;
+		f->n_children = c->n_fields = t->n_fields;
+		c->fields = cc;
 	}
 }
 
@@ -68,26 +98,12 @@ static int one_column(bronze_columns *out, floe_arena *a, const floe_lock_column
 {
 	floe_iceberg_field *f = &out->schema->fields[i];
 	floe_pg_copy_column *c = &out->copy[i];
-	floe_vec_type vec;
-	if (iceberg_type(&f->type, a, lc->type) < 0 || vec_of(&vec, f->type) < 0)
+	if (iceberg_type(&f->type, a, lc->type) < 0)
 		return floe_error_context("in column \"%s\"", lc->name);
 	f->id = lc->id;
 	f->name = lc->name;
 	f->required = lc->required;
-	parquet_field(&out->fields[i], a, lc->name, lc->id, lc->required, f->type, vec);
-	c->name = lc->name;
-	c->type_oid = oid;
-	c->vec = vec;
-	c->width = out->fields[i].length;
-	c->precision = f->type->precision;
-	c->scale = f->type->scale;
-	c->infinity = FLOE_PG_INFINITY_CLAMP; /* the plan states how infinity is carried */
-	if (vec == FLOE_VEC_LIST) {
-		c->elem_oid = elem_oid;
-		vec_of(&c->elem_vec, f->type->element);
-		c->elem_precision = f->type->element->precision;
-		c->elem_scale = f->type->element->scale;
-	}
+	shapes(&out->fields[i], c, a, lc->name, lc->id, lc->required, f->type, oid, elem_oid);
 	return 0;
 }
 
@@ -124,18 +140,8 @@ int bronze_columns_build(bronze_columns *out, floe_arena *a, const floe_lock_tab
 floe_vector *bronze_vectors_new(floe_arena *a, const bronze_columns *cols)
 {
 	floe_vector *v = floe_arena_alloc(a, (cols->n + 1) * sizeof(floe_vector));
-	for (size_t i = 0; i < cols->n; i++) {
-		const floe_pg_copy_column *c = &cols->copy[i];
-		if (c->vec == FLOE_VEC_LIST) {
-			floe_vector_init_list(&v[i], c->elem_vec, c->elem_vec == FLOE_VEC_UUID ? 16 : 0);
-			v[i].child->precision = c->elem_precision;
-			v[i].child->scale = c->elem_scale;
-		} else {
-			floe_vector_init(&v[i], c->vec, c->width);
-		}
-		v[i].precision = c->precision;
-		v[i].scale = c->scale;
-	}
+	for (size_t i = 0; i < cols->n; i++)
+		floe_pg_copy_vector_init(&v[i], &cols->copy[i]);
 	return v;
 }
 

@@ -59,11 +59,7 @@ static int read_row_group(bronze_scan *s)
 		if (f->required)
 			return floe_error_set(FLOE_ERR_CHECK, "data file \"%s\" has no column \"%s\" (field id %d)",
 					      s->files[s->file]->path, f->name, (int)f->id);
-		const floe_pg_copy_column *c = &s->cols->copy[s->want[k]];
-		if (c->vec == FLOE_VEC_LIST)
-			floe_vector_init_list(&s->vec[k], c->elem_vec, c->elem_vec == FLOE_VEC_UUID ? 16 : 0);
-		else
-			floe_vector_init(&s->vec[k], c->vec, c->width);
+		floe_pg_copy_vector_init(&s->vec[k], &s->cols->copy[s->want[k]]);
 		for (size_t r = 0; r < rows; r++)
 			floe_vector_append_null(&s->vec[k]);
 	}

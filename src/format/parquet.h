@@ -1,8 +1,8 @@
 /*
  * parquet.h — floe's own Parquet writer and reader, for Iceberg v2 data files.
  *
- * Writer. A file is a list of fields (Iceberg fields: name, field id, required, type; lists
- * of primitives with the 3-level layout). Column vectors (format/vector.h) go in batch by
+ * Writer. A file is a list of fields (Iceberg fields: name, field id, required, type; structs
+ * as groups, lists with the 3-level layout, nested in any way). Column vectors (format/vector.h) go in batch by
  * batch; the writer encodes them at once into pages (PLAIN, or RLE_DICTIONARY with a PLAIN
  * dictionary page and a fallback to PLAIN when the dictionary grows past its limit or does
  * not pay), compresses every page (ZSTD by default, SNAPPY, or none), and flushes a row
@@ -44,8 +44,15 @@ const char *floe_parquet_codec_name(floe_parquet_codec codec);
 /*
  * One Iceberg field. `type` is any floe_vec_type; DECIMAL uses precision (1..38) and scale,
  * FIXED uses length. A LIST names its element in `element` (the element's name is ignored:
- * it is always "element"; its id, required flag and type are used). Borrowed by open.
+ * it is always "element"; its id, required flag and type are used). A STRUCT lists its fields
+ * in `children` (at least one; names unique among them). Fields nest up to
+ * FLOE_PARQUET_MAX_DEPTH levels. Borrowed by open (the writer keeps a copy).
+ *
+ * Each primitive at the end of a path is one leaf column of the file, in depth-first order;
+ * statistics are per leaf and keyed by the leaf's field id (a list's element id, a struct
+ * field's id).
  */
+#define FLOE_PARQUET_MAX_DEPTH 32
 typedef struct floe_parquet_field floe_parquet_field;
 struct floe_parquet_field {
 	const char *name;
@@ -55,6 +62,8 @@ struct floe_parquet_field {
 	int32_t precision, scale;
 	int32_t length;
 	const floe_parquet_field *element;
+	const floe_parquet_field *children;
+	size_t n_children;
 };
 
 typedef struct floe_parquet_writer_opts {
@@ -83,14 +92,14 @@ typedef struct floe_parquet_writer floe_parquet_writer;
 
 /* What Iceberg's manifest says about one leaf column (an Iceberg field id). */
 typedef struct floe_parquet_column_stats {
-	int32_t field_id;
+	int32_t field_id;          /* the leaf's: a primitive field, a list element, a struct field */
 	int64_t column_size;       /* compressed bytes of its chunks, page headers included */
 	int64_t value_count;       /* values including nulls (for list elements: level entries) */
 	int64_t null_count;
 	bool has_nan_count;        /* float and double only */
 	int64_t nan_count;
-	/* Appendix D single-value serialization; absent inside lists, for all-null columns,
-	 * and for an upper bound that cannot be incremented after truncation. */
+	/* Appendix D single-value serialization; absent inside lists (at any depth), for
+	 * all-null columns, and for an upper bound that cannot be incremented after truncation. */
 	bool has_lower, has_upper;
 	const uint8_t *lower, *upper;
 	size_t lower_len, upper_len;
@@ -119,10 +128,12 @@ int floe_parquet_writer_open_fd(floe_parquet_writer **out, int fd,
 				const floe_parquet_writer_opts *opts);
 
 /*
- * Append rows: one vector per field, in field order, all of the same length, each of its
- * field's type. The vectors are only read. Fails (FLOE_ERR_USAGE) on a null in a required
- * field, a decimal outside its precision, a fixed value of the wrong width, a value longer
- * than Parquet allows; the writer is then unusable (abort it).
+ * Append rows: one vector per top-level field, in field order, all of the same length, each
+ * of its field's shape (a STRUCT vector with one child per field, a LIST vector whose child
+ * is the element's). The vectors are only read. Fails (FLOE_ERR_USAGE) on a null in a
+ * required field, a value inside a null struct row (its children must be null there, as
+ * floe_vector_append_null makes them), a decimal outside its precision, a fixed value of the
+ * wrong width, a value longer than Parquet allows; the writer is then unusable (abort it).
  */
 int floe_parquet_writer_write_batch(floe_parquet_writer *w, const floe_vector *columns,
 				    size_t n_columns);
@@ -247,7 +258,10 @@ typedef struct floe_parquet_leaf {
 	bool has_field_id;
 	int32_t field_id;         /* the leaf's own id (a list element's id for a list) */
 	int32_t top_field_id;     /* the top-level field's id, -1 absent */
-	bool in_list;             /* the element of a 3-level list directly under the root */
+	bool in_list;             /* inside a list: read as a LIST vector of the leaf's values */
+	int list_def;             /* in_list: the definition level of an empty list (below: a null
+				   * list or parent; above and below max_def: a null element or
+				   * a null struct inside it) */
 	/* How floe reads it: 0 when it cannot (the reason is in `unsupported`). */
 	floe_vec_type vtype;
 	int32_t precision, scale, width;

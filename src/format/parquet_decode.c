@@ -42,7 +42,7 @@ typedef struct dec {
 	int64_t entries;            /* level entries so far */
 	floe_vector *out;
 	int d_outer;                /* lists: definition level of an empty list */
-	bool elem_optional, row_open;
+	bool row_open;
 } dec;
 
 static int bad(dec *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -358,10 +358,8 @@ static int assemble_list(dec *d, size_t n)
 		}
 		if (def == max_def)
 			floe_vector_append_row(child, &d->vals, vi++);
-		else if (d->elem_optional && def == max_def - 1)
-			floe_vector_append_null(child);
 		else
-			return bad(d, "definition level %u inside a list", def);
+			floe_vector_append_null(child); /* the element, or a struct on the way to the leaf, is null */
 	}
 	return 0;
 }
@@ -532,8 +530,7 @@ static void dec_init(dec *d, floe_parquet_reader *r, const floe_parquet_leaf *le
 	    ((leaf->vtype == FLOE_VEC_TIMESTAMP || leaf->vtype == FLOE_VEC_TIMESTAMPTZ) &&
 	     (e->unit == FLOE_PQ_UNIT_MILLIS || (e->logical == 0 && e->converted_type == PQ_CT_TIMESTAMP_MILLIS))))
 		d->factor = 1000;
-	d->elem_optional = e->repetition == FLOE_PQ_OPTIONAL;
-	d->d_outer = leaf->max_def - 1 - (d->elem_optional ? 1 : 0);
+	d->d_outer = leaf->list_def;
 	floe_vector_init(&d->dict, leaf->vtype, leaf->vtype == FLOE_VEC_FIXED ? leaf->width : 0);
 	floe_vector_init(&d->vals, leaf->vtype, leaf->vtype == FLOE_VEC_FIXED ? leaf->width : 0);
 }

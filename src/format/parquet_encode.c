@@ -255,6 +255,94 @@ static int levels_list(pq_col *c, const floe_vector *v, size_t from, size_t to)
 	return 0;
 }
 
+/*
+ * The leaf vector under `v` (a top-level field's) and the range of its entries that rows
+ * [*a, *b) hold: a struct passes its rows to its fields, a list maps them through its offsets.
+ */
+static const floe_vector *leaf_range(const pq_col *c, const floe_vector *v, size_t *a, size_t *b)
+{
+	for (size_t k = 0; k + 1 < c->n_nodes; k++) {
+		if (c->nodes[k].type == FLOE_VEC_LIST) {
+			*a = (size_t)floe_vector_offset(v, *a);
+			*b = (size_t)floe_vector_offset(v, *b);
+			v = v->child;
+		} else {
+			v = &v->children[c->nodes[k].child];
+		}
+	}
+	return v;
+}
+
+typedef struct level_walk {
+	size_t present;             /* leaf values reached */
+	size_t nulls;               /* entries below the maximum definition level */
+} level_walk;
+
+static void emit_level(pq_col *c, level_walk *lw, int def, int rep)
+{
+	lvl_reserve(c, 1);
+	c->def[c->n_lvl] = (uint8_t)def;
+	c->rep[c->n_lvl++] = (uint8_t)rep;
+	lw->nulls += def < c->max_def;
+}
+
+/*
+ * Levels of entry i of `v`, node k of the column's path: a null stops at the definition
+ * level reached so far; a struct goes on into the field on the path; a list into each of
+ * its elements (the first repeating at the list's enclosing level, the others at its own).
+ */
+static int walk_levels(pq_col *c, level_walk *lw, size_t k, const floe_vector *v, size_t i, int def,
+		       int rep)
+{
+	const pq_node *node = &c->nodes[k];
+	if (!floe_vector_is_valid(v, i)) {
+		if (!node->optional)
+			return null_in_required(c, k > 0 && c->nodes[k - 1].type == FLOE_VEC_LIST);
+		emit_level(c, lw, def, rep);
+		return 0;
+	}
+	def += node->optional;
+	if (node->type == FLOE_VEC_STRUCT)
+		return walk_levels(c, lw, k + 1, &v->children[node->child], i, def, rep);
+	if (node->type != FLOE_VEC_LIST) {
+		lw->present++;
+		emit_level(c, lw, def, rep);
+		return 0;
+	}
+	size_t a = (size_t)v->offsets[i], b = (size_t)v->offsets[i + 1];
+	if (a == b)
+		emit_level(c, lw, def, rep);
+	for (size_t j = a; j < b; j++)
+		if (walk_levels(c, lw, k + 1, v->child, j, def + 1, j == a ? rep : node->rep) < 0)
+			return -1;
+	return 0;
+}
+
+static int levels_nested(pq_col *c, const floe_vector *v, size_t from, size_t to)
+{
+	level_walk lw = { 0, 0 };
+	size_t before = c->n_lvl;
+	for (size_t r = from; r < to; r++)
+		if (walk_levels(c, &lw, 0, v, r, 0, 0) < 0)
+			return -1;
+	size_t n = c->n_lvl - before, a = from, b = to, valid = 0;
+	const floe_vector *leaf = leaf_range(c, v, &a, &b);
+	for (size_t i = a; i < b; i++)
+		valid += floe_vector_is_valid(leaf, i);
+	if (valid != lw.present) {
+		/* The values written are the valid leaf entries: one hidden by a null parent would be
+		 * written without a level to place it. */
+		floe_error_set(FLOE_ERR_USAGE, "field \"%s\" (id %d) holds a value inside a null struct row",
+			       c->name, (int)c->field_id);
+		floe_error_detail("A null struct row must be null in its fields too (floe_vector_append_null does that).");
+		return -1;
+	}
+	c->page_values += n;
+	c->cstats.values += (int64_t)n;
+	c->cstats.nulls += (int64_t)lw.nulls;
+	return 0;
+}
+
 /* ---- values ---- */
 
 static inline void stat_int(pq_stats *s, int64_t x)
@@ -504,7 +592,8 @@ static int bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 static int values_bytes(pq_col *c, const floe_vector *v, size_t from, size_t to)
 {
 	bool added = false, dict = c->dict_mode != PQ_DICT_OFF, plain_mode = c->dict_mode != PQ_DICT_ON;
-	size_t total = (size_t)(v->offsets[to] - v->offsets[from]) + 4 * (to - from), used = 0;
+	size_t total = (size_t)(floe_vector_offset(v, to) - floe_vector_offset(v, from)) + 4 * (to - from);
+	size_t used = 0;
 	uint8_t *plain = NULL;
 	/* The extremes of this run, compared with the chunk's once at the end. */
 	const uint8_t *mn = NULL, *mx = NULL;
@@ -579,13 +668,13 @@ static bool page_is_full(const pq_col *c)
 	       pq_page_estimate(c) >= c->opts->page_bytes;
 }
 
-/* PLAIN bytes of rows [r, r+k) of a flat column, or of their elements for a list. */
+/* PLAIN bytes of row r's values of the column (its leaf entries, for a nested one). */
 static size_t row_bytes(const pq_col *c, const floe_vector *v, size_t r)
 {
-	const floe_vector *vals = c->list ? v->child : v;
-	size_t a = c->list ? (size_t)v->offsets[r] : r, b = c->list ? (size_t)v->offsets[r + 1] : r + 1;
+	size_t a = r, b = r + 1;
+	const floe_vector *vals = leaf_range(c, v, &a, &b);
 	if (c->physical == FLOE_PQ_BYTE_ARRAY)
-		return (size_t)(vals->offsets[b] - vals->offsets[a]) + 4 * (b - a) + 1;
+		return (size_t)(floe_vector_offset(vals, b) - floe_vector_offset(vals, a)) + 4 * (b - a) + 1;
 	size_t w = c->physical == FLOE_PQ_BOOLEAN ? 1 : c->physical == FLOE_PQ_INT32 ||
 							c->physical == FLOE_PQ_FLOAT ? 4 :
 							c->physical == FLOE_PQ_FIXED_LEN_BYTE_ARRAY ?
@@ -601,7 +690,7 @@ static size_t rows_that_fit(const pq_col *c, const floe_vector *v, size_t r, siz
 		n = room;
 	size_t est = pq_page_estimate(c);
 	size_t budget = c->opts->page_bytes > est ? c->opts->page_bytes - est : 1;
-	if (!c->list && c->physical != FLOE_PQ_BYTE_ARRAY) {
+	if (c->n_nodes == 1 && c->physical != FLOE_PQ_BYTE_ARRAY) {
 		size_t k = budget / row_bytes(c, v, r) + 1;
 		return k < n ? k : n;
 	}
@@ -620,7 +709,13 @@ int pq_col_append(floe_parquet_writer *w, pq_col *c, const floe_vector *vec, siz
 			return -1;
 		size_t n = rows_that_fit(c, vec, r, to);
 		int rc;
-		if (c->list) {
+		if (c->nested) {
+			size_t a = r, b = r + n;
+			const floe_vector *leaf = leaf_range(c, vec, &a, &b);
+			rc = levels_nested(c, vec, r, r + n);
+			if (rc == 0)
+				rc = append_values(c, leaf, a, b);
+		} else if (c->list) {
 			rc = levels_list(c, vec, r, r + n);
 			if (rc == 0)
 				rc = append_values(c, vec->child, (size_t)vec->offsets[r],

@@ -624,15 +624,43 @@ static void classify(floe_parquet_leaf *l, const floe_parquet_schema_element *e)
 	}
 }
 
-/* The 3-level list layout: root → <group, LIST> → repeated group (1 child) → leaf. */
-static bool is_three_level_list(const floe_parquet_meta *m, const size_t *chain, int depth)
+static bool is_list_group(const floe_parquet_schema_element *e)
 {
-	if (depth != 3)
-		return false;
-	const floe_parquet_schema_element *outer = &m->schema[chain[1]], *mid = &m->schema[chain[2]];
-	bool outer_list = outer->logical == FLOE_PQ_LT_LIST || outer->converted_type == PQ_CT_LIST;
-	return outer_list && outer->repetition != FLOE_PQ_REPEATED && outer->num_children == 1 &&
-	       mid->repetition == FLOE_PQ_REPEATED && mid->type < 0 && mid->num_children == 1;
+	return (e->logical == FLOE_PQ_LT_LIST || e->converted_type == PQ_CT_LIST) &&
+	       e->repetition != FLOE_PQ_REPEATED && e->num_children == 1;
+}
+
+/*
+ * How floe reads a leaf nested under groups (chain[1..depth]): through structs (groups that
+ * are neither repeated nor annotated) in any number, and through at most one 3-level list
+ * (<group, LIST> → repeated group of one child → element) whose element is the leaf or a
+ * struct around it. Sets in_list and list_def; returns the reason when floe cannot.
+ */
+static const char *nested_layout(floe_parquet_leaf *l, const floe_parquet_meta *m, const size_t *chain,
+				 int depth)
+{
+	int def = 0;
+	for (int d = 1; d <= depth; d++) {
+		const floe_parquet_schema_element *e = &m->schema[chain[d]];
+		bool list = d < depth && is_list_group(e);
+		if (e->repetition == FLOE_PQ_REPEATED)
+			return "a repeated field that is not the middle of a 3-level list";
+		if (d < depth && !list && (e->logical != 0 || e->converted_type >= 0))
+			return "a map or another annotated group";
+		def += e->repetition == FLOE_PQ_OPTIONAL;
+		if (!list)
+			continue;
+		const floe_parquet_schema_element *mid = &m->schema[chain[d + 1]];
+		if (d + 1 == depth || mid->repetition != FLOE_PQ_REPEATED || mid->num_children != 1)
+			return "a list that is not in the 3-level layout";
+		if (l->in_list)
+			return "a list inside a list";
+		l->in_list = true;
+		l->list_def = def;
+		def++;
+		d++; /* the repeated group */
+	}
+	return NULL;
 }
 
 typedef struct schema_walk {
@@ -665,10 +693,11 @@ static int add_leaf(schema_walk *sw, int depth, int def, int rep)
 	l->path = floe_arena_strndup(sw->r->arena, floe_buf_cstr(&path), path.len);
 	floe_buf_free(&path);
 	classify(l, e);
-	l->in_list = rep > 0 && is_three_level_list(m, sw->chain, depth);
-	if (rep > 0 && !l->in_list) {
+	const char *why = nested_layout(l, m, sw->chain, depth);
+	if (why) {
 		l->vtype = 0;
-		l->unsupported = "a nested layout other than a 3-level list of primitives";
+		l->in_list = false;
+		l->unsupported = why;
 	}
 	return 0;
 }

@@ -49,7 +49,9 @@ struct floe_parquet_writer {
 	int fd;
 	bool own_fd, failed;
 	char *path;                 /* created by open(path): removed on failure */
-	pq_col *cols;
+	const floe_parquet_field *fields; /* the writer's copy of the top-level fields */
+	size_t n_fields;
+	pq_col *cols;               /* one per leaf, depth-first */
 	size_t n_cols;
 	pq_codec *codec;
 	floe_buf out;               /* bytes not yet written to fd */
@@ -128,7 +130,8 @@ static int physical_of(const floe_parquet_field *f, int32_t *type_length)
 	case FLOE_VEC_BINARY: return FLOE_PQ_BYTE_ARRAY;
 	case FLOE_VEC_UUID: *type_length = 16; return FLOE_PQ_FIXED_LEN_BYTE_ARRAY;
 	case FLOE_VEC_FIXED: *type_length = f->length; return FLOE_PQ_FIXED_LEN_BYTE_ARRAY;
-	case FLOE_VEC_LIST: break;
+	case FLOE_VEC_LIST:
+	case FLOE_VEC_STRUCT: break;
 	}
 	return -1;
 }
@@ -163,34 +166,105 @@ static int check_primitive(const floe_parquet_field *f)
 		return bad_field(f, "decimal precision must be 1..38 and scale 0..precision");
 	if (f->type == FLOE_VEC_FIXED && (f->length < 1 || f->length > (1 << 24)))
 		return bad_field(f, "fixed length must be 1..16777216");
-	if (f->id < 0)
-		return bad_field(f, "field ids are not negative");
 	return 0;
 }
 
-static int check_field(const floe_parquet_field *f)
+/* A field and everything nested in it; `element`: a list's element, whose name is not used. */
+static int check_field(const floe_parquet_field *f, bool element, int depth)
 {
-	if (!f->name || !f->name[0])
+	if (!element && (!f->name || !f->name[0]))
 		return bad_field(f, "a field needs a name");
-	if (f->type != FLOE_VEC_LIST)
-		return check_primitive(f);
 	if (f->id < 0)
 		return bad_field(f, "field ids are not negative");
-	if (!f->element)
-		return bad_field(f, "a list needs an element");
-	if (f->element->type == FLOE_VEC_LIST)
-		return bad_field(f, "lists of lists are not supported");
-	floe_parquet_field e = *f->element;
-	e.name = f->name;
-	return check_primitive(&e);
+	if (depth >= FLOE_PARQUET_MAX_DEPTH)
+		return bad_field(f, "fields nest too deep");
+	if (f->type == FLOE_VEC_LIST) {
+		if (!f->element)
+			return bad_field(f, "a list needs an element");
+		return check_field(f->element, true, depth + 1);
+	}
+	if (f->type != FLOE_VEC_STRUCT)
+		return check_primitive(f);
+	if (!f->children || f->n_children == 0)
+		return bad_field(f, "a struct needs at least one field");
+	for (size_t i = 0; i < f->n_children; i++) {
+		if (check_field(&f->children[i], false, depth + 1) < 0)
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(f->children[i].name, f->children[j].name) == 0)
+				return bad_field(&f->children[i], "two fields of a struct share the name");
+	}
+	return 0;
 }
 
-static void col_init(floe_parquet_writer *w, pq_col *c, const floe_parquet_field *f, size_t i)
+/* A deep copy of a field tree in `a`: the writer outlives what open borrowed. */
+static void copy_field(floe_arena *a, floe_parquet_field *dst, const floe_parquet_field *src)
 {
-	const floe_parquet_field *leaf = f->type == FLOE_VEC_LIST ? f->element : f;
+	*dst = *src;
+	dst->name = floe_arena_strdup(a, src->name ? src->name : "element");
+	if (src->element) {
+		floe_parquet_field *e = floe_arena_alloc(a, sizeof(*e));
+		copy_field(a, e, src->element);
+		dst->element = e;
+	}
+	if (src->type == FLOE_VEC_STRUCT) {
+		floe_parquet_field *ch = floe_arena_alloc(a, src->n_children * sizeof(*ch));
+		for (size_t i = 0; i < src->n_children; i++)
+			copy_field(a, &ch[i], &src->children[i]);
+		dst->children = ch;
+	}
+}
+
+static size_t count_leaves(const floe_parquet_field *f)
+{
+	if (f->type == FLOE_VEC_LIST)
+		return count_leaves(f->element);
+	if (f->type != FLOE_VEC_STRUCT)
+		return 1;
+	size_t n = 0;
+	for (size_t i = 0; i < f->n_children; i++)
+		n += count_leaves(&f->children[i]);
+	return n;
+}
+
+/* The path from a top-level field to the leaf being visited (collect_leaves). */
+typedef struct leaf_path {
+	size_t top;
+	pq_node nodes[FLOE_PARQUET_MAX_DEPTH + 1];
+	const char *names[2 * FLOE_PARQUET_MAX_DEPTH + 2]; /* path_in_schema */
+	const char *fields[FLOE_PARQUET_MAX_DEPTH + 1];    /* named fields, for messages */
+	size_t n_nodes, n_names, n_fields;
+	int def, rep;
+} leaf_path;
+
+static const char *joined(floe_arena *a, const char *const *names, size_t n)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			floe_buf_putc(&b, '.');
+		floe_buf_puts(&b, names[i]);
+	}
+	const char *s = floe_arena_strndup(a, floe_buf_cstr(&b), b.len);
+	floe_buf_free(&b);
+	return s;
+}
+
+static void col_init(floe_parquet_writer *w, pq_col *c, const floe_parquet_field *leaf,
+		     const leaf_path *lp, size_t i)
+{
 	memset(c, 0, sizeof(*c));
-	c->name = floe_arena_strdup(w->arena, f->name);
-	c->top_id = f->id;
+	pq_node *nodes = floe_arena_alloc(w->arena, lp->n_nodes * sizeof(pq_node));
+	const char **names = floe_arena_alloc(w->arena, lp->n_names * sizeof(char *));
+	memcpy(nodes, lp->nodes, lp->n_nodes * sizeof(pq_node));
+	memcpy(names, lp->names, lp->n_names * sizeof(char *));
+	c->name = joined(w->arena, lp->fields, lp->n_fields);
+	c->top = lp->top;
+	c->nodes = nodes;
+	c->n_nodes = lp->n_nodes;
+	c->schema_path = names;
+	c->n_schema_path = lp->n_names;
+	c->top_id = w->fields[lp->top].id;
 	c->field_id = leaf->id;
 	c->vtype = leaf->type;
 	c->precision = leaf->precision;
@@ -201,11 +275,12 @@ static void col_init(floe_parquet_writer *w, pq_col *c, const floe_parquet_field
 		c->dec_limit *= 10;
 	c->physical = physical_of(leaf, &c->type_length);
 	c->kind = kind_of(leaf->type);
-	c->list = f->type == FLOE_VEC_LIST;
-	c->optional = !f->required;
-	c->elem_optional = c->list && !leaf->required;
-	c->max_def = (c->optional ? 1 : 0) + (c->list ? 1 + (c->elem_optional ? 1 : 0) : 0);
-	c->max_rep = c->list ? 1 : 0;
+	c->list = lp->n_nodes == 2 && nodes[0].type == FLOE_VEC_LIST;
+	c->optional = nodes[0].optional;
+	c->elem_optional = c->list && nodes[1].optional;
+	c->nested = lp->n_nodes > 1 && !c->list;
+	c->max_def = lp->def;
+	c->max_rep = lp->rep;
 	c->opts = &w->opts;
 	c->dict_mode = leaf->type == FLOE_VEC_BOOLEAN || w->opts.dictionary_bytes == 0
 			       ? PQ_DICT_OFF : PQ_DICT_TRIAL;
@@ -223,11 +298,44 @@ static void col_init(floe_parquet_writer *w, pq_col *c, const floe_parquet_field
 	c->leaf.has_field_id = true;
 	c->leaf.field_id = c->field_id;
 	c->leaf.top_field_id = c->top_id;
-	c->leaf.in_list = c->list;
+	c->leaf.in_list = c->max_rep > 0; /* no Iceberg bounds inside a list, at any depth */
 	c->leaf.vtype = c->vtype;
 	c->leaf.precision = c->precision;
 	c->leaf.scale = c->scale;
 	c->leaf.width = c->type_length;
+}
+
+/* Depth-first over `f` (named `name` in the schema), one column per leaf into w->cols. */
+static void collect_leaves(floe_parquet_writer *w, leaf_path *lp, const floe_parquet_field *f,
+			   const char *name, bool named)
+{
+	pq_node *node = &lp->nodes[lp->n_nodes++];
+	size_t names = lp->n_names, fields = lp->n_fields;
+	int def = lp->def, rep = lp->rep;
+	*node = (pq_node){ .type = f->type, .optional = !f->required };
+	lp->names[lp->n_names++] = name;
+	if (named)
+		lp->fields[lp->n_fields++] = name;
+	lp->def += node->optional;
+	if (f->type == FLOE_VEC_STRUCT) {
+		for (size_t i = 0; i < f->n_children; i++) {
+			node->child = (uint32_t)i;
+			collect_leaves(w, lp, &f->children[i], f->children[i].name, true);
+		}
+	} else if (f->type == FLOE_VEC_LIST) {
+		node->rep = (uint8_t)++lp->rep;
+		lp->def++;
+		lp->names[lp->n_names++] = "list";
+		collect_leaves(w, lp, f->element, "element", false);
+	} else {
+		col_init(w, &w->cols[w->n_cols], f, lp, w->n_cols);
+		w->n_cols++;
+	}
+	lp->n_nodes--;
+	lp->n_names = names;
+	lp->n_fields = fields;
+	lp->def = def;
+	lp->rep = rep;
 }
 
 /* ---- pages ---- */
@@ -479,22 +587,38 @@ static size_t buffered(const floe_parquet_writer *w)
 
 /* ---- batches ---- */
 
-static int check_vector(const floe_parquet_writer *w, const pq_col *c, const floe_vector *v,
-			size_t rows)
+/* A vector (and what it holds) of the field's shape, with `rows` rows. */
+static int check_vector(const floe_parquet_field *f, const floe_vector *v, size_t rows, const char *top)
 {
-	const floe_vector *vals = c->list ? v->child : v;
 	if (v->len != rows)
-		return floe_error_set(FLOE_ERR_USAGE,
-				      "column \"%s\" has %zu rows in a batch of %zu", c->name, v->len, rows);
-	if ((c->list && (v->type != FLOE_VEC_LIST || !v->child)) || vals->type != c->vtype)
-		return floe_error_set(FLOE_ERR_USAGE, "column \"%s\" is %s%s, not a vector of %s",
-				      c->name, c->list ? "a list of " : "", floe_vec_type_name(c->vtype),
-				      floe_vec_type_name(vals->type));
-	if (c->list && rows && (size_t)v->offsets[rows] > vals->len)
-		return floe_error_set(FLOE_ERR_USAGE, "list column \"%s\" points past its elements",
-				      c->name);
-	(void)w;
+		return floe_error_set(FLOE_ERR_USAGE, "column \"%s\" has %zu rows where %zu are expected", top,
+				      v->len, rows);
+	if (v->type != f->type || (f->type == FLOE_VEC_LIST && !v->child) ||
+	    (f->type == FLOE_VEC_STRUCT && v->n_children != f->n_children))
+		return floe_error_set(FLOE_ERR_USAGE, "column \"%s\" holds a vector of %s where its field is %s",
+				      top, floe_vec_type_name(v->type), floe_vec_type_name(f->type));
+	if (f->type == FLOE_VEC_LIST) {
+		if (rows && ((size_t)v->offsets[rows] > v->child->len || v->offsets[0] != 0))
+			return floe_error_set(FLOE_ERR_USAGE, "list column \"%s\" points past its elements", top);
+		return check_vector(f->element, v->child, v->child->len, top);
+	}
+	for (size_t i = 0; f->type == FLOE_VEC_STRUCT && i < f->n_children; i++)
+		if (check_vector(&f->children[i], &v->children[i], rows, top) < 0)
+			return -1;
 	return 0;
+}
+
+/* PLAIN-ish bytes of rows [a, b) of `v` and everything nested in them. */
+static size_t rows_bytes(const floe_vector *v, size_t a, size_t b)
+{
+	if (v->type == FLOE_VEC_LIST)
+		return rows_bytes(v->child, (size_t)floe_vector_offset(v, a), (size_t)floe_vector_offset(v, b));
+	if (v->type == FLOE_VEC_STRING || v->type == FLOE_VEC_BINARY)
+		return (size_t)(floe_vector_offset(v, b) - floe_vector_offset(v, a)) + 4 * (b - a);
+	size_t n = (b - a) * floe_vec_type_width(v->type, v->width);
+	for (size_t i = 0; i < v->n_children; i++)
+		n += rows_bytes(&v->children[i], a, b);
+	return n;
 }
 
 /* Rows from r that make one slice: at most SLICE_ROWS, and a bounded number of bytes. */
@@ -504,18 +628,8 @@ static size_t slice_rows(const floe_parquet_writer *w, const floe_vector *cols, 
 	size_t limit = w->opts.row_group_bytes / 8;
 	while (k > 1) {
 		size_t bytes = 0;
-		for (size_t i = 0; i < w->n_cols; i++) {
-			const floe_vector *v = &cols[i];
-			size_t a = r, b = r + k;
-			if (v->type == FLOE_VEC_LIST) {
-				a = (size_t)v->offsets[r], b = (size_t)v->offsets[r + k];
-				v = v->child;
-			}
-			if (v->type == FLOE_VEC_STRING || v->type == FLOE_VEC_BINARY)
-				bytes += (size_t)(v->offsets[b] - v->offsets[a]) + 4 * (b - a);
-			else
-				bytes += (b - a) * floe_vec_type_width(v->type, v->width);
-		}
+		for (size_t i = 0; i < w->n_fields; i++)
+			bytes += rows_bytes(&cols[i], r, r + k);
 		if (bytes <= limit)
 			break;
 		k /= 2;
@@ -528,17 +642,17 @@ int floe_parquet_writer_write_batch(floe_parquet_writer *w, const floe_vector *c
 {
 	if (w->failed)
 		return floe_error_set(FLOE_ERR_INTERNAL, "the Parquet writer failed earlier; abort it");
-	if (n_columns != w->n_cols)
+	if (n_columns != w->n_fields)
 		return floe_error_set(FLOE_ERR_USAGE, "a batch of %zu columns for a file of %zu fields",
-				      n_columns, w->n_cols);
+				      n_columns, w->n_fields);
 	size_t rows = n_columns ? columns[0].len : 0;
-	for (size_t i = 0; i < w->n_cols; i++)
-		if (check_vector(w, &w->cols[i], &columns[i], rows) < 0)
+	for (size_t i = 0; i < w->n_fields; i++)
+		if (check_vector(&w->fields[i], &columns[i], rows, w->fields[i].name) < 0)
 			return -1;
 	for (size_t r = 0; r < rows;) {
 		size_t k = slice_rows(w, columns, r, rows);
 		for (size_t i = 0; i < w->n_cols; i++) {
-			if (pq_col_append(w, &w->cols[i], &columns[i], r, r + k) < 0) {
+			if (pq_col_append(w, &w->cols[i], &columns[w->cols[i].top], r, r + k) < 0) {
 				w->failed = true;
 				return -1;
 			}
@@ -629,47 +743,70 @@ static void put_leaf_element(floe_thrift_writer *t, const pq_col *c, const char 
 	floe_thrift_struct_end(t);
 }
 
-/* The 3-level list: <name> (LIST) { repeated group list { <element> } }. */
-static void put_list_elements(floe_thrift_writer *t, const pq_col *c)
+static void put_group(floe_thrift_writer *t, const char *name, int repetition, int32_t children,
+		      int converted, int32_t field_id)
 {
 	floe_thrift_struct_begin(t);
-	floe_thrift_field_i32(t, 3, c->optional ? FLOE_PQ_OPTIONAL : FLOE_PQ_REQUIRED);
-	floe_thrift_field_binary(t, 4, c->name, strlen(c->name));
-	floe_thrift_field_i32(t, 5, 1);
-	floe_thrift_field_i32(t, 6, PQ_CT_LIST);
-	floe_thrift_field_i32(t, 9, c->top_id);
-	floe_thrift_field_struct(t, 10);
-	floe_thrift_field_struct(t, FLOE_PQ_LT_LIST);
+	floe_thrift_field_i32(t, 3, repetition);
+	floe_thrift_field_binary(t, 4, name, strlen(name));
+	floe_thrift_field_i32(t, 5, children);
+	if (converted >= 0)
+		floe_thrift_field_i32(t, 6, converted);
+	if (field_id >= 0)
+		floe_thrift_field_i32(t, 9, field_id);
+	if (converted == PQ_CT_LIST) {
+		floe_thrift_field_struct(t, 10);
+		floe_thrift_field_struct(t, FLOE_PQ_LT_LIST);
+		floe_thrift_struct_end(t);
+		floe_thrift_struct_end(t);
+	}
 	floe_thrift_struct_end(t);
-	floe_thrift_struct_end(t);
-	floe_thrift_struct_end(t);
+}
 
-	floe_thrift_struct_begin(t);
-	floe_thrift_field_i32(t, 3, FLOE_PQ_REPEATED);
-	floe_thrift_field_binary(t, 4, "list", 4);
-	floe_thrift_field_i32(t, 5, 1);
-	floe_thrift_struct_end(t);
+/*
+ * A field's schema elements, depth-first: a leaf; a struct as a group of its fields; a list as
+ * <name> (LIST) { repeated group list { <element> } }. `leaf` counts the leaves written.
+ */
+static void put_field(floe_thrift_writer *t, const floe_parquet_writer *w, const floe_parquet_field *f,
+		      const char *name, size_t *leaf)
+{
+	int rep = f->required ? FLOE_PQ_REQUIRED : FLOE_PQ_OPTIONAL;
+	if (f->type == FLOE_VEC_STRUCT) {
+		put_group(t, name, rep, (int32_t)f->n_children, -1, f->id);
+		for (size_t i = 0; i < f->n_children; i++)
+			put_field(t, w, &f->children[i], f->children[i].name, leaf);
+	} else if (f->type == FLOE_VEC_LIST) {
+		put_group(t, name, rep, 1, PQ_CT_LIST, f->id);
+		put_group(t, "list", FLOE_PQ_REPEATED, 1, -1, -1);
+		put_field(t, w, f->element, "element", leaf);
+	} else {
+		put_leaf_element(t, &w->cols[(*leaf)++], name, !f->required);
+	}
+}
 
-	put_leaf_element(t, c, "element", c->elem_optional);
+static uint32_t count_elements(const floe_parquet_field *f)
+{
+	if (f->type == FLOE_VEC_LIST)
+		return 2 + count_elements(f->element);
+	uint32_t n = 1;
+	for (size_t i = 0; f->type == FLOE_VEC_STRUCT && i < f->n_children; i++)
+		n += count_elements(&f->children[i]);
+	return n;
 }
 
 static void put_schema(floe_thrift_writer *t, const floe_parquet_writer *w)
 {
 	uint32_t n = 1;
-	for (size_t i = 0; i < w->n_cols; i++)
-		n += w->cols[i].list ? 3 : 1;
+	size_t leaf = 0;
+	for (size_t i = 0; i < w->n_fields; i++)
+		n += count_elements(&w->fields[i]);
 	floe_thrift_field_list(t, 2, FLOE_THRIFT_STRUCT, n);
 	floe_thrift_struct_begin(t);
 	floe_thrift_field_binary(t, 4, "table", 5);
-	floe_thrift_field_i32(t, 5, (int32_t)w->n_cols);
+	floe_thrift_field_i32(t, 5, (int32_t)w->n_fields);
 	floe_thrift_struct_end(t);
-	for (size_t i = 0; i < w->n_cols; i++) {
-		const pq_col *c = &w->cols[i];
-		if (c->list)
-			put_list_elements(t, c);
-		else
-			put_leaf_element(t, c, c->name, c->optional);
-	}
+	for (size_t i = 0; i < w->n_fields; i++)
+		put_field(t, w, &w->fields[i], w->fields[i].name, &leaf);
 }
 
 static void put_statistics(floe_thrift_writer *t, const pq_col *c, const pq_chunk_rec *rec)
@@ -703,12 +840,9 @@ static void put_column_chunk(floe_thrift_writer *t, const pq_col *c, const pq_ch
 	for (int e = 0; e < 32; e++)
 		if ((rec->encodings >> e) & 1)
 			floe_thrift_write_i32(t, e);
-	floe_thrift_field_list(t, 3, FLOE_THRIFT_BINARY, c->list ? 3 : 1);
-	floe_thrift_write_binary(t, c->name, strlen(c->name));
-	if (c->list) {
-		floe_thrift_write_binary(t, "list", 4);
-		floe_thrift_write_binary(t, "element", 7);
-	}
+	floe_thrift_field_list(t, 3, FLOE_THRIFT_BINARY, (uint32_t)c->n_schema_path);
+	for (size_t i = 0; i < c->n_schema_path; i++)
+		floe_thrift_write_binary(t, c->schema_path[i], strlen(c->schema_path[i]));
 	floe_thrift_field_i32(t, 4, codec);
 	floe_thrift_field_i64(t, 5, rec->num_values);
 	floe_thrift_field_i64(t, 6, rec->uncompressed);
@@ -822,7 +956,7 @@ static int writer_new(floe_parquet_writer **out, const floe_parquet_field *field
 	if (n_fields == 0)
 		return floe_error_set(FLOE_ERR_USAGE, "a Parquet file needs at least one field");
 	for (size_t i = 0; i < n_fields; i++) {
-		if (check_field(&fields[i]) < 0)
+		if (check_field(&fields[i], false, 0) < 0)
 			return -1;
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(fields[i].name, fields[j].name) == 0)
@@ -837,10 +971,19 @@ static int writer_new(floe_parquet_writer **out, const floe_parquet_field *field
 		free(w);
 		return -1;
 	}
-	w->cols = floe_arena_alloc(w->arena, n_fields * sizeof(pq_col));
-	w->n_cols = n_fields;
-	for (size_t i = 0; i < n_fields; i++)
-		col_init(w, &w->cols[i], &fields[i], i);
+	floe_parquet_field *copy = floe_arena_alloc(w->arena, n_fields * sizeof(*copy));
+	size_t leaves = 0;
+	for (size_t i = 0; i < n_fields; i++) {
+		copy_field(w->arena, &copy[i], &fields[i]);
+		leaves += count_leaves(&fields[i]);
+	}
+	w->fields = copy;
+	w->n_fields = n_fields;
+	w->cols = floe_arena_alloc(w->arena, leaves * sizeof(pq_col));
+	for (size_t i = 0; i < n_fields; i++) {
+		leaf_path lp = { .top = i };
+		collect_leaves(w, &lp, &copy[i], copy[i].name, true);
+	}
 	floe_buf_init(&w->out, BUF_MAX);
 	floe_buf_init(&w->body, BUF_MAX);
 	floe_buf_init(&w->comp, BUF_MAX);

@@ -3,8 +3,9 @@
  * pages, row groups, footer), parquet_encode.c (levels, values, dictionary) and
  * parquet_stats.c (min/max tracking, statistics and bounds).
  *
- * Every field becomes exactly one leaf column: a primitive, or the element of a list of
- * primitives (3-level layout). A column holds the current page (levels, PLAIN values and/or
+ * Every primitive at the end of a field's path becomes one leaf column: a top-level
+ * primitive, the element of a list of primitives (3-level layout), or a leaf nested in
+ * structs and lists in any way (`nodes`, walked for its levels). A column holds the current page (levels, PLAIN values and/or
  * dictionary indices), the dictionary, and the encoded pages of the current row group's
  * chunk; row group flushes move the chunk to the file and keep only its footer record.
  */
@@ -30,9 +31,23 @@ typedef struct pq_stats {
  * decides; ON: pages are dictionary-encoded; OFF: PLAIN for the rest of the chunk. */
 enum { PQ_DICT_TRIAL, PQ_DICT_ON, PQ_DICT_OFF };
 
+/* One field on a leaf column's path, from the top-level field down to the leaf itself. */
+typedef struct pq_node {
+	floe_vec_type type;         /* STRUCT, LIST, or the leaf's type */
+	bool optional;
+	uint32_t child;             /* STRUCT: the field the path goes on through */
+	uint8_t rep;                /* LIST: the repetition level of its elements */
+} pq_node;
+
 typedef struct pq_col {
 	/* description */
-	const char *name;           /* top-level field name */
+	const char *name;           /* the field path for messages: "note", "addr.zip" (lists add no name) */
+	size_t top;                 /* index of its top-level field (and of that field's vector) */
+	const pq_node *nodes;       /* its path; nodes[n_nodes - 1] is the leaf */
+	size_t n_nodes;
+	const char *const *schema_path; /* path_in_schema: "tags", "list", "element" */
+	size_t n_schema_path;
+	bool nested;                /* neither flat nor a list of primitives: levels by walking `nodes` */
 	int32_t field_id, top_id;   /* the leaf's id (the element's for a list), the field's */
 	floe_vec_type vtype;
 	int32_t precision, scale, width;
@@ -40,7 +55,7 @@ typedef struct pq_col {
 	int physical;               /* FLOE_PQ_* */
 	int32_t type_length;        /* FIXED_LEN_BYTE_ARRAY */
 	int kind;                   /* PQ_K_* */
-	bool list, optional;        /* optional: the top-level field may be null */
+	bool list, optional;        /* list: a top-level list of primitives; optional: the top-level field may be null */
 	bool elem_optional;         /* list: elements may be null */
 	int max_def, max_rep;
 	floe_parquet_leaf leaf;     /* the reader's view of this leaf, for bound encoding */

@@ -21,12 +21,12 @@ static const char *const type_names[] = {
 	[FLOE_VEC_TIMESTAMP] = "timestamp", [FLOE_VEC_TIMESTAMPTZ] = "timestamptz",
 	[FLOE_VEC_STRING] = "string",       [FLOE_VEC_UUID] = "uuid",
 	[FLOE_VEC_FIXED] = "fixed",         [FLOE_VEC_BINARY] = "binary",
-	[FLOE_VEC_LIST] = "list",
+	[FLOE_VEC_LIST] = "list",           [FLOE_VEC_STRUCT] = "struct",
 };
 
 const char *floe_vec_type_name(floe_vec_type type)
 {
-	if ((int)type < FLOE_VEC_BOOLEAN || type > FLOE_VEC_LIST)
+	if ((int)type < FLOE_VEC_BOOLEAN || type > FLOE_VEC_STRUCT)
 		return "unknown";
 	return type_names[type];
 }
@@ -48,7 +48,8 @@ size_t floe_vec_type_width(floe_vec_type type, int32_t width)
 	case FLOE_VEC_FIXED: return width > 0 ? (size_t)width : 0;
 	case FLOE_VEC_STRING:
 	case FLOE_VEC_BINARY:
-	case FLOE_VEC_LIST: return 0;
+	case FLOE_VEC_LIST:
+	case FLOE_VEC_STRUCT: return 0;
 	}
 	return 0;
 }
@@ -72,6 +73,15 @@ void floe_vector_init_list(floe_vector *v, floe_vec_type element, int32_t elemen
 	floe_vector_init(v->child, element, element_width);
 }
 
+void floe_vector_init_struct(floe_vector *v, size_t n)
+{
+	floe_vector_init(v, FLOE_VEC_STRUCT, 0);
+	v->children = floe_xcalloc(n ? n : 1, sizeof(floe_vector));
+	v->n_children = n;
+	for (size_t i = 0; i < n; i++)
+		floe_vector_init(&v->children[i], FLOE_VEC_BOOLEAN, 0);
+}
+
 void floe_vector_free(floe_vector *v)
 {
 	if (!v)
@@ -80,6 +90,9 @@ void floe_vector_free(floe_vector *v)
 		floe_vector_free(v->child);
 		free(v->child);
 	}
+	for (size_t i = 0; i < v->n_children; i++)
+		floe_vector_free(&v->children[i]);
+	free(v->children);
 	free(v->validity);
 	free(v->v.u8);
 	free(v->offsets);
@@ -97,6 +110,8 @@ void floe_vector_clear(floe_vector *v)
 	}
 	if (v->child)
 		floe_vector_clear(v->child);
+	for (size_t i = 0; i < v->n_children; i++)
+		floe_vector_clear(&v->children[i]);
 }
 
 void floe_vector_reserve(floe_vector *v, size_t rows)
@@ -144,6 +159,14 @@ size_t floe_vector_null_count(const floe_vector *v)
 	return v->len - valid;
 }
 
+size_t floe_vector_data_bytes(const floe_vector *v)
+{
+	size_t n = v->data_len + (v->child ? floe_vector_data_bytes(v->child) : 0);
+	for (size_t i = 0; i < v->n_children; i++)
+		n += floe_vector_data_bytes(&v->children[i]);
+	return n;
+}
+
 /* Room for one more row; returns its index. */
 static size_t grow_one(floe_vector *v)
 {
@@ -170,6 +193,8 @@ void floe_vector_append_null(floe_vector *v)
 		memset(v->v.u8 + i * w, 0, w);
 	if (has_offsets(v->type))
 		v->offsets[i + 1] = v->offsets[i];
+	for (size_t k = 0; k < v->n_children; k++)
+		floe_vector_append_null(&v->children[k]);
 }
 
 void floe_vector_append_bool(floe_vector *v, bool x)
@@ -240,6 +265,14 @@ void floe_vector_append_list(floe_vector *v)
 	close_offset(v, i);
 }
 
+void floe_vector_append_struct(floe_vector *v)
+{
+	assert(v->type == FLOE_VEC_STRUCT);
+	for (size_t k = 0; k < v->n_children; k++)
+		assert(v->children[k].len == v->len + 1);
+	grow_one(v);
+}
+
 void floe_vector_append_row(floe_vector *dst, const floe_vector *src, size_t i)
 {
 	size_t len;
@@ -267,6 +300,12 @@ void floe_vector_append_row(floe_vector *dst, const floe_vector *src, size_t i)
 		for (int64_t j = src->offsets[i]; j < src->offsets[i + 1]; j++)
 			floe_vector_append_row(dst->child, src->child, (size_t)j);
 		floe_vector_append_list(dst);
+		break;
+	case FLOE_VEC_STRUCT:
+		assert(dst->n_children == src->n_children);
+		for (size_t k = 0; k < src->n_children; k++)
+			floe_vector_append_row(&dst->children[k], &src->children[k], i);
+		floe_vector_append_struct(dst);
 		break;
 	default: floe_vector_append_i64(dst, src->v.i64[i]); break;
 	}
@@ -324,6 +363,13 @@ int floe_vector_compare_rows(const floe_vector *a, size_t i, const floe_vector *
 		}
 		return CMP(xe - x, ye - y);
 	}
+	case FLOE_VEC_STRUCT:
+		for (size_t k = 0; k < a->n_children; k++) {
+			int c = floe_vector_compare_rows(&a->children[k], i, &b->children[k], j);
+			if (c)
+				return c;
+		}
+		return 0;
 	default: return CMP(a->v.i64[i], b->v.i64[j]);
 	}
 }
@@ -349,6 +395,11 @@ void floe_vector_append_rows(floe_vector *dst, const floe_vector *src, size_t fr
 		}
 		for (size_t i = 0; i < n; i++)
 			dst->offsets[at + i + 1] = base + (src->offsets[from + i + 1] - b0);
+	}
+	if (src->type == FLOE_VEC_STRUCT) {
+		assert(dst->n_children == src->n_children);
+		for (size_t k = 0; k < src->n_children; k++)
+			floe_vector_append_rows(&dst->children[k], &src->children[k], from, n);
 	}
 	dst->len += n;
 	for (size_t i = 0; src->validity && i < n; i++) {

@@ -2,8 +2,8 @@
  * vector.h — column vectors: one column of a batch of rows, typed, with a validity bitmap.
  *
  * The PostgreSQL COPY decoder fills them and the Parquet writer drains them; the Parquet
- * reader fills them back. A vector's type is an Iceberg v2 type (primitive or list); its
- * storage follows the type:
+ * reader fills them back. A vector's type is an Iceberg v2 type (primitive, list or struct);
+ * its storage follows the type:
  *
  *   BOOLEAN                              u8    one byte per row, 0 or 1
  *   INT, DATE (days from 1970-01-01)     i32
@@ -14,8 +14,11 @@
  *   STRING, BINARY                       data + offsets: row i is data[offsets[i] .. offsets[i+1])
  *   UUID (16 bytes, big-endian as written), FIXED[L]   fixed: `width` bytes per row
  *   LIST                                 offsets into `child` (the elements, a vector itself)
+ *   STRUCT                               `children`: one vector per field, each with a row per row
  *
- * A null row still has a slot (zero, or an empty range), so row i always lives at index i.
+ * A null row still has a slot (zero, or an empty range), so row i always lives at index i; a
+ * null struct row is null in every child too (floe_vector_append_null keeps that), so a child
+ * holds a value only where its struct does.
  * `validity` is NULL while every row is valid; bit i (LSB first) is 1 for a valid row.
  *
  * Storage is heap memory owned by the vector, grown by doubling; floe_vector_clear() keeps
@@ -45,7 +48,8 @@ typedef enum floe_vec_type {
 	FLOE_VEC_UUID,
 	FLOE_VEC_FIXED,
 	FLOE_VEC_BINARY,
-	FLOE_VEC_LIST
+	FLOE_VEC_LIST,
+	FLOE_VEC_STRUCT
 } floe_vec_type;
 
 /* A 128-bit two's complement integer (decimal unscaled values). */
@@ -76,12 +80,14 @@ struct floe_vector {
 	uint8_t *data;       /* STRING, BINARY bytes */
 	size_t data_len, data_cap;
 	floe_vector *child;  /* LIST elements */
+	floe_vector *children; /* STRUCT fields, n_children of them */
+	size_t n_children;
 };
 
-/* "boolean", "int", ..., "list". */
+/* "boolean", "int", ..., "list", "struct". */
 const char *floe_vec_type_name(floe_vec_type type);
 
-/* Bytes per row of the fixed-width storage (0 for STRING, BINARY, LIST). */
+/* Bytes per row of the fixed-width storage (0 for STRING, BINARY, LIST, STRUCT). */
 size_t floe_vec_type_width(floe_vec_type type, int32_t width);
 
 /*
@@ -92,11 +98,13 @@ size_t floe_vec_type_width(floe_vec_type type, int32_t width);
  */
 void floe_vector_init(floe_vector *v, floe_vec_type type, int32_t width);
 void floe_vector_init_list(floe_vector *v, floe_vec_type element, int32_t element_width);
+/* A STRUCT of `n` children, each an empty BOOLEAN vector: floe_vector_init each one. */
+void floe_vector_init_struct(floe_vector *v, size_t n);
 
-/* Release every array (and the child's). `v` stays a valid empty vector. Accepts NULL. */
+/* Release every array (and the children's). `v` stays a valid empty vector. Accepts NULL. */
 void floe_vector_free(floe_vector *v);
 
-/* Forget the rows, keep the memory (and the child's). */
+/* Forget the rows, keep the memory (and the children's). */
 void floe_vector_clear(floe_vector *v);
 
 /* Room for `rows` rows in total (not more), and for `bytes` bytes of STRING/BINARY data. */
@@ -111,7 +119,10 @@ static inline bool floe_vector_is_valid(const floe_vector *v, size_t i)
 /* Rows that are null. */
 size_t floe_vector_null_count(const floe_vector *v);
 
-/* Append one row. The type must match (assert). */
+/* Bytes of STRING/BINARY data held by `v` and everything nested in it. */
+size_t floe_vector_data_bytes(const floe_vector *v);
+
+/* Append one row. The type must match (assert). A null STRUCT row is null in its children. */
 void floe_vector_append_null(floe_vector *v);
 void floe_vector_append_bool(floe_vector *v, bool x);
 void floe_vector_append_i32(floe_vector *v, int32_t x);  /* INT, DATE */
@@ -123,7 +134,10 @@ void floe_vector_append_bytes(floe_vector *v, const void *p, size_t len); /* STR
 void floe_vector_append_fixed(floe_vector *v, const void *p);             /* UUID, FIXED */
 /* LIST: append the elements to v->child first, then close the row over them. */
 void floe_vector_append_list(floe_vector *v);
-/* Row i of `src` (null or not; a list with its elements), appended to `dst` of the same type. */
+/* STRUCT: append one row to every child first, then close the row over them. */
+void floe_vector_append_struct(floe_vector *v);
+/* Row i of `src` (null or not; a list or struct with what it holds), appended to `dst` of the
+ * same shape. */
 void floe_vector_append_row(floe_vector *dst, const floe_vector *src, size_t i);
 /* Rows [from, from + n) of `src` appended to `dst` of the same type, copied in bulk. */
 void floe_vector_append_rows(floe_vector *dst, const floe_vector *src, size_t from, size_t n);
@@ -132,10 +146,17 @@ void floe_vector_append_rows(floe_vector *dst, const floe_vector *src, size_t fr
  * Order row i of `a` against row j of `b` (same type): -1, 0, 1. Nulls first; numbers,
  * dates and times by value; strings, binary, uuid and fixed bytewise, a prefix first (the
  * order of PostgreSQL's COLLATE "C", bytea and uuid); floats in a total order (-0 before
- * +0, NaN last); lists element by element, the shorter first on a tie. 0 means equal
+ * +0, NaN last); lists element by element, the shorter first on a tie; structs field by
+ * field. 0 means equal
  * values, so it is also the row equality of an upsert.
  */
 int floe_vector_compare_rows(const floe_vector *a, size_t i, const floe_vector *b, size_t j);
+
+/* Offset i of a STRING/BINARY/LIST vector: 0 while it has held no row (it has no offsets yet). */
+static inline int64_t floe_vector_offset(const floe_vector *v, size_t i)
+{
+	return v->offsets ? v->offsets[i] : 0;
+}
 
 /* Bytes of row i of a STRING/BINARY vector. */
 static inline const uint8_t *floe_vector_bytes(const floe_vector *v, size_t i, size_t *len)

@@ -91,6 +91,11 @@ static int describe_matches(floe_pg *pg, const char *sql, const floe_pg_copy_col
 				       cols[i].name, oids[i], want);
 			goto cleanup;
 		}
+		if (!floe_pg_oid_decodes_into(oids[i], cols[i].vec)) {
+			floe_error_set(FLOE_ERR_INTERNAL, "column \"%s\" has type oid %u, which floe cannot carry as %s",
+				       cols[i].name, oids[i], floe_vec_type_name(cols[i].vec));
+			goto cleanup;
+		}
 	}
 	error = 0;
 cleanup:
@@ -170,8 +175,9 @@ static int decode_row(floe_pg_copy *c, floe_vector *vectors, const uint8_t *p, s
 static size_t batch_bytes(const floe_vector *vectors, size_t n)
 {
 	size_t total = 0;
-	for (size_t i = 0; i < n; i++)
-		total += vectors[i].data_len + (vectors[i].child ? vectors[i].child->data_len : 0);
+	for (size_t i = 0; i < n; i++) /* per row: nested vectors only are walked */
+		total += vectors[i].child || vectors[i].n_children ? floe_vector_data_bytes(&vectors[i])
+								 : vectors[i].data_len;
 	return total;
 }
 

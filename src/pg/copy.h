@@ -14,6 +14,7 @@
 #include "format/vector.h"
 #include "pg/pg.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,19 +26,30 @@ typedef enum floe_pg_infinity {
 	FLOE_PG_INFINITY_CLAMP      /* the largest/smallest value of the Iceberg type */
 } floe_pg_infinity;
 
-typedef struct floe_pg_copy_column {
+/*
+ * One result column (or, nested, a record's field or an array's element). A spec is a tree
+ * the caller owns; the decoder only reads it.
+ */
+typedef struct floe_pg_copy_column floe_pg_copy_column;
+struct floe_pg_copy_column {
 	const char *name;       /* for messages */
-	uint32_t type_oid;      /* the result column's type (after any cast in the query) */
+	uint32_t type_oid;      /* the result column's type (after any cast in the query); nested:
+				 * 0 takes the type each value carries, if it decodes into `vec` */
 	floe_vec_type vec;      /* what it becomes */
 	int32_t width;          /* FIXED */
 	int32_t precision;      /* DECIMAL */
 	int32_t scale;          /* DECIMAL */
 	floe_pg_infinity infinity;
-	/* LIST: the element's type and vector */
+	/* LIST of a primitive: the element's type and vector (when `element` is NULL) */
 	uint32_t elem_oid;
 	floe_vec_type elem_vec;
 	int32_t elem_precision, elem_scale;
-} floe_pg_copy_column;
+	/* LIST: the element's whole spec (any shape); overrides the elem_* fields */
+	const floe_pg_copy_column *element;
+	/* STRUCT (a record, composite or ROW(…)): one spec per attribute, in order */
+	const floe_pg_copy_column *fields;
+	size_t n_fields;
+};
 
 typedef struct floe_pg_copy floe_pg_copy;
 
@@ -74,7 +86,10 @@ void floe_pg_copy_free(floe_pg_copy *copy);
 /*
  * The pure decoder behind floe_pg_copy_next: one field of the binary format
  * (`len` bytes at `p`, len < 0 for NULL) appended to `v`. Exposed for tests and
- * the fuzzer; errors name nothing (the caller adds column and row).
+ * the fuzzer; errors name nothing but the record field they are in (the caller
+ * adds column and row). A record (STRUCT) is its field count, then per field its
+ * type oid, length and bytes; every field's oid must decode into its spec's
+ * vector. After an error `v` holds a partial row: clear it or give up the batch.
  */
 int floe_pg_decode_field(floe_vector *v, const floe_pg_copy_column *col, const uint8_t *p, int32_t len);
 
@@ -88,6 +103,17 @@ int floe_pg_decode_field(floe_vector *v, const floe_pg_copy_column *col, const u
 typedef struct floe_buf floe_buf;
 int floe_pg_value_text(floe_buf *out, const floe_vector *v, size_t row);
 
+/* `v` made an empty vector of the shape `col` decodes into (nested vectors included). */
+void floe_pg_copy_vector_init(floe_vector *v, const floe_pg_copy_column *col);
+
+/*
+ * Whether a value of type `oid` decodes into a vector of type `vec`: the closed set of
+ * scalar types the extraction query produces, each into its vector type; a record or a
+ * composite type into STRUCT, an array type into LIST (their contents are checked as
+ * they are decoded).
+ */
+bool floe_pg_oid_decodes_into(uint32_t oid, floe_vec_type vec);
+
 /* Well-known type OIDs (pg_type.dat), for callers building column specs. */
 enum {
 	FLOE_PG_BOOLOID = 16, FLOE_PG_BYTEAOID = 17, FLOE_PG_NAMEOID = 19, FLOE_PG_INT8OID = 20,
@@ -96,7 +122,7 @@ enum {
 	FLOE_PG_MONEYOID = 790, FLOE_PG_BPCHAROID = 1042, FLOE_PG_VARCHAROID = 1043,
 	FLOE_PG_DATEOID = 1082, FLOE_PG_TIMEOID = 1083, FLOE_PG_TIMESTAMPOID = 1114,
 	FLOE_PG_TIMESTAMPTZOID = 1184, FLOE_PG_TIMETZOID = 1266, FLOE_PG_NUMERICOID = 1700,
-	FLOE_PG_UUIDOID = 2950, FLOE_PG_JSONBOID = 3802
+	FLOE_PG_UUIDOID = 2950, FLOE_PG_JSONBOID = 3802, FLOE_PG_RECORDOID = 2249
 };
 
 #endif

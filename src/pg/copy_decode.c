@@ -8,11 +8,19 @@
  * each) then base-10000 digits; uuid = 16 bytes; text-like = the bytes; jsonb =
  * version byte 1 then text; money = int64 in the currency's minor unit;
  * arrays = ndim, has-null flag, element oid, (size, lower bound) per dimension,
- * then each element as int32 length + bytes.
+ * then each element as int32 length + bytes; records (record_send) = field
+ * count, then per field its type oid, int32 length (-1: NULL) and bytes.
+ *
+ * Nested values carry their own type oids (array elements, record fields); each
+ * is checked against the spec before it is decoded, so the spec decides what a
+ * value may become and the stream only which of the allowed forms it takes.
+ * Recursion follows the spec, never the data: a value nests no deeper than its
+ * column's type.
  */
 #include "pg/copy.h"
 #include "base/error.h"
 
+#include <assert.h>
 #include <string.h>
 
 #define PG_EPOCH_DAYS 10957                      /* 1970-01-01 → 2000-01-01 */
@@ -159,9 +167,9 @@ static int decode_money(floe_vector *v, const uint8_t *p)
 	return 0;
 }
 
-static int decode_string(floe_vector *v, const floe_pg_copy_column *c, const uint8_t *p, int32_t len)
+static int decode_string(floe_vector *v, uint32_t oid, const uint8_t *p, int32_t len)
 {
-	if (c->type_oid == FLOE_PG_JSONBOID) {
+	if (oid == FLOE_PG_JSONBOID) {
 		if (len < 1 || p[0] != 1)
 			return bad("unknown jsonb binary version");
 		p++;
@@ -171,11 +179,66 @@ static int decode_string(floe_vector *v, const floe_pg_copy_column *c, const uin
 	return 0;
 }
 
-static int decode_array(floe_vector *v, const floe_pg_copy_column *c, const uint8_t *p, int32_t len);
-
-static int decode_scalar(floe_vector *v, const floe_pg_copy_column *c, const uint8_t *p, int32_t len)
+/* The vector type a scalar type decodes into; 0 for a type that is not one of them. */
+static floe_vec_type scalar_vec(uint32_t oid)
 {
-	switch (c->type_oid) {
+	switch (oid) {
+	case FLOE_PG_BOOLOID: return FLOE_VEC_BOOLEAN;
+	case FLOE_PG_INT2OID:
+	case FLOE_PG_INT4OID: return FLOE_VEC_INT;
+	case FLOE_PG_INT8OID:
+	case FLOE_PG_OIDOID: return FLOE_VEC_LONG;
+	case FLOE_PG_FLOAT4OID: return FLOE_VEC_FLOAT;
+	case FLOE_PG_FLOAT8OID: return FLOE_VEC_DOUBLE;
+	case FLOE_PG_NUMERICOID:
+	case FLOE_PG_MONEYOID: return FLOE_VEC_DECIMAL;
+	case FLOE_PG_DATEOID: return FLOE_VEC_DATE;
+	case FLOE_PG_TIMEOID: return FLOE_VEC_TIME;
+	case FLOE_PG_TIMESTAMPOID: return FLOE_VEC_TIMESTAMP;
+	case FLOE_PG_TIMESTAMPTZOID: return FLOE_VEC_TIMESTAMPTZ;
+	case FLOE_PG_UUIDOID: return FLOE_VEC_UUID;
+	case FLOE_PG_BYTEAOID: return FLOE_VEC_BINARY;
+	case FLOE_PG_TEXTOID:
+	case FLOE_PG_VARCHAROID:
+	case FLOE_PG_BPCHAROID:
+	case FLOE_PG_NAMEOID:
+	case FLOE_PG_JSONOID:
+	case FLOE_PG_JSONBOID:
+	case FLOE_PG_XMLOID: return FLOE_VEC_STRING;
+	default: return 0;
+	}
+}
+
+/* The array types of the scalars above (and record[]), which no record can be. */
+static bool scalar_array(uint32_t oid)
+{
+	static const uint32_t arrays[] = { 1000, 1001, 1003, 1005, 1007, 1009, 1014, 1015, 1016, 1021,
+					   1022, 1028, 1115, 1182, 1183, 1185, 1231, 143, 199, 2287,
+					   2951, 3807, 791 };
+	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		if (arrays[i] == oid)
+			return true;
+	return false;
+}
+
+bool floe_pg_oid_decodes_into(uint32_t oid, floe_vec_type vec)
+{
+	if (oid == 0)
+		return false;
+	if (vec == FLOE_VEC_STRUCT) /* a record, or a composite type (whose oid only the catalog knows) */
+		return oid == FLOE_PG_RECORDOID || (!scalar_vec(oid) && !scalar_array(oid));
+	if (vec == FLOE_VEC_LIST)   /* an array type; its element type is checked per value */
+		return oid != FLOE_PG_RECORDOID && !scalar_vec(oid);
+	return scalar_vec(oid) == vec;
+}
+
+static int decode_value(floe_vector *v, const floe_pg_copy_column *c, uint32_t oid, const uint8_t *p,
+			int32_t len);
+
+static int decode_scalar(floe_vector *v, const floe_pg_copy_column *c, uint32_t oid, const uint8_t *p,
+			 int32_t len)
+{
+	switch (oid) {
 	case FLOE_PG_BOOLOID:
 		if (want_len(len, 1, "boolean") < 0)
 			return -1;
@@ -230,11 +293,6 @@ static int decode_scalar(floe_vector *v, const floe_pg_copy_column *c, const uin
 			return -1;
 		floe_vector_append_i64(v, (int64_t)be64(p));
 		return 0;
-	case FLOE_PG_TIMETZOID: /* the local time; the plan states the dropped offset */
-		if (want_len(len, 12, "time with time zone") < 0)
-			return -1;
-		floe_vector_append_i64(v, (int64_t)be64(p));
-		return 0;
 	case FLOE_PG_TIMESTAMPOID:
 	case FLOE_PG_TIMESTAMPTZOID:
 		return want_len(len, 8, "timestamp") < 0 ? -1 : decode_timestamp(v, c, p);
@@ -243,29 +301,45 @@ static int decode_scalar(floe_vector *v, const floe_pg_copy_column *c, const uin
 			return -1;
 		floe_vector_append_fixed(v, p);
 		return 0;
-	case FLOE_PG_BYTEAOID:
-	case FLOE_PG_TEXTOID:
-	case FLOE_PG_VARCHAROID:
-	case FLOE_PG_BPCHAROID:
-	case FLOE_PG_NAMEOID:
-	case FLOE_PG_JSONOID:
-	case FLOE_PG_JSONBOID:
-	case FLOE_PG_XMLOID:
-		return decode_string(v, c, p, len);
-	default:
-		return floe_error_set(FLOE_ERR_INTERNAL, "no binary decoder for type oid %u", c->type_oid);
+	default: {
+		/* bytea and the text-like types: their bytes (jsonb's after its version byte) */
+		floe_vec_type sv = scalar_vec(oid);
+		if (sv == FLOE_VEC_STRING || sv == FLOE_VEC_BINARY)
+			return decode_string(v, oid, p, len);
+		return floe_error_set(FLOE_ERR_INTERNAL, "no binary decoder for type oid %u", oid);
 	}
+	}
+}
+
+/* Whether a nested value of type `oid` may become what `c` says. */
+static int check_nested(const floe_pg_copy_column *c, uint32_t oid, const char *what)
+{
+	if (c->type_oid ? oid == c->type_oid : floe_pg_oid_decodes_into(oid, c->vec))
+		return 0;
+	if (c->type_oid)
+		return floe_error_set(FLOE_ERR_INTERNAL, "%s has type oid %u, expected %u", what, oid, c->type_oid);
+	return floe_error_set(FLOE_ERR_INTERNAL, "%s has type oid %u, which floe cannot carry as %s", what, oid,
+			      floe_vec_type_name(c->vec));
 }
 
 /* One-dimensional arrays become lists; NULL elements are null list elements. */
 static int decode_array(floe_vector *v, const floe_pg_copy_column *c, const uint8_t *p, int32_t len)
 {
+	floe_pg_copy_column flat;
+	const floe_pg_copy_column *ec = c->element;
+	assert(v->type == FLOE_VEC_LIST && v->child);
+	if (!ec) {
+		flat = (floe_pg_copy_column){ .name = c->name, .type_oid = c->elem_oid, .vec = c->elem_vec,
+					      .precision = c->elem_precision, .scale = c->elem_scale,
+					      .infinity = c->infinity };
+		ec = &flat;
+	}
 	if (len < 12)
 		return want_len(len, 12, "array");
 	int32_t ndim = (int32_t)be32(p);
 	uint32_t elem = be32(p + 8);
-	if (elem != c->elem_oid)
-		return floe_error_set(FLOE_ERR_INTERNAL, "array element type %u, expected %u", elem, c->elem_oid);
+	if (check_nested(ec, elem, "array element") < 0)
+		return -1;
 	if (ndim == 0) {
 		floe_vector_append_list(v);
 		return 0;
@@ -277,8 +351,6 @@ static int decode_array(floe_vector *v, const floe_pg_copy_column *c, const uint
 	int32_t n = (int32_t)be32(p + 12);
 	if (n < 0)
 		return bad("malformed array dimension");
-	floe_pg_copy_column ec = { c->name, c->elem_oid, c->elem_vec, 0, c->elem_precision,
-				   c->elem_scale, c->infinity, 0, 0, 0, 0 };
 	size_t off = 20;
 	for (int32_t i = 0; i < n; i++) {
 		if ((size_t)len - off < 4)
@@ -287,7 +359,7 @@ static int decode_array(floe_vector *v, const floe_pg_copy_column *c, const uint
 		off += 4;
 		if (elen >= 0 && (size_t)elen > (size_t)len - off)
 			return bad("malformed array: element past the end");
-		if (floe_pg_decode_field(v->child, &ec, p + off, elen) < 0)
+		if (decode_value(v->child, ec, elem, p + off, elen) < 0)
 			return -1;
 		off += elen > 0 ? (size_t)elen : 0;
 	}
@@ -297,13 +369,70 @@ static int decode_array(floe_vector *v, const floe_pg_copy_column *c, const uint
 	return 0;
 }
 
-int floe_pg_decode_field(floe_vector *v, const floe_pg_copy_column *c, const uint8_t *p, int32_t len)
+/* A record (a composite type's value, or ROW(…)) becomes a struct row: one value per field. */
+static int decode_record(floe_vector *v, const floe_pg_copy_column *c, const uint8_t *p, int32_t len)
+{
+	assert(v->type == FLOE_VEC_STRUCT && v->n_children == c->n_fields);
+	if (len < 4)
+		return want_len(len, 4, "record");
+	int32_t n = (int32_t)be32(p);
+	if (n < 0 || (size_t)n != c->n_fields)
+		return floe_error_set(FLOE_ERR_INTERNAL, "record has %d fields, expected %zu", n, c->n_fields);
+	size_t off = 4;
+	for (size_t i = 0; i < c->n_fields; i++) {
+		const floe_pg_copy_column *fc = &c->fields[i];
+		if ((size_t)len - off < 8)
+			return bad("malformed record: truncated field");
+		uint32_t oid = be32(p + off);
+		int32_t flen = (int32_t)be32(p + off + 4);
+		off += 8;
+		if (flen >= 0 && (size_t)flen > (size_t)len - off)
+			return bad("malformed record: field past the end");
+		if (check_nested(fc, oid, "record field") < 0 || decode_value(&v->children[i], fc, oid, p + off, flen) < 0)
+			return floe_error_context("in field \"%s\"", fc->name ? fc->name : "");
+		off += flen > 0 ? (size_t)flen : 0;
+	}
+	if (off != (size_t)len)
+		return bad("malformed record: trailing bytes");
+	floe_vector_append_struct(v);
+	return 0;
+}
+
+static int decode_value(floe_vector *v, const floe_pg_copy_column *c, uint32_t oid, const uint8_t *p,
+			int32_t len)
 {
 	if (len < 0) {
 		floe_vector_append_null(v);
 		return 0;
 	}
-	if (c->vec == FLOE_VEC_LIST)
-		return decode_array(v, c, p, len);
-	return decode_scalar(v, c, p, len);
+	switch (c->vec) {
+	case FLOE_VEC_LIST: return decode_array(v, c, p, len);
+	case FLOE_VEC_STRUCT: return decode_record(v, c, p, len);
+	default: return decode_scalar(v, c, oid, p, len);
+	}
+}
+
+int floe_pg_decode_field(floe_vector *v, const floe_pg_copy_column *c, const uint8_t *p, int32_t len)
+{
+	return decode_value(v, c, c->type_oid, p, len);
+}
+
+void floe_pg_copy_vector_init(floe_vector *v, const floe_pg_copy_column *c)
+{
+	if (c->vec == FLOE_VEC_STRUCT) {
+		floe_vector_init_struct(v, c->n_fields);
+		for (size_t i = 0; i < c->n_fields; i++)
+			floe_pg_copy_vector_init(&v->children[i], &c->fields[i]);
+		return;
+	}
+	if (c->vec == FLOE_VEC_LIST) {
+		floe_pg_copy_column flat = { .vec = c->elem_vec, .precision = c->elem_precision,
+					     .scale = c->elem_scale };
+		floe_vector_init_list(v, FLOE_VEC_BOOLEAN, 0);
+		floe_pg_copy_vector_init(v->child, c->element ? c->element : &flat);
+		return;
+	}
+	floe_vector_init(v, c->vec, c->width);
+	v->precision = c->precision;
+	v->scale = c->scale;
 }

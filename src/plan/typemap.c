@@ -6,7 +6,9 @@
  * prints it; a unit test checks the file agrees). Extraction casts make the
  * extraction query's output types a closed set the loader decodes: bool,
  * int2/4/8, float4/8, numeric, text (and varchar/bpchar), bytea, date, time,
- * timestamp, timestamptz, uuid, arrays of those, and records of those.
+ * timestamp, timestamptz, uuid, arrays of those, and records of those (composite
+ * types, or ROW(...) when an attribute needs a cast), nested in any way but arrays
+ * of arrays and arrays of ROW(...).
  */
 #include "plan/plan.h"
 #include "base/arena.h"
@@ -148,15 +150,19 @@ static const floe_type_rule rules[] = {
 	  "elements mapped as T is, class and note as T's; elements may be null; a value with more "
 	  "than one dimension or a lower bound other than 1 stops the load" },
 	{ "#array_refused", "arrays of vectors, or of composites needing conversion", "—",
-	  FLOE_CLASS_REFUSED, NULL, "Iceberg lists of lists or converted records are not carried yet" },
+	  FLOE_CLASS_REFUSED, NULL,
+	  "not carried: a list of lists; not yet: an array of a composite type with an attribute that "
+	  "needs a conversion (an enum, a domain, a type carried as text), whose every element the "
+	  "extraction would have to rebuild; exclude the table, or keep such arrays out of it" },
 	{ "#enum", "enum types", "string", FLOE_CLASS_EXACT, S_TEXT,
 	  "the label; the allowed labels become accepted-values tests in silver" },
 	{ "#domain", "domains", "as the base type", FLOE_CLASS_EXACT, "base type",
 	  "mapped as the base type is (class and note as the base's); the domain's NOT NULL and CHECK "
 	  "constraints are not carried (silver tests them)" },
 	{ "#composite", "composite types", "struct<…>", FLOE_CLASS_EXACT, "ROW(…) when an attribute needs one",
-	  "each attribute mapped by this table into a struct field; the class is the worst of the "
-	  "attributes'; refused when one is" },
+	  "each attribute mapped by this table into a struct field (nested composites and arrays "
+	  "included); a NULL value stays a null struct, apart from a value whose attributes are all "
+	  "NULL; the class is the worst of the attributes'; refused when one is" },
 	{ "#ext_string", "extension types in the string category (citext, …)", "string", FLOE_CLASS_EXACT,
 	  S_TEXT, "the type's text form" },
 	{ "#unknown", "any other type (hstore, PostGIS geometry, …)", "—", FLOE_CLASS_REFUSED, NULL,

@@ -27,6 +27,19 @@ class Source:
             conn.execute(f'CREATE ROLE "{self.role}" LOGIN PASSWORD \'{self.password}\'')
         self.admin(sql)
 
+    def grant_read(self, *schemas):
+        """USAGE on `schemas` and SELECT on every table in them, for this source's role."""
+        names = ", ".join('"' + s.replace('"', '""') + '"' for s in schemas)
+        self.admin(f"GRANT USAGE ON SCHEMA {names} TO {self.role}")
+        self.admin(f"GRANT SELECT ON ALL TABLES IN SCHEMA {names} TO {self.role}")
+
+    def generated(self, directory: Path, schemas=("public",)):
+        """A project on this source in `directory`, initialised, its pipeline generated."""
+        self.project(directory, schemas=schemas)
+        self.floe(directory, "init", check=0)
+        self.floe(directory, "generate", check=0)
+        return directory
+
     def admin(self, sql, params=None):
         with psycopg.connect(self.admin_dsn, autocommit=True) as conn:
             return conn.execute(sql, params)

@@ -8,7 +8,8 @@
  *       statistics floe_parquet_writer_close returned.
  *   parquet_fixture dump IN.parquet
  *       Read any Parquet file with floe's reader and print JSON: footer facts, leaves,
- *       every column's values, and the Iceberg statistics derived from the footer.
+ *       every column's values (null for a leaf floe's reader refuses; the leaf says why),
+ *       and the Iceberg statistics derived from the footer.
  *   parquet_fixture cases
  *       List the case names.
  *   parquet_fixture seeds DIR
@@ -708,11 +709,16 @@ static void put_meta(floe_buf *out, const floe_parquet_meta *m)
 		floe_buf_printf(out, "%s{\"path\":", i ? "," : "");
 		floe_json_put_cstr(out, l->path);
 		floe_buf_printf(out, ",\"field_id\":%d,\"max_def\":%d,\"max_rep\":%d,\"type\":\"%s\","
-				     "\"in_list\":%s,\"precision\":%d,\"scale\":%d,\"column_order\":%d}",
+				     "\"in_list\":%s,\"precision\":%d,\"scale\":%d,\"column_order\":%d",
 				(int)l->field_id, l->max_def, l->max_rep,
 				l->vtype ? floe_vec_type_name(l->vtype) : "unsupported",
 				l->in_list ? "true" : "false", (int)l->precision, (int)l->scale,
 				i < m->n_column_orders ? m->column_orders[i] : -1);
+		if (!l->vtype) {
+			floe_buf_puts(out, ",\"unsupported\":");
+			floe_json_put_cstr(out, l->unsupported ? l->unsupported : "");
+		}
+		floe_buf_putc(out, '}');
 	}
 	floe_buf_puts(out, "],\"row_groups\":[");
 	for (size_t g = 0; g < m->n_row_groups; g++) {
@@ -741,6 +747,10 @@ static int dump_values(floe_buf *out, floe_parquet_reader *r)
 		const floe_parquet_leaf *l = &m->leaves[i];
 		floe_buf_printf(out, "%s", i ? "," : "");
 		floe_json_put_cstr(out, l->path);
+		if (!l->vtype) { /* listed with its reason under "leaves" */
+			floe_buf_puts(out, ":null");
+			continue;
+		}
 		floe_buf_puts(out, ":[");
 		bool first = true;
 		for (size_t g = 0; g < m->n_row_groups; g++) {

@@ -88,3 +88,31 @@ FLOE_TEST(vector_append_rows_equals_row_by_row)
 	floe_vector_free(&a);
 	floe_vector_free(&b);
 }
+
+FLOE_TEST(vector_struct_rows_compare_and_copy_in_bulk)
+{
+	floe_vector s, d;
+	floe_vector_init_struct(&s, 2);
+	floe_vector_init(&s.children[0], FLOE_VEC_INT, 0);
+	floe_vector_init(&s.children[1], FLOE_VEC_STRING, 0);
+	for (int r = 0; r < 10; r++) {
+		if (r == 4) {
+			floe_vector_append_null(&s);
+			continue;
+		}
+		floe_vector_append_i32(&s.children[0], r % 3);
+		floe_vector_append_bytes(&s.children[1], "xyz", (size_t)r % 4);
+		floe_vector_append_struct(&s);
+	}
+	floe_vector_init_struct(&d, 2);
+	floe_vector_init(&d.children[0], FLOE_VEC_INT, 0);
+	floe_vector_init(&d.children[1], FLOE_VEC_STRING, 0);
+	floe_vector_append_rows(&d, &s, 2, 6);
+	FLOE_CHECK(d.len == 6 && d.children[0].len == 6 && !floe_vector_is_valid(&d, 2));
+	for (size_t i = 0; i < 6; i++)
+		FLOE_CHECK(floe_vector_compare_rows(&d, i, &s, i + 2) == 0);
+	FLOE_CHECK(floe_vector_compare_rows(&s, 0, &s, 3) < 0); /* (0,"") < (0,"xyz") */
+	FLOE_CHECK(floe_vector_compare_rows(&s, 4, &s, 0) < 0); /* null first */
+	floe_vector_free(&s);
+	floe_vector_free(&d);
+}

@@ -189,3 +189,161 @@ FLOE_TEST(copy_malformed_lengths_are_errors)
 	FLOE_CHECK(floe_pg_decode_field(&v, &c, buf, 8) == 0);
 	floe_vector_free(&v);
 }
+
+/* ---- records (composite types, ROW(...)) into structs ---- */
+
+/* A record_send field: type oid, length (-1: NULL), bytes. */
+static size_t put_field(uint8_t *p, uint32_t oid, const void *bytes, int32_t len)
+{
+	size_t off = put32(p, oid);
+	off += put32(p + off, (uint32_t)len);
+	if (len > 0)
+		memcpy(p + off, bytes, (size_t)len);
+	return off + (len > 0 ? (size_t)len : 0);
+}
+
+/* addr: (street text, zip int4, tags text[]) */
+static const floe_pg_copy_column ADDR_TAGS = { .name = "element", .vec = FLOE_VEC_STRING };
+static const floe_pg_copy_column ADDR_FIELDS[] = {
+	{ .name = "street", .vec = FLOE_VEC_STRING },
+	{ .name = "zip", .vec = FLOE_VEC_INT },
+	{ .name = "tags", .vec = FLOE_VEC_LIST, .element = &ADDR_TAGS },
+};
+static const floe_pg_copy_column ADDR = { .name = "home", .type_oid = 70001, .vec = FLOE_VEC_STRUCT,
+					  .fields = ADDR_FIELDS, .n_fields = 3 };
+
+/* An addr record: street (NULL when NULL), zip, tags {"x", NULL} unless !with_tags (NULL). */
+static size_t encode_addr(uint8_t *out, const char *street, int32_t zip, bool with_tags)
+{
+	uint8_t zipb[4], arr[64];
+	size_t off = put32(out, 3), a = 0;
+	put32(zipb, (uint32_t)zip);
+	a += put32(arr + a, 1);
+	a += put32(arr + a, 1);
+	a += put32(arr + a, FLOE_PG_TEXTOID);
+	a += put32(arr + a, 2);
+	a += put32(arr + a, 1);
+	a += put32(arr + a, 1);
+	arr[a++] = 'x';
+	a += put32(arr + a, (uint32_t)-1);
+	off += put_field(out + off, FLOE_PG_VARCHAROID, street, street ? (int32_t)strlen(street) : -1);
+	off += put_field(out + off, FLOE_PG_INT4OID, zipb, 4);
+	off += put_field(out + off, 1009, arr, with_tags ? (int32_t)a : -1);
+	return off;
+}
+
+FLOE_TEST(copy_records_become_structs_null_records_apart_from_records_of_nulls)
+{
+	uint8_t buf[256];
+	floe_vector v;
+	floe_pg_copy_vector_init(&v, &ADDR);
+	FLOE_CHECK(v.type == FLOE_VEC_STRUCT && v.n_children == 3 && v.children[2].type == FLOE_VEC_LIST);
+	size_t n = encode_addr(buf, "Main ☃", 12345, true);
+	FLOE_CHECK(floe_pg_decode_field(&v, &ADDR, buf, (int32_t)n) == 0);
+	FLOE_CHECK(floe_pg_decode_field(&v, &ADDR, NULL, -1) == 0); /* a NULL record */
+	static const uint32_t oids[] = { FLOE_PG_TEXTOID, FLOE_PG_INT4OID, 1009 };
+	size_t m = put32(buf, 3); /* a record of NULLs: each field still carries its type */
+	for (int i = 0; i < 3; i++)
+		m += put_field(buf + m, oids[i], NULL, -1);
+	FLOE_CHECK(floe_pg_decode_field(&v, &ADDR, buf, (int32_t)m) == 0);
+	FLOE_CHECK(v.len == 3 && v.children[0].len == 3 && v.children[1].len == 3 && v.children[2].len == 3);
+	size_t len;
+	const uint8_t *street = floe_vector_bytes(&v.children[0], 0, &len);
+	FLOE_CHECK(len == strlen("Main ☃") && memcmp(street, "Main ☃", len) == 0);
+	FLOE_CHECK(v.children[1].v.i32[0] == 12345);
+	const floe_vector *tags = &v.children[2];
+	FLOE_CHECK(tags->offsets[1] == 2 && tags->child->len == 2 && !floe_vector_is_valid(tags->child, 1));
+	FLOE_CHECK(!floe_vector_is_valid(&v, 1) && !floe_vector_is_valid(&v.children[1], 1));
+	FLOE_CHECK(floe_vector_is_valid(&v, 2));
+	for (size_t k = 0; k < 3; k++)
+		FLOE_CHECK(!floe_vector_is_valid(&v.children[k], 2));
+	floe_vector_free(&v);
+}
+
+FLOE_TEST(copy_nested_records_and_arrays_of_records)
+{
+	/* wrap: (a addr, n numeric(10,2)); list: addr[] (element oid from the stream) */
+	static const floe_pg_copy_column wrap_fields[] = {
+		{ .name = "a", .vec = FLOE_VEC_STRUCT, .fields = ADDR_FIELDS, .n_fields = 3 },
+		{ .name = "n", .vec = FLOE_VEC_DECIMAL, .precision = 10, .scale = 2 },
+	};
+	static const floe_pg_copy_column wrap = { .name = "w", .type_oid = FLOE_PG_RECORDOID,
+						  .vec = FLOE_VEC_STRUCT, .fields = wrap_fields, .n_fields = 2 };
+	static const floe_pg_copy_column elem = { .name = "element", .type_oid = 70001, .vec = FLOE_VEC_STRUCT,
+						  .fields = ADDR_FIELDS, .n_fields = 3 };
+	static const floe_pg_copy_column homes = { .name = "homes", .type_oid = 70002, .vec = FLOE_VEC_LIST,
+						   .element = &elem };
+	uint8_t rec[128], num[64], buf[512];
+	size_t r = encode_addr(rec, "A", 1, false);
+	int32_t nl = encode_numeric(num, "-12.5");
+	size_t off = put32(buf, 2);
+	off += put_field(buf + off, 70001, rec, (int32_t)r);
+	off += put_field(buf + off, FLOE_PG_NUMERICOID, num, nl);
+	floe_vector w;
+	floe_pg_copy_vector_init(&w, &wrap);
+	FLOE_CHECK(floe_pg_decode_field(&w, &wrap, buf, (int32_t)off) == 0);
+	FLOE_CHECK(w.len == 1 && w.children[0].len == 1 && w.children[0].children[2].len == 1);
+	FLOE_CHECK(!floe_vector_is_valid(&w.children[0].children[2], 0)); /* tags NULL */
+	FLOE_CHECK(floe_dec128_cmp(w.children[1].v.dec[0], floe_dec128_from_i64(-1250)) == 0);
+	floe_vector_free(&w);
+
+	/* {addr, NULL}: the array's element oid must be the spec's */
+	off = 0;
+	off += put32(buf + off, 1);
+	off += put32(buf + off, 1);
+	off += put32(buf + off, 70001);
+	off += put32(buf + off, 2);
+	off += put32(buf + off, 1);
+	off += put32(buf + off, (uint32_t)r);
+	memcpy(buf + off, rec, r);
+	off += r;
+	off += put32(buf + off, (uint32_t)-1);
+	floe_vector l;
+	floe_pg_copy_vector_init(&l, &homes);
+	FLOE_CHECK(floe_pg_decode_field(&l, &homes, buf, (int32_t)off) == 0);
+	FLOE_CHECK(l.len == 1 && l.offsets[1] == 2 && l.child->len == 2 && !floe_vector_is_valid(l.child, 1));
+	FLOE_CHECK(l.child->children[1].v.i32[0] == 1);
+	put32(buf + 8, 70003);
+	FLOE_CHECK(floe_pg_decode_field(&l, &homes, buf, (int32_t)off) < 0);
+	FLOE_CHECK(strstr(floe_error_last()->message, "expected 70001") != NULL);
+	floe_error_clear();
+	floe_vector_free(&l);
+}
+
+FLOE_TEST(copy_records_that_do_not_match_the_plan_are_refused)
+{
+	uint8_t buf[256];
+	floe_vector v;
+	floe_pg_copy_vector_init(&v, &ADDR);
+	size_t n = encode_addr(buf, "s", 7, true);
+	/* zip arrives as text: not what the plan's int can carry */
+	put32(buf + 4 + 8 + 1, FLOE_PG_TEXTOID);
+	FLOE_CHECK(floe_pg_decode_field(&v, &ADDR, buf, (int32_t)n) < 0);
+	const floe_error *e = floe_error_last();
+	FLOE_CHECK(e && strstr(e->message, "type oid 25") && strstr(e->message, "as int"));
+	floe_error_clear();
+	floe_vector_free(&v);
+	floe_pg_copy_vector_init(&v, &ADDR);
+	n = encode_addr(buf, "s", 7, true);
+	put32(buf, 2); /* the field count */
+	FLOE_CHECK(floe_pg_decode_field(&v, &ADDR, buf, (int32_t)n) < 0);
+	floe_error_clear();
+	put32(buf, 3);
+	FLOE_CHECK(floe_pg_decode_field(&v, &ADDR, buf, (int32_t)n + 1) < 0); /* trailing byte */
+	floe_error_clear();
+	for (size_t cut = 0; cut < n; cut++) /* every truncation */
+		FLOE_CHECK(floe_pg_decode_field(&v, &ADDR, buf, (int32_t)cut) < 0);
+	floe_error_clear();
+	floe_vector_free(&v);
+	/* The oid table: what decodes into what. */
+	FLOE_CHECK(floe_pg_oid_decodes_into(FLOE_PG_INT2OID, FLOE_VEC_INT));
+	FLOE_CHECK(!floe_pg_oid_decodes_into(FLOE_PG_INT8OID, FLOE_VEC_INT));
+	FLOE_CHECK(!floe_pg_oid_decodes_into(FLOE_PG_TIMESTAMPOID, FLOE_VEC_TIMESTAMPTZ));
+	FLOE_CHECK(!floe_pg_oid_decodes_into(FLOE_PG_TIMETZOID, FLOE_VEC_TIME));
+	FLOE_CHECK(floe_pg_oid_decodes_into(FLOE_PG_RECORDOID, FLOE_VEC_STRUCT));
+	FLOE_CHECK(floe_pg_oid_decodes_into(70001, FLOE_VEC_STRUCT));
+	FLOE_CHECK(!floe_pg_oid_decodes_into(FLOE_PG_TEXTOID, FLOE_VEC_STRUCT));
+	FLOE_CHECK(!floe_pg_oid_decodes_into(1007, FLOE_VEC_STRUCT));
+	FLOE_CHECK(floe_pg_oid_decodes_into(1007, FLOE_VEC_LIST) && !floe_pg_oid_decodes_into(FLOE_PG_RECORDOID, FLOE_VEC_LIST));
+	FLOE_CHECK(!floe_pg_oid_decodes_into(0, FLOE_VEC_STRUCT));
+}

@@ -1,0 +1,27 @@
+/*
+ * parquet_testkit.h — helpers the Parquet unit tests share: temporary paths, decimals, and
+ * comparing what floe's reader reads back with the vectors written.
+ */
+#ifndef FLOE_TESTS_PARQUET_TESTKIT_H
+#define FLOE_TESTS_PARQUET_TESTKIT_H
+
+#include "format/parquet.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+__extension__ typedef __int128 i128;
+
+/* The path of `name` in this run's temporary directory; tmp_path removes an earlier file first. */
+const char *path_of(const char *name);
+const char *tmp_path(const char *name);
+
+floe_dec128 dec(i128 v);
+
+/* Row i of a and row j of b hold the same value (lists element by element). */
+bool same_row(const floe_vector *a, size_t i, const floe_vector *b, size_t j);
+
+/* Read every row group of leaf `leaf` and compare with `want`, row by row. */
+bool column_equals(floe_parquet_reader *r, size_t leaf, const floe_vector *want);
+
+#endif

@@ -18,15 +18,45 @@
 #include <stddef.h>
 #include <stdint.h>
 
+typedef struct floe_arena floe_arena;
+typedef struct floe_lock_table floe_lock_table;
+
+/*
+ * The check after each table's load (reconciliation plugs in here): called once the
+ * snapshot is committed, while the load's source transaction is still open, so the
+ * check can import `pg_snapshot` and compare exactly the source state the load read.
+ * It sets `state` and `detail`; when the table diverged it may name keys to re-copy,
+ * and the load then repairs them in the same source transaction (one more snapshot,
+ * `floe.load-mode` = repair) and calls the check again (attempt 1).
+ */
+typedef struct floe_bronze_check {
+	/* given */
+	const floe_lock_table *table;
+	const char *run_id;
+	int64_t snapshot_id;          /* the bronze snapshot to check */
+	const char *pg_snapshot;      /* the load's exported source snapshot */
+	int attempt;                  /* 0; 1 after a repair */
+	floe_arena *arena;            /* for everything the check returns */
+	/* returned */
+	const char *state;            /* "verified", "diverged", "unverified", "failed" */
+	const char *detail;
+	const char *const *repair_keys; /* diverged: keys to re-copy, as floe_bronze_repair_opts.keys */
+	size_t n_repair_keys;
+} floe_bronze_check;
+
+typedef int (*floe_bronze_check_fn)(void *ctx, floe_bronze_check *check);
+
 typedef struct floe_bronze_opts {
 	const char *const *tables;  /* "bronze.orders" or "public.orders"; NULL: every table */
 	size_t n_tables;
 	int jobs;                   /* tables loaded at once; 0: 2 */
 	bool progress;              /* live progress lines on stderr (a terminal) */
 	const char *command;        /* for the ledger: "run" */
+	floe_bronze_check_fn check; /* NULL: loads are not checked */
+	void *check_ctx;
 } floe_bronze_opts;
 
-#define FLOE_BRONZE_OPTS_INIT { NULL, 0, 0, false, "run" }
+#define FLOE_BRONZE_OPTS_INIT { NULL, 0, 0, false, "run", NULL, NULL }
 
 typedef struct floe_bronze_result {
 	const char *table;          /* "bronze.orders" */
@@ -39,6 +69,9 @@ typedef struct floe_bronze_result {
 	const char *detail;         /* one line: what happened */
 	const char *error;          /* failed: what failed */
 	const char *cause;          /* failed: the probable cause, for people */
+	const char *check_state;    /* the check's verdict (verified, diverged, …); NULL: not checked */
+	const char *check_detail;
+	bool repaired;              /* the check found divergence and the load repaired it */
 } floe_bronze_result;
 
 typedef struct floe_bronze_report {
@@ -46,6 +79,7 @@ typedef struct floe_bronze_report {
 	floe_bronze_result *results;
 	size_t n_results;
 	size_t n_failed;
+	size_t n_unproven;          /* checked and not verified */
 	void *owned;
 } floe_bronze_report;
 
@@ -65,7 +99,6 @@ typedef struct floe_bronze_repair_opts {
 	size_t n_keys;
 } floe_bronze_repair_opts;
 
-typedef struct floe_arena floe_arena;
 /* The result (and every string in it) is allocated in `arena`. -1 when the repair failed. */
 int floe_bronze_repair(floe_bronze_result *out, floe_arena *arena, const floe_config *config,
 		       const char *table, const floe_bronze_repair_opts *opts);

@@ -37,6 +37,8 @@ typedef struct bronze_job {
 	floe_bronze_result *result;
 	floe_arena *arena;
 	bronze_progress *progress;
+	floe_bronze_check_fn check;
+	void *check_ctx;
 	/* a repair (floe_bronze_repair): re-copy these keys only, at this snapshot */
 	const char *pg_snapshot;
 	const char *const *repair_keys;

@@ -293,15 +293,111 @@ static bool mergeable(load_state *s, int64_t *previous, const char **why)
 	return *why == NULL;
 }
 
+/*
+ * One pass: a merge where the table allows one (the changes, or the keys of a repair),
+ * else every row; then the commit — none when a merge changed nothing. *committed says
+ * whether a commit was tried (its files must then stay even if it failed).
+ */
+static int load_and_commit(load_state *s, bool *committed)
+{
+	bronze_job *job = s->job;
+	floe_bronze_result *r = job->result;
+	bool full = true;
+	int64_t previous = 0;
+	const char *why = NULL;
+	bool by_key = strcmp(job->table->mode, "incremental") == 0 && !s->keys.unmergeable;
+	if (mergeable(s, &previous, &why)) {
+		s->watermark = previous;
+		s->has_watermark = true;
+		if ((job->repair_keys ? bronze_merge_keys(s, &why) : bronze_merge(s, previous, &why)) < 0)
+			return -1;
+		full = why != NULL;
+	} else if (job->repair_keys) {
+		why = floe_arena_printf(job->arena, "repaired by a full reload: %s",
+					why ? why : "the table's files are not sorted by key");
+	}
+	if (full && load_full(s, by_key) < 0)
+		return -1;
+	if (by_key) {
+		bronze_load_note(s, "floe.key", "%s", key_ids(s));
+		if (s->has_watermark)
+			bronze_load_note(s, "floe.watermark", "%s", bronze_watermark_text(s, s->watermark));
+	}
+	bronze_load_note(s, "floe.rows-read", "%lld", (long long)s->rows_read);
+	if (!full && s->n_removed == 0 && s->out.n == 0) {
+		r->detail = floe_arena_printf(job->arena, "no changes: %s; source snapshot %s",
+					      s->detail ? s->detail : "nothing read", s->position);
+		r->snapshot_id = s->expect_snapshot;
+		return 0;
+	}
+	*committed = true;
+	if (commit(s, full) < 0)
+		return -1;
+	r->detail = full ? floe_arena_printf(job->arena, "%s%ssource snapshot %s", why ? why : "", why ? "; " : "",
+					     s->position)
+			 : floe_arena_printf(job->arena, "%s; source snapshot %s", s->detail, s->position);
+	return 0;
+}
+
+/* Ask the check; a failing check is its verdict, never the load's failure (the load committed). */
+static void ask(bronze_job *job, floe_bronze_check *c)
+{
+	c->state = NULL;
+	c->detail = NULL;
+	c->repair_keys = NULL;
+	c->n_repair_keys = 0;
+	if (job->check(job->check_ctx, c) < 0 || !c->state) {
+		const floe_error *e = floe_error_last();
+		c->state = "failed";
+		c->detail = floe_arena_strdup(job->arena, e ? e->message : "the check gave no verdict");
+		floe_error_clear();
+	}
+}
+
+/*
+ * The check after the load, in the load's source transaction; when it names diverged
+ * keys, they are re-read in that same transaction (the load's snapshot), upserted, and
+ * the check runs once more.
+ */
+static int check_and_repair(load_state *s, bool *committed)
+{
+	bronze_job *job = s->job;
+	floe_bronze_result *r = job->result;
+	floe_bronze_check c = { .table = job->table, .run_id = job->run_id, .snapshot_id = r->snapshot_id,
+				.pg_snapshot = s->exported, .arena = job->arena };
+	if (!job->check)
+		return 0;
+	if (job->progress)
+		job->progress->phase = "reconciling";
+	ask(job, &c);
+	if (strcmp(c.state, "diverged") == 0 && c.n_repair_keys > 0) {
+		const char *loaded = r->detail;
+		job->repair_keys = c.repair_keys;
+		job->n_repair_keys = c.n_repair_keys;
+		s->n_summary = 0;
+		s->n_removed = 0;
+		s->detail = NULL;
+		s->expect_snapshot = r->snapshot_id;
+		if (load_and_commit(s, committed) < 0)
+			return -1;
+		r->repaired = true;
+		r->detail = floe_arena_printf(job->arena, "%s; then %s (%s)", loaded, r->detail, c.detail);
+		c.attempt = 1;
+		c.snapshot_id = r->snapshot_id;
+		ask(job, &c);
+	}
+	r->check_state = c.state;
+	r->check_detail = c.detail;
+	return 0;
+}
+
 int bronze_load_table(bronze_job *job)
 {
 	load_state s = { .job = job };
 	floe_bronze_result *r = job->result;
 	uint32_t *oids = NULL, *elems = NULL;
 	size_t n = 0;
-	bool commit_tried = false, full = true;
-	int64_t previous = 0;
-	const char *why = NULL;
+	bool commit_tried = false;
 	int error = -1;
 
 	if (!(s.sql = extraction_sql(&s)) || open_source(&s) < 0 ||
@@ -310,40 +406,13 @@ int bronze_load_table(bronze_job *job)
 	    open_table(&s) < 0 || check_schema(&s) < 0)
 		goto cleanup;
 	bronze_keys_init(&s.keys, job->arena, job->table, &s.cols);
-	bool by_key = strcmp(job->table->mode, "incremental") == 0 && !s.keys.unmergeable;
-	if (mergeable(&s, &previous, &why)) {
-		s.watermark = previous;
-		s.has_watermark = true;
-		if ((job->repair_keys ? bronze_merge_keys(&s, &why) : bronze_merge(&s, previous, &why)) < 0)
-			goto cleanup;
-		full = why != NULL;
-	} else if (job->repair_keys) {
-		why = floe_arena_printf(job->arena, "repaired by a full reload: %s",
-					why ? why : "the table's files are not sorted by key");
-	}
-	if (full && load_full(&s, by_key) < 0)
+	if (load_and_commit(&s, &commit_tried) < 0)
 		goto cleanup;
-	if (by_key) {
-		bronze_load_note(&s, "floe.key", "%s", key_ids(&s));
-		if (s.has_watermark)
-			bronze_load_note(&s, "floe.watermark", "%s", bronze_watermark_text(&s, s.watermark));
-	}
-	bronze_load_note(&s, "floe.rows-read", "%lld", (long long)s.rows_read);
-	if (!full && s.n_removed == 0 && s.out.n == 0) {
-		r->detail = floe_arena_printf(job->arena, "no changes: %s; source snapshot %s",
-					      s.detail ? s.detail : "nothing read", s.position);
-		r->snapshot_id = s.expect_snapshot;
-	} else {
-		commit_tried = true;
-		if (commit(&s, full) < 0)
-			goto cleanup;
-		r->detail = full ? floe_arena_printf(job->arena, "%s%ssource snapshot %s", why ? why : "",
-						     why ? "; " : "", s.position)
-				 : floe_arena_printf(job->arena, "%s; source snapshot %s", s.detail, s.position);
-	}
-	floe_pg_exec(s.pg, "COMMIT");
 	r->rows = s.rows_read;
 	r->files = (int64_t)s.out.n;
+	if (check_and_repair(&s, &commit_tried) < 0)
+		goto cleanup;
+	floe_pg_exec(s.pg, "COMMIT");
 	error = 0;
 cleanup:
 	/* Once a commit was tried its files may be live (an unknown outcome): only orphan

@@ -23,6 +23,8 @@ typedef struct run_ctx {
 	size_t n_jobs;
 	size_t finished;
 	bool progress;
+	floe_bronze_check_fn check;
+	void *check_ctx;
 } run_ctx;
 
 static double now_seconds(void)
@@ -193,7 +195,7 @@ static int check_names(const floe_lock *lock, const floe_bronze_opts *o)
 	for (size_t i = 0; i < o->n_tables; i++) {
 		bool found = false;
 		for (size_t k = 0; k < floe_lock_count(lock) && !found; k++) {
-			floe_bronze_opts one = { &o->tables[i], 1, 0, false, NULL };
+			floe_bronze_opts one = { &o->tables[i], 1, 0, false, NULL, NULL, NULL };
 			found = wanted(&one, floe_lock_at(lock, k));
 		}
 		if (!found) {
@@ -218,6 +220,8 @@ static void add_job(run_ctx *ctx, floe_bronze_report *rep, const floe_lock_table
 	job->table = t;
 	job->run_id = rep->run_id;
 	job->result = r;
+	job->check = ctx->check;
+	job->check_ctx = ctx->check_ctx;
 	job->progress = floe_arena_alloc(job->arena, sizeof(*job->progress));
 	job->progress->table = t->bronze;
 	r->table = t->bronze;
@@ -258,7 +262,8 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 	owned *own = floe_xcalloc(1, sizeof(*own));
 	out->owned = own;
 	own->arena = floe_arena_new();
-	run_ctx ctx = { .config = config, .progress = opts->progress };
+	run_ctx ctx = { .config = config, .progress = opts->progress, .check = opts->check,
+			.check_ctx = opts->check_ctx };
 	const char *pipeline = floe_arena_printf(own->arena, "%s/pipeline", config->project_dir);
 	const char *paths[3] = { pipeline,
 				 floe_arena_printf(own->arena, "%s/catalog.db", floe_config_warehouse_dir(config)),
@@ -297,8 +302,11 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 	for (int i = 0; i < n_threads; i++)
 		pthread_join(threads[i], NULL);
 	pthread_mutex_destroy(&ctx.mu);
-	for (size_t i = 0; i < out->n_results; i++)
-		out->n_failed += strcmp(out->results[i].state, "failed") == 0;
+	for (size_t i = 0; i < out->n_results; i++) {
+		const floe_bronze_result *r = &out->results[i];
+		out->n_failed += strcmp(r->state, "failed") == 0;
+		out->n_unproven += r->check_state && strcmp(r->check_state, "verified") != 0;
+	}
 	floe_state_run_end(ctx.state, out->run_id, out->n_failed ? "failed" : "ok");
 	floe_state_close(ctx.state);
 	return 0;
@@ -325,7 +333,7 @@ int floe_bronze_repair(floe_bronze_result *out, floe_arena *arena, const floe_co
 	const char *pipeline = floe_arena_printf(arena, "%s/pipeline", config->project_dir);
 	const char *paths[3] = { pipeline, floe_arena_printf(arena, "%s/catalog.db", floe_config_warehouse_dir(config)),
 				 floe_config_warehouse_dir(config) };
-	floe_bronze_opts one = { &table, 1, 0, false, NULL };
+	floe_bronze_opts one = { &table, 1, 0, false, NULL, NULL, NULL };
 	const floe_lock_table *t = NULL;
 	int error = -1;
 	memset(out, 0, sizeof(*out));

@@ -14,6 +14,7 @@
 #include "reconcile/reconcile_int.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/log.h"
 #include "engine/engine.h"
 
 #include <stdlib.h>
@@ -31,6 +32,16 @@ static double now_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Run `sql` (a statement when `out` is NULL), its duration in the debug log. */
+static int timed(floe_engine_result **out, rc_lake *lake, const char *what, const char *sql)
+{
+	double t0 = now_seconds();
+	int rc = out ? floe_engine_query(lake->engine, out, sql) : floe_engine_exec(lake->engine, sql);
+	floe_log_debug("reconcile: lake %s in %.3f s", what, now_seconds() - t0);
+	if (getenv("FLOE_RC_SQL")) fprintf(stderr, "SQL[%s]: %s\n", what, sql);
+	return rc;
 }
 
 /* `s` as a SQL string literal. */
@@ -139,7 +150,7 @@ static int read_values(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_
 		rc_metric_final(&q, lake->t, RC_DUCK, &metrics[i], i);
 	}
 	floe_buf_printf(&q, " FROM %s", from);
-	if (floe_engine_query(lake->engine, &r, floe_buf_cstr(&q)) < 0)
+	if (timed(&r, lake, "values", floe_buf_cstr(&q)) < 0)
 		goto cleanup;
 	out->values = floe_arena_alloc(arena, (n + 1) * sizeof(char *));
 	size_t col = 1;
@@ -162,7 +173,7 @@ static int read_buckets(rc_side *out, rc_lake *lake, floe_arena *arena, const ch
 	int error = -1;
 	/* m0 is the row count: the first metric is always "rows". */
 	floe_buf_printf(&q, "SELECT b, m0, hs::VARCHAR FROM %s ORDER BY b", from);
-	if (floe_engine_query(lake->engine, &r, floe_buf_cstr(&q)) < 0)
+	if (timed(&r, lake, "buckets", floe_buf_cstr(&q)) < 0)
 		goto cleanup;
 	out->n_buckets = floe_engine_result_rows(r);
 	out->buckets = floe_arena_alloc(arena, (out->n_buckets + 1) * sizeof(rc_bucket_row));
@@ -195,7 +206,7 @@ static int read_distinct(const char ***out, rc_lake *lake, floe_arena *arena, co
 		rc_metric_partial(&q, lake->t, RC_DUCK, &metrics[i], i);
 	}
 	floe_buf_puts(&q, " FROM lake");
-	if (floe_engine_query(lake->engine, &r, floe_buf_cstr(&q)) < 0)
+	if (timed(&r, lake, "distinct counts", floe_buf_cstr(&q)) < 0)
 		goto cleanup;
 	size_t col = 1;
 	for (size_t i = 0; i < n; i++)
@@ -218,7 +229,7 @@ int rc_lake_measure(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_met
 	memset(out, 0, sizeof(*out));
 	floe_buf_puts(&q, "CREATE OR REPLACE TEMP TABLE parts AS ");
 	parts_select(&q, lake, metrics, n_metrics, tier, "lake_b");
-	if (floe_engine_exec(lake->engine, floe_buf_cstr(&q)) < 0 ||
+	if (timed(NULL, lake, "parts", floe_buf_cstr(&q)) < 0 ||
 	    read_distinct(&distinct, lake, arena, metrics, n_metrics) < 0 ||
 	    read_values(out, lake, arena, metrics, n_metrics, "parts", distinct) < 0 ||
 	    (tier >= FLOE_RECONCILE_V3 && read_buckets(out, lake, arena, "parts") < 0)) {
@@ -248,7 +259,7 @@ int rc_lake_measure_altered(rc_side *out, rc_lake *lake, floe_arena *arena, cons
 	parts_select(&q, lake, metrics, n_metrics, tier, floe_buf_cstr(&rows));
 	snprintf(from, sizeof(from), "(SELECT * FROM parts WHERE b <> %lld UNION ALL SELECT * FROM altered_parts) AS x",
 		 (long long)bucket);
-	if (floe_engine_exec(lake->engine, floe_buf_cstr(&q)) < 0 ||
+	if (timed(NULL, lake, "altered parts", floe_buf_cstr(&q)) < 0 ||
 	    read_values(out, lake, arena, metrics, n_metrics, from, real->values) < 0 ||
 	    (tier >= FLOE_RECONCILE_V3 && read_buckets(out, lake, arena, from) < 0)) {
 		floe_error_context("while measuring the planted control");
@@ -263,7 +274,7 @@ cleanup:
 
 int rc_lake_query(floe_engine_result **out, rc_lake *lake, const char *sql)
 {
-	return floe_engine_query(lake->engine, out, sql);
+	return timed(out, lake, "probe", sql);
 }
 
 const rc_table *rc_lake_table(const rc_lake *lake)

@@ -143,58 +143,101 @@ static void from_extraction(floe_buf *q, const rc_source *src, const rc_table *t
 	floe_buf_putc(q, ')');
 }
 
-static int measure_metrics(rc_side *out, rc_source *src, floe_arena *arena, const rc_table *t,
-			   const rc_metric *metrics, size_t n)
+/*
+ * One scan: every measure's partial aggregate and the V3 checksum per bucket in a
+ * materialized CTE, then the bucket rows and the whole-table row (the partials
+ * combined) in one result, told apart by its first column.
+ */
+static void parts_query(floe_buf *q, const rc_source *src, const rc_table *t, const rc_metric *metrics, size_t n,
+			int64_t buckets, bool v3)
 {
-	floe_buf q = FLOE_BUF_INIT;
-	floe_pg_result *r = NULL;
-	int error = -1;
-	floe_buf_puts(&q, "SELECT ");
+	floe_buf_puts(q, "WITH parts AS MATERIALIZED (SELECT ");
+	rc_bucket_expr(q, t, RC_PG, v3 ? buckets : 1);
+	floe_buf_puts(q, " AS b");
 	for (size_t i = 0; i < n; i++) {
-		floe_buf_puts(&q, i ? ", " : "");
-		rc_metric_final(&q, t, RC_PG, &metrics[i], i);
+		if (metrics[i].distinct)
+			continue;
+		floe_buf_puts(q, ", ");
+		rc_metric_partial(q, t, RC_PG, &metrics[i], i);
 	}
-	floe_buf_puts(&q, " FROM (SELECT ");
+	if (v3) {
+		floe_buf_puts(q, ", sum(");
+		rc_hash_expr(q, t, RC_PG);
+		floe_buf_puts(q, ") AS hs");
+	}
+	from_extraction(q, src, t);
+	floe_buf_puts(q, " GROUP BY 1)\nSELECT 't', NULL::int8, NULL::int8, NULL::text");
 	for (size_t i = 0; i < n; i++) {
-		floe_buf_puts(&q, i ? ", " : "");
-		rc_metric_partial(&q, t, RC_PG, &metrics[i], i);
+		if (metrics[i].distinct)
+			continue;
+		floe_buf_puts(q, ", ");
+		rc_metric_final(q, t, RC_PG, &metrics[i], i);
 	}
-	from_extraction(&q, src, t);
-	floe_buf_puts(&q, ") AS p");
-	if (floe_pg_query(&r, src->pg, floe_buf_cstr(&q), 0, NULL) < 0)
-		goto cleanup;
-	out->values = floe_arena_alloc(arena, (n + 1) * sizeof(char *));
+	floe_buf_puts(q, " FROM parts");
+	if (!v3)
+		return;
+	floe_buf_puts(q, "\nUNION ALL SELECT 'b', b, m0, hs::text");
 	for (size_t i = 0; i < n; i++)
-		out->values[i] = floe_pg_result_is_null(r, 0, (int)i)
-			? NULL : floe_arena_strdup(arena, floe_pg_result_text(r, 0, (int)i));
-	error = 0;
-cleanup:
-	floe_pg_result_free(r);
-	floe_buf_free(&q);
-	return error;
+		if (!metrics[i].distinct)
+			floe_buf_puts(q, ", NULL");
+	floe_buf_puts(q, " FROM parts");
 }
 
-static int measure_buckets(rc_side *out, rc_source *src, floe_arena *arena, const rc_table *t, int64_t buckets)
+static void read_parts(rc_side *out, floe_arena *arena, const floe_pg_result *r, const rc_metric *metrics, size_t n)
+{
+	int rows = floe_pg_result_rows(r);
+	out->values = floe_arena_alloc(arena, (n + 1) * sizeof(char *));
+	out->buckets = floe_arena_alloc(arena, (size_t)rows * sizeof(rc_bucket_row) + 1);
+	for (int row = 0; row < rows; row++) {
+		if (strcmp(floe_pg_result_text(r, row, 0), "b") == 0) {
+			rc_bucket_row *b = &out->buckets[out->n_buckets++];
+			b->bucket = floe_pg_result_int(r, row, 1);
+			b->rows = floe_pg_result_int(r, row, 2);
+			b->sum = floe_arena_strdup(arena, floe_pg_result_text(r, row, 3));
+			continue;
+		}
+		int col = 4;
+		for (size_t i = 0; i < n; i++) {
+			if (metrics[i].distinct)
+				continue;
+			out->values[i] = floe_pg_result_is_null(r, row, col)
+				? NULL : floe_arena_strdup(arena, floe_pg_result_text(r, row, col));
+			col++;
+		}
+	}
+}
+
+static int cmp_bucket(const void *a, const void *b)
+{
+	int64_t x = ((const rc_bucket_row *)a)->bucket, y = ((const rc_bucket_row *)b)->bucket;
+	return x < y ? -1 : x > y;
+}
+
+/* count(DISTINCT …): a scan of its own (only tables where it is cheap have such measures). */
+static int measure_distinct(rc_side *out, rc_source *src, floe_arena *arena, const rc_table *t,
+			    const rc_metric *metrics, size_t n)
 {
 	floe_buf q = FLOE_BUF_INIT;
 	floe_pg_result *r = NULL;
+	size_t wanted = 0;
 	int error = -1;
-	floe_buf_puts(&q, "SELECT b, count(*), sum(h)::text FROM (SELECT ");
-	rc_bucket_expr(&q, t, RC_PG, buckets);
-	floe_buf_puts(&q, " AS b, ");
-	rc_hash_expr(&q, t, RC_PG);
-	floe_buf_puts(&q, " AS h");
+	floe_buf_puts(&q, "SELECT 0");
+	for (size_t i = 0; i < n; i++) {
+		if (!metrics[i].distinct)
+			continue;
+		floe_buf_puts(&q, ", ");
+		rc_metric_partial(&q, t, RC_PG, &metrics[i], i);
+		wanted++;
+	}
+	if (wanted == 0)
+		return 0;
 	from_extraction(&q, src, t);
-	floe_buf_puts(&q, ") AS x GROUP BY b ORDER BY b");
 	if (floe_pg_query(&r, src->pg, floe_buf_cstr(&q), 0, NULL) < 0)
 		goto cleanup;
-	out->n_buckets = (size_t)floe_pg_result_rows(r);
-	out->buckets = floe_arena_alloc(arena, (out->n_buckets + 1) * sizeof(rc_bucket_row));
-	for (size_t i = 0; i < out->n_buckets; i++) {
-		out->buckets[i].bucket = floe_pg_result_int(r, (int)i, 0);
-		out->buckets[i].rows = floe_pg_result_int(r, (int)i, 1);
-		out->buckets[i].sum = floe_arena_strdup(arena, floe_pg_result_text(r, (int)i, 2));
-	}
+	int col = 1;
+	for (size_t i = 0; i < n; i++)
+		if (metrics[i].distinct)
+			out->values[i] = floe_arena_strdup(arena, floe_pg_result_text(r, 0, col++));
 	error = 0;
 cleanup:
 	floe_pg_result_free(r);
@@ -205,13 +248,26 @@ cleanup:
 int rc_source_measure(rc_side *out, rc_source *src, floe_arena *arena, const rc_table *t, const rc_metric *metrics,
 		      size_t n_metrics, int64_t buckets, floe_reconcile_tier tier)
 {
+	floe_buf q = FLOE_BUF_INIT;
+	floe_pg_result *r = NULL;
 	double t0 = now_seconds();
+	int error = -1;
 	memset(out, 0, sizeof(*out));
-	if (measure_metrics(out, src, arena, t, metrics, n_metrics) < 0 ||
-	    (tier >= FLOE_RECONCILE_V3 && measure_buckets(out, src, arena, t, buckets) < 0))
-		return floe_error_context("while measuring the source side");
+	parts_query(&q, src, t, metrics, n_metrics, buckets, tier >= FLOE_RECONCILE_V3);
+	if (floe_pg_query(&r, src->pg, floe_buf_cstr(&q), 0, NULL) < 0)
+		goto cleanup;
+	read_parts(out, arena, r, metrics, n_metrics);
+	qsort(out->buckets, out->n_buckets, sizeof(rc_bucket_row), cmp_bucket);
+	if (measure_distinct(out, src, arena, t, metrics, n_metrics) < 0)
+		goto cleanup;
 	out->seconds = now_seconds() - t0;
-	return 0;
+	error = 0;
+cleanup:
+	if (error < 0)
+		floe_error_context("while measuring the source side");
+	floe_pg_result_free(r);
+	floe_buf_free(&q);
+	return error;
 }
 
 void rc_source_close(rc_source *src)

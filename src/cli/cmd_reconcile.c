@@ -14,6 +14,7 @@ static const floe_cli_option options[] = {
 	{ "table", 't', "TABLE", "reconcile only this table (bronze.NAME or SCHEMA.NAME); repeatable, or comma-separated" },
 	{ "tier", 0, "TIER", "V1 (row counts), V2 (+ per-column aggregates) or V3 (+ bucketed checksums; default)" },
 	{ "control", 0, "NAME", "plant this control instead of the next in rotation (`none`: plant none)" },
+	{ "pg-snapshot", 0, "NAME", "compare with this exported source snapshot (pg_export_snapshot(), its transaction still open)" },
 	{ "json", 0, NULL, "print the results as JSON" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -73,6 +74,7 @@ static int run(floe_cli_ctx *ctx)
 	opts.tables = n_tables ? (const char *const *)tables : NULL;
 	opts.n_tables = n_tables;
 	opts.control = floe_cli_value(ctx, "control");
+	opts.pg_snapshot = floe_cli_value(ctx, "pg-snapshot");
 	if (floe_cli_load_config(&config, ctx) < 0 || floe_reconcile_run(&rep, config, &opts) < 0)
 		goto cleanup;
 	if (floe_cli_flag(ctx, "json"))

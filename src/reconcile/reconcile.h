@@ -139,6 +139,8 @@ typedef struct floe_reconcile_control_info {
 
 size_t floe_reconcile_control_count(void);
 const floe_reconcile_control_info *floe_reconcile_control_at(size_t i);
+/* 0 when `name` is a control of the catalog, "none" or NULL; else FLOE_ERR_USAGE. */
+int floe_reconcile_control_check(const char *name);
 
 /* ---- every table of the deployed plan (run.c): `floe reconcile` ---- */
 
@@ -147,10 +149,11 @@ typedef struct floe_reconcile_opts {
 	size_t n_tables;
 	floe_reconcile_tier tier;
 	const char *control;           /* as in the request; NULL: rotate */
+	const char *pg_snapshot;       /* an exported source snapshot every table is compared at; NULL: a fresh one */
 	const char *command;           /* for the ledger: "reconcile" */
 } floe_reconcile_opts;
 
-#define FLOE_RECONCILE_OPTS_INIT { NULL, 0, FLOE_RECONCILE_V3, NULL, "reconcile" }
+#define FLOE_RECONCILE_OPTS_INIT { NULL, 0, FLOE_RECONCILE_V3, NULL, NULL, "reconcile" }
 
 typedef struct floe_reconcile_report {
 	char run_id[64];

@@ -118,6 +118,7 @@ static void reconcile_one(floe_reconcile_report *rep, floe_state *st, floe_arena
 	req.tier = opts->tier;
 	req.run_id = rep->run_id;
 	req.control = opts->control;
+	req.pg_snapshot = opts->pg_snapshot;
 	req.control_seq = (uint64_t)seq;
 	if (floe_reconcile_table(&r, arena, &req) < 0) {
 		floe_log_warn("%s", r->error);
@@ -143,7 +144,8 @@ int floe_reconcile_run(floe_reconcile_report *out, const floe_config *config, co
 		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
 		return -1;
 	}
-	if (check_names(own->lock, opts) < 0 || floe_state_open(&st, config->project_dir) < 0)
+	if (floe_reconcile_control_check(opts->control) < 0 || check_names(own->lock, opts) < 0 ||
+	    floe_state_open(&st, config->project_dir) < 0)
 		return -1;
 	if (floe_state_run_begin(st, opts->command ? opts->command : "reconcile", out->run_id) < 0) {
 		floe_state_close(st);

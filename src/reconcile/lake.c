@@ -40,7 +40,6 @@ static int timed(floe_engine_result **out, rc_lake *lake, const char *what, cons
 	double t0 = now_seconds();
 	int rc = out ? floe_engine_query(lake->engine, out, sql) : floe_engine_exec(lake->engine, sql);
 	floe_log_debug("reconcile: lake %s in %.3f s", what, now_seconds() - t0);
-	if (getenv("FLOE_RC_SQL")) fprintf(stderr, "SQL[%s]: %s\n", what, sql);
 	return rc;
 }
 

@@ -23,7 +23,7 @@
 
 #define ROWS_PER_BUCKET 10000
 #define MAX_BUCKETS 4096
-#define DISTINCT_MAX_ROWS 1000000 /* count(DISTINCT) only where cheap */
+#define DISTINCT_MAX_ROWS 100000 /* count(DISTINCT) sorts in PostgreSQL: only where that is cheap */
 
 static const struct {
 	const char *iceberg;
@@ -354,7 +354,7 @@ int rc_metrics_build(rc_metric **out, size_t *n_out, floe_arena *arena, const rc
 			add_metric(&items, &n, &cap, arena, col, "bytes", RC_SUM, RC_EXACT, false);
 		if (k == RC_LIST)
 			add_metric(&items, &n, &cap, arena, col, "elements", RC_SUM, RC_EXACT, false);
-		if (distinct_is_cheap(k) && rows <= DISTINCT_MAX_ROWS)
+		if (distinct_is_cheap(k) && rows <= DISTINCT_MAX_ROWS && !c->key) /* a key's count is the rows' */
 			add_metric(&items, &n, &cap, arena, col, "distinct", RC_SUM, RC_EXACT, true);
 	}
 	*out = items;

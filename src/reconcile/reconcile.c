@@ -11,9 +11,9 @@
 #include "iceberg/storage.h"
 #include "iceberg/table.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 const char *floe_reconcile_outcome_name(floe_reconcile_outcome outcome)
@@ -160,6 +160,70 @@ static void describe_key(job *j)
 	j->res->n_excluded = n;
 }
 
+/* The source side, measured on a thread of its own while DuckDB measures the lake. */
+typedef struct source_task {
+	job *j;
+	floe_arena *arena;     /* the thread's; freed with the job's arena */
+	rc_side side;
+	int rc;
+	floe_error_class cls;  /* the thread's error, carried back to the caller's chain */
+	const char *message, *detail, *hint, *context;
+} source_task;
+
+static void free_arena(void *arena)
+{
+	floe_arena_free(arena);
+}
+
+static void *measure_source(void *arg)
+{
+	source_task *task = arg;
+	job *j = task->j;
+	task->rc = rc_source_measure(&task->side, j->source, task->arena, &j->t, j->metrics, j->n_metrics, j->buckets,
+				     j->req->tier);
+	const floe_error *e = floe_error_last();
+	if (task->rc < 0 && e) {
+		task->cls = e->cls;
+		task->message = floe_arena_strdup(task->arena, e->message);
+		task->detail = e->detail ? floe_arena_strdup(task->arena, e->detail) : NULL;
+		task->hint = e->hint ? floe_arena_strdup(task->arena, e->hint) : NULL;
+		task->context = e->n_context ? floe_arena_strdup(task->arena, e->context[0]) : NULL;
+	}
+	floe_error_clear();
+	return NULL;
+}
+
+static int rethrow(const source_task *task)
+{
+	floe_error_set(task->message ? task->cls : FLOE_ERR_INTERNAL, "%s",
+		       task->message ? task->message : "the source side failed without a reason");
+	if (task->detail)
+		floe_error_detail("%s", task->detail);
+	if (task->hint)
+		floe_error_hint("%s", task->hint);
+	if (task->context)
+		floe_error_context("%s", task->context);
+	return -1;
+}
+
+/* Both sides at once: PostgreSQL works in its server, DuckDB in this process. */
+static int measure_both(job *j, rc_side *src, rc_side *lake)
+{
+	source_task task = { .j = j, .arena = floe_arena_new() };
+	pthread_t thread;
+	floe_arena_on_cleanup(j->arena, free_arena, task.arena);
+	if (pthread_create(&thread, NULL, measure_source, &task) != 0)
+		return floe_error_set(FLOE_ERR_INTERNAL, "could not start a thread for the source side");
+	int lake_rc = rc_lake_open(&j->lake, j->arena, &j->t, data_paths(j), j->scan->n_files, j->buckets);
+	if (lake_rc == 0)
+		lake_rc = rc_lake_measure(lake, j->lake, j->arena, j->metrics, j->n_metrics, j->req->tier);
+	pthread_join(thread, NULL);
+	if (task.rc < 0)
+		return rethrow(&task); /* the source's failure says more than the lake's */
+	*src = task.side;
+	return lake_rc;
+}
+
 /* Both sides measured and compared; then the control, then the verdict. */
 static int compare_sides(job *j)
 {
@@ -169,9 +233,7 @@ static int compare_sides(job *j)
 	rc_diff diff;
 	rc_control_run control = { 0 };
 	if (rc_metrics_build(&j->metrics, &j->n_metrics, j->arena, &j->t, req->tier, j->scan->record_count) < 0 ||
-	    rc_source_measure(&src, j->source, j->arena, &j->t, j->metrics, j->n_metrics, j->buckets, req->tier) < 0 ||
-	    rc_lake_open(&j->lake, j->arena, &j->t, data_paths(j), j->scan->n_files, j->buckets) < 0 ||
-	    rc_lake_measure(&lake, j->lake, j->arena, j->metrics, j->n_metrics, req->tier) < 0)
+	    measure_both(j, &src, &lake) < 0)
 		return -1;
 	res->source_seconds = src.seconds;
 	res->lake_seconds = lake.seconds;

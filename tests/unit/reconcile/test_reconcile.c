@@ -182,7 +182,7 @@ FLOE_TEST(reconcile_v1_measures_rows_only)
 	for (size_t i = 0; i < n; i++)
 		distinct |= m[i].distinct;
 	FLOE_CHECK(distinct);
-	FLOE_CHECK(rc_metrics_build(&m, &n, a, &t, FLOE_RECONCILE_V2, 5000000) == 0);
+	FLOE_CHECK(rc_metrics_build(&m, &n, a, &t, FLOE_RECONCILE_V2, 200000) == 0);
 	for (size_t i = 0; i < n; i++)
 		FLOE_CHECK(!m[i].distinct);
 	floe_arena_free(a);

@@ -40,6 +40,18 @@ static void render_text(floe_buf *out, const floe_reconcile_report *rep)
 					(long long)r->diverged[k].lake_rows);
 		if (r->n_diverged > 10)
 			floe_buf_printf(out, "%13s… %zu more buckets\n", "", r->n_diverged - 10);
+		for (size_t k = 0; k < r->n_keys && k < 10; k++) {
+			const floe_reconcile_key *key = &r->keys[k];
+			floe_buf_printf(out, "%13skey (", "");
+			for (size_t v = 0; v < key->n_values; v++)
+				floe_buf_printf(out, "%s%s", v ? ", " : "", key->values[v]);
+			floe_buf_printf(out, "): source %lld rows, lake %lld rows\n", (long long)key->source_rows,
+					(long long)key->lake_rows);
+		}
+		if (r->n_keys > 10)
+			floe_buf_printf(out, "%13s… %zu more keys\n", "", r->n_keys - 10);
+		if (r->keys_note)
+			floe_buf_printf(out, "%13skeys not named: %s\n", "", r->keys_note);
 		if (r->control)
 			floe_buf_printf(out, "%13scontrol %s: %s\n", "", r->control,
 					r->control_detail ? r->control_detail : (r->control_fired ? "caught" : "not caught"));

@@ -55,7 +55,9 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Everything one reconciliation holds open; released by finish(). */
+static const char *error_text(floe_arena *arena);
+
+/* Everything one reconciliation holds open; released by floe_reconcile_table. */
 typedef struct job {
 	const floe_reconcile_request *req;
 	floe_arena *arena;
@@ -224,6 +226,17 @@ static int measure_both(job *j, rc_side *src, rc_side *lake)
 	return lake_rc;
 }
 
+/* A diverged result narrowed to keys; a failure to narrow is noted, not the comparison's failure. */
+static void narrow(job *j, const rc_diff *diff)
+{
+	floe_reconcile_result *res = j->res;
+	if (rc_narrow(&res->keys, &res->n_keys, j->arena, j->source, j->lake, &j->t, j->buckets, diff->buckets,
+		      diff->n_buckets, j->req->max_keys) < 0) {
+		res->keys_note = error_text(j->arena);
+		floe_error_clear();
+	}
+}
+
 /* Both sides measured and compared; then the control, then the verdict. */
 static int compare_sides(job *j)
 {
@@ -246,6 +259,8 @@ static int compare_sides(job *j)
 	res->control_detail = control.detail;
 	res->control_fired = control.fired;
 	bool differs = diff.n_metric_diffs > 0 || diff.n_buckets > 0;
+	if (differs && diff.n_buckets > 0 && req->max_keys > 0)
+		narrow(j, &diff);
 	if (differs) {
 		res->outcome = FLOE_RECONCILE_DIVERGED;
 		res->detail = floe_arena_printf(j->arena, "%zu of %zu measures and %zu of %lld buckets differ",
@@ -264,7 +279,11 @@ static int compare_sides(job *j)
 	return 0;
 }
 
-static int run(job *j)
+/*
+ * The snapshot's files, the source transaction and the column model. Returns 1 when
+ * the table has no snapshot yet (nothing to compare).
+ */
+static int prepare(job *j)
 {
 	const floe_reconcile_request *req = j->req;
 	uint32_t *oids = NULL, *elems = NULL;
@@ -272,21 +291,70 @@ static int run(job *j)
 	int found;
 	if (read_extraction(j) < 0 || (found = open_snapshot(j)) < 0)
 		return -1;
-	if (found == 1) {
-		j->res->outcome = FLOE_RECONCILE_UNVERIFIED;
-		j->res->detail = floe_arena_printf(j->arena, "%s has no snapshot to compare yet: run `floe run` to load it",
-						   req->table->bronze);
-		return 0;
-	}
+	if (found == 1)
+		return 1;
 	j->buckets = req->tier >= FLOE_RECONCILE_V2 ? rc_bucket_count(j->scan->record_count) : 1;
-	j->res->buckets = req->tier >= FLOE_RECONCILE_V3 ? j->buckets : 0;
 	if (rc_source_open(&j->source, j->arena, req->config, j->sql, req->pg_snapshot, &oids, &elems, &n_oids) < 0 ||
 	    rc_table_build(&j->t, j->arena, req->table, oids, elems, n_oids) < 0)
 		return -1;
 	j->t.pg_version = rc_source_version(j->source);
+	return 0;
+}
+
+static int run(job *j)
+{
+	int ready = prepare(j);
+	if (ready < 0)
+		return -1;
+	if (ready == 1) {
+		j->res->outcome = FLOE_RECONCILE_UNVERIFIED;
+		j->res->detail = floe_arena_printf(j->arena, "%s has no snapshot to compare yet: run `floe run` to load it",
+						   j->req->table->bronze);
+		return 0;
+	}
+	j->res->buckets = j->req->tier >= FLOE_RECONCILE_V3 ? j->buckets : 0;
 	j->res->source_position = rc_source_position(j->source);
 	describe_key(j);
 	return compare_sides(j);
+}
+
+static void finish(job *j)
+{
+	rc_lake_close(j->lake);
+	rc_source_close(j->source);
+	floe_iceberg_table_free(j->table);
+	floe_iceberg_catalog_free(j->catalog);
+}
+
+int floe_reconcile_diverged_keys(floe_reconcile_key **out, size_t *n_out, floe_arena *arena,
+				 const floe_reconcile_request *req, const floe_reconcile_result *result, size_t max_keys)
+{
+	floe_reconcile_request at = *req;
+	floe_reconcile_result scratch;
+	job j = { .req = &at, .arena = arena, .res = &scratch };
+	int error = -1;
+	*out = NULL;
+	*n_out = 0;
+	memset(&scratch, 0, sizeof(scratch));
+	at.snapshot_id = result->snapshot_id;
+	at.tier = FLOE_RECONCILE_V3;
+	if (result->buckets <= 0) {
+		floe_error_set(FLOE_ERR_USAGE, "the result of %s has no V3 buckets to narrow", result->table);
+		return -1;
+	}
+	int ready = prepare(&j);
+	if (ready == 1)
+		floe_error_set(FLOE_ERR_CONFIG, "%s has no snapshot %lld", result->table, (long long)result->snapshot_id);
+	if (ready != 0)
+		goto cleanup;
+	if (rc_lake_open(&j.lake, arena, &j.t, data_paths(&j), j.scan->n_files, result->buckets) < 0 ||
+	    rc_narrow(out, n_out, arena, j.source, j.lake, &j.t, result->buckets, result->diverged, result->n_diverged,
+		      max_keys) < 0)
+		goto cleanup;
+	error = 0;
+cleanup:
+	finish(&j);
+	return error;
 }
 
 /* The error chain as one line, for the result and the ledger. */
@@ -326,10 +394,7 @@ int floe_reconcile_table(floe_reconcile_result **out, floe_arena *arena, const f
 		res->error = error_text(arena);
 		res->detail = "the comparison did not complete";
 	}
-	rc_lake_close(j.lake);
-	rc_source_close(j.source);
-	floe_iceberg_table_free(j.table);
-	floe_iceberg_catalog_free(j.catalog);
+	finish(&j);
 	res->seconds = now_seconds() - t0;
 	return error;
 }

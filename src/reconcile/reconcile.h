@@ -68,9 +68,10 @@ typedef struct floe_reconcile_request {
 	 */
 	const char *control;
 	uint64_t control_seq;
+	size_t max_keys;               /* a diverged V3 result is narrowed to at most this many keys; 0: not narrowed */
 } floe_reconcile_request;
 
-#define FLOE_RECONCILE_REQUEST_INIT { NULL, NULL, NULL, NULL, NULL, -1, NULL, FLOE_RECONCILE_V3, NULL, NULL, 0 }
+#define FLOE_RECONCILE_REQUEST_INIT { NULL, NULL, NULL, NULL, NULL, -1, NULL, FLOE_RECONCILE_V3, NULL, NULL, 0, 100 }
 
 /* One V2 measure of one column on both sides. Values are text; NULL for SQL NULL. */
 typedef struct floe_reconcile_metric {
@@ -87,6 +88,15 @@ typedef struct floe_reconcile_bucket {
 	int64_t source_rows, lake_rows;
 	const char *source_sum, *lake_sum;  /* sum of the 64-bit row hashes, exact */
 } floe_reconcile_bucket;
+
+/* A key whose rows differ: missing on one side, duplicated, or with different values. */
+typedef struct floe_reconcile_key {
+	const char **values;           /* the key columns' values as text (the source's, else the lake's) */
+	size_t n_values;
+	const char *canonical;         /* the key's canonical text (docs/reconcile.md), what both sides match on */
+	int64_t source_rows, lake_rows;/* rows with this key on each side (0: missing there) */
+	int64_t bucket;
+} floe_reconcile_key;
 
 typedef struct floe_reconcile_result {
 	const char *table;             /* "bronze.orders" */
@@ -108,6 +118,9 @@ typedef struct floe_reconcile_result {
 	size_t n_diverged;
 	const char **excluded;         /* columns outside the row hash, with why ("f8: float, checked in V2") */
 	size_t n_excluded;
+	floe_reconcile_key *keys;      /* a diverged result narrowed to keys (at most max_keys) */
+	size_t n_keys;
+	const char *keys_note;         /* why it was not narrowed, or NULL */
 	/* the planted control */
 	const char *control;           /* "dropped-row", …; NULL when none was planted */
 	const char *control_detail;    /* what was altered, where, and what the comparison reported */
@@ -125,6 +138,16 @@ typedef struct floe_reconcile_result {
  * `failed` with the error's text).
  */
 int floe_reconcile_table(floe_reconcile_result **out, floe_arena *arena, const floe_reconcile_request *req);
+
+/*
+ * The keys whose rows differ in `result`'s diverged buckets (a V3 result of the same
+ * table): each bucket split by a second hash into sub-buckets, compared, and the rows
+ * of the differing sub-buckets compared key by key — at the request's source snapshot
+ * and `result`'s bronze snapshot. At most `max_keys`; the table needs a primary key.
+ * What the bronze repair re-copies.
+ */
+int floe_reconcile_diverged_keys(floe_reconcile_key **out, size_t *n_out, floe_arena *arena,
+				 const floe_reconcile_request *req, const floe_reconcile_result *result, size_t max_keys);
 
 /* The result as one JSON object (what the ledger keeps and --json prints). */
 int floe_reconcile_result_json(floe_buf *out, const floe_reconcile_result *result);

@@ -137,6 +137,11 @@ const char *rc_source_position(const rc_source *src);
 int rc_source_version(const rc_source *src);
 int rc_source_measure(rc_side *out, rc_source *src, floe_arena *arena, const rc_table *t,
 		      const rc_metric *metrics, size_t n_metrics, int64_t buckets, floe_reconcile_tier tier);
+/* ` FROM (<extraction query>) AS s(c<id>, …)` appended to `q`. */
+void rc_source_from(floe_buf *q, const rc_source *src, const rc_table *t);
+/* Run a query of floe's in the source transaction. */
+struct floe_pg_result;
+int rc_source_query(struct floe_pg_result **out, rc_source *src, const char *sql);
 void rc_source_close(rc_source *src);
 
 /* ---- lake.c: DuckDB over the snapshot's Parquet files ---- */
@@ -178,6 +183,12 @@ typedef struct rc_diff {
 
 void rc_compare(rc_diff *out, floe_arena *arena, const rc_table *t, const rc_metric *metrics, size_t n_metrics,
 		const rc_side *source, const rc_side *lake);
+
+/* ---- keys.c: diverged buckets narrowed to keys ---- */
+
+int rc_narrow(floe_reconcile_key **out, size_t *n_out, floe_arena *arena, rc_source *src, rc_lake *lake,
+	      const rc_table *t, int64_t buckets, const floe_reconcile_bucket *diverged, size_t n_diverged,
+	      size_t max_keys);
 
 /* ---- control.c: the planted control ---- */
 

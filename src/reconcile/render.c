@@ -44,6 +44,19 @@ static void put_buckets(floe_json_writer *w, const floe_reconcile_result *r)
 		floe_json_write_end_object(w);
 	}
 	floe_json_write_end_array(w);
+	floe_json_write_key(w, "keys");
+	floe_json_write_begin_array(w, false);
+	for (size_t i = 0; i < r->n_keys; i++) {
+		const floe_reconcile_key *k = &r->keys[i];
+		floe_json_write_begin_object(w, true);
+		floe_json_write_member_strings(w, "key", k->values, k->n_values);
+		floe_json_write_member_int(w, "source_rows", k->source_rows);
+		floe_json_write_member_int(w, "lake_rows", k->lake_rows);
+		floe_json_write_member_int(w, "bucket", k->bucket);
+		floe_json_write_end_object(w);
+	}
+	floe_json_write_end_array(w);
+	floe_json_write_member_cstr(w, "keys_note", r->keys_note);
 	floe_json_write_end_object(w);
 }
 

@@ -6,6 +6,7 @@
 #include "reconcile/reconcile.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "state/state.h"
 
@@ -52,16 +53,33 @@ static int check_names(const floe_lock *lock, const floe_reconcile_opts *o)
 	return 0;
 }
 
+/* The narrowed keys as a JSON array of arrays of the key columns' text. */
+static void keys_json(floe_buf *out, const floe_reconcile_result *r)
+{
+	floe_json_writer w;
+	floe_json_write_init(&w, out, false);
+	floe_json_write_begin_array(&w, true);
+	for (size_t i = 0; i < r->n_keys; i++) {
+		floe_json_write_begin_array(&w, true);
+		for (size_t k = 0; k < r->keys[i].n_values; k++)
+			floe_json_write_cstr(&w, r->keys[i].values[k]);
+		floe_json_write_end_array(&w);
+	}
+	floe_json_write_end_array(&w);
+	floe_json_write_finish(&w);
+}
+
 /* The result in the ledger; a ledger failure is logged, never the table's outcome. */
 static void record(floe_state *st, const floe_reconcile_result *r, const char *started)
 {
 	floe_state_reconcile rec = FLOE_STATE_RECONCILE_INIT;
-	floe_buf numbers = FLOE_BUF_INIT;
+	floe_buf numbers = FLOE_BUF_INIT, keys = FLOE_BUF_INIT;
 	char finished[32], snap[32] = "";
 	floe_state_now(finished, sizeof(finished));
 	if (r->snapshot_id > 0)
 		snprintf(snap, sizeof(snap), "%lld", (long long)r->snapshot_id);
 	floe_reconcile_result_json(&numbers, r);
+	keys_json(&keys, r);
 	rec.run_id = r->run_id;
 	rec.table_name = r->table;
 	rec.tier = floe_reconcile_tier_name(r->tier);
@@ -72,6 +90,7 @@ static void record(floe_state *st, const floe_reconcile_result *r, const char *s
 	rec.control = r->control;
 	rec.control_fired = r->control ? r->control_fired : -1;
 	rec.diverged_buckets = r->buckets > 0 ? (int64_t)r->n_diverged : -1;
+	rec.diverged_keys = r->n_keys ? floe_buf_cstr(&keys) : NULL;
 	rec.numbers = floe_buf_cstr(&numbers);
 	rec.detail = r->detail;
 	rec.error = r->error;
@@ -83,6 +102,7 @@ static void record(floe_state *st, const floe_reconcile_result *r, const char *s
 		floe_error_clear();
 	}
 	floe_buf_free(&numbers);
+	floe_buf_free(&keys);
 }
 
 static void count_outcome(floe_reconcile_report *rep, const floe_reconcile_result *r)

@@ -135,7 +135,7 @@ int rc_source_version(const rc_source *src)
 }
 
 /* `FROM (<extraction query>) AS s(c1, c2, …)`: the user's names never reach floe's SQL. */
-static void from_extraction(floe_buf *q, const rc_source *src, const rc_table *t)
+void rc_source_from(floe_buf *q, const rc_source *src, const rc_table *t)
 {
 	floe_buf_printf(q, " FROM (\n%s\n) AS s(", src->sql);
 	for (size_t i = 0; i < t->n; i++)
@@ -165,7 +165,7 @@ static void parts_query(floe_buf *q, const rc_source *src, const rc_table *t, co
 		rc_hash_expr(q, t, RC_PG);
 		floe_buf_puts(q, ") AS hs");
 	}
-	from_extraction(q, src, t);
+	rc_source_from(q, src, t);
 	floe_buf_puts(q, " GROUP BY 1)\nSELECT 't', NULL::int8, NULL::int8, NULL::text");
 	for (size_t i = 0; i < n; i++) {
 		if (metrics[i].distinct)
@@ -231,7 +231,7 @@ static int measure_distinct(rc_side *out, rc_source *src, floe_arena *arena, con
 	}
 	if (wanted == 0)
 		return 0;
-	from_extraction(&q, src, t);
+	rc_source_from(&q, src, t);
 	if (floe_pg_query(&r, src->pg, floe_buf_cstr(&q), 0, NULL) < 0)
 		goto cleanup;
 	int col = 1;
@@ -268,6 +268,11 @@ cleanup:
 	floe_pg_result_free(r);
 	floe_buf_free(&q);
 	return error;
+}
+
+int rc_source_query(floe_pg_result **out, rc_source *src, const char *sql)
+{
+	return floe_pg_query(out, src->pg, sql, 0, NULL);
 }
 
 void rc_source_close(rc_source *src)

@@ -165,6 +165,12 @@ def test_an_exported_snapshot_hides_later_source_changes(src, proj):
             r, now = reconcile(src, proj, "--table", "public.plant")
             assert r.rc == 1 and now["bronze.plant"]["outcome"] == "diverged"
             assert len(now["bronze.plant"]["v3"]["diverged"]) == 1
+            with sqlite3.connect(proj / ".floe" / "state.db") as db:
+                keys, outcome = db.execute("select diverged_keys, outcome from reconcile_results where run_id = ?",
+                                           (json.loads(r.out)["run_id"],)).fetchone()
+            assert (json.loads(keys), outcome) == ([["1500"]], "diverged")
+            assert "key (1500): source 1 rows, lake 1 rows" in src.floe(proj, "reconcile", "--table",
+                                                                         "public.plant").out
         finally:
             src.admin("UPDATE public.plant SET note = 'note1500' WHERE id = 1500")
             conn.rollback()
@@ -210,25 +216,30 @@ def swap_columns(rows):
     return rows
 
 
-# (control, change, the tiers that must report it, the columns V2 may name)
+# (control, change, the tiers that must report it, the columns V2 may name, the keys V3 names:
+#  {id: (source rows, lake rows)}, None when every row differs)
 REAL = [
-    ("dropped-row", lambda rows: [r for r in rows if r["id"] != 1500], {"V1", "V2", "V3"}, None),
-    ("tripled-row", tripled, {"V1", "V2", "V3"}, None),
-    ("swapped-values", swap_values, {"V3"}, set()),
+    ("dropped-row", lambda rows: [r for r in rows if r["id"] != 1500], {"V1", "V2", "V3"}, None,
+     {"1500": (1, 0)}),
+    ("tripled-row", tripled, {"V1", "V2", "V3"}, None, {"1500": (1, 3)}),
+    ("swapped-values", swap_values, {"V3"}, set(), {"1501": (1, 1), "1502": (1, 1)}),
     ("truncated-decimal", set_field(1501, "amount", lambda v: (v * 10).to_integral_value(ROUND_DOWN) / 10),
-     {"V2", "V3"}, {"amount"}),
-    ("shifted-timestamp", set_field(1501, "ts", lambda v: v + dt.timedelta(hours=1)), {"V3"}, set()),
-    ("dropped-microseconds", set_field(1501, "ts", lambda v: v.replace(microsecond=0)), {"V3"}, set()),
-    ("null-to-empty", set_field(1500, "note", lambda v: ""), {"V2", "V3"}, {"note"}),
-    ("trimmed-space", set_field(1498, "note", lambda v: v.rstrip(" ")), {"V2", "V3"}, {"note"}),
-    ("swapped-columns", swap_columns, {"V2", "V3"}, {"a", "b"}),
-    ("changed-byte", set_field(1501, "a", lambda v: v[:-1] + "x"), {"V3"}, set()),
+     {"V2", "V3"}, {"amount"}, {"1501": (1, 1)}),
+    ("shifted-timestamp", set_field(1501, "ts", lambda v: v + dt.timedelta(hours=1)), {"V3"}, set(),
+     {"1501": (1, 1)}),
+    ("dropped-microseconds", set_field(1501, "ts", lambda v: v.replace(microsecond=0)), {"V3"}, set(),
+     {"1501": (1, 1)}),
+    ("null-to-empty", set_field(1500, "note", lambda v: ""), {"V2", "V3"}, {"note"}, {"1500": (1, 1)}),
+    ("trimmed-space", set_field(1498, "note", lambda v: v.rstrip(" ")), {"V2", "V3"}, {"note"},
+     {"1498": (1, 1)}),
+    ("swapped-columns", swap_columns, {"V2", "V3"}, {"a", "b"}, None),
+    ("changed-byte", set_field(1501, "a", lambda v: v[:-1] + "x"), {"V3"}, set(), {"1501": (1, 1)}),
 ]
 
 
-@pytest.mark.parametrize("control,change,catching,v2_columns", REAL, ids=[c[0] for c in REAL])
+@pytest.mark.parametrize("control,change,catching,v2_columns,keys", REAL, ids=[c[0] for c in REAL])
 def test_a_difference_planted_for_real_is_caught_by_its_tier_only(src, proj, control, change, catching,
-                                                                     v2_columns):
+                                                                     v2_columns, keys):
     src.floe(proj, "run", "--table", "public.plant", check=0)
     rewrite(proj, change)
     try:
@@ -243,6 +254,11 @@ def test_a_difference_planted_for_real_is_caught_by_its_tier_only(src, proj, con
                 assert {c for c, _ in diffs(t)} <= v2_columns, diffs(t)
             if tier == "V3" and control not in ("dropped-row", "tripled-row", "swapped-values"):
                 assert len(t["v3"]["diverged"]) == 1, t["v3"]
+            if tier == "V3" and keys is not None:  # narrowed to exactly the rows planted
+                got = {k["key"][0]: (k["source_rows"], k["lake_rows"]) for k in t["v3"]["keys"]}
+                assert got == keys, t["v3"]
+            if tier == "V3" and keys is None:
+                assert len(t["v3"]["keys"]) == 100  # every row differs: the first 100 are named
     finally:
         src.floe(proj, "run", "--table", "public.plant", check=0)
 

@@ -440,10 +440,10 @@ static const char *where_text(floe_arena *arena, const rc_table *t, const plant 
 {
 	if (p->control == ADDED_ROW)
 		return "a row of NULLs added";
-	const char *col = p->col >= 0 ? floe_arena_printf(arena, " in column %s", t->cols[p->col].name) : "";
-	const char *col2 = p->col2 >= 0 ? floe_arena_printf(arena, " and %s", t->cols[p->col2].name) : "";
-	return floe_arena_printf(arena, "%s%s%s of bucket %lld", catalog[p->control].what, col, col2,
-				 (long long)p->bucket);
+	const char *cols = p->col2 >= 0 ? floe_arena_printf(arena, " (columns %s and %s)", t->cols[p->col].name,
+							    t->cols[p->col2].name)
+			   : p->col >= 0 ? floe_arena_printf(arena, " (column %s)", t->cols[p->col].name) : "";
+	return floe_arena_printf(arena, "in bucket %lld, %s%s", (long long)p->bucket, catalog[p->control].what, cols);
 }
 
 int rc_control_run_one(rc_control_run *out, floe_arena *arena, rc_lake *lake, const rc_metric *metrics,

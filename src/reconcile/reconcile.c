@@ -226,6 +226,17 @@ static int measure_both(job *j, rc_side *src, rc_side *lake)
 	return lake_rc;
 }
 
+/* ", 3 of 500 buckets" (V3 only): `n` of them when n > 0, else all of them. */
+static const char *buckets_text(job *j, size_t n, const char *joiner)
+{
+	if (j->req->tier < FLOE_RECONCILE_V3)
+		return "";
+	if (n > 0)
+		return floe_arena_printf(j->arena, "%s %zu of %lld bucket%s", joiner, n, (long long)j->buckets,
+					 j->buckets == 1 ? "" : "s");
+	return floe_arena_printf(j->arena, "%s %lld bucket%s", joiner, (long long)j->buckets, j->buckets == 1 ? "" : "s");
+}
+
 /* A diverged result narrowed to keys; a failure to narrow is noted, not the comparison's failure. */
 static void narrow(job *j, const rc_diff *diff)
 {
@@ -263,18 +274,17 @@ static int compare_sides(job *j)
 		narrow(j, &diff);
 	if (differs) {
 		res->outcome = FLOE_RECONCILE_DIVERGED;
-		res->detail = floe_arena_printf(j->arena, "%zu of %zu measures and %zu of %lld buckets differ",
-						diff.n_metric_diffs, diff.n_metrics, diff.n_buckets,
-						(long long)(req->tier >= FLOE_RECONCILE_V3 ? j->buckets : 0));
+		res->detail = floe_arena_printf(j->arena, "%zu of %zu measures differ%s", diff.n_metric_diffs,
+						diff.n_metrics, buckets_text(j, diff.n_buckets, " and"));
 	} else if (!control.fired) {
 		res->outcome = FLOE_RECONCILE_UNVERIFIED;
 		res->detail = floe_arena_printf(j->arena, "the sides agree, but the planted control %s",
 						control.name ? "was not caught as planted" : "could not be planted");
 	} else {
 		res->outcome = FLOE_RECONCILE_VERIFIED;
-		res->detail = floe_arena_printf(j->arena, "%lld rows; %zu measures equal; %lld buckets equal; control %s caught",
-						(long long)diff.source_rows, diff.n_metrics,
-						(long long)(req->tier >= FLOE_RECONCILE_V3 ? j->buckets : 0), control.name);
+		res->detail = floe_arena_printf(j->arena, "%lld rows; %zu measure%s%s equal; control %s caught",
+						(long long)diff.source_rows, diff.n_metrics, diff.n_metrics == 1 ? "" : "s",
+						buckets_text(j, 0, " and"), control.name);
 	}
 	return 0;
 }

@@ -229,8 +229,10 @@ static int measure_distinct(rc_side *out, rc_source *src, floe_arena *arena, con
 		rc_metric_partial(&q, t, RC_PG, &metrics[i], i);
 		wanted++;
 	}
-	if (wanted == 0)
-		return 0;
+	if (wanted == 0) {
+		error = 0;
+		goto cleanup;
+	}
 	rc_source_from(&q, src, t);
 	if (floe_pg_query(&r, src->pg, floe_buf_cstr(&q), 0, NULL) < 0)
 		goto cleanup;

@@ -150,11 +150,11 @@ static void string_value(floe_buf *out, rc_dialect d, const rc_type *type, const
 
 static void canon_duck_timestamp(floe_buf *out, const char *e, const char *type)
 {
+	/* The common case first: the CASE runs only for NULL and the two infinities. */
 	floe_buf_printf(out,
-			"(CASE WHEN %s = 'infinity'::%s THEN '7fffffffffffffff'"
-			" WHEN epoch_us(%s) = -9223372036854775808 THEN '8000000000000000'"
-			" ELSE lpad(lower(hex(epoch_us(%s) - " PG_EPOCH_US ")), 16, '0') END)",
-			e, type, e, e);
+			"coalesce(lpad(lower(hex(nullif(epoch_us(%s), -9223372036854775808) - " PG_EPOCH_US ")), 16, '0'),"
+			" CASE WHEN %s = 'infinity'::%s THEN '7fffffffffffffff' WHEN %s IS NOT NULL THEN '8000000000000000' END)",
+			e, e, type, e);
 }
 
 static void canon_list(floe_buf *out, const rc_table *t, rc_dialect d, const rc_type *el, const char *e)
@@ -196,11 +196,15 @@ void rc_canon(floe_buf *out, const rc_table *t, rc_dialect d, const rc_type *typ
 					e, e, e);
 		break;
 	case RC_STRING:
-		floe_buf_printf(out, "(%s(", pg ? "octet_length" : "strlen");
-		string_value(out, d, type, e);
-		floe_buf_printf(out, ")%s || ':' || ", as_text);
-		string_value(out, d, type, e);
-		floe_buf_putc(out, ')');
+		if (pg) {
+			floe_buf_puts(out, "(octet_length(");
+			string_value(out, d, type, e);
+			floe_buf_puts(out, ")::text || ':' || ");
+			string_value(out, d, type, e);
+			floe_buf_putc(out, ')');
+		} else { /* concat() builds it at once; it reads NULL as '', so ':' alone means NULL */
+			floe_buf_printf(out, "nullif(concat(strlen(%s), ':', %s), ':')", e, e);
+		}
 		break;
 	case RC_BINARY:
 		floe_buf_printf(out, pg ? "encode(%s, 'hex')" : "lower(hex(%s))", e);

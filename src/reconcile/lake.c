@@ -196,6 +196,7 @@ static int read_distinct(const char ***out, rc_lake *lake, floe_arena *arena, co
 	floe_engine_result *r = NULL;
 	int error = -1;
 	const char **values = floe_arena_alloc(arena, (n + 1) * sizeof(char *));
+	size_t wanted = 0;
 	*out = values;
 	floe_buf_puts(&q, "SELECT 0");
 	for (size_t i = 0; i < n; i++) {
@@ -203,6 +204,11 @@ static int read_distinct(const char ***out, rc_lake *lake, floe_arena *arena, co
 			continue;
 		floe_buf_puts(&q, ", ");
 		rc_metric_partial(&q, lake->t, RC_DUCK, &metrics[i], i);
+		wanted++;
+	}
+	if (wanted == 0) {
+		error = 0;
+		goto cleanup;
 	}
 	floe_buf_puts(&q, " FROM lake");
 	if (timed(&r, lake, "distinct counts", floe_buf_cstr(&q)) < 0)

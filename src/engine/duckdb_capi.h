@@ -152,8 +152,6 @@ void duckdb_scalar_function_set_return_type(duckdb_scalar_function scalar_functi
 void duckdb_scalar_function_set_function(duckdb_scalar_function scalar_function, duckdb_scalar_function_t function);
 /* DuckDBError when the function is incomplete or its name and parameters are taken. */
 duckdb_state duckdb_register_scalar_function(duckdb_connection con, duckdb_scalar_function scalar_function);
-/* Fail the running query with `error`. */
-void duckdb_scalar_function_set_error(duckdb_function_info info, const char *error);
 
 idx_t duckdb_data_chunk_get_size(duckdb_data_chunk chunk);
 duckdb_vector duckdb_data_chunk_get_vector(duckdb_data_chunk chunk, idx_t col_idx);

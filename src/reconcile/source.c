@@ -51,8 +51,12 @@ static int begin_snapshot(rc_source *src, const char *pg_snapshot)
 {
 	floe_buf set = FLOE_BUF_INIT;
 	int error = -1;
-	/* JIT compiling these text-heavy expressions costs seconds and saves nothing (measured). */
-	if (floe_pg_exec(src->pg, "SET jit = off") < 0 ||
+	/*
+	 * JIT compiling these text-heavy expressions costs seconds and saves nothing (measured);
+	 * and the planner, unable to know a bucket expression has few values, sorts millions of
+	 * rows (spilling to disk) to group them where a hash table of a few hundred entries does.
+	 */
+	if (floe_pg_exec(src->pg, "SET jit = off") < 0 || floe_pg_exec(src->pg, "SET enable_sort = off") < 0 ||
 	    floe_pg_exec(src->pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0)
 		goto cleanup;
 	if (pg_snapshot) {

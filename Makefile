@@ -7,6 +7,7 @@
 #   make fuzz FUZZ_SECONDS=60 libFuzzer targets (clang)
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
+#   make bench-reconcile      md5 vs hashtextextended; floe reconcile V1-V3 vs COPY (bench/reconcile/run.sh)
 #   make scale-out            Spark reads floe's tables through the JDBC catalog (own venv, Java 17+)
 #   make CC=clang             any C11 compiler; warnings are errors
 
@@ -39,7 +40,7 @@ TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet bench-bronze bench-incremental scale-out
+.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet bench-bronze bench-incremental bench-reconcile scale-out
 
 all: $(BUILD)/floe
 
@@ -100,6 +101,10 @@ bench-bronze: $(BUILD)/floe
 
 bench-incremental: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/incremental.sh
+
+# Reconciliation's cost: md5 vs hashtextextended in PostgreSQL; V1-V3 of order_items vs its COPY export.
+bench-reconcile: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/reconcile/run.sh
 
 bench-shop: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) bench/shop/run.sh

@@ -89,6 +89,7 @@ extern const floe_cli_command floe_cmd_stack;
 extern const floe_cli_command floe_cmd_plan;
 extern const floe_cli_command floe_cmd_generate;
 extern const floe_cli_command floe_cmd_run;
+extern const floe_cli_command floe_cmd_reconcile;
 extern const floe_cli_command floe_cmd_status;
 extern const floe_cli_command floe_cmd_query;
 extern const floe_cli_command floe_cmd_shop;

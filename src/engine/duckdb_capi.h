@@ -93,4 +93,75 @@ bool duckdb_value_is_null(duckdb_result *result, idx_t col, idx_t row);
 char *duckdb_value_varchar(duckdb_result *result, idx_t col, idx_t row);
 void duckdb_free(void *ptr);
 
+/* ---- scalar functions written in C (functions.c) ---- */
+
+/* The DuckDB types floe's functions take and return; the full enum runs 0..39. */
+typedef enum DUCKDB_TYPE {
+	DUCKDB_TYPE_INVALID = 0,
+	DUCKDB_TYPE_BIGINT = 5,
+	DUCKDB_TYPE_VARCHAR = 17,
+	DUCKDB_TYPE_BLOB = 18
+} duckdb_type;
+
+typedef struct _duckdb_logical_type {
+	void *internal_ptr;
+} *duckdb_logical_type;
+
+typedef struct _duckdb_data_chunk {
+	void *internal_ptr;
+} *duckdb_data_chunk;
+
+typedef struct _duckdb_vector {
+	void *internal_ptr;
+} *duckdb_vector;
+
+typedef struct _duckdb_function_info {
+	void *internal_ptr;
+} *duckdb_function_info;
+
+typedef struct _duckdb_scalar_function {
+	void *internal_ptr;
+} *duckdb_scalar_function;
+
+/* A VARCHAR or BLOB value: up to 12 bytes inline, else a 4-byte prefix and a pointer. */
+typedef struct {
+	union {
+		struct {
+			uint32_t length;
+			char prefix[4];
+			char *ptr;
+		} pointer;
+		struct {
+			uint32_t length;
+			char inlined[12];
+		} inlined;
+	} value;
+} duckdb_string_t;
+
+/* Called once per input chunk (its vectors flattened); writes `output`. */
+typedef void (*duckdb_scalar_function_t)(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output);
+
+duckdb_logical_type duckdb_create_logical_type(duckdb_type type);
+void duckdb_destroy_logical_type(duckdb_logical_type *type);
+
+duckdb_scalar_function duckdb_create_scalar_function(void);
+void duckdb_destroy_scalar_function(duckdb_scalar_function *scalar_function);
+void duckdb_scalar_function_set_name(duckdb_scalar_function scalar_function, const char *name);
+void duckdb_scalar_function_add_parameter(duckdb_scalar_function scalar_function, duckdb_logical_type type);
+void duckdb_scalar_function_set_return_type(duckdb_scalar_function scalar_function, duckdb_logical_type type);
+void duckdb_scalar_function_set_function(duckdb_scalar_function scalar_function, duckdb_scalar_function_t function);
+/* DuckDBError when the function is incomplete or its name and parameters are taken. */
+duckdb_state duckdb_register_scalar_function(duckdb_connection con, duckdb_scalar_function scalar_function);
+
+idx_t duckdb_data_chunk_get_size(duckdb_data_chunk chunk);
+duckdb_vector duckdb_data_chunk_get_vector(duckdb_data_chunk chunk, idx_t col_idx);
+void *duckdb_vector_get_data(duckdb_vector vector);
+/* NULL when every value is valid. */
+uint64_t *duckdb_vector_get_validity(duckdb_vector vector);
+void duckdb_vector_ensure_validity_writable(duckdb_vector vector);
+bool duckdb_validity_row_is_valid(uint64_t *validity, idx_t row);
+void duckdb_validity_set_row_invalid(uint64_t *validity, idx_t row);
+uint32_t duckdb_string_t_length(duckdb_string_t string);
+const char *duckdb_string_t_data(duckdb_string_t *string);
+
 #endif

@@ -10,7 +10,7 @@
 
 #include "base/arena.h"
 #include "base/error.h"
-#include "engine/duckdb_capi.h"
+#include "engine/engine_int.h"
 
 _Static_assert(sizeof(duckdb_result) == 4 * sizeof(idx_t) + 2 * sizeof(void *),
 	       "duckdb_result must keep DuckDB's layout");
@@ -160,6 +160,8 @@ int floe_engine_open(floe_engine **out, const char *path)
 			       path ? path : ":memory:");
 		goto cleanup;
 	}
+	if (floe_engine_register_functions(engine->conn) < 0)
+		goto cleanup;
 	*out = engine;
 	engine = NULL;
 	error = 0;

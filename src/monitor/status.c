@@ -72,6 +72,43 @@ static const char *state_of(floe_state *st, const floe_state_table_run *r)
 	return "loading";
 }
 
+static const floe_state_reconcile *reconcile_of(const floe_state_reconcile *all, size_t n, const char *table)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(all[i].table_name, table) == 0)
+			return &all[i];
+	return NULL;
+}
+
+/*
+ * The newest reconciliation, and the state it gives a loaded table: a result about
+ * the snapshot the last good load committed, made after that load, decides.
+ */
+static void fill_reconcile(floe_status_row *row, const floe_state_reconcile *rec, const floe_state_table_run *last)
+{
+	row->reconcile.control_fired = -1;
+	row->reconcile.diverged_buckets = -1;
+	if (!rec)
+		return;
+	row->reconcile.outcome = rec->outcome;
+	row->reconcile.tier = rec->tier;
+	row->reconcile.run_id = rec->run_id;
+	row->reconcile.finished_at = rec->finished_at;
+	row->reconcile.snapshot_id = rec->snapshot_id;
+	row->reconcile.diverged_buckets = rec->diverged_buckets;
+	row->reconcile.control = rec->control;
+	row->reconcile.control_fired = rec->control_fired;
+	row->reconcile.detail = rec->detail;
+	row->reconcile.error = rec->error;
+	row->reconcile.current = row->snapshot_id && rec->snapshot_id && strcmp(row->snapshot_id, rec->snapshot_id) == 0;
+	if (!row->reconcile.current || strcmp(row->state, "loaded") != 0 || !last || !last->finished_at ||
+	    !rec->started_at || strcmp(rec->started_at, last->finished_at) < 0)
+		return;
+	bool failed = strcmp(rec->outcome, "failed") == 0;
+	row->state = failed ? "unverified" : rec->outcome;
+	row->facts = failed ? rec->error : rec->detail;
+}
+
 static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
 		     const floe_state_table_run *last, const char *pipeline)
 {
@@ -111,7 +148,8 @@ int floe_status_build(floe_status *out, const floe_config *config)
 	floe_lock *lock = NULL;
 	floe_state *st = NULL;
 	floe_state_table_run *runs = NULL;
-	size_t n_runs = 0;
+	floe_state_reconcile *recs = NULL;
+	size_t n_runs = 0, n_recs = 0;
 	int error = -1;
 	memset(out, 0, sizeof(*out));
 	owned *own = floe_xcalloc(1, sizeof(*own));
@@ -123,7 +161,8 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		goto cleanup;
 	}
 	if (floe_state_open(&st, config->project_dir) < 0 ||
-	    floe_state_table_latest(st, own->arena, &runs, &n_runs) < 0)
+	    floe_state_table_latest(st, own->arena, &runs, &n_runs) < 0 ||
+	    floe_state_reconcile_latest(st, own->arena, &recs, &n_recs) < 0)
 		goto cleanup;
 	size_t n = floe_lock_count(lock);
 	out->rows = floe_arena_alloc(own->arena, (n + 1) * sizeof(*out->rows));
@@ -139,8 +178,12 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		copy.reason = t->reason ? floe_arena_strdup(own->arena, t->reason) : "";
 		copy.schema = floe_arena_strdup(own->arena, t->schema);
 		copy.name = floe_arena_strdup(own->arena, t->name);
-		fill_row(row, own->arena, st, &copy, latest_of(runs, n_runs, t->bronze), pipeline);
+		const floe_state_table_run *last = latest_of(runs, n_runs, t->bronze);
+		fill_row(row, own->arena, st, &copy, last, pipeline);
+		fill_reconcile(row, reconcile_of(recs, n_recs, t->bronze), last);
 		out->n_failed += strcmp(row->state, "failed") == 0;
+		out->n_diverged += strcmp(row->state, "diverged") == 0;
+		out->n_unverified += strcmp(row->state, "unverified") == 0;
 		out->n_drift += row->drift;
 	}
 	error = 0;
@@ -192,7 +235,30 @@ int floe_status_render_text(floe_buf *out, const floe_status *s)
 			floe_buf_printf(out, "%34s probable cause: %s\n", "", r->cause);
 		floe_buf_free(&age);
 	}
-	return floe_buf_printf(out, "%zu tables, %zu failed, %zu with drift\n", s->n_rows, s->n_failed, s->n_drift);
+	return floe_buf_printf(out, "%zu tables, %zu failed, %zu diverged, %zu unverified, %zu with drift\n", s->n_rows,
+			       s->n_failed, s->n_diverged, s->n_unverified, s->n_drift);
+}
+
+static void put_reconcile_json(floe_buf *out, const floe_status_row *r)
+{
+	if (!r->reconcile.outcome) {
+		floe_buf_puts(out, ",\"reconcile\":null");
+		return;
+	}
+	floe_buf_puts(out, ",\"reconcile\":{");
+	floe_json_put_member(out, "outcome", r->reconcile.outcome);
+	floe_json_put_member(out, "tier", r->reconcile.tier);
+	floe_json_put_member(out, "run_id", r->reconcile.run_id);
+	floe_json_put_member(out, "finished_at", r->reconcile.finished_at);
+	floe_json_put_member(out, "snapshot_id", r->reconcile.snapshot_id);
+	floe_buf_printf(out, ",\"current\":%s,\"diverged_buckets\":%lld", r->reconcile.current ? "true" : "false",
+			(long long)r->reconcile.diverged_buckets);
+	floe_json_put_member(out, "control", r->reconcile.control);
+	floe_buf_printf(out, ",\"control_fired\":%s",
+			r->reconcile.control_fired < 0 ? "null" : r->reconcile.control_fired ? "true" : "false");
+	floe_json_put_member(out, "detail", r->reconcile.detail);
+	floe_json_put_member(out, "error", r->reconcile.error);
+	floe_buf_putc(out, '}');
 }
 
 int floe_status_render_json(floe_buf *out, const floe_status *s)
@@ -213,7 +279,9 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 				(long long)r->age_seconds, r->drift ? "true" : "false");
 		floe_json_put_member(out, "facts", r->facts);
 		floe_json_put_member(out, "cause", r->cause);
+		put_reconcile_json(out, r);
 		floe_buf_putc(out, '}');
 	}
-	return floe_buf_printf(out, "],\"failed\":%zu,\"drift\":%zu}\n", s->n_failed, s->n_drift);
+	return floe_buf_printf(out, "],\"failed\":%zu,\"diverged\":%zu,\"unverified\":%zu,\"drift\":%zu}\n",
+			       s->n_failed, s->n_diverged, s->n_unverified, s->n_drift);
 }

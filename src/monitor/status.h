@@ -3,8 +3,11 @@
  * and the facts behind it, from the run ledger and the pipeline on disk.
  *
  * States: never loaded, loading, loaded, failed, refused, skipped, interrupted
- * (a load whose process died). Drift: the pipeline file differs from what
- * `floe generate` wrote (a hand edit, which runs as edited).
+ * (a load whose process died); a loaded table whose current snapshot was
+ * reconciled takes the reconciliation's outcome: verified, diverged or
+ * unverified (a comparison that could not complete leaves it unverified).
+ * Drift: the pipeline file differs from what `floe generate` wrote (a hand
+ * edit, which runs as edited).
  */
 #ifndef FLOE_MONITOR_STATUS_H
 #define FLOE_MONITOR_STATUS_H
@@ -30,12 +33,26 @@ typedef struct floe_status_row {
 	bool drift;               /* the pipeline file was edited by hand */
 	const char *facts;        /* why it is in this state */
 	const char *cause;        /* failed: probable cause */
+	/* The newest reconciliation (floe reconcile, or after a load); outcome NULL: never reconciled. */
+	struct {
+		const char *outcome;  /* "verified" | "diverged" | "unverified" | "failed" */
+		const char *tier;
+		const char *run_id;
+		const char *finished_at;
+		const char *snapshot_id;
+		bool current;         /* of the snapshot the last good load committed */
+		int64_t diverged_buckets;
+		const char *control;
+		int control_fired;    /* 1, 0; -1: none planted */
+		const char *detail;
+		const char *error;
+	} reconcile;
 } floe_status_row;
 
 typedef struct floe_status {
 	floe_status_row *rows;
 	size_t n_rows;
-	size_t n_failed, n_drift;
+	size_t n_failed, n_drift, n_diverged, n_unverified;
 	void *owned;
 } floe_status;
 

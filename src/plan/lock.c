@@ -52,6 +52,13 @@ const floe_lock_table *floe_lock_find(const floe_lock *lock, const char *schema,
 	return NULL;
 }
 
+bool floe_lock_table_named(const floe_lock_table *t, const char *name)
+{
+	size_t sl = strlen(t->schema);
+	return strcmp(name, t->bronze) == 0 ||
+	       (strncmp(name, t->schema, sl) == 0 && name[sl] == '.' && strcmp(name + sl + 1, t->name) == 0);
+}
+
 const char *floe_lock_file_hash(const floe_lock *lock, const char *path)
 {
 	for (size_t i = 0; i < lock->n; i++)

@@ -87,6 +87,9 @@ size_t floe_lock_count(const floe_lock *lock);
 const floe_lock_table *floe_lock_at(const floe_lock *lock, size_t i);
 const floe_lock_table *floe_lock_find(const floe_lock *lock, const char *schema, const char *name);
 
+/* Whether `name` names the table: its bronze name ("bronze.orders") or "schema.table". */
+bool floe_lock_table_named(const floe_lock_table *t, const char *name);
+
 /* The generated hash recorded for `path`, NULL when the lock has none. */
 const char *floe_lock_file_hash(const floe_lock *lock, const char *path);
 

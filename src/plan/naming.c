@@ -9,7 +9,9 @@
 #include "plan/plan_int.h"
 #include "base/arena.h"
 #include "base/buf.h"
+#include "base/error.h"
 #include "base/sha256.h"
+#include "pg/pg.h"
 
 #include <string.h>
 
@@ -27,6 +29,18 @@ const char *const floe_plan_session_settings[] = {
 	"client_encoding", "UTF8",
 	NULL, NULL,
 };
+
+int floe_plan_session_apply(floe_pg *pg)
+{
+	for (const char *const *kv = floe_plan_session_settings; kv[0]; kv += 2) {
+		floe_pg_result *r = NULL;
+		const char *params[2] = { kv[0], kv[1] };
+		if (floe_pg_query(&r, pg, "select pg_catalog.set_config($1, $2, false)", 2, params) < 0)
+			return floe_error_context("while applying the session setting %s", kv[0]);
+		floe_pg_result_free(r);
+	}
+	return 0;
+}
 
 const char *floe_plan_bronze_name(floe_arena *arena, const char *schema, const char *table)
 {

@@ -179,4 +179,7 @@ const char *floe_plan_extract_sql(floe_arena *arena, const floe_plan_table *tabl
 /* Session settings the extraction query runs under (NULL-terminated name, value pairs). */
 extern const char *const floe_plan_session_settings[];
 
+/* Apply those settings to a source session (set_config, for the session). */
+int floe_plan_session_apply(floe_pg *pg);
+
 #endif

@@ -1,7 +1,7 @@
 /*
  * ledger.c — the run ledger in SQLite (through src/db).
  */
-#include "state/state.h"
+#include "state/state_int.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
@@ -16,11 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LEDGER_VERSION 1
-
-struct floe_state {
-	floe_db *db;
-};
+#define LEDGER_VERSION 2
 
 static const char *schema_v1 =
 	"CREATE TABLE runs ("
@@ -41,6 +37,21 @@ static const char *schema_v1 =
 	" started_at TEXT NOT NULL, finished_at TEXT,"
 	" PRIMARY KEY (run_id, table_name));"
 	"CREATE INDEX table_runs_by_table ON table_runs (table_name, started_at);";
+
+/* Version 2: reconciliation results (reconcile.c). */
+static const char *schema_v2 =
+	"CREATE TABLE reconcile_results ("
+	" run_id TEXT NOT NULL REFERENCES runs (run_id),"
+	" table_name TEXT NOT NULL,"
+	" tier TEXT NOT NULL,"
+	" outcome TEXT NOT NULL CHECK (outcome IN ('verified', 'diverged', 'unverified', 'failed')),"
+	" snapshot_id TEXT, source_rows INTEGER, lake_rows INTEGER,"
+	" control TEXT, control_fired INTEGER,"
+	" diverged_buckets INTEGER, diverged_keys TEXT,"
+	" numbers TEXT, detail TEXT, error TEXT, duration_ms INTEGER,"
+	" started_at TEXT NOT NULL, finished_at TEXT,"
+	" PRIMARY KEY (run_id, table_name));"
+	"CREATE INDEX reconcile_results_by_table ON reconcile_results (table_name, started_at);";
 
 void floe_state_now(char *buf, size_t size)
 {
@@ -67,8 +78,8 @@ static int migrate(floe_db *db)
 		return 0;
 	if (floe_db_begin(db) < 0)
 		return -1;
-	if (floe_db_exec(db, schema_v1) < 0 || floe_db_set_user_version(db, LEDGER_VERSION) < 0 ||
-	    floe_db_commit(db) < 0) {
+	if ((version < 1 && floe_db_exec(db, schema_v1) < 0) || (version < 2 && floe_db_exec(db, schema_v2) < 0) ||
+	    floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
 		floe_db_rollback(db);
 		return -1;
 	}
@@ -201,7 +212,7 @@ int floe_state_run_status(floe_state *st, const char *run_id, char *buf, size_t 
 	return rc < 0 ? -1 : 0;
 }
 
-static void bind_count(floe_db_stmt *s, int i, int64_t v)
+void floe_state_bind_count(floe_db_stmt *s, int i, int64_t v)
 {
 	if (v < 0)
 		floe_db_bind_null(s, i);
@@ -222,9 +233,9 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *t)
 	const char *texts[] = { t->run_id, t->table_name, t->layer, t->source, t->mode, t->state };
 	for (int i = 0; i < 6; i++)
 		floe_db_bind_text(s, i + 1, texts[i]);
-	bind_count(s, 7, t->rows);
-	bind_count(s, 8, t->bytes);
-	bind_count(s, 9, t->files);
+	floe_state_bind_count(s, 7, t->rows);
+	floe_state_bind_count(s, 8, t->bytes);
+	floe_state_bind_count(s, 9, t->files);
 	const char *more[] = { t->snapshot_id, t->watermark, t->source_position, t->detail, t->error,
 			       t->cause, t->started_at ? t->started_at : now, t->finished_at };
 	for (int i = 0; i < 8; i++)
@@ -234,13 +245,13 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *t)
 	return rc < 0 ? -1 : 0;
 }
 
-static const char *dup_col(floe_arena *a, floe_db_stmt *s, int i)
+const char *floe_state_column_dup(floe_arena *a, floe_db_stmt *s, int i)
 {
 	const char *t = floe_db_column_text(s, i);
 	return t ? floe_arena_strdup(a, t) : NULL;
 }
 
-static int64_t count_col(floe_db_stmt *s, int i)
+int64_t floe_state_column_count(floe_db_stmt *s, int i)
 {
 	return floe_db_column_is_null(s, i) ? -1 : floe_db_column_int64(s, i);
 }
@@ -253,14 +264,14 @@ static void read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
 {
 	const char **texts[] = { &t->run_id, &t->table_name, &t->layer, &t->source, &t->mode, &t->state };
 	for (int i = 0; i < 6; i++)
-		*texts[i] = dup_col(a, s, i);
-	t->rows = count_col(s, 6);
-	t->bytes = count_col(s, 7);
-	t->files = count_col(s, 8);
+		*texts[i] = floe_state_column_dup(a, s, i);
+	t->rows = floe_state_column_count(s, 6);
+	t->bytes = floe_state_column_count(s, 7);
+	t->files = floe_state_column_count(s, 8);
 	const char **more[] = { &t->snapshot_id, &t->watermark, &t->source_position, &t->detail, &t->error,
 				&t->cause, &t->started_at, &t->finished_at };
 	for (int i = 0; i < 8; i++)
-		*more[i] = dup_col(a, s, i + 9);
+		*more[i] = floe_state_column_dup(a, s, i + 9);
 }
 
 int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_run **out, size_t *n_out)

@@ -64,6 +64,36 @@ int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_
 int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name,
 			       const char *const *states, floe_state_table_run **out);
 
+/* One reconciliation of one table (reconcile.c): what `floe status` and `floe reconcile` show. */
+typedef struct floe_state_reconcile {
+	const char *run_id;
+	const char *table_name;      /* "bronze.orders" */
+	const char *tier;            /* "V1" | "V2" | "V3" */
+	const char *outcome;         /* "verified" | "diverged" | "unverified" | "failed" */
+	const char *snapshot_id;     /* the bronze snapshot compared */
+	int64_t source_rows, lake_rows;
+	const char *control;         /* the planted control, NULL: none */
+	int control_fired;           /* 1, 0; -1: no control */
+	int64_t diverged_buckets;    /* -1: V3 did not run */
+	const char *diverged_keys;   /* JSON array, NULL: not narrowed */
+	const char *numbers;         /* both sides' numbers, JSON */
+	const char *detail, *error;
+	int64_t duration_ms;
+	const char *started_at;      /* filled by the ledger when NULL */
+	const char *finished_at;
+} floe_state_reconcile;
+
+#define FLOE_STATE_RECONCILE_INIT { .source_rows = -1, .lake_rows = -1, .control_fired = -1, .diverged_buckets = -1, .duration_ms = -1 }
+
+/* Insert or replace the result of (run_id, table_name). */
+int floe_state_reconcile_put(floe_state *st, const floe_state_reconcile *r);
+
+/* The newest result of every table, ordered by table name. Owned by `arena`. */
+int floe_state_reconcile_latest(floe_state *st, floe_arena *arena, floe_state_reconcile **out, size_t *n_out);
+
+/* How many results `table_name` has (the planted control rotates on it). */
+int floe_state_reconcile_count(floe_state *st, const char *table_name, int64_t *out);
+
 /* Now as ISO 8601 UTC with milliseconds, into buf (at least 32 bytes). */
 void floe_state_now(char *buf, size_t size);
 

@@ -169,3 +169,38 @@ FLOE_TEST(engine_does_not_fetch_extensions)
 	floe_buf_free(&out);
 	floe_engine_close(engine);
 }
+
+/* floe's hashtextextended in DuckDB returns what PostgreSQL returns (values from PostgreSQL 15). */
+FLOE_TEST(engine_hashtextextended_matches_postgres)
+{
+	floe_engine *engine = NULL;
+	floe_engine_result *res = NULL;
+
+	FLOE_CHECK(floe_engine_open(&engine, NULL) == 0);
+	FLOE_CHECK(floe_engine_query(engine, &res,
+				     "select hashtextextended('', 0), hashtextextended('abc', 1),"
+				     " hashtextextended('The quick brown fox jumps over the lazy dog', 0),"
+				     " hashtextextended('ünï ☃', 8243819122212345678), hashtextextended(NULL, 0),"
+				     " hashtextextended('a', NULL)") == 0);
+	if (res) {
+		FLOE_CHECK_STR(floe_engine_result_text(res, 0, 0), "-6939563903564495251");
+		FLOE_CHECK_STR(floe_engine_result_text(res, 0, 1), "2125675926272891485");
+		FLOE_CHECK_STR(floe_engine_result_text(res, 0, 2), "2182139051089226439");
+		FLOE_CHECK_STR(floe_engine_result_text(res, 0, 3), "9073333025453900614");
+		FLOE_CHECK(floe_engine_result_text(res, 0, 4) == NULL);
+		FLOE_CHECK(floe_engine_result_text(res, 0, 5) == NULL);
+	}
+	floe_engine_result_free(res);
+	res = NULL;
+	/* Over many rows (several chunks, inline and pointer strings, some NULL): the sum PostgreSQL gives. */
+	FLOE_CHECK(floe_engine_query(engine, &res,
+				     "select sum(hashtextextended(case when i % 7 = 0 then null else repeat('x', i % 40) || i end, i)),"
+				     " count(hashtextextended(case when i % 7 = 0 then null else 'v' end, 0))"
+				     " from range(1, 10001) t(i)") == 0);
+	if (res) {
+		FLOE_CHECK_STR(floe_engine_result_text(res, 0, 0), "196215889636533867998");
+		FLOE_CHECK_STR(floe_engine_result_text(res, 0, 1), "8572");
+	}
+	floe_engine_result_free(res);
+	floe_engine_close(engine);
+}

@@ -1,0 +1,26 @@
+/*
+ * pghash.h — PostgreSQL's 64-bit text hash, computed outside PostgreSQL.
+ *
+ * `hashtextextended(text, seed)` (PostgreSQL ≥ 11) hashes a value's bytes with
+ * Bob Jenkins' lookup3 (2006) in its 64-bit form: three 32-bit lanes set up
+ * from the length, perturbed by the seed, mixed twelve bytes at a time, the
+ * last up-to-eleven bytes added in little-endian order, and the final mix's
+ * lanes b and c returned as (b << 32) | c. This is that function, written for
+ * floe from the algorithm's description, so the lake side of reconciliation
+ * (DuckDB, through src/engine) computes the very numbers the source computes.
+ *
+ * PostgreSQL reads words in the server's byte order; this code matches servers
+ * on little-endian machines (x86-64, arm64 Linux) — reconciliation checks a
+ * probe value against the server before trusting it. Text hashes the value's
+ * bytes under a deterministic collation, as here.
+ */
+#ifndef FLOE_BASE_PGHASH_H
+#define FLOE_BASE_PGHASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* hashtextextended(`len` bytes at `data`, seed) as PostgreSQL's uint64 (its int8 result, cast). */
+uint64_t floe_pghash_extended(const void *data, size_t len, uint64_t seed);
+
+#endif

@@ -1,0 +1,16 @@
+/*
+ * engine_int.h — what the files of src/engine share and nobody else sees.
+ */
+#ifndef FLOE_ENGINE_ENGINE_INT_H
+#define FLOE_ENGINE_ENGINE_INT_H
+
+#include "engine/duckdb_capi.h"
+
+/*
+ * Register floe's own scalar functions on `conn` (functions.c):
+ * hashtextextended(VARCHAR, BIGINT) → BIGINT, PostgreSQL's function of that name.
+ * Sets the error chain on failure.
+ */
+int floe_engine_register_functions(duckdb_connection conn);
+
+#endif

@@ -1,0 +1,301 @@
+/*
+ * lake.c — the lake side of reconciliation: DuckDB over exactly the data files
+ * of one bronze Iceberg snapshot.
+ *
+ * `read_parquet` reads the files with a schema that maps each Iceberg field id to
+ * the name c<id> and the type the lock gives it, so a renamed column is still the
+ * same column, and a column a file lacks reads as NULL. floe's own Parquet reader
+ * is never used: a writer bug must not hide behind a matching reader bug.
+ *
+ * One pass over the files aggregates every measure per bucket into a temporary
+ * table `parts`; the whole-table numbers combine the buckets, and the planted
+ * control (control.c) combines them with one bucket replaced by its altered copy.
+ */
+#include "reconcile/reconcile_int.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "engine/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct rc_lake {
+	floe_engine *engine;
+	const rc_table *t;
+	int64_t buckets;
+};
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Run `sql` (a statement when `out` is NULL), its duration in the debug log. */
+static int timed(floe_engine_result **out, rc_lake *lake, const char *what, const char *sql)
+{
+	double t0 = now_seconds();
+	int rc = out ? floe_engine_query(lake->engine, out, sql) : floe_engine_exec(lake->engine, sql);
+	floe_log_debug("reconcile: lake %s in %.3f s", what, now_seconds() - t0);
+	return rc;
+}
+
+/* `s` as a SQL string literal. */
+static void put_literal(floe_buf *out, const char *s)
+{
+	floe_buf_putc(out, '\'');
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			floe_buf_putc(out, '\'');
+		floe_buf_putc(out, *p);
+	}
+	floe_buf_putc(out, '\'');
+}
+
+/* The view `lake`: rid (file index << 32 | row number) and c<id> for every column read. */
+static void lake_view(floe_buf *q, const rc_table *t, const char *const *paths, size_t n_paths)
+{
+	floe_buf_puts(q, "CREATE TEMP VIEW lake AS SELECT ");
+	if (n_paths == 0) {
+		floe_buf_puts(q, "NULL::BIGINT AS rid");
+		for (size_t i = 0; i < t->n; i++)
+			if (t->cols[i].duck_type)
+				floe_buf_printf(q, ", NULL::%s AS %s", t->cols[i].duck_type, t->cols[i].ident);
+		floe_buf_puts(q, " WHERE false");
+		return;
+	}
+	floe_buf_puts(q, "CAST(file_index AS BIGINT) * 4294967296 + file_row_number AS rid");
+	for (size_t i = 0; i < t->n; i++)
+		if (t->cols[i].duck_type)
+			floe_buf_printf(q, ", %s", t->cols[i].ident);
+	floe_buf_puts(q, " FROM read_parquet([");
+	for (size_t i = 0; i < n_paths; i++) {
+		floe_buf_puts(q, i ? ", " : "");
+		put_literal(q, paths[i]);
+	}
+	floe_buf_puts(q, "], file_row_number = true, schema = MAP {");
+	size_t n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const rc_column *c = &t->cols[i];
+		if (!c->duck_type)
+			continue;
+		floe_buf_printf(q, "%s%d: {name: '%s', type: '%s', default_value: NULL}", n++ ? ", " : "", c->field_id,
+				c->ident, c->duck_type);
+	}
+	floe_buf_puts(q, "})");
+}
+
+int rc_lake_open(rc_lake **out, floe_arena *arena, const rc_table *t, const char *const *paths, size_t n_paths,
+		 int64_t buckets)
+{
+	rc_lake *lake = floe_xcalloc(1, sizeof(*lake));
+	floe_buf q = FLOE_BUF_INIT;
+	int error = -1;
+	(void)arena;
+	*out = NULL;
+	lake->t = t;
+	lake->buckets = buckets;
+	if (floe_engine_open(&lake->engine, NULL) < 0)
+		goto cleanup;
+	lake_view(&q, t, paths, n_paths);
+	floe_buf_puts(&q, "; CREATE TEMP VIEW lake_b AS SELECT *, ");
+	rc_bucket_expr(&q, t, RC_DUCK, buckets);
+	floe_buf_puts(&q, " AS b FROM lake");
+	if (floe_engine_exec(lake->engine, floe_buf_cstr(&q)) < 0)
+		goto cleanup;
+	*out = lake;
+	lake = NULL;
+	error = 0;
+cleanup:
+	floe_buf_free(&q);
+	rc_lake_close(lake);
+	return error;
+}
+
+/* `SELECT b, <partials>[, sum(<hash>) AS hs] FROM <rows> GROUP BY b`; `rows` has lake_b's shape. */
+static void parts_select(floe_buf *q, const rc_lake *lake, const rc_metric *metrics, size_t n,
+			 floe_reconcile_tier tier, const char *rows)
+{
+	floe_buf_puts(q, "SELECT b");
+	for (size_t i = 0; i < n; i++) {
+		if (metrics[i].distinct)
+			continue;
+		floe_buf_puts(q, ", ");
+		rc_metric_partial(q, lake->t, RC_DUCK, &metrics[i], i);
+	}
+	if (tier >= FLOE_RECONCILE_V3) {
+		floe_buf_puts(q, ", sum(");
+		rc_hash_expr(q, lake->t, RC_DUCK);
+		floe_buf_puts(q, ") AS hs");
+	}
+	floe_buf_printf(q, " FROM %s GROUP BY b", rows);
+}
+
+/* The whole-table values from the parts in `from`; distinct counts from `distinct` (per metric, or NULL). */
+static int read_values(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_metric *metrics, size_t n,
+		       const char *from, const char *const *distinct)
+{
+	floe_buf q = FLOE_BUF_INIT;
+	floe_engine_result *r = NULL;
+	int error = -1;
+	floe_buf_puts(&q, "SELECT 0");
+	for (size_t i = 0; i < n; i++) {
+		if (metrics[i].distinct)
+			continue;
+		floe_buf_puts(&q, ", ");
+		rc_metric_final(&q, lake->t, RC_DUCK, &metrics[i], i);
+	}
+	floe_buf_printf(&q, " FROM %s", from);
+	if (timed(&r, lake, "values", floe_buf_cstr(&q)) < 0)
+		goto cleanup;
+	out->values = floe_arena_alloc(arena, (n + 1) * sizeof(char *));
+	size_t col = 1;
+	for (size_t i = 0; i < n; i++) {
+		const char *v = metrics[i].distinct ? (distinct ? distinct[i] : NULL)
+						    : floe_engine_result_text(r, 0, col++);
+		out->values[i] = v ? floe_arena_strdup(arena, v) : NULL;
+	}
+	error = 0;
+cleanup:
+	floe_engine_result_free(r);
+	floe_buf_free(&q);
+	return error;
+}
+
+static int read_buckets(rc_side *out, rc_lake *lake, floe_arena *arena, const char *from)
+{
+	floe_buf q = FLOE_BUF_INIT;
+	floe_engine_result *r = NULL;
+	int error = -1;
+	/* m0 is the row count: the first metric is always "rows". */
+	floe_buf_printf(&q, "SELECT b, m0, hs::VARCHAR FROM %s ORDER BY b", from);
+	if (timed(&r, lake, "buckets", floe_buf_cstr(&q)) < 0)
+		goto cleanup;
+	out->n_buckets = floe_engine_result_rows(r);
+	out->buckets = floe_arena_alloc(arena, (out->n_buckets + 1) * sizeof(rc_bucket_row));
+	for (size_t i = 0; i < out->n_buckets; i++) {
+		out->buckets[i].bucket = strtoll(floe_engine_result_text(r, i, 0), NULL, 10);
+		out->buckets[i].rows = strtoll(floe_engine_result_text(r, i, 1), NULL, 10);
+		const char *sum = floe_engine_result_text(r, i, 2);
+		out->buckets[i].sum = floe_arena_strdup(arena, sum ? sum : "0");
+	}
+	error = 0;
+cleanup:
+	floe_engine_result_free(r);
+	floe_buf_free(&q);
+	return error;
+}
+
+/* count(DISTINCT …) over the whole lake, per distinct metric (NULL elsewhere). */
+static int read_distinct(const char ***out, rc_lake *lake, floe_arena *arena, const rc_metric *metrics, size_t n)
+{
+	floe_buf q = FLOE_BUF_INIT;
+	floe_engine_result *r = NULL;
+	int error = -1;
+	const char **values = floe_arena_alloc(arena, (n + 1) * sizeof(char *));
+	size_t wanted = 0;
+	*out = values;
+	floe_buf_puts(&q, "SELECT 0");
+	for (size_t i = 0; i < n; i++) {
+		if (!metrics[i].distinct)
+			continue;
+		floe_buf_puts(&q, ", ");
+		rc_metric_partial(&q, lake->t, RC_DUCK, &metrics[i], i);
+		wanted++;
+	}
+	if (wanted == 0) {
+		error = 0;
+		goto cleanup;
+	}
+	floe_buf_puts(&q, " FROM lake");
+	if (timed(&r, lake, "distinct counts", floe_buf_cstr(&q)) < 0)
+		goto cleanup;
+	size_t col = 1;
+	for (size_t i = 0; i < n; i++)
+		if (metrics[i].distinct)
+			values[i] = floe_arena_strdup(arena, floe_engine_result_text(r, 0, col++));
+	error = 0;
+cleanup:
+	floe_engine_result_free(r);
+	floe_buf_free(&q);
+	return error;
+}
+
+int rc_lake_measure(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_metric *metrics, size_t n_metrics,
+		    floe_reconcile_tier tier)
+{
+	floe_buf q = FLOE_BUF_INIT;
+	const char **distinct = NULL;
+	double t0 = now_seconds();
+	int error = -1;
+	memset(out, 0, sizeof(*out));
+	floe_buf_puts(&q, "CREATE OR REPLACE TEMP TABLE parts AS ");
+	parts_select(&q, lake, metrics, n_metrics, tier, "lake_b");
+	if (timed(NULL, lake, "parts", floe_buf_cstr(&q)) < 0 ||
+	    read_distinct(&distinct, lake, arena, metrics, n_metrics) < 0 ||
+	    read_values(out, lake, arena, metrics, n_metrics, "parts", distinct) < 0 ||
+	    (tier >= FLOE_RECONCILE_V3 && read_buckets(out, lake, arena, "parts") < 0)) {
+		floe_error_context("while measuring the lake side");
+		goto cleanup;
+	}
+	out->seconds = now_seconds() - t0;
+	error = 0;
+cleanup:
+	floe_buf_free(&q);
+	return error;
+}
+
+int rc_lake_measure_altered(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_metric *metrics,
+			    size_t n_metrics, floe_reconcile_tier tier, int64_t bucket, const char *altered_sql,
+			    const rc_side *real)
+{
+	floe_buf q = FLOE_BUF_INIT, rows = FLOE_BUF_INIT;
+	char from[96];
+	int error = -1;
+	memset(out, 0, sizeof(*out));
+	/* The altered rows get their bucket from their own (possibly altered) values. */
+	floe_buf_puts(&rows, "(SELECT *, ");
+	rc_bucket_expr(&rows, lake->t, RC_DUCK, lake->buckets);
+	floe_buf_printf(&rows, " AS b FROM (%s) AS altered)", altered_sql);
+	floe_buf_puts(&q, "CREATE OR REPLACE TEMP TABLE altered_parts AS ");
+	parts_select(&q, lake, metrics, n_metrics, tier, floe_buf_cstr(&rows));
+	snprintf(from, sizeof(from), "(SELECT * FROM parts WHERE b <> %lld UNION ALL SELECT * FROM altered_parts) AS x",
+		 (long long)bucket);
+	if (timed(NULL, lake, "altered parts", floe_buf_cstr(&q)) < 0 ||
+	    read_values(out, lake, arena, metrics, n_metrics, from, real->values) < 0 ||
+	    (tier >= FLOE_RECONCILE_V3 && read_buckets(out, lake, arena, from) < 0)) {
+		floe_error_context("while measuring the planted control");
+		goto cleanup;
+	}
+	error = 0;
+cleanup:
+	floe_buf_free(&q);
+	floe_buf_free(&rows);
+	return error;
+}
+
+int rc_lake_query(floe_engine_result **out, rc_lake *lake, const char *sql)
+{
+	return timed(out, lake, "probe", sql);
+}
+
+const rc_table *rc_lake_table(const rc_lake *lake)
+{
+	return lake->t;
+}
+
+int64_t rc_lake_buckets(const rc_lake *lake)
+{
+	return lake->buckets;
+}
+
+void rc_lake_close(rc_lake *lake)
+{
+	if (!lake)
+		return;
+	floe_engine_close(lake->engine);
+	free(lake);
+}

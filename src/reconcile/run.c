@@ -1,0 +1,195 @@
+/*
+ * run.c — `floe reconcile`: each loadable table of the deployed plan against its
+ * current bronze snapshot, one after another, every result in the run ledger.
+ * The planted control rotates per table on how many times it was reconciled.
+ */
+#include "reconcile/reconcile.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/json.h"
+#include "base/log.h"
+#include "state/state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct owned {
+	floe_arena *arena;
+	floe_lock *lock;
+} owned;
+
+static bool loadable(const floe_lock_table *t)
+{
+	return strcmp(t->mode, "full") == 0 || strcmp(t->mode, "incremental") == 0;
+}
+
+static bool wanted(const floe_reconcile_opts *o, const floe_lock_table *t)
+{
+	for (size_t i = 0; o->tables && i < o->n_tables; i++)
+		if (floe_lock_table_named(t, o->tables[i]))
+			return true;
+	return !o->tables;
+}
+
+static int check_names(const floe_lock *lock, const floe_reconcile_opts *o)
+{
+	for (size_t i = 0; i < o->n_tables; i++) {
+		const floe_lock_table *hit = NULL;
+		for (size_t k = 0; k < floe_lock_count(lock) && !hit; k++)
+			if (floe_lock_table_named(floe_lock_at(lock, k), o->tables[i]))
+				hit = floe_lock_at(lock, k);
+		if (!hit) {
+			floe_error_set(FLOE_ERR_USAGE, "table \"%s\" is not in the deployed plan", o->tables[i]);
+			floe_error_hint("Name it as bronze.TABLE or SCHEMA.TABLE; `floe status` lists them.");
+			return -1;
+		}
+		if (!loadable(hit)) {
+			floe_error_set(FLOE_ERR_USAGE, "table \"%s\" is %s in the deployed plan: there is nothing to reconcile",
+				       o->tables[i], hit->mode);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The narrowed keys as a JSON array of arrays of the key columns' text. */
+static void keys_json(floe_buf *out, const floe_reconcile_result *r)
+{
+	floe_json_writer w;
+	floe_json_write_init(&w, out, false);
+	floe_json_write_begin_array(&w, true);
+	for (size_t i = 0; i < r->n_keys; i++) {
+		floe_json_write_begin_array(&w, true);
+		for (size_t k = 0; k < r->keys[i].n_values; k++)
+			floe_json_write_cstr(&w, r->keys[i].values[k]);
+		floe_json_write_end_array(&w);
+	}
+	floe_json_write_end_array(&w);
+	floe_json_write_finish(&w);
+}
+
+/* The result in the ledger; a ledger failure is logged, never the table's outcome. */
+static void record(floe_state *st, const floe_reconcile_result *r, const char *started)
+{
+	floe_state_reconcile rec = FLOE_STATE_RECONCILE_INIT;
+	floe_buf numbers = FLOE_BUF_INIT, keys = FLOE_BUF_INIT;
+	char finished[32], snap[32] = "";
+	floe_state_now(finished, sizeof(finished));
+	if (r->snapshot_id > 0)
+		snprintf(snap, sizeof(snap), "%lld", (long long)r->snapshot_id);
+	floe_reconcile_result_json(&numbers, r);
+	keys_json(&keys, r);
+	rec.run_id = r->run_id;
+	rec.table_name = r->table;
+	rec.tier = floe_reconcile_tier_name(r->tier);
+	rec.outcome = floe_reconcile_outcome_name(r->outcome);
+	rec.snapshot_id = snap[0] ? snap : NULL;
+	rec.source_rows = r->outcome == FLOE_RECONCILE_FAILED ? -1 : r->source_rows;
+	rec.lake_rows = r->outcome == FLOE_RECONCILE_FAILED ? -1 : r->lake_rows;
+	rec.control = r->control;
+	rec.control_fired = r->control ? r->control_fired : -1;
+	rec.diverged_buckets = r->buckets > 0 ? (int64_t)r->n_diverged : -1;
+	rec.diverged_keys = r->n_keys ? floe_buf_cstr(&keys) : NULL;
+	rec.numbers = floe_buf_cstr(&numbers);
+	rec.detail = r->detail;
+	rec.error = r->error;
+	rec.duration_ms = (int64_t)(r->seconds * 1000);
+	rec.started_at = started;
+	rec.finished_at = finished;
+	if (floe_state_reconcile_put(st, &rec) < 0) {
+		floe_log_warn("could not record the reconciliation of %s in the run ledger", r->table);
+		floe_error_clear();
+	}
+	floe_buf_free(&numbers);
+	floe_buf_free(&keys);
+}
+
+static void count_outcome(floe_reconcile_report *rep, const floe_reconcile_result *r)
+{
+	switch (r->outcome) {
+	case FLOE_RECONCILE_VERIFIED:
+		rep->n_verified++;
+		break;
+	case FLOE_RECONCILE_DIVERGED:
+		rep->n_diverged++;
+		break;
+	case FLOE_RECONCILE_UNVERIFIED:
+		rep->n_unverified++;
+		break;
+	case FLOE_RECONCILE_FAILED:
+		rep->n_failed++;
+		break;
+	}
+}
+
+static void reconcile_one(floe_reconcile_report *rep, floe_state *st, floe_arena *arena, const floe_config *config,
+			  const floe_reconcile_opts *opts, const floe_lock_table *t)
+{
+	floe_reconcile_request req = FLOE_RECONCILE_REQUEST_INIT;
+	floe_reconcile_result *r = NULL;
+	int64_t seq = 0;
+	char started[32];
+	floe_state_now(started, sizeof(started));
+	if (floe_state_reconcile_count(st, t->bronze, &seq) < 0)
+		floe_error_clear(); /* the rotation starts over: not worth failing for */
+	req.config = config;
+	req.table = t;
+	req.tier = opts->tier;
+	req.run_id = rep->run_id;
+	req.control = opts->control;
+	req.pg_snapshot = opts->pg_snapshot;
+	req.control_seq = (uint64_t)seq;
+	if (floe_reconcile_table(&r, arena, &req) < 0) {
+		floe_log_warn("%s", r->error);
+		floe_error_clear();
+	}
+	record(st, r, started);
+	rep->results[rep->n_results++] = r;
+	count_outcome(rep, r);
+}
+
+int floe_reconcile_run(floe_reconcile_report *out, const floe_config *config, const floe_reconcile_opts *opts)
+{
+	floe_reconcile_opts defaults = FLOE_RECONCILE_OPTS_INIT;
+	floe_state *st = NULL;
+	if (!opts)
+		opts = &defaults;
+	memset(out, 0, sizeof(*out));
+	owned *own = floe_xcalloc(1, sizeof(*own));
+	out->owned = own;
+	own->arena = floe_arena_new();
+	const char *path = floe_arena_printf(own->arena, "%s/pipeline/lakehouse.lock.json", config->project_dir);
+	if (floe_lock_load(&own->lock, path) < 0) {
+		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
+		return -1;
+	}
+	if (floe_reconcile_control_check(opts->control) < 0 || check_names(own->lock, opts) < 0 ||
+	    floe_state_open(&st, config->project_dir) < 0)
+		return -1;
+	if (floe_state_run_begin(st, opts->command ? opts->command : "reconcile", out->run_id) < 0) {
+		floe_state_close(st);
+		return -1;
+	}
+	size_t n = floe_lock_count(own->lock);
+	out->results = floe_arena_alloc(own->arena, (n + 1) * sizeof(floe_reconcile_result *));
+	for (size_t i = 0; i < n; i++) {
+		const floe_lock_table *t = floe_lock_at(own->lock, i);
+		if (loadable(t) && wanted(opts, t))
+			reconcile_one(out, st, own->arena, config, opts, t);
+	}
+	floe_state_run_end(st, out->run_id, out->n_failed ? "failed" : "ok");
+	floe_state_close(st);
+	return 0;
+}
+
+void floe_reconcile_report_free(floe_reconcile_report *report)
+{
+	owned *own = report ? report->owned : NULL;
+	if (!own)
+		return;
+	floe_lock_free(own->lock);
+	floe_arena_free(own->arena);
+	free(own);
+	report->owned = NULL;
+}

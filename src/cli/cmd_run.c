@@ -6,6 +6,7 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "bronze/bronze.h"
+#include "reconcile/reconcile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 static const floe_cli_option options[] = {
 	{ "table", 't', "TABLE", "load only this table (bronze.NAME or SCHEMA.NAME); repeatable, or comma-separated" },
 	{ "jobs", 'j', "N", "tables loaded at once (default 2)" },
+	{ "tier", 0, "V1|V2|V3", "how each load is reconciled with its source (default V3)" },
+	{ "no-reconcile", 0, NULL, "load without reconciling (tables stay unverified)" },
 	{ "json", 0, NULL, "print the outcome as JSON" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -49,16 +52,19 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 			floe_buf_printf(out, " read in %.1f s (%.1f MB/s), %lld file%s, snapshot %lld\n", r->seconds,
 					r->seconds > 0 ? (double)r->bytes / 1e6 / r->seconds : 0.0, (long long)r->files,
 					r->files == 1 ? "" : "s", (long long)r->snapshot_id);
-			if (strcmp(r->mode, "incremental") == 0 && r->detail)
+			if ((strcmp(r->mode, "incremental") == 0 || r->repaired) && r->detail)
 				floe_buf_printf(out, "           %.*s\n", detail_len(r->detail), r->detail);
+			if (r->check_state)
+				floe_buf_printf(out, "           %s%s: %s\n", r->check_state, r->repaired ? " after a repair" : "",
+						r->check_detail ? r->check_detail : "");
 		} else if (strcmp(r->state, "failed") == 0) {
 			floe_buf_printf(out, "%s\n           probable cause: %s\n", r->error, r->cause);
 		} else {
 			floe_buf_printf(out, "%s\n", r->detail ? r->detail : "");
 		}
 	}
-	floe_buf_printf(out, "%zu table%s, %zu failed\n", rep->n_results, rep->n_results == 1 ? "" : "s",
-			rep->n_failed);
+	floe_buf_printf(out, "%zu table%s, %zu failed, %zu not verified\n", rep->n_results,
+			rep->n_results == 1 ? "" : "s", rep->n_failed, rep->n_unproven);
 }
 
 static void render_json(floe_buf *out, const floe_bronze_report *rep)
@@ -79,9 +85,11 @@ static void render_json(floe_buf *out, const floe_bronze_report *rep)
 		floe_json_put_member(out, "detail", r->detail);
 		floe_json_put_member(out, "error", r->error);
 		floe_json_put_member(out, "cause", r->cause);
-		floe_buf_putc(out, '}');
+		floe_json_put_member(out, "check", r->check_state);
+		floe_json_put_member(out, "check_detail", r->check_detail);
+		floe_buf_printf(out, ",\"repaired\":%s}", r->repaired ? "true" : "false");
 	}
-	floe_buf_printf(out, "],\"failed\":%zu}\n", rep->n_failed);
+	floe_buf_printf(out, "],\"failed\":%zu,\"not_verified\":%zu}\n", rep->n_failed, rep->n_unproven);
 }
 
 static int run(floe_cli_ctx *ctx)
@@ -92,8 +100,11 @@ static int run(floe_cli_ctx *ctx)
 	floe_buf out = FLOE_BUF_INIT;
 	char *tables[MAX_TABLES];
 	size_t n_tables = floe_cli_values(ctx, "table", tables, MAX_TABLES);
-	const char *jobs = floe_cli_value(ctx, "jobs");
+	const char *jobs = floe_cli_value(ctx, "jobs"), *tier = floe_cli_value(ctx, "tier");
+	floe_reconcile_check_opts check = { NULL, FLOE_RECONCILE_V3, NULL };
 	int rc = -1;
+	if (tier && floe_reconcile_tier_parse(&check.tier, tier) < 0)
+		goto cleanup;
 	if (jobs) {
 		int64_t j;
 		if (floe_text_parse_int64(&j, jobs, strlen(jobs), 1, 64) < 0) {
@@ -105,14 +116,21 @@ static int run(floe_cli_ctx *ctx)
 	opts.tables = n_tables ? (const char *const *)tables : NULL;
 	opts.n_tables = n_tables;
 	opts.progress = isatty(2) && !floe_cli_flag(ctx, "json");
-	if (floe_cli_load_config(&config, ctx) < 0 || floe_bronze_run(&rep, config, &opts) < 0)
+	if (floe_cli_load_config(&config, ctx) < 0)
+		goto cleanup;
+	check.config = config;
+	if (!floe_cli_flag(ctx, "no-reconcile")) {
+		opts.check = floe_reconcile_bronze_check;
+		opts.check_ctx = &check;
+	}
+	if (floe_bronze_run(&rep, config, &opts) < 0)
 		goto cleanup;
 	if (floe_cli_flag(ctx, "json"))
 		render_json(&out, &rep);
 	else
 		render_text(&out, &rep);
 	floe_cli_out(&out);
-	rc = rep.n_failed ? 1 : 0;
+	rc = rep.n_failed || rep.n_unproven ? 1 : 0;
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
 		free(tables[i]);
@@ -125,15 +143,20 @@ cleanup:
 const floe_cli_command floe_cmd_run = {
 	.name = "run",
 	.summary = "load the deployed plan's tables into bronze (Iceberg), one snapshot each",
-	.usage = "run [--table TABLE …] [--jobs N] [--json]",
+	.usage = "run [--table TABLE …] [--jobs N] [--tier V1|V2|V3] [--no-reconcile] [--json]",
 	.description =
 		"Loads every table of pipeline/lakehouse.lock.json (written by `floe generate`) into its\n"
 		"bronze Iceberg table. Each table is read in one repeatable-read, read-only transaction,\n"
-		"streamed with COPY … (FORMAT binary) into Parquet, and committed as one snapshot that\n"
-		"replaces the previous one; its summary records the run id and the source's snapshot\n"
-		"position. A failed table keeps its previous snapshot; two loads of one table never\n"
-		"overlap. Every outcome goes to the run ledger (.floe/state.db) that `floe status` reads.\n"
-		"Exit 0 when every table loaded, 1 when one failed.",
+		"streamed with COPY … (FORMAT binary) into Parquet, and committed as one snapshot: a\n"
+		"full table is replaced, an incremental one gets the rows past its watermark upserted\n"
+		"by key (docs/bronze.md); the summary records the run id, the watermark and the source's\n"
+		"snapshot position. Then, still in the load's source transaction, the table is\n"
+		"reconciled with the source at that very snapshot (floe reconcile, V3 unless --tier);\n"
+		"diverged rows are re-copied and the table reconciled again. A failed table keeps its\n"
+		"previous snapshot; two loads of one table never overlap. Every outcome goes to the run\n"
+		"ledger (.floe/state.db) that `floe status` reads.\n"
+		"Exit 0 when every table loaded and was verified, 1 when one failed, diverged or could\n"
+		"not be verified.",
 	.examples = "  floe run\n  floe run --table public.orders --table bronze.customers --jobs 2\n"
 		    "  floe run --json | jq '.tables[] | select(.state == \"failed\")'\n",
 	.options = options,

@@ -24,6 +24,7 @@
 #define FLOE_RECONCILE_RECONCILE_H
 
 #include "base/buf.h"
+#include "bronze/bronze.h"
 #include "config/config.h"
 #include "plan/lock.h"
 
@@ -193,5 +194,21 @@ typedef struct floe_reconcile_report {
  */
 int floe_reconcile_run(floe_reconcile_report *out, const floe_config *config, const floe_reconcile_opts *opts);
 void floe_reconcile_report_free(floe_reconcile_report *report);
+
+/* ---- the check after every bronze load (check.c) ---- */
+
+typedef struct floe_reconcile_check_opts {
+	const floe_config *config;
+	floe_reconcile_tier tier;
+	const char *control;           /* NULL: rotate */
+} floe_reconcile_check_opts;
+
+/*
+ * A floe_bronze_check_fn (bronze.h): `ctx` is a floe_reconcile_check_opts. Reconciles
+ * the table at the load's exported source snapshot and committed bronze snapshot,
+ * records the result in the run ledger, and on the first attempt hands back the keys
+ * of a diverged table (narrowed, at most 10 000) for the load to re-copy.
+ */
+int floe_reconcile_bronze_check(void *ctx, floe_bronze_check *check);
 
 #endif

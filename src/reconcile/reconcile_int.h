@@ -207,4 +207,8 @@ int rc_control_run_one(rc_control_run *out, floe_arena *arena, rc_lake *lake, co
 		       size_t n_metrics, floe_reconcile_tier tier, const rc_side *source, const rc_diff *real,
 		       const char *name, uint64_t seq);
 
+/* ledger.c: the result in the run ledger; a ledger failure is logged, never the outcome. */
+typedef struct floe_state floe_state;
+void rc_record(floe_state *st, const floe_reconcile_result *r, const char *started);
+
 #endif

@@ -1,0 +1,64 @@
+/*
+ * check.c — reconciliation as the check after every bronze load
+ * (floe_bronze_check_fn): the table compared at the very source snapshot the load
+ * read (imported from the load's still-open transaction) against the snapshot it
+ * committed, recorded in the run ledger; a diverged table's keys are handed back so
+ * the load re-copies them, and the second call proves the repair.
+ */
+#include "reconcile/reconcile_int.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "state/state.h"
+
+#include <string.h>
+
+#define REPAIR_MAX_KEYS 10000 /* beyond this a table diverged too far for a repair by key */
+
+/* The narrowed keys, row-major, as the repair takes them; none when a key is incomplete. */
+static void repair_keys(floe_bronze_check *c, const floe_reconcile_result *r)
+{
+	size_t width = c->table->n_key, n = 0;
+	const char **keys = floe_arena_alloc(c->arena, (r->n_keys * width + 1) * sizeof(char *));
+	for (size_t i = 0; i < r->n_keys; i++) {
+		if (r->keys[i].n_values != width)
+			return;
+		for (size_t k = 0; k < width; k++)
+			keys[n++] = r->keys[i].values[k];
+	}
+	c->repair_keys = keys;
+	c->n_repair_keys = r->n_keys;
+}
+
+int floe_reconcile_bronze_check(void *ctx, floe_bronze_check *c)
+{
+	const floe_reconcile_check_opts *o = ctx;
+	floe_reconcile_request req = FLOE_RECONCILE_REQUEST_INIT;
+	floe_reconcile_result *r = NULL;
+	floe_state *st = NULL;
+	int64_t seq = 0;
+	char started[32];
+	floe_state_now(started, sizeof(started));
+	if (floe_state_open(&st, o->config->project_dir) < 0)
+		return -1;
+	if (floe_state_reconcile_count(st, c->table->bronze, &seq) < 0)
+		floe_error_clear(); /* the rotation starts over: not worth failing for */
+	req.config = o->config;
+	req.table = c->table;
+	req.snapshot_id = c->snapshot_id;
+	req.pg_snapshot = c->pg_snapshot;
+	req.tier = o->tier;
+	req.run_id = c->run_id;
+	req.control = o->control;
+	req.control_seq = (uint64_t)seq;
+	req.max_keys = REPAIR_MAX_KEYS;
+	if (floe_reconcile_table(&r, c->arena, &req) < 0)
+		floe_error_clear(); /* r says failed, with the error's text */
+	rc_record(st, r, started);
+	floe_state_close(st);
+	c->state = floe_reconcile_outcome_name(r->outcome);
+	c->detail = r->error ? r->error : r->detail;
+	if (r->outcome == FLOE_RECONCILE_DIVERGED && c->attempt == 0 && c->table->n_key && r->n_keys &&
+	    r->n_keys < REPAIR_MAX_KEYS)
+		repair_keys(c, r);
+	return 0;
+}

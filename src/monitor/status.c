@@ -82,7 +82,8 @@ static const floe_state_reconcile *reconcile_of(const floe_state_reconcile *all,
 
 /*
  * The newest reconciliation, and the state it gives a loaded table: a result about
- * the snapshot the last good load committed, made after that load, decides.
+ * the snapshot the last good load committed, made by that load's run (the check
+ * after every load) or after it (`floe reconcile`), decides.
  */
 static void fill_reconcile(floe_status_row *row, const floe_state_reconcile *rec, const floe_state_table_run *last)
 {
@@ -101,8 +102,9 @@ static void fill_reconcile(floe_status_row *row, const floe_state_reconcile *rec
 	row->reconcile.detail = rec->detail;
 	row->reconcile.error = rec->error;
 	row->reconcile.current = row->snapshot_id && rec->snapshot_id && strcmp(row->snapshot_id, rec->snapshot_id) == 0;
+	bool same_run = last && last->run_id && rec->run_id && strcmp(last->run_id, rec->run_id) == 0;
 	if (!row->reconcile.current || strcmp(row->state, "loaded") != 0 || !last || !last->finished_at ||
-	    !rec->started_at || strcmp(rec->started_at, last->finished_at) < 0)
+	    (!same_run && (!rec->started_at || strcmp(rec->started_at, last->finished_at) < 0)))
 		return;
 	bool failed = strcmp(rec->outcome, "failed") == 0;
 	row->state = failed ? "unverified" : rec->outcome;

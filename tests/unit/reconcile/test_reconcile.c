@@ -125,14 +125,20 @@ FLOE_TEST(reconcile_bucket_count)
 	FLOE_CHECK(rc_bucket_count((int64_t)1 << 40) == 4096);
 }
 
+/* The test table's model and its measures at `tier` for `rows` rows. */
+static void build(rc_table *t, rc_metric **m, size_t *n, floe_arena *a, floe_reconcile_tier tier, int64_t rows)
+{
+	FLOE_CHECK(rc_table_build(t, a, lock_table(a, "id"), OIDS, ELEMS, 5) == 0);
+	FLOE_CHECK(rc_metrics_build(m, n, a, t, tier, rows) == 0);
+}
+
 FLOE_TEST(reconcile_compare_rules)
 {
 	floe_arena *a = floe_arena_new();
 	rc_table t;
 	rc_metric *m = NULL;
 	size_t n = 0;
-	FLOE_CHECK(rc_table_build(&t, a, lock_table(a, "id"), OIDS, ELEMS, 5) == 0);
-	FLOE_CHECK(rc_metrics_build(&m, &n, a, &t, FLOE_RECONCILE_V2, 10) == 0);
+	build(&t, &m, &n, a, FLOE_RECONCILE_V2, 10);
 	const char **src = floe_arena_alloc(a, n * sizeof(char *)), **lake = floe_arena_alloc(a, n * sizeof(char *));
 	size_t f_sum = n, f_abs = n, f_max = n;
 	for (size_t i = 0; i < n; i++) {
@@ -173,8 +179,7 @@ FLOE_TEST(reconcile_v1_measures_rows_only)
 	rc_table t;
 	rc_metric *m = NULL;
 	size_t n = 0;
-	FLOE_CHECK(rc_table_build(&t, a, lock_table(a, "id"), OIDS, ELEMS, 5) == 0);
-	FLOE_CHECK(rc_metrics_build(&m, &n, a, &t, FLOE_RECONCILE_V1, 10) == 0);
+	build(&t, &m, &n, a, FLOE_RECONCILE_V1, 10);
 	FLOE_CHECK(n == 1 && m[0].col == -1);
 	/* count(DISTINCT) only where cheap. */
 	FLOE_CHECK(rc_metrics_build(&m, &n, a, &t, FLOE_RECONCILE_V2, 10) == 0);

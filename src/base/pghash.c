@@ -75,3 +75,23 @@ uint64_t floe_pghash_extended(const void *data, size_t len, uint64_t seed)
 	final3(&a, &b, &c);
 	return ((uint64_t)b << 32) | c;
 }
+
+uint64_t floe_pghash_uint32_extended(uint32_t k, uint64_t seed)
+{
+	uint32_t a, b, c;
+	a = b = c = 0x9e3779b9u + (uint32_t)sizeof(uint32_t) + 3923095u;
+	if (seed != 0) {
+		a += (uint32_t)(seed >> 32);
+		b += (uint32_t)seed;
+		mix3(&a, &b, &c);
+	}
+	a += k;
+	final3(&a, &b, &c);
+	return ((uint64_t)b << 32) | c;
+}
+
+uint64_t floe_pghash_int8_extended(int64_t v, uint64_t seed)
+{
+	uint32_t lo = (uint32_t)(uint64_t)v, hi = (uint32_t)((uint64_t)v >> 32);
+	return floe_pghash_uint32_extended(lo ^ (v >= 0 ? hi : ~hi), seed);
+}

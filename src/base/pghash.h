@@ -23,4 +23,19 @@
 /* hashtextextended(`len` bytes at `data`, seed) as PostgreSQL's uint64 (its int8 result, cast). */
 uint64_t floe_pghash_extended(const void *data, size_t len, uint64_t seed);
 
+/*
+ * hashint4extended(k, seed): lookup3 of one 32-bit word, the same as
+ * floe_pghash_extended over its four little-endian bytes, computed without
+ * memory. PostgreSQL hashes smallint, integer, boolean and date values this way.
+ */
+uint64_t floe_pghash_uint32_extended(uint32_t k, uint64_t seed);
+
+/*
+ * hashint8extended(v, seed): the value folded to 32 bits — the low word XOR the
+ * high word, the high word inverted when v is negative — then hashed as above.
+ * Many values share a fold (0 and 2^32 + 1 do): a caller that must tell every
+ * value apart also hashes the high word.
+ */
+uint64_t floe_pghash_int8_extended(int64_t v, uint64_t seed);
+
 #endif

@@ -98,10 +98,21 @@ void duckdb_free(void *ptr);
 /* The DuckDB types floe's functions take and return; the full enum runs 0..39. */
 typedef enum DUCKDB_TYPE {
 	DUCKDB_TYPE_INVALID = 0,
+	DUCKDB_TYPE_INTEGER = 4,
 	DUCKDB_TYPE_BIGINT = 5,
+	DUCKDB_TYPE_TIMESTAMP = 12,
+	DUCKDB_TYPE_TIME = 14,
 	DUCKDB_TYPE_VARCHAR = 17,
-	DUCKDB_TYPE_BLOB = 18
+	DUCKDB_TYPE_BLOB = 18,
+	DUCKDB_TYPE_UUID = 27,
+	DUCKDB_TYPE_TIMESTAMP_TZ = 31
 } duckdb_type;
+
+/* A 128-bit integer; a UUID is stored as one, its first bit flipped (so it sorts signed). */
+typedef struct duckdb_hugeint {
+	uint64_t lower;
+	int64_t upper;
+} duckdb_hugeint;
 
 typedef struct _duckdb_logical_type {
 	void *internal_ptr;
@@ -122,6 +133,10 @@ typedef struct _duckdb_function_info {
 typedef struct _duckdb_scalar_function {
 	void *internal_ptr;
 } *duckdb_scalar_function;
+
+typedef struct _duckdb_scalar_function_set {
+	void *internal_ptr;
+} *duckdb_scalar_function_set;
 
 /* A VARCHAR or BLOB value: up to 12 bytes inline, else a 4-byte prefix and a pointer. */
 typedef struct {
@@ -152,6 +167,12 @@ void duckdb_scalar_function_set_return_type(duckdb_scalar_function scalar_functi
 void duckdb_scalar_function_set_function(duckdb_scalar_function scalar_function, duckdb_scalar_function_t function);
 /* DuckDBError when the function is incomplete or its name and parameters are taken. */
 duckdb_state duckdb_register_scalar_function(duckdb_connection con, duckdb_scalar_function scalar_function);
+
+/* Overloads under one name: each function added (its name the set's), then the set registered. */
+duckdb_scalar_function_set duckdb_create_scalar_function_set(const char *name);
+void duckdb_destroy_scalar_function_set(duckdb_scalar_function_set *scalar_function_set);
+duckdb_state duckdb_add_scalar_function_to_set(duckdb_scalar_function_set set, duckdb_scalar_function function);
+duckdb_state duckdb_register_scalar_function_set(duckdb_connection con, duckdb_scalar_function_set set);
 
 idx_t duckdb_data_chunk_get_size(duckdb_data_chunk chunk);
 duckdb_vector duckdb_data_chunk_get_vector(duckdb_data_chunk chunk, idx_t col_idx);

@@ -8,7 +8,7 @@
 
 /*
  * Register floe's own scalar functions on `conn` (functions.c):
- * hashtextextended(VARCHAR, BIGINT) → BIGINT, PostgreSQL's function of that name.
+ * PostgreSQL's hash functions by their names (hashtextextended, hashint4extended, …).
  * Sets the error chain on failure.
  */
 int floe_engine_register_functions(duckdb_connection conn);

@@ -1,32 +1,107 @@
 /*
  * functions.c — floe's scalar functions inside DuckDB, written in C.
  *
- * hashtextextended(text VARCHAR, seed BIGINT) → BIGINT is PostgreSQL's function
- * of that name (src/base/pghash.h), so one SQL expression hashes a value the
- * same way in the source and in the lake: reconciliation's V3 checksums are
- * computed by PostgreSQL on one side and by DuckDB over Parquet on the other,
- * and must agree to the bit. NULL in, NULL out (the function is strict, as
- * PostgreSQL's is).
+ * Each is a PostgreSQL hash function (src/base/pghash.h) with PostgreSQL's name
+ * and result, so one SQL expression hashes a value the same way in the source
+ * and in the lake: reconciliation's V3 checksums are computed by PostgreSQL on
+ * one side and by DuckDB over Parquet on the other, and must agree to the bit.
+ *
+ *   hashtextextended(VARCHAR, BIGINT)   the text's bytes
+ *   hashint4extended(INTEGER, BIGINT)   one 32-bit word
+ *   hashint8extended(BIGINT, BIGINT)    the value folded to 32 bits, as PostgreSQL does
+ *   uuid_hash_extended(UUID, BIGINT)    the 16 bytes
+ *   hash_send_hex_extended(TIMESTAMP | TIMESTAMPTZ | TIME, BIGINT)
+ *       PostgreSQL's hashtextextended(encode(<type>_send(x), 'hex'), seed): the 16 hex
+ *       digits of the microseconds PostgreSQL stores (timestamps counted from
+ *       2000-01-01, ±infinity as the int64 extremes), without building the text
+ *
+ * All are strict (NULL in, NULL out), as PostgreSQL's are.
  */
 #include "engine/engine_int.h"
 #include "base/error.h"
 #include "base/pghash.h"
 
-static void hashtextextended(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output)
+#include <string.h>
+
+#define PG_EPOCH_US INT64_C(946684800000000) /* 2000-01-01 in microseconds since 1970 */
+
+/* One value's hash: `values` is the input vector's data, `row` the row. */
+typedef uint64_t (*hash_row_fn)(const void *values, idx_t row, uint64_t seed);
+
+static uint64_t hash_text(const void *values, idx_t row, uint64_t seed)
 {
-	(void)info;
+	duckdb_string_t *s = (duckdb_string_t *)values + row;
+	return floe_pghash_extended(duckdb_string_t_data(s), duckdb_string_t_length(*s), seed);
+}
+
+static uint64_t hash_int4(const void *values, idx_t row, uint64_t seed)
+{
+	return floe_pghash_uint32_extended((uint32_t)((const int32_t *)values)[row], seed);
+}
+
+static uint64_t hash_int8(const void *values, idx_t row, uint64_t seed)
+{
+	return floe_pghash_int8_extended(((const int64_t *)values)[row], seed);
+}
+
+/* `v` big-endian into 8 bytes at `out`. */
+static void put_be64(unsigned char *out, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		out[i] = (unsigned char)v;
+}
+
+static uint64_t hash_uuid(const void *values, idx_t row, uint64_t seed)
+{
+	const duckdb_hugeint *u = (const duckdb_hugeint *)values + row;
+	unsigned char bytes[16];
+	put_be64(bytes, (uint64_t)u->upper ^ (UINT64_C(1) << 63));
+	put_be64(bytes + 8, u->lower);
+	return floe_pghash_extended(bytes, sizeof(bytes), seed);
+}
+
+/* hashtextextended of `v`'s 16 lower-case hex digits (two's complement). */
+static uint64_t hash_hex64(uint64_t v, uint64_t seed)
+{
+	static const char digits[] = "0123456789abcdef";
+	char hex[16];
+	for (int i = 15; i >= 0; i--, v >>= 4)
+		hex[i] = digits[v & 15];
+	return floe_pghash_extended(hex, sizeof(hex), seed);
+}
+
+/*
+ * A DuckDB timestamp counts from 1970, PostgreSQL's from 2000. DuckDB's infinity is the
+ * int64 maximum, as PostgreSQL's; −infinity reads as the int64 minimum (what floe
+ * writes) or DuckDB's own −(2^63 − 1): both are PostgreSQL's minimum.
+ */
+static uint64_t hash_timestamp(const void *values, idx_t row, uint64_t seed)
+{
+	int64_t us = ((const int64_t *)values)[row];
+	int64_t pg = us == INT64_MAX ? INT64_MAX : us <= INT64_MIN + 1 ? INT64_MIN : us - PG_EPOCH_US;
+	return hash_hex64((uint64_t)pg, seed);
+}
+
+static uint64_t hash_time(const void *values, idx_t row, uint64_t seed)
+{
+	return hash_hex64((uint64_t)((const int64_t *)values)[row], seed);
+}
+
+/* Apply `fn` to every row of (value, seed) in `input`; NULL where either is NULL. */
+static void hash_chunk(duckdb_data_chunk input, duckdb_vector output, hash_row_fn fn)
+{
 	idx_t n = duckdb_data_chunk_get_size(input);
-	duckdb_vector texts = duckdb_data_chunk_get_vector(input, 0);
+	duckdb_vector vals = duckdb_data_chunk_get_vector(input, 0);
 	duckdb_vector seeds = duckdb_data_chunk_get_vector(input, 1);
-	duckdb_string_t *text = duckdb_vector_get_data(texts);
+	const void *val = duckdb_vector_get_data(vals);
 	const int64_t *seed = duckdb_vector_get_data(seeds);
-	uint64_t *text_ok = duckdb_vector_get_validity(texts);
+	uint64_t *val_ok = duckdb_vector_get_validity(vals);
 	uint64_t *seed_ok = duckdb_vector_get_validity(seeds);
 	int64_t *out = duckdb_vector_get_data(output);
 	uint64_t *out_ok = NULL;
 
 	for (idx_t i = 0; i < n; i++) {
-		if ((text_ok && !duckdb_validity_row_is_valid(text_ok, i)) ||
+		if ((val_ok && !duckdb_validity_row_is_valid(val_ok, i)) ||
 		    (seed_ok && !duckdb_validity_row_is_valid(seed_ok, i))) {
 			if (!out_ok) {
 				duckdb_vector_ensure_validity_writable(output);
@@ -35,28 +110,77 @@ static void hashtextextended(duckdb_function_info info, duckdb_data_chunk input,
 			duckdb_validity_set_row_invalid(out_ok, i);
 			continue;
 		}
-		uint32_t len = duckdb_string_t_length(text[i]);
-		const char *bytes = duckdb_string_t_data(&text[i]);
-		out[i] = (int64_t)floe_pghash_extended(bytes, len, (uint64_t)seed[i]);
+		out[i] = (int64_t)fn(val, i, (uint64_t)seed[i]);
 	}
+}
+
+#define CHUNK_FN(name, row_fn)                                                                                 \
+	static void name(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output)            \
+	{                                                                                                      \
+		(void)info;                                                                                    \
+		hash_chunk(input, output, row_fn);                                                             \
+	}
+
+CHUNK_FN(chunk_text, hash_text)
+CHUNK_FN(chunk_int4, hash_int4)
+CHUNK_FN(chunk_int8, hash_int8)
+CHUNK_FN(chunk_uuid, hash_uuid)
+CHUNK_FN(chunk_timestamp, hash_timestamp)
+CHUNK_FN(chunk_time, hash_time)
+
+/* Every function (value type, BIGINT seed) → BIGINT; overloads of one name are adjacent. */
+static const struct {
+	const char *name;
+	duckdb_type arg;
+	duckdb_scalar_function_t fn;
+} functions[] = {
+	{ "hashtextextended", DUCKDB_TYPE_VARCHAR, chunk_text },
+	{ "hashint4extended", DUCKDB_TYPE_INTEGER, chunk_int4 },
+	{ "hashint8extended", DUCKDB_TYPE_BIGINT, chunk_int8 },
+	{ "uuid_hash_extended", DUCKDB_TYPE_UUID, chunk_uuid },
+	{ "hash_send_hex_extended", DUCKDB_TYPE_TIMESTAMP, chunk_timestamp },
+	{ "hash_send_hex_extended", DUCKDB_TYPE_TIMESTAMP_TZ, chunk_timestamp },
+	{ "hash_send_hex_extended", DUCKDB_TYPE_TIME, chunk_time },
+};
+#define N_FUNCTIONS (sizeof(functions) / sizeof(functions[0]))
+
+/* Functions [from, to) — one name's overloads — as one set on `conn`. */
+static int register_set(duckdb_connection conn, size_t from, size_t to)
+{
+	duckdb_scalar_function_set set = duckdb_create_scalar_function_set(functions[from].name);
+	duckdb_logical_type bigint = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
+	int error = 0;
+	for (size_t i = from; i < to && error == 0; i++) {
+		duckdb_scalar_function fn = duckdb_create_scalar_function();
+		duckdb_logical_type arg = duckdb_create_logical_type(functions[i].arg);
+		duckdb_scalar_function_set_name(fn, functions[i].name);
+		duckdb_scalar_function_add_parameter(fn, arg);
+		duckdb_scalar_function_add_parameter(fn, bigint);
+		duckdb_scalar_function_set_return_type(fn, bigint);
+		duckdb_scalar_function_set_function(fn, functions[i].fn);
+		if (duckdb_add_scalar_function_to_set(set, fn) != DuckDBSuccess)
+			error = -1;
+		duckdb_destroy_logical_type(&arg);
+		duckdb_destroy_scalar_function(&fn);
+	}
+	if (error == 0 && duckdb_register_scalar_function_set(conn, set) != DuckDBSuccess)
+		error = -1;
+	if (error < 0)
+		floe_error_set(FLOE_ERR_INTERNAL, "could not register function %s in DuckDB", functions[from].name);
+	duckdb_destroy_logical_type(&bigint);
+	duckdb_destroy_scalar_function_set(&set);
+	return error;
 }
 
 int floe_engine_register_functions(duckdb_connection conn)
 {
-	duckdb_scalar_function fn = duckdb_create_scalar_function();
-	duckdb_logical_type varchar = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
-	duckdb_logical_type bigint = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
-	int error = 0;
-
-	duckdb_scalar_function_set_name(fn, "hashtextextended");
-	duckdb_scalar_function_add_parameter(fn, varchar);
-	duckdb_scalar_function_add_parameter(fn, bigint);
-	duckdb_scalar_function_set_return_type(fn, bigint);
-	duckdb_scalar_function_set_function(fn, hashtextextended);
-	if (duckdb_register_scalar_function(conn, fn) != DuckDBSuccess)
-		error = floe_error_set(FLOE_ERR_INTERNAL, "could not register function hashtextextended in DuckDB");
-	duckdb_destroy_logical_type(&varchar);
-	duckdb_destroy_logical_type(&bigint);
-	duckdb_destroy_scalar_function(&fn);
-	return error;
+	size_t from = 0;
+	for (size_t i = 1; i <= N_FUNCTIONS; i++) {
+		if (i < N_FUNCTIONS && strcmp(functions[i].name, functions[from].name) == 0)
+			continue;
+		if (register_set(conn, from, i) < 0)
+			return -1;
+		from = i;
+	}
+	return 0;
 }

@@ -98,14 +98,18 @@ void duckdb_free(void *ptr);
 /* The DuckDB types floe's functions take and return; the full enum runs 0..39. */
 typedef enum DUCKDB_TYPE {
 	DUCKDB_TYPE_INVALID = 0,
+	DUCKDB_TYPE_SMALLINT = 3,
 	DUCKDB_TYPE_INTEGER = 4,
 	DUCKDB_TYPE_BIGINT = 5,
 	DUCKDB_TYPE_TIMESTAMP = 12,
 	DUCKDB_TYPE_TIME = 14,
+	DUCKDB_TYPE_HUGEINT = 16,
 	DUCKDB_TYPE_VARCHAR = 17,
 	DUCKDB_TYPE_BLOB = 18,
+	DUCKDB_TYPE_DECIMAL = 19,
 	DUCKDB_TYPE_UUID = 27,
-	DUCKDB_TYPE_TIMESTAMP_TZ = 31
+	DUCKDB_TYPE_TIMESTAMP_TZ = 31,
+	DUCKDB_TYPE_ANY = 34 /* a parameter taking any type, as the argument's own */
 } duckdb_type;
 
 /* A 128-bit integer; a UUID is stored as one, its first bit flipped (so it sorts signed). */
@@ -158,6 +162,10 @@ typedef void (*duckdb_scalar_function_t)(duckdb_function_info info, duckdb_data_
 
 duckdb_logical_type duckdb_create_logical_type(duckdb_type type);
 void duckdb_destroy_logical_type(duckdb_logical_type *type);
+duckdb_type duckdb_get_type_id(duckdb_logical_type type);
+/* A DECIMAL's scale, and the integer type holding its unscaled value (SMALLINT … HUGEINT). */
+uint8_t duckdb_decimal_scale(duckdb_logical_type type);
+duckdb_type duckdb_decimal_internal_type(duckdb_logical_type type);
 
 duckdb_scalar_function duckdb_create_scalar_function(void);
 void duckdb_destroy_scalar_function(duckdb_scalar_function *scalar_function);
@@ -177,6 +185,10 @@ duckdb_state duckdb_register_scalar_function_set(duckdb_connection con, duckdb_s
 idx_t duckdb_data_chunk_get_size(duckdb_data_chunk chunk);
 duckdb_vector duckdb_data_chunk_get_vector(duckdb_data_chunk chunk, idx_t col_idx);
 void *duckdb_vector_get_data(duckdb_vector vector);
+/* The vector's type; destroy it with duckdb_destroy_logical_type. */
+duckdb_logical_type duckdb_vector_get_column_type(duckdb_vector vector);
+/* Fail the statement that called the function with `error`. */
+void duckdb_scalar_function_set_error(duckdb_function_info info, const char *error);
 /* NULL when every value is valid. */
 uint64_t *duckdb_vector_get_validity(duckdb_vector vector);
 void duckdb_vector_ensure_validity_writable(duckdb_vector vector);

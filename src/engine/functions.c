@@ -14,6 +14,9 @@
  *       PostgreSQL's hashtextextended(encode(<type>_send(x), 'hex'), seed): the 16 hex
  *       digits of the microseconds PostgreSQL stores (timestamps counted from
  *       2000-01-01, ±infinity as the int64 extremes), without building the text
+ *   hash_decimal_text_extended(DECIMAL(p,s), BIGINT)
+ *       PostgreSQL's hashtextextended(x::numeric(p,s)::text, seed): the text PostgreSQL
+ *       prints for the value at exactly s fractional digits ("-0.50"), built in C
  *
  * All are strict (NULL in, NULL out), as PostgreSQL's are.
  */
@@ -21,27 +24,35 @@
 #include "base/error.h"
 #include "base/pghash.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #define PG_EPOCH_US INT64_C(946684800000000) /* 2000-01-01 in microseconds since 1970 */
 
-/* One value's hash: `values` is the input vector's data, `row` the row. */
-typedef uint64_t (*hash_row_fn)(const void *values, idx_t row, uint64_t seed);
+/* The values being hashed: the input vector's data and, for a DECIMAL, its layout. */
+typedef struct hash_input {
+	const void *values;
+	duckdb_type unscaled; /* DECIMAL: SMALLINT, INTEGER, BIGINT or HUGEINT */
+	int scale;
+} hash_input;
 
-static uint64_t hash_text(const void *values, idx_t row, uint64_t seed)
+/* One value's hash. */
+typedef uint64_t (*hash_row_fn)(const hash_input *in, idx_t row, uint64_t seed);
+
+static uint64_t hash_text(const hash_input *in, idx_t row, uint64_t seed)
 {
-	duckdb_string_t *s = (duckdb_string_t *)values + row;
+	duckdb_string_t *s = (duckdb_string_t *)in->values + row;
 	return floe_pghash_extended(duckdb_string_t_data(s), duckdb_string_t_length(*s), seed);
 }
 
-static uint64_t hash_int4(const void *values, idx_t row, uint64_t seed)
+static uint64_t hash_int4(const hash_input *in, idx_t row, uint64_t seed)
 {
-	return floe_pghash_uint32_extended((uint32_t)((const int32_t *)values)[row], seed);
+	return floe_pghash_uint32_extended((uint32_t)((const int32_t *)in->values)[row], seed);
 }
 
-static uint64_t hash_int8(const void *values, idx_t row, uint64_t seed)
+static uint64_t hash_int8(const hash_input *in, idx_t row, uint64_t seed)
 {
-	return floe_pghash_int8_extended(((const int64_t *)values)[row], seed);
+	return floe_pghash_int8_extended(((const int64_t *)in->values)[row], seed);
 }
 
 /* `v` big-endian into 8 bytes at `out`. */
@@ -51,9 +62,9 @@ static void put_be64(unsigned char *out, uint64_t v)
 		out[i] = (unsigned char)v;
 }
 
-static uint64_t hash_uuid(const void *values, idx_t row, uint64_t seed)
+static uint64_t hash_uuid(const hash_input *in, idx_t row, uint64_t seed)
 {
-	const duckdb_hugeint *u = (const duckdb_hugeint *)values + row;
+	const duckdb_hugeint *u = (const duckdb_hugeint *)in->values + row;
 	unsigned char bytes[16];
 	put_be64(bytes, (uint64_t)u->upper ^ (UINT64_C(1) << 63));
 	put_be64(bytes + 8, u->lower);
@@ -75,25 +86,94 @@ static uint64_t hash_hex64(uint64_t v, uint64_t seed)
  * int64 maximum, as PostgreSQL's; −infinity reads as the int64 minimum (what floe
  * writes) or DuckDB's own −(2^63 − 1): both are PostgreSQL's minimum.
  */
-static uint64_t hash_timestamp(const void *values, idx_t row, uint64_t seed)
+static uint64_t hash_timestamp(const hash_input *in, idx_t row, uint64_t seed)
 {
-	int64_t us = ((const int64_t *)values)[row];
+	int64_t us = ((const int64_t *)in->values)[row];
 	int64_t pg = us == INT64_MAX ? INT64_MAX : us <= INT64_MIN + 1 ? INT64_MIN : us - PG_EPOCH_US;
 	return hash_hex64((uint64_t)pg, seed);
 }
 
-static uint64_t hash_time(const void *values, idx_t row, uint64_t seed)
+static uint64_t hash_time(const hash_input *in, idx_t row, uint64_t seed)
 {
-	return hash_hex64((uint64_t)((const int64_t *)values)[row], seed);
+	return hash_hex64((uint64_t)((const int64_t *)in->values)[row], seed);
+}
+
+/* (hi:lo) /= 10, returning the remainder: long division over 32-bit limbs. */
+static unsigned div10(uint64_t *hi, uint64_t *lo)
+{
+	uint32_t limb[4] = { (uint32_t)(*hi >> 32), (uint32_t)*hi, (uint32_t)(*lo >> 32), (uint32_t)*lo };
+	uint64_t rem = 0;
+	for (int i = 0; i < 4; i++) {
+		uint64_t cur = (rem << 32) | limb[i];
+		limb[i] = (uint32_t)(cur / 10);
+		rem = cur % 10;
+	}
+	*hi = ((uint64_t)limb[0] << 32) | limb[1];
+	*lo = ((uint64_t)limb[2] << 32) | limb[3];
+	return (unsigned)rem;
+}
+
+/*
+ * A DECIMAL's value as PostgreSQL prints a numeric of that scale: '-' for a value below
+ * zero, the integer digits ("0" when none), then '.' and exactly `scale` digits.
+ * DuckDB's decimals have at most 38 digits: the magnitude never overflows.
+ */
+static uint64_t hash_decimal(const hash_input *in, idx_t row, uint64_t seed)
+{
+	uint64_t hi = 0, lo;
+	bool negative;
+	switch (in->unscaled) {
+	case DUCKDB_TYPE_SMALLINT:
+		lo = (uint64_t)(int64_t)((const int16_t *)in->values)[row];
+		break;
+	case DUCKDB_TYPE_INTEGER:
+		lo = (uint64_t)(int64_t)((const int32_t *)in->values)[row];
+		break;
+	case DUCKDB_TYPE_BIGINT:
+		lo = (uint64_t)((const int64_t *)in->values)[row];
+		break;
+	default: {
+		const duckdb_hugeint *h = (const duckdb_hugeint *)in->values + row;
+		hi = (uint64_t)h->upper;
+		lo = h->lower;
+	}
+	}
+	if (in->unscaled != DUCKDB_TYPE_HUGEINT)
+		hi = (int64_t)lo < 0 ? UINT64_MAX : 0;
+	negative = (int64_t)hi < 0;
+	if (negative) { /* two's complement: invert, add one */
+		hi = ~hi;
+		lo = ~lo + 1;
+		hi += lo == 0;
+	}
+	char digits[48], text[48];
+	size_t n = 0, len = 0;
+	while (n <= (size_t)in->scale || hi || lo) { /* the lowest digit first */
+		unsigned d;
+		if (hi) {
+			d = div10(&hi, &lo);
+		} else {
+			d = (unsigned)(lo % 10);
+			lo /= 10;
+		}
+		digits[n++] = (char)('0' + d);
+	}
+	if (negative)
+		text[len++] = '-';
+	for (size_t i = n; i-- > 0;) {
+		text[len++] = digits[i];
+		if (i == (size_t)in->scale && in->scale > 0)
+			text[len++] = '.';
+	}
+	return floe_pghash_extended(text, len, seed);
 }
 
 /* Apply `fn` to every row of (value, seed) in `input`; NULL where either is NULL. */
-static void hash_chunk(duckdb_data_chunk input, duckdb_vector output, hash_row_fn fn)
+static void hash_chunk(duckdb_data_chunk input, duckdb_vector output, hash_row_fn fn, hash_input in)
 {
 	idx_t n = duckdb_data_chunk_get_size(input);
 	duckdb_vector vals = duckdb_data_chunk_get_vector(input, 0);
 	duckdb_vector seeds = duckdb_data_chunk_get_vector(input, 1);
-	const void *val = duckdb_vector_get_data(vals);
 	const int64_t *seed = duckdb_vector_get_data(seeds);
 	uint64_t *val_ok = duckdb_vector_get_validity(vals);
 	uint64_t *seed_ok = duckdb_vector_get_validity(seeds);
@@ -110,15 +190,17 @@ static void hash_chunk(duckdb_data_chunk input, duckdb_vector output, hash_row_f
 			duckdb_validity_set_row_invalid(out_ok, i);
 			continue;
 		}
-		out[i] = (int64_t)fn(val, i, (uint64_t)seed[i]);
+		out[i] = (int64_t)fn(&in, i, (uint64_t)seed[i]);
 	}
 }
 
-#define CHUNK_FN(name, row_fn)                                                                                 \
-	static void name(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output)            \
-	{                                                                                                      \
-		(void)info;                                                                                    \
-		hash_chunk(input, output, row_fn);                                                             \
+#define CHUNK_FN(name, row_fn)                                                                   \
+	static void name(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output) \
+	{                                                                                          \
+		hash_input in = { NULL, DUCKDB_TYPE_INVALID, 0 };                                  \
+		(void)info;                                                                        \
+		in.values = duckdb_vector_get_data(duckdb_data_chunk_get_vector(input, 0));        \
+		hash_chunk(input, output, row_fn, in);                                             \
 	}
 
 CHUNK_FN(chunk_text, hash_text)
@@ -127,6 +209,23 @@ CHUNK_FN(chunk_int8, hash_int8)
 CHUNK_FN(chunk_uuid, hash_uuid)
 CHUNK_FN(chunk_timestamp, hash_timestamp)
 CHUNK_FN(chunk_time, hash_time)
+
+/* A DECIMAL of any width and scale (the parameter is ANY): its layout from its type. */
+static void chunk_decimal(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output)
+{
+	duckdb_vector vals = duckdb_data_chunk_get_vector(input, 0);
+	duckdb_logical_type type = duckdb_vector_get_column_type(vals);
+	hash_input in = { duckdb_vector_get_data(vals), DUCKDB_TYPE_INVALID, 0 };
+	if (duckdb_get_type_id(type) == DUCKDB_TYPE_DECIMAL) {
+		in.unscaled = duckdb_decimal_internal_type(type);
+		in.scale = duckdb_decimal_scale(type);
+	}
+	duckdb_destroy_logical_type(&type);
+	if (in.unscaled == DUCKDB_TYPE_INVALID)
+		duckdb_scalar_function_set_error(info, "hash_decimal_text_extended takes a DECIMAL");
+	else
+		hash_chunk(input, output, hash_decimal, in);
+}
 
 /* Every function (value type, BIGINT seed) → BIGINT; overloads of one name are adjacent. */
 static const struct {
@@ -141,6 +240,7 @@ static const struct {
 	{ "hash_send_hex_extended", DUCKDB_TYPE_TIMESTAMP, chunk_timestamp },
 	{ "hash_send_hex_extended", DUCKDB_TYPE_TIMESTAMP_TZ, chunk_timestamp },
 	{ "hash_send_hex_extended", DUCKDB_TYPE_TIME, chunk_time },
+	{ "hash_decimal_text_extended", DUCKDB_TYPE_ANY, chunk_decimal },
 };
 #define N_FUNCTIONS (sizeof(functions) / sizeof(functions[0]))
 

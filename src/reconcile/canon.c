@@ -11,6 +11,7 @@
 #include "reconcile/reconcile_int.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/pghash.h"
 #include "base/text.h"
 
 #include <stdio.h>
@@ -19,7 +20,7 @@
 #define OID_BPCHAR 1042u
 
 #define SEED_ROW 1718382437    /* "floe" */
-#define SEED_BUCKET 1651860331 /* "buck" */
+#define SEED_NULL 1853189228   /* "null": the constant a NULL stands as */
 
 #define ROWS_PER_BUCKET 10000
 #define MAX_BUCKETS 4096
@@ -241,16 +242,16 @@ void rc_canon(floe_buf *out, const rc_table *t, rc_dialect d, const rc_type *typ
 }
 
 /*
- * Columns' canonical texts joined with '|', NULL as 'N'; `keys_only` takes the key's
- * columns. PostgreSQL joins fastest with ||, DuckDB with one concat_ws (a chain of ||
- * copies the growing text once per column there).
+ * The key's canonical text: its columns' texts joined with '|', NULL as 'N' (the whole
+ * row's without a key). Only diverged keys are listed this way (keys.c): PostgreSQL
+ * joins fastest with ||, DuckDB with one concat_ws.
  */
-static void join_fields(floe_buf *out, const rc_table *t, rc_dialect d, bool keys_only)
+void rc_key_text(floe_buf *out, const rc_table *t, rc_dialect d)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const rc_column *c = &t->cols[i];
-		if (!c->hashed || (keys_only && !c->key))
+		if (!c->hashed || (!t->key_is_row && !c->key))
 			continue;
 		if (n++ == 0 && d == RC_DUCK)
 			floe_buf_puts(out, "concat_ws('|', ");
@@ -266,33 +267,175 @@ static void join_fields(floe_buf *out, const rc_table *t, rc_dialect d, bool key
 		floe_buf_putc(out, ')');
 }
 
-void rc_key_text(floe_buf *out, const rc_table *t, rc_dialect d)
+/* ---- typed hashes ---- */
+
+/*
+ * A 64-bit number derived from a column and a seed: each column hashes under a seed of
+ * its own, so two columns that swap values change the row's hash, and its NULL stands
+ * as a constant of its own. Neither it nor its complement is the int64 minimum, whose
+ * literal PostgreSQL would read as numeric.
+ */
+static int64_t column_number(const rc_column *c, int64_t seed)
 {
-	join_fields(out, t, d, !t->key_is_row);
+	int64_t v = (int64_t)floe_pghash_uint32_extended((uint32_t)c->field_id, (uint64_t)seed);
+	return v == INT64_MIN || v == INT64_MAX ? 1 : v;
 }
 
-void rc_row_text(floe_buf *out, const rc_table *t, rc_dialect d)
+/*
+ * The hash of column `c`'s value under `seed`, NULL for NULL: PostgreSQL's own hash
+ * function of the type where it tells every value apart (integers, booleans, dates,
+ * uuid, text), else hashtextextended of the canonical text (decimals, binary, lists,
+ * times and timestamps as their binary form in hex). bigint's hashint8extended folds
+ * the value to 32 bits, so its high word is hashed too, under the seed inverted.
+ */
+static void value_hash(floe_buf *out, const rc_table *t, rc_dialect d, const rc_column *c, int64_t seed)
 {
-	join_fields(out, t, d, false);
+	bool pg = d == RC_PG;
+	const char *e = c->ident;
+	long long s = (long long)seed;
+	switch (c->type.kind) {
+	case RC_BOOL:
+	case RC_INT:
+		floe_buf_printf(out, pg ? "hashint4extended((%s)::int4, %lld)" : "hashint4extended(CAST(%s AS INTEGER), %lld)",
+				e, s);
+		break;
+	case RC_LONG:
+		if (pg)
+			floe_buf_printf(out, "(hashint8extended(%s, %lld) # hashint4extended((%s >> 32)::int4, %lld))", e, s, e,
+					~s);
+		else
+			floe_buf_printf(out, "xor(hashint8extended(%s, %lld), hashint4extended(CAST(%s >> 32 AS INTEGER), %lld))",
+					e, s, e, ~s);
+		break;
+	case RC_UUID:
+		floe_buf_printf(out, "uuid_hash_extended(%s, %lld)", e, s);
+		break;
+	case RC_DATE:
+		if (pg)
+			floe_buf_printf(out, "hashint4extended((CASE WHEN %s = 'infinity' THEN 2147483647 WHEN %s = '-infinity' "
+					     "THEN -2147483647 - 1 ELSE %s - DATE '1970-01-01' END)::int4, %lld)", e, e, e, s);
+		else /* floe writes ±infinity as the extreme day numbers, which DuckDB subtracts as they are */
+			floe_buf_printf(out, "hashint4extended(CAST(%s - DATE '1970-01-01' AS INTEGER), %lld)", e, s);
+		break;
+	case RC_TIME:
+	case RC_TIMESTAMP:
+	case RC_TIMESTAMPTZ:
+	case RC_DECIMAL:
+		if (!pg) { /* the same number from the typed value, in C (src/engine/functions.c) */
+			floe_buf_printf(out, "%s(%s, %lld)", c->type.kind == RC_DECIMAL ? "hash_decimal_text_extended"
+				: "hash_send_hex_extended", e, s);
+			break;
+		}
+		/* fall through */
+	case RC_STRING:
+	case RC_BINARY:
+	case RC_LIST:
+		floe_buf_puts(out, "hashtextextended(");
+		if (pg && c->type.kind == RC_DECIMAL) /* free when the source's type is numeric(P,S) already */
+			floe_buf_printf(out, "(%s)::numeric(%d,%d)::text", e, c->type.precision, c->type.scale);
+		else if (c->type.kind == RC_STRING) /* the bytes, whatever the column's collation */
+			string_value(out, d, &c->type, e);
+		else
+			rc_canon(out, t, d, &c->type, e);
+		if (pg && c->type.kind == RC_STRING)
+			floe_buf_puts(out, "::text COLLATE \"C\"");
+		floe_buf_printf(out, ", %lld)", s);
+		break;
+	case RC_FLOAT:
+	case RC_DOUBLE:
+	case RC_OTHER:
+		floe_buf_puts(out, "NULL");
+		break;
+	}
+}
+
+/* Which hashed columns an XOR takes. */
+typedef enum part { KEY_PART, REST_PART, ALL_PARTS } part;
+
+static bool in_part(const rc_table *t, const rc_column *c, part which)
+{
+	bool key = t->key_is_row || c->key;
+	return c->hashed && (which == ALL_PARTS || (which == KEY_PART) == key);
+}
+
+/* The XOR of `which` columns' value hashes under `seed`, each NULL as its column's constant; 0 for none. */
+static void xor_hashes(floe_buf *out, const rc_table *t, rc_dialect d, part which, int64_t seed)
+{
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < t->n; i++)
+		n += in_part(t, &t->cols[i], which);
+	if (n == 0) {
+		floe_buf_puts(out, "0");
+		return;
+	}
+	for (size_t i = 0; d == RC_DUCK && i + 1 < n; i++)
+		floe_buf_puts(out, "xor(");
+	for (size_t i = 0; i < t->n; i++) {
+		const rc_column *c = &t->cols[i];
+		if (!in_part(t, c, which))
+			continue;
+		if (k > 0)
+			floe_buf_puts(out, d == RC_PG ? " # " : ", ");
+		floe_buf_puts(out, "coalesce(");
+		value_hash(out, t, d, c, column_number(c, seed));
+		floe_buf_printf(out, ", %lld)", (long long)column_number(c, seed ^ SEED_NULL));
+		if (d == RC_DUCK && k > 0)
+			floe_buf_putc(out, ')');
+		k++;
+	}
+}
+
+void rc_key_hash(floe_buf *out, const rc_table *t, rc_dialect d, int64_t seed)
+{
+	xor_hashes(out, t, d, KEY_PART, seed);
+}
+
+void rc_row_key_hash(floe_buf *out, const rc_table *t, rc_dialect d)
+{
+	xor_hashes(out, t, d, KEY_PART, SEED_ROW);
+}
+
+void rc_row_rest_hash(floe_buf *out, const rc_table *t, rc_dialect d)
+{
+	xor_hashes(out, t, d, REST_PART, SEED_ROW);
+}
+
+void rc_bucket_of(floe_buf *out, const char *key_hash, int64_t buckets)
+{
+	long long b = (long long)buckets;
+	if (buckets <= 1)
+		floe_buf_puts(out, "0");
+	else
+		floe_buf_printf(out, "((%s) %% %lld + %lld) %% %lld", key_hash, b, b, b);
+}
+
+/*
+ * The columns' XOR is linear: summed over a bucket, one column's values swapped between
+ * two rows would cancel in part. The row's hash is therefore that XOR mixed once more,
+ * as the seed of hashint4extended, which spreads all its 64 bits.
+ */
+void rc_hash_of(floe_buf *out, rc_dialect d, const char *key_hash, const char *rest_hash)
+{
+	floe_buf_printf(out, d == RC_PG ? "hashint4extended(0, (%s) # (%s))" : "hashint4extended(0, xor(%s, %s))",
+			key_hash, rest_hash);
 }
 
 void rc_bucket_expr(floe_buf *out, const rc_table *t, rc_dialect d, int64_t buckets)
 {
-	if (buckets <= 1) {
-		floe_buf_puts(out, "0");
-		return;
-	}
-	floe_buf_puts(out, "((hashtextextended(");
-	rc_key_text(out, t, d);
-	floe_buf_printf(out, ", %d) %% %lld) + %lld) %% %lld", SEED_BUCKET, (long long)buckets, (long long)buckets,
-			(long long)buckets);
+	floe_buf key = FLOE_BUF_INIT;
+	rc_row_key_hash(&key, t, d);
+	rc_bucket_of(out, floe_buf_cstr(&key), buckets);
+	floe_buf_free(&key);
 }
 
 void rc_hash_expr(floe_buf *out, const rc_table *t, rc_dialect d)
 {
-	floe_buf_puts(out, "hashtextextended(");
-	rc_row_text(out, t, d);
-	floe_buf_printf(out, ", %d)", SEED_ROW);
+	floe_buf key = FLOE_BUF_INIT, rest = FLOE_BUF_INIT;
+	rc_row_key_hash(&key, t, d);
+	rc_row_rest_hash(&rest, t, d);
+	rc_hash_of(out, d, floe_buf_cstr(&key), floe_buf_cstr(&rest));
+	floe_buf_free(&key);
+	floe_buf_free(&rest);
 }
 
 int64_t rc_bucket_count(int64_t rows)

@@ -408,8 +408,11 @@ static ctl by_name(const char *name)
 	return N_CONTROLS;
 }
 
-/* The control to plant: `name`, or the first applicable in rotation from `seq`. 1 found, 0 none, -1 error. */
-static int choose(plant *p, rc_lake *lake, floe_reconcile_tier tier, const rc_diff *real, const char *name,
+/*
+ * The control to plant: `name`, or the first applicable in rotation from `seq` (added-row
+ * only when the lake side has no rows). 1 found, 0 none, -1 error.
+ */
+static int choose(plant *p, rc_lake *lake, floe_reconcile_tier tier, bool lake_empty, const char *name,
 		  uint64_t seq)
 {
 	if (name) {
@@ -431,7 +434,7 @@ static int choose(plant *p, rc_lake *lake, floe_reconcile_tier tier, const rc_di
 		if (found != 0)
 			return found;
 	}
-	if (real->lake_rows == 0)
+	if (lake_empty)
 		return locate(p, lake, ADDED_ROW, 0);
 	return 0;
 }
@@ -446,45 +449,64 @@ static const char *where_text(floe_arena *arena, const rc_table *t, const plant 
 	return floe_arena_printf(arena, "in bucket %lld, %s%s", (long long)p->bucket, catalog[p->control].what, cols);
 }
 
-int rc_control_run_one(rc_control_run *out, floe_arena *arena, rc_lake *lake, const rc_metric *metrics,
-		       size_t n_metrics, floe_reconcile_tier tier, const rc_side *source, const rc_diff *real,
-		       const char *name, uint64_t seq)
-{
-	const rc_table *t = rc_lake_table(lake);
+/* A control planted into a copy of the lake side and measured, not yet judged. */
+struct rc_control_plan {
+	const char *name;   /* NULL: none (or `none`) */
+	const char *detail; /* why none was planted */
+	bool planted;
 	plant p;
 	rc_side altered;
-	rc_diff got;
-	floe_buf sql = FLOE_BUF_INIT, note = FLOE_BUF_INIT;
+};
+
+int rc_control_plant(rc_control_plan **out, floe_arena *arena, rc_lake *lake, const rc_metric *metrics,
+		     size_t n_metrics, floe_reconcile_tier tier, const rc_side *lake_side, const char *name,
+		     uint64_t seq)
+{
+	rc_control_plan *plan = floe_arena_alloc(arena, sizeof(*plan));
+	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
-	memset(out, 0, sizeof(*out));
+	memset(plan, 0, sizeof(*plan));
+	*out = plan;
 	if (name && strcmp(name, "none") == 0)
 		return 0;
-	int found = choose(&p, lake, tier, real, name, seq);
+	bool lake_empty = lake_side->values[0] && strcmp(lake_side->values[0], "0") == 0; /* the "rows" measure */
+	int found = choose(&plan->p, lake, tier, lake_empty, name, seq);
 	if (found < 0)
 		goto cleanup;
 	if (found == 0) {
-		out->name = name;
-		out->detail = "no control of the catalog applies to this table's rows at this tier";
+		plan->name = name;
+		plan->detail = "no control of the catalog applies to this table's rows at this tier";
 		error = 0;
 		goto cleanup;
 	}
-	out->name = catalog[p.control].name;
-	altered_sql(&sql, t, &p);
+	plan->name = catalog[plan->p.control].name;
+	altered_sql(&sql, rc_lake_table(lake), &plan->p);
 	/* count(DISTINCT) does not combine across buckets: the control keeps the lake's real values. */
-	rc_side real_lake = { .values = floe_arena_alloc(arena, (n_metrics + 1) * sizeof(char *)) };
-	for (size_t i = 0; i < n_metrics; i++)
-		real_lake.values[i] = real->metrics[i].lake;
-	if (rc_lake_measure_altered(&altered, lake, arena, metrics, n_metrics, tier, p.bucket, floe_buf_cstr(&sql),
-				    &real_lake) < 0)
+	if (rc_lake_measure_altered(&plan->altered, lake, arena, metrics, n_metrics, tier, plan->p.bucket,
+				    floe_buf_cstr(&sql), lake_side) < 0)
 		goto cleanup;
-	rc_compare(&got, arena, t, metrics, n_metrics, source, &altered);
-	const char *why = judge(&note, t, &p, metrics, tier, real, &got);
-	out->fired = why == NULL;
-	out->detail = floe_arena_printf(arena, "%s: %s (reported %s)", where_text(arena, t, &p), why ? why : "caught",
-					floe_buf_cstr(&note));
+	plan->planted = true;
 	error = 0;
 cleanup:
 	floe_buf_free(&sql);
-	floe_buf_free(&note);
 	return error;
+}
+
+void rc_control_judge(rc_control_run *out, floe_arena *arena, const rc_control_plan *plan, const rc_table *t,
+		      const rc_metric *metrics, size_t n_metrics, floe_reconcile_tier tier, const rc_side *source,
+		      const rc_diff *real)
+{
+	floe_buf note = FLOE_BUF_INIT;
+	rc_diff got;
+	memset(out, 0, sizeof(*out));
+	out->name = plan->name;
+	out->detail = plan->detail;
+	if (!plan->planted)
+		return;
+	rc_compare(&got, arena, t, metrics, n_metrics, source, &plan->altered);
+	const char *why = judge(&note, t, &plan->p, metrics, tier, real, &got);
+	out->fired = why == NULL;
+	out->detail = floe_arena_printf(arena, "%s: %s (reported %s)", where_text(arena, t, &plan->p),
+					why ? why : "caught", floe_buf_cstr(&note));
+	floe_buf_free(&note);
 }

@@ -40,9 +40,9 @@ typedef struct cells {
 
 static void sub_expr(floe_buf *q, const rc_table *t, rc_dialect d)
 {
-	floe_buf_puts(q, "((hashtextextended(");
-	rc_key_text(q, t, d);
-	floe_buf_printf(q, ", %d) %% %d) + %d) %% %d", SEED_SUB, SUB_BUCKETS, SUB_BUCKETS, SUB_BUCKETS);
+	floe_buf_puts(q, "((");
+	rc_key_hash(q, t, d, SEED_SUB);
+	floe_buf_printf(q, ") %% %d + %d) %% %d", SUB_BUCKETS, SUB_BUCKETS, SUB_BUCKETS);
 }
 
 /* The rows both levels read: b, s, the key, the key columns' text, h; in `d`'s dialect. */

@@ -88,6 +88,21 @@ static void lake_view(floe_buf *q, const rc_table *t, const char *const *paths, 
 	floe_buf_puts(q, "})");
 }
 
+/*
+ * `rows` (lake's shape) with the row's two hash parts k and x, each computed once, and
+ * its bucket b: lake_b's shape. DuckDB drops x where a query does not read it.
+ */
+static void hashed_rows(floe_buf *q, const rc_lake *lake, const char *rows)
+{
+	floe_buf_puts(q, "SELECT *, ");
+	rc_bucket_of(q, "k", lake->buckets);
+	floe_buf_puts(q, " AS b FROM (SELECT *, ");
+	rc_row_key_hash(q, lake->t, RC_DUCK);
+	floe_buf_puts(q, " AS k, ");
+	rc_row_rest_hash(q, lake->t, RC_DUCK);
+	floe_buf_printf(q, " AS x FROM %s) AS hashed", rows);
+}
+
 int rc_lake_open(rc_lake **out, floe_arena *arena, const rc_table *t, const char *const *paths, size_t n_paths,
 		 int64_t buckets)
 {
@@ -101,9 +116,8 @@ int rc_lake_open(rc_lake **out, floe_arena *arena, const rc_table *t, const char
 	if (floe_engine_open(&lake->engine, NULL) < 0)
 		goto cleanup;
 	lake_view(&q, t, paths, n_paths);
-	floe_buf_puts(&q, "; CREATE TEMP VIEW lake_b AS SELECT *, ");
-	rc_bucket_expr(&q, t, RC_DUCK, buckets);
-	floe_buf_puts(&q, " AS b FROM lake");
+	floe_buf_puts(&q, "; CREATE TEMP VIEW lake_b AS ");
+	hashed_rows(&q, lake, "lake");
 	if (floe_engine_exec(lake->engine, floe_buf_cstr(&q)) < 0)
 		goto cleanup;
 	*out = lake;
@@ -128,7 +142,7 @@ static void parts_select(floe_buf *q, const rc_lake *lake, const rc_metric *metr
 	}
 	if (tier >= FLOE_RECONCILE_V3) {
 		floe_buf_puts(q, ", sum(");
-		rc_hash_expr(q, lake->t, RC_DUCK);
+		rc_hash_of(q, RC_DUCK, "k", "x");
 		floe_buf_puts(q, ") AS hs");
 	}
 	floe_buf_printf(q, " FROM %s GROUP BY b", rows);
@@ -257,9 +271,11 @@ int rc_lake_measure_altered(rc_side *out, rc_lake *lake, floe_arena *arena, cons
 	int error = -1;
 	memset(out, 0, sizeof(*out));
 	/* The altered rows get their bucket from their own (possibly altered) values. */
-	floe_buf_puts(&rows, "(SELECT *, ");
-	rc_bucket_expr(&rows, lake->t, RC_DUCK, lake->buckets);
-	floe_buf_printf(&rows, " AS b FROM (%s) AS altered)", altered_sql);
+	floe_buf_printf(&q, "(%s) AS altered", altered_sql);
+	floe_buf_puts(&rows, "(");
+	hashed_rows(&rows, lake, floe_buf_cstr(&q));
+	floe_buf_puts(&rows, ") AS altered_b");
+	floe_buf_clear(&q);
 	floe_buf_puts(&q, "CREATE OR REPLACE TEMP TABLE altered_parts AS ");
 	parts_select(&q, lake, metrics, n_metrics, tier, floe_buf_cstr(&rows));
 	snprintf(from, sizeof(from), "(SELECT * FROM parts WHERE b <> %lld UNION ALL SELECT * FROM altered_parts) AS x",

@@ -72,6 +72,7 @@ typedef struct job {
 	size_t n_metrics;
 	int64_t buckets;
 	const char *sql;
+	rc_control_plan *plan; /* the control, planted into the lake side while the source is measured */
 } job;
 
 /* The table's extraction query as the pipeline holds it now (a hand edit runs as edited). */
@@ -208,7 +209,10 @@ static int rethrow(const source_task *task)
 	return -1;
 }
 
-/* Both sides at once: PostgreSQL works in its server, DuckDB in this process. */
+/*
+ * Both sides at once: PostgreSQL works in its server, DuckDB in this process — the
+ * lake's measures, then the control planted into a copy of one bucket and measured.
+ */
 static int measure_both(job *j, rc_side *src, rc_side *lake)
 {
 	source_task task = { .j = j, .arena = floe_arena_new() };
@@ -219,6 +223,9 @@ static int measure_both(job *j, rc_side *src, rc_side *lake)
 	int lake_rc = rc_lake_open(&j->lake, j->arena, &j->t, data_paths(j), j->scan->n_files, j->buckets);
 	if (lake_rc == 0)
 		lake_rc = rc_lake_measure(lake, j->lake, j->arena, j->metrics, j->n_metrics, j->req->tier);
+	if (lake_rc == 0)
+		lake_rc = rc_control_plant(&j->plan, j->arena, j->lake, j->metrics, j->n_metrics, j->req->tier, lake,
+					   j->req->control, j->req->control_seq);
 	pthread_join(thread, NULL);
 	if (task.rc < 0)
 		return rethrow(&task); /* the source's failure says more than the lake's */
@@ -263,9 +270,7 @@ static int compare_sides(job *j)
 	res->lake_seconds = lake.seconds;
 	rc_compare(&diff, j->arena, &j->t, j->metrics, j->n_metrics, &src, &lake);
 	copy_diff(res, &diff);
-	if (rc_control_run_one(&control, j->arena, j->lake, j->metrics, j->n_metrics, req->tier, &src, &diff,
-			       req->control, req->control_seq) < 0)
-		return -1;
+	rc_control_judge(&control, j->arena, j->plan, &j->t, j->metrics, j->n_metrics, req->tier, &src, &diff);
 	res->control = control.name;
 	res->control_detail = control.detail;
 	res->control_fired = control.fired;

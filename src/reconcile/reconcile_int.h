@@ -74,13 +74,28 @@ int rc_table_build(rc_table *out, floe_arena *arena, const floe_lock_table *lock
 /* The canonical text of `expr` (a value of `type`), NULL for NULL. */
 void rc_canon(floe_buf *out, const rc_table *t, rc_dialect d, const rc_type *type, const char *expr);
 
-/* The key's canonical text (the whole row's without a key) and the row's. Never NULL. */
+/* The key's canonical text (the whole row's without a key), for listing keys. Never NULL. */
 void rc_key_text(floe_buf *out, const rc_table *t, rc_dialect d);
-void rc_row_text(floe_buf *out, const rc_table *t, rc_dialect d);
 
-/* ((hashtextextended(<key>, seed) % B) + B) % B, or 0 when B is 1. */
+/*
+ * Hashes, as int8/BIGINT expressions that are never NULL (docs/reconcile.md). A column's
+ * hash depends on its value, its field id and a seed; an XOR combines columns.
+ *
+ * rc_key_hash: the key's columns (the whole row's without a key) under `seed`.
+ * rc_row_key_hash / rc_row_rest_hash: the key's columns and the other hashed columns
+ * under the row seed; their XOR, mixed (rc_hash_of), is the row's hash, and the key's
+ * part alone gives the row its bucket (rc_bucket_of), so a query that computes both
+ * parts once (as k and x) needs no column hashed twice.
+ */
+void rc_key_hash(floe_buf *out, const rc_table *t, rc_dialect d, int64_t seed);
+void rc_row_key_hash(floe_buf *out, const rc_table *t, rc_dialect d);
+void rc_row_rest_hash(floe_buf *out, const rc_table *t, rc_dialect d);
+/* ((key_hash % B) + B) % B, or 0 when B is 1. */
+void rc_bucket_of(floe_buf *out, const char *key_hash, int64_t buckets);
+/* The row's hash from its two parts. */
+void rc_hash_of(floe_buf *out, rc_dialect d, const char *key_hash, const char *rest_hash);
+/* The same with the parts computed inline. */
 void rc_bucket_expr(floe_buf *out, const rc_table *t, rc_dialect d, int64_t buckets);
-/* hashtextextended(<row>, seed). */
 void rc_hash_expr(floe_buf *out, const rc_table *t, rc_dialect d);
 
 /* Number of buckets for a table of `rows` rows: about 10 000 rows each, at most 4096. */
@@ -199,13 +214,20 @@ typedef struct rc_control_run {
 } rc_control_run;
 
 /*
- * Choose a control applicable to the table (rotating from `seq`, or `name`),
- * plant it into one bucket of the lake side, measure again and check the
- * comparison reports exactly that difference against `real` (the clean one).
+ * The control in two steps, so the lake's part runs while PostgreSQL still measures.
+ * rc_control_plant: choose a control applicable to the table (rotating from `seq`, or
+ * `name`; `none` plants none), plant it into one bucket of the lake side and measure
+ * that copy; `lake_side` is the lake's clean measurement. The plan lives in `arena`.
+ * rc_control_judge: check the comparison reports exactly that difference against
+ * `real` (the clean comparison with `source`).
  */
-int rc_control_run_one(rc_control_run *out, floe_arena *arena, rc_lake *lake, const rc_metric *metrics,
-		       size_t n_metrics, floe_reconcile_tier tier, const rc_side *source, const rc_diff *real,
-		       const char *name, uint64_t seq);
+typedef struct rc_control_plan rc_control_plan;
+int rc_control_plant(rc_control_plan **out, floe_arena *arena, rc_lake *lake, const rc_metric *metrics,
+		     size_t n_metrics, floe_reconcile_tier tier, const rc_side *lake_side, const char *name,
+		     uint64_t seq);
+void rc_control_judge(rc_control_run *out, floe_arena *arena, const rc_control_plan *plan, const rc_table *t,
+		      const rc_metric *metrics, size_t n_metrics, floe_reconcile_tier tier, const rc_side *source,
+		      const rc_diff *real);
 
 /* ledger.c: the result in the run ledger; a ledger failure is logged, never the outcome. */
 typedef struct floe_state floe_state;

@@ -153,12 +153,19 @@ void rc_source_from(floe_buf *q, const rc_source *src, const rc_table *t)
  * One scan: every measure's partial aggregate and the V3 checksum per bucket in a
  * materialized CTE, then the bucket rows and the whole-table row (the partials
  * combined) in one result, told apart by its first column.
+ *
+ * The row's two hash parts (k, x) are computed once per row in a subquery that
+ * PostgreSQL cannot pull up (a volatile no-op, pg_jit_available(), in its target
+ * list). Grouping by an expression of a subquery's column, the planner also assumes
+ * the default 200 groups instead of as many as the key has values, and so chooses a
+ * parallel partial aggregation where the server allows parallel workers (measured:
+ * about half the time on two cores).
  */
 static void parts_query(floe_buf *q, const rc_source *src, const rc_table *t, const rc_metric *metrics, size_t n,
 			int64_t buckets, bool v3)
 {
 	floe_buf_puts(q, "WITH parts AS MATERIALIZED (SELECT ");
-	rc_bucket_expr(q, t, RC_PG, v3 ? buckets : 1);
+	rc_bucket_of(q, "k", v3 ? buckets : 1);
 	floe_buf_puts(q, " AS b");
 	for (size_t i = 0; i < n; i++) {
 		if (metrics[i].distinct)
@@ -168,11 +175,19 @@ static void parts_query(floe_buf *q, const rc_source *src, const rc_table *t, co
 	}
 	if (v3) {
 		floe_buf_puts(q, ", sum(");
-		rc_hash_expr(q, t, RC_PG);
+		rc_hash_of(q, RC_PG, "k", "x");
 		floe_buf_puts(q, ") AS hs");
 	}
+	floe_buf_puts(q, " FROM (SELECT ");
+	if (v3) {
+		rc_row_key_hash(q, t, RC_PG);
+		floe_buf_puts(q, " AS k, ");
+		rc_row_rest_hash(q, t, RC_PG);
+		floe_buf_puts(q, " AS x, ");
+	}
+	floe_buf_puts(q, "s.*, pg_catalog.pg_jit_available() AS unpulled");
 	rc_source_from(q, src, t);
-	floe_buf_puts(q, " GROUP BY 1)\nSELECT 't', NULL::int8, NULL::int8, NULL::text");
+	floe_buf_puts(q, ") AS r GROUP BY 1)\nSELECT 't', NULL::int8, NULL::int8, NULL::text");
 	for (size_t i = 0; i < n; i++) {
 		if (metrics[i].distinct)
 			continue;

@@ -272,5 +272,27 @@ FLOE_TEST(engine_typed_hashes_match_postgres)
 		  " hash_send_hex_extended(TIME '00:00', 42), hash_send_hex_extended(TIME '24:00:00', 42),"
 		  " hash_send_hex_extended(TIME '12:34:56.789012', 42), hash_send_hex_extended(NULL::TIME, 42)",
 		  send, 13);
+	/* hashtextextended(x::numeric(p,s)::text, 42): every width DuckDB stores a decimal in. */
+	static const char *const dec[] = { "-2164716179127649467", "4356467200318375829", "-1702456693323632067",
+					   "7306197795257980634", "-1083413722783809784", "4188306916927990707",
+					   "2605058134147175296", "4213945813919096539", "7393467143098496283",
+					   "-3660505565114829929", "-3982142839462981406", "-7316951547123449155",
+					   NULL };
+	check_row(engine,
+		  "select hash_decimal_text_extended(0.00123::DECIMAL(5,5), 42),"
+		  " hash_decimal_text_extended(-0.00001::DECIMAL(5,5), 42),"
+		  " hash_decimal_text_extended(-0.001::DECIMAL(12,3), 42),"
+		  " hash_decimal_text_extended(12.30::DECIMAL(10,2), 42), hash_decimal_text_extended(0::DECIMAL(10,2), 42),"
+		  " hash_decimal_text_extended(-5::DECIMAL(10,2), 42), hash_decimal_text_extended(12.34::DECIMAL(4,2), 42),"
+		  " hash_decimal_text_extended(-99999.9999::DECIMAL(9,4), 42),"
+		  " hash_decimal_text_extended(18446744073709551615::DECIMAL(20,0), 42),"
+		  " hash_decimal_text_extended('-1234567890123456789012345678.0123456789'::DECIMAL(38,10), 42),"
+		  " hash_decimal_text_extended(0::DECIMAL(38,10), 42), hash_decimal_text_extended(7::DECIMAL(1,0), 42),"
+		  " hash_decimal_text_extended(NULL::DECIMAL(10,2), 42)",
+		  dec, 13);
+	floe_buf out = FLOE_BUF_INIT;
+	FLOE_CHECK(floe_engine_query_text(engine, &out, "select hash_decimal_text_extended('1.5', 42)") < 0);
+	floe_error_clear();
+	floe_buf_free(&out);
 	floe_engine_close(engine);
 }

@@ -1,50 +1,53 @@
 #!/usr/bin/env bash
 # bench/reconcile/run.sh — what reconciliation costs, in one run on one private PostgreSQL:
 #
-#   hash    the row hash on the source side: md5 (cut to 64 bits, as a sum needs) against
-#           PostgreSQL's hashtextextended, over HASH_ROWS synthetic rows, next to count(*) and
-#           the canonical text alone (the queries are in bench/reconcile/hash.sql)
-#   tiers   `floe reconcile --tier V1|V2|V3` of the shop's order_items (SCALE=45: ≈ 5 M rows)
-#           against the COPY-binary export of the same table into /dev/null (the load's limit)
+#   hash      the row hash on the source side: md5 (cut to 64 bits, as a sum needs) against
+#             PostgreSQL's hashtextextended and the typed hashes floe's V3 combines, over
+#             HASH_ROWS synthetic rows, next to count(*) (the queries are in bench/reconcile/hash.sql)
+#   tiers     `floe reconcile --tier V1|V2|V3` of the shop's order_items (SCALE=45: ≈ 5 M rows)
+#             against the COPY-binary export of the same table into /dev/null (the load's limit)
+#   reladiff  reladiff (PyPI, RELADIFF_VERSION, installed into .venv when missing) comparing the
+#             same table with a copy of it loaded back into the same PostgreSQL
+#             (order_items_copy, same primary key), its default algorithm, every column; and
+#             the same with -a hashdiff, what it runs when the tables are in two databases
 #
-# Wall time is the best of ROUNDS. Prints a Markdown block; with BENCH_RECORD=1 it is also
-# appended to bench/RESULTS.md.
+# COPY and the tiers run interleaved, ROUNDS times each (best and median wall time); reladiff,
+# ten times slower, RELADIFF_ROUNDS times (best). Prints a Markdown block; with BENCH_RECORD=1 it
+# is also appended to bench/RESULTS.md.
 #
 #   SCALE=45 HASH_ROWS=3000000 bench/reconcile/run.sh
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-FLOE="${FLOE_BIN:-$ROOT/build/floe}"
+NAME=reconcile
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+PY="$ROOT/.venv/bin/python"
 SCALE="${SCALE:-10}"
 HASH_ROWS="${HASH_ROWS:-3000000}"
 ROUNDS="${ROUNDS:-3}"
-WORK="$(mktemp -d /tmp/floe-bench-reconcile.XXXXXX)"
-chmod 755 "$WORK"
-cleanup() { "$FLOE" -C "$WORK" stack down >/dev/null 2>&1 || true; rm -rf "$WORK"; }
-trap cleanup EXIT
+RELADIFF_ROUNDS="${RELADIFF_ROUNDS:-1}"
+RELADIFF_VERSION=0.6.0
 
-[ -x "$FLOE" ] || { echo "bench: build floe first (make)" >&2; exit 2; }
+"$PY" -c "import reladiff, psycopg2" 2>/dev/null ||
+	"$ROOT/.venv/bin/pip" install -q "reladiff[postgresql]==$RELADIFF_VERSION"
+
 export FLOE_SOURCE_PASSWORD="bench-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-"$FLOE" -C "$WORK" stack up --database shop --reader floe_reader >/dev/null
-PORT="$("$FLOE" -C "$WORK" stack status --json | sed -n 's/.*"port":\([0-9]*\).*/\1/p')"
-SOCK="$WORK/.floe/pg/run"
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+bench_stack_up shop floe_reader
 PSQL=(psql -X -q -At -h "$SOCK" -p "$PORT" -U postgres shop)
 
-# best NAME CMD...: the best wall seconds of ROUNDS
-best() {
-	local name=$1 b=""
-	shift
-	for _ in $(seq "$ROUNDS"); do
-		local t0 t1
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
-		t1=$(date +%s.%N)
-		local t
-		t=$(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }")
-		if [ -z "$b" ] || awk "BEGIN { exit !($t < $b) }"; then b=$t; fi
-	done
-	echo "$b"
+# seconds CMD...: the wall seconds of one run of CMD (its output dropped; a failure stops the bench)
+seconds() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
+	t1=$(date +%s.%N)
+	awk "BEGIN { printf \"%.2f\", $t1 - $t0 }"
 }
+
+# best / median of the numbers on stdin
+best() { sort -n | head -1; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # ---- the hash on the source side ----
 "${PSQL[@]}" -c "CREATE TABLE hash_bench (id bigint PRIMARY KEY, name text, amount numeric(12,2), ts timestamptz, flag boolean);
@@ -55,7 +58,7 @@ best() {
 hash_rows=""
 while IFS='|' read -r label sql; do
 	[ -n "$label" ] || continue
-	t=$(best "$label" "${PSQL[@]}" -c "SET max_parallel_workers_per_gather = 0" -c "$sql")
+	t=$(for _ in $(seq "$ROUNDS"); do seconds "${PSQL[@]}" -c "SET max_parallel_workers_per_gather = 0" -c "$sql"; echo; done | best)
 	hash_rows+="| $label | $t |"$'\n'
 done < <(grep -v '^--' "$ROOT/bench/reconcile/hash.sql")
 
@@ -66,34 +69,59 @@ done < <(grep -v '^--' "$ROOT/bench/reconcile/hash.sql")
 "$FLOE" -C "$WORK" run --table public.order_items >/dev/null
 SQL="$(grep -v '^--' "$WORK/pipeline/bronze/order_items.sql")"
 ROWS="$("${PSQL[@]}" -c 'select count(*) from order_items')"
-limit=$(best limit psql -X -h "$SOCK" -p "$PORT" -U postgres shop -c "\\copy ($SQL) TO '/dev/null' (FORMAT binary)")
-declare -A tier
-for t in V1 V2 V3; do
-	tier[$t]=$(best "$t" "$FLOE" -C "$WORK" reconcile --table public.order_items --tier "$t")
+declare -A times
+for _ in $(seq "$ROUNDS"); do
+	times[copy]+="$(seconds psql -X -h "$SOCK" -p "$PORT" -U postgres shop -c "\\copy ($SQL) TO '/dev/null' (FORMAT binary)") "
+	for t in V1 V2 V3; do
+		times[$t]+="$(seconds "$FLOE" -C "$WORK" reconcile --table public.order_items --tier "$t") "
+	done
 done
 "$FLOE" -C "$WORK" reconcile --table public.order_items --json >"$WORK/last.json" || true
 split=$(sed -n 's/.*"source_ms":\([0-9]*\),"lake_ms":\([0-9]*\).*/source side \1 ms, lake side \2 ms/p' "$WORK/last.json")
+
+# ---- reladiff: the same rows loaded back into PostgreSQL, compared with the source ----
+"${PSQL[@]}" -c "CREATE TABLE order_items_copy AS TABLE order_items"
+"${PSQL[@]}" -c "ALTER TABLE order_items_copy ADD PRIMARY KEY (order_id, order_item_id)"
+"${PSQL[@]}" -c "VACUUM ANALYZE order_items_copy"
+DSN="postgresql://postgres@$(printf '%s' "$SOCK" | sed 's|/|%2F|g'):$PORT/shop" # host: the socket directory
+RELADIFF=("$ROOT/.venv/bin/reladiff" "$DSN" order_items order_items_copy -k order_id -k order_item_id -c '%' -s)
+"${RELADIFF[@]}" -v >"$WORK/reladiff.out" 2>&1 || { cat "$WORK/reladiff.out" >&2; exit 1; }
+algorithm=$(sed -n "s/.*Using algorithm '\([a-z]*\)'.*/\1/p" "$WORK/reladiff.out" | head -1)
+unchanged=$(sed -n 's/^\([0-9]*\) rows unchanged.*/\1/p' "$WORK/reladiff.out")
+rel=$(for _ in $(seq "$RELADIFF_ROUNDS"); do seconds "${RELADIFF[@]}"; echo; done | best)
+rel_hash=$(for _ in $(seq "$RELADIFF_ROUNDS"); do seconds "${RELADIFF[@]}" -a hashdiff; echo; done | best)
+
 ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
+row() { # row LABEL KEY: best, median, vs COPY (best), reladiff's time over this one
+	local b m
+	b=$(echo "${times[$2]}" | tr ' ' '\n' | grep . | best)
+	m=$(echo "${times[$2]}" | tr ' ' '\n' | grep . | median)
+	echo "| $1 | $b | $m | $(ratio "$b" "$copy_best")× | $(ratio "$rel" "$b")× |"
+}
+copy_best=$(echo "${times[copy]}" | tr ' ' '\n' | grep . | best)
 
 block=$(cat <<MD
 
 ### reconciliation — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 
-Command: \`SCALE=$SCALE HASH_ROWS=$HASH_ROWS bench/reconcile/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); best of $ROUNDS; load average before: $(cut -d' ' -f1-3 /proc/loadavg)
+Command: \`SCALE=$SCALE HASH_ROWS=$HASH_ROWS bench/reconcile/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)
 
-The row hash in PostgreSQL, $HASH_ROWS rows (\`bigint\`, 32-byte \`text\`, \`numeric(12,2)\`, \`timestamptz\`, \`boolean\`), no parallel workers:
+The row hash in PostgreSQL, $HASH_ROWS rows (\`bigint\`, 32-byte \`text\`, \`numeric(12,2)\`, \`timestamptz\`, \`boolean\`), no parallel workers, best of $ROUNDS:
 
 | query (bench/reconcile/hash.sql) | s |
 |---|---|
 $hash_rows
-\`floe reconcile\` of order_items ($ROWS rows), against exporting it with COPY binary:
+\`floe reconcile\` of order_items ($ROWS rows) against exporting it with COPY binary, interleaved, $ROUNDS rounds;
+reladiff $RELADIFF_VERSION (\`$algorithm\`, its default for two tables of one database; key (order_id, order_item_id), every column; $unchanged rows unchanged) comparing it with \`order_items_copy\`, best of $RELADIFF_ROUNDS:
 
-| | wall s | vs COPY |
-|---|---|---|
-| COPY binary → /dev/null | $limit | 1.00× |
-| floe reconcile --tier V1 | ${tier[V1]} | $(ratio "${tier[V1]}" "$limit")× |
-| floe reconcile --tier V2 | ${tier[V2]} | $(ratio "${tier[V2]}" "$limit")× |
-| floe reconcile --tier V3 | ${tier[V3]} | $(ratio "${tier[V3]}" "$limit")× |
+| | best s | median s | vs COPY | reladiff ÷ this |
+|---|---|---|---|---|
+$(row "COPY binary → /dev/null" copy)
+$(row "floe reconcile --tier V1" V1)
+$(row "floe reconcile --tier V2" V2)
+$(row "floe reconcile --tier V3" V3)
+| reladiff ($algorithm, the default) | $rel | | $(ratio "$rel" "$copy_best")× | 1.00× |
+| reladiff -a hashdiff (its algorithm across two databases) | $rel_hash | | $(ratio "$rel_hash" "$copy_best")× | $(ratio "$rel" "$rel_hash")× |
 
 V3's last run: $split.
 MD

@@ -1,7 +1,7 @@
 /*
  * test_reconcile.c — reconciliation's pieces without a database: the column model,
- * the canonical forms DuckDB computes (checked against the texts PostgreSQL 15
- * produced for the same values with the source-side SQL), bucket counts, the
+ * the canonical forms and row hashes DuckDB computes (checked against what PostgreSQL
+ * 15 produced for the same values with the source-side SQL), bucket counts, the
  * comparison's rules (float tolerance, spellings of NaN and infinity, buckets on one
  * side only), tiers and the control catalog.
  */
@@ -114,6 +114,43 @@ FLOE_TEST(reconcile_duckdb_canonical_forms_match_postgres)
 	check_duck(engine, &t, &list, "['a', '', NULL, 'ünï']", "4:1:a,0:,N,5:ünï");
 	check_duck(engine, &t, &list, "[]::VARCHAR[]", "0:");
 	floe_engine_close(engine);
+}
+
+/*
+ * The DuckDB dialect's bucket and row hash of three rows (values, NULLs, '', an empty
+ * list, a float outside the hash) against what the PostgreSQL dialect of the same
+ * expressions returned in PostgreSQL 15 for the same rows.
+ */
+FLOE_TEST(reconcile_row_hashes_match_postgres)
+{
+	floe_arena *a = floe_arena_new();
+	floe_engine *engine = NULL;
+	floe_engine_result *res = NULL;
+	floe_buf q = FLOE_BUF_INIT;
+	rc_table t;
+	FLOE_CHECK(rc_table_build(&t, a, lock_table(a, "id"), OIDS, ELEMS, 5) == 0);
+	floe_buf_puts(&q, "SELECT c1, ");
+	rc_bucket_expr(&q, &t, RC_DUCK, 508);
+	floe_buf_puts(&q, ", ");
+	rc_hash_expr(&q, &t, RC_DUCK);
+	floe_buf_puts(&q, " FROM (VALUES (7::INTEGER, 'ünï'::VARCHAR, 1.5::DOUBLE, 0.00123::DECIMAL(5,5),"
+			  " ['a', NULL, '']::VARCHAR[]), (-8, NULL, NULL, NULL, NULL), (9, '', 'NaN', -0.5, []::VARCHAR[]))"
+			  " AS s(c1, c2, c3, c4, c5) ORDER BY c1");
+	static const char *const want[3][3] = {
+		{ "-8", "55", "-2536981827835391455" },
+		{ "7", "361", "5436077193110151274" },
+		{ "9", "477", "-7940511250827239861" },
+	};
+	FLOE_CHECK(floe_engine_open(&engine, NULL) == 0);
+	FLOE_CHECK(floe_engine_query(engine, &res, floe_buf_cstr(&q)) == 0);
+	FLOE_CHECK(res && floe_engine_result_rows(res) == 3);
+	for (size_t r = 0; res && r < 3 && r < floe_engine_result_rows(res); r++)
+		for (size_t c = 0; c < 3; c++)
+			FLOE_CHECK_STR(floe_engine_result_text(res, r, c), want[r][c]);
+	floe_engine_result_free(res);
+	floe_engine_close(engine);
+	floe_buf_free(&q);
+	floe_arena_free(a);
 }
 
 FLOE_TEST(reconcile_bucket_count)

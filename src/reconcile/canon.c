@@ -158,6 +158,16 @@ static void canon_duck_timestamp(floe_buf *out, const char *e, const char *type)
 			e, e, type, e);
 }
 
+/* A date as days since 1970-01-01, ±infinity as the int32 extremes (how floe loads them). */
+static void date_days(floe_buf *out, rc_dialect d, const char *e)
+{
+	if (d == RC_PG)
+		floe_buf_printf(out, "(CASE WHEN %s = 'infinity' THEN 2147483647 WHEN %s = '-infinity' THEN -2147483647 - 1 "
+				     "ELSE %s - DATE '1970-01-01' END)", e, e, e);
+	else /* floe writes ±infinity as the extreme day numbers, which DuckDB subtracts as they are */
+		floe_buf_printf(out, "(%s - DATE '1970-01-01')", e);
+}
+
 static void canon_list(floe_buf *out, const rc_table *t, rc_dialect d, const rc_type *el, const char *e)
 {
 	if (d == RC_PG) {
@@ -211,11 +221,9 @@ void rc_canon(floe_buf *out, const rc_table *t, rc_dialect d, const rc_type *typ
 		floe_buf_printf(out, pg ? "encode(%s, 'hex')" : "lower(hex(%s))", e);
 		break;
 	case RC_DATE:
-		if (pg)
-			floe_buf_printf(out, "(CASE WHEN %s = 'infinity' THEN '2147483647' WHEN %s = '-infinity' THEN "
-					     "'-2147483648' ELSE (%s - DATE '1970-01-01')::text END)", e, e, e);
-		else /* floe writes ±infinity as the extreme day numbers, which DuckDB subtracts as they are */
-			floe_buf_printf(out, "(%s - DATE '1970-01-01')::VARCHAR", e);
+		floe_buf_putc(out, '(');
+		date_days(out, d, e);
+		floe_buf_printf(out, ")%s", as_text);
 		break;
 	case RC_TIME:
 		floe_buf_printf(out, pg ? "encode(time_send(%s), 'hex')" : "lpad(lower(hex(epoch_us(%s))), 16, '0')", e);
@@ -311,11 +319,9 @@ static void value_hash(floe_buf *out, const rc_table *t, rc_dialect d, const rc_
 		floe_buf_printf(out, "uuid_hash_extended(%s, %lld)", e, s);
 		break;
 	case RC_DATE:
-		if (pg)
-			floe_buf_printf(out, "hashint4extended((CASE WHEN %s = 'infinity' THEN 2147483647 WHEN %s = '-infinity' "
-					     "THEN -2147483647 - 1 ELSE %s - DATE '1970-01-01' END)::int4, %lld)", e, e, e, s);
-		else /* floe writes ±infinity as the extreme day numbers, which DuckDB subtracts as they are */
-			floe_buf_printf(out, "hashint4extended(CAST(%s - DATE '1970-01-01' AS INTEGER), %lld)", e, s);
+		floe_buf_puts(out, "hashint4extended(CAST(");
+		date_days(out, d, e);
+		floe_buf_printf(out, " AS %s), %lld)", pg ? "int4" : "INTEGER", s);
 		break;
 	case RC_TIME:
 	case RC_TIMESTAMP:

@@ -14,19 +14,18 @@
 
 #define REPAIR_MAX_KEYS 10000 /* beyond this a table diverged too far for a repair by key */
 
-/* The narrowed keys, row-major, as the repair takes them; none when a key is incomplete. */
-static void repair_keys(floe_bronze_check *c, const floe_reconcile_result *r)
+size_t rc_repair_keys(const char *const **out, floe_arena *arena, const floe_reconcile_result *r, size_t width)
 {
-	size_t width = c->table->n_key, n = 0;
-	const char **keys = floe_arena_alloc(c->arena, (r->n_keys * width + 1) * sizeof(char *));
+	const char **keys = floe_arena_alloc(arena, (r->n_keys * width + 1) * sizeof(char *));
+	size_t n = 0;
 	for (size_t i = 0; i < r->n_keys; i++) {
 		if (r->keys[i].n_values != width)
-			return;
+			return 0;
 		for (size_t k = 0; k < width; k++)
 			keys[n++] = r->keys[i].values[k];
 	}
-	c->repair_keys = keys;
-	c->n_repair_keys = r->n_keys;
+	*out = keys;
+	return r->n_keys;
 }
 
 int floe_reconcile_bronze_check(void *ctx, floe_bronze_check *c)
@@ -59,6 +58,6 @@ int floe_reconcile_bronze_check(void *ctx, floe_bronze_check *c)
 	c->detail = r->error ? r->error : r->detail;
 	if (r->outcome == FLOE_RECONCILE_DIVERGED && c->attempt == 0 && c->table->n_key && r->n_keys &&
 	    r->n_keys < REPAIR_MAX_KEYS)
-		repair_keys(c, r);
+		c->n_repair_keys = rc_repair_keys(&c->repair_keys, c->arena, r, c->table->n_key);
 	return 0;
 }

@@ -211,4 +211,7 @@ int rc_control_run_one(rc_control_run *out, floe_arena *arena, rc_lake *lake, co
 typedef struct floe_state floe_state;
 void rc_record(floe_state *st, const floe_reconcile_result *r, const char *started);
 
+/* check.c: a result's narrowed keys, row-major, as floe_bronze_repair takes them; 0 keys when one is incomplete. */
+size_t rc_repair_keys(const char *const **out, floe_arena *arena, const floe_reconcile_result *r, size_t width);
+
 #endif

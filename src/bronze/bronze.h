@@ -63,7 +63,8 @@ typedef struct floe_bronze_result {
 	const char *source;         /* "public.orders" */
 	const char *mode;           /* the plan's mode */
 	const char *state;          /* "loaded" | "failed" | "refused" | "skipped" */
-	int64_t rows, bytes, files;
+	int64_t rows, bytes, files;  /* read from the source, and files written, by this load */
+	int64_t table_rows;         /* rows in the table after it (-1: unknown) */
 	int64_t snapshot_id;
 	double seconds;
 	const char *detail;         /* one line: what happened */

@@ -79,9 +79,9 @@ static void render_json(floe_buf *out, const floe_bronze_report *rep)
 		floe_json_put_member(out, "source", r->source);
 		floe_json_put_member(out, "mode", r->mode);
 		floe_json_put_member(out, "state", r->state);
-		floe_buf_printf(out, ",\"rows\":%lld,\"bytes\":%lld,\"files\":%lld,\"snapshot_id\":%lld,\"seconds\":%.3f",
-				(long long)r->rows, (long long)r->bytes, (long long)r->files, (long long)r->snapshot_id,
-				r->seconds);
+		floe_buf_printf(out, ",\"rows\":%lld,\"bytes\":%lld,\"files\":%lld,\"table_rows\":%lld,"
+				"\"snapshot_id\":%lld,\"seconds\":%.3f", (long long)r->rows, (long long)r->bytes,
+				(long long)r->files, (long long)r->table_rows, (long long)r->snapshot_id, r->seconds);
 		floe_json_put_member(out, "detail", r->detail);
 		floe_json_put_member(out, "error", r->error);
 		floe_json_put_member(out, "cause", r->cause);

@@ -32,15 +32,9 @@ int floe_reconcile_bronze_check(void *ctx, floe_bronze_check *c)
 {
 	const floe_reconcile_check_opts *o = ctx;
 	floe_reconcile_request req = FLOE_RECONCILE_REQUEST_INIT;
-	floe_reconcile_result *r = NULL;
 	floe_state *st = NULL;
-	int64_t seq = 0;
-	char started[32];
-	floe_state_now(started, sizeof(started));
 	if (floe_state_open(&st, o->config->project_dir) < 0)
 		return -1;
-	if (floe_state_reconcile_count(st, c->table->bronze, &seq) < 0)
-		floe_error_clear(); /* the rotation starts over: not worth failing for */
 	req.config = o->config;
 	req.table = c->table;
 	req.snapshot_id = c->snapshot_id;
@@ -48,11 +42,8 @@ int floe_reconcile_bronze_check(void *ctx, floe_bronze_check *c)
 	req.tier = o->tier;
 	req.run_id = c->run_id;
 	req.control = o->control;
-	req.control_seq = (uint64_t)seq;
 	req.max_keys = REPAIR_MAX_KEYS;
-	if (floe_reconcile_table(&r, c->arena, &req) < 0)
-		floe_error_clear(); /* r says failed, with the error's text */
-	rc_record(st, r, started);
+	floe_reconcile_result *r = rc_reconcile_recorded(st, c->arena, &req);
 	floe_state_close(st);
 	c->state = floe_reconcile_outcome_name(r->outcome);
 	c->detail = r->error ? r->error : r->detail;

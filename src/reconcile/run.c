@@ -84,8 +84,6 @@ static floe_reconcile_result *repaired(floe_state *st, floe_arena *arena, const 
 {
 	floe_bronze_repair_opts ro = { run_id, opts->pg_snapshot, NULL, 0 };
 	floe_bronze_result br;
-	floe_reconcile_result *again = NULL;
-	char started[32];
 	ro.n_keys = req->table->n_key ? rc_repair_keys(&ro.keys, arena, r, req->table->n_key) : 0;
 	if (ro.n_keys == 0) {
 		r->repaired = "not repaired: the table has no primary key, or no key was narrowed";
@@ -96,12 +94,9 @@ static floe_reconcile_result *repaired(floe_state *st, floe_arena *arena, const 
 		floe_error_clear();
 		return r;
 	}
-	floe_state_now(started, sizeof(started));
 	req->snapshot_id = br.snapshot_id;
-	if (floe_reconcile_table(&again, arena, req) < 0)
-		floe_error_clear();
+	floe_reconcile_result *again = rc_reconcile_recorded(st, arena, req);
 	again->repaired = floe_arena_printf(arena, "%zu keys re-copied: %s", ro.n_keys, br.detail ? br.detail : "");
-	rc_record(st, again, started);
 	return again;
 }
 
@@ -122,24 +117,13 @@ static void reconcile_one(floe_reconcile_report *rep, floe_state *st, floe_arena
 			  const floe_reconcile_opts *opts, const floe_lock_table *t)
 {
 	floe_reconcile_request req = FLOE_RECONCILE_REQUEST_INIT;
-	floe_reconcile_result *r = NULL;
-	int64_t seq = 0;
-	char started[32];
-	floe_state_now(started, sizeof(started));
-	if (floe_state_reconcile_count(st, t->bronze, &seq) < 0)
-		floe_error_clear(); /* the rotation starts over: not worth failing for */
 	req.config = config;
 	req.table = t;
 	req.tier = opts->tier;
 	req.run_id = rep->run_id;
 	req.control = opts->control;
 	req.pg_snapshot = opts->pg_snapshot;
-	req.control_seq = (uint64_t)seq;
-	if (floe_reconcile_table(&r, arena, &req) < 0) {
-		floe_log_warn("%s", r->error);
-		floe_error_clear();
-	}
-	rc_record(st, r, started);
+	floe_reconcile_result *r = rc_reconcile_recorded(st, arena, &req);
 	if (opts->repair && r->outcome == FLOE_RECONCILE_DIVERGED)
 		r = repaired(st, arena, config, opts, &req, r, rep->run_id);
 	rep->results[rep->n_results++] = r;

@@ -36,6 +36,7 @@ typedef struct floe_bronze_check {
 	int64_t snapshot_id;          /* the bronze snapshot to check */
 	const char *pg_snapshot;      /* the load's exported source snapshot */
 	int attempt;                  /* 0; 1 after a repair */
+	const char *repair_detail;    /* attempt 1: what the repair did */
 	floe_arena *arena;            /* for everything the check returns */
 	/* returned */
 	const char *state;            /* "verified", "diverged", "unverified", "failed" */

@@ -394,8 +394,10 @@ static int check_and_repair(load_state *s, bool *committed)
 		if (load_and_commit(s, committed) < 0)
 			return -1;
 		r->repaired = true;
-		r->detail = floe_arena_printf(job->arena, "%s; then %s (%s)", loaded, r->detail, c.detail);
+		const char *repair = r->detail;
+		r->detail = floe_arena_printf(job->arena, "%s; then %s (%s)", loaded, repair, c.detail);
 		c.attempt = 1;
+		c.repair_detail = repair;
 		c.snapshot_id = r->snapshot_id;
 		ask(job, &c);
 	}

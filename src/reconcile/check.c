@@ -43,7 +43,7 @@ int floe_reconcile_bronze_check(void *ctx, floe_bronze_check *c)
 	req.run_id = c->run_id;
 	req.control = o->control;
 	req.max_keys = REPAIR_MAX_KEYS;
-	floe_reconcile_result *r = rc_reconcile_recorded(st, c->arena, &req);
+	floe_reconcile_result *r = rc_reconcile_recorded(st, c->arena, &req, c->attempt ? c->repair_detail : NULL);
 	floe_state_close(st);
 	c->state = floe_reconcile_outcome_name(r->outcome);
 	c->detail = r->error ? r->error : r->detail;

@@ -95,9 +95,8 @@ static floe_reconcile_result *repaired(floe_state *st, floe_arena *arena, const 
 		return r;
 	}
 	req->snapshot_id = br.snapshot_id;
-	floe_reconcile_result *again = rc_reconcile_recorded(st, arena, req);
-	again->repaired = floe_arena_printf(arena, "%zu keys re-copied: %s", ro.n_keys, br.detail ? br.detail : "");
-	return again;
+	return rc_reconcile_recorded(st, arena, req, floe_arena_printf(arena, "%zu keys re-copied: %s", ro.n_keys,
+								       br.detail ? br.detail : ""));
 }
 
 /* With --repair and no snapshot given: one exported snapshot for every comparison and repair. */
@@ -123,7 +122,7 @@ static void reconcile_one(floe_reconcile_report *rep, floe_state *st, floe_arena
 	req.run_id = rep->run_id;
 	req.control = opts->control;
 	req.pg_snapshot = opts->pg_snapshot;
-	floe_reconcile_result *r = rc_reconcile_recorded(st, arena, &req);
+	floe_reconcile_result *r = rc_reconcile_recorded(st, arena, &req, NULL);
 	if (opts->repair && r->outcome == FLOE_RECONCILE_DIVERGED)
 		r = repaired(st, arena, config, opts, &req, r, rep->run_id);
 	rep->results[rep->n_results++] = r;

@@ -256,6 +256,9 @@ def test_a_late_commit_beyond_the_window_is_caught_repaired_and_verified(src, pr
     status = json.loads(src.floe(d, "status", "--json", check=None).out)
     orders = next(x for x in status["tables"] if x["table"] == "bronze.orders")
     assert orders["state"] == "verified", orders
+    assert orders["reconcile"]["history"].startswith("diverged (") and \
+        orders["reconcile"]["history"].endswith("→ repaired → verified"), orders
+    assert "repaired" in src.floe(d, "status", check=None).out
     set_late_window(d, "5m")
 
 

@@ -393,6 +393,7 @@ static int check_and_repair(load_state *s, bool *committed)
 		s->expect_snapshot = r->snapshot_id;
 		if (load_and_commit(s, committed) < 0)
 			return -1;
+		r->files += (int64_t)s->out.n;
 		r->repaired = true;
 		const char *repair = r->detail;
 		r->detail = floe_arena_printf(job->arena, "%s; then %s (%s)", loaded, repair, c.detail);

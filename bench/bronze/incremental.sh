@@ -8,7 +8,8 @@
 #            OLTP shape): updates of the newest rows, inserts after them, a few deletes
 #
 # For each: the full load (first run: sorted by key into bounded files), then the change, then the
-# incremental run; wall time and peak RSS (/usr/bin/time), and what the snapshot summary says.
+# incremental run (`--no-reconcile`: the load alone; bench/reconcile measures reconciliation); wall
+# time and peak RSS (/usr/bin/time), and what the snapshot summary says.
 #
 #   SCALE=45 bench/bronze/incremental.sh   # orders ≈ 4.5 M rows, events 5 M rows
 set -euo pipefail
@@ -59,21 +60,21 @@ PY
 }
 
 rows_orders=$("${PSQL[@]}" -c 'select count(*) from orders')
-read -r of om <<<"$(timed full "$FLOE" -C "$WORK" run --table public.orders)"
+read -r of om <<<"$(timed full "$FLOE" -C "$WORK" run --no-reconcile --table public.orders)"
 per=$((rows_orders / 1000 / 3 + 1))
 "$FLOE" -C "$WORK" shop tick --orders "$per" --updates "$per" --deletes "$per" >/dev/null
 "$FLOE" -C "$WORK" shop tick --orders "$per" --updates "$per" --deletes "$per" >/dev/null
-read -r oi oim <<<"$(timed incr "$FLOE" -v -C "$WORK" run --table public.orders)"; grep "in [0-9.]* s" "$WORK/err" >&2 || true
+read -r oi oim <<<"$(timed incr "$FLOE" -v -C "$WORK" run --no-reconcile --table public.orders)"; grep "in [0-9.]* s" "$WORK/err" >&2 || true
 orders_summary=$(summary orders)
 
-read -r ef em <<<"$(timed full "$FLOE" -C "$WORK" run --table public.events)"
+read -r ef em <<<"$(timed full "$FLOE" -C "$WORK" run --no-reconcile --table public.events)"
 n=$((EVENTS / 1000))
 "${PSQL[@]}" <<SQL
 UPDATE events SET kind = 'refund', amount = -amount WHERE id > $EVENTS - $((n / 2));
 INSERT INTO events SELECT g, 'view', 1, md5(g::text) FROM generate_series($EVENTS + 1, $EVENTS + $((n / 2))) g;
 DELETE FROM events WHERE id IN ($EVENTS - $n, $EVENTS - $n - 7, $EVENTS - $n - 99);
 SQL
-read -r ei eim <<<"$(timed incr "$FLOE" -v -C "$WORK" run --table public.events)"; grep "in [0-9.]* s" "$WORK/err" >&2 || true
+read -r ei eim <<<"$(timed incr "$FLOE" -v -C "$WORK" run --no-reconcile --table public.events)"; grep "in [0-9.]* s" "$WORK/err" >&2 || true
 events_summary=$(summary events)
 ratio() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
 

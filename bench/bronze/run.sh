@@ -3,7 +3,8 @@
 #
 #   limit   `COPY (extraction query) TO STDOUT (FORMAT binary)` into /dev/null through psql:
 #           PostgreSQL reading and sending the rows, nothing else — no load can beat it
-#   floe    `floe run --table public.order_items`: the same COPY, decoded into vectors, written as
+#   floe    `floe run --no-reconcile --table public.order_items` (the load; reconciliation is
+#           bench/reconcile's): the same COPY, decoded into vectors, written as
 #           ZSTD Parquet, committed as an Iceberg snapshot
 #   duckdb  DuckDB's postgres extension copying the same table to a ZSTD Parquet file
 #           (`duckdb` + `duckdb-extension-postgres` from PyPI, the version floe embeds)
@@ -46,7 +47,7 @@ measure() {
 
 limit=$(measure limit psql -X -h "$SOCK" -p "$PORT" -U postgres shop \
 	-c "\\copy ($SQL) TO '/dev/null' (FORMAT binary)")
-floe=$(measure floe "$FLOE" -C "$WORK" run --table public.order_items)
+floe=$(measure floe "$FLOE" -C "$WORK" run --no-reconcile --table public.order_items)
 cat >"$WORK/duck.py" <<PYEOF
 import duckdb, duckdb_extension_postgres, pathlib, shutil
 # The wheel names the file after the package; DuckDB wants the extension's own name (postgres_scanner).

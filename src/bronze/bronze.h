@@ -36,6 +36,7 @@ typedef struct floe_bronze_check {
 	int64_t snapshot_id;          /* the bronze snapshot to check */
 	const char *pg_snapshot;      /* the load's exported source snapshot */
 	int attempt;                  /* 0; 1 after a repair */
+	const char *repair_detail;    /* attempt 1: what the repair did */
 	floe_arena *arena;            /* for everything the check returns */
 	/* returned */
 	const char *state;            /* "verified", "diverged", "unverified", "failed" */
@@ -63,7 +64,8 @@ typedef struct floe_bronze_result {
 	const char *source;         /* "public.orders" */
 	const char *mode;           /* the plan's mode */
 	const char *state;          /* "loaded" | "failed" | "refused" | "skipped" */
-	int64_t rows, bytes, files;
+	int64_t rows, bytes, files;  /* read from the source, and files written, by this load */
+	int64_t table_rows;         /* rows in the table after it (-1: unknown) */
 	int64_t snapshot_id;
 	double seconds;
 	const char *detail;         /* one line: what happened */

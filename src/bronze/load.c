@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/fs.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "iceberg/catalog.h"
 #include "iceberg/table.h"
 #include "pg/introspect.h"
@@ -339,6 +340,18 @@ static int load_and_commit(load_state *s, bool *committed)
 	return 0;
 }
 
+/* The current snapshot's total-records: what the table holds after this load. */
+static int64_t table_rows(load_state *s)
+{
+	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(s->table);
+	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(m);
+	const char *total = snap ? floe_iceberg_snapshot_summary(snap, "total-records") : NULL;
+	int64_t n = -1;
+	if (total && floe_text_parse_int64(&n, total, strlen(total), 0, INT64_MAX) < 0)
+		n = -1;
+	return n;
+}
+
 /* Ask the check; a failing check is its verdict, never the load's failure (the load committed). */
 static void ask(bronze_job *job, floe_bronze_check *c)
 {
@@ -380,9 +393,12 @@ static int check_and_repair(load_state *s, bool *committed)
 		s->expect_snapshot = r->snapshot_id;
 		if (load_and_commit(s, committed) < 0)
 			return -1;
+		r->files += (int64_t)s->out.n;
 		r->repaired = true;
-		r->detail = floe_arena_printf(job->arena, "%s; then %s (%s)", loaded, r->detail, c.detail);
+		const char *repair = r->detail;
+		r->detail = floe_arena_printf(job->arena, "%s; then %s (%s)", loaded, repair, c.detail);
 		c.attempt = 1;
+		c.repair_detail = repair;
 		c.snapshot_id = r->snapshot_id;
 		ask(job, &c);
 	}
@@ -412,6 +428,7 @@ int bronze_load_table(bronze_job *job)
 	r->files = (int64_t)s.out.n;
 	if (check_and_repair(&s, &commit_tried) < 0)
 		goto cleanup;
+	r->table_rows = table_rows(&s);
 	floe_pg_exec(s.pg, "COMMIT");
 	error = 0;
 cleanup:

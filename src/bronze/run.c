@@ -68,7 +68,7 @@ static void record(run_ctx *ctx, bronze_job *job, const char *finished)
 	tr.source = r->source;
 	tr.mode = r->mode;
 	tr.state = r->state;
-	tr.rows = r->rows;
+	tr.rows = r->table_rows >= 0 ? r->table_rows : r->rows; /* status shows what the table holds */
 	tr.bytes = r->bytes;
 	tr.files = r->files;
 	tr.snapshot_id = snap[0] ? snap : NULL;
@@ -227,7 +227,7 @@ static void add_job(run_ctx *ctx, floe_bronze_report *rep, const floe_lock_table
 	r->table = t->bronze;
 	r->source = floe_arena_printf(job->arena, "%s.%s", t->schema, t->name);
 	r->mode = t->mode;
-	r->rows = r->bytes = r->files = -1;
+	r->rows = r->bytes = r->files = r->table_rows = -1;
 }
 
 /* Tables not loaded by design still appear in the report and the ledger. */
@@ -240,7 +240,7 @@ static void add_unloaded(run_ctx *ctx, floe_bronze_report *rep, floe_arena *a, c
 	r->mode = t->mode;
 	r->state = strcmp(t->mode, "refused") == 0 ? "refused" : "skipped";
 	r->detail = t->reason;
-	r->rows = r->bytes = r->files = -1;
+	r->rows = r->bytes = r->files = r->table_rows = -1;
 	char finished[32];
 	floe_state_now(finished, sizeof(finished));
 	record(ctx, &job, finished);
@@ -350,7 +350,7 @@ int floe_bronze_repair(floe_bronze_result *out, floe_arena *arena, const floe_co
 	out->table = floe_arena_strdup(arena, t->bronze);
 	out->source = floe_arena_printf(arena, "%s.%s", t->schema, t->name);
 	out->mode = floe_arena_strdup(arena, t->mode);
-	out->rows = out->bytes = out->files = -1;
+	out->rows = out->bytes = out->files = out->table_rows = -1;
 	ctx.jobs = &job;
 	ctx.n_jobs = 1;
 	run_one(&ctx, &job);

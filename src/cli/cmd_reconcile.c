@@ -15,6 +15,7 @@ static const floe_cli_option options[] = {
 	{ "tier", 0, "TIER", "V1 (row counts), V2 (+ per-column aggregates) or V3 (+ bucketed checksums; default)" },
 	{ "control", 0, "NAME", "plant this control instead of the next in rotation (`none`: plant none)" },
 	{ "pg-snapshot", 0, "NAME", "compare with this exported source snapshot (pg_export_snapshot(), its transaction still open)" },
+	{ "repair", 0, NULL, "re-copy a diverged table's rows from the source (at one snapshot for the whole run) and reconcile it again" },
 	{ "json", 0, NULL, "print the results as JSON" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -28,6 +29,8 @@ static void render_text(floe_buf *out, const floe_reconcile_report *rep)
 				floe_reconcile_tier_name(r->tier), r->detail ? r->detail : "");
 		if (r->error)
 			floe_buf_printf(out, "%13s%s\n", "", r->error);
+		if (r->repaired)
+			floe_buf_printf(out, "%13srepaired first: %s\n", "", r->repaired);
 		for (size_t k = 0; k < r->n_metrics; k++) {
 			const floe_reconcile_metric *m = &r->metrics[k];
 			if (!m->equal)
@@ -87,6 +90,7 @@ static int run(floe_cli_ctx *ctx)
 	opts.n_tables = n_tables;
 	opts.control = floe_cli_value(ctx, "control");
 	opts.pg_snapshot = floe_cli_value(ctx, "pg-snapshot");
+	opts.repair = floe_cli_flag(ctx, "repair");
 	if (floe_cli_load_config(&config, ctx) < 0 || floe_reconcile_run(&rep, config, &opts) < 0)
 		goto cleanup;
 	if (floe_cli_flag(ctx, "json"))
@@ -107,7 +111,7 @@ cleanup:
 const floe_cli_command floe_cmd_reconcile = {
 	.name = "reconcile",
 	.summary = "prove each bronze table against its source: counts, aggregates, checksums",
-	.usage = "reconcile [--table TABLE …] [--tier V1|V2|V3] [--json]",
+	.usage = "reconcile [--table TABLE …] [--tier V1|V2|V3] [--repair] [--json]",
 	.description =
 		"Compares each bronze table of the deployed plan (its current Iceberg snapshot) with its\n"
 		"source. V1 compares row counts; V2 adds per column the non-null count, min, max, sum of\n"
@@ -119,11 +123,15 @@ const floe_cli_command floe_cmd_reconcile = {
 		"(a control, rotating through the catalog in docs/reconcile.md) into a copy of one bucket\n"
 		"of the lake side and requires the comparison to report exactly it: a table is `verified`\n"
 		"only when the sides agree and the control was caught, `unverified` when the control was\n"
-		"not caught, `diverged` when the sides differ. Results go to the run ledger that\n"
+		"not caught, `diverged` when the sides differ. With --repair, a diverged table's keys are\n"
+		"re-read from the source (at one exported snapshot for the whole run), upserted into its\n"
+		"bronze table, and the table reconciled again. (`floe run` reconciles and repairs every\n"
+		"load by itself, at the snapshot the load read.) Results go to the run ledger that\n"
 		"`floe status` reads.\n"
 		"Exit 0 when every table is verified, 1 when one diverged, is unverified or could not be\n"
 		"compared.",
 	.examples = "  floe reconcile\n  floe reconcile --table public.orders --tier V2\n"
+		    "  floe reconcile --repair\n"
 		    "  floe reconcile --json | jq '.tables[] | select(.outcome != \"verified\")'\n",
 	.options = options,
 	.min_positional = 0,

@@ -33,11 +33,21 @@ static void human_bytes(floe_buf *out, int64_t b)
 		floe_buf_printf(out, "%.1f MB", (double)b / 1e6);
 }
 
-/* The detail without its "; source snapshot …" tail (the JSON keeps it whole). */
-static int detail_len(const char *detail)
+/* The detail without its "; source snapshot …" parts (the JSON keeps them). */
+static void put_detail(floe_buf *out, const char *detail)
 {
-	const char *tail = strstr(detail, "; source snapshot ");
-	return (int)(tail ? (size_t)(tail - detail) : strlen(detail));
+	static const char marker[] = "; source snapshot ";
+	while (*detail) {
+		const char *at = strstr(detail, marker);
+		if (!at) {
+			floe_buf_puts(out, detail);
+			break;
+		}
+		floe_buf_put(out, detail, (size_t)(at - detail));
+		detail = at + sizeof(marker) - 1;
+		while (*detail && *detail != ';' && *detail != ' ')
+			detail++;
+	}
 }
 
 static void render_text(floe_buf *out, const floe_bronze_report *rep)
@@ -52,8 +62,11 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 			floe_buf_printf(out, " read in %.1f s (%.1f MB/s), %lld file%s, snapshot %lld\n", r->seconds,
 					r->seconds > 0 ? (double)r->bytes / 1e6 / r->seconds : 0.0, (long long)r->files,
 					r->files == 1 ? "" : "s", (long long)r->snapshot_id);
-			if ((strcmp(r->mode, "incremental") == 0 || r->repaired) && r->detail)
-				floe_buf_printf(out, "           %.*s\n", detail_len(r->detail), r->detail);
+			if ((strcmp(r->mode, "incremental") == 0 || r->repaired) && r->detail) {
+				floe_buf_puts(out, "           ");
+				put_detail(out, r->detail);
+				floe_buf_putc(out, '\n');
+			}
 			if (r->check_state)
 				floe_buf_printf(out, "           %s%s: %s\n", r->check_state, r->repaired ? " after a repair" : "",
 						r->check_detail ? r->check_detail : "");
@@ -79,9 +92,9 @@ static void render_json(floe_buf *out, const floe_bronze_report *rep)
 		floe_json_put_member(out, "source", r->source);
 		floe_json_put_member(out, "mode", r->mode);
 		floe_json_put_member(out, "state", r->state);
-		floe_buf_printf(out, ",\"rows\":%lld,\"bytes\":%lld,\"files\":%lld,\"snapshot_id\":%lld,\"seconds\":%.3f",
-				(long long)r->rows, (long long)r->bytes, (long long)r->files, (long long)r->snapshot_id,
-				r->seconds);
+		floe_buf_printf(out, ",\"rows\":%lld,\"bytes\":%lld,\"files\":%lld,\"table_rows\":%lld,"
+				"\"snapshot_id\":%lld,\"seconds\":%.3f", (long long)r->rows, (long long)r->bytes,
+				(long long)r->files, (long long)r->table_rows, (long long)r->snapshot_id, r->seconds);
 		floe_json_put_member(out, "detail", r->detail);
 		floe_json_put_member(out, "error", r->error);
 		floe_json_put_member(out, "cause", r->cause);

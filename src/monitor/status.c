@@ -111,6 +111,24 @@ static void fill_reconcile(floe_status_row *row, const floe_state_reconcile *rec
 	row->facts = failed ? rec->error : rec->detail;
 }
 
+/* A result that came after a repair in its run: the one before it, the repair, this one. */
+static void fill_history(floe_status_row *row, floe_arena *a, floe_state *st, const floe_state_reconcile *rec)
+{
+	floe_state_reconcile *before = NULL;
+	if (!rec || rec->attempt == 0)
+		return;
+	if (floe_state_reconcile_before(st, a, rec, &before) < 0) {
+		floe_error_clear();
+		return;
+	}
+	if (!before)
+		return;
+	row->reconcile.history = floe_arena_printf(a, "%s (%s) → repaired → %s", before->outcome,
+						   before->detail ? before->detail : "", rec->outcome);
+	if (row->facts == rec->detail)
+		row->facts = floe_arena_printf(a, "%s; %s", row->reconcile.history, rec->detail ? rec->detail : "");
+}
+
 static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
 		     const floe_state_table_run *last, const char *pipeline)
 {
@@ -182,7 +200,9 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		copy.name = floe_arena_strdup(own->arena, t->name);
 		const floe_state_table_run *last = latest_of(runs, n_runs, t->bronze);
 		fill_row(row, own->arena, st, &copy, last, pipeline);
-		fill_reconcile(row, reconcile_of(recs, n_recs, t->bronze), last);
+		const floe_state_reconcile *rec = reconcile_of(recs, n_recs, t->bronze);
+		fill_reconcile(row, rec, last);
+		fill_history(row, own->arena, st, rec);
 		out->n_failed += strcmp(row->state, "failed") == 0;
 		out->n_diverged += strcmp(row->state, "diverged") == 0;
 		out->n_unverified += strcmp(row->state, "unverified") == 0;
@@ -260,6 +280,7 @@ static void put_reconcile_json(floe_buf *out, const floe_status_row *r)
 			r->reconcile.control_fired < 0 ? "null" : r->reconcile.control_fired ? "true" : "false");
 	floe_json_put_member(out, "detail", r->reconcile.detail);
 	floe_json_put_member(out, "error", r->reconcile.error);
+	floe_json_put_member(out, "history", r->reconcile.history);
 	floe_buf_putc(out, '}');
 }
 

@@ -46,6 +46,8 @@ typedef struct floe_status_row {
 		int control_fired;    /* 1, 0; -1: none planted */
 		const char *detail;
 		const char *error;
+		/* when the run repaired the table first: "diverged (…) → repaired → verified" */
+		const char *history;
 	} reconcile;
 } floe_status_row;
 

@@ -14,34 +14,27 @@
 
 #define REPAIR_MAX_KEYS 10000 /* beyond this a table diverged too far for a repair by key */
 
-/* The narrowed keys, row-major, as the repair takes them; none when a key is incomplete. */
-static void repair_keys(floe_bronze_check *c, const floe_reconcile_result *r)
+size_t rc_repair_keys(const char *const **out, floe_arena *arena, const floe_reconcile_result *r, size_t width)
 {
-	size_t width = c->table->n_key, n = 0;
-	const char **keys = floe_arena_alloc(c->arena, (r->n_keys * width + 1) * sizeof(char *));
+	const char **keys = floe_arena_alloc(arena, (r->n_keys * width + 1) * sizeof(char *));
+	size_t n = 0;
 	for (size_t i = 0; i < r->n_keys; i++) {
 		if (r->keys[i].n_values != width)
-			return;
+			return 0;
 		for (size_t k = 0; k < width; k++)
 			keys[n++] = r->keys[i].values[k];
 	}
-	c->repair_keys = keys;
-	c->n_repair_keys = r->n_keys;
+	*out = keys;
+	return r->n_keys;
 }
 
 int floe_reconcile_bronze_check(void *ctx, floe_bronze_check *c)
 {
 	const floe_reconcile_check_opts *o = ctx;
 	floe_reconcile_request req = FLOE_RECONCILE_REQUEST_INIT;
-	floe_reconcile_result *r = NULL;
 	floe_state *st = NULL;
-	int64_t seq = 0;
-	char started[32];
-	floe_state_now(started, sizeof(started));
 	if (floe_state_open(&st, o->config->project_dir) < 0)
 		return -1;
-	if (floe_state_reconcile_count(st, c->table->bronze, &seq) < 0)
-		floe_error_clear(); /* the rotation starts over: not worth failing for */
 	req.config = o->config;
 	req.table = c->table;
 	req.snapshot_id = c->snapshot_id;
@@ -49,16 +42,13 @@ int floe_reconcile_bronze_check(void *ctx, floe_bronze_check *c)
 	req.tier = o->tier;
 	req.run_id = c->run_id;
 	req.control = o->control;
-	req.control_seq = (uint64_t)seq;
 	req.max_keys = REPAIR_MAX_KEYS;
-	if (floe_reconcile_table(&r, c->arena, &req) < 0)
-		floe_error_clear(); /* r says failed, with the error's text */
-	rc_record(st, r, started);
+	floe_reconcile_result *r = rc_reconcile_recorded(st, c->arena, &req, c->attempt ? c->repair_detail : NULL);
 	floe_state_close(st);
 	c->state = floe_reconcile_outcome_name(r->outcome);
 	c->detail = r->error ? r->error : r->detail;
 	if (r->outcome == FLOE_RECONCILE_DIVERGED && c->attempt == 0 && c->table->n_key && r->n_keys &&
 	    r->n_keys < REPAIR_MAX_KEYS)
-		repair_keys(c, r);
+		c->n_repair_keys = rc_repair_keys(&c->repair_keys, c->arena, r, c->table->n_key);
 	return 0;
 }

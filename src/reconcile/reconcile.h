@@ -126,6 +126,8 @@ typedef struct floe_reconcile_result {
 	const char *control;           /* "dropped-row", …; NULL when none was planted */
 	const char *control_detail;    /* what was altered, where, and what the comparison reported */
 	bool control_fired;
+	/* the repair that came before this result (floe reconcile --repair), NULL when none */
+	const char *repaired;
 	/* what happened, for people; and the error of a failed comparison */
 	const char *detail;
 	const char *error;
@@ -175,9 +177,10 @@ typedef struct floe_reconcile_opts {
 	const char *control;           /* as in the request; NULL: rotate */
 	const char *pg_snapshot;       /* an exported source snapshot every table is compared at; NULL: a fresh one */
 	const char *command;           /* for the ledger: "reconcile" */
+	bool repair;                   /* re-copy a diverged table's keys (floe_bronze_repair), reconcile again */
 } floe_reconcile_opts;
 
-#define FLOE_RECONCILE_OPTS_INIT { NULL, 0, FLOE_RECONCILE_V3, NULL, NULL, "reconcile" }
+#define FLOE_RECONCILE_OPTS_INIT { NULL, 0, FLOE_RECONCILE_V3, NULL, NULL, "reconcile", false }
 
 typedef struct floe_reconcile_report {
 	char run_id[64];

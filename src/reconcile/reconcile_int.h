@@ -232,5 +232,14 @@ void rc_control_judge(rc_control_run *out, floe_arena *arena, const rc_control_p
 /* ledger.c: the result in the run ledger; a ledger failure is logged, never the outcome. */
 typedef struct floe_state floe_state;
 void rc_record(floe_state *st, const floe_reconcile_result *r, const char *started);
+/*
+ * Reconcile (the control rotating on the table's count of results) and record the result;
+ * `repaired` says what repair came before (NULL: none — the ledger's attempt 0, else 1).
+ */
+floe_reconcile_result *rc_reconcile_recorded(floe_state *st, floe_arena *arena, floe_reconcile_request *req,
+					     const char *repaired);
+
+/* check.c: a result's narrowed keys, row-major, as floe_bronze_repair takes them; 0 keys when one is incomplete. */
+size_t rc_repair_keys(const char *const **out, floe_arena *arena, const floe_reconcile_result *r, size_t width);
 
 #endif

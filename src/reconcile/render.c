@@ -86,6 +86,7 @@ int floe_reconcile_result_json(floe_buf *out, const floe_reconcile_result *r)
 	floe_json_write_member_cstr(&w, "detail", r->control_detail);
 	floe_json_write_end_object(&w);
 	floe_json_write_member_cstr(&w, "detail", r->detail);
+	floe_json_write_member_cstr(&w, "repaired", r->repaired);
 	floe_json_write_member_cstr(&w, "error", r->error);
 	floe_json_write_member_int(&w, "duration_ms", (int64_t)(r->seconds * 1000));
 	floe_json_write_member_int(&w, "source_ms", (int64_t)(r->source_seconds * 1000));

@@ -7,6 +7,8 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "pg/pg.h"
+#include "plan/plan.h"
 #include "state/state.h"
 
 #include <stdio.h>
@@ -16,6 +18,7 @@
 typedef struct owned {
 	floe_arena *arena;
 	floe_lock *lock;
+	floe_pg *pg;      /* --repair: the session holding the exported snapshot */
 } owned;
 
 static bool loadable(const floe_lock_table *t)
@@ -70,28 +73,58 @@ static void count_outcome(floe_reconcile_report *rep, const floe_reconcile_resul
 	}
 }
 
+/*
+ * --repair: the diverged keys re-read from the source at the run's snapshot and
+ * upserted (floe_bronze_repair), then the table reconciled again; that result
+ * replaces the first (both are in the ledger).
+ */
+static floe_reconcile_result *repaired(floe_state *st, floe_arena *arena, const floe_config *config,
+				       const floe_reconcile_opts *opts, floe_reconcile_request *req,
+				       floe_reconcile_result *r, const char *run_id)
+{
+	floe_bronze_repair_opts ro = { run_id, opts->pg_snapshot, NULL, 0 };
+	floe_bronze_result br;
+	ro.n_keys = req->table->n_key ? rc_repair_keys(&ro.keys, arena, r, req->table->n_key) : 0;
+	if (ro.n_keys == 0) {
+		r->repaired = "not repaired: the table has no primary key, or no key was narrowed";
+		return r;
+	}
+	if (floe_bronze_repair(&br, arena, config, req->table->bronze, &ro) < 0) {
+		r->repaired = floe_arena_printf(arena, "the repair failed: %s", br.error ? br.error : "see the log");
+		floe_error_clear();
+		return r;
+	}
+	req->snapshot_id = br.snapshot_id;
+	return rc_reconcile_recorded(st, arena, req, floe_arena_printf(arena, "%zu keys re-copied: %s", ro.n_keys,
+								       br.detail ? br.detail : ""));
+}
+
+/* With --repair and no snapshot given: one exported snapshot for every comparison and repair. */
+static int export_snapshot(floe_pg **pg, const char **out, floe_arena *arena, const floe_config *config)
+{
+	floe_pg_result *r = NULL;
+	if (floe_pg_connect_source(pg, config) < 0 || floe_plan_session_apply(*pg) < 0 ||
+	    floe_pg_exec(*pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0 ||
+	    floe_pg_query(&r, *pg, "select pg_catalog.pg_export_snapshot()", 0, NULL) < 0)
+		return -1;
+	*out = floe_arena_strdup(arena, floe_pg_result_text(r, 0, 0));
+	floe_pg_result_free(r);
+	return 0;
+}
+
 static void reconcile_one(floe_reconcile_report *rep, floe_state *st, floe_arena *arena, const floe_config *config,
 			  const floe_reconcile_opts *opts, const floe_lock_table *t)
 {
 	floe_reconcile_request req = FLOE_RECONCILE_REQUEST_INIT;
-	floe_reconcile_result *r = NULL;
-	int64_t seq = 0;
-	char started[32];
-	floe_state_now(started, sizeof(started));
-	if (floe_state_reconcile_count(st, t->bronze, &seq) < 0)
-		floe_error_clear(); /* the rotation starts over: not worth failing for */
 	req.config = config;
 	req.table = t;
 	req.tier = opts->tier;
 	req.run_id = rep->run_id;
 	req.control = opts->control;
 	req.pg_snapshot = opts->pg_snapshot;
-	req.control_seq = (uint64_t)seq;
-	if (floe_reconcile_table(&r, arena, &req) < 0) {
-		floe_log_warn("%s", r->error);
-		floe_error_clear();
-	}
-	rc_record(st, r, started);
+	floe_reconcile_result *r = rc_reconcile_recorded(st, arena, &req, NULL);
+	if (opts->repair && r->outcome == FLOE_RECONCILE_DIVERGED)
+		r = repaired(st, arena, config, opts, &req, r, rep->run_id);
 	rep->results[rep->n_results++] = r;
 	count_outcome(rep, r);
 }
@@ -111,8 +144,15 @@ int floe_reconcile_run(floe_reconcile_report *out, const floe_config *config, co
 		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
 		return -1;
 	}
-	if (floe_reconcile_control_check(opts->control) < 0 || check_names(own->lock, opts) < 0 ||
-	    floe_state_open(&st, config->project_dir) < 0)
+	floe_reconcile_opts with_snapshot = *opts;
+	if (floe_reconcile_control_check(opts->control) < 0 || check_names(own->lock, opts) < 0)
+		return -1;
+	if (opts->repair && !opts->pg_snapshot) {
+		if (export_snapshot(&own->pg, &with_snapshot.pg_snapshot, own->arena, config) < 0)
+			return -1;
+		opts = &with_snapshot;
+	}
+	if (floe_state_open(&st, config->project_dir) < 0)
 		return -1;
 	if (floe_state_run_begin(st, opts->command ? opts->command : "reconcile", out->run_id) < 0) {
 		floe_state_close(st);
@@ -135,6 +175,7 @@ void floe_reconcile_report_free(floe_reconcile_report *report)
 	owned *own = report ? report->owned : NULL;
 	if (!own)
 		return;
+	floe_pg_close(own->pg);
 	floe_lock_free(own->lock);
 	floe_arena_free(own->arena);
 	free(own);

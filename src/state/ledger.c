@@ -35,7 +35,8 @@ static const char *schema_v1 =
 	" snapshot_id TEXT, watermark TEXT, source_position TEXT,"
 	" detail TEXT, error TEXT, cause TEXT,"
 	" started_at TEXT NOT NULL, finished_at TEXT,"
-	" PRIMARY KEY (run_id, table_name));"
+	" attempt INTEGER NOT NULL DEFAULT 0,"  /* 1: after a repair in the same run */
+	" PRIMARY KEY (run_id, table_name, attempt));"
 	"CREATE INDEX table_runs_by_table ON table_runs (table_name, started_at);";
 
 /* Version 2: reconciliation results (reconcile.c). */
@@ -50,7 +51,8 @@ static const char *schema_v2 =
 	" diverged_buckets INTEGER, diverged_keys TEXT,"
 	" numbers TEXT, detail TEXT, error TEXT, duration_ms INTEGER,"
 	" started_at TEXT NOT NULL, finished_at TEXT,"
-	" PRIMARY KEY (run_id, table_name));"
+	" attempt INTEGER NOT NULL DEFAULT 0,"  /* 1: after a repair in the same run */
+	" PRIMARY KEY (run_id, table_name, attempt));"
 	"CREATE INDEX reconcile_results_by_table ON reconcile_results (table_name, started_at);";
 
 void floe_state_now(char *buf, size_t size)

@@ -10,7 +10,7 @@
 
 #define RESULT_COLUMNS                                                                            \
 	"run_id, table_name, tier, outcome, snapshot_id, source_rows, lake_rows, control, control_fired," \
-	" diverged_buckets, diverged_keys, numbers, detail, error, duration_ms, started_at, finished_at"
+	" diverged_buckets, diverged_keys, numbers, detail, error, duration_ms, started_at, finished_at, attempt"
 
 int floe_state_reconcile_put(floe_state *st, const floe_state_reconcile *r)
 {
@@ -18,7 +18,7 @@ int floe_state_reconcile_put(floe_state *st, const floe_state_reconcile *r)
 	char now[32];
 	floe_state_now(now, sizeof(now));
 	if (floe_db_prepare(&s, st->db, "INSERT OR REPLACE INTO reconcile_results (" RESULT_COLUMNS
-					") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
+					") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
 		return -1;
 	const char *head[] = { r->run_id, r->table_name, r->tier, r->outcome, r->snapshot_id };
 	for (int i = 0; i < 5; i++)
@@ -34,6 +34,7 @@ int floe_state_reconcile_put(floe_state *st, const floe_state_reconcile *r)
 	floe_state_bind_count(s, 15, r->duration_ms);
 	floe_db_bind_text(s, 16, r->started_at ? r->started_at : now);
 	floe_db_bind_text(s, 17, r->finished_at);
+	floe_state_bind_count(s, 18, r->attempt);
 	int rc = floe_db_step(s);
 	floe_db_finalize(s);
 	return rc < 0 ? -1 : 0;
@@ -55,6 +56,7 @@ static void read_result(floe_arena *a, floe_db_stmt *s, floe_state_reconcile *r)
 	r->duration_ms = floe_state_column_count(s, 14);
 	r->started_at = floe_state_column_dup(a, s, 15);
 	r->finished_at = floe_state_column_dup(a, s, 16);
+	r->attempt = (int)floe_state_column_count(s, 17);
 }
 
 int floe_state_reconcile_latest(floe_state *st, floe_arena *arena, floe_state_reconcile **out, size_t *n_out)
@@ -90,6 +92,26 @@ int floe_state_reconcile_count(floe_state *st, const char *table_name, int64_t *
 	int rc = floe_db_step(s);
 	if (rc == 1)
 		*out = floe_db_column_int64(s, 0);
+	floe_db_finalize(s);
+	return rc < 0 ? -1 : 0;
+}
+
+int floe_state_reconcile_before(floe_state *st, floe_arena *arena, const floe_state_reconcile *r,
+				floe_state_reconcile **out)
+{
+	floe_db_stmt *s = NULL;
+	*out = NULL;
+	if (floe_db_prepare(&s, st->db, "SELECT " RESULT_COLUMNS " FROM reconcile_results "
+				"WHERE run_id = ? AND table_name = ? AND attempt < ? ORDER BY attempt DESC LIMIT 1") < 0)
+		return -1;
+	floe_db_bind_text(s, 1, r->run_id);
+	floe_db_bind_text(s, 2, r->table_name);
+	floe_state_bind_count(s, 3, r->attempt);
+	int rc = floe_db_step(s);
+	if (rc == 1) {
+		*out = floe_arena_alloc(arena, sizeof(**out));
+		read_result(arena, s, *out);
+	}
 	floe_db_finalize(s);
 	return rc < 0 ? -1 : 0;
 }

@@ -81,6 +81,7 @@ typedef struct floe_state_reconcile {
 	int64_t duration_ms;
 	const char *started_at;      /* filled by the ledger when NULL */
 	const char *finished_at;
+	int attempt;                 /* 0; 1 for the result after a repair in the same run */
 } floe_state_reconcile;
 
 #define FLOE_STATE_RECONCILE_INIT { .source_rows = -1, .lake_rows = -1, .control_fired = -1, .diverged_buckets = -1, .duration_ms = -1 }
@@ -90,6 +91,10 @@ int floe_state_reconcile_put(floe_state *st, const floe_state_reconcile *r);
 
 /* The newest result of every table, ordered by table name. Owned by `arena`. */
 int floe_state_reconcile_latest(floe_state *st, floe_arena *arena, floe_state_reconcile **out, size_t *n_out);
+
+/* The result of the same run and table before `r` (the one a repair answered), or *out NULL. */
+int floe_state_reconcile_before(floe_state *st, floe_arena *arena, const floe_state_reconcile *r,
+				floe_state_reconcile **out);
 
 /* How many results `table_name` has (the planted control rotates on it). */
 int floe_state_reconcile_count(floe_state *st, const char *table_name, int64_t *out);

@@ -256,6 +256,9 @@ def test_a_late_commit_beyond_the_window_is_caught_repaired_and_verified(src, pr
     status = json.loads(src.floe(d, "status", "--json", check=None).out)
     orders = next(x for x in status["tables"] if x["table"] == "bronze.orders")
     assert orders["state"] == "verified", orders
+    assert orders["reconcile"]["history"].startswith("diverged (") and \
+        orders["reconcile"]["history"].endswith("→ repaired → verified"), orders
+    assert "repaired" in src.floe(d, "status", check=None).out
     set_late_window(d, "5m")
 
 
@@ -273,3 +276,21 @@ def test_concurrent_traffic_gives_no_false_differences(src, proj):
         assert not any(t["repaired"] for t in out["tables"]), run  # nothing diverged
         for p in traffic:
             p.wait(timeout=60)
+
+
+def test_reconcile_on_demand_finds_a_silent_change_and_repair_fixes_it(src, proj):
+    d, _ = proj
+    src.admin("ALTER TABLE public.events DISABLE TRIGGER touch")
+    src.admin("UPDATE public.events SET payload = 'unseen' WHERE id IN (100, 15000)")
+    src.admin("ALTER TABLE public.events ENABLE TRIGGER touch")
+    r = src.floe(d, "reconcile", "--table", "public.events", "--json", check=1)
+    res = json.loads(r.out)["tables"][0]
+    assert res["outcome"] == "diverged", res
+    assert sorted(k["key"] for k in res["v3"]["keys"]) == [["100"], ["15000"]], res
+    r = src.floe(d, "reconcile", "--table", "public.events", "--repair", "--json", check=0)
+    res = json.loads(r.out)["tables"][0]
+    assert res["outcome"] == "verified" and res["repaired"].startswith("2 keys re-copied"), res
+    assert summary(d, "bronze.events")["floe.load-mode"] == "repair"
+    assert_equals_source(src, d, "bronze.events")
+    status = json.loads(src.floe(d, "status", "--json", check=None).out)
+    assert next(x for x in status["tables"] if x["table"] == "bronze.events")["state"] == "verified"

@@ -1,12 +1,15 @@
 /*
- * canon.c — the canonical form of every value, as SQL for PostgreSQL and for
- * DuckDB, and the V2 measures built on it. docs/reconcile.md states the forms;
- * this file is the only place they are written, and tests/it/test_reconcile.py
- * proves the two dialects agree value by value on every type.
+ * canon.c — the row hash and the canonical text of every value, as SQL for
+ * PostgreSQL and for DuckDB, and the V2 measures. docs/reconcile.md states the
+ * forms; this file is the only place they are written, the unit tests check the
+ * DuckDB dialect against values PostgreSQL returned, and tests/it/test_reconcile.py
+ * proves the two dialects agree on every type.
  *
- * A canonical text is strict (NULL for NULL); a row's text joins its columns'
- * texts with '|', NULL as 'N'. Strings carry their byte length ("3:abc"), so no
- * content can imitate a separator, and '' ("0:") differs from NULL ("N").
+ * A row's hash combines one typed hash per column (PostgreSQL's hash functions,
+ * floe's C twins in DuckDB; text hashed only where no exact typed hash exists).
+ * A canonical text is strict (NULL for NULL); a key's text joins its columns' texts
+ * with '|', NULL as 'N'. Strings carry their byte length ("3:abc"), so no content
+ * can imitate a separator, and '' ("0:") differs from NULL ("N").
  */
 #include "reconcile/reconcile_int.h"
 #include "base/arena.h"

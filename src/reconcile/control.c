@@ -10,8 +10,8 @@
  *   - V3 (when run): exactly the planted bucket diverges, and nothing else.
  *
  * A control whose lowest catching tier is above the tier run is never chosen. The
- * alteration is made on the raw lake values (before the canonical form), so the
- * control also proves the canonical form sees the change: a form that dropped
+ * alteration is made on the raw lake values (before they are hashed), so the
+ * control also proves the row hash sees the change: a hash that dropped
  * microseconds would let "dropped-microseconds" through, and the run would be
  * `unverified`. The real rows and files are never touched.
  */

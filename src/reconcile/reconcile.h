@@ -11,9 +11,9 @@
  * snapshot with read_parquet, columns matched by Iceberg field id — never
  * floe's own Parquet reader, so a writer bug cannot hide behind a reader bug.
  *
- * Both sides hash each row's canonical text (docs/reconcile.md) with
- * PostgreSQL's hashtextextended — in PostgreSQL, and in DuckDB through floe's
- * C implementation — and sum the 64-bit hashes per bucket of the primary key.
+ * Both sides hash each row from its columns' typed values (docs/reconcile.md) with
+ * PostgreSQL's hash functions — in PostgreSQL, and in DuckDB through floe's C
+ * twins of them — and sum the 64-bit hashes per bucket of the primary key.
  *
  * Every run also pushes a deliberately altered copy of one bucket of the lake
  * side through the same comparison (the planted control, control.c); when the

@@ -49,7 +49,7 @@ typedef struct rc_column {
 	rc_type type;
 	rc_type element;       /* list */
 	bool key;              /* part of the primary key */
-	bool hashed;           /* part of the row's canonical form (V3) */
+	bool hashed;           /* part of the row's hash (V3) */
 	const char *excluded;  /* why not hashed, or NULL */
 	const char *duck_type; /* "DECIMAL(12,3)", "VARCHAR[]"; NULL: not read from the lake */
 } rc_column;

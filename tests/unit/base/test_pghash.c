@@ -1,5 +1,5 @@
 /*
- * test_pghash.c — floe_pghash_extended against values PostgreSQL 15's
+ * test_pghash.c — floe_pghash_extended (and the integer hashes) against values PostgreSQL 15's
  * hashtextextended(text, seed) returned (x86-64): every tail length 0..13, a
  * multi-byte UTF-8 string, seeds 0, 1, -1 and a large one, and long generated
  * strings across the 12-byte block boundaries.
@@ -103,4 +103,21 @@ FLOE_TEST(pghash_alignment_does_not_matter)
 		FLOE_CHECK(floe_pghash_extended(buf + off, n, 7) == want);
 	}
 	free(buf);
+}
+
+/* hashint4extended and hashint8extended as PostgreSQL 15 returned them (0, 2^32 + 1, -2^32 fold alike). */
+FLOE_TEST(pghash_integers_match_postgres)
+{
+	FLOE_CHECK((int64_t)floe_pghash_uint32_extended(0, 0) == 4154612158245552303LL);
+	FLOE_CHECK((int64_t)floe_pghash_uint32_extended((uint32_t)-1, 0) == -1888257769727981238LL);
+	FLOE_CHECK((int64_t)floe_pghash_uint32_extended(42, (uint64_t)-1) == -6198169983862266934LL);
+	FLOE_CHECK((int64_t)floe_pghash_uint32_extended(2147483647u, 8243819122212345678ULL) == 4433464225703300764LL);
+	FLOE_CHECK((int64_t)floe_pghash_int8_extended(1, 0) == -3670598878359251130LL);
+	FLOE_CHECK((int64_t)floe_pghash_int8_extended(4294967297LL, 0) == 4154612158245552303LL);
+	FLOE_CHECK((int64_t)floe_pghash_int8_extended(-4294967296LL, 0) == 4154612158245552303LL);
+	FLOE_CHECK((int64_t)floe_pghash_int8_extended(INT64_MIN, 8243819122212345678ULL) == 4433464225703300764LL);
+	FLOE_CHECK((int64_t)floe_pghash_int8_extended(1234567890123LL, 8243819122212345678ULL) == -6534696391461876273LL);
+	/* One word hashed alone is the same as its four little-endian bytes hashed as text. */
+	const unsigned char bytes[4] = { 42, 0, 0, 0 };
+	FLOE_CHECK(floe_pghash_uint32_extended(42, 7) == floe_pghash_extended(bytes, 4, 7));
 }

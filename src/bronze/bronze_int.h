@@ -96,9 +96,15 @@ void bronze_key_view(const bronze_keys *k, floe_vector **keys, floe_vector *rows
  */
 int bronze_key_bound_append(floe_vector *dst, const uint8_t *bound, size_t len);
 
-/* "SELECT ... FROM (sql) AS floe_src" builders, identifiers quoted for `pg`. */
-const char *bronze_sql_order_by(floe_arena *arena, floe_pg *pg, const floe_lock_table *table,
-				const bronze_keys *k);
+/*
+ * "SELECT columns FROM (sql) AS floe_src<where> ORDER BY <key>" with text key columns
+ * COLLATE "C", identifiers quoted for `pg`; and the key's columns as "floe_src.k1, …".
+ * In `arena`; NULL on error.
+ */
+const char *bronze_sql_keyed(floe_arena *arena, floe_pg *pg, const floe_lock_table *table, const bronze_keys *k,
+			     const char *columns, const char *sql, const char *where);
+const char *bronze_sql_key_columns(floe_arena *arena, floe_pg *pg, const floe_lock_table *table,
+				   const bronze_keys *k);
 
 /* ---- files.c: data files written by one load, bounded in rows ---- */
 
@@ -178,6 +184,9 @@ typedef struct bronze_load {
 /* Add a snapshot summary entry (copied into the job's arena). */
 void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The progress meter's phase and, with `copy`, the rows and bytes read so far (no-op without a meter). */
+void bronze_load_progress(bronze_load *l, const char *phase, const floe_pg_copy *copy);
 
 /* Track the largest watermark among `rows` vectors. */
 void bronze_watermark_track(bronze_load *l, const floe_vector *rows);

@@ -139,21 +139,44 @@ int bronze_key_bound_append(floe_vector *dst, const uint8_t *b, size_t len)
 	}
 }
 
-const char *bronze_sql_order_by(floe_arena *a, floe_pg *pg, const floe_lock_table *t, const bronze_keys *k)
+/* " ORDER BY floe_src.k1 COLLATE "C", …" into `b`. */
+static int order_by(floe_buf *b, floe_pg *pg, const floe_lock_table *t, const bronze_keys *k)
+{
+	floe_buf_puts(b, " ORDER BY ");
+	for (size_t i = 0; i < k->n; i++) {
+		const floe_lock_column *c = &t->columns[k->col[i]];
+		floe_buf_puts(b, i ? ", floe_src." : "floe_src.");
+		if (floe_pg_quote_ident(b, pg, c->name) < 0)
+			return -1;
+		if (text_type(c->pg_type))
+			floe_buf_puts(b, " COLLATE \"C\"");
+	}
+	return 0;
+}
+
+const char *bronze_sql_key_columns(floe_arena *a, floe_pg *pg, const floe_lock_table *t, const bronze_keys *k)
 {
 	floe_buf b = FLOE_BUF_INIT;
 	const char *out = NULL;
-	floe_buf_puts(&b, " ORDER BY ");
 	for (size_t i = 0; i < k->n; i++) {
-		const floe_lock_column *c = &t->columns[k->col[i]];
 		floe_buf_puts(&b, i ? ", floe_src." : "floe_src.");
-		if (floe_pg_quote_ident(&b, pg, c->name) < 0)
+		if (floe_pg_quote_ident(&b, pg, t->columns[k->col[i]].name) < 0)
 			goto cleanup;
-		if (text_type(c->pg_type))
-			floe_buf_puts(&b, " COLLATE \"C\"");
 	}
 	out = floe_arena_strndup(a, floe_buf_cstr(&b), b.len);
 cleanup:
+	floe_buf_free(&b);
+	return out;
+}
+
+const char *bronze_sql_keyed(floe_arena *a, floe_pg *pg, const floe_lock_table *t, const bronze_keys *k,
+			     const char *columns, const char *sql, const char *where)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	const char *out = NULL;
+	floe_buf_printf(&b, "SELECT %s FROM (\n%s\n) AS floe_src%s", columns, sql, where);
+	if (order_by(&b, pg, t, k) == 0)
+		out = floe_arena_strndup(a, floe_buf_cstr(&b), b.len);
 	floe_buf_free(&b);
 	return out;
 }

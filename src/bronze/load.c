@@ -159,7 +159,7 @@ void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)
 		l->summary[l->n_summary++] = (floe_iceberg_kv){ key, value };
 }
 
-static void progress(load_state *s, const char *phase, const floe_pg_copy *copy)
+void bronze_load_progress(bronze_load *s, const char *phase, const floe_pg_copy *copy)
 {
 	bronze_progress *p = s->job->progress;
 	if (!p)
@@ -185,12 +185,8 @@ static int load_full(load_state *s, bool by_key)
 	uint64_t file_start = 0;
 	int error = -1;
 	const char *sql = s->sql;
-	if (by_key) {
-		const char *order = bronze_sql_order_by(job->arena, s->pg, job->table, &s->keys);
-		if (!order)
-			goto cleanup;
-		sql = floe_arena_printf(job->arena, "SELECT * FROM (\n%s\n) AS floe_src%s", s->sql, order);
-	}
+	if (by_key && !(sql = bronze_sql_keyed(job->arena, s->pg, job->table, &s->keys, "*", s->sql, "")))
+		goto cleanup;
 	bronze_files_init(&s->out, job->arena, s->table, &s->cols,
 			  by_key ? (size_t)job->config->bronze.target_file_rows : 0);
 	s->has_watermark = false;
@@ -202,7 +198,7 @@ static int load_full(load_state *s, bool by_key)
 		if (floe_pg_copy_next(copy, vectors, room < BRONZE_BATCH_ROWS ? room : BRONZE_BATCH_ROWS,
 				      BRONZE_BATCH_BYTES, &rows) < 0)
 			goto cleanup;
-		progress(s, "copying", copy);
+		bronze_load_progress(s, "copying", copy);
 		if (rows == 0)
 			break;
 		bronze_watermark_track(s, vectors);
@@ -239,7 +235,7 @@ static int commit(load_state *s, bool full)
 	o.summary = summary;
 	o.n_summary = n;
 	o.expect_snapshot_id = s->expect_snapshot;
-	progress(s, "committing", NULL);
+	bronze_load_progress(s, "committing", NULL);
 	int rc = full ? floe_iceberg_table_replace(s->table, s->out.files, s->out.n, &o)
 		      : floe_iceberg_table_rewrite(s->table, s->removed, s->n_removed, s->out.files, s->out.n, &o);
 	if (rc < 0)
@@ -380,8 +376,7 @@ static int check_and_repair(load_state *s, bool *committed)
 				.pg_snapshot = s->exported, .arena = job->arena };
 	if (!job->check)
 		return 0;
-	if (job->progress)
-		job->progress->phase = "reconciling";
+	bronze_load_progress(s, "reconciling", NULL);
 	ask(job, &c);
 	if (strcmp(c.state, "diverged") == 0 && c.n_repair_keys > 0) {
 		const char *loaded = r->detail;

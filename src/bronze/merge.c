@@ -125,11 +125,7 @@ static void order_free(key_order *o, const bronze_keys *k)
 
 static const char *wrapped(merge *m, const char *columns, const char *where)
 {
-	bronze_load *l = m->l;
-	const char *order = bronze_sql_order_by(m->a, l->pg, l->job->table, m->k);
-	return order ? floe_arena_printf(m->a, "SELECT %s FROM (\n%s\n) AS floe_src%s%s", columns, l->sql,
-					 where, order)
-		     : NULL;
+	return bronze_sql_keyed(m->a, m->l->pg, m->l->job->table, m->k, columns, m->l->sql, where);
 }
 
 /* The rows of `sql` (every column, in key order) as the changes; `what` names them in a reason. */
@@ -152,10 +148,7 @@ static int fetch_rows(merge *m, const char *sql, const char *what)
 		if (!m->full && floe_pg_copy_bytes(copy) > CHANGE_MAX_BYTES)
 			m->full = floe_arena_printf(m->a, "loaded in full: more than %llu MB of %s",
 						    (unsigned long long)(CHANGE_MAX_BYTES >> 20), what);
-		if (l->job->progress) {
-			l->job->progress->rows = floe_pg_copy_rows(copy);
-			l->job->progress->bytes = floe_pg_copy_bytes(copy);
-		}
+		bronze_load_progress(l, "copying changes", copy);
 	}
 	l->rows_read = (int64_t)floe_pg_copy_rows(copy);
 	l->job->result->bytes = (int64_t)floe_pg_copy_bytes(copy);
@@ -397,27 +390,26 @@ static int stream_next(key_stream *ks, size_t nkeys)
 	return ks->done ? 0 : 1;
 }
 
-static int open_key_stream(key_stream *ks, merge *m, size_t range)
+/* The key columns' COPY specs and empty vectors; then start streaming `sql`. */
+static int begin_key_stream(key_stream *ks, merge *m, const char *sql)
 {
-	floe_buf cols = FLOE_BUF_INIT, where = FLOE_BUF_INIT;
-	int error = -1;
 	ks->cols = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(*ks->cols));
 	ks->vec = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
 	for (size_t i = 0; i < m->k->n; i++) {
 		ks->cols[i] = m->l->cols.copy[m->k->col[i]];
 		floe_vector_init(&ks->vec[i], ks->cols[i].vec, ks->cols[i].width);
 		ks->keys[i] = &ks->vec[i];
-		floe_buf_puts(&cols, i ? ", floe_src." : "floe_src.");
-		if (floe_pg_quote_ident(&cols, m->l->pg, m->l->job->table->columns[m->k->col[i]].name) < 0)
-			goto cleanup;
 	}
-	if (range_where(m, range, &where) < 0)
-		goto cleanup;
-	const char *sql = wrapped(m, floe_buf_cstr(&cols), floe_buf_cstr(&where));
-	if (sql && floe_pg_copy_begin(&ks->copy, m->l->pg, sql, ks->cols, m->k->n) == 0)
-		error = 0;
-cleanup:
-	floe_buf_free(&cols);
+	return sql ? floe_pg_copy_begin(&ks->copy, m->l->pg, sql, ks->cols, m->k->n) : -1;
+}
+
+static int open_key_stream(key_stream *ks, merge *m, size_t range)
+{
+	floe_buf where = FLOE_BUF_INIT;
+	const char *cols = bronze_sql_key_columns(m->a, m->l->pg, m->l->job->table, m->k);
+	int error = cols && range_where(m, range, &where) == 0 &&
+			    begin_key_stream(ks, m, wrapped(m, cols, floe_buf_cstr(&where))) == 0
+		? 0 : -1;
 	floe_buf_free(&where);
 	return error;
 }
@@ -823,8 +815,7 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 	if (!m.full && list_files(&m) < 0)
 		goto cleanup;
 	if (!m.full) {
-		if (l->job->progress)
-			l->job->progress->phase = "merging";
+		bronze_load_progress(l, "merging", NULL);
 		route_changes(&m);
 		if (find_deletes(&m) < 0)
 			goto cleanup;
@@ -882,20 +873,12 @@ static int requested_keys(merge *m, const char *columns, floe_vector **out)
 	const char *inner = floe_arena_printf(m->a, "SELECT %s FROM (\n%s\n) AS floe_src WHERE false%s",
 					      columns, m->l->sql, floe_buf_cstr(&selects));
 	floe_buf_free(&selects);
-	const char *order = bronze_sql_order_by(m->a, m->l->pg, m->l->job->table, m->k);
-	if (!order)
-		return -1;
-	const char *sql = floe_arena_printf(m->a, "SELECT * FROM (%s) AS floe_src%s", inner, order);
-	ks.cols = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(*ks.cols));
-	ks.vec = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
 	*out = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
 	for (size_t i = 0; i < m->k->n; i++) {
-		ks.cols[i] = m->l->cols.copy[m->k->col[i]];
-		floe_vector_init(&ks.vec[i], ks.cols[i].vec, ks.cols[i].width);
-		floe_vector_init(&(*out)[i], ks.cols[i].vec, ks.cols[i].width);
-		ks.keys[i] = &ks.vec[i];
+		const floe_pg_copy_column *c = &m->l->cols.copy[m->k->col[i]];
+		floe_vector_init(&(*out)[i], c->vec, c->width);
 	}
-	if (floe_pg_copy_begin(&ks.copy, m->l->pg, sql, ks.cols, m->k->n) < 0)
+	if (begin_key_stream(&ks, m, bronze_sql_keyed(m->a, m->l->pg, m->l->job->table, m->k, "*", inner, "")) < 0)
 		goto cleanup;
 	while ((rc = stream_next(&ks, m->k->n)) > 0)
 		for (size_t i = 0; i < m->k->n; i++)
@@ -910,7 +893,8 @@ cleanup:
 int bronze_merge_keys(bronze_load *l, const char **full_reason)
 {
 	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n };
-	floe_buf cols = FLOE_BUF_INIT, values = FLOE_BUF_INIT, where = FLOE_BUF_INIT;
+	floe_buf values = FLOE_BUF_INIT, where = FLOE_BUF_INIT;
+	const char *cols = NULL;
 	floe_vector *keys = NULL;
 	floe_vector *key_view[64];
 	int error = -1;
@@ -921,14 +905,10 @@ int bronze_merge_keys(bronze_load *l, const char **full_reason)
 		error = 0;
 		goto cleanup;
 	}
-	for (size_t c = 0; c < m.k->n; c++) {
-		floe_buf_puts(&cols, c ? ", floe_src." : "floe_src.");
-		if (floe_pg_quote_ident(&cols, l->pg, l->job->table->columns[m.k->col[c]].name) < 0)
-			goto cleanup;
-	}
-	if (key_list(&m, &values, "(", ")", ", ") < 0 || requested_keys(&m, floe_buf_cstr(&cols), &keys) < 0)
+	if (!(cols = bronze_sql_key_columns(m.a, l->pg, l->job->table, m.k)) ||
+	    key_list(&m, &values, "(", ")", ", ") < 0 || requested_keys(&m, cols, &keys) < 0)
 		goto cleanup;
-	floe_buf_printf(&where, " WHERE (%s) IN (%s)", floe_buf_cstr(&cols), floe_buf_cstr(&values));
+	floe_buf_printf(&where, " WHERE (%s) IN (%s)", cols, floe_buf_cstr(&values));
 	const char *sql = wrapped(&m, "*", floe_buf_cstr(&where));
 	if (!sql || fetch_rows(&m, sql, "rows to repair") < 0 || m.full || list_files(&m) < 0 || m.full)
 		goto done;
@@ -958,7 +938,6 @@ cleanup:
 	finish(&m, error);
 	for (size_t i = 0; keys && i < m.k->n; i++)
 		floe_vector_free(&keys[i]);
-	floe_buf_free(&cols);
 	floe_buf_free(&values);
 	floe_buf_free(&where);
 	return error;

@@ -208,6 +208,15 @@ static int check_names(const floe_lock *lock, const floe_bronze_opts *o)
 	return 0;
 }
 
+/* A table's result before its load: names, and every count unknown. */
+static void result_init(floe_bronze_result *r, floe_arena *a, const floe_lock_table *t)
+{
+	r->table = t->bronze;
+	r->source = floe_arena_printf(a, "%s.%s", t->schema, t->name);
+	r->mode = t->mode;
+	r->rows = r->bytes = r->files = r->table_rows = -1;
+}
+
 static void add_job(run_ctx *ctx, floe_bronze_report *rep, const floe_lock_table *t, const char *const *paths)
 {
 	bronze_job *job = &ctx->jobs[ctx->n_jobs++];
@@ -224,10 +233,7 @@ static void add_job(run_ctx *ctx, floe_bronze_report *rep, const floe_lock_table
 	job->check_ctx = ctx->check_ctx;
 	job->progress = floe_arena_alloc(job->arena, sizeof(*job->progress));
 	job->progress->table = t->bronze;
-	r->table = t->bronze;
-	r->source = floe_arena_printf(job->arena, "%s.%s", t->schema, t->name);
-	r->mode = t->mode;
-	r->rows = r->bytes = r->files = r->table_rows = -1;
+	result_init(r, job->arena, t);
 }
 
 /* Tables not loaded by design still appear in the report and the ledger. */
@@ -235,12 +241,9 @@ static void add_unloaded(run_ctx *ctx, floe_bronze_report *rep, floe_arena *a, c
 {
 	floe_bronze_result *r = &rep->results[rep->n_results++];
 	bronze_job job = { .config = ctx->config, .table = t, .run_id = rep->run_id, .result = r, .arena = a };
-	r->table = t->bronze;
-	r->source = floe_arena_printf(a, "%s.%s", t->schema, t->name);
-	r->mode = t->mode;
+	result_init(r, a, t);
 	r->state = strcmp(t->mode, "refused") == 0 ? "refused" : "skipped";
 	r->detail = t->reason;
-	r->rows = r->bytes = r->files = r->table_rows = -1;
 	char finished[32];
 	floe_state_now(finished, sizeof(finished));
 	record(ctx, &job, finished);
@@ -347,10 +350,9 @@ int floe_bronze_repair(floe_bronze_result *out, floe_arena *arena, const floe_co
 			   .warehouse_dir = paths[2], .table = t, .run_id = opts->run_id, .result = out,
 			   .arena = arena, .pg_snapshot = opts->pg_snapshot, .repair_keys = opts->keys,
 			   .n_repair_keys = opts->n_keys };
-	out->table = floe_arena_strdup(arena, t->bronze);
-	out->source = floe_arena_printf(arena, "%s.%s", t->schema, t->name);
+	result_init(out, arena, t);
+	out->table = floe_arena_strdup(arena, t->bronze); /* the lock is freed before the caller reads them */
 	out->mode = floe_arena_strdup(arena, t->mode);
-	out->rows = out->bytes = out->files = out->table_rows = -1;
 	ctx.jobs = &job;
 	ctx.n_jobs = 1;
 	run_one(&ctx, &job);

@@ -10,8 +10,9 @@
  *      the first key column) hold it — a new key between files goes to the file
  *      before it, so files grow instead of multiplying;
  *   3. finds deletes: the source's row count must equal bronze's plus the changes
- *      that are new keys; when it does not, the source's keys are streamed in key
- *      order against bronze's (a key-set diff), which names every deleted key (and
+ *      that are new keys — per key range, all ranges counted in one query; when a
+ *      range's does not, its keys in the source are streamed in key order against
+ *      bronze's (a key-set diff), which names every deleted key (and
  *      counts the rows bronze lacks that the changes did not bring: late arrivals,
  *      left to reconciliation);
  *   4. rewrites each run of adjacent touched files as one sorted stream merged
@@ -27,6 +28,8 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "iceberg/data_file.h"
+#include "iceberg/metadata.h"
+#include "iceberg/table.h"
 #include "pg/pg.h"
 
 #include <stdlib.h>
@@ -36,7 +39,7 @@
 #define CHANGE_MAX_BYTES ((uint64_t)64 << 20) /* of COPY data held in memory */
 #define DELETE_MAX_KEYS ((size_t)1 << 20)
 #define NO_FILE ((size_t)-1)
-#define MAX_RANGES 64                         /* count queries per run */
+#define MAX_RANGES 64                         /* key ranges counted per run (one UNION ALL) */
 
 typedef struct merge {
 	bronze_load *l;
@@ -347,22 +350,48 @@ static int range_where(merge *m, size_t r, floe_buf *out)
 	return 0;
 }
 
-static int source_count(merge *m, size_t range, int64_t *out)
+/* `SELECT <label>, count(*)` of the source rows in range r (SIZE_MAX: every row). */
+static int count_select(merge *m, floe_buf *out, size_t r, size_t label)
 {
-	floe_pg_result *r = NULL;
 	floe_buf where = FLOE_BUF_INIT;
-	if (range_where(m, range, &where) < 0) {
-		floe_buf_free(&where);
-		return -1;
-	}
-	const char *sql = floe_arena_printf(m->a, "SELECT count(*) FROM (\n%s\n) AS floe_src%s", m->l->sql,
-					    floe_buf_cstr(&where));
+	int rc = range_where(m, r, &where);
+	if (rc == 0)
+		floe_buf_printf(out, "SELECT %zu, count(*) FROM (\n%s\n) AS floe_src%s", label, m->l->sql,
+				floe_buf_cstr(&where));
 	floe_buf_free(&where);
-	if (floe_pg_query(&r, m->l->pg, sql, 0, NULL) < 0)
-		return -1;
-	*out = floe_pg_result_int(r, 0, 0);
+	return rc;
+}
+
+/*
+ * The source's row count of the whole table (`all`), or of every range into out[r] in one
+ * query: a UNION ALL of key-range counts, which PostgreSQL runs as a Parallel Append — the
+ * ranges counted side by side in about the time of one count(*) of the table (measured: 20
+ * ranges of 5 M rows in 0.2 s, where 20 queries one after the other took 0.55 s).
+ */
+static int source_counts(merge *m, bool all, int64_t *out)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	floe_pg_result *r = NULL;
+	int error = -1;
+	size_t n = all ? 1 : m->n_ranges;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			floe_buf_puts(&sql, "\nUNION ALL ");
+		if (count_select(m, &sql, all ? SIZE_MAX : i, i) < 0)
+			goto cleanup;
+	}
+	if (floe_pg_query(&r, m->l->pg, floe_buf_cstr(&sql), 0, NULL) < 0)
+		goto cleanup;
+	for (int row = 0; row < floe_pg_result_rows(r); row++) {
+		size_t i = (size_t)floe_pg_result_int(r, row, 0);
+		if (i < n)
+			out[i] = floe_pg_result_int(r, row, 1);
+	}
+	error = 0;
+cleanup:
 	floe_pg_result_free(r);
-	return 0;
+	floe_buf_free(&sql);
+	return error;
 }
 
 /* The source's keys in key order, a batch at a time. */
@@ -733,10 +762,25 @@ static size_t range_of(merge *m, const floe_vector *v, size_t i)
 	return lo - 1;
 }
 
+/* Whether the load before this one found deletes (the table's current snapshot says so). */
+static bool deleted_last_time(merge *m)
+{
+	const floe_iceberg_metadata *md = floe_iceberg_table_metadata(m->l->table);
+	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_snapshot(md, m->l->expect_snapshot);
+	const char *n = snap ? floe_iceberg_snapshot_summary(snap, "floe.rows-deleted") : NULL;
+	return n && strcmp(n, "0") != 0;
+}
+
 /*
  * Deletes: per range, the source's row count against bronze's plus the changes that are
  * new keys there; a range that differs gets a key-set diff. (A range where as many rows
  * arrived late as left counts equal: reconciliation finds those.)
+ *
+ * The whole table's count comes first — equal totals mean no key left, short of a late
+ * arrival exactly offsetting a delete elsewhere, which reconciliation's V3 finds — and the
+ * ranges are counted only when the totals differ. A table whose last load found deletes
+ * has its ranges counted at once: it will most likely need them again, and one pass over
+ * the key costs less than two.
  */
 static int find_deletes(merge *m)
 {
@@ -754,28 +798,33 @@ static int find_deletes(merge *m)
 	for (size_t i = 0; i < m->n_chg; i++)
 		if (!m->exists[i])
 			expected[range_of(m, m->chg_keys[0], i)]++;
-	/* One pass over the whole key first (PostgreSQL counts it in parallel): equal totals
-	 * mean no key left, short of a late arrival exactly offsetting a delete elsewhere —
-	 * reconciliation's V3 finds that one. Ranges are counted only when the totals differ. */
 	int64_t total = 0, source_total = 0;
 	for (size_t r = 0; r < m->n_ranges; r++)
 		total += expected[r];
-	if (m->n_ranges > 1 && source_count(m, SIZE_MAX, &source_total) < 0)
+	bool by_range = m->n_ranges == 1;
+	if (!by_range && deleted_last_time(m)) {
+		by_range = true;
+		floe_log_info("%s: the last load found deletes: the %zu key ranges are counted at once",
+			      m->l->job->table->bronze, m->n_ranges);
+	}
+	if (!by_range && source_counts(m, true, &source_total) < 0)
 		return -1;
-	bool moved = m->n_ranges == 1 || source_total != total;
 	size_t differing = 0;
-	for (size_t r = 0; r < m->n_ranges && !m->full && moved; r++) {
-		int64_t source = 0;
-		if (source_count(m, r, &source) < 0)
+	if (by_range || source_total != total) {
+		int64_t *source = floe_arena_alloc(m->a, (m->n_ranges + 1) * sizeof(int64_t));
+		if (source_counts(m, false, source) < 0)
 			return -1;
-		if (source == expected[r])
-			continue;
-		differing++;
-		if (diff_range(m, r) < 0)
-			return -1;
+		step(m, &t, "source counted by key range");
+		for (size_t r = 0; r < m->n_ranges && !m->full; r++) {
+			if (source[r] == expected[r])
+				continue;
+			differing++;
+			if (diff_range(m, r) < 0)
+				return -1;
+		}
 	}
 	floe_log_info("%s: %zu of %zu key ranges differ in count", m->l->job->table->bronze, differing, m->n_ranges);
-	step(m, &t, "source counted and key sets compared");
+	step(m, &t, differing ? "key sets compared" : "source counted");
 	return 0;
 }
 

@@ -151,6 +151,21 @@ def test_clustered_changes_rewrite_only_their_files(src, proj):
     assert_equals_source(src, d, "bronze.events")
 
 
+def test_after_a_load_with_deletes_the_ranges_are_counted_at_once(src, proj):
+    """The last load deleted a row: this one counts every key range in one query (no whole-table
+    count first), and still finds exactly the deletes of the two ranges that lost rows."""
+    d, _ = proj
+    assert summary(d, "bronze.events")["floe.rows-deleted"] == "1"
+    src.admin("DELETE FROM public.events WHERE id IN (9, 16000)")
+    src.admin("UPDATE public.events SET payload = 'again' WHERE id = 20050")
+    run = src.floe(d, "-v", "run", "--table", "public.events", check=0)
+    assert "the last load found deletes: the 7 key ranges are counted at once" in run.err, run.err
+    assert "2 of 7 key ranges differ in count" in run.err, run.err
+    s = summary(d, "bronze.events")
+    assert (s["floe.rows-updated"], s["floe.rows-deleted"], s["floe.files-rewritten"]) == ("1", "2", "3"), s
+    assert_equals_source(src, d, "bronze.events")
+
+
 def test_text_keys_merge_in_bytewise_order(src, proj):
     """ORDER BY … COLLATE "C" on the source and floe's byte order agree, whatever the collation."""
     d, _ = proj

@@ -10,6 +10,7 @@
 #include "iceberg/table.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
@@ -111,6 +112,54 @@ static int check_read_only(const char *sql)
 	return -1;
 }
 
+/* Whether `sql` starts like a query (a statement DuckDB can DESCRIBE and nest in FROM). */
+static bool is_query(const char *sql)
+{
+	static const char *const queries[] = { "select", "with", "from", "values", "(", NULL };
+	while (isspace((unsigned char)*sql))
+		sql++;
+	for (const char *const *k = queries; *k; k++)
+		if (strncasecmp(sql, *k, strlen(*k)) == 0)
+			return true;
+	return false;
+}
+
+/* A DuckDB type name of a nested type: struct, map, union, list or array. */
+static bool is_nested(const char *type)
+{
+	size_t n = type ? strlen(type) : 0;
+	return n && (strncmp(type, "STRUCT", 6) == 0 || strncmp(type, "MAP", 3) == 0 ||
+		     strncmp(type, "UNION", 5) == 0 || type[n - 1] == ']');
+}
+
+/*
+ * The statement to run for `sql`. The engine hands results over as text, and DuckDB has
+ * no text for a nested value (an Iceberg struct or list) but its cast to VARCHAR: a query
+ * whose result has one runs inside `SELECT CAST(COLUMNS(*) AS VARCHAR) FROM (…)`. What
+ * cannot be described runs as it is, so its error is the user's own statement's.
+ */
+static const char *statement(floe_engine *e, floe_arena *a, const char *sql)
+{
+	floe_engine_result *types = NULL;
+	bool nested = false;
+	if (!is_query(sql))
+		return sql;
+	if (floe_engine_query(e, &types, floe_arena_printf(a, "DESCRIBE %s", sql)) < 0) {
+		floe_error_clear();
+		return sql;
+	}
+	for (size_t i = 0; i < floe_engine_result_rows(types) && !nested; i++)
+		nested = is_nested(floe_engine_result_text(types, i, 1));
+	floe_engine_result_free(types);
+	if (!nested)
+		return sql;
+	size_t n = strlen(sql);
+	while (n && (isspace((unsigned char)sql[n - 1]) || sql[n - 1] == ';'))
+		n--;
+	/* the newline ends a trailing -- comment before the closing parenthesis */
+	return floe_arena_printf(a, "SELECT CAST(COLUMNS(*) AS VARCHAR) FROM (%.*s\n) AS floe_query", (int)n, sql);
+}
+
 static void render_table(floe_buf *out, floe_engine_result *r)
 {
 	size_t rows = floe_engine_result_rows(r), cols = floe_engine_result_columns(r);
@@ -193,7 +242,7 @@ int floe_query_run(floe_buf *out, const floe_config *config, const char *sql, fl
 	floe_buf_puts(&setup, "SET allowed_directories = [");
 	put_literal(&setup, floe_arena_printf(a, "%s/", floe_config_warehouse_dir(config)));
 	floe_buf_puts(&setup, "]; SET enable_external_access = false; SET lock_configuration = true");
-	if (floe_engine_exec(e, floe_buf_cstr(&setup)) < 0 || floe_engine_query(e, &r, sql) < 0)
+	if (floe_engine_exec(e, floe_buf_cstr(&setup)) < 0 || floe_engine_query(e, &r, statement(e, a, sql)) < 0)
 		goto cleanup;
 	if (format == FLOE_QUERY_CSV)
 		render_csv(out, r);

@@ -392,3 +392,21 @@ def test_floes_own_reader_reads_struct_leaves_and_refuses_a_list_in_a_list(loade
         for fid, c in stats.items():
             assert c["value_count"] == task.file.value_counts[fid]
             assert c["null_count"] == task.file.null_value_counts[fid]
+
+
+def test_floe_query_prints_struct_and_list_columns_as_duckdb_text(src, loaded):
+    """DuckDB has text for a nested value only through its cast to VARCHAR: `floe query` runs a
+    result with struct or list columns through that cast, in every output format."""
+    d, _ = loaded
+    out = json.loads(src.floe(d, "query", "--json",
+                              "SELECT id, home, homes, home.zip AS zip FROM bronze.comp WHERE id <= 3 ORDER BY id -- a comment").out)
+    assert [r["id"] for r in out] == ["1", "2", "3"]
+    assert out[0]["home"] == "{'street': Main St ☃, 'zip': 12345, 'tags': [a, NULL, '']}", out[0]
+    assert out[0]["zip"] == "12345"
+    assert out[0]["homes"].startswith("[{'street': A, 'zip': 1, 'tags': [x]}, NULL, {'street': NULL"), out[0]
+    assert out[1]["home"] is None and out[1]["homes"] is None
+    assert out[2]["home"] == "{'street': NULL, 'zip': NULL, 'tags': NULL}"  # a record of NULLs is not NULL
+    table = src.floe(d, "query", "SELECT id, w FROM bronze.comp WHERE id = 1;").out
+    assert "{'inner_t': {'label': ok" in table and "(1 row)" in table, table
+    csv = src.floe(d, "query", "--csv", "SELECT p.name, geos FROM bronze.comp WHERE id = 1").out
+    assert csv.splitlines() == ["name,geos", "Café,\"[{'lat': 1.0, 'lon': 2.0}, {'lat': NULL, 'lon': 3.0}]\""], csv

@@ -5,6 +5,9 @@
  */
 #include "base/pghash.h"
 
+#include <math.h>
+#include <string.h>
+
 #define ROTL32(x, k) (((x) << (k)) | ((x) >> (32 - (k))))
 
 /* The reversible mix of three lanes, applied after every 12-byte block. */
@@ -94,4 +97,15 @@ uint64_t floe_pghash_int8_extended(int64_t v, uint64_t seed)
 {
 	uint32_t lo = (uint32_t)(uint64_t)v, hi = (uint32_t)((uint64_t)v >> 32);
 	return floe_pghash_uint32_extended(lo ^ (v >= 0 ? hi : ~hi), seed);
+}
+
+uint64_t floe_pghash_float8_extended(double v, uint64_t seed)
+{
+	unsigned char bytes[sizeof(double)];
+	if (v == 0.0)
+		return seed;
+	if (isnan(v))
+		v = (double)NAN;
+	memcpy(bytes, &v, sizeof(bytes));
+	return floe_pghash_extended(bytes, sizeof(bytes), seed);
 }

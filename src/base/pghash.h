@@ -38,4 +38,12 @@ uint64_t floe_pghash_uint32_extended(uint32_t k, uint64_t seed);
  */
 uint64_t floe_pghash_int8_extended(int64_t v, uint64_t seed);
 
+/*
+ * hashfloat8extended(v, seed): zero (either sign) hashes to the seed itself, every NaN
+ * as the one NaN PostgreSQL makes, anything else as the value's eight bytes. A float4
+ * widened to double hashes the same (hashfloat4extended widens before hashing), so
+ * equal values hash equal across the two types, as PostgreSQL's float = does.
+ */
+uint64_t floe_pghash_float8_extended(double v, uint64_t seed);
+
 #endif

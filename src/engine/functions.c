@@ -10,6 +10,8 @@
  *   hashint4extended(INTEGER, BIGINT)   one 32-bit word
  *   hashint8extended(BIGINT, BIGINT)    the value folded to 32 bits, as PostgreSQL does
  *   uuid_hash_extended(UUID, BIGINT)    the 16 bytes
+ *   hashfloat8extended(DOUBLE, BIGINT)  the value's 8 bytes; ±0 → the seed, one NaN
+ *   hashfloat4extended(FLOAT, BIGINT)   the value widened to double, then as above
  *   hash_send_hex_extended(TIMESTAMP | TIMESTAMPTZ | TIME, BIGINT)
  *       PostgreSQL's hashtextextended(encode(<type>_send(x), 'hex'), seed): the 16 hex
  *       digits of the microseconds PostgreSQL stores (timestamps counted from
@@ -53,6 +55,16 @@ static uint64_t hash_int4(const hash_input *in, idx_t row, uint64_t seed)
 static uint64_t hash_int8(const hash_input *in, idx_t row, uint64_t seed)
 {
 	return floe_pghash_int8_extended(((const int64_t *)in->values)[row], seed);
+}
+
+static uint64_t hash_float8(const hash_input *in, idx_t row, uint64_t seed)
+{
+	return floe_pghash_float8_extended(((const double *)in->values)[row], seed);
+}
+
+static uint64_t hash_float4(const hash_input *in, idx_t row, uint64_t seed)
+{
+	return floe_pghash_float8_extended((double)((const float *)in->values)[row], seed);
 }
 
 /* `v` big-endian into 8 bytes at `out`. */
@@ -207,6 +219,8 @@ CHUNK_FN(chunk_text, hash_text)
 CHUNK_FN(chunk_int4, hash_int4)
 CHUNK_FN(chunk_int8, hash_int8)
 CHUNK_FN(chunk_uuid, hash_uuid)
+CHUNK_FN(chunk_float8, hash_float8)
+CHUNK_FN(chunk_float4, hash_float4)
 CHUNK_FN(chunk_timestamp, hash_timestamp)
 CHUNK_FN(chunk_time, hash_time)
 
@@ -237,6 +251,8 @@ static const struct {
 	{ "hashint4extended", DUCKDB_TYPE_INTEGER, chunk_int4 },
 	{ "hashint8extended", DUCKDB_TYPE_BIGINT, chunk_int8 },
 	{ "uuid_hash_extended", DUCKDB_TYPE_UUID, chunk_uuid },
+	{ "hashfloat8extended", DUCKDB_TYPE_DOUBLE, chunk_float8 },
+	{ "hashfloat4extended", DUCKDB_TYPE_FLOAT, chunk_float4 },
 	{ "hash_send_hex_extended", DUCKDB_TYPE_TIMESTAMP, chunk_timestamp },
 	{ "hash_send_hex_extended", DUCKDB_TYPE_TIMESTAMP_TZ, chunk_timestamp },
 	{ "hash_send_hex_extended", DUCKDB_TYPE_TIME, chunk_time },

@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "base/pghash.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 typedef struct vector {
@@ -120,4 +121,83 @@ FLOE_TEST(pghash_integers_match_postgres)
 	/* One word hashed alone is the same as its four little-endian bytes hashed as text. */
 	const unsigned char bytes[4] = { 42, 0, 0, 0 };
 	FLOE_CHECK(floe_pghash_uint32_extended(42, 7) == floe_pghash_extended(bytes, 4, 7));
+}
+
+/* hashfloat8extended and hashfloat4extended as PostgreSQL 15 returned them: ±0 hash to the seed,
+ * NaN and ±infinity hash as values, a float4 as its value widened to double. */
+FLOE_TEST(pghash_floats_match_postgres)
+{
+	static const struct {
+		double v;
+		int64_t seed, hash;
+	} f8[] = {
+		{ -INFINITY, -7, 8031341434349977909LL },
+		{ -INFINITY, 0, 58695627279844080LL },
+		{ -INFINITY, 42, 8662575402614437175LL },
+		{ -2.25, -7, -6777590263922165309LL },
+		{ -2.25, 0, 4390199869079249825LL },
+		{ -2.25, 42, -8113833352972593938LL },
+		{ -0.0, -7, -7LL },
+		{ 0.0, -7, -7LL },
+		{ -0.0, 0, 0LL },
+		{ 0.0, 0, 0LL },
+		{ -0.0, 42, 42LL },
+		{ 0.0, 42, 42LL },
+		{ 5e-324, -7, 2054686776814648908LL },
+		{ 5e-324, 0, -6988697407173885264LL },
+		{ 5e-324, 42, -6424115764914791627LL },
+		{ 0.1, -7, -2696600655974396010LL },
+		{ 0.1, 0, -4179333574236083663LL },
+		{ 0.1, 42, 6597772057922087147LL },
+		{ 1.5, -7, 5852894896946895360LL },
+		{ 1.5, 0, 6158159405676898674LL },
+		{ 1.5, 42, -5832320990282095783LL },
+		{ 1e+308, -7, -2785773562286150658LL },
+		{ 1e+308, 0, 8812911499566623584LL },
+		{ 1e+308, 42, -2708626330389588983LL },
+		{ INFINITY, -7, -1601148545406781702LL },
+		{ INFINITY, 0, -4973912021728129854LL },
+		{ INFINITY, 42, 5902286530516458022LL },
+		{ NAN, -7, 4069007790686844125LL },
+		{ NAN, 0, 4719788943832604568LL },
+		{ NAN, 42, -4570345281452345396LL },
+	};
+	static const struct {
+		float v;
+		int64_t seed, hash;
+	} f4[] = {
+		{ -2.25f, -7, -6777590263922165309LL },
+		{ -2.25f, 0, 4390199869079249825LL },
+		{ -2.25f, 42, -8113833352972593938LL },
+		{ 0.0f, -7, -7LL },
+		{ -0.0f, -7, -7LL },
+		{ 0.0f, 0, 0LL },
+		{ -0.0f, 0, 0LL },
+		{ 0.0f, 42, 42LL },
+		{ -0.0f, 42, 42LL },
+		{ 1e-45f, -7, -9154813476336391321LL },
+		{ 1e-45f, 0, -9086320680330523503LL },
+		{ 1e-45f, 42, 9174761444485554419LL },
+		{ 0.1f, -7, 1331249708339811919LL },
+		{ 0.1f, 0, 45699830491884902LL },
+		{ 0.1f, 42, 4906899486223959186LL },
+		{ 1.5f, -7, 5852894896946895360LL },
+		{ 1.5f, 0, 6158159405676898674LL },
+		{ 1.5f, 42, -5832320990282095783LL },
+		{ 3.4028235e+38f, -7, 2079991845595105685LL },
+		{ 3.4028235e+38f, 0, -8264235364741046398LL },
+		{ 3.4028235e+38f, 42, -8063754923080656561LL },
+		{ INFINITY, -7, -1601148545406781702LL },
+		{ INFINITY, 0, -4973912021728129854LL },
+		{ INFINITY, 42, 5902286530516458022LL },
+		{ NAN, -7, 4069007790686844125LL },
+		{ NAN, 0, 4719788943832604568LL },
+		{ NAN, 42, -4570345281452345396LL },
+	};
+	for (size_t i = 0; i < sizeof(f8) / sizeof(f8[0]); i++)
+		FLOE_CHECK((int64_t)floe_pghash_float8_extended(f8[i].v, (uint64_t)f8[i].seed) == f8[i].hash);
+	for (size_t i = 0; i < sizeof(f4) / sizeof(f4[0]); i++)
+		FLOE_CHECK((int64_t)floe_pghash_float8_extended((double)f4[i].v, (uint64_t)f4[i].seed) == f4[i].hash);
+	FLOE_CHECK(floe_pghash_float8_extended(-0.0, 42) == 42);
+	FLOE_CHECK(floe_pghash_float8_extended(-NAN, 7) == floe_pghash_float8_extended(NAN, 7));
 }

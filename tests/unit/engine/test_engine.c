@@ -253,6 +253,20 @@ FLOE_TEST(engine_typed_hashes_match_postgres)
 		  " uuid_hash_extended('00112233-4455-6677-8899-aabbccddeeff', 8243819122212345678),"
 		  " uuid_hash_extended(NULL, 0)",
 		  uuid, 5);
+	/* hashfloat8extended and hashfloat4extended: ±0 hash to the seed, every NaN alike, a float as its double. */
+	static const char *const floats[] = { "-5832320990282095783", "42", "42", "-4570345281452345396",
+					      "-4570345281452345396", "58695627279844080", "-2696600655974396010",
+					      "-2708626330389588983", "4906899486223959186", "6158159405676898674",
+					      "-8063754923080656561", "-4570345281452345396", NULL };
+	check_row(engine,
+		  "select hashfloat8extended(1.5::DOUBLE, 42), hashfloat8extended(-0.0::DOUBLE, 42),"
+		  " hashfloat8extended(0::DOUBLE, 42), hashfloat8extended('NaN'::DOUBLE, 42),"
+		  " hashfloat8extended(-('NaN'::DOUBLE), 42), hashfloat8extended('-inf'::DOUBLE, 0),"
+		  " hashfloat8extended(0.1::DOUBLE, -7), hashfloat8extended(1e308::DOUBLE, 42),"
+		  " hashfloat4extended(0.1::FLOAT, 42), hashfloat4extended(1.5::FLOAT, 0),"
+		  " hashfloat4extended(3.4028235e38::FLOAT, 42), hashfloat4extended('NaN'::FLOAT, 42),"
+		  " hashfloat8extended(NULL::DOUBLE, 42)",
+		  floats, 13);
 	/* hashtextextended(encode(timestamp_send(x), 'hex'), seed) and the same for timestamptz and time. */
 	static const char *const send[] = { "3482200605369303630", "2743391531674101432", "-1589811267695044851",
 					    "-6469959656877109066", "7638720618353646396", "-2253262807443845367",

@@ -59,9 +59,10 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 		if (strcmp(r->state, "loaded") == 0) {
 			floe_buf_printf(out, "%lld rows, ", (long long)r->rows);
 			human_bytes(out, r->bytes);
-			floe_buf_printf(out, " read in %.1f s (%.1f MB/s), %lld file%s, snapshot %lld\n", r->seconds,
-					r->seconds > 0 ? (double)r->bytes / 1e6 / r->seconds : 0.0, (long long)r->files,
-					r->files == 1 ? "" : "s", (long long)r->snapshot_id);
+			floe_buf_printf(out, " read in %.1f s (", r->seconds);
+			human_bytes(out, r->seconds > 0 ? (int64_t)((double)r->bytes / r->seconds) : 0);
+			floe_buf_printf(out, "/s), %lld file%s, snapshot %lld\n", (long long)r->files, r->files == 1 ? "" : "s",
+					(long long)r->snapshot_id);
 			if ((strcmp(r->mode, "incremental") == 0 || r->repaired) && r->detail) {
 				floe_buf_puts(out, "           ");
 				put_detail(out, r->detail);

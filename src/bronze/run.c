@@ -40,8 +40,12 @@ static const char *probable_cause(floe_arena *a, const floe_error *e)
 	if (!e)
 		return "unknown";
 	switch (e->cls) {
-	case FLOE_ERR_UNREACHABLE:
-		return floe_arena_printf(a, "source unreachable: %s", e->detail ? e->detail : e->message);
+	case FLOE_ERR_UNREACHABLE: {
+		const char *why = e->detail ? e->detail : e->message;
+		bool login = strstr(why, "password") || strstr(why, "authentication");
+		return floe_arena_printf(a, "%s: %s%s%s", login ? "the source refused floe's login" : "source unreachable", why,
+					 login && e->hint ? " — " : "", login && e->hint ? e->hint : "");
+	}
 	case FLOE_ERR_CONFLICT:
 		return "a concurrent change to the table or the source's schema";
 	case FLOE_ERR_CONFIG:

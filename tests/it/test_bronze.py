@@ -164,6 +164,11 @@ def test_a_failed_load_names_its_probable_cause(src, loaded, tmp_path):
         assert s.rc == 1 and "failed" in s.out and "source unreachable" in s.out, s
     finally:
         (d / "floe.toml").write_text(toml)
+    # a wrong password is a refused login, not an unreachable source, and says where the password comes from
+    r = src.floe(d, "run", "--table", "public.plain", env={"FLOE_SOURCE_PASSWORD": "not-the-password"})
+    assert r.rc == 1 and "probable cause: the source refused floe's login" in r.out, r
+    assert "password authentication failed" in r.out and "FLOE_SOURCE_PASSWORD" in r.out, r
+    assert "not-the-password" not in r.out + r.err
 
 
 def test_query_reads_the_current_tables_and_nothing_else(src, loaded):

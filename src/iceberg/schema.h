@@ -145,10 +145,11 @@ floe_iceberg_type *floe_iceberg_type_copy(floe_arena *arena, const floe_iceberg_
 /* ---- evolution ---- */
 
 typedef enum floe_iceberg_change_kind {
-	FLOE_ICEBERG_ADD_COLUMN,    /* name, type, doc; always optional */
+	FLOE_ICEBERG_ADD_COLUMN,    /* name, type, doc, id; always optional */
 	FLOE_ICEBERG_RENAME_COLUMN, /* name → new_name */
 	FLOE_ICEBERG_WIDEN_COLUMN,  /* name, type: int→long, float→double, decimal(P,S)→(P',S) */
-	FLOE_ICEBERG_MAKE_OPTIONAL  /* name */
+	FLOE_ICEBERG_MAKE_OPTIONAL, /* name */
+	FLOE_ICEBERG_DELETE_COLUMN  /* name; old files keep its data, its id is never used again */
 } floe_iceberg_change_kind;
 
 typedef struct floe_iceberg_schema_change {
@@ -157,6 +158,12 @@ typedef struct floe_iceberg_schema_change {
 	const char *new_name;
 	const floe_iceberg_type *type;
 	const char *doc;
+	/*
+	 * ADD_COLUMN: 0 — the new field and any fields nested in its type get the next free
+	 * ids; or the field's id, when the caller owns the ids (floe's plan does): it and the
+	 * ids nested in `type` (all set) must lie above last-column-id.
+	 */
+	int32_t id;
 } floe_iceberg_schema_change;
 
 /*

@@ -1,11 +1,12 @@
 /*
- * schema_evolve.c — schema evolution: add, rename, widen, make optional.
+ * schema_evolve.c — schema evolution: add, rename, widen, make optional, delete.
  *
  * Changes are applied to a deep copy, one after the other, so a later change sees
  * the result of an earlier one (add "b", then rename it). Only what the spec allows
  * without rewriting data is accepted: additions are optional (old files lack them),
  * widening follows floe_iceberg_type_promotable, and a column never becomes
- * required again. Field ids are never reused: new ones start after last-column-id.
+ * required again. Field ids are never reused: new ones start after last-column-id
+ * (given by the caller or assigned), and a deleted column's id stays spent.
  */
 #include "iceberg/schema.h"
 
@@ -55,6 +56,62 @@ static int locate(located *out, floe_arena *arena, floe_iceberg_schema *s, const
 	return 0;
 }
 
+/* The smallest and largest field id nested in `t` (lists' elements, maps' keys and values); 0 in *zero if any is unset. */
+static void nested_ids(const floe_iceberg_type *t, int32_t *lo, int32_t *hi, bool *zero)
+{
+	int32_t ids[2] = { 0, 0 };
+	size_t n = 0;
+	const floe_iceberg_type *inner[2] = { NULL, NULL };
+	if (t->id == FLOE_ICEBERG_STRUCT) {
+		for (size_t i = 0; i < t->n_fields; i++) {
+			int32_t id = t->fields[i].id;
+			*zero |= id == 0;
+			*lo = *lo == 0 || id < *lo ? id : *lo;
+			*hi = id > *hi ? id : *hi;
+			nested_ids(t->fields[i].type, lo, hi, zero);
+		}
+		return;
+	}
+	if (t->id == FLOE_ICEBERG_LIST) {
+		ids[n] = t->element_id;
+		inner[n++] = t->element;
+	} else if (t->id == FLOE_ICEBERG_MAP) {
+		ids[n] = t->key_id;
+		inner[n++] = t->key;
+		ids[n] = t->value_id;
+		inner[n++] = t->value;
+	}
+	for (size_t i = 0; i < n; i++) {
+		*zero |= ids[i] == 0;
+		*lo = *lo == 0 || ids[i] < *lo ? ids[i] : *lo;
+		*hi = ids[i] > *hi ? ids[i] : *hi;
+		nested_ids(inner[i], lo, hi, zero);
+	}
+}
+
+/* The new field's id (and its type's nested ids): the caller's, above *last_id, or the next free ones. */
+static int new_field_ids(floe_iceberg_field *f, const floe_iceberg_schema_change *c, int32_t *last_id)
+{
+	int32_t lo = 0, hi = 0;
+	bool zero = false;
+	if (c->id <= 0) {
+		f->id = ++*last_id;
+		floe_iceberg_type_assign_ids(f->type, last_id);
+		return 0;
+	}
+	nested_ids(f->type, &lo, &hi, &zero);
+	if (zero)
+		return floe_error_set(FLOE_ERR_USAGE, "cannot add column \"%s\" with field id %d: the ids "
+				      "inside its type are not all given", c->name, (int)c->id);
+	if (c->id <= *last_id || (lo && lo <= *last_id))
+		return floe_error_set(FLOE_ERR_USAGE, "cannot add column \"%s\" with field id %d: ids up to %d "
+				      "were used already and are never reused", c->name, (int)(lo && lo < c->id ? lo : c->id),
+				      (int)*last_id);
+	f->id = c->id;
+	*last_id = hi > c->id ? hi : c->id;
+	return 0;
+}
+
 static int add_column(floe_arena *arena, floe_iceberg_schema *s, const floe_iceberg_schema_change *c,
 		      int32_t *last_id)
 {
@@ -73,14 +130,32 @@ static int add_column(floe_arena *arena, floe_iceberg_schema *s, const floe_iceb
 	if (*at.n_siblings)
 		memcpy(grown, *at.siblings, *at.n_siblings * sizeof(*grown));
 	floe_iceberg_field *f = &grown[*at.n_siblings];
-	f->id = ++*last_id;
 	f->name = at.leaf;
 	f->required = false;
 	f->doc = c->doc ? floe_arena_strdup(arena, c->doc) : NULL;
 	f->type = floe_iceberg_type_copy(arena, c->type);
-	floe_iceberg_type_assign_ids(f->type, last_id);
+	if (new_field_ids(f, c, last_id) < 0)
+		return -1;
 	*at.siblings = grown;
 	(*at.n_siblings)++;
+	return 0;
+}
+
+static int delete_column(floe_arena *arena, floe_iceberg_schema *s, const floe_iceberg_schema_change *c)
+{
+	located at;
+	if (locate(&at, arena, s, c->name, false) < 0)
+		return -1;
+	for (size_t i = 0; i < s->n_identifier_ids; i++)
+		if (s->identifier_ids[i] == at.field->id)
+			return floe_error_set(FLOE_ERR_USAGE, "cannot delete \"%s\": it is an identifier field "
+					      "of the table", c->name);
+	size_t k = (size_t)(at.field - *at.siblings);
+	floe_iceberg_field *kept = floe_arena_alloc(arena, (*at.n_siblings + 1) * sizeof(*kept));
+	memcpy(kept, *at.siblings, k * sizeof(*kept));
+	memcpy(kept + k, *at.siblings + k + 1, (*at.n_siblings - k - 1) * sizeof(*kept));
+	*at.siblings = kept;
+	(*at.n_siblings)--;
 	return 0;
 }
 
@@ -147,6 +222,8 @@ static int apply(floe_arena *arena, floe_iceberg_schema *s, const floe_iceberg_s
 		return widen_column(arena, s, c);
 	case FLOE_ICEBERG_MAKE_OPTIONAL:
 		return make_optional(arena, s, c);
+	case FLOE_ICEBERG_DELETE_COLUMN:
+		return delete_column(arena, s, c);
 	}
 	return floe_error_set(FLOE_ERR_INTERNAL, "unknown schema change %d", (int)c->kind);
 }

@@ -154,13 +154,13 @@ FLOE_TEST(iceberg_schema_evolution)
 	floe_iceberg_type *list = floe_iceberg_type_new(a, FLOE_ICEBERG_LIST);
 	list->element = floe_iceberg_type_new(a, FLOE_ICEBERG_INT);
 	floe_iceberg_schema_change ok[] = {
-		{ FLOE_ICEBERG_ADD_COLUMN, "qty", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), "count" },
-		{ FLOE_ICEBERG_WIDEN_COLUMN, "qty", NULL, longt, NULL },
-		{ FLOE_ICEBERG_RENAME_COLUMN, "price", "amount", NULL, NULL },
-		{ FLOE_ICEBERG_WIDEN_COLUMN, "amount", NULL, floe_iceberg_type_decimal(a, 38, 9), NULL },
-		{ FLOE_ICEBERG_MAKE_OPTIONAL, "addr", NULL, NULL, NULL },
-		{ FLOE_ICEBERG_ADD_COLUMN, "addr.city", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_STRING), NULL },
-		{ FLOE_ICEBERG_ADD_COLUMN, "codes", NULL, list, NULL },
+		{ FLOE_ICEBERG_ADD_COLUMN, "qty", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), "count", 0 },
+		{ FLOE_ICEBERG_WIDEN_COLUMN, "qty", NULL, longt, NULL, 0 },
+		{ FLOE_ICEBERG_RENAME_COLUMN, "price", "amount", NULL, NULL, 0 },
+		{ FLOE_ICEBERG_WIDEN_COLUMN, "amount", NULL, floe_iceberg_type_decimal(a, 38, 9), NULL, 0 },
+		{ FLOE_ICEBERG_MAKE_OPTIONAL, "addr", NULL, NULL, NULL, 0 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "addr.city", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_STRING), NULL, 0 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "codes", NULL, list, NULL, 0 },
 	};
 	FLOE_CHECK(s && floe_iceberg_schema_evolve(&next, a, s, 4, &last, ok, 7) == 0);
 	if (next) {
@@ -184,16 +184,16 @@ FLOE_TEST(iceberg_schema_evolution)
 		floe_iceberg_schema_change c;
 		const char *needle;
 	} bad[] = {
-		{ { FLOE_ICEBERG_ADD_COLUMN, "id", NULL, longt, NULL }, "exists already" },
-		{ { FLOE_ICEBERG_RENAME_COLUMN, "id", "tags", NULL, NULL }, "is taken" },
-		{ { FLOE_ICEBERG_RENAME_COLUMN, "nope", "x", NULL, NULL }, "no column \"nope\"" },
-		{ { FLOE_ICEBERG_WIDEN_COLUMN, "id", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL },
+		{ { FLOE_ICEBERG_ADD_COLUMN, "id", NULL, longt, NULL, 0 }, "exists already" },
+		{ { FLOE_ICEBERG_RENAME_COLUMN, "id", "tags", NULL, NULL, 0 }, "is taken" },
+		{ { FLOE_ICEBERG_RENAME_COLUMN, "nope", "x", NULL, NULL, 0 }, "no column \"nope\"" },
+		{ { FLOE_ICEBERG_WIDEN_COLUMN, "id", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL, 0 },
 		  "from long to int" },
-		{ { FLOE_ICEBERG_WIDEN_COLUMN, "price", NULL, floe_iceberg_type_decimal(a, 38, 8), NULL },
+		{ { FLOE_ICEBERG_WIDEN_COLUMN, "price", NULL, floe_iceberg_type_decimal(a, 38, 8), NULL, 0 },
 		  "cannot change column" },
-		{ { FLOE_ICEBERG_WIDEN_COLUMN, "tags", NULL, longt, NULL }, "cannot change column" },
-		{ { FLOE_ICEBERG_MAKE_OPTIONAL, "id", NULL, NULL, NULL }, "identifier field" },
-		{ { FLOE_ICEBERG_ADD_COLUMN, "tags.x", NULL, longt, NULL }, "no struct column" },
+		{ { FLOE_ICEBERG_WIDEN_COLUMN, "tags", NULL, longt, NULL, 0 }, "cannot change column" },
+		{ { FLOE_ICEBERG_MAKE_OPTIONAL, "id", NULL, NULL, NULL, 0 }, "identifier field" },
+		{ { FLOE_ICEBERG_ADD_COLUMN, "tags.x", NULL, longt, NULL, 0 }, "no struct column" },
 	};
 	for (size_t i = 0; s && i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int32_t l2 = 9;
@@ -206,6 +206,55 @@ FLOE_TEST(iceberg_schema_evolution)
 		if (e && !strstr(e->message, bad[i].needle))
 			fprintf(stderr, "    case %zu: %s\n", i, e->message);
 		FLOE_CHECK(e && e->cls == FLOE_ERR_USAGE);
+	}
+	floe_error_clear();
+	floe_arena_free(a);
+}
+
+/* The caller's field ids for an addition (nested ones too), and deletion: spent ids stay spent. */
+FLOE_TEST(iceberg_schema_evolution_with_given_ids_and_deletes)
+{
+	floe_arena *a = floe_arena_new();
+	floe_iceberg_schema *s = parse_schema(a, nested_json), *next = NULL;
+	int32_t last = 9;
+	floe_iceberg_type *st = floe_iceberg_type_new(a, FLOE_ICEBERG_STRUCT);
+	st->n_fields = 2;
+	st->fields = floe_arena_alloc(a, 2 * sizeof(*st->fields));
+	st->fields[0] = (floe_iceberg_field){ 31, "x", false, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL };
+	st->fields[1] = (floe_iceberg_field){ 32, "y", false, floe_iceberg_type_new(a, FLOE_ICEBERG_STRING), NULL };
+	floe_iceberg_schema_change ok[] = {
+		{ FLOE_ICEBERG_DELETE_COLUMN, "price", NULL, NULL, NULL, 0 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "price", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_STRING), NULL, 20 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "pt", NULL, st, NULL, 30 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "n", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL, 0 },
+	};
+	FLOE_CHECK(s && floe_iceberg_schema_evolve(&next, a, s, 5, &last, ok, 4) == 0);
+	if (next) {
+		FLOE_CHECK(next->n_fields == 7 && floe_iceberg_schema_find(next, 2) == NULL);
+		FLOE_CHECK(floe_iceberg_schema_field(next, "price")->id == 20);
+		FLOE_CHECK(floe_iceberg_schema_field(next, "pt")->id == 30 && floe_iceberg_schema_find(next, 32));
+		FLOE_CHECK(floe_iceberg_schema_field(next, "n")->id == 33 && last == 33);
+	}
+	struct {
+		floe_iceberg_schema_change c;
+		const char *needle;
+	} bad[] = {
+		{ { FLOE_ICEBERG_ADD_COLUMN, "q", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL, 9 },
+		  "never reused" },
+		{ { FLOE_ICEBERG_ADD_COLUMN, "q", NULL, st, NULL, 40 }, "not all given" }, /* x's id unset below */
+		{ { FLOE_ICEBERG_DELETE_COLUMN, "id", NULL, NULL, NULL, 0 }, "identifier field" },
+		{ { FLOE_ICEBERG_DELETE_COLUMN, "nope", NULL, NULL, NULL, 0 }, "no column \"nope\"" },
+	};
+	st->fields[0].id = 0;
+	for (size_t i = 0; s && i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int32_t l2 = 9;
+		floe_error_clear();
+		next = NULL;
+		FLOE_CHECK(floe_iceberg_schema_evolve(&next, a, s, 5, &l2, &bad[i].c, 1) < 0);
+		const floe_error *e = floe_error_last();
+		FLOE_CHECK(next == NULL && l2 == 9 && e && strstr(e->message, bad[i].needle));
+		if (e && !strstr(e->message, bad[i].needle))
+			fprintf(stderr, "    case %zu: %s\n", i, e->message);
 	}
 	floe_error_clear();
 	floe_arena_free(a);

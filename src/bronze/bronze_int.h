@@ -179,7 +179,16 @@ typedef struct bronze_load {
 	floe_iceberg_kv summary[16];
 	size_t n_summary;
 	const char *detail;
+	const char *schema_changes; /* what bronze_schema_follow_plan changed, or NULL */
+	const char *reload_why;     /* set: a column change makes this load a full one, for this reason */
 } bronze_load;
+
+/*
+ * Bring the table's schema to the plan's columns (schema.c): drop, rename, widen, make
+ * optional, add — with the plan's field ids — in one metadata commit before any data is
+ * written; sets expect_snapshot, and reload_why when the change needs a full load.
+ */
+int bronze_schema_follow_plan(bronze_load *l);
 
 /* Add a snapshot summary entry (copied into the job's arena). */
 void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)

@@ -128,27 +128,6 @@ static int open_table(load_state *s)
 	return floe_iceberg_table_load(&s->table, s->catalog, "bronze", name);
 }
 
-/* The table's schema must be the plan's; new columns are added, anything else waits for a person. */
-static int check_schema(load_state *s)
-{
-	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(s->table);
-	const floe_iceberg_schema *cur = floe_iceberg_metadata_current_schema(m);
-	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(m);
-	s->expect_snapshot = snap ? m->current_snapshot_id : FLOE_ICEBERG_NO_SNAPSHOT;
-	for (size_t i = 0; i < s->cols.n; i++) {
-		const floe_iceberg_field *want = &s->cols.schema->fields[i];
-		const floe_iceberg_field *have = floe_iceberg_schema_find(cur, want->id);
-		if (have && strcmp(have->name, want->name) == 0 && floe_iceberg_type_equal(have->type, want->type))
-			continue;
-		floe_error_set(FLOE_ERR_CONFLICT, "%s: column \"%s\" (field id %d) differs from the table in the lake",
-			       s->job->table->bronze, want->name, (int)want->id);
-		floe_error_hint("The source's schema changed since the table was created; `floe sync` turns "
-				"such a change into a reviewable branch.");
-		return -1;
-	}
-	return 0;
-}
-
 void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)
 {
 	va_list ap;
@@ -275,6 +254,10 @@ static bool mergeable(load_state *s, int64_t *previous, const char **why)
 	*why = NULL;
 	if (strcmp(t->mode, "incremental") != 0)
 		return false;
+	if (s->reload_why) {
+		*why = s->reload_why;
+		return false;
+	}
 	if (s->keys.unmergeable) {
 		*why = floe_arena_printf(s->job->arena, "loaded in full: %s", s->keys.unmergeable);
 		return false;
@@ -321,6 +304,8 @@ static int load_and_commit(load_state *s, bool *committed)
 			bronze_load_note(s, "floe.watermark", "%s", bronze_watermark_text(s, s->watermark));
 	}
 	bronze_load_note(s, "floe.rows-read", "%lld", (long long)s->rows_read);
+	if (s->schema_changes)
+		bronze_load_note(s, "floe.columns-changed", "%s", s->schema_changes);
 	if (!full && s->n_removed == 0 && s->out.n == 0) {
 		r->detail = floe_arena_printf(job->arena, "no changes: %s; source snapshot %s",
 					      s->detail ? s->detail : "nothing read", s->position);
@@ -333,6 +318,9 @@ static int load_and_commit(load_state *s, bool *committed)
 	r->detail = full ? floe_arena_printf(job->arena, "%s%ssource snapshot %s", why ? why : "", why ? "; " : "",
 					     s->position)
 			 : floe_arena_printf(job->arena, "%s; source snapshot %s", s->detail, s->position);
+	if (s->schema_changes)
+		r->detail = floe_arena_printf(job->arena, "columns changed as the plan says: %s; %s", s->schema_changes,
+					      r->detail);
 	return 0;
 }
 
@@ -414,7 +402,7 @@ int bronze_load_table(bronze_job *job)
 	if (!(s.sql = extraction_sql(&s)) || open_source(&s) < 0 ||
 	    floe_pg_describe_query(s.pg, job->arena, s.sql, &oids, &elems, &n) < 0 ||
 	    bronze_columns_build(&s.cols, job->arena, job->table, oids, elems, n) < 0 ||
-	    open_table(&s) < 0 || check_schema(&s) < 0)
+	    open_table(&s) < 0 || bronze_schema_follow_plan(&s) < 0)
 		goto cleanup;
 	bronze_keys_init(&s.keys, job->arena, job->table, &s.cols);
 	if (load_and_commit(&s, &commit_tried) < 0)

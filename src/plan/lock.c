@@ -135,6 +135,44 @@ static const floe_lock_column *previous_column(const floe_lock_table *prev, cons
 	return NULL;
 }
 
+/* The same type, nested names and all (field ids aside). */
+static bool same_type(const floe_lock_type *old, const floe_plan_type *now)
+{
+	if (old->kind != now->kind)
+		return false;
+	if (now->kind == FLOE_PLAN_PRIMITIVE)
+		return strcmp(old->primitive, now->primitive) == 0;
+	if (now->kind == FLOE_PLAN_LIST)
+		return same_type(old->element, now->element);
+	if (old->n_fields != now->n_fields)
+		return false;
+	for (size_t i = 0; i < now->n_fields; i++)
+		if (strcmp(old->fields[i].name, now->field_names[i]) != 0 ||
+		    !same_type(old->fields[i].type, now->field_types[i]))
+			return false;
+	return true;
+}
+
+/* Whether Iceberg can carry a column from `old` to `now` in place: the same type, or a widening. */
+static bool follows_in_place(const floe_lock_type *old, const floe_plan_type *now)
+{
+	int p0, s0, p1, s1;
+	if (same_type(old, now))
+		return true;
+	if (old->kind != FLOE_PLAN_PRIMITIVE || now->kind != FLOE_PLAN_PRIMITIVE)
+		return false;
+	if ((strcmp(old->primitive, "int") == 0 && strcmp(now->primitive, "long") == 0) ||
+	    (strcmp(old->primitive, "float") == 0 && strcmp(now->primitive, "double") == 0))
+		return true;
+	return sscanf(old->primitive, "decimal(%d,%d)", &p0, &s0) == 2 &&
+	       sscanf(now->primitive, "decimal(%d,%d)", &p1, &s1) == 2 && s0 == s1 && p1 > p0;
+}
+
+/*
+ * Field ids: a column keeps its id across renames and widenings; a column whose type changed
+ * in a way Iceberg cannot follow in place (text to int, a composite's fields) is a new column
+ * with a new id, the old id retired — the table then drops the old column and adds the new one.
+ */
 static void assign_columns(floe_lock *lock, floe_lock_table *lt, const floe_plan_table *t,
 			   const floe_lock_table *prev)
 {
@@ -144,6 +182,8 @@ static void assign_columns(floe_lock *lock, floe_lock_table *lt, const floe_plan
 	for (size_t i = 0; i < t->n_columns; i++) {
 		const floe_plan_column *c = &t->columns[i];
 		const floe_lock_column *o = previous_column(prev, t, c);
+		if (o && o->type && c->map.type && !follows_in_place(o->type, c->map.type))
+			o = NULL;
 		floe_lock_column *lc = &lt->columns[i];
 		lc->id = o ? o->id : ++next;
 		lc->name = floe_arena_strdup(lock->arena, c->name);

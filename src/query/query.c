@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "engine/engine.h"
 #include "iceberg/catalog.h"
+#include "iceberg/metadata.h"
 #include "iceberg/table.h"
 
 #include <ctype.h>
@@ -36,12 +37,58 @@ static int put_literal(floe_buf *out, const char *s)
 	return floe_buf_putc(out, '\'');
 }
 
-/* CREATE VIEW ns.table AS SELECT * FROM read_parquet([files of the current snapshot]). */
+/* An Iceberg type as DuckDB names it (struct fields quoted, so any name is one). */
+static void duck_type(floe_buf *out, const floe_iceberg_type *t)
+{
+	static const char *const names[] = {
+		[FLOE_ICEBERG_BOOLEAN] = "BOOLEAN", [FLOE_ICEBERG_INT] = "INTEGER", [FLOE_ICEBERG_LONG] = "BIGINT",
+		[FLOE_ICEBERG_FLOAT] = "FLOAT", [FLOE_ICEBERG_DOUBLE] = "DOUBLE", [FLOE_ICEBERG_DATE] = "DATE",
+		[FLOE_ICEBERG_TIME] = "TIME", [FLOE_ICEBERG_TIMESTAMP] = "TIMESTAMP",
+		[FLOE_ICEBERG_TIMESTAMPTZ] = "TIMESTAMPTZ", [FLOE_ICEBERG_STRING] = "VARCHAR",
+		[FLOE_ICEBERG_UUID] = "UUID", [FLOE_ICEBERG_FIXED] = "BLOB", [FLOE_ICEBERG_BINARY] = "BLOB",
+	};
+	switch (t->id) {
+	case FLOE_ICEBERG_DECIMAL:
+		floe_buf_printf(out, "DECIMAL(%d,%d)", (int)t->precision, (int)t->scale);
+		break;
+	case FLOE_ICEBERG_STRUCT:
+		floe_buf_puts(out, "STRUCT(");
+		for (size_t i = 0; i < t->n_fields; i++) {
+			floe_buf_puts(out, i ? ", " : "");
+			put_ident(out, t->fields[i].name);
+			floe_buf_putc(out, ' ');
+			duck_type(out, t->fields[i].type);
+		}
+		floe_buf_putc(out, ')');
+		break;
+	case FLOE_ICEBERG_LIST:
+		duck_type(out, t->element);
+		floe_buf_puts(out, "[]");
+		break;
+	case FLOE_ICEBERG_MAP:
+		floe_buf_puts(out, "MAP(");
+		duck_type(out, t->key);
+		floe_buf_puts(out, ", ");
+		duck_type(out, t->value);
+		floe_buf_putc(out, ')');
+		break;
+	default:
+		floe_buf_puts(out, (size_t)t->id < sizeof(names) / sizeof(names[0]) && names[t->id] ? names[t->id]
+												: "VARCHAR");
+		break;
+	}
+}
+
+/*
+ * CREATE VIEW ns.table AS SELECT * FROM read_parquet([files of the current snapshot], schema = …):
+ * the columns of the table's current schema found by field id, so a renamed column reads from
+ * files written under its old name, and a column added since reads as NULL from older files.
+ */
 static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, const char *ns, const char *name)
 {
 	floe_iceberg_table *t = NULL;
 	floe_iceberg_scan *scan = NULL;
-	floe_buf sql = FLOE_BUF_INIT;
+	floe_buf sql = FLOE_BUF_INIT, type = FLOE_BUF_INIT;
 	int error = -1;
 	if (floe_iceberg_table_load(&t, cat, ns, name) < 0 || floe_iceberg_table_plan(&scan, a, t, -1) < 0)
 		goto cleanup;
@@ -49,6 +96,7 @@ static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, 
 		error = 0;
 		goto cleanup;
 	}
+	const floe_iceberg_schema *schema = floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(t));
 	floe_buf_puts(&sql, "CREATE VIEW ");
 	put_ident(&sql, ns);
 	floe_buf_putc(&sql, '.');
@@ -59,11 +107,23 @@ static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, 
 			floe_buf_putc(&sql, ',');
 		put_literal(&sql, floe_iceberg_uri_to_path(a, scan->files[i].file.path));
 	}
-	floe_buf_puts(&sql, "])");
+	floe_buf_puts(&sql, "], schema = MAP {");
+	for (size_t i = 0; i < schema->n_fields; i++) {
+		const floe_iceberg_field *f = &schema->fields[i];
+		floe_buf_clear(&type);
+		duck_type(&type, f->type);
+		floe_buf_printf(&sql, "%s%d: {name: ", i ? ", " : "", (int)f->id);
+		put_literal(&sql, f->name);
+		floe_buf_puts(&sql, ", type: ");
+		put_literal(&sql, floe_buf_cstr(&type));
+		floe_buf_puts(&sql, ", default_value: NULL}");
+	}
+	floe_buf_puts(&sql, "})");
 	error = floe_engine_exec(e, floe_buf_cstr(&sql));
 cleanup:
 	floe_iceberg_table_free(t);
 	floe_buf_free(&sql);
+	floe_buf_free(&type);
 	return error;
 }
 

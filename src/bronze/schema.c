@@ -1,0 +1,154 @@
+/*
+ * schema.c — the bronze table's schema follows the deployed plan.
+ *
+ * `floe generate` records a source's column changes in the plan
+ * (pipeline/lakehouse.lock.json) with stable field ids: a renamed column keeps its
+ * id, an added one gets a new id, a dropped one's id is never used again. Before a
+ * load writes anything, the table in the lake is brought to the plan's columns by
+ * Iceberg's schema evolution, one metadata commit, with the plan's ids: a column
+ * dropped from the plan is deleted from the schema (old files keep its data), a
+ * renamed one renamed, a widened one (int → long, float → double, decimal precision)
+ * widened, one that became nullable made optional, a new one added. Readers map
+ * columns by field id, so old files read under the new names.
+ *
+ * An added or widened column makes this load a full one: the table's files lack the
+ * column (or hold it narrower) while the source's old rows have it — an incremental
+ * load would read only the changes. A change Iceberg cannot make in place (another
+ * type, a change inside a composite's fields) stops the load with the reason.
+ */
+#include "bronze/bronze_int.h"
+#include "base/arena.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "iceberg/metadata.h"
+#include "iceberg/table.h"
+
+#include <string.h>
+
+#define TEMP_NAME "floe_renaming_" /* a rename passes through it, so two columns can swap names */
+
+typedef struct changes {
+	floe_iceberg_schema_change *items;
+	size_t n;
+	floe_buf said;                     /* what changed, for the log */
+} changes;
+
+static const floe_iceberg_field *top_field(const floe_iceberg_schema *s, int32_t id)
+{
+	for (size_t i = 0; i < s->n_fields; i++)
+		if (s->fields[i].id == id)
+			return &s->fields[i];
+	return NULL;
+}
+
+static floe_iceberg_schema_change *add(changes *c, floe_iceberg_change_kind kind, const char *name)
+{
+	floe_iceberg_schema_change *ch = &c->items[c->n++];
+	memset(ch, 0, sizeof(*ch));
+	ch->kind = kind;
+	ch->name = name;
+	return ch;
+}
+
+static void say(changes *c, const char *fmt, const char *a, const char *b)
+{
+	floe_buf_puts(&c->said, c->said.len ? "; " : "");
+	floe_buf_printf(&c->said, fmt, a, b);
+}
+
+/* A type change the plan asks for: a widening, or the reason it cannot be made. */
+static int widen(changes *c, bronze_load *l, const floe_iceberg_field *have, const floe_iceberg_field *want)
+{
+	floe_arena *a = l->job->arena;
+	const char *from = floe_iceberg_type_string(a, have->type), *to = floe_iceberg_type_string(a, want->type);
+	if (floe_iceberg_type_is_primitive(have->type) && floe_iceberg_type_promotable(have->type, want->type)) {
+		add(c, FLOE_ICEBERG_WIDEN_COLUMN, have->name)->type = want->type;
+		say(c, "widened \"%s\" to %s", want->name, to);
+		if (!l->reload_why)
+			l->reload_why = floe_arena_printf(a, "loaded in full: column \"%s\" was widened to %s (the "
+							  "table's files hold it as %s)", want->name, to, from);
+		return 0;
+	}
+	floe_error_set(FLOE_ERR_CONFIG, "%s: the plan changes column \"%s\" from %s to %s, which Iceberg cannot do in "
+		       "place", l->job->table->bronze, want->name, from, to);
+	floe_error_detail("Iceberg changes a column's type in place only by widening (int to long, float to "
+			  "double, a decimal's precision); a composite's fields cannot change at all.");
+	floe_error_hint("Reload the table under its new type: drop %s from the warehouse's catalog (for example "
+			"with PyIceberg's drop_table) and run again.", l->job->table->bronze);
+	return -1;
+}
+
+/* The changes that bring `cur` to the plan's schema, in an order Iceberg can apply one after another. */
+static int plan_changes(changes *c, bronze_load *l, const floe_iceberg_schema *cur)
+{
+	const floe_iceberg_schema *plan = l->cols.schema;
+	floe_arena *a = l->job->arena;
+	size_t renames = 0;
+	for (size_t i = 0; i < cur->n_fields; i++)
+		if (!top_field(plan, cur->fields[i].id)) {
+			add(c, FLOE_ICEBERG_DELETE_COLUMN, cur->fields[i].name);
+			say(c, "dropped \"%s\"%s", cur->fields[i].name, "");
+		}
+	for (size_t i = 0; i < plan->n_fields; i++) {
+		const floe_iceberg_field *want = &plan->fields[i], *have = top_field(cur, want->id);
+		if (have && !floe_iceberg_type_equal(have->type, want->type) && widen(c, l, have, want) < 0)
+			return -1;
+		if (have && strcmp(have->name, want->name) != 0) {
+			add(c, FLOE_ICEBERG_RENAME_COLUMN, have->name)->new_name =
+				floe_arena_printf(a, TEMP_NAME "%d", (int)want->id);
+			say(c, "renamed \"%s\" to \"%s\"", have->name, want->name);
+			renames++;
+		}
+	}
+	for (size_t i = 0; i < plan->n_fields && renames; i++) {
+		const floe_iceberg_field *want = &plan->fields[i], *have = top_field(cur, want->id);
+		if (have && strcmp(have->name, want->name) != 0)
+			add(c, FLOE_ICEBERG_RENAME_COLUMN, floe_arena_printf(a, TEMP_NAME "%d", (int)want->id))->new_name =
+				want->name;
+	}
+	for (size_t i = 0; i < plan->n_fields; i++) {
+		const floe_iceberg_field *want = &plan->fields[i], *have = top_field(cur, want->id);
+		if (have && have->required && !want->required) {
+			add(c, FLOE_ICEBERG_MAKE_OPTIONAL, want->name);
+			say(c, "made \"%s\" optional%s", want->name, "");
+		} else if (!have) {
+			floe_iceberg_schema_change *ch = add(c, FLOE_ICEBERG_ADD_COLUMN, want->name);
+			ch->type = want->type;
+			ch->doc = want->doc;
+			ch->id = want->id;
+			say(c, "added \"%s\"%s", want->name, "");
+			if (!l->reload_why)
+				l->reload_why = floe_arena_printf(a, "loaded in full: column \"%s\" was added (the table's "
+								  "files lack it)", want->name);
+		}
+	}
+	return 0;
+}
+
+int bronze_schema_follow_plan(bronze_load *l)
+{
+	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(l->table);
+	const floe_iceberg_schema *cur = floe_iceberg_metadata_current_schema(m);
+	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(m);
+	changes c = { NULL, 0, FLOE_BUF_INIT };
+	int error = -1;
+	l->expect_snapshot = snap ? m->current_snapshot_id : FLOE_ICEBERG_NO_SNAPSHOT;
+	c.items = floe_arena_alloc(l->job->arena, (2 * (cur->n_fields + l->cols.schema->n_fields) + 1) *
+					       sizeof(*c.items));
+	if (plan_changes(&c, l, cur) < 0)
+		goto cleanup;
+	if (c.n && floe_iceberg_table_update_schema(l->table, c.items, c.n, NULL) < 0) {
+		floe_error_context("while changing the columns of %s as the plan says (%s)", l->job->table->bronze,
+				   floe_buf_cstr(&c.said));
+		goto cleanup;
+	}
+	if (c.n) {
+		floe_log_info("%s: the table's columns follow the plan: %s", l->job->table->bronze, floe_buf_cstr(&c.said));
+		l->schema_changes = floe_arena_strdup(l->job->arena, floe_buf_cstr(&c.said));
+	}
+	error = 0;
+cleanup:
+	floe_buf_free(&c.said);
+	return error;
+}

@@ -43,16 +43,15 @@ static int timed(floe_engine_result **out, rc_lake *lake, const char *what, cons
 	return rc;
 }
 
-/* `s` as a SQL string literal. */
-static void put_literal(floe_buf *out, const char *s)
+/* The files as a DuckDB list of strings. */
+static void path_list(floe_buf *q, const char *const *paths, size_t n_paths)
 {
-	floe_buf_putc(out, '\'');
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'')
-			floe_buf_putc(out, '\'');
-		floe_buf_putc(out, *p);
+	floe_buf_putc(q, '[');
+	for (size_t i = 0; i < n_paths; i++) {
+		floe_buf_puts(q, i ? ", " : "");
+		rc_quoted(q, paths[i], '\'');
 	}
-	floe_buf_putc(out, '\'');
+	floe_buf_putc(q, ']');
 }
 
 /* The view `lake`: rid (file index << 32 | row number) and c<id> for every column read. */
@@ -71,19 +70,17 @@ static void lake_view(floe_buf *q, const rc_table *t, const char *const *paths, 
 	for (size_t i = 0; i < t->n; i++)
 		if (t->cols[i].duck_type)
 			floe_buf_printf(q, ", %s", t->cols[i].ident);
-	floe_buf_puts(q, " FROM read_parquet([");
-	for (size_t i = 0; i < n_paths; i++) {
-		floe_buf_puts(q, i ? ", " : "");
-		put_literal(q, paths[i]);
-	}
-	floe_buf_puts(q, "], file_row_number = true, schema = MAP {");
+	floe_buf_puts(q, " FROM read_parquet(");
+	path_list(q, paths, n_paths);
+	floe_buf_puts(q, ", file_row_number = true, schema = MAP {");
 	size_t n = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const rc_column *c = &t->cols[i];
 		if (!c->duck_type)
 			continue;
-		floe_buf_printf(q, "%s%d: {name: '%s', type: '%s', default_value: NULL}", n++ ? ", " : "", c->field_id,
-				c->ident, c->duck_type);
+		floe_buf_printf(q, "%s%d: {name: '%s', type: ", n++ ? ", " : "", c->field_id, c->ident);
+		rc_quoted(q, c->duck_type, '\''); /* a struct's field names are the user's */
+		floe_buf_puts(q, ", default_value: NULL}");
 	}
 	floe_buf_puts(q, "})");
 }

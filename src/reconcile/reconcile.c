@@ -155,11 +155,17 @@ static void describe_key(job *j)
 	}
 	j->res->key = floe_arena_strdup(j->arena, floe_buf_cstr(&b));
 	floe_buf_free(&b);
-	size_t n = 0;
-	j->res->excluded = floe_arena_alloc(j->arena, (j->t.n + 1) * sizeof(char *));
+	size_t n = 0, cap = j->t.n + 1;
 	for (size_t i = 0; i < j->t.n; i++)
-		if (j->t.cols[i].excluded)
-			j->res->excluded[n++] = j->t.cols[i].excluded;
+		cap += j->t.cols[i].n_leaves_excluded;
+	j->res->excluded = floe_arena_alloc(j->arena, cap * sizeof(char *));
+	for (size_t i = 0; i < j->t.n; i++) {
+		const rc_column *c = &j->t.cols[i];
+		if (c->excluded)
+			j->res->excluded[n++] = c->excluded;
+		for (size_t k = 0; k < c->n_leaves_excluded; k++)
+			j->res->excluded[n++] = c->leaves_excluded[k];
+	}
 	j->res->n_excluded = n;
 }
 

@@ -101,7 +101,7 @@ void rc_quoted(floe_buf *out, const char *s, char quote)
  * struct's fields in a Parquet file by name (case-insensitively), not by field id
  * (tried: a field renamed in the schema given to read_parquet reads NULL, reordered
  * fields read right); the lock keeps a nested field's id while its name stays, so a
- * name stands for one id.
+ * name stands for one id (lake.c checks each file's ids against the lock's).
  */
 static const char *map_struct(rc_type *out, mapper *m, floe_buf *duck, const floe_lock_type *lt, const char *path)
 {

@@ -316,7 +316,8 @@ static int prepare(job *j)
 		return 1;
 	j->buckets = req->tier >= FLOE_RECONCILE_V2 ? rc_bucket_count(j->scan->record_count) : 1;
 	if (rc_source_open(&j->source, j->arena, req->config, j->sql, req->pg_snapshot, &oids, &elems, &n_oids) < 0 ||
-	    rc_table_build(&j->t, j->arena, req->table, oids, elems, n_oids) < 0)
+	    rc_table_build(&j->t, j->arena, req->table, oids, elems, n_oids) < 0 ||
+	    rc_lake_check_fields(&j->t, j->arena, data_paths(j), j->scan->n_files) < 0)
 		return -1;
 	j->t.pg_version = rc_source_version(j->source);
 	return 0;

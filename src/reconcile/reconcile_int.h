@@ -200,6 +200,12 @@ int rc_lake_measure(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_met
 int rc_lake_measure_altered(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_metric *metrics,
 			    size_t n_metrics, floe_reconcile_tier tier, int64_t bucket, const char *altered_sql,
 			    const rc_side *real);
+/*
+ * DuckDB reads a struct's fields from a file by name, not by field id: a column whose
+ * files (`paths`) hold one of its nested fields under a name the lock does not give
+ * that field id is excluded from `t` (not read), with why.
+ */
+int rc_lake_check_fields(rc_table *t, floe_arena *arena, const char *const *paths, size_t n_paths);
 /* Run a small query (probes); the result is the engine's, freed by the caller. */
 struct floe_engine_result;
 int rc_lake_query(struct floe_engine_result **out, rc_lake *lake, const char *sql);

@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const floe_lock_type T_INT = { FLOE_PLAN_PRIMITIVE, "int", 0, false, NULL, NULL, 0 };
 static const floe_lock_type T_STRING = { FLOE_PLAN_PRIMITIVE, "string", 0, false, NULL, NULL, 0 };
@@ -279,6 +280,47 @@ FLOE_TEST(reconcile_duckdb_struct_canonical_forms_match_postgres)
 	floe_buf_free(&q);
 	floe_buf_free(&out);
 	floe_engine_close(engine);
+	floe_arena_free(a);
+}
+
+/*
+ * DuckDB finds a struct's fields in a file by name: a file whose nested field carries
+ * the lock's field id under another name excludes the column instead of reading NULLs.
+ */
+FLOE_TEST(reconcile_nested_field_ids_checked_in_the_files)
+{
+	floe_arena *a = floe_arena_new();
+	floe_engine *engine = NULL;
+	char dir[] = "/tmp/floe-rc-XXXXXX", good[128], renamed[128], sql[1024];
+	const char *paths[1];
+	rc_table t;
+	FLOE_CHECK(mkdtemp(dir) != NULL && floe_engine_open(&engine, NULL) == 0);
+	snprintf(good, sizeof(good), "%s/good.parquet", dir);
+	snprintf(renamed, sizeof(renamed), "%s/renamed.parquet", dir);
+	static const char *const copy = "COPY (SELECT 1::INTEGER AS id, {'%s': 'x', 'zip': 5, 'tags': ['a']} AS home, "
+		"[{'street': 'y', 'zip': 6, 'tags': []}] AS homes) TO '%s' (FIELD_IDS {id: 1, home: {__duckdb_field_id: 2, "
+		"%s: 3, zip: 4, tags: {__duckdb_field_id: 5, element: 6}}, homes: {__duckdb_field_id: 44, element: "
+		"{__duckdb_field_id: 45, street: 46, zip: %d, tags: {__duckdb_field_id: 48, element: 49}}}})";
+	snprintf(sql, sizeof(sql), copy, "street", good, "street", 47);
+	FLOE_CHECK(floe_engine_exec(engine, sql) == 0);
+	snprintf(sql, sizeof(sql), copy, "strasse", renamed, "strasse", 99);
+	FLOE_CHECK(floe_engine_exec(engine, sql) == 0);
+	FLOE_CHECK(rc_table_build(&t, a, struct_table(a), S_OIDS, NULL, 9) == 0);
+	paths[0] = good;
+	FLOE_CHECK(rc_lake_check_fields(&t, a, paths, 1) == 0);
+	FLOE_CHECK(t.cols[1].hashed && t.cols[1].duck_type && t.cols[5].hashed && t.cols[5].duck_type);
+	paths[0] = renamed;
+	FLOE_CHECK(rc_lake_check_fields(&t, a, paths, 1) == 0);
+	FLOE_CHECK(!t.cols[1].hashed && !t.cols[1].duck_type);
+	FLOE_CHECK(t.cols[1].excluded && strstr(t.cols[1].excluded, "home.street: data file ") != NULL);
+	FLOE_CHECK(t.cols[1].excluded && strstr(t.cols[1].excluded, "holds field id 3 as \"strasse\"") != NULL);
+	FLOE_CHECK(!t.cols[5].hashed && t.cols[5].excluded && strstr(t.cols[5].excluded, "homes.element.zip: ") != NULL);
+	FLOE_CHECK(t.cols[5].excluded && strstr(t.cols[5].excluded, "holds \"zip\" with field id 99, not 47") != NULL);
+	FLOE_CHECK(t.cols[2].hashed && t.cols[2].duck_type); /* a column the file lacks reads NULL: nothing to check */
+	floe_engine_close(engine);
+	unlink(good);
+	unlink(renamed);
+	rmdir(dir);
 	floe_arena_free(a);
 }
 

@@ -8,8 +8,11 @@
  * A row's hash combines one typed hash per column (PostgreSQL's hash functions,
  * floe's C twins in DuckDB; text hashed only where no exact typed hash exists).
  * A canonical text is strict (NULL for NULL); a key's text joins its columns' texts
- * with '|', NULL as 'N'. Strings carry their byte length ("3:abc"), so no content
- * can imitate a separator, and '' ("0:") differs from NULL ("N").
+ * with '|', NULL as 'N'. Strings carry their byte length ("3:abc") and lists their
+ * count, so no content can imitate a separator, and '' ("0:") differs from NULL ("N").
+ * A struct (a composite type) is its fields' texts in parentheses; PostgreSQL reads
+ * records by position through row_to_json, since the extraction may have rebuilt
+ * them as anonymous ROW(…)s.
  */
 #include "reconcile/reconcile_int.h"
 #include "base/arena.h"
@@ -19,6 +22,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define OID_BPCHAR 1042u
 
@@ -71,34 +75,131 @@ static bool is_float(rc_kind k)
 	return k == RC_FLOAT || k == RC_DOUBLE;
 }
 
+/* Mapping one column's type: the arena, and the leaves whose values are not compared. */
+typedef struct mapper {
+	floe_arena *arena;
+	const char **notes;
+	size_t n_notes, cap_notes;
+} mapper;
+
+static const char *map_type(rc_type *out, mapper *m, floe_buf *duck, const floe_lock_type *lt, const char *path,
+			    bool in_struct, bool padded);
+
+void rc_quoted(floe_buf *out, const char *s, char quote)
+{
+	floe_buf_putc(out, quote);
+	for (const char *p = s; *p; p++) {
+		if (*p == quote)
+			floe_buf_putc(out, quote);
+		floe_buf_putc(out, *p);
+	}
+	floe_buf_putc(out, quote);
+}
+
+/*
+ * A struct (a composite type): DuckDB's STRUCT("name" TYPE, …). DuckDB matches a
+ * struct's fields in a Parquet file by name (case-insensitively), not by field id
+ * (tried: a field renamed in the schema given to read_parquet reads NULL, reordered
+ * fields read right); the lock keeps a nested field's id while its name stays, so a
+ * name stands for one id (lake.c checks each file's ids against the lock's).
+ */
+static const char *map_struct(rc_type *out, mapper *m, floe_buf *duck, const floe_lock_type *lt, const char *path)
+{
+	rc_field *fields = floe_arena_alloc(m->arena, (lt->n_fields + 1) * sizeof(rc_field));
+	floe_buf_puts(duck, "STRUCT(");
+	for (size_t i = 0; i < lt->n_fields; i++) {
+		const floe_lock_field *lf = &lt->fields[i];
+		for (size_t j = 0; j < i; j++)
+			if (strcasecmp(lt->fields[j].name, lf->name) == 0)
+				return floe_arena_printf(m->arena, "%s: fields \"%s\" and \"%s\" differ only in case, "
+							 "which a DuckDB struct cannot hold", path, lt->fields[j].name, lf->name);
+		fields[i].name = lf->name;
+		fields[i].field_id = lf->id;
+		floe_buf_puts(duck, i ? ", " : "");
+		rc_quoted(duck, lf->name, '"');
+		floe_buf_putc(duck, ' ');
+		const char *why = map_type(&fields[i].type, m, duck, lf->type,
+					   floe_arena_printf(m->arena, "%s.%s", path, lf->name), true, false);
+		if (why)
+			return why;
+	}
+	floe_buf_putc(duck, ')');
+	out->kind = RC_STRUCT;
+	out->fields = fields;
+	out->n_fields = lt->n_fields;
+	return lt->n_fields ? NULL : floe_arena_printf(m->arena, "%s: a struct without fields", path);
+}
+
+/*
+ * `out` for the lock's type `lt` of the value at `path` ("p.at"), its DuckDB type
+ * appended to `duck`. NULL, or why DuckDB cannot read it (the column is then not read).
+ * `in_struct`: a leaf of a composite, where floating point is noted, not compared;
+ * `padded`: a string that is character(n) at the source.
+ */
+static const char *map_type(rc_type *out, mapper *m, floe_buf *duck, const floe_lock_type *lt, const char *path,
+			    bool in_struct, bool padded)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = RC_OTHER;
+	if (!lt)
+		return floe_arena_printf(m->arena, "%s: no type", path);
+	if (lt->kind == FLOE_PLAN_STRUCT)
+		return map_struct(out, m, duck, lt, path);
+	if (lt->kind == FLOE_PLAN_LIST) {
+		rc_type *el = floe_arena_alloc(m->arena, sizeof(*el));
+		if (lt->element && lt->element->kind == FLOE_PLAN_LIST)
+			return floe_arena_printf(m->arena, "%s: a list of lists", path);
+		const char *why = map_type(el, m, duck, lt->element, floe_arena_printf(m->arena, "%s.element", path),
+					   in_struct, padded);
+		if (why)
+			return why;
+		floe_buf_puts(duck, "[]");
+		out->kind = RC_LIST;
+		out->element = el;
+		return NULL;
+	}
+	const char *name = parse_primitive(out, m->arena, lt->primitive);
+	if (!name)
+		return floe_arena_printf(m->arena, "%s: %s, a type reconciliation does not compare yet", path,
+					 lt->primitive ? lt->primitive : "?");
+	floe_buf_puts(duck, name);
+	out->padded = padded;
+	if (in_struct && is_float(out->kind))
+		*FLOE_ARENA_PUSH(m->arena, m->notes, m->n_notes, m->cap_notes) = floe_arena_printf(
+			m->arena, "%s: floating point inside a composite, not compared (only whether it is NULL)", path);
+	return NULL;
+}
+
 /* Map one lock column; `oid`/`elem` are the source's result types. */
 static void map_column(rc_column *c, floe_arena *arena, const floe_lock_column *lc, uint32_t oid, uint32_t elem)
 {
 	const floe_lock_type *lt = lc->type;
+	mapper m = { .arena = arena };
+	floe_buf duck = FLOE_BUF_INIT;
 	c->name = lc->name;
 	c->field_id = lc->id;
 	snprintf(c->ident, sizeof(c->ident), "c%d", lc->id);
-	if (lt && lt->kind == FLOE_PLAN_PRIMITIVE) {
-		c->duck_type = parse_primitive(&c->type, arena, lt->primitive);
-		c->type.padded = oid == OID_BPCHAR;
-	} else if (lt && lt->kind == FLOE_PLAN_LIST && lt->element && lt->element->kind == FLOE_PLAN_PRIMITIVE) {
-		const char *el = parse_primitive(&c->element, arena, lt->element->primitive);
-		c->element.padded = elem == OID_BPCHAR;
-		c->type.kind = RC_LIST;
-		c->type.element = &c->element;
-		c->duck_type = el ? floe_arena_printf(arena, "%s[]", el) : NULL;
-		if (!el)
-			c->type.kind = RC_OTHER;
-	} else {
+	bool padded = (lt && lt->kind == FLOE_PLAN_LIST ? elem : oid) == OID_BPCHAR;
+	const char *why = map_type(&c->type, &m, &duck, lt, lc->name, false, padded);
+	rc_kind k = c->type.kind == RC_LIST ? c->type.element->kind : c->type.kind;
+	if (why) {
 		c->type.kind = RC_OTHER;
-	}
-	rc_kind k = c->type.kind == RC_LIST ? c->element.kind : c->type.kind;
-	if (c->type.kind == RC_OTHER || !c->duck_type)
-		c->excluded = floe_arena_printf(arena, "%s: a type reconciliation does not compare yet (not read)", c->name);
-	else if (is_float(k))
+		c->excluded = floe_arena_printf(arena, "%s (not read)", why);
+	} else if (is_float(k)) {
 		c->excluded = floe_arena_printf(arena, "%s: floating point, checked in V2 within a relative tolerance",
 						c->name);
+	}
+	if (!why)
+		c->duck_type = floe_arena_strdup(arena, floe_buf_cstr(&duck));
+	c->leaves_excluded = m.notes;
+	c->n_leaves_excluded = why ? 0 : m.n_notes;
 	c->hashed = c->excluded == NULL;
+	floe_buf_free(&duck);
+}
+
+bool rc_type_holds_struct(const rc_type *type)
+{
+	return type->kind == RC_STRUCT || (type->kind == RC_LIST && rc_type_holds_struct(type->element));
 }
 
 int rc_table_build(rc_table *out, floe_arena *arena, const floe_lock_table *lock, const uint32_t *oids,
@@ -171,21 +272,135 @@ static void date_days(floe_buf *out, rc_dialect d, const char *e)
 		floe_buf_printf(out, "(%s - DATE '1970-01-01')", e);
 }
 
-static void canon_list(floe_buf *out, const rc_table *t, rc_dialect d, const rc_type *el, const char *e)
+static void canon(floe_buf *out, rc_dialect d, const rc_type *type, const char *e, int depth);
+
+static void canon_json(floe_buf *out, const rc_type *type, const char *j, int depth);
+
+/*
+ * A list: "<n>:" and its elements' texts joined with ',', NULL as 'N'. Aliases and
+ * lambda parameters carry the depth: a list in a struct in a list names its own.
+ * PostgreSQL's unnest() would spread composite elements into columns: an array of
+ * them is read as JSON, like the composites themselves (canon_json).
+ */
+static void canon_list(floe_buf *out, rc_dialect d, const rc_type *type, const char *e, int depth)
 {
-	if (d == RC_PG) {
+	const rc_type *el = type->element;
+	char x[24];
+	if (d == RC_PG && el->kind == RC_STRUCT) {
+		floe_buf j = FLOE_BUF_INIT;
+		floe_buf_printf(&j, "array_to_json(%s)", e);
+		canon_json(out, type, floe_buf_cstr(&j), depth);
+		floe_buf_free(&j);
+	} else if (d == RC_PG) {
+		snprintf(x, sizeof(x), "u%d.e", depth);
 		floe_buf_printf(out, "(SELECT cardinality(%s)::text || ':' || coalesce(string_agg(coalesce(", e);
-		rc_canon(out, t, d, el, "u.e");
-		floe_buf_printf(out, ", 'N'), ',' ORDER BY u.o), '') FROM unnest(%s) WITH ORDINALITY AS u(e, o))", e);
+		canon(out, d, el, x, depth + 1);
+		floe_buf_printf(out, ", 'N'), ',' ORDER BY u%d.o), '') FROM unnest(%s) WITH ORDINALITY AS u%d(e, o))", depth,
+				e, depth);
 	} else {
-		floe_buf_printf(out, "(CAST(len(%s) AS VARCHAR) || ':' || array_to_string(list_transform(%s, lambda e: coalesce(",
-				e, e);
-		rc_canon(out, t, d, el, "e");
+		snprintf(x, sizeof(x), "e%d", depth);
+		floe_buf_printf(out, "(CAST(len(%s) AS VARCHAR) || ':' || array_to_string(list_transform(%s, lambda %s: coalesce(",
+				e, e, x);
+		canon(out, d, el, x, depth + 1);
 		floe_buf_puts(out, ", 'N')), ','))");
 	}
 }
 
-void rc_canon(floe_buf *out, const rc_table *t, rc_dialect d, const rc_type *type, const char *e)
+/* The PostgreSQL type a composite's leaf is read back as from its JSON text; NULL: text as it is. */
+static const char *json_leaf_cast(rc_kind k)
+{
+	switch (k) {
+	case RC_BOOL: return "boolean";
+	case RC_INT: return "int4";
+	case RC_LONG: return "int8";
+	case RC_DECIMAL: return "numeric";
+	case RC_BINARY: return "bytea";
+	case RC_DATE: return "date";
+	case RC_TIME: return "time";
+	case RC_TIMESTAMP: return "timestamp";
+	case RC_TIMESTAMPTZ: return "timestamptz";
+	case RC_UUID: return "uuid";
+	default: return NULL;
+	}
+}
+
+/*
+ * PostgreSQL: the canonical text of `j`, a composite's field as row_to_json() gives it.
+ * The extraction rebuilds a composite with a converted attribute as an anonymous ROW(…),
+ * whose fields have no names to select: row_to_json (json, not jsonb: attribute order
+ * kept) reads named and anonymous records alike, by position. A NULL record is JSON null,
+ * a record of NULLs an object of nulls; each leaf is read back from its JSON text as its
+ * type (the text PostgreSQL's output function wrote: exact), arrays and records nested
+ * in it stay JSON.
+ */
+static void canon_json(floe_buf *out, const rc_type *type, const char *j, int depth)
+{
+	char x[24];
+	if (type->kind == RC_STRUCT) {
+		snprintf(x, sizeof(x), "f%d.v", depth);
+		floe_buf_printf(out, "(CASE WHEN json_typeof(%s) = 'object' THEN (SELECT '(' || string_agg(coalesce(CASE f%d.o",
+				j, depth);
+		for (size_t i = 0; i < type->n_fields; i++) {
+			floe_buf_printf(out, " WHEN %zu THEN ", i + 1);
+			canon_json(out, &type->fields[i].type, x, depth + 1);
+		}
+		floe_buf_printf(out, " END, 'N'), ',' ORDER BY f%d.o) || ')' "
+				     "FROM json_each(%s) WITH ORDINALITY AS f%d(k, v, o)) END)", depth, j, depth);
+	} else if (type->kind == RC_LIST) {
+		snprintf(x, sizeof(x), "a%d.e", depth);
+		floe_buf_printf(out, "(CASE WHEN json_typeof(%s) = 'array' THEN (SELECT json_array_length(%s)::text || ':' || "
+				     "coalesce(string_agg(coalesce(", j, j);
+		canon_json(out, type->element, x, depth + 1);
+		floe_buf_printf(out, ", 'N'), ',' ORDER BY a%d.o), '') "
+				     "FROM json_array_elements(%s) WITH ORDINALITY AS a%d(e, o)) END)", depth, j, depth);
+	} else {
+		floe_buf v = FLOE_BUF_INIT;
+		const char *cast = json_leaf_cast(type->kind);
+		floe_buf_printf(&v, "(%s #>> '{}')", j);
+		if (cast)
+			floe_buf_printf(&v, "::%s", cast);
+		canon(out, RC_PG, type, floe_buf_cstr(&v), depth + 1);
+		floe_buf_free(&v);
+	}
+}
+
+/*
+ * A struct: '(' and its fields' texts in order, joined with ',', NULL as 'N', and ')';
+ * NULL for a NULL struct (a struct of NULLs is "(N,N)"). DuckDB reads each field by its
+ * position, PostgreSQL through row_to_json (canon_json).
+ */
+static void canon_struct(floe_buf *out, rc_dialect d, const rc_type *type, const char *e, int depth)
+{
+	floe_buf field = FLOE_BUF_INIT;
+	if (d == RC_PG) {
+		floe_buf_printf(&field, "row_to_json(%s)", e);
+		canon_json(out, type, floe_buf_cstr(&field), depth);
+		floe_buf_free(&field);
+		return;
+	}
+	floe_buf_printf(out, "(CASE WHEN %s IS NOT NULL THEN '('", e);
+	for (size_t i = 0; i < type->n_fields; i++) {
+		floe_buf_clear(&field);
+		floe_buf_printf(&field, "struct_extract_at(%s, %zu)", e, i + 1);
+		floe_buf_puts(out, i ? " || ',' || coalesce(" : " || coalesce(");
+		canon(out, d, &type->fields[i].type, floe_buf_cstr(&field), depth + 1);
+		floe_buf_puts(out, ", 'N')");
+	}
+	floe_buf_puts(out, " || ')' END)");
+	floe_buf_free(&field);
+}
+
+void rc_canon(floe_buf *out, rc_dialect d, const rc_type *type, const char *e)
+{
+	canon(out, d, type, e, 0);
+}
+
+/*
+ * `e`'s canonical text at `depth` (0: a column's value; deeper: inside a list or a
+ * struct). Floating point inside a composite stands as 'F' (NULL as NULL): the two
+ * engines print doubles differently, and V2 cannot reach a struct's leaves.
+ */
+static void canon(floe_buf *out, rc_dialect d, const rc_type *type, const char *e, int depth)
 {
 	bool pg = d == RC_PG;
 	const char *as_text = pg ? "::text" : "::VARCHAR";
@@ -193,11 +408,16 @@ void rc_canon(floe_buf *out, const rc_table *t, rc_dialect d, const rc_type *typ
 	case RC_BOOL:
 		floe_buf_printf(out, "(CASE WHEN %s THEN 't' WHEN NOT %s THEN 'f' END)", e, e);
 		break;
+	case RC_FLOAT:
+	case RC_DOUBLE:
+		if (depth > 0) {
+			floe_buf_printf(out, "(CASE WHEN %s IS NOT NULL THEN 'F' END)", e);
+			break;
+		}
+		/* fall through */
 	case RC_INT:
 	case RC_LONG:
 	case RC_UUID:
-	case RC_FLOAT:
-	case RC_DOUBLE:
 		floe_buf_printf(out, "(%s)%s", e, as_text);
 		break;
 	case RC_DECIMAL:
@@ -244,7 +464,10 @@ void rc_canon(floe_buf *out, const rc_table *t, rc_dialect d, const rc_type *typ
 			canon_duck_timestamp(out, e, "TIMESTAMPTZ");
 		break;
 	case RC_LIST:
-		canon_list(out, t, d, type->element, e);
+		canon_list(out, d, type, e, depth);
+		break;
+	case RC_STRUCT:
+		canon_struct(out, d, type, e, depth);
 		break;
 	case RC_OTHER:
 		floe_buf_puts(out, "NULL");
@@ -269,7 +492,7 @@ void rc_key_text(floe_buf *out, const rc_table *t, rc_dialect d)
 		else if (n > 1)
 			floe_buf_puts(out, d == RC_PG ? " || '|' || " : ", ");
 		floe_buf_puts(out, "coalesce(");
-		rc_canon(out, t, d, &c->type, c->ident);
+		rc_canon(out, d, &c->type, c->ident);
 		floe_buf_puts(out, ", 'N')");
 	}
 	if (n == 0)
@@ -339,13 +562,14 @@ static void value_hash(floe_buf *out, const rc_table *t, rc_dialect d, const rc_
 	case RC_STRING:
 	case RC_BINARY:
 	case RC_LIST:
+	case RC_STRUCT:
 		floe_buf_puts(out, "hashtextextended(");
 		if (pg && c->type.kind == RC_DECIMAL) /* free when the source's type is numeric(P,S) already */
 			floe_buf_printf(out, "(%s)::numeric(%d,%d)::text", e, c->type.precision, c->type.scale);
 		else if (c->type.kind == RC_STRING) /* the bytes, whatever the column's collation */
 			string_value(out, d, &c->type, e);
 		else
-			rc_canon(out, t, d, &c->type, e);
+			rc_canon(out, d, &c->type, e);
 		if (pg && c->type.kind == RC_STRING)
 			floe_buf_puts(out, "::text COLLATE \"C\"");
 		floe_buf_printf(out, ", %lld)", s);
@@ -584,7 +808,7 @@ void rc_metric_final(floe_buf *out, const rc_table *t, rc_dialect d, const rc_me
 		rc_type sum_type = c->type;
 		if (m->combine == RC_SUM)
 			sum_type.precision = 38; /* DuckDB sums DECIMAL(p,s) as DECIMAL(38,s) */
-		rc_canon(out, t, d, &sum_type, combined);
+		rc_canon(out, d, &sum_type, combined);
 	} else {
 		floe_buf_printf(out, "(%s)%s", combined, pg ? "::text" : "::VARCHAR");
 	}

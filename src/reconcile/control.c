@@ -92,6 +92,8 @@ static bool applicable(const rc_table *t, ctl control, int col)
 	rc_kind k = c->type.kind;
 	if (!c->hashed || c->key)
 		return false; /* an altered key would move its row to another bucket */
+	if (rc_type_holds_struct(&c->type))
+		return false; /* ordered by leaves the hash may not see (floating point): a swap could alter nothing */
 	switch (control) {
 	case SWAPPED_VALUES:
 		return true;

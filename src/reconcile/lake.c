@@ -19,6 +19,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 struct rc_lake {
@@ -43,16 +44,15 @@ static int timed(floe_engine_result **out, rc_lake *lake, const char *what, cons
 	return rc;
 }
 
-/* `s` as a SQL string literal. */
-static void put_literal(floe_buf *out, const char *s)
+/* The files as a DuckDB list of strings. */
+static void path_list(floe_buf *q, const char *const *paths, size_t n_paths)
 {
-	floe_buf_putc(out, '\'');
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'')
-			floe_buf_putc(out, '\'');
-		floe_buf_putc(out, *p);
+	floe_buf_putc(q, '[');
+	for (size_t i = 0; i < n_paths; i++) {
+		floe_buf_puts(q, i ? ", " : "");
+		rc_quoted(q, paths[i], '\'');
 	}
-	floe_buf_putc(out, '\'');
+	floe_buf_putc(q, ']');
 }
 
 /* The view `lake`: rid (file index << 32 | row number) and c<id> for every column read. */
@@ -71,19 +71,17 @@ static void lake_view(floe_buf *q, const rc_table *t, const char *const *paths, 
 	for (size_t i = 0; i < t->n; i++)
 		if (t->cols[i].duck_type)
 			floe_buf_printf(q, ", %s", t->cols[i].ident);
-	floe_buf_puts(q, " FROM read_parquet([");
-	for (size_t i = 0; i < n_paths; i++) {
-		floe_buf_puts(q, i ? ", " : "");
-		put_literal(q, paths[i]);
-	}
-	floe_buf_puts(q, "], file_row_number = true, schema = MAP {");
+	floe_buf_puts(q, " FROM read_parquet(");
+	path_list(q, paths, n_paths);
+	floe_buf_puts(q, ", file_row_number = true, schema = MAP {");
 	size_t n = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const rc_column *c = &t->cols[i];
 		if (!c->duck_type)
 			continue;
-		floe_buf_printf(q, "%s%d: {name: '%s', type: '%s', default_value: NULL}", n++ ? ", " : "", c->field_id,
-				c->ident, c->duck_type);
+		floe_buf_printf(q, "%s%d: {name: '%s', type: ", n++ ? ", " : "", c->field_id, c->ident);
+		rc_quoted(q, c->duck_type, '\''); /* a struct's field names are the user's */
+		floe_buf_puts(q, ", default_value: NULL}");
 	}
 	floe_buf_puts(q, "})");
 }
@@ -296,6 +294,176 @@ int rc_lake_measure_altered(rc_side *out, rc_lake *lake, floe_arena *arena, cons
 cleanup:
 	floe_buf_free(&q);
 	floe_buf_free(&rows);
+	return error;
+}
+
+/* ---- nested fields: DuckDB matches them by name ---- */
+
+#define NO_NODE ((size_t)-1)
+
+/* One element of a file's Parquet schema (pre-order, as parquet_schema lists them). */
+typedef struct pq_node {
+	const char *name;
+	int field_id;          /* -1: none */
+	bool repeated;
+	size_t n_children, filled;
+	size_t *children;
+} pq_node;
+
+typedef struct pq_file {
+	const char *path;
+	pq_node *nodes;
+	size_t n;
+} pq_file;
+
+/* Each node's children from the pre-order list, without recursing on the file's depth. 0: malformed. */
+static int link_children(pq_file *f, floe_arena *arena)
+{
+	size_t *stack = floe_arena_alloc(arena, (f->n + 1) * sizeof(size_t)), top = 0;
+	for (size_t i = 0; i < f->n; i++)
+		f->nodes[i].children = floe_arena_alloc(arena, (f->nodes[i].n_children + 1) * sizeof(size_t));
+	if (f->n > 0)
+		stack[top++] = 0;
+	for (size_t i = 1; i < f->n; i++) {
+		while (top > 0 && f->nodes[stack[top - 1]].filled == f->nodes[stack[top - 1]].n_children)
+			top--;
+		if (top == 0)
+			return 0;
+		pq_node *parent = &f->nodes[stack[top - 1]];
+		parent->children[parent->filled++] = i;
+		if (f->nodes[i].n_children > 0)
+			stack[top++] = i;
+	}
+	return 1;
+}
+
+/* The element of the list at `node`: three levels (list → repeated group → element) or two (the repeated node). */
+static size_t list_element(const pq_file *f, size_t node)
+{
+	const pq_node *p = &f->nodes[node];
+	if (p->n_children != 1)
+		return NO_NODE;
+	const pq_node *rep = &f->nodes[p->children[0]];
+	if (rep->repeated && rep->n_children == 1)
+		return rep->children[0];
+	return rep->repeated ? p->children[0] : NO_NODE;
+}
+
+/*
+ * NULL, or why DuckDB would read the file's value at `node` (of the lock's `type`, at
+ * `path`) other than by the lock's field ids: a struct's field DuckDB finds by name must
+ * be the one the lock's field id names, and a field the lock's id names must be found.
+ */
+static const char *field_mismatch(floe_arena *arena, const pq_file *f, size_t node, const rc_type *type,
+				  const char *path)
+{
+	if (type->kind == RC_LIST) {
+		size_t el = list_element(f, node);
+		const char *at = floe_arena_printf(arena, "%s.element", path);
+		return el == NO_NODE ? NULL : field_mismatch(arena, f, el, type->element, at);
+	}
+	for (size_t i = 0; type->kind == RC_STRUCT && i < type->n_fields; i++) {
+		const rc_field *fl = &type->fields[i];
+		const pq_node *p = &f->nodes[node];
+		size_t by_name = NO_NODE, by_id = NO_NODE, named = 0;
+		for (size_t k = 0; k < p->n_children; k++) {
+			const pq_node *ch = &f->nodes[p->children[k]];
+			if (strcasecmp(ch->name, fl->name) == 0 && named++ == 0)
+				by_name = p->children[k];
+			if (ch->field_id == fl->field_id)
+				by_id = p->children[k];
+		}
+		const char *at = floe_arena_printf(arena, "%s.%s", path, fl->name);
+		if (named > 1)
+			return floe_arena_printf(arena, "%s: data file %s holds more than one field named \"%s\" in any "
+						 "case, and DuckDB reads a struct's fields by name", at, f->path, fl->name);
+		if (by_name != by_id && by_id != NO_NODE)
+			return floe_arena_printf(arena, "%s: data file %s holds field id %d as \"%s\", and DuckDB reads a "
+						 "struct's fields by name, not by id", at, f->path, fl->field_id,
+						 f->nodes[by_id].name);
+		if (by_name != by_id)
+			return floe_arena_printf(arena, "%s: data file %s holds \"%s\" with field id %d, not %d, and DuckDB "
+						 "reads a struct's fields by name, not by id", at, f->path,
+						 f->nodes[by_name].name, f->nodes[by_name].field_id, fl->field_id);
+		const char *why = by_name == NO_NODE ? NULL : field_mismatch(arena, f, by_name, &fl->type, at);
+		if (why)
+			return why;
+	}
+	return NULL;
+}
+
+/* Every struct column of `t` checked against one file; a mismatch excludes the column. */
+static void check_file(rc_table *t, floe_arena *arena, const pq_file *f)
+{
+	for (size_t i = 0; f->n > 0 && i < t->n; i++) {
+		rc_column *c = &t->cols[i];
+		const pq_node *root = &f->nodes[0];
+		if (!c->duck_type || !rc_type_holds_struct(&c->type))
+			continue;
+		for (size_t k = 0; k < root->n_children; k++) {
+			if (f->nodes[root->children[k]].field_id != c->field_id)
+				continue;
+			const char *why = field_mismatch(arena, f, root->children[k], &c->type, c->name);
+			if (why) {
+				c->excluded = floe_arena_printf(arena, "%s (not read)", why);
+				c->duck_type = NULL;
+				c->hashed = false;
+				c->n_leaves_excluded = 0;
+			}
+		}
+	}
+}
+
+/* The files' schemas, one pq_file at a time (rows ordered by file and position). */
+static void check_schemas(rc_table *t, floe_arena *arena, const floe_engine_result *r)
+{
+	size_t rows = floe_engine_result_rows(r);
+	for (size_t start = 0, end; start < rows; start = end) {
+		const char *path = floe_engine_result_text(r, start, 0);
+		for (end = start; end < rows && strcmp(floe_engine_result_text(r, end, 0), path) == 0; end++)
+			;
+		pq_file f = { .path = path, .n = end - start };
+		f.nodes = floe_arena_alloc(arena, (f.n + 1) * sizeof(pq_node));
+		for (size_t i = 0; i < f.n; i++) {
+			const char *id = floe_engine_result_text(r, start + i, 2), *kids = floe_engine_result_text(r, start + i, 3);
+			const char *rep = floe_engine_result_text(r, start + i, 4);
+			f.nodes[i].name = floe_engine_result_text(r, start + i, 1);
+			f.nodes[i].field_id = id ? (int)strtol(id, NULL, 10) : -1;
+			f.nodes[i].n_children = kids ? (size_t)strtoull(kids, NULL, 10) : 0;
+			f.nodes[i].repeated = rep && strcmp(rep, "REPEATED") == 0;
+			if (!f.nodes[i].name)
+				f.nodes[i].name = "";
+		}
+		if (link_children(&f, arena))
+			check_file(t, arena, &f);
+	}
+}
+
+int rc_lake_check_fields(rc_table *t, floe_arena *arena, const char *const *paths, size_t n_paths)
+{
+	floe_engine *engine = NULL;
+	floe_engine_result *r = NULL;
+	floe_buf q = FLOE_BUF_INIT;
+	bool nested = false;
+	int error = -1;
+	for (size_t i = 0; i < t->n; i++)
+		nested |= t->cols[i].duck_type && rc_type_holds_struct(&t->cols[i].type);
+	if (!nested || n_paths == 0)
+		return 0;
+	floe_buf_puts(&q, "SELECT file_name, name, field_id::VARCHAR, num_children::VARCHAR, repetition_type "
+			  "FROM parquet_schema(");
+	path_list(&q, paths, n_paths);
+	floe_buf_puts(&q, ") ORDER BY file_name, column_id");
+	if (floe_engine_open(&engine, NULL) < 0 || floe_engine_query(engine, &r, floe_buf_cstr(&q)) < 0) {
+		floe_error_context("while reading the data files' schemas");
+		goto cleanup;
+	}
+	check_schemas(t, arena, r);
+	error = 0;
+cleanup:
+	floe_engine_result_free(r);
+	floe_engine_close(engine);
+	floe_buf_free(&q);
 	return error;
 }
 

@@ -155,11 +155,17 @@ static void describe_key(job *j)
 	}
 	j->res->key = floe_arena_strdup(j->arena, floe_buf_cstr(&b));
 	floe_buf_free(&b);
-	size_t n = 0;
-	j->res->excluded = floe_arena_alloc(j->arena, (j->t.n + 1) * sizeof(char *));
+	size_t n = 0, cap = j->t.n + 1;
 	for (size_t i = 0; i < j->t.n; i++)
-		if (j->t.cols[i].excluded)
-			j->res->excluded[n++] = j->t.cols[i].excluded;
+		cap += j->t.cols[i].n_leaves_excluded;
+	j->res->excluded = floe_arena_alloc(j->arena, cap * sizeof(char *));
+	for (size_t i = 0; i < j->t.n; i++) {
+		const rc_column *c = &j->t.cols[i];
+		if (c->excluded)
+			j->res->excluded[n++] = c->excluded;
+		for (size_t k = 0; k < c->n_leaves_excluded; k++)
+			j->res->excluded[n++] = c->leaves_excluded[k];
+	}
 	j->res->n_excluded = n;
 }
 
@@ -310,7 +316,8 @@ static int prepare(job *j)
 		return 1;
 	j->buckets = req->tier >= FLOE_RECONCILE_V2 ? rc_bucket_count(j->scan->record_count) : 1;
 	if (rc_source_open(&j->source, j->arena, req->config, j->sql, req->pg_snapshot, &oids, &elems, &n_oids) < 0 ||
-	    rc_table_build(&j->t, j->arena, req->table, oids, elems, n_oids) < 0)
+	    rc_table_build(&j->t, j->arena, req->table, oids, elems, n_oids) < 0 ||
+	    rc_lake_check_fields(&j->t, j->arena, data_paths(j), j->scan->n_files) < 0)
 		return -1;
 	j->t.pg_version = rc_source_version(j->source);
 	return 0;

@@ -117,7 +117,8 @@ typedef struct floe_reconcile_result {
 	const char *key;               /* what the bucket hashes: "primary key (id)" or "whole row" */
 	floe_reconcile_bucket *diverged;
 	size_t n_diverged;
-	const char **excluded;         /* columns outside the row hash, with why ("f8: float, checked in V2") */
+	const char **excluded;         /* columns outside the row hash, and leaves of composites not compared,
+	                                  with why ("f8: float, checked in V2", "p.pos.lat: …") */
 	size_t n_excluded;
 	floe_reconcile_key *keys;      /* a diverged result narrowed to keys (at most max_keys) */
 	size_t n_keys;

@@ -31,15 +31,29 @@ typedef enum rc_kind {
 	RC_TIMESTAMPTZ,
 	RC_UUID,
 	RC_LIST,
-	RC_OTHER /* struct and anything else: counted, not compared */
+	RC_STRUCT,
+	RC_OTHER /* anything floe has no form for: counted where read, not compared */
 } rc_kind;
 
+/*
+ * A column's type, recursive: lists of any type but lists, structs of any types
+ * (a PostgreSQL composite type, an array of composites: list<struct>).
+ */
 typedef struct rc_type rc_type;
+typedef struct rc_field rc_field;
 struct rc_type {
 	rc_kind kind;
 	int precision, scale;  /* decimal */
 	bool padded;           /* the source's value is character(n): its padding is part of the value */
 	const rc_type *element;/* list */
+	const rc_field *fields;/* struct, in the source's attribute order */
+	size_t n_fields;
+};
+
+struct rc_field {
+	const char *name;      /* the lock's name */
+	int field_id;
+	rc_type type;
 };
 
 typedef struct rc_column {
@@ -47,11 +61,12 @@ typedef struct rc_column {
 	int field_id;
 	char ident[16];        /* "c<field id>" on both sides */
 	rc_type type;
-	rc_type element;       /* list */
 	bool key;              /* part of the primary key */
 	bool hashed;           /* part of the row's hash (V3) */
 	const char *excluded;  /* why not hashed, or NULL */
-	const char *duck_type; /* "DECIMAL(12,3)", "VARCHAR[]"; NULL: not read from the lake */
+	const char **leaves_excluded; /* hashed, but these leaves' values are not compared ("p.pos.lat: …") */
+	size_t n_leaves_excluded;
+	const char *duck_type; /* "DECIMAL(12,3)", "VARCHAR[]", 'STRUCT("a" INTEGER)[]'; NULL: not read from the lake */
 } rc_column;
 
 typedef struct rc_table {
@@ -71,8 +86,14 @@ typedef struct rc_table {
 int rc_table_build(rc_table *out, floe_arena *arena, const floe_lock_table *lock, const uint32_t *oids,
 		   const uint32_t *elem_oids, size_t n_oids);
 
+/* `s` between `quote`s, each inside doubled: a SQL string literal ('\''), a DuckDB identifier ('"'). */
+void rc_quoted(floe_buf *out, const char *s, char quote);
+
+/* A struct, or a list of them. */
+bool rc_type_holds_struct(const rc_type *type);
+
 /* The canonical text of `expr` (a value of `type`), NULL for NULL. */
-void rc_canon(floe_buf *out, const rc_table *t, rc_dialect d, const rc_type *type, const char *expr);
+void rc_canon(floe_buf *out, rc_dialect d, const rc_type *type, const char *expr);
 
 /* The key's canonical text (the whole row's without a key), for listing keys. Never NULL. */
 void rc_key_text(floe_buf *out, const rc_table *t, rc_dialect d);
@@ -179,6 +200,12 @@ int rc_lake_measure(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_met
 int rc_lake_measure_altered(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_metric *metrics,
 			    size_t n_metrics, floe_reconcile_tier tier, int64_t bucket, const char *altered_sql,
 			    const rc_side *real);
+/*
+ * DuckDB reads a struct's fields from a file by name, not by field id: a column whose
+ * files (`paths`) hold one of its nested fields under a name the lock does not give
+ * that field id is excluded from `t` (not read), with why.
+ */
+int rc_lake_check_fields(rc_table *t, floe_arena *arena, const char *const *paths, size_t n_paths);
 /* Run a small query (probes); the result is the engine's, freed by the caller. */
 struct floe_engine_result;
 int rc_lake_query(struct floe_engine_result **out, rc_lake *lake, const char *sql);

@@ -190,6 +190,9 @@ typedef struct bronze_load {
  */
 int bronze_schema_follow_plan(bronze_load *l);
 
+/* "repaired by a full reload: <why>", without a leading "loaded in full…: " of its own (load.c). */
+const char *bronze_repair_reason(floe_arena *arena, const char *why);
+
 /* Add a snapshot summary entry (copied into the job's arena). */
 void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

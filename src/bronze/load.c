@@ -273,6 +273,15 @@ static bool mergeable(load_state *s, int64_t *previous, const char **why)
 	return *why == NULL;
 }
 
+const char *bronze_repair_reason(floe_arena *arena, const char *why)
+{
+	static const char *const said[] = { "loaded in full, sorted by key: ", "loaded in full: " };
+	for (size_t i = 0; i < sizeof(said) / sizeof(said[0]); i++)
+		if (strncmp(why, said[i], strlen(said[i])) == 0)
+			why += strlen(said[i]);
+	return floe_arena_printf(arena, "repaired by a full reload: %s", why);
+}
+
 /*
  * One pass: a merge where the table allows one (the changes, or the keys of a repair),
  * else every row; then the commit — none when a merge changed nothing. *committed says
@@ -293,8 +302,7 @@ static int load_and_commit(load_state *s, bool *committed)
 			return -1;
 		full = why != NULL;
 	} else if (job->repair_keys) {
-		why = floe_arena_printf(job->arena, "repaired by a full reload: %s",
-					why ? why : "the table's files are not sorted by key");
+		why = bronze_repair_reason(job->arena, why ? why : "the table's files are not sorted by key");
 	}
 	if (full && load_full(s, by_key) < 0)
 		return -1;

@@ -950,7 +950,7 @@ int bronze_merge_keys(bronze_load *l, const char **full_reason)
 	floe_vector_init(&m.lower, FLOE_VEC_LONG, 0);
 	floe_vector_init(&m.upper, FLOE_VEC_LONG, 0);
 	if (m.k->n > 64 || l->job->n_repair_keys == 0) {
-		m.full = "repaired by a full reload: no keys to re-read";
+		m.full = "no keys to re-read";
 		error = 0;
 		goto cleanup;
 	}
@@ -983,7 +983,7 @@ int bronze_merge_keys(bronze_load *l, const char **full_reason)
 done:
 	error = 0;
 cleanup:
-	*full_reason = m.full ? floe_arena_printf(l->job->arena, "repaired by a full reload: %s", m.full) : NULL;
+	*full_reason = m.full ? bronze_repair_reason(l->job->arena, m.full) : NULL;
 	finish(&m, error);
 	for (size_t i = 0; keys && i < m.k->n; i++)
 		floe_vector_free(&keys[i]);

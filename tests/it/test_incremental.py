@@ -238,6 +238,7 @@ def test_repair_of_a_table_not_sorted_by_key_reloads_it(src, proj):
     d, _ = proj
     r = repair(src, d, "public.customers", 1, "00000000-0000-0000-0000-000000000000")
     assert r.returncode == 0 and "repaired by a full reload" in r.stdout, r
+    assert "loaded in full" not in r.stdout and r.stdout.count("full reload") == 1, r.stdout  # said once
     assert summary(d, "bronze.customers")["floe.load-mode"] == "full"
     assert_equals_source(src, d, "bronze.customers")
 

@@ -1,11 +1,12 @@
 /*
  * fuzz_parquet_footer.c — libFuzzer target for floe's Parquet reader, given a whole file:
  * magic and footer length, the Thrift footer (schema, row groups, statistics), the schema
- * tree, and then every column chunk of every row group decoded, and the Iceberg metrics
- * derived from the footer.
+ * tree, and then every column chunk of every row group decoded, every top-level field read
+ * whole (nested fields rebuilt from their leaves), and the Iceberg metrics derived from the
+ * footer.
  *
- * Contract checked beyond "no crash, no leak, no undefined behaviour": a column that
- * decodes has exactly its row group's row count; a rejected file sets an error message.
+ * Contract checked beyond "no crash, no leak, no undefined behaviour": a column or field
+ * that decodes has exactly its row group's row count; a rejected file sets an error message.
  * The reader's limits are small so a tiny input cannot ask for gigabytes.
  * Seeds: fuzz/corpus/parquet_footer (files floe, pyarrow and DuckDB wrote).
  */
@@ -47,14 +48,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const floe_parquet_meta *m = floe_parquet_reader_meta(r);
 	size_t reads = 0;
 	for (size_t g = 0; g < m->n_row_groups && reads < 256; g++) {
-		for (size_t c = 0; c < m->n_leaves && reads < 256; c++, reads++) {
+		/* each leaf alone, then each top-level field whole */
+		for (size_t c = 0; c < m->n_leaves + m->n_fields && reads < 256; c++, reads++) {
 			floe_vector v;
-			if (floe_parquet_reader_read_column(&v, r, g, c) == 0) {
+			int rc = c < m->n_leaves ? floe_parquet_reader_read_column(&v, r, g, c)
+						 : floe_parquet_reader_read_field(&v, r, g, c - m->n_leaves);
+			if (rc == 0) {
 				require((int64_t)v.len == m->row_groups[g].num_rows);
 				floe_vector_free(&v);
 			} else {
 				require(floe_error_last() != NULL);
 			}
+			floe_error_clear();
 		}
 	}
 	floe_arena *a = floe_arena_new();

@@ -1,16 +1,22 @@
 /*
  * fuzz_parquet_pages.c — libFuzzer target for the page decoder: page headers, the three
- * codecs, RLE/bit-packed levels, PLAIN/dictionary/RLE values, v1 and v2 pages, and list
- * assembly, behind a footer that is always well formed.
+ * codecs, RLE/bit-packed levels, PLAIN/dictionary/RLE values, v1 and v2 pages, list
+ * assembly, and the record assembly of nested fields from two leaves, behind a footer that
+ * is always well formed.
  *
  * Input: a 6-byte header, then the column chunk's bytes (its pages).
  *   [0] leaf type (see `types`), [1] flags: bit 0 optional, bit 1 a 3-level list,
  *   bit 2 optional elements, bit 3 an optional struct around the column, bit 6 (with
  *   bit 1) a struct as the list's element with the leaf an optional field of it,
- *   bits 4-5 codec (0 none, 1 snappy, 2 zstd),
+ *   bits 4-5 codec (0 none, 1 snappy, 2 zstd), bit 7 nested mode (below),
  *   [2..3] num_values, [4..5] num_rows (little-endian).
- * The target builds a Parquet file around the chunk (footer written with floe's Thrift
- * writer) and reads the column with floe's reader. Seeds: fuzz/corpus/parquet_pages, made by
+ * Nested mode: one top-level field of shape [0] / N_TYPES (see `shapes`: structs and lists
+ * nested in each other) with two leaves, the first of type [0] % N_TYPES, the second an int;
+ * [2..3] and [6..7] their num_values, [8..9] the length of the first leaf's chunk, which
+ * follows from byte 10; the second's is the rest. The field is read whole, and each leaf
+ * alone.
+ * The target builds a Parquet file around the chunks (footer written with floe's Thrift
+ * writer) and reads them with floe's reader. Seeds: fuzz/corpus/parquet_pages, made by
  * `build/tools/parquet_fixture seeds` from pages floe's writer produced.
  */
 #include "base/buf.h"
@@ -100,6 +106,64 @@ static void group(floe_thrift_writer *t, const char *name, int repetition, int c
 	floe_thrift_struct_end(t);
 }
 
+/*
+ * Nested mode's fields, schema elements in depth-first order below the root: a group of
+ * `children` (LIST-annotated when `list`), leaf 'a' (the fuzzed type) or leaf 'b' (an int).
+ * The same shapes, as floe's writer takes them, make the seeds (tests/tools/parquet_fixture.c).
+ */
+typedef struct element {
+	char kind;      /* 'g', 'a', 'b', 0 after the last */
+	int repetition; /* 0 required, 1 optional, 2 repeated */
+	int children;
+	bool list;
+} element;
+
+static const element shapes[][8] = {
+	/* s struct { a, b list<int> } */
+	{ { 'g', 1, 2, 0 }, { 'a', 1, 0, 0 }, { 'g', 1, 1, 1 }, { 'g', 2, 1, 0 }, { 'b', 1, 0, 0 } },
+	/* l list<struct { a, b int }> */
+	{ { 'g', 1, 1, 1 }, { 'g', 2, 1, 0 }, { 'g', 1, 2, 0 }, { 'a', 1, 0, 0 }, { 'b', 1, 0, 0 } },
+	/* l list<struct { a, b list<int> }>: a list in a struct in a list */
+	{ { 'g', 1, 1, 1 }, { 'g', 2, 1, 0 }, { 'g', 1, 2, 0 }, { 'a', 1, 0, 0 }, { 'g', 1, 1, 1 },
+	  { 'g', 2, 1, 0 }, { 'b', 1, 0, 0 } },
+	/* s struct { t struct { a }, b int } */
+	{ { 'g', 1, 2, 0 }, { 'g', 1, 1, 0 }, { 'a', 1, 0, 0 }, { 'b', 1, 0, 0 } },
+	/* s struct { ll list<list<a>>, b int } */
+	{ { 'g', 1, 2, 0 }, { 'g', 1, 1, 1 }, { 'g', 2, 1, 0 }, { 'g', 1, 1, 1 }, { 'g', 2, 1, 0 },
+	  { 'a', 1, 0, 0 }, { 'b', 1, 0, 0 } },
+	/* s required struct { a required, b list<int required> required } */
+	{ { 'g', 0, 2, 0 }, { 'a', 0, 0, 0 }, { 'g', 0, 1, 1 }, { 'g', 2, 1, 0 }, { 'b', 0, 0, 0 } },
+};
+#define N_SHAPES (sizeof(shapes) / sizeof(shapes[0]))
+
+static void nested_schema(floe_thrift_writer *t, size_t k, size_t shape)
+{
+	const element *e = shapes[shape];
+	size_t n = 0;
+	while (n < 8 && e[n].kind)
+		n++;
+	floe_thrift_field_list(t, 2, FLOE_THRIFT_STRUCT, (uint32_t)n + 1);
+	floe_thrift_struct_begin(t);
+	floe_thrift_field_binary(t, 4, "table", 5);
+	floe_thrift_field_i32(t, 5, 1);
+	floe_thrift_struct_end(t);
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].kind == 'a') {
+			leaf(t, k, "a", e[i].repetition == 1);
+		} else if (e[i].kind == 'b') {
+			leaf(t, 1, "b", e[i].repetition == 1);
+		} else {
+			floe_thrift_struct_begin(t);
+			floe_thrift_field_i32(t, 3, e[i].repetition);
+			floe_thrift_field_binary(t, 4, "g", 1);
+			floe_thrift_field_i32(t, 5, e[i].children);
+			if (e[i].list)
+				floe_thrift_field_i32(t, 6, 3);
+			floe_thrift_struct_end(t);
+		}
+	}
+}
+
 static void schema(floe_thrift_writer *t, size_t k, uint8_t flags)
 {
 	bool list = flags & 2, outer = flags & 8, inner = list && (flags & 64);
@@ -124,44 +188,84 @@ static void schema(floe_thrift_writer *t, size_t k, uint8_t flags)
 	}
 }
 
-static void footer(floe_buf *out, size_t k, uint8_t flags, int codec, int64_t num_values,
-		   int64_t num_rows, int64_t chunk_len)
+/* The chunks of the one row group: physical type, num_values and length of each, in file order. */
+typedef struct chunk {
+	int physical;
+	int64_t num_values, len;
+} chunk;
+
+static void footer(floe_buf *out, size_t k, uint8_t flags, int codec, const chunk *chunks, size_t n,
+		   int64_t num_rows)
 {
 	floe_thrift_writer t;
+	int64_t offset = 4, total = 0;
 	floe_thrift_writer_init(&t, out);
 	floe_thrift_struct_begin(&t);
 	floe_thrift_field_i32(&t, 1, 1);
-	schema(&t, k, flags);
+	if (flags & 128)
+		nested_schema(&t, k % N_TYPES, k / N_TYPES % N_SHAPES);
+	else
+		schema(&t, k, flags);
 	floe_thrift_field_i64(&t, 3, num_rows);
 	floe_thrift_field_list(&t, 4, FLOE_THRIFT_STRUCT, 1);
 	floe_thrift_struct_begin(&t);
-	floe_thrift_field_list(&t, 1, FLOE_THRIFT_STRUCT, 1);
-	floe_thrift_struct_begin(&t);
-	floe_thrift_field_i64(&t, 2, 0);
-	floe_thrift_field_struct(&t, 3);
-	floe_thrift_field_i32(&t, 1, types[k].physical);
-	floe_thrift_field_list(&t, 2, FLOE_THRIFT_I32, 1);
-	floe_thrift_write_i32(&t, 0);
-	floe_thrift_field_list(&t, 3, FLOE_THRIFT_BINARY, 1);
-	floe_thrift_write_binary(&t, "c", 1);
-	floe_thrift_field_i32(&t, 4, codec);
-	floe_thrift_field_i64(&t, 5, num_values);
-	floe_thrift_field_i64(&t, 6, chunk_len);
-	floe_thrift_field_i64(&t, 7, chunk_len);
-	floe_thrift_field_i64(&t, 9, 4);
-	floe_thrift_struct_end(&t);
-	floe_thrift_struct_end(&t);
-	floe_thrift_field_i64(&t, 2, chunk_len);
+	floe_thrift_field_list(&t, 1, FLOE_THRIFT_STRUCT, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		floe_thrift_struct_begin(&t);
+		floe_thrift_field_i64(&t, 2, 0);
+		floe_thrift_field_struct(&t, 3);
+		floe_thrift_field_i32(&t, 1, chunks[i].physical);
+		floe_thrift_field_list(&t, 2, FLOE_THRIFT_I32, 1);
+		floe_thrift_write_i32(&t, 0);
+		floe_thrift_field_list(&t, 3, FLOE_THRIFT_BINARY, 1);
+		floe_thrift_write_binary(&t, "c", 1);
+		floe_thrift_field_i32(&t, 4, codec);
+		floe_thrift_field_i64(&t, 5, chunks[i].num_values);
+		floe_thrift_field_i64(&t, 6, chunks[i].len);
+		floe_thrift_field_i64(&t, 7, chunks[i].len);
+		floe_thrift_field_i64(&t, 9, offset);
+		floe_thrift_struct_end(&t);
+		floe_thrift_struct_end(&t);
+		offset += chunks[i].len;
+		total += chunks[i].len;
+	}
+	floe_thrift_field_i64(&t, 2, total);
 	floe_thrift_field_i64(&t, 3, num_rows);
 	floe_thrift_struct_end(&t);
-	floe_thrift_field_list(&t, 7, FLOE_THRIFT_STRUCT, 1);
-	floe_thrift_struct_begin(&t);
-	floe_thrift_field_struct(&t, 1);
-	floe_thrift_struct_end(&t);
-	floe_thrift_struct_end(&t);
+	floe_thrift_field_list(&t, 7, FLOE_THRIFT_STRUCT, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		floe_thrift_struct_begin(&t);
+		floe_thrift_field_struct(&t, 1);
+		floe_thrift_struct_end(&t);
+		floe_thrift_struct_end(&t);
+	}
 	floe_thrift_struct_end(&t);
 	if (floe_thrift_writer_finish(&t) < 0)
 		abort();
+}
+
+/* Read it: what decodes has the row group's rows, a failure says why. */
+static void read_back(floe_parquet_reader *r, int64_t num_rows)
+{
+	const floe_parquet_meta *m = floe_parquet_reader_meta(r);
+	for (size_t c = 0; c <= m->n_leaves; c++) {
+		floe_vector v;
+		int rc = c < m->n_leaves ? floe_parquet_reader_read_column(&v, r, 0, c)
+					 : floe_parquet_reader_read_field(&v, r, 0, 0);
+		if (rc == 0) {
+			if ((int64_t)v.len != num_rows)
+				abort();
+			floe_vector_free(&v);
+		} else if (!floe_error_last()) {
+			abort();
+		}
+		floe_error_clear();
+	}
+}
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -169,17 +273,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const int codecs[4] = { 0, 1, 6, 0 };
 	if (size < 6)
 		return 0;
-	size_t k = data[0] % N_TYPES;
 	uint8_t flags = data[1];
+	bool nested = flags & 128;
+	size_t k = nested ? data[0] : data[0] % N_TYPES, head = nested ? 10 : 6;
+	if (size < head)
+		return 0;
 	int codec = codecs[(flags >> 4) & 3];
-	int64_t num_values = data[2] | data[3] << 8, num_rows = data[4] | data[5] << 8;
-	const uint8_t *chunk = data + 6;
-	size_t chunk_len = size - 6;
+	int64_t num_rows = le16(data + 4);
+	chunk chunks[2] = { { types[k % N_TYPES].physical, le16(data + 2), (int64_t)(size - head) },
+			    { FLOE_PQ_INT32, 0, 0 } };
+	if (nested) {
+		size_t first = le16(data + 8) < size - head ? le16(data + 8) : size - head;
+		chunks[0].len = (int64_t)first;
+		chunks[1].num_values = le16(data + 6);
+		chunks[1].len = (int64_t)(size - head - first);
+	}
 
 	floe_buf file = FLOE_BUF_INIT, meta = FLOE_BUF_INIT;
-	footer(&meta, k, flags, codec, num_values, num_rows, (int64_t)chunk_len);
+	footer(&meta, k, flags, codec, chunks, nested ? 2 : 1, num_rows);
 	uint32_t mlen = (uint32_t)meta.len;
-	if (floe_buf_put(&file, "PAR1", 4) < 0 || floe_buf_put(&file, chunk, chunk_len) < 0 ||
+	if (floe_buf_put(&file, "PAR1", 4) < 0 || floe_buf_put(&file, data + head, size - head) < 0 ||
 	    floe_buf_put(&file, meta.ptr, meta.len) < 0 || floe_buf_put(&file, &mlen, 4) < 0 ||
 	    floe_buf_put(&file, "PAR1", 4) < 0)
 		abort();
@@ -188,14 +301,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	floe_parquet_reader *r = NULL;
 	if (floe_parquet_reader_open_mem(&r, file.ptr, file.len, &opts) != 0)
 		abort(); /* the footer is always valid */
-	floe_vector v;
-	if (floe_parquet_reader_read_column(&v, r, 0, 0) == 0) {
-		if ((int64_t)v.len != num_rows)
-			abort();
-		floe_vector_free(&v);
-	} else if (!floe_error_last()) {
-		abort();
-	}
+	read_back(r, num_rows);
 	floe_parquet_reader_free(r);
 	floe_buf_free(&file);
 	floe_buf_free(&meta);

@@ -63,12 +63,6 @@ void bronze_keys_init(bronze_keys *out, floe_arena *a, const floe_lock_table *t,
 							     t->columns[i].pg_type, why);
 		out->col[out->n++] = i;
 	}
-	for (size_t i = 0; i < cols->n && !out->unmergeable; i++)
-		if (cols->copy[i].vec == FLOE_VEC_STRUCT ||
-		    (cols->copy[i].vec == FLOE_VEC_LIST && cols->copy[i].elem_vec == FLOE_VEC_STRUCT))
-			out->unmergeable = floe_arena_printf(a, "column \"%s\" is composite, and rewriting files "
-							     "does not rebuild composite values yet",
-							     t->columns[i].name);
 	if (out->n == 0)
 		out->unmergeable = "the table has no primary key";
 	else if (out->watermark < 0)

@@ -2,9 +2,11 @@
  * scan.c — rows of bronze data files, file after file, row group after row
  * group, for the incremental load's key-set diff and copy-on-write rewrites.
  *
- * Columns are found by their Iceberg field id (the top-level id of each Parquet
- * leaf), so a rename in between does not matter; a column the file predates
- * reads as nulls. One row group of the wanted columns is in memory at a time.
+ * Columns are found by their Iceberg field id (the id of each top-level Parquet
+ * field), so a rename in between does not matter; a column the file predates
+ * reads as nulls. Composite columns read whole (structs and lists rebuilt from
+ * their leaves), in the shape the COPY decoder gives them. One row group of the
+ * wanted columns is in memory at a time.
  */
 #include "bronze/bronze_int.h"
 #include "base/arena.h"
@@ -33,12 +35,30 @@ static void free_vectors(bronze_scan *s)
 		floe_vector_free(&s->vec[i]);
 }
 
-/* The leaf of column `col` in the open file, or -1 when the file has none. */
-static long leaf_of(const floe_parquet_meta *m, int32_t field_id)
+/* The top-level field with `field_id` in the open file, or -1 when the file has none. */
+static long field_of(const floe_parquet_meta *m, int32_t field_id)
 {
-	for (size_t i = 0; i < m->n_leaves; i++)
-		if (m->leaves[i].top_field_id == field_id)
+	for (size_t i = 0; i < m->n_fields; i++)
+		if (m->fields[i].has_field_id && m->fields[i].field_id == field_id)
 			return (long)i;
+	return -1;
+}
+
+/* Column k read from the file must be of the table's type, nested the same way. */
+static int check_shape(bronze_scan *s, size_t k)
+{
+	const floe_iceberg_field *f = &s->cols->schema->fields[s->want[k]];
+	floe_vector want;
+	floe_pg_copy_vector_init(&want, &s->cols->copy[s->want[k]]);
+	bool same = floe_vector_same_shape(&want, &s->vec[k]);
+	floe_vector_free(&want);
+	if (same)
+		return 0;
+	floe_error_set(FLOE_ERR_CHECK, "data file \"%s\" holds column \"%s\" (field id %d) as another type "
+		       "than the table's", s->files[s->file]->path, f->name, (int)f->id);
+	floe_error_detail("Its values (%s) are of another type, or nest other fields or elements, than the "
+			  "table's schema says; rows cannot be merged across the two.",
+			  floe_vec_type_name(s->vec[k].type));
 	return -1;
 }
 
@@ -49,11 +69,13 @@ static int read_row_group(bronze_scan *s)
 	free_vectors(s);
 	for (size_t k = 0; k < s->n_want; k++) {
 		const floe_iceberg_field *f = &s->cols->schema->fields[s->want[k]];
-		long leaf = leaf_of(m, f->id);
-		if (leaf >= 0) {
-			if (floe_parquet_reader_read_column(&s->vec[k], s->reader, s->row_group, (size_t)leaf) < 0)
+		long field = field_of(m, f->id);
+		if (field >= 0) {
+			if (floe_parquet_reader_read_field(&s->vec[k], s->reader, s->row_group, (size_t)field) < 0)
 				return floe_error_context("while reading column \"%s\" of \"%s\"", f->name,
 							  s->files[s->file]->path);
+			if (check_shape(s, k) < 0)
+				return -1;
 			continue;
 		}
 		if (f->required)

@@ -268,6 +268,22 @@ typedef struct floe_parquet_leaf {
 	const char *unsupported;
 } floe_parquet_leaf;
 
+/*
+ * A top-level field of the schema (a child of the root), read whole by
+ * floe_parquet_reader_read_field: its leaves are leaves[first_leaf .. first_leaf + n_leaves).
+ */
+typedef struct floe_parquet_top_field {
+	const char *name;
+	size_t element;           /* index into schema */
+	bool has_field_id;
+	int32_t field_id;
+	size_t first_leaf, n_leaves;
+	/* The vector it reads into (a primitive's type, LIST or STRUCT, nested as the schema
+	 * says); 0 when floe cannot read it (the reason is in `unsupported`). */
+	floe_vec_type vtype;
+	const char *unsupported;
+} floe_parquet_top_field;
+
 typedef struct floe_parquet_meta {
 	int64_t file_size;
 	size_t footer_len;
@@ -276,6 +292,8 @@ typedef struct floe_parquet_meta {
 	size_t n_schema;
 	const floe_parquet_leaf *leaves;
 	size_t n_leaves;
+	const floe_parquet_top_field *fields;
+	size_t n_fields;
 	int64_t num_rows;
 	const floe_parquet_row_group *row_groups;
 	size_t n_row_groups;
@@ -318,6 +336,20 @@ const floe_parquet_meta *floe_parquet_reader_meta(const floe_parquet_reader *r);
  */
 int floe_parquet_reader_read_column(floe_vector *out, floe_parquet_reader *r, size_t row_group,
 				    size_t leaf);
+
+/*
+ * Decode top-level field `field` of row group `row_group` into `out` (initialised here; the
+ * caller frees it with floe_vector_free) as the writer takes it: a primitive or a list of
+ * primitives as floe_parquet_reader_read_column reads its leaf; structs and lists nested in
+ * any way rebuilt from the levels of all their leaves (record assembly): a STRUCT vector with
+ * a child per field, null in every child where the struct is null; a LIST vector whose
+ * offsets give each row its elements, an empty range for a null or empty list. A null struct
+ * apart from a struct of nulls, a null list apart from an empty one, null elements: as
+ * written. Fails on an unsupported field, and when its leaves disagree on the nesting of a
+ * value (a malformed file).
+ */
+int floe_parquet_reader_read_field(floe_vector *out, floe_parquet_reader *r, size_t row_group,
+				   size_t field);
 
 /*
  * Iceberg metrics of the whole file computed from its footer (as Iceberg's Java

@@ -1,7 +1,8 @@
 /*
  * parquet_decode.c — the pages of one column chunk into a column vector: page headers,
  * decompression, RLE/bit-packed levels, PLAIN and dictionary values (RLE for booleans too),
- * data pages v1 and v2, and the assembly of rows (nulls, and 3-level lists).
+ * data pages v1 and v2, and the assembly of rows (nulls, and 3-level lists) — or, for a field
+ * rebuilt from several leaves (parquet_assemble.c), the chunk's levels and values as stored.
  *
  * Every count is checked before it sizes an allocation: page sizes against
  * opts.max_page_bytes, level entries against opts.max_values, PLAIN value counts against
@@ -41,6 +42,7 @@ typedef struct dec {
 	size_t cap_lvl, cap_idx;
 	int64_t entries;            /* level entries so far */
 	floe_vector *out;
+	pq_levels *lv;              /* set: keep levels and values for record assembly, no rows */
 	int d_outer;                /* lists: definition level of an empty list */
 	bool row_open;
 } dec;
@@ -291,7 +293,8 @@ static int decode_rle_bools(dec *d, const uint8_t *p, size_t len, size_t n)
 
 static int decode_values(dec *d, int encoding, const uint8_t *p, size_t len, size_t n)
 {
-	floe_vector_clear(&d->vals);
+	if (!d->lv)
+		floe_vector_clear(&d->vals); /* one page's values; levels mode keeps the chunk's */
 	switch (encoding) {
 	case PQ_ENC_PLAIN: return decode_plain(d, &d->vals, p, len, n);
 	case PQ_ENC_PLAIN_DICTIONARY:
@@ -364,6 +367,26 @@ static int assemble_list(dec *d, size_t n)
 	return 0;
 }
 
+/* Levels mode: the page's levels appended to the chunk's (its values are already in d->vals). */
+static int keep_levels(dec *d, size_t n)
+{
+	pq_levels *lv = d->lv;
+	if (lv->n + n > lv->cap) {
+		size_t cap = lv->cap ? lv->cap : 1024;
+		while (cap < lv->n + n)
+			cap *= 2;
+		lv->def = floe_xrealloc(lv->def, cap);
+		lv->rep = floe_xrealloc(lv->rep, cap);
+		lv->cap = cap;
+	}
+	for (size_t i = 0; i < n; i++) { /* levels are at most the schema's depth (64) */
+		lv->def[lv->n + i] = (uint8_t)d->def[i];
+		lv->rep[lv->n + i] = (uint8_t)d->rep[i];
+	}
+	lv->n += n;
+	return 0;
+}
+
 static void lvl_reserve(dec *d, size_t n)
 {
 	if (n == 0)
@@ -400,10 +423,12 @@ static int data_page(dec *d, size_t n, const uint8_t *rep, size_t rep_len, const
 	}
 	if (decode_values(d, encoding, vals, vals_len, present) < 0)
 		return -1;
-	if (l->max_rep == 0 && d->out->type != FLOE_VEC_LIST)
-		return assemble_flat(d, n);
 	if (d->entries == 0 && n > 0 && d->rep[0] != 0)
 		return bad(d, "the first value continues a list");
+	if (d->lv)
+		return keep_levels(d, n);
+	if (l->max_rep == 0 && d->out->type != FLOE_VEC_LIST)
+		return assemble_flat(d, n);
 	return assemble_list(d, n);
 }
 
@@ -548,20 +573,13 @@ static int get_codec(dec *d, int codec)
 	return 0;
 }
 
-int pq_decode_chunk(floe_vector *out, floe_parquet_reader *r, const floe_parquet_leaf *leaf,
-		    const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len)
+/* Every page of the chunk through `d` (set up by dec_init, with its out or lv). */
+static int chunk_pages(dec *d, const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len)
 {
-	dec d;
+	floe_parquet_reader *r = d->r;
 	int rc = -1;
-	int32_t width = leaf->vtype == FLOE_VEC_FIXED ? leaf->width : 0;
-	dec_init(&d, r, leaf);
-	if (leaf->in_list)
-		floe_vector_init_list(out, leaf->vtype, width);
-	else
-		floe_vector_init(out, leaf->vtype, width);
-	d.out = out;
 	bool own_codec = cc->codec == FLOE_PARQUET_UNCOMPRESSED;
-	if (get_codec(&d, cc->codec) < 0)
+	if (get_codec(d, cc->codec) < 0)
 		goto cleanup;
 	for (size_t pos = 0; pos < len;) {
 		floe_thrift_reader t;
@@ -570,34 +588,78 @@ int pq_decode_chunk(floe_vector *out, floe_parquet_reader *r, const floe_parquet
 		if (parse_page_header(&t, &h) < 0) {
 			size_t at = 0;
 			const char *why = floe_thrift_reader_error(&t, &at);
-			bad(&d, "page header at chunk byte %zu: %s", pos, why ? why : "two sub-headers");
+			bad(d, "page header at chunk byte %zu: %s", pos, why ? why : "two sub-headers");
 			goto cleanup;
 		}
 		pos += floe_thrift_reader_offset(&t);
 		if (h.type < 0 || h.comp < 0 || h.unc < 0 || (size_t)h.comp > len - pos) {
-			bad(&d, "a page header without sizes, or a page past its chunk");
+			bad(d, "a page header without sizes, or a page past its chunk");
 			goto cleanup;
 		}
 		if ((size_t)h.unc > r->opts.max_page_bytes) {
-			bad(&d, "a page of %d bytes exceeds the reader's limit of %zu", h.unc,
+			bad(d, "a page of %d bytes exceeds the reader's limit of %zu", h.unc,
 			    r->opts.max_page_bytes);
 			goto cleanup;
 		}
-		if (one_page(&d, &h, data + pos) < 0)
+		if (one_page(d, &h, data + pos) < 0)
 			goto cleanup;
 		pos += (size_t)h.comp;
 	}
-	if (d.row_open)
-		floe_vector_append_list(out);
-	if (d.entries != cc->num_values) {
-		bad(&d, "its pages hold %lld values, its metadata says %lld", (long long)d.entries,
+	if (d->entries != cc->num_values) {
+		bad(d, "its pages hold %lld values, its metadata says %lld", (long long)d->entries,
 		    (long long)cc->num_values);
 		goto cleanup;
 	}
 	rc = 0;
 cleanup:
 	if (own_codec)
-		pq_codec_free(d.codec);
+		pq_codec_free(d->codec);
+	d->codec = NULL;
+	return rc;
+}
+
+int pq_decode_chunk(floe_vector *out, floe_parquet_reader *r, const floe_parquet_leaf *leaf,
+		    const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len)
+{
+	dec d;
+	int32_t width = leaf->vtype == FLOE_VEC_FIXED ? leaf->width : 0;
+	dec_init(&d, r, leaf);
+	if (leaf->in_list)
+		floe_vector_init_list(out, leaf->vtype, width);
+	else
+		floe_vector_init(out, leaf->vtype, width);
+	if (leaf->vtype == FLOE_VEC_DECIMAL) {
+		floe_vector *values = leaf->in_list ? out->child : out;
+		values->precision = leaf->precision;
+		values->scale = leaf->scale;
+	}
+	d.out = out;
+	int rc = chunk_pages(&d, cc, data, len);
+	if (rc == 0 && d.row_open)
+		floe_vector_append_list(out);
 	dec_free(&d);
 	return rc;
+}
+
+int pq_decode_levels(pq_levels *out, floe_parquet_reader *r, const floe_parquet_leaf *leaf,
+		     const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len)
+{
+	dec d;
+	dec_init(&d, r, leaf);
+	d.lv = out;
+	int rc = chunk_pages(&d, cc, data, len);
+	out->vals = d.vals; /* the chunk's values move to `out` */
+	floe_vector_init(&d.vals, leaf->vtype, 0);
+	dec_free(&d);
+	return rc;
+}
+
+void pq_levels_free(pq_levels *lv)
+{
+	if (!lv)
+		return;
+	free(lv->def);
+	free(lv->rep);
+	floe_vector_free(&lv->vals);
+	memset(lv, 0, sizeof(*lv));
 }

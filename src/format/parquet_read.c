@@ -1,7 +1,8 @@
 /*
  * parquet_read.c — opening a Parquet file: magic, footer, FileMetaData (Thrift compact) into
- * floe_parquet_meta, the schema tree into leaves (levels, field ids, how floe reads each),
- * structural checks on row groups and chunks, and Iceberg metrics from the footer.
+ * floe_parquet_meta, the schema tree into leaves (levels, field ids, how floe reads each) and
+ * top-level fields (the shape each is rebuilt into), structural checks on row groups and
+ * chunks, and Iceberg metrics from the footer.
  *
  * Everything in the model lives in the reader's arena; binary statistics point into the
  * footer bytes, which live there too. Unknown fields are skipped, fields of an unexpected
@@ -757,6 +758,106 @@ static int build_leaves(floe_parquet_reader *r)
 	return 0;
 }
 
+/* ---- schema tree → top-level fields and their shapes ---- */
+
+typedef struct shape_walk {
+	floe_parquet_reader *r;
+	size_t next;                  /* next schema element */
+	size_t leaf;                  /* next leaf */
+	const char *why;              /* the first reason the field cannot be read */
+} shape_walk;
+
+static void refuse(shape_walk *w, const char *why)
+{
+	if (!w->why)
+		w->why = why;
+}
+
+/* How a leaf's values read wherever it is nested: its type alone decides. */
+static void leaf_values(shape_walk *w, pq_shape *n, const floe_parquet_schema_element *e)
+{
+	floe_parquet_leaf *l = &w->r->values[w->leaf];
+	*l = w->r->meta.leaves[w->leaf];
+	l->in_list = false;
+	l->list_def = 0;
+	l->unsupported = NULL;
+	classify(l, e);
+	if (!l->vtype)
+		refuse(w, l->unsupported);
+	n->type = l->vtype;
+	w->leaf++;
+}
+
+/*
+ * The shape `n` of schema element w->next and its subtree (consumed), under levels `def` and
+ * `rep`. The tree was checked by walk(); what floe cannot rebuild is noted in w->why and its
+ * subtree still consumed.
+ */
+static void shape_of(shape_walk *w, pq_shape *n, int def, int rep)
+{
+	const floe_parquet_meta *m = &w->r->meta;
+	const floe_parquet_schema_element *e = &m->schema[w->next++];
+	n->leaf = w->leaf;
+	n->def = def + (e->repetition != FLOE_PQ_REQUIRED);
+	if (e->repetition == FLOE_PQ_REPEATED)
+		refuse(w, "a repeated field that is not the middle of a 3-level list");
+	if (e->num_children == 0) {
+		leaf_values(w, n, e);
+	} else if (is_list_group(e)) {
+		const floe_parquet_schema_element *mid = &m->schema[w->next];
+		pq_shape *element = floe_arena_alloc(w->r->arena, sizeof(*element));
+		n->type = FLOE_VEC_LIST;
+		n->rep = rep + 1;
+		n->kids = element;
+		n->n_kids = 1;
+		if (mid->repetition == FLOE_PQ_REPEATED && mid->num_children == 1) {
+			w->next++; /* the repeated group: present when the list has an element */
+			shape_of(w, element, n->def + 1, n->rep);
+		} else {
+			refuse(w, "a list that is not in the 3-level layout");
+			shape_of(w, element, n->def, n->rep);
+		}
+	} else {
+		if (e->logical != 0 || e->converted_type >= 0)
+			refuse(w, "a map or another annotated group");
+		pq_shape *kids = floe_arena_alloc(w->r->arena, (size_t)e->num_children * sizeof(*kids));
+		for (int32_t i = 0; i < e->num_children; i++)
+			shape_of(w, &kids[i], n->def, rep);
+		n->type = FLOE_VEC_STRUCT;
+		n->kids = kids;
+		n->n_kids = (size_t)e->num_children;
+	}
+	n->n_leaves = w->leaf - n->leaf;
+}
+
+static void build_fields(floe_parquet_reader *r)
+{
+	floe_parquet_meta *m = &r->meta;
+	size_t n = (size_t)m->schema[0].num_children;
+	floe_parquet_top_field *fields = floe_arena_alloc(r->arena, (n + 1) * sizeof(*fields));
+	shape_walk w = { .r = r, .next = 1 };
+	r->shapes = floe_arena_alloc(r->arena, (n + 1) * sizeof(*r->shapes));
+	r->values = floe_arena_alloc(r->arena, (m->n_leaves + 1) * sizeof(*r->values));
+	for (size_t i = 0; i < n; i++) {
+		floe_parquet_top_field *f = &fields[i];
+		const floe_parquet_schema_element *e = &m->schema[w.next];
+		f->name = e->name;
+		f->element = w.next;
+		f->has_field_id = e->has_field_id;
+		f->field_id = e->has_field_id ? e->field_id : -1;
+		f->first_leaf = w.leaf;
+		pq_shape *shape = floe_arena_alloc(r->arena, sizeof(*shape));
+		w.why = NULL;
+		shape_of(&w, shape, 0, 0);
+		f->n_leaves = w.leaf - f->first_leaf;
+		f->vtype = w.why ? 0 : shape->type;
+		f->unsupported = w.why;
+		r->shapes[i] = w.why ? NULL : shape;
+	}
+	m->fields = fields;
+	m->n_fields = n;
+}
+
 /* ---- structural checks ---- */
 
 static int check_chunk(floe_parquet_reader *r, size_t g, size_t i, unsigned seen)
@@ -823,6 +924,7 @@ static int parse_footer(floe_parquet_reader *r, const uint8_t *footer, size_t le
 		return corrupt(r, "the footer lacks a required field (version, schema, num_rows, row_groups)");
 	if (build_leaves(r) < 0)
 		return -1;
+	build_fields(r);
 	return check_row_groups(r, &p);
 }
 
@@ -953,23 +1055,34 @@ const floe_parquet_meta *floe_parquet_reader_meta(const floe_parquet_reader *r)
 	return &r->meta;
 }
 
+int pq_chunk_bytes(const uint8_t **data, const floe_parquet_column_chunk **cc, floe_parquet_reader *r,
+		   size_t rg, size_t leaf)
+{
+	const floe_parquet_column_chunk *c = &r->meta.row_groups[rg].columns[leaf];
+	floe_buf_clear(&r->chunk);
+	uint8_t *p = pq_buf_extend(&r->chunk, (size_t)c->total_compressed_size);
+	if (!p)
+		return corrupt(r, "a column chunk of %lld bytes", (long long)c->total_compressed_size);
+	*data = p;
+	*cc = c;
+	return pq_read_at(r, chunk_start(c), (size_t)c->total_compressed_size, p);
+}
+
 int floe_parquet_reader_read_column(floe_vector *out, floe_parquet_reader *r, size_t row_group,
 				    size_t leaf)
 {
 	const floe_parquet_meta *m = &r->meta;
+	const floe_parquet_column_chunk *cc;
+	const uint8_t *data;
 	floe_vector_init(out, FLOE_VEC_BOOLEAN, 0);
 	if (row_group >= m->n_row_groups || leaf >= m->n_leaves)
 		return floe_error_set(FLOE_ERR_USAGE, "no column %zu in row group %zu of \"%s\"", leaf,
 				      row_group, r->path);
 	const floe_parquet_leaf *l = &m->leaves[leaf];
-	const floe_parquet_column_chunk *cc = &m->row_groups[row_group].columns[leaf];
 	if (!l->vtype)
 		return floe_error_set(FLOE_ERR_USAGE, "floe cannot read column %s of \"%s\": %s", l->path,
 				      r->path, l->unsupported ? l->unsupported : "unsupported type");
-	int64_t start = chunk_start(cc);
-	floe_buf_clear(&r->chunk);
-	uint8_t *data = pq_buf_extend(&r->chunk, (size_t)cc->total_compressed_size);
-	if (!data || pq_read_at(r, start, (size_t)cc->total_compressed_size, data) < 0 ||
+	if (pq_chunk_bytes(&data, &cc, r, row_group, leaf) < 0 ||
 	    pq_decode_chunk(out, r, l, cc, data, (size_t)cc->total_compressed_size) < 0) {
 		floe_vector_free(out);
 		return floe_error_context("while reading column %s of row group %zu of \"%s\"", l->path,

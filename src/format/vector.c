@@ -311,6 +311,19 @@ void floe_vector_append_row(floe_vector *dst, const floe_vector *src, size_t i)
 	}
 }
 
+bool floe_vector_same_shape(const floe_vector *a, const floe_vector *b)
+{
+	if (a->type != b->type || a->width != b->width || a->n_children != b->n_children ||
+	    !a->child != !b->child)
+		return false;
+	if (a->child && !floe_vector_same_shape(a->child, b->child))
+		return false;
+	for (size_t k = 0; k < a->n_children; k++)
+		if (!floe_vector_same_shape(&a->children[k], &b->children[k]))
+			return false;
+	return true;
+}
+
 static int cmp_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
 	int c = memcmp(a, b, alen < blen ? alen : blen);

@@ -142,6 +142,10 @@ void floe_vector_append_row(floe_vector *dst, const floe_vector *src, size_t i);
 /* Rows [from, from + n) of `src` appended to `dst` of the same type, copied in bulk. */
 void floe_vector_append_rows(floe_vector *dst, const floe_vector *src, size_t from, size_t n);
 
+/* Whether `a` and `b` are of one type nested the same way (fixed widths, list elements, struct
+ * fields), so rows of one can be appended to or compared with the other. */
+bool floe_vector_same_shape(const floe_vector *a, const floe_vector *b);
+
 /*
  * Order row i of `a` against row j of `b` (same type): -1, 0, 1. Nulls first; numbers,
  * dates and times by value; strings, binary, uuid and fixed bytewise, a prefix first (the

@@ -30,6 +30,7 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "format/parquet.h"
+#include "nested_values.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -818,14 +819,45 @@ static int write_file(const char *path, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* `cols` written with `fields` to DIR/.seed.parquet (then removed), read back: its reader and bytes. */
+static int seed_file(floe_parquet_reader **r, floe_buf *file, const char *dir, const floe_parquet_field *fields,
+		     size_t n, const floe_vector *cols, const floe_parquet_writer_opts *opts)
+{
+	floe_parquet_writer *w = NULL;
+	floe_buf tmp = FLOE_BUF_INIT;
+	int rc = -1;
+	floe_buf_printf(&tmp, "%s/.seed.parquet", dir);
+	if (floe_parquet_writer_open(&w, tmp.ptr, fields, n, opts) < 0)
+		goto cleanup;
+	if (floe_parquet_writer_write_batch(w, cols, n) < 0) {
+		floe_parquet_writer_abort(w);
+		goto cleanup;
+	}
+	if (floe_parquet_writer_close(NULL, w, NULL) < 0 || floe_parquet_reader_open(r, tmp.ptr, NULL) < 0 ||
+	    floe_fs_read_file(file, tmp.ptr) < 0)
+		goto cleanup;
+	rc = 0;
+cleanup:
+	unlink(tmp.ptr);
+	floe_buf_free(&tmp);
+	return rc;
+}
+
+/* The bytes of column chunk `leaf` of row group 0 appended to `out`. */
+static void put_chunk_bytes(floe_buf *out, const floe_parquet_reader *r, const floe_buf *file, size_t leaf)
+{
+	const floe_parquet_column_chunk *cc = &floe_parquet_reader_meta(r)->row_groups[0].columns[leaf];
+	int64_t start = cc->has_dictionary_page_offset ? cc->dictionary_page_offset : cc->data_page_offset;
+	floe_buf_put(out, (const uint8_t *)file->ptr + start, (size_t)cc->total_compressed_size);
+}
+
 /* One pages seed: the 6-byte header and the chunk floe wrote for `ty` with `flags`. */
 static int page_seed(const char *dir, size_t t, uint8_t flags, floe_parquet_codec codec)
 {
 	fixture f;
 	floe_parquet_writer_opts opts = FLOE_PARQUET_WRITER_OPTS_INIT;
-	floe_parquet_writer *w = NULL;
 	floe_parquet_reader *r = NULL;
-	floe_buf seed = FLOE_BUF_INIT, file = FLOE_BUF_INIT, tmp = FLOE_BUF_INIT, path = FLOE_BUF_INIT;
+	floe_buf seed = FLOE_BUF_INIT, file = FLOE_BUF_INIT, path = FLOE_BUF_INIT;
 	int rc = -1;
 	memset(&f, 0, sizeof(f));
 	f.rng = t * 31 + flags;
@@ -874,33 +906,114 @@ static int page_seed(const char *dir, size_t t, uint8_t flags, floe_parquet_code
 		}
 		floe_vector_append_list(v);
 	}
-	floe_buf_printf(&tmp, "%s/.seed.parquet", dir);
-	if (floe_parquet_writer_open(&w, tmp.ptr, f.fields, 1, &opts) < 0 ||
-	    floe_parquet_writer_write_batch(w, f.cols, 1) < 0)
-		goto cleanup;
-	int closed = floe_parquet_writer_close(NULL, w, NULL);
-	w = NULL;
-	if (closed < 0 || floe_parquet_reader_open(&r, tmp.ptr, NULL) < 0 ||
-	    floe_fs_read_file(&file, tmp.ptr) < 0)
+	if (seed_file(&r, &file, dir, f.fields, 1, f.cols, &opts) < 0)
 		goto cleanup;
 	const floe_parquet_column_chunk *cc = &floe_parquet_reader_meta(r)->row_groups[0].columns[0];
-	int64_t start = cc->has_dictionary_page_offset ? cc->dictionary_page_offset : cc->data_page_offset;
 	uint8_t head[6] = { (uint8_t)seed_types[t].index,
 			    (uint8_t)(flags | (codec == FLOE_PARQUET_SNAPPY ? 0x10 : codec == FLOE_PARQUET_ZSTD ? 0x20 : 0)),
 			    (uint8_t)cc->num_values, (uint8_t)(cc->num_values >> 8),
 			    (uint8_t)f.rows, (uint8_t)(f.rows >> 8) };
 	floe_buf_put(&seed, head, 6);
-	floe_buf_put(&seed, file.ptr + start, (size_t)cc->total_compressed_size);
+	put_chunk_bytes(&seed, r, &file, 0);
 	floe_buf_printf(&path, "%s/t%02d-f%d-c%d", dir, seed_types[t].index, flags, (int)codec);
 	rc = write_file(path.ptr, (const uint8_t *)seed.ptr, seed.len);
-	unlink(tmp.ptr);
 cleanup:
-	floe_parquet_writer_abort(w);
 	floe_parquet_reader_free(r);
 	floe_vector_free(&f.cols[0]);
 	floe_buf_free(&seed);
 	floe_buf_free(&file);
-	floe_buf_free(&tmp);
+	floe_buf_free(&path);
+	return rc;
+}
+
+/* ---- nested seeds: the shapes of fuzz_parquet_pages.c's nested mode, as the writer takes them ---- */
+
+#define FUZZ_PAGE_TYPES 17 /* N_TYPES of fuzz/fuzz_parquet_pages.c: nested mode's [0] is shape * 17 + type */
+#define NESTED_SHAPES 6
+
+typedef struct nested_shape {
+	floe_parquet_field top, n[4];
+} nested_shape;
+
+#define NODE(nm, i, t, ...) ((floe_parquet_field){ .name = nm, .id = i, .type = FLOE_VEC_##t, __VA_ARGS__ })
+
+/* Shape `shape` with leaf `a` (the fuzzed type) and `b` (an int); see `shapes` in the target. */
+static void nested_fields(nested_shape *s, size_t shape, floe_parquet_field a)
+{
+	floe_parquet_field *n = s->n, b = NODE("b", 9, INT);
+	a.name = "a";
+	a.id = 8;
+	s->top = NODE("s", 1, STRUCT, .children = n, .n_children = 2);
+	switch (shape) {
+	case 0: /* s struct { a, b list<int> } */
+		n[0] = a, n[1] = NODE("b", 2, LIST, .element = &n[2]), n[2] = b;
+		break;
+	case 1: /* l list<struct { a, b int }> */
+		s->top = NODE("l", 1, LIST, .element = &n[0]);
+		n[0] = NODE("element", 2, STRUCT, .children = &n[1], .n_children = 2), n[1] = a, n[2] = b;
+		break;
+	case 2: /* l list<struct { a, b list<int> }> */
+		s->top = NODE("l", 1, LIST, .element = &n[0]);
+		n[0] = NODE("element", 2, STRUCT, .children = &n[1], .n_children = 2), n[1] = a;
+		n[2] = NODE("b", 3, LIST, .element = &n[3]), n[3] = b;
+		break;
+	case 3: /* s struct { t struct { a }, b int } */
+		n[0] = NODE("t", 2, STRUCT, .children = &n[2], .n_children = 1), n[1] = b, n[2] = a;
+		break;
+	case 4: /* s struct { ll list<list<a>>, b int } */
+		n[0] = NODE("ll", 2, LIST, .element = &n[2]), n[1] = b;
+		n[2] = NODE("element", 3, LIST, .element = &n[3]), n[3] = a;
+		break;
+	default: /* s required struct { a required, b list<int required> required } */
+		a.required = b.required = s->top.required = true;
+		n[0] = a, n[1] = NODE("b", 2, LIST, .element = &n[2], .required = true), n[2] = b;
+		break;
+	}
+}
+
+/* One nested-mode pages seed (and, with `footer_dir`, the whole file as a footer seed). */
+static int nested_seed(const char *dir, const char *footer_dir, size_t shape, size_t t, floe_parquet_codec codec)
+{
+	nested_shape s;
+	fx_nested g = { .rng = shape * 131 + t };
+	floe_parquet_writer_opts opts = FLOE_PARQUET_WRITER_OPTS_INIT;
+	floe_parquet_reader *r = NULL;
+	floe_buf seed = FLOE_BUF_INIT, file = FLOE_BUF_INIT, path = FLOE_BUF_INIT;
+	floe_vector v;
+	size_t rows = 14;
+	int rc = -1;
+	nested_fields(&s, shape, (floe_parquet_field){ .type = seed_types[t].type, .precision = seed_types[t].precision,
+						       .scale = seed_types[t].scale, .length = seed_types[t].length });
+	opts.codec = codec;
+	opts.fsync = false;
+	opts.page_rows = 5;
+	fx_nested_init(&v, &s.top);
+	for (size_t i = 0; i < rows; i++)
+		fx_nested_value(&g, &s.top, &v);
+	if (seed_file(&r, &file, dir, &s.top, 1, &v, &opts) < 0)
+		goto cleanup;
+	const floe_parquet_row_group *rg = &floe_parquet_reader_meta(r)->row_groups[0];
+	int64_t a_values = rg->columns[0].num_values, b_values = rg->columns[1].num_values;
+	int64_t a_len = rg->columns[0].total_compressed_size;
+	uint8_t head[10] = { (uint8_t)(shape * FUZZ_PAGE_TYPES + (size_t)seed_types[t].index),
+			     (uint8_t)(0x80 | (codec == FLOE_PARQUET_SNAPPY ? 0x10 : codec == FLOE_PARQUET_ZSTD ? 0x20 : 0)),
+			     (uint8_t)a_values, (uint8_t)(a_values >> 8), (uint8_t)rows, (uint8_t)(rows >> 8),
+			     (uint8_t)b_values, (uint8_t)(b_values >> 8), (uint8_t)a_len, (uint8_t)(a_len >> 8) };
+	floe_buf_put(&seed, head, 10);
+	put_chunk_bytes(&seed, r, &file, 0);
+	put_chunk_bytes(&seed, r, &file, 1);
+	floe_buf_printf(&path, "%s/nested-s%zu-t%02d-c%d", dir, shape, seed_types[t].index, (int)codec);
+	if (write_file(path.ptr, (const uint8_t *)seed.ptr, seed.len) < 0)
+		goto cleanup;
+	floe_buf_clear(&path);
+	if (footer_dir)
+		floe_buf_printf(&path, "%s/nested-s%zu.parquet", footer_dir, shape);
+	rc = footer_dir ? write_file(path.ptr, (const uint8_t *)file.ptr, file.len) : 0;
+cleanup:
+	floe_parquet_reader_free(r);
+	floe_vector_free(&v);
+	floe_buf_free(&seed);
+	floe_buf_free(&file);
 	floe_buf_free(&path);
 	return rc;
 }
@@ -920,10 +1033,18 @@ static int cmd_seeds(const char *dir)
 		for (size_t k = 0; k < sizeof(flag_sets); k++)
 			if (page_seed(sub.ptr, t, flag_sets[k], codecs[(t + k) % 3]) < 0)
 				goto cleanup;
+	floe_buf_printf(&path, "%s/parquet_footer", dir);
+	if (floe_fs_mkdir_p(path.ptr, 0755) < 0)
+		goto cleanup;
+	for (size_t shape = 0; shape < NESTED_SHAPES; shape++) {
+		static const size_t nested_types[] = { 1, 5, 8, 4 }; /* int, string, decimal(19,0), double */
+		for (size_t k = 0; k < sizeof(nested_types) / sizeof(nested_types[0]); k++)
+			if (nested_seed(sub.ptr, k == 0 ? path.ptr : NULL, shape, nested_types[k],
+					codecs[(shape + k) % 3]) < 0)
+				goto cleanup;
+	}
 	floe_buf_clear(&sub);
 	floe_buf_printf(&sub, "%s/parquet_footer", dir);
-	if (floe_fs_mkdir_p(sub.ptr, 0755) < 0)
-		goto cleanup;
 	for (const char *const *c = case_names; *c; c++) {
 		if (strcmp(*c, "big") == 0)
 			continue;

@@ -72,8 +72,54 @@ bool same_row(const floe_vector *a, size_t i, const floe_vector *b, size_t j)
 				return false;
 		return true;
 	}
+	case FLOE_VEC_STRUCT:
+		if (a->n_children != b->n_children)
+			return false;
+		for (size_t k = 0; k < a->n_children; k++)
+			if (!same_row(&a->children[k], i, &b->children[k], j))
+				return false;
+		return true;
 	default: return a->v.i64[i] == b->v.i64[j];
 	}
+}
+
+bool same_layout(const floe_vector *a, const floe_vector *b)
+{
+	if (!floe_vector_same_shape(a, b) || a->len != b->len || a->precision != b->precision ||
+	    a->scale != b->scale)
+		return false;
+	for (size_t i = 0; i < a->len; i++)
+		if (floe_vector_is_valid(a, i) != floe_vector_is_valid(b, i) || !same_row(a, i, b, i))
+			return false;
+	bool offsets = a->type == FLOE_VEC_LIST || a->type == FLOE_VEC_STRING || a->type == FLOE_VEC_BINARY;
+	for (size_t i = 0; offsets && i <= a->len; i++)
+		if (floe_vector_offset(a, i) != floe_vector_offset(b, i))
+			return false;
+	if (a->child && !same_layout(a->child, b->child))
+		return false;
+	for (size_t k = 0; k < a->n_children; k++)
+		if (!same_layout(&a->children[k], &b->children[k]))
+			return false;
+	return true;
+}
+
+bool nulls_nest(const floe_vector *v)
+{
+	for (size_t k = 0; k < v->n_children; k++) {
+		const floe_vector *c = &v->children[k];
+		if (c->len != v->len || !nulls_nest(c))
+			return false;
+		for (size_t i = 0; i < v->len; i++)
+			if (!floe_vector_is_valid(v, i) && floe_vector_is_valid(c, i))
+				return false;
+	}
+	if (v->type != FLOE_VEC_LIST)
+		return true;
+	for (size_t i = 0; i < v->len; i++)
+		if (floe_vector_offset(v, i + 1) < floe_vector_offset(v, i) ||
+		    (!floe_vector_is_valid(v, i) && floe_vector_offset(v, i + 1) != floe_vector_offset(v, i)))
+			return false;
+	return floe_vector_offset(v, v->len) == (int64_t)v->child->len && nulls_nest(v->child);
 }
 
 bool column_equals(floe_parquet_reader *r, size_t leaf, const floe_vector *want)

@@ -18,8 +18,19 @@ const char *tmp_path(const char *name);
 
 floe_dec128 dec(i128 v);
 
-/* Row i of a and row j of b hold the same value (lists element by element). */
+/* Row i of a and row j of b hold the same value (lists element by element, structs field by
+ * field; floats bit for bit). */
 bool same_row(const floe_vector *a, size_t i, const floe_vector *b, size_t j);
+
+/*
+ * The same vectors, not only the same values: shape, decimal precision and scale, validity of
+ * every row, offsets, and the same of every nested vector (rows under a null struct too).
+ */
+bool same_layout(const floe_vector *a, const floe_vector *b);
+
+/* The layout the writer takes and the COPY decoder makes: a null struct row is null in every
+ * field, a null list row has no elements, offsets ascend to the child's length. */
+bool nulls_nest(const floe_vector *v);
 
 /* Read every row group of leaf `leaf` and compare with `want`, row by row. */
 bool column_equals(floe_parquet_reader *r, size_t leaf, const floe_vector *want);

@@ -5,6 +5,7 @@
  * footer's statistics agreeing with the writer's, and what the writer and reader refuse.
  */
 #include "harness.h"
+#include "nested_values.h"
 #include "parquet_testkit.h"
 
 #include "base/arena.h"
@@ -189,21 +190,6 @@ typedef struct written {
 	floe_parquet_reader *reader;
 } written;
 
-/* An empty vector of the same shape as `src` (nested vectors included). */
-static void init_like(floe_vector *dst, const floe_vector *src)
-{
-	if (src->type == FLOE_VEC_STRUCT) {
-		floe_vector_init_struct(dst, src->n_children);
-		for (size_t k = 0; k < src->n_children; k++)
-			init_like(&dst->children[k], &src->children[k]);
-	} else if (src->type == FLOE_VEC_LIST) {
-		floe_vector_init_list(dst, FLOE_VEC_BOOLEAN, 0);
-		init_like(dst->child, src->child);
-	} else {
-		floe_vector_init(dst, src->type, src->width);
-	}
-}
-
 /* Write `cols` in batches of `batch` rows (copied with floe_vector_append_row) and open the file. */
 static bool write_open(written *out, const char *name, const floe_parquet_field *fields, size_t n,
 		       const floe_vector *cols, size_t batch, const floe_parquet_writer_opts *o)
@@ -215,7 +201,7 @@ static bool write_open(written *out, const char *name, const floe_parquet_field 
 	memset(out, 0, sizeof(*out));
 	out->arena = floe_arena_new();
 	for (size_t c = 0; c < n; c++)
-		init_like(&part[c], &cols[c]);
+		fx_nested_init(&part[c], &fields[c]);
 	if (floe_parquet_writer_open(&w, path, fields, n, o) < 0)
 		goto done;
 	for (size_t r = 0; r < cols[0].len; r += batch) {

@@ -1,7 +1,9 @@
 /*
- * test_vector.c — row comparison (the key order of bronze upserts).
+ * test_vector.c — row comparison (the key order of bronze upserts, and their row equality) and
+ * bulk copies, of flat, list and struct vectors nested in each other.
  */
 #include "harness.h"
+#include "parquet_testkit.h"
 #include "format/vector.h"
 
 #include <math.h>
@@ -115,4 +117,76 @@ FLOE_TEST(vector_struct_rows_compare_and_copy_in_bulk)
 	FLOE_CHECK(floe_vector_compare_rows(&s, 4, &s, 0) < 0); /* null first */
 	floe_vector_free(&s);
 	floe_vector_free(&d);
+}
+
+/* homes: list<struct { street string, tags list<string> }>, the shape of an addr[] column. */
+static void homes_init(floe_vector *v)
+{
+	floe_vector_init_list(v, FLOE_VEC_BOOLEAN, 0);
+	floe_vector_init_struct(v->child, 2);
+	floe_vector_init(&v->child->children[0], FLOE_VEC_STRING, 0);
+	floe_vector_init_list(&v->child->children[1], FLOE_VEC_STRING, 0);
+}
+
+/* Row r: NULL, [], [NULL], [(NULL, NULL)], [(s, {}), (s, {NULL, t})], ... by r % 6. */
+static void homes_row(floe_vector *v, int r)
+{
+	floe_vector *el = v->child, *street = &el->children[0], *tags = &el->children[1];
+	int kind = r % 6;
+	if (kind == 0) {
+		floe_vector_append_null(v);
+		return;
+	}
+	if (kind == 2)
+		floe_vector_append_null(el);
+	for (int e = 0; kind >= 3 && e < kind - 2; e++) {
+		if (kind == 3) {
+			floe_vector_append_null(street);
+			floe_vector_append_null(tags);
+		} else {
+			floe_vector_append_bytes(street, "street", (size_t)(r + e) % 7);
+			for (int t = 0; t < e; t++) {
+				if (t == 0)
+					floe_vector_append_null(tags->child);
+				else
+					floe_vector_append_bytes(tags->child, "tag", (size_t)(r % 3));
+			}
+			floe_vector_append_list(tags);
+		}
+		floe_vector_append_struct(el);
+	}
+	floe_vector_append_list(v);
+}
+
+FLOE_TEST(vector_lists_of_structs_with_lists_copy_in_bulk_and_compare_by_value)
+{
+	floe_vector src, bulk, one;
+	homes_init(&src);
+	homes_init(&bulk);
+	homes_init(&one);
+	for (int r = 0; r < 120; r++)
+		homes_row(&src, r);
+	/* Copied from the middle in bulk (as a merge copies unchanged rows) or row by row. */
+	floe_vector_append_rows(&bulk, &src, 0, 1);
+	floe_vector_append_rows(&bulk, &src, 7, 100);
+	floe_vector_append_row(&one, &src, 0);
+	for (size_t i = 7; i < 107; i++)
+		floe_vector_append_row(&one, &src, i);
+	FLOE_CHECK(same_layout(&bulk, &one) && nulls_nest(&bulk));
+	for (size_t i = 1; i < bulk.len; i++)
+		FLOE_CHECK(floe_vector_compare_rows(&bulk, i, &src, i + 6) == 0);
+	/* NULL, [], [NULL], [(NULL, NULL)] and the rest: each differs from every other kind. */
+	for (int a = 0; a < 6; a++)
+		for (int b = 0; b < 6; b++)
+			FLOE_CHECK((floe_vector_compare_rows(&src, (size_t)a, &src, (size_t)b) == 0) == (a == b));
+	/* A difference deep inside: one tag changed. */
+	floe_vector_clear(&one);
+	homes_row(&one, 5);
+	floe_vector *tags = one.child->children[1].child;
+	FLOE_CHECK(floe_vector_compare_rows(&one, 0, &src, 5) == 0);
+	tags->data[tags->data_len - 1] ^= 1;
+	FLOE_CHECK(floe_vector_compare_rows(&one, 0, &src, 5) != 0);
+	floe_vector_free(&src);
+	floe_vector_free(&bulk);
+	floe_vector_free(&one);
 }

@@ -226,8 +226,8 @@ def test_a_doubles_value_inside_a_record_is_not_compared_as_the_result_says(src,
 
 def test_a_silent_source_change_inside_a_record_is_narrowed_to_its_keys_and_repaired(src, proj):
     """A keyed table with a proven watermark: the rows changed behind the watermark are named by
-    key; bronze repairs them by a full reload (it does not rewrite composite values in files yet,
-    docs/bronze.md), and the table is verified."""
+    key; bronze re-copies exactly those keys (composite values rewritten in their files), and the
+    table is verified."""
     d, _ = proj
     src.admin("ALTER TABLE public.comp_inc DISABLE TRIGGER touch")
     src.admin("UPDATE public.comp_inc SET home.street = 'changed', "
@@ -240,7 +240,8 @@ def test_a_silent_source_change_inside_a_record_is_narrowed_to_its_keys_and_repa
     _, tables = reconcile(src, d, "--table", "public.comp_inc", "--repair", check=0)
     t = tables["bronze.comp_inc"]
     assert t["outcome"] == "verified" and t["repaired"].startswith("2 keys re-copied"), t
-    assert "full reload: loaded in full: column \"home\" is composite" in t["repaired"], t["repaired"]
+    assert "repair of 2 keys: 2 rows read, 0 inserted, 2 updated" in t["repaired"], t["repaired"]
+    assert "full reload" not in t["repaired"], t["repaired"]
     rows = catalog(d).load_table("bronze.comp_inc").scan(row_filter="id = 100").to_arrow().to_pylist()
     assert rows[0]["home"]["street"] == "changed" and rows[0]["homes"] == [{"street": "h", "zip": None,
                                                                              "tags": [None]}], rows

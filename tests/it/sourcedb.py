@@ -8,6 +8,16 @@ import psycopg
 
 from conftest import floe
 
+# A trigger function that proves `updated_at` a watermark: attach it with
+# CREATE TRIGGER touch BEFORE UPDATE ON t FOR EACH ROW EXECUTE FUNCTION touch().
+TOUCH = '''
+CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.updated_at := clock_timestamp();
+    RETURN NEW;
+END $$;
+'''
+
 
 class Source:
     def __init__(self, stack, name, role):

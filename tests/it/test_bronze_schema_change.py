@@ -8,14 +8,9 @@ import json
 import pytest
 
 from lakecheck import assert_equals_source, catalog, lock_table
-from sourcedb import Source
+from sourcedb import TOUCH, Source
 
-SOURCE = '''
-CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    NEW.updated_at := clock_timestamp();
-    RETURN NEW;
-END $$;
+SOURCE = TOUCH + '''
 CREATE TABLE public.items (id bigint PRIMARY KEY, label text NOT NULL, qty int, price numeric(8,2),
                            note text, "Größe" text, updated_at timestamptz NOT NULL DEFAULT now());
 CREATE TRIGGER touch BEFORE UPDATE ON public.items FOR EACH ROW EXECUTE FUNCTION touch();
@@ -70,16 +65,20 @@ def result(r, bronze):
     return next(t for t in json.loads(r.out)["tables"] if t["table"] == bronze)
 
 
+def verified_run(src, d, bronze, *args):
+    """`floe run`: the table's result, verified, and its snapshot summary."""
+    t = result(run(src, d, *args), bronze)
+    assert t["state"] == "loaded" and t["check"] == "verified", t
+    return t, summary(d, bronze)
+
+
 def test_a_rename_keeps_the_field_and_the_load_incremental(src, proj):
     d = proj
     ids = dict((n, i) for i, n in lock_columns(d, "bronze.items"))
     change(src, d, "ALTER TABLE public.items RENAME COLUMN note TO remark",
            'ALTER TABLE public.items RENAME COLUMN "Größe" TO "size class"',
            "UPDATE public.items SET remark = 'changed' WHERE id IN (7, 4000)")
-    r = run(src, d)
-    t = result(r, "bronze.items")
-    assert t["state"] == "loaded" and t["check"] == "verified", t
-    s = summary(d, "bronze.items")
+    t, s = verified_run(src, d, "bronze.items")
     assert s["floe.load-mode"] == "incremental", s  # a rename needs no reload
     assert 'renamed "note" to "remark"' in s["floe.columns-changed"], s
     assert lake_columns(d, "bronze.items") == lock_columns(d, "bronze.items")
@@ -96,8 +95,7 @@ def test_two_columns_that_swap_names(src, proj):
     before = dict(lock_columns(d, "bronze.plain"))
     change(src, d, "ALTER TABLE public.plain RENAME COLUMN a TO tmp", "ALTER TABLE public.plain RENAME COLUMN b TO a",
            "ALTER TABLE public.plain RENAME COLUMN tmp TO b")
-    t = result(run(src, d), "bronze.plain")
-    assert t["check"] == "verified", t
+    verified_run(src, d, "bronze.plain")
     after = lock_columns(d, "bronze.plain")
     assert [n for _, n in after] == ["id", "b", "a"] and min(i for i, _ in after[1:]) > max(before)
     assert lake_columns(d, "bronze.plain") == after
@@ -112,10 +110,7 @@ def test_a_drop_and_an_addition_reload_the_incremental_table_in_full(src, proj):
     change(src, d, 'ALTER TABLE public.items DROP COLUMN "size class"',
            "ALTER TABLE public.items ADD COLUMN rating smallint NOT NULL DEFAULT 3",
            "ALTER TABLE public.items ADD COLUMN label2 text")
-    r = run(src, d)
-    t = result(r, "bronze.items")
-    assert t["check"] == "verified", t
-    s = summary(d, "bronze.items")
+    t, s = verified_run(src, d, "bronze.items")
     assert s["floe.load-mode"] == "full", s  # old files lack rating, the source's old rows have 3
     assert 'column "rating" was added' in t["detail"], t
     assert 'dropped "size class"' in s["floe.columns-changed"] and 'added "rating"' in s["floe.columns-changed"], s
@@ -135,10 +130,7 @@ def test_a_widening_and_a_dropped_not_null(src, proj):
     change(src, d, "ALTER TABLE public.items ALTER COLUMN qty TYPE bigint",
            "ALTER TABLE public.items ALTER COLUMN label DROP NOT NULL",
            "UPDATE public.items SET qty = 5000000000, label = NULL WHERE id = 11")
-    r = run(src, d)
-    t = result(r, "bronze.items")
-    assert t["check"] == "verified", t
-    s = summary(d, "bronze.items")
+    t, s = verified_run(src, d, "bronze.items")
     assert s["floe.load-mode"] == "full" and 'widened "qty" to long' in s["floe.columns-changed"], s
     field = {f.name: f for f in catalog(d).load_table("bronze.items").schema().fields}
     assert str(field["qty"].field_type) == "long" and not field["label"].required
@@ -156,8 +148,7 @@ def test_a_type_iceberg_cannot_widen_becomes_a_new_column(src, proj):
     new_id = dict((n, i) for i, n in lock_columns(d, "bronze.plain"))["a"]
     assert new_id > old_id, (old_id, new_id)
     assert f"column a dropped, id {old_id} retired" in gen.out and f"new column a, id {new_id}" in gen.out, gen.out
-    t = result(run(src, d, "--table", "public.plain"), "bronze.plain")
-    assert t["check"] == "verified", t
+    verified_run(src, d, "bronze.plain", "--table", "public.plain")
     field = {f.name: f for f in catalog(d).load_table("bronze.plain").schema().fields}
     assert field["a"].field_id == new_id and str(field["a"].field_type) == "int"
     assert_equals_source(src, d, "bronze.plain")

@@ -12,14 +12,9 @@ import pytest
 from conftest import floe
 from icebergkit import local_path
 from lakecheck import assert_equals_source, catalog
-from sourcedb import Source
+from sourcedb import TOUCH, Source
 
-EXTRA = '''
-CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    NEW.updated_at := clock_timestamp();
-    RETURN NEW;
-END $$;
+EXTRA = TOUCH + '''
 CREATE TABLE public.events (id bigint PRIMARY KEY, payload text,
                             updated_at timestamptz NOT NULL DEFAULT now());
 CREATE TRIGGER touch BEFORE UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION touch();

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #define TEMP_NAME "floe_renaming_" /* a rename passes through it, so two columns can swap names */
+#define TEMP_DROP "floe_dropping_" /* a dropped column's name while the others change */
 
 typedef struct changes {
 	floe_iceberg_schema_change *items;
@@ -79,15 +80,60 @@ static int widen(changes *c, bronze_load *l, const floe_iceberg_field *have, con
 	return -1;
 }
 
-/* The changes that bring `cur` to the plan's schema, in an order Iceberg can apply one after another. */
+/* Whether the identifier fields (the primary key) are the same ids, in any order. */
+static bool same_ids(const int32_t *a, size_t na, const int32_t *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++) {
+		bool found = false;
+		for (size_t j = 0; j < nb && !found; j++)
+			found = a[i] == b[j];
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The table's key after the changes: the plan's key when each of its columns stays a required
+ * column of the table, else none (Iceberg adds columns optional, and an identifier must be
+ * required). A key that moves is set before the old key's columns are deleted.
+ */
+static void set_key(changes *c, bronze_load *l, const floe_iceberg_schema *cur)
+{
+	const floe_iceberg_schema *plan = l->cols.schema;
+	bool keep = true;
+	for (size_t i = 0; i < plan->n_identifier_ids && keep; i++) {
+		const floe_iceberg_field *have = top_field(cur, plan->identifier_ids[i]);
+		const floe_iceberg_field *want = top_field(plan, plan->identifier_ids[i]);
+		keep = have && have->required && want && want->required;
+	}
+	if (same_ids(cur->identifier_ids, cur->n_identifier_ids, keep ? plan->identifier_ids : NULL,
+		     keep ? plan->n_identifier_ids : 0))
+		return;
+	floe_iceberg_schema_change *ch = add(c, FLOE_ICEBERG_SET_IDENTIFIERS, NULL);
+	ch->ids = keep ? plan->identifier_ids : NULL;
+	ch->n_ids = keep ? plan->n_identifier_ids : 0;
+	say(c, "%s%s", keep ? "the key set to the plan's" : "no identifier fields (the key's columns are new)", "");
+}
+
+/*
+ * The changes that bring `cur` to the plan's schema, in an order Iceberg can apply one after
+ * another: dropped columns step aside under a temporary name (a column of the same name may
+ * come back), renames pass through temporary names (two columns may swap names), widenings, the
+ * key, NOT NULL dropped, additions, and last the deletions.
+ */
 static int plan_changes(changes *c, bronze_load *l, const floe_iceberg_schema *cur)
 {
 	const floe_iceberg_schema *plan = l->cols.schema;
 	floe_arena *a = l->job->arena;
-	size_t renames = 0;
+	size_t renames = 0, drops = 0;
+	const char **dropped = floe_arena_alloc(a, (cur->n_fields + 1) * sizeof(char *));
 	for (size_t i = 0; i < cur->n_fields; i++)
 		if (!top_field(plan, cur->fields[i].id)) {
-			add(c, FLOE_ICEBERG_DELETE_COLUMN, cur->fields[i].name);
+			dropped[drops] = floe_arena_printf(a, TEMP_DROP "%d", (int)cur->fields[i].id);
+			add(c, FLOE_ICEBERG_RENAME_COLUMN, cur->fields[i].name)->new_name = dropped[drops++];
 			say(c, "dropped \"%s\"%s", cur->fields[i].name, "");
 		}
 	for (size_t i = 0; i < plan->n_fields; i++) {
@@ -107,6 +153,7 @@ static int plan_changes(changes *c, bronze_load *l, const floe_iceberg_schema *c
 			add(c, FLOE_ICEBERG_RENAME_COLUMN, floe_arena_printf(a, TEMP_NAME "%d", (int)want->id))->new_name =
 				want->name;
 	}
+	set_key(c, l, cur); /* before NOT NULL is dropped from a column that was the key */
 	for (size_t i = 0; i < plan->n_fields; i++) {
 		const floe_iceberg_field *want = &plan->fields[i], *have = top_field(cur, want->id);
 		if (have && have->required && !want->required) {
@@ -123,6 +170,8 @@ static int plan_changes(changes *c, bronze_load *l, const floe_iceberg_schema *c
 								  "files lack it)", want->name);
 		}
 	}
+	for (size_t i = 0; i < drops; i++)
+		add(c, FLOE_ICEBERG_DELETE_COLUMN, dropped[i]);
 	return 0;
 }
 
@@ -134,7 +183,7 @@ int bronze_schema_follow_plan(bronze_load *l)
 	changes c = { NULL, 0, FLOE_BUF_INIT };
 	int error = -1;
 	l->expect_snapshot = snap ? m->current_snapshot_id : FLOE_ICEBERG_NO_SNAPSHOT;
-	c.items = floe_arena_alloc(l->job->arena, (2 * (cur->n_fields + l->cols.schema->n_fields) + 1) *
+	c.items = floe_arena_alloc(l->job->arena, (3 * (cur->n_fields + l->cols.schema->n_fields) + 2) *
 					       sizeof(*c.items));
 	if (plan_changes(&c, l, cur) < 0)
 		goto cleanup;

@@ -149,7 +149,8 @@ typedef enum floe_iceberg_change_kind {
 	FLOE_ICEBERG_RENAME_COLUMN, /* name → new_name */
 	FLOE_ICEBERG_WIDEN_COLUMN,  /* name, type: int→long, float→double, decimal(P,S)→(P',S) */
 	FLOE_ICEBERG_MAKE_OPTIONAL, /* name */
-	FLOE_ICEBERG_DELETE_COLUMN  /* name; old files keep its data, its id is never used again */
+	FLOE_ICEBERG_DELETE_COLUMN, /* name; old files keep its data, its id is never used again */
+	FLOE_ICEBERG_SET_IDENTIFIERS /* ids, n_ids: the identifier fields (required primitives); none: no key */
 } floe_iceberg_change_kind;
 
 typedef struct floe_iceberg_schema_change {
@@ -164,6 +165,8 @@ typedef struct floe_iceberg_schema_change {
 	 * ids nested in `type` (all set) must lie above last-column-id.
 	 */
 	int32_t id;
+	const int32_t *ids;    /* SET_IDENTIFIERS */
+	size_t n_ids;
 } floe_iceberg_schema_change;
 
 /*

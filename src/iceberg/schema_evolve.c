@@ -1,5 +1,6 @@
 /*
- * schema_evolve.c — schema evolution: add, rename, widen, make optional, delete.
+ * schema_evolve.c — schema evolution: add, rename, widen, make optional, delete, and
+ * which fields identify a row.
  *
  * Changes are applied to a deep copy, one after the other, so a later change sees
  * the result of an earlier one (add "b", then rename it). Only what the spec allows
@@ -208,10 +209,19 @@ static int make_optional(floe_arena *arena, floe_iceberg_schema *s,
 	return 0;
 }
 
+/* The identifier fields become c->ids (checked with the whole schema at the end). */
+static void set_identifiers(floe_arena *arena, floe_iceberg_schema *s, const floe_iceberg_schema_change *c)
+{
+	s->identifier_ids = floe_arena_alloc(arena, (c->n_ids + 1) * sizeof(int32_t));
+	if (c->n_ids)
+		memcpy(s->identifier_ids, c->ids, c->n_ids * sizeof(int32_t));
+	s->n_identifier_ids = c->n_ids;
+}
+
 static int apply(floe_arena *arena, floe_iceberg_schema *s, const floe_iceberg_schema_change *c,
 		 int32_t *last_id)
 {
-	if (!c->name)
+	if (!c->name && c->kind != FLOE_ICEBERG_SET_IDENTIFIERS)
 		return floe_error_set(FLOE_ERR_USAGE, "a schema change names no column");
 	switch (c->kind) {
 	case FLOE_ICEBERG_ADD_COLUMN:
@@ -224,6 +234,9 @@ static int apply(floe_arena *arena, floe_iceberg_schema *s, const floe_iceberg_s
 		return make_optional(arena, s, c);
 	case FLOE_ICEBERG_DELETE_COLUMN:
 		return delete_column(arena, s, c);
+	case FLOE_ICEBERG_SET_IDENTIFIERS:
+		set_identifiers(arena, s, c);
+		return 0;
 	}
 	return floe_error_set(FLOE_ERR_INTERNAL, "unknown schema change %d", (int)c->kind);
 }

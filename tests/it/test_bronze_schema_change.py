@@ -16,6 +16,8 @@ CREATE TABLE public.items (id bigint PRIMARY KEY, label text NOT NULL, qty int, 
 CREATE TRIGGER touch BEFORE UPDATE ON public.items FOR EACH ROW EXECUTE FUNCTION touch();
 INSERT INTO public.items SELECT g, 'l' || g, g % 50, g / 10.0, 'n' || g, 's' || (g % 3),
     now() - interval '1 day' - g * interval '1 second' FROM generate_series(1, 5000) g;
+CREATE TABLE public.rekey (id int PRIMARY KEY, code text NOT NULL, v text);
+INSERT INTO public.rekey SELECT g, 'c' || g, 'v' || g FROM generate_series(1, 50) g;
 CREATE TABLE public.plain (id int PRIMARY KEY, a text, b text);
 INSERT INTO public.plain SELECT g, 'a' || g, 'b' || g FROM generate_series(1, 100) g;
 '''
@@ -154,3 +156,16 @@ def test_a_type_iceberg_cannot_widen_becomes_a_new_column(src, proj):
     assert_equals_source(src, d, "bronze.plain")
     # the snapshot before the change is still there to read
     assert catalog(d).load_table("bronze.plain").scan(snapshot_id=before).to_arrow().num_rows == 100
+
+
+def test_a_new_primary_key_moves_the_identifier_fields_and_the_old_key_column_can_go(src, proj):
+    d = proj
+    ids = dict((n, i) for i, n in lock_columns(d, "bronze.rekey"))
+    assert catalog(d).load_table("bronze.rekey").schema().identifier_field_ids == [ids["id"]]
+    change(src, d, "ALTER TABLE public.rekey DROP CONSTRAINT rekey_pkey", "ALTER TABLE public.rekey ADD PRIMARY KEY (code)",
+           "ALTER TABLE public.rekey DROP COLUMN id")
+    t, s = verified_run(src, d, "bronze.rekey", "--table", "public.rekey")
+    assert 'dropped "id"' in s["floe.columns-changed"], s
+    schema = catalog(d).load_table("bronze.rekey").schema()
+    assert schema.identifier_field_ids == [ids["code"]] and [f.name for f in schema.fields] == ["code", "v"]
+    assert_equals_source(src, d, "bronze.rekey")

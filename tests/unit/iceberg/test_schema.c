@@ -154,13 +154,13 @@ FLOE_TEST(iceberg_schema_evolution)
 	floe_iceberg_type *list = floe_iceberg_type_new(a, FLOE_ICEBERG_LIST);
 	list->element = floe_iceberg_type_new(a, FLOE_ICEBERG_INT);
 	floe_iceberg_schema_change ok[] = {
-		{ FLOE_ICEBERG_ADD_COLUMN, "qty", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), "count", 0 },
-		{ FLOE_ICEBERG_WIDEN_COLUMN, "qty", NULL, longt, NULL, 0 },
-		{ FLOE_ICEBERG_RENAME_COLUMN, "price", "amount", NULL, NULL, 0 },
-		{ FLOE_ICEBERG_WIDEN_COLUMN, "amount", NULL, floe_iceberg_type_decimal(a, 38, 9), NULL, 0 },
-		{ FLOE_ICEBERG_MAKE_OPTIONAL, "addr", NULL, NULL, NULL, 0 },
-		{ FLOE_ICEBERG_ADD_COLUMN, "addr.city", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_STRING), NULL, 0 },
-		{ FLOE_ICEBERG_ADD_COLUMN, "codes", NULL, list, NULL, 0 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "qty", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), "count", 0, NULL, 0 },
+		{ FLOE_ICEBERG_WIDEN_COLUMN, "qty", NULL, longt, NULL, 0, NULL, 0 },
+		{ FLOE_ICEBERG_RENAME_COLUMN, "price", "amount", NULL, NULL, 0, NULL, 0 },
+		{ FLOE_ICEBERG_WIDEN_COLUMN, "amount", NULL, floe_iceberg_type_decimal(a, 38, 9), NULL, 0, NULL, 0 },
+		{ FLOE_ICEBERG_MAKE_OPTIONAL, "addr", NULL, NULL, NULL, 0, NULL, 0 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "addr.city", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_STRING), NULL, 0, NULL, 0 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "codes", NULL, list, NULL, 0, NULL, 0 },
 	};
 	FLOE_CHECK(s && floe_iceberg_schema_evolve(&next, a, s, 4, &last, ok, 7) == 0);
 	if (next) {
@@ -184,16 +184,16 @@ FLOE_TEST(iceberg_schema_evolution)
 		floe_iceberg_schema_change c;
 		const char *needle;
 	} bad[] = {
-		{ { FLOE_ICEBERG_ADD_COLUMN, "id", NULL, longt, NULL, 0 }, "exists already" },
-		{ { FLOE_ICEBERG_RENAME_COLUMN, "id", "tags", NULL, NULL, 0 }, "is taken" },
-		{ { FLOE_ICEBERG_RENAME_COLUMN, "nope", "x", NULL, NULL, 0 }, "no column \"nope\"" },
-		{ { FLOE_ICEBERG_WIDEN_COLUMN, "id", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL, 0 },
+		{ { FLOE_ICEBERG_ADD_COLUMN, "id", NULL, longt, NULL, 0, NULL, 0 }, "exists already" },
+		{ { FLOE_ICEBERG_RENAME_COLUMN, "id", "tags", NULL, NULL, 0, NULL, 0 }, "is taken" },
+		{ { FLOE_ICEBERG_RENAME_COLUMN, "nope", "x", NULL, NULL, 0, NULL, 0 }, "no column \"nope\"" },
+		{ { FLOE_ICEBERG_WIDEN_COLUMN, "id", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL, 0, NULL, 0 },
 		  "from long to int" },
-		{ { FLOE_ICEBERG_WIDEN_COLUMN, "price", NULL, floe_iceberg_type_decimal(a, 38, 8), NULL, 0 },
+		{ { FLOE_ICEBERG_WIDEN_COLUMN, "price", NULL, floe_iceberg_type_decimal(a, 38, 8), NULL, 0, NULL, 0 },
 		  "cannot change column" },
-		{ { FLOE_ICEBERG_WIDEN_COLUMN, "tags", NULL, longt, NULL, 0 }, "cannot change column" },
-		{ { FLOE_ICEBERG_MAKE_OPTIONAL, "id", NULL, NULL, NULL, 0 }, "identifier field" },
-		{ { FLOE_ICEBERG_ADD_COLUMN, "tags.x", NULL, longt, NULL, 0 }, "no struct column" },
+		{ { FLOE_ICEBERG_WIDEN_COLUMN, "tags", NULL, longt, NULL, 0, NULL, 0 }, "cannot change column" },
+		{ { FLOE_ICEBERG_MAKE_OPTIONAL, "id", NULL, NULL, NULL, 0, NULL, 0 }, "identifier field" },
+		{ { FLOE_ICEBERG_ADD_COLUMN, "tags.x", NULL, longt, NULL, 0, NULL, 0 }, "no struct column" },
 	};
 	for (size_t i = 0; s && i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int32_t l2 = 9;
@@ -223,10 +223,10 @@ FLOE_TEST(iceberg_schema_evolution_with_given_ids_and_deletes)
 	st->fields[0] = (floe_iceberg_field){ 31, "x", false, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL };
 	st->fields[1] = (floe_iceberg_field){ 32, "y", false, floe_iceberg_type_new(a, FLOE_ICEBERG_STRING), NULL };
 	floe_iceberg_schema_change ok[] = {
-		{ FLOE_ICEBERG_DELETE_COLUMN, "price", NULL, NULL, NULL, 0 },
-		{ FLOE_ICEBERG_ADD_COLUMN, "price", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_STRING), NULL, 20 },
-		{ FLOE_ICEBERG_ADD_COLUMN, "pt", NULL, st, NULL, 30 },
-		{ FLOE_ICEBERG_ADD_COLUMN, "n", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL, 0 },
+		{ FLOE_ICEBERG_DELETE_COLUMN, "price", NULL, NULL, NULL, 0, NULL, 0 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "price", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_STRING), NULL, 20, NULL, 0 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "pt", NULL, st, NULL, 30, NULL, 0 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "n", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL, 0, NULL, 0 },
 	};
 	FLOE_CHECK(s && floe_iceberg_schema_evolve(&next, a, s, 5, &last, ok, 4) == 0);
 	if (next) {
@@ -235,15 +235,29 @@ FLOE_TEST(iceberg_schema_evolution_with_given_ids_and_deletes)
 		FLOE_CHECK(floe_iceberg_schema_field(next, "pt")->id == 30 && floe_iceberg_schema_find(next, 32));
 		FLOE_CHECK(floe_iceberg_schema_field(next, "n")->id == 33 && last == 33);
 	}
+	/* The key moves: identifiers set to none, then the old identifier column may go. */
+	floe_iceberg_schema_change rekey[] = {
+		{ FLOE_ICEBERG_SET_IDENTIFIERS, NULL, NULL, NULL, NULL, 0, NULL, 0 },
+		{ FLOE_ICEBERG_DELETE_COLUMN, "id", NULL, NULL, NULL, 0, NULL, 0 },
+	};
+	int32_t l3 = 9;
+	next = NULL;
+	FLOE_CHECK(s && floe_iceberg_schema_evolve(&next, a, s, 6, &l3, rekey, 2) == 0);
+	FLOE_CHECK(next && next->n_identifier_ids == 0 && floe_iceberg_schema_field(next, "id") == NULL);
+	static const int32_t not_required[] = { 4 };
+	floe_iceberg_schema_change badkey = { FLOE_ICEBERG_SET_IDENTIFIERS, NULL, NULL, NULL, NULL, 0, not_required, 1 };
+	floe_error_clear();
+	FLOE_CHECK(s && floe_iceberg_schema_evolve(&next, a, s, 6, &l3, &badkey, 1) < 0);
+	FLOE_CHECK(floe_error_last() && strstr(floe_error_last()->message, "identifier field 4"));
 	struct {
 		floe_iceberg_schema_change c;
 		const char *needle;
 	} bad[] = {
-		{ { FLOE_ICEBERG_ADD_COLUMN, "q", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL, 9 },
+		{ { FLOE_ICEBERG_ADD_COLUMN, "q", NULL, floe_iceberg_type_new(a, FLOE_ICEBERG_INT), NULL, 9, NULL, 0 },
 		  "never reused" },
-		{ { FLOE_ICEBERG_ADD_COLUMN, "q", NULL, st, NULL, 40 }, "not all given" }, /* x's id unset below */
-		{ { FLOE_ICEBERG_DELETE_COLUMN, "id", NULL, NULL, NULL, 0 }, "identifier field" },
-		{ { FLOE_ICEBERG_DELETE_COLUMN, "nope", NULL, NULL, NULL, 0 }, "no column \"nope\"" },
+		{ { FLOE_ICEBERG_ADD_COLUMN, "q", NULL, st, NULL, 40, NULL, 0 }, "not all given" }, /* x's id unset below */
+		{ { FLOE_ICEBERG_DELETE_COLUMN, "id", NULL, NULL, NULL, 0, NULL, 0 }, "identifier field" },
+		{ { FLOE_ICEBERG_DELETE_COLUMN, "nope", NULL, NULL, NULL, 0, NULL, 0 }, "no column \"nope\"" },
 	};
 	st->fields[0].id = 0;
 	for (size_t i = 0; s && i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -257,9 +257,9 @@ FLOE_TEST(iceberg_table_schema_evolution)
 	FLOE_CHECK(floe_iceberg_table_append(a, make_file(&e, a, 0, 3), 1, NULL) == 0);
 	FLOE_CHECK(floe_iceberg_table_load(&b, e.catalog, "bronze", "t") == 0);
 	floe_iceberg_schema_change ch[] = {
-		{ FLOE_ICEBERG_WIDEN_COLUMN, "v", NULL, floe_iceberg_type_new(e.a, FLOE_ICEBERG_LONG), NULL, 0 },
-		{ FLOE_ICEBERG_ADD_COLUMN, "note", NULL, floe_iceberg_type_new(e.a, FLOE_ICEBERG_STRING), NULL, 0 },
-		{ FLOE_ICEBERG_RENAME_COLUMN, "id", "order_id", NULL, NULL, 0 },
+		{ FLOE_ICEBERG_WIDEN_COLUMN, "v", NULL, floe_iceberg_type_new(e.a, FLOE_ICEBERG_LONG), NULL, 0, NULL, 0 },
+		{ FLOE_ICEBERG_ADD_COLUMN, "note", NULL, floe_iceberg_type_new(e.a, FLOE_ICEBERG_STRING), NULL, 0, NULL, 0 },
+		{ FLOE_ICEBERG_RENAME_COLUMN, "id", "order_id", NULL, NULL, 0, NULL, 0 },
 	};
 	FLOE_CHECK(floe_iceberg_table_update_schema(a, ch, 3, NULL) == 0);
 	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(a);
@@ -272,7 +272,7 @@ FLOE_TEST(iceberg_table_schema_evolution)
 	FLOE_CHECK(floe_iceberg_table_update_schema(b, ch + 1, 1, NULL) < 0);
 	FLOE_CHECK(floe_error_last() && floe_error_last()->cls == FLOE_ERR_CONFLICT);
 	/* Reverting to an earlier shape reuses that schema id. */
-	floe_iceberg_schema_change back = { FLOE_ICEBERG_RENAME_COLUMN, "order_id", "id", NULL, NULL, 0 };
+	floe_iceberg_schema_change back = { FLOE_ICEBERG_RENAME_COLUMN, "order_id", "id", NULL, NULL, 0, NULL, 0 };
 	FLOE_CHECK(floe_iceberg_table_update_schema(a, &back, 1, NULL) == 0);
 	FLOE_CHECK(floe_iceberg_table_metadata(a)->current_schema_id == 2);
 	/* Properties. */

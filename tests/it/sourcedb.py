@@ -27,6 +27,14 @@ class Source:
         self.password = f"pw-{name}-" + secrets.token_hex(8)
         self.admin_dsn = stack["admin"].replace("dbname=shop", f"dbname={name}")
 
+    @classmethod
+    def readable(cls, stack, name, role, sql, schemas=("public",)):
+        """A fresh database made by `sql`, its role allowed to read `schemas`."""
+        s = cls(stack, name, role)
+        s.create(sql)
+        s.grant_read(*schemas)
+        return s
+
     def create(self, sql):
         with psycopg.connect(self.stack["admin"], autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')

@@ -20,10 +20,7 @@ from sourcedb import Source
 
 @pytest.fixture(scope="module")
 def src(stack):
-    s = Source(stack, "composite_it", "composite_reader")
-    s.create(SOURCE)
-    s.grant_read("public")
-    return s
+    return Source.readable(stack, "composite_it", "composite_reader", SOURCE)
 
 
 @pytest.fixture(scope="module")

@@ -25,10 +25,7 @@ INSERT INTO public.plain SELECT g, 'a' || g, 'b' || g FROM generate_series(1, 10
 
 @pytest.fixture(scope="module")
 def src(stack):
-    s = Source(stack, "schema_change_it", "schema_change_reader")
-    s.create(SOURCE)
-    s.grant_read("public")
-    return s
+    return Source.readable(stack, "schema_change_it", "schema_change_reader", SOURCE)
 
 
 @pytest.fixture(scope="module")

@@ -57,10 +57,7 @@ UPDATED, INSERTED, DELETED = 7, 3, 2
 
 @pytest.fixture(scope="module")
 def src(stack):
-    s = Source(stack, "comp_incr_it", "comp_incr_reader")
-    s.create(SOURCE + WATERMARK)
-    s.grant_read("public")
-    return s
+    return Source.readable(stack, "comp_incr_it", "comp_incr_reader", SOURCE + WATERMARK)
 
 
 @pytest.fixture(scope="module")

@@ -57,10 +57,7 @@ TABLES = ["bronze.comp", "bronze.comp_edge", "bronze.comp_nokey", "bronze.comp_e
 
 @pytest.fixture(scope="module")
 def src(stack):
-    s = Source(stack, "reconcile_comp_it", "reconcile_comp_reader")
-    s.create(SOURCE + EXTRA)
-    s.grant_read("public")
-    return s
+    return Source.readable(stack, "reconcile_comp_it", "reconcile_comp_reader", SOURCE + EXTRA)
 
 
 @pytest.fixture(scope="module")

@@ -83,6 +83,14 @@ int floe_buf_putc(floe_buf *buf, char c)
 	return floe_buf_put(buf, &c, 1);
 }
 
+int floe_buf_put_quoted(floe_buf *buf, const char *cstr, char quote)
+{
+	int rc = floe_buf_putc(buf, quote);
+	for (const char *p = cstr; *p && rc == 0; p++)
+		rc = *p == quote ? floe_buf_putc(buf, quote) | floe_buf_putc(buf, quote) : floe_buf_putc(buf, *p);
+	return rc == 0 ? floe_buf_putc(buf, quote) : rc;
+}
+
 int floe_buf_vprintf(floe_buf *buf, const char *fmt, va_list ap)
 {
 	va_list copy;

@@ -47,6 +47,8 @@ int floe_buf_reserve(floe_buf *buf, size_t extra);
 int floe_buf_put(floe_buf *buf, const void *data, size_t len);
 int floe_buf_puts(floe_buf *buf, const char *cstr);
 int floe_buf_putc(floe_buf *buf, char c);
+/* `cstr` between two `quote`s, a `quote` inside doubled: an SQL literal ('), identifier (") or CSV field ("). */
+int floe_buf_put_quoted(floe_buf *buf, const char *cstr, char quote);
 int floe_buf_printf(floe_buf *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int floe_buf_vprintf(floe_buf *buf, const char *fmt, va_list ap);

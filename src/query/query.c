@@ -15,28 +15,6 @@
 #include <string.h>
 #include <strings.h>
 
-static int put_ident(floe_buf *out, const char *s)
-{
-	floe_buf_putc(out, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			floe_buf_putc(out, '"');
-		floe_buf_putc(out, *s);
-	}
-	return floe_buf_putc(out, '"');
-}
-
-static int put_literal(floe_buf *out, const char *s)
-{
-	floe_buf_putc(out, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			floe_buf_putc(out, '\'');
-		floe_buf_putc(out, *s);
-	}
-	return floe_buf_putc(out, '\'');
-}
-
 /* An Iceberg type as DuckDB names it (struct fields quoted, so any name is one). */
 static void duck_type(floe_buf *out, const floe_iceberg_type *t)
 {
@@ -55,7 +33,7 @@ static void duck_type(floe_buf *out, const floe_iceberg_type *t)
 		floe_buf_puts(out, "STRUCT(");
 		for (size_t i = 0; i < t->n_fields; i++) {
 			floe_buf_puts(out, i ? ", " : "");
-			put_ident(out, t->fields[i].name);
+			floe_buf_put_quoted(out, t->fields[i].name, '"');
 			floe_buf_putc(out, ' ');
 			duck_type(out, t->fields[i].type);
 		}
@@ -98,14 +76,14 @@ static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, 
 	}
 	const floe_iceberg_schema *schema = floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(t));
 	floe_buf_puts(&sql, "CREATE VIEW ");
-	put_ident(&sql, ns);
+	floe_buf_put_quoted(&sql, ns, '"');
 	floe_buf_putc(&sql, '.');
-	put_ident(&sql, name);
+	floe_buf_put_quoted(&sql, name, '"');
 	floe_buf_puts(&sql, " AS SELECT * FROM read_parquet([");
 	for (size_t i = 0; i < scan->n_files; i++) {
 		if (i)
 			floe_buf_putc(&sql, ',');
-		put_literal(&sql, floe_iceberg_uri_to_path(a, scan->files[i].file.path));
+		floe_buf_put_quoted(&sql, floe_iceberg_uri_to_path(a, scan->files[i].file.path), '\'');
 	}
 	floe_buf_puts(&sql, "], schema = MAP {");
 	for (size_t i = 0; i < schema->n_fields; i++) {
@@ -113,9 +91,9 @@ static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, 
 		floe_buf_clear(&type);
 		duck_type(&type, f->type);
 		floe_buf_printf(&sql, "%s%d: {name: ", i ? ", " : "", (int)f->id);
-		put_literal(&sql, f->name);
+		floe_buf_put_quoted(&sql, f->name, '\'');
 		floe_buf_puts(&sql, ", type: ");
-		put_literal(&sql, floe_buf_cstr(&type));
+		floe_buf_put_quoted(&sql, floe_buf_cstr(&type), '\'');
 		floe_buf_puts(&sql, ", default_value: NULL}");
 	}
 	floe_buf_puts(&sql, "})");
@@ -141,7 +119,7 @@ static int define_views(floe_engine *e, const floe_config *config, floe_arena *a
 	for (size_t i = 0; i < n_ns; i++) {
 		floe_buf ddl = FLOE_BUF_INIT;
 		floe_buf_puts(&ddl, "CREATE SCHEMA IF NOT EXISTS ");
-		put_ident(&ddl, namespaces[i]);
+		floe_buf_put_quoted(&ddl, namespaces[i], '"');
 		int rc = floe_engine_exec(e, floe_buf_cstr(&ddl));
 		floe_buf_free(&ddl);
 		if (rc < 0 || floe_iceberg_catalog_list_tables(cat, namespaces[i], a, &tables, &n_t) < 0)
@@ -261,17 +239,10 @@ static void render_csv(floe_buf *out, floe_engine_result *r)
 			floe_buf_puts(out, c ? "," : "");
 			if (!v)
 				continue;
-			if (strpbrk(v, ",\"\n\r")) {
-				floe_buf_putc(out, '"');
-				for (const char *p = v; *p; p++) {
-					if (*p == '"')
-						floe_buf_putc(out, '"');
-					floe_buf_putc(out, *p);
-				}
-				floe_buf_putc(out, '"');
-			} else {
+			if (strpbrk(v, ",\"\n\r"))
+				floe_buf_put_quoted(out, v, '"');
+			else
 				floe_buf_puts(out, v);
-			}
 		}
 		floe_buf_putc(out, '\n');
 	}
@@ -300,7 +271,7 @@ int floe_query_run(floe_buf *out, const floe_config *config, const char *sql, fl
 	if (check_read_only(sql) < 0 || floe_engine_open(&e, NULL) < 0 || define_views(e, config, a) < 0)
 		goto cleanup;
 	floe_buf_puts(&setup, "SET allowed_directories = [");
-	put_literal(&setup, floe_arena_printf(a, "%s/", floe_config_warehouse_dir(config)));
+	floe_buf_put_quoted(&setup, floe_arena_printf(a, "%s/", floe_config_warehouse_dir(config)), '\'');
 	floe_buf_puts(&setup, "]; SET enable_external_access = false; SET lock_configuration = true");
 	if (floe_engine_exec(e, floe_buf_cstr(&setup)) < 0 || floe_engine_query(e, &r, statement(e, a, sql)) < 0)
 		goto cleanup;

@@ -85,17 +85,6 @@ typedef struct mapper {
 static const char *map_type(rc_type *out, mapper *m, floe_buf *duck, const floe_lock_type *lt, const char *path,
 			    bool in_struct, bool padded);
 
-void rc_quoted(floe_buf *out, const char *s, char quote)
-{
-	floe_buf_putc(out, quote);
-	for (const char *p = s; *p; p++) {
-		if (*p == quote)
-			floe_buf_putc(out, quote);
-		floe_buf_putc(out, *p);
-	}
-	floe_buf_putc(out, quote);
-}
-
 /*
  * A struct (a composite type): DuckDB's STRUCT("name" TYPE, …). DuckDB matches a
  * struct's fields in a Parquet file by name (case-insensitively), not by field id
@@ -116,7 +105,7 @@ static const char *map_struct(rc_type *out, mapper *m, floe_buf *duck, const flo
 		fields[i].name = lf->name;
 		fields[i].field_id = lf->id;
 		floe_buf_puts(duck, i ? ", " : "");
-		rc_quoted(duck, lf->name, '"');
+		floe_buf_put_quoted(duck, lf->name, '"');
 		floe_buf_putc(duck, ' ');
 		const char *why = map_type(&fields[i].type, m, duck, lf->type,
 					   floe_arena_printf(m->arena, "%s.%s", path, lf->name), true, false);

@@ -50,7 +50,7 @@ static void path_list(floe_buf *q, const char *const *paths, size_t n_paths)
 	floe_buf_putc(q, '[');
 	for (size_t i = 0; i < n_paths; i++) {
 		floe_buf_puts(q, i ? ", " : "");
-		rc_quoted(q, paths[i], '\'');
+		floe_buf_put_quoted(q, paths[i], '\'');
 	}
 	floe_buf_putc(q, ']');
 }
@@ -80,7 +80,7 @@ static void lake_view(floe_buf *q, const rc_table *t, const char *const *paths, 
 		if (!c->duck_type)
 			continue;
 		floe_buf_printf(q, "%s%d: {name: '%s', type: ", n++ ? ", " : "", c->field_id, c->ident);
-		rc_quoted(q, c->duck_type, '\''); /* a struct's field names are the user's */
+		floe_buf_put_quoted(q, c->duck_type, '\''); /* a struct's field names are the user's */
 		floe_buf_puts(q, ", default_value: NULL}");
 	}
 	floe_buf_puts(q, "})");

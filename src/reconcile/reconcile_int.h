@@ -86,9 +86,6 @@ typedef struct rc_table {
 int rc_table_build(rc_table *out, floe_arena *arena, const floe_lock_table *lock, const uint32_t *oids,
 		   const uint32_t *elem_oids, size_t n_oids);
 
-/* `s` between `quote`s, each inside doubled: a SQL string literal ('\''), a DuckDB identifier ('"'). */
-void rc_quoted(floe_buf *out, const char *s, char quote);
-
 /* A struct, or a list of them. */
 bool rc_type_holds_struct(const rc_type *type);
 

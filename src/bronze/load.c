@@ -66,14 +66,8 @@ static const char *extraction_sql(load_state *s)
 static int open_source(load_state *s)
 {
 	floe_pg_result *r = NULL;
-	if (floe_pg_connect_source(&s->pg, s->job->config) < 0)
+	if (floe_pg_connect_source(&s->pg, s->job->config) < 0 || floe_plan_session_apply(s->pg) < 0)
 		return -1;
-	for (const char *const *kv = floe_plan_session_settings; kv[0]; kv += 2) {
-		const char *params[2] = { kv[0], kv[1] };
-		if (floe_pg_query(&r, s->pg, "select pg_catalog.set_config($1, $2, false)", 2, params) < 0)
-			return -1;
-		floe_pg_result_free(r);
-	}
 	if (floe_pg_exec(s->pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0)
 		return -1;
 	if (s->job->pg_snapshot) { /* read what an earlier load read */

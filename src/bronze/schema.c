@@ -24,6 +24,7 @@
 #include "iceberg/metadata.h"
 #include "iceberg/table.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #define TEMP_NAME "floe_renaming_" /* a rename passes through it, so two columns can swap names */
@@ -52,10 +53,15 @@ static floe_iceberg_schema_change *add(changes *c, floe_iceberg_change_kind kind
 	return ch;
 }
 
-static void say(changes *c, const char *fmt, const char *a, const char *b)
+static void say(changes *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(changes *c, const char *fmt, ...)
 {
+	va_list ap;
 	floe_buf_puts(&c->said, c->said.len ? "; " : "");
-	floe_buf_printf(&c->said, fmt, a, b);
+	va_start(ap, fmt);
+	floe_buf_vprintf(&c->said, fmt, ap);
+	va_end(ap);
 }
 
 /* A type change the plan asks for: a widening, or the reason it cannot be made. */
@@ -115,7 +121,7 @@ static void set_key(changes *c, bronze_load *l, const floe_iceberg_schema *cur)
 	floe_iceberg_schema_change *ch = add(c, FLOE_ICEBERG_SET_IDENTIFIERS, NULL);
 	ch->ids = keep ? plan->identifier_ids : NULL;
 	ch->n_ids = keep ? plan->n_identifier_ids : 0;
-	say(c, "%s%s", keep ? "the key set to the plan's" : "no identifier fields (the key's columns are new)", "");
+	say(c, "%s", keep ? "the key set to the plan's" : "no identifier fields (the key's columns are new)");
 }
 
 /*
@@ -134,7 +140,7 @@ static int plan_changes(changes *c, bronze_load *l, const floe_iceberg_schema *c
 		if (!top_field(plan, cur->fields[i].id)) {
 			dropped[drops] = floe_arena_printf(a, TEMP_DROP "%d", (int)cur->fields[i].id);
 			add(c, FLOE_ICEBERG_RENAME_COLUMN, cur->fields[i].name)->new_name = dropped[drops++];
-			say(c, "dropped \"%s\"%s", cur->fields[i].name, "");
+			say(c, "dropped \"%s\"", cur->fields[i].name);
 		}
 	for (size_t i = 0; i < plan->n_fields; i++) {
 		const floe_iceberg_field *want = &plan->fields[i], *have = top_field(cur, want->id);
@@ -158,13 +164,13 @@ static int plan_changes(changes *c, bronze_load *l, const floe_iceberg_schema *c
 		const floe_iceberg_field *want = &plan->fields[i], *have = top_field(cur, want->id);
 		if (have && have->required && !want->required) {
 			add(c, FLOE_ICEBERG_MAKE_OPTIONAL, want->name);
-			say(c, "made \"%s\" optional%s", want->name, "");
+			say(c, "made \"%s\" optional", want->name);
 		} else if (!have) {
 			floe_iceberg_schema_change *ch = add(c, FLOE_ICEBERG_ADD_COLUMN, want->name);
 			ch->type = want->type;
 			ch->doc = want->doc;
 			ch->id = want->id;
-			say(c, "added \"%s\"%s", want->name, "");
+			say(c, "added \"%s\"", want->name);
 			if (!l->reload_why)
 				l->reload_why = floe_arena_printf(a, "loaded in full: column \"%s\" was added (the table's "
 								  "files lack it)", want->name);

@@ -113,6 +113,14 @@ static int new_field_ids(floe_iceberg_field *f, const floe_iceberg_schema_change
 	return 0;
 }
 
+static bool is_identifier(const floe_iceberg_schema *s, int32_t id)
+{
+	for (size_t i = 0; i < s->n_identifier_ids; i++)
+		if (s->identifier_ids[i] == id)
+			return true;
+	return false;
+}
+
 static int add_column(floe_arena *arena, floe_iceberg_schema *s, const floe_iceberg_schema_change *c,
 		      int32_t *last_id)
 {
@@ -147,10 +155,9 @@ static int delete_column(floe_arena *arena, floe_iceberg_schema *s, const floe_i
 	located at;
 	if (locate(&at, arena, s, c->name, false) < 0)
 		return -1;
-	for (size_t i = 0; i < s->n_identifier_ids; i++)
-		if (s->identifier_ids[i] == at.field->id)
-			return floe_error_set(FLOE_ERR_USAGE, "cannot delete \"%s\": it is an identifier field "
-					      "of the table", c->name);
+	if (is_identifier(s, at.field->id))
+		return floe_error_set(FLOE_ERR_USAGE, "cannot delete \"%s\": it is an identifier field "
+				      "of the table", c->name);
 	size_t k = (size_t)(at.field - *at.siblings);
 	floe_iceberg_field *kept = floe_arena_alloc(arena, (*at.n_siblings + 1) * sizeof(*kept));
 	memcpy(kept, *at.siblings, k * sizeof(*kept));
@@ -201,10 +208,9 @@ static int make_optional(floe_arena *arena, floe_iceberg_schema *s,
 	located at;
 	if (locate(&at, arena, s, c->name, false) < 0)
 		return -1;
-	for (size_t i = 0; i < s->n_identifier_ids; i++)
-		if (s->identifier_ids[i] == at.field->id)
-			return floe_error_set(FLOE_ERR_USAGE, "cannot make \"%s\" optional: it is an "
-					      "identifier field of the table", c->name);
+	if (is_identifier(s, at.field->id))
+		return floe_error_set(FLOE_ERR_USAGE, "cannot make \"%s\" optional: it is an "
+				      "identifier field of the table", c->name);
 	at.field->required = false;
 	return 0;
 }

@@ -1,7 +1,9 @@
 /*
- * text.c — edit distance, suggestions, strict integer parsing.
+ * text.c — edit distance, suggestions, strict integer parsing, terminal-safe text.
  */
 #include "base/text.h"
+
+#include "base/utf8.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -88,4 +90,49 @@ int floe_text_parse_int64(int64_t *out, const char *s, size_t len, int64_t min, 
 		*out = (int64_t)v;
 	}
 	return *out >= min ? 0 : -1;
+}
+
+int floe_text_put_printable(floe_buf *out, const char *s)
+{
+	if (!s)
+		return floe_buf_puts(out, "(null)");
+	size_t len = strlen(s);
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = floe_utf8_len(s + i, len - i);
+		int rc = 0;
+		if (n == 0) {
+			rc = floe_buf_printf(out, "\\x%02x", c);
+			n = 1;
+		} else if (n == 1 && (c < 0x20 || c == 0x7f || c == '\\')) {
+			switch (c) {
+			case '\n': rc = floe_buf_puts(out, "\\n"); break;
+			case '\r': rc = floe_buf_puts(out, "\\r"); break;
+			case '\t': rc = floe_buf_puts(out, "\\t"); break;
+			case 0x1b: rc = floe_buf_puts(out, "\\e"); break;
+			case '\\': rc = floe_buf_puts(out, "\\\\"); break;
+			default: rc = floe_buf_printf(out, "\\x%02x", c); break;
+			}
+		} else if (n == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0) {
+			/* C1 controls U+0080..U+009F (CSI U+009B among them). */
+			rc = floe_buf_printf(out, "\\u{%04x}", (unsigned char)s[i + 1] & 0xff);
+		} else {
+			rc = floe_buf_put(out, s + i, n);
+		}
+		if (rc < 0)
+			return -1;
+		i += n;
+	}
+	return 0;
+}
+
+char *floe_text_printable(const char *s)
+{
+	floe_buf b;
+	floe_buf_init(&b, FLOE_BUF_DEFAULT_MAX);
+	if (floe_text_put_printable(&b, s) < 0) {
+		floe_buf_free(&b);
+		return NULL;
+	}
+	return floe_buf_detach(&b, NULL);
 }

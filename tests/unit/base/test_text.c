@@ -4,6 +4,8 @@
 #include "harness.h"
 #include "base/text.h"
 
+#include <stdlib.h>
+
 FLOE_TEST(text_edit_distance_counts_swaps_as_one)
 {
 	FLOE_CHECK(floe_text_edit_distance("hots", "host") == 1);
@@ -30,4 +32,17 @@ FLOE_TEST(text_parse_int64_is_strict)
 	FLOE_CHECK(floe_text_parse_int64(&v, "-9223372036854775808", 20, INT64_MIN, INT64_MAX) == 0 &&
 		   v == INT64_MIN);
 	FLOE_CHECK(floe_text_parse_int64(&v, "9223372036854775808", 19, INT64_MIN, INT64_MAX) < 0);
+}
+
+FLOE_TEST(text_printable_escapes_controls_and_invalid_bytes)
+{
+	char *s = floe_text_printable("a\nb\x1b[31mc\\d\te\x7f");
+	FLOE_CHECK_STR(s, "a\\nb\\e[31mc\\\\d\\te\\x7f");
+	free(s);
+	s = floe_text_printable("caf\xc3\xa9 \xc2\x9b" "x \xff");
+	FLOE_CHECK_STR(s, "caf\xc3\xa9 \\u{009b}x \\xff");
+	free(s);
+	s = floe_text_printable("orders");
+	FLOE_CHECK_STR(s, "orders");
+	free(s);
 }

@@ -8,7 +8,7 @@
 # src/pg needs); for Avro and Iceberg metadata src/format/avro_*.c and src/iceberg/ (zlib); for
 # the Parquet reader (parquet_footer, parquet_pages) src/format with libzstd.
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
-# ($FLOE_SHARED_DIR or ../shared) and from fuzz/corpus/<target>/ (small files kept in git;
+# (tests/data/toml-test, vendored; or $FLOE_TEST_DATA_DIR) and from fuzz/corpus/<target>/ (small files kept in git;
 # the Parquet seeds are made by `build/tools/parquet_fixture seeds DIR`); crash inputs land in
 # build-fuzz/ as crash-<target>-*.
 # Reproduce one with: build-fuzz/fuzz_toml build-fuzz/crash-toml-<hash>
@@ -17,7 +17,7 @@ set -euo pipefail
 
 secs=${1:-60}
 cd "$(dirname "$0")/.."
-shared=${FLOE_SHARED_DIR:-../shared}
+shared=${FLOE_TEST_DATA_DIR:-tests/data}
 cc=${FUZZ_CC:-clang}
 out=build-fuzz
 

@@ -30,10 +30,10 @@ void floe_test_fail(const char *file, int line, const char *what)
 	current_failed = 1;
 }
 
-const char *floe_test_shared_dir(void)
+const char *floe_test_data_dir(void)
 {
-	const char *env = getenv("FLOE_SHARED_DIR");
-	return env ? env : "../shared";
+	const char *env = getenv("FLOE_TEST_DATA_DIR");
+	return env ? env : "tests/data";
 }
 
 int main(int argc, char **argv)

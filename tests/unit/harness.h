@@ -16,8 +16,8 @@
 typedef void (*floe_test_fn)(void);
 void floe_test_register(const char *name, floe_test_fn fn);
 void floe_test_fail(const char *file, int line, const char *what);
-/* Directory of shared test data (../shared next to the repository, or $FLOE_SHARED_DIR). */
-const char *floe_test_shared_dir(void);
+/* Directory of the repository's test data (tests/data, or $FLOE_TEST_DATA_DIR). */
+const char *floe_test_data_dir(void);
 
 #define FLOE_TEST(name)                                                              \
 	static void test_##name(void);                                                  \

@@ -1,7 +1,7 @@
 /*
  * test_toml_corpus.c — floe's TOML parser against the toml-test corpus.
  *
- * For every case that `<shared>/toml-test/files-toml-1.0.0` lists: a valid case
+ * For every case that `tests/data/toml-test/files-toml-1.0.0` lists: a valid case
  * must parse and equal its tagged JSON (read with floe's JSON reader); an invalid
  * case must be rejected with a positioned message. Floats compare as numbers
  * (nan equals nan, -0.0 equals 0.0); date-times compare field by field at
@@ -245,7 +245,7 @@ FLOE_TEST(toml_corpus_1_0)
 {
 	floe_buf dir = FLOE_BUF_INIT, list = FLOE_BUF_INIT;
 	corpus_run run = { NULL, 0, 0, 0, 0 };
-	floe_buf_printf(&dir, "%s/toml-test", floe_test_shared_dir());
+	floe_buf_printf(&dir, "%s/toml-test", floe_test_data_dir());
 	run.dir = floe_buf_cstr(&dir);
 	if (!read_case(&list, &run, "files-toml-1.0.0", 16, "")) {
 		printf("  toml-test corpus not found under %s\n", run.dir);

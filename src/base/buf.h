@@ -31,7 +31,7 @@ typedef struct floe_buf {
 } floe_buf;
 
 #define FLOE_BUF_DEFAULT_MAX ((size_t)1 << 30)
-#define FLOE_BUF_INIT { NULL, 0, 0, FLOE_BUF_DEFAULT_MAX }
+#define FLOE_BUF_INIT { .max = FLOE_BUF_DEFAULT_MAX }
 
 void floe_buf_init(floe_buf *buf, size_t max);
 void floe_buf_free(floe_buf *buf);

@@ -25,7 +25,7 @@ typedef struct floe_fs_write_opts {
 	bool exclusive;
 } floe_fs_write_opts;
 
-#define FLOE_FS_WRITE_OPTS_INIT { 0644, false }
+#define FLOE_FS_WRITE_OPTS_INIT { .mode = 0644 }
 
 int floe_fs_write_atomic(const char *path, const void *data, size_t len,
 			 const floe_fs_write_opts *opts);

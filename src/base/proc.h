@@ -18,7 +18,7 @@ typedef struct floe_proc_opts {
 	const char *stdin_text;    /* fed to the child's stdin, NULL: /dev/null */
 } floe_proc_opts;
 
-#define FLOE_PROC_OPTS_INIT { NULL, NULL, false, NULL }
+#define FLOE_PROC_OPTS_INIT { .cwd = NULL }
 
 typedef struct floe_proc_result {
 	int exit_code;     /* 0..255, or 128+signal */

@@ -57,7 +57,7 @@ typedef struct floe_bronze_opts {
 	void *check_ctx;
 } floe_bronze_opts;
 
-#define FLOE_BRONZE_OPTS_INIT { NULL, 0, 0, false, "run", NULL, NULL }
+#define FLOE_BRONZE_OPTS_INIT { .command = "run" }
 
 typedef struct floe_bronze_result {
 	const char *table;          /* "bronze.orders" */

@@ -20,7 +20,7 @@ typedef struct floe_db_opts {
 	int busy_timeout_ms; /* 0: 10 s */
 } floe_db_opts;
 
-#define FLOE_DB_OPTS_INIT { false, false, 0 }
+#define FLOE_DB_OPTS_INIT { .create = false }
 
 int floe_db_open(floe_db **out, const char *path, const floe_db_opts *opts);
 void floe_db_close(floe_db *db);

@@ -149,7 +149,10 @@ typedef struct floe_avro_writer_opts {
 	size_t block_bytes;  /* encoded bytes per block before it is flushed */
 } floe_avro_writer_opts;
 
-#define FLOE_AVRO_WRITER_OPTS_INIT { FLOE_AVRO_CODEC_DEFLATE, -1, (size_t)1 << 20 }
+#define FLOE_AVRO_WRITER_OPTS_INIT \
+	{ .codec = FLOE_AVRO_CODEC_DEFLATE, \
+	  .deflate_level = -1, \
+	  .block_bytes = (size_t)1 << 20 }
 
 /*
  * A writer for records of `schema_json`, which is parsed (and must be valid) and

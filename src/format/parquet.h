@@ -84,9 +84,14 @@ typedef struct floe_parquet_writer_opts {
  * dictionaries), except ZSTD level 2 where Java uses 3: measured on an orders-shaped table
  * (bench/RESULTS.md) it writes files 2% smaller than level 3 for about a fifth less CPU.
  */
-#define FLOE_PARQUET_WRITER_OPTS_INIT                                                        \
-	{ FLOE_PARQUET_ZSTD, 2, (size_t)128 << 20, (size_t)1 << 20, 20000, (size_t)2 << 20,    \
-	  NULL, NULL, false, true }
+#define FLOE_PARQUET_WRITER_OPTS_INIT \
+	{ .codec = FLOE_PARQUET_ZSTD, \
+	  .zstd_level = 2, \
+	  .row_group_bytes = (size_t)128 << 20, \
+	  .page_bytes = (size_t)1 << 20, \
+	  .page_rows = 20000, \
+	  .dictionary_bytes = (size_t)2 << 20, \
+	  .fsync = true }
 
 typedef struct floe_parquet_writer floe_parquet_writer;
 
@@ -311,7 +316,10 @@ typedef struct floe_parquet_reader_opts {
 	size_t max_values;        /* refuse column chunks with more level entries */
 } floe_parquet_reader_opts;
 
-#define FLOE_PARQUET_READER_OPTS_INIT { (size_t)64 << 20, (size_t)256 << 20, (size_t)1 << 31 }
+#define FLOE_PARQUET_READER_OPTS_INIT \
+	{ .max_footer_bytes = (size_t)64 << 20, \
+	  .max_page_bytes = (size_t)256 << 20, \
+	  .max_values = (size_t)1 << 31 }
 
 typedef struct floe_parquet_reader floe_parquet_reader;
 

@@ -42,7 +42,7 @@ typedef struct floe_gen_opts {
 	const char *dir;      /* NULL: <project>/pipeline */
 } floe_gen_opts;
 
-#define FLOE_GEN_OPTS_INIT { NULL }
+#define FLOE_GEN_OPTS_INIT { .dir = NULL }
 
 /* Plan the source (floe_plan_build) and generate. */
 int floe_gen_run(floe_gen_result **out, const floe_config *config, const floe_gen_opts *opts);

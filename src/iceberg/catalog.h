@@ -57,7 +57,7 @@ typedef struct floe_iceberg_catalog_opts {
 	bool create;           /* create the catalog file and its tables when missing */
 } floe_iceberg_catalog_opts;
 
-#define FLOE_ICEBERG_CATALOG_OPTS_INIT { NULL, NULL, false }
+#define FLOE_ICEBERG_CATALOG_OPTS_INIT { .name = NULL }
 #define FLOE_ICEBERG_DEFAULT_CATALOG_NAME "floe"
 
 /* A catalog over `ops`/`state` (owned) and `storage` (owned), tables under `warehouse_uri`. */

@@ -40,7 +40,11 @@ typedef struct floe_iceberg_column_stats {
 	size_t upper_len;
 } floe_iceberg_column_stats;
 
-#define FLOE_ICEBERG_COLUMN_STATS_INIT { 0, -1, -1, -1, -1, false, false, NULL, 0, NULL, 0 }
+#define FLOE_ICEBERG_COLUMN_STATS_INIT \
+	{ .column_size = -1, \
+	  .value_count = -1, \
+	  .null_value_count = -1, \
+	  .nan_value_count = -1 }
 
 typedef struct floe_iceberg_data_file {
 	floe_iceberg_content content;
@@ -59,8 +63,7 @@ typedef struct floe_iceberg_data_file {
 	size_t n_equality_ids;
 } floe_iceberg_data_file;
 
-#define FLOE_ICEBERG_DATA_FILE_INIT { FLOE_ICEBERG_CONTENT_DATA, NULL, NULL, 0, 0, 0, NULL, 0, \
-				      NULL, 0, false, 0, NULL, 0 }
+#define FLOE_ICEBERG_DATA_FILE_INIT { .content = FLOE_ICEBERG_CONTENT_DATA }
 
 /* A deep copy in `arena`. */
 floe_iceberg_data_file *floe_iceberg_data_file_copy(floe_arena *arena,

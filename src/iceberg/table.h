@@ -44,7 +44,7 @@ typedef struct floe_iceberg_create_opts {
 	bool create_namespace;            /* create the namespace when missing (default true) */
 } floe_iceberg_create_opts;
 
-#define FLOE_ICEBERG_CREATE_OPTS_INIT { NULL, NULL, 0, false, true }
+#define FLOE_ICEBERG_CREATE_OPTS_INIT { .create_namespace = true }
 
 /*
  * Create a table with `schema` (validated; copied) and register it. Fails with
@@ -93,7 +93,7 @@ typedef struct floe_iceberg_commit_opts {
 	int64_t expect_snapshot_id;
 } floe_iceberg_commit_opts;
 
-#define FLOE_ICEBERG_COMMIT_OPTS_INIT { NULL, 0, -1, NULL, -1 }
+#define FLOE_ICEBERG_COMMIT_OPTS_INIT { .max_retries = -1, .expect_snapshot_id = -1 }
 #define FLOE_ICEBERG_NO_SNAPSHOT (-2)
 
 /* Add data files in a new snapshot (operation "append"). */
@@ -134,7 +134,7 @@ typedef struct floe_iceberg_expire_opts {
 	size_t n_snapshot_ids;
 } floe_iceberg_expire_opts;
 
-#define FLOE_ICEBERG_EXPIRE_OPTS_INIT { -1, -1, NULL, 0 }
+#define FLOE_ICEBERG_EXPIRE_OPTS_INIT { .older_than_ms = -1, .retain_last = -1 }
 
 typedef struct floe_iceberg_cleanup_result {
 	size_t expired_snapshots;

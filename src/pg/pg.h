@@ -31,7 +31,7 @@ typedef struct floe_pg_target {
 	const char *password_env; /* the variable the password came from, named in hints; NULL: [source] */
 } floe_pg_target;
 
-#define FLOE_PG_TARGET_INIT { NULL, 5432, NULL, NULL, NULL, NULL, true, 0, NULL }
+#define FLOE_PG_TARGET_INIT { .port = 5432, .read_only = true }
 
 /* Connect. Errors: FLOE_ERR_UNREACHABLE (with hints for the common causes). */
 int floe_pg_connect(floe_pg **out, const floe_pg_target *target);

@@ -19,7 +19,7 @@ typedef struct floe_init_opts {
 	bool save_password;         /* copy the password into .floe/secrets/ (0600) */
 } floe_init_opts;
 
-#define FLOE_INIT_OPTS_INIT { ".", NULL, 0, NULL, NULL, NULL, false }
+#define FLOE_INIT_OPTS_INIT { .dir = "." }
 
 #define FLOE_INIT_MAX_NOTES 16
 

@@ -72,7 +72,10 @@ typedef struct floe_reconcile_request {
 	size_t max_keys;               /* a diverged V3 result is narrowed to at most this many keys; 0: not narrowed */
 } floe_reconcile_request;
 
-#define FLOE_RECONCILE_REQUEST_INIT { NULL, NULL, NULL, NULL, NULL, -1, NULL, FLOE_RECONCILE_V3, NULL, NULL, 0, 100 }
+#define FLOE_RECONCILE_REQUEST_INIT \
+	{ .snapshot_id = -1, \
+	  .tier = FLOE_RECONCILE_V3, \
+	  .max_keys = 100 }
 
 /* One V2 measure of one column on both sides. Values are text; NULL for SQL NULL. */
 typedef struct floe_reconcile_metric {
@@ -181,7 +184,7 @@ typedef struct floe_reconcile_opts {
 	bool repair;                   /* re-copy a diverged table's keys (floe_bronze_repair), reconcile again */
 } floe_reconcile_opts;
 
-#define FLOE_RECONCILE_OPTS_INIT { NULL, 0, FLOE_RECONCILE_V3, NULL, NULL, "reconcile", false }
+#define FLOE_RECONCILE_OPTS_INIT { .tier = FLOE_RECONCILE_V3, .command = "reconcile" }
 
 typedef struct floe_reconcile_report {
 	char run_id[64];

@@ -34,7 +34,7 @@ typedef struct floe_repo_commit_opts {
 	const char *message;
 } floe_repo_commit_opts;
 
-#define FLOE_REPO_COMMIT_OPTS_INIT { NULL }
+#define FLOE_REPO_COMMIT_OPTS_INIT { .message = NULL }
 
 /*
  * Commit `changes` on top of HEAD (or as the first commit). When the resulting

@@ -52,7 +52,7 @@ typedef struct floe_shop_generate_opts {
 	bool replace;         /* drop an existing shop in the schema first (same transaction) */
 } floe_shop_generate_opts;
 
-#define FLOE_SHOP_GENERATE_OPTS_INIT { 1.0, 1, "public", false }
+#define FLOE_SHOP_GENERATE_OPTS_INIT { .scale = 1.0, .seed = 1, .schema = "public" }
 
 typedef struct floe_shop_generate_result {
 	floe_shop_sum sum;
@@ -93,7 +93,13 @@ typedef struct floe_shop_tick_opts {
 	const char *schema;
 } floe_shop_tick_opts;
 
-#define FLOE_SHOP_TICK_OPTS_INIT { 10, 20, 2, 1, 500, 0, "public" }
+#define FLOE_SHOP_TICK_OPTS_INIT \
+	{ .orders = 10, \
+	  .updates = 20, \
+	  .deletes = 2, \
+	  .late = 1, \
+	  .hold_ms = 500, \
+	  .schema = "public" }
 
 typedef struct floe_shop_tick_result {
 	int new_orders, new_customers, returning_customers, new_items, new_payments;
@@ -134,7 +140,7 @@ typedef struct floe_shop_evolve_opts {
 	const char *schema;
 } floe_shop_evolve_opts;
 
-#define FLOE_SHOP_EVOLVE_OPTS_INIT { NULL, NULL, "public" }
+#define FLOE_SHOP_EVOLVE_OPTS_INIT { .schema = "public" }
 
 typedef struct floe_shop_evolve_result {
 	char kind[32];

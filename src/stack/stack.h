@@ -31,7 +31,7 @@ typedef struct floe_stack_opts {
 	int port;             /* 0: keep the previous one or choose a free one */
 } floe_stack_opts;
 
-#define FLOE_STACK_OPTS_INIT { NULL, 0 }
+#define FLOE_STACK_OPTS_INIT { .os_user = NULL }
 
 /* Initialise (first time) and start the cluster; a running cluster is left as it is. */
 int floe_stack_up(floe_stack_info *out, const char *project_dir, const floe_stack_opts *opts);

@@ -154,6 +154,13 @@ def test_a_column_not_compared_makes_the_table_verified_partial_in_every_text(sr
 # ---- item 4: array lower bounds ----------------------------------------------------------------
 
 
+def assert_load_stopped(src, d, why):
+    r = src.floe(d, "run", "--table", "public.bounds")
+    line = next(x for x in r.out.splitlines() if "bronze.bounds" in x)
+    assert r.rc == 1 and line.split()[0] == "failed", r
+    assert why in line and 'in column "a" of row' in line, r
+
+
 def test_an_array_lower_bound_stops_the_load_and_v3_sees_it(src, proj):
     d, run = proj
     assert run["bronze.bounds"]["check"] == "verified", run["bronze.bounds"]
@@ -166,11 +173,12 @@ def test_an_array_lower_bound_stops_the_load_and_v3_sees_it(src, proj):
         r, t = reconcile_json(src, d, "public.bounds")
         assert r.rc == 1 and t["outcome"] == "diverged", t
         assert sorted(k["key"] for k in t["v3"]["keys"]) == [["1"], ["2"]], t["v3"]
+        # each stops the load, naming the column and why
+        src.admin("UPDATE public.bounds SET a = '{7,8}' WHERE id = 1")
+        assert_load_stopped(src, d, "multi-dimensional arrays cannot be carried")
+        src.admin("UPDATE public.bounds SET a = '[0:1]={7,8}' WHERE id = 1")
         src.admin("UPDATE public.bounds SET a = '{1,2}' WHERE id = 2")
-        r = src.floe(d, "run", "--table", "public.bounds")
-        line = next(x for x in r.out.splitlines() if "bronze.bounds" in x)
-        assert r.rc == 1 and line.split()[0] == "failed", r
-        assert "lower bound 0 (not 1)" in line and 'column "a"' in line, r
+        assert_load_stopped(src, d, "an array with lower bound 0 (not 1) cannot be carried")
         tbl = catalog(d).load_table("bronze.bounds")
         assert tbl.current_snapshot().snapshot_id == snapshot
         assert bronze_row(d, "bronze.bounds", 1)["a"] == [7, 8]

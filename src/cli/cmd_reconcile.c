@@ -25,7 +25,7 @@ static void render_text(floe_buf *out, const floe_reconcile_report *rep)
 	floe_buf_printf(out, "run %s\n", rep->run_id);
 	for (size_t i = 0; i < rep->n_results; i++) {
 		const floe_reconcile_result *r = rep->results[i];
-		floe_buf_printf(out, "  %-10s %-32s %s %s\n", floe_reconcile_outcome_name(r->outcome), r->table,
+		floe_buf_printf(out, "  %-10s %-32s %s %s\n", floe_reconcile_state_name(r), r->table,
 				floe_reconcile_tier_name(r->tier), r->detail ? r->detail : "");
 		if (r->error)
 			floe_buf_printf(out, "%13s%s\n", "", r->error);
@@ -59,8 +59,11 @@ static void render_text(floe_buf *out, const floe_reconcile_report *rep)
 			floe_buf_printf(out, "%13scontrol %s: %s\n", "", r->control,
 					r->control_detail ? r->control_detail : (r->control_fired ? "caught" : "not caught"));
 	}
-	floe_buf_printf(out, "%zu verified, %zu diverged, %zu unverified, %zu failed\n", rep->n_verified,
-			rep->n_diverged, rep->n_unverified, rep->n_failed);
+	floe_buf_printf(out, "%zu verified, ", rep->n_verified);
+	if (rep->n_partial)
+		floe_buf_printf(out, "%zu %s, ", rep->n_partial, FLOE_RECONCILE_PARTIAL_NAME);
+	floe_buf_printf(out, "%zu diverged, %zu unverified, %zu failed\n", rep->n_diverged, rep->n_unverified,
+			rep->n_failed);
 }
 
 static void render_json(floe_buf *out, const floe_reconcile_report *rep)
@@ -70,8 +73,8 @@ static void render_json(floe_buf *out, const floe_reconcile_report *rep)
 		floe_buf_puts(out, i ? "," : "");
 		floe_reconcile_result_json(out, rep->results[i]);
 	}
-	floe_buf_printf(out, "],\"verified\":%zu,\"diverged\":%zu,\"unverified\":%zu,\"failed\":%zu}\n", rep->n_verified,
-			rep->n_diverged, rep->n_unverified, rep->n_failed);
+	floe_buf_printf(out, "],\"verified\":%zu,\"partial\":%zu,\"diverged\":%zu,\"unverified\":%zu,\"failed\":%zu}\n",
+			rep->n_verified, rep->n_partial, rep->n_diverged, rep->n_unverified, rep->n_failed);
 }
 
 static int run(floe_cli_ctx *ctx)
@@ -123,13 +126,14 @@ const floe_cli_command floe_cmd_reconcile = {
 		"(a control, rotating through the catalog in docs/reconcile.md) into a copy of one bucket\n"
 		"of the lake side and requires the comparison to report exactly it: a table is `verified`\n"
 		"only when the sides agree and the control was caught, `unverified` when the control was\n"
-		"not caught, `diverged` when the sides differ. With --repair, a diverged table's keys are\n"
+		"not caught, `diverged` when the sides differ, `verified (partial)` when the sides agree\n"
+		"but a column could not be compared (named, with why). With --repair, a diverged table's keys are\n"
 		"re-read from the source (at one exported snapshot for the whole run), upserted into its\n"
 		"bronze table, and the table reconciled again. (`floe run` reconciles and repairs every\n"
 		"load by itself, at the snapshot the load read.) Results go to the run ledger that\n"
 		"`floe status` reads.\n"
-		"Exit 0 when every table is verified, 1 when one diverged, is unverified or could not be\n"
-		"compared.",
+		"Exit 0 when every table is verified in full, 1 when one diverged, is unverified, is\n"
+		"verified (partial) or could not be compared.",
 	.examples = "  floe reconcile\n  floe reconcile --table public.orders --tier V2\n"
 		    "  floe reconcile --repair\n"
 		    "  floe reconcile --json | jq '.tables[] | select(.outcome != \"verified\")'\n",

@@ -169,8 +169,8 @@ const floe_cli_command floe_cmd_run = {
 		"diverged rows are re-copied and the table reconciled again. A failed table keeps its\n"
 		"previous snapshot; two loads of one table never overlap. Every outcome goes to the run\n"
 		"ledger (.floe/state.db) that `floe status` reads.\n"
-		"Exit 0 when every table loaded and was verified, 1 when one failed, diverged or could\n"
-		"not be verified.",
+		"Exit 0 when every table loaded and was verified in full, 1 when one failed, diverged,\n"
+		"could not be verified or was verified (partial): a column not compared, named.",
 	.examples = "  floe run\n  floe run --table public.orders --table bronze.customers --jobs 2\n"
 		    "  floe run --json | jq '.tables[] | select(.state == \"failed\")'\n",
 	.options = options,

@@ -37,7 +37,8 @@ const floe_cli_command floe_cmd_status = {
 	.description =
 		"Shows, for every table of the deployed plan, its state (never loaded, loading, loaded,\n"
 		"failed, refused, interrupted; once its current snapshot was reconciled: verified,\n"
-		"diverged or unverified), its last run, the rows and age of its last good load,\n"
+		"verified (partial) — a column not compared, named in the facts —, diverged or\n"
+		"unverified), its last run, the rows and age of its last good load,\n"
 		"whether its pipeline file was edited by hand (drift), the facts behind the state and,\n"
 		"for a failure, the probable cause. Reads the run ledger (.floe/state.db) and pipeline/.\n"
 		"Exit 1 when a table's last load failed or its reconciliation diverged.",

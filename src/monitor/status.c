@@ -8,6 +8,7 @@
 #include "base/json.h"
 #include "base/sha256.h"
 #include "plan/lock.h"
+#include "reconcile/reconcile.h"
 #include "state/state.h"
 
 #include <stdio.h>
@@ -107,7 +108,8 @@ static void fill_reconcile(floe_status_row *row, const floe_state_reconcile *rec
 	    (!same_run && (!rec->started_at || strcmp(rec->started_at, last->finished_at) < 0)))
 		return;
 	bool failed = strcmp(rec->outcome, "failed") == 0;
-	row->state = failed ? "unverified" : rec->outcome;
+	bool partial = rec->excluded && strcmp(rec->outcome, "verified") == 0; /* never plain verified */
+	row->state = failed ? "unverified" : partial ? FLOE_RECONCILE_PARTIAL_NAME : rec->outcome;
 	row->facts = failed ? rec->error : rec->detail;
 }
 
@@ -206,6 +208,7 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		out->n_failed += strcmp(row->state, "failed") == 0;
 		out->n_diverged += strcmp(row->state, "diverged") == 0;
 		out->n_unverified += strcmp(row->state, "unverified") == 0;
+		out->n_partial += strcmp(row->state, FLOE_RECONCILE_PARTIAL_NAME) == 0;
 		out->n_drift += row->drift;
 	}
 	error = 0;
@@ -247,18 +250,23 @@ int floe_status_render_text(floe_buf *out, const floe_status *s)
 		floe_buf age = FLOE_BUF_INIT;
 		age_text(&age, r->age_seconds);
 		floe_buf_printf(out, "%-34s %-12s %-13s ", r->table, r->mode, r->state);
+		size_t over = strlen(r->state) > 13 ? strlen(r->state) - 13 : 0; /* "verified (partial)" */
+		int width = over < 11 ? 12 - (int)over : 1;
 		if (r->rows >= 0)
-			floe_buf_printf(out, "%12lld", (long long)r->rows);
+			floe_buf_printf(out, "%*lld", width, (long long)r->rows);
 		else
-			floe_buf_printf(out, "%12s", "-");
+			floe_buf_printf(out, "%*s", width, "-");
 		floe_buf_printf(out, "  %-10s %s%s\n", floe_buf_cstr(&age), r->facts ? r->facts : "",
 				r->drift ? " [drift: pipeline file edited by hand]" : "");
 		if (r->cause)
 			floe_buf_printf(out, "%34s probable cause: %s\n", "", r->cause);
 		floe_buf_free(&age);
 	}
-	return floe_buf_printf(out, "%zu tables, %zu failed, %zu diverged, %zu unverified, %zu with drift\n", s->n_rows,
-			       s->n_failed, s->n_diverged, s->n_unverified, s->n_drift);
+	floe_buf_printf(out, "%zu tables, %zu failed, %zu diverged, %zu unverified, ", s->n_rows, s->n_failed,
+			s->n_diverged, s->n_unverified);
+	if (s->n_partial)
+		floe_buf_printf(out, "%zu %s, ", s->n_partial, FLOE_RECONCILE_PARTIAL_NAME);
+	return floe_buf_printf(out, "%zu with drift\n", s->n_drift);
 }
 
 static void put_reconcile_json(floe_buf *out, const floe_status_row *r)
@@ -305,6 +313,6 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 		put_reconcile_json(out, r);
 		floe_buf_putc(out, '}');
 	}
-	return floe_buf_printf(out, "],\"failed\":%zu,\"diverged\":%zu,\"unverified\":%zu,\"drift\":%zu}\n",
-			       s->n_failed, s->n_diverged, s->n_unverified, s->n_drift);
+	return floe_buf_printf(out, "],\"failed\":%zu,\"diverged\":%zu,\"unverified\":%zu,\"partial\":%zu,\"drift\":%zu}\n",
+			       s->n_failed, s->n_diverged, s->n_unverified, s->n_partial, s->n_drift);
 }

@@ -55,6 +55,7 @@ typedef struct floe_status {
 	floe_status_row *rows;
 	size_t n_rows;
 	size_t n_failed, n_drift, n_diverged, n_unverified;
+	size_t n_partial;         /* "verified (partial)": a column not compared */
 	void *owned;
 } floe_status;
 

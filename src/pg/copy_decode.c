@@ -351,6 +351,10 @@ static int decode_array(floe_vector *v, const floe_pg_copy_column *c, const uint
 	int32_t n = (int32_t)be32(p + 12);
 	if (n < 0)
 		return bad("malformed array dimension");
+	int32_t lower = (int32_t)be32(p + 16);
+	if (lower != 1) /* a list counts from its first element: the bound would be lost */
+		return floe_error_set(FLOE_ERR_CHECK, "an array with lower bound %d (not 1) cannot be carried by an "
+				      "Iceberg list", lower);
 	size_t off = 20;
 	for (int32_t i = 0; i < n; i++) {
 		if ((size_t)len - off < 4)

@@ -21,6 +21,7 @@
 #include "base/text.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -75,15 +76,8 @@ static bool is_float(rc_kind k)
 	return k == RC_FLOAT || k == RC_DOUBLE;
 }
 
-/* Mapping one column's type: the arena, and the leaves whose values are not compared. */
-typedef struct mapper {
-	floe_arena *arena;
-	const char **notes;
-	size_t n_notes, cap_notes;
-} mapper;
-
-static const char *map_type(rc_type *out, mapper *m, floe_buf *duck, const floe_lock_type *lt, const char *path,
-			    bool in_struct, bool padded);
+static const char *map_type(rc_type *out, floe_arena *arena, floe_buf *duck, const floe_lock_type *lt,
+			    const char *path, bool padded);
 
 /*
  * A struct (a composite type): DuckDB's STRUCT("name" TYPE, …). DuckDB matches a
@@ -92,23 +86,24 @@ static const char *map_type(rc_type *out, mapper *m, floe_buf *duck, const floe_
  * fields read right); the lock keeps a nested field's id while its name stays, so a
  * name stands for one id (lake.c checks each file's ids against the lock's).
  */
-static const char *map_struct(rc_type *out, mapper *m, floe_buf *duck, const floe_lock_type *lt, const char *path)
+static const char *map_struct(rc_type *out, floe_arena *arena, floe_buf *duck, const floe_lock_type *lt,
+			      const char *path)
 {
-	rc_field *fields = floe_arena_alloc(m->arena, (lt->n_fields + 1) * sizeof(rc_field));
+	rc_field *fields = floe_arena_alloc(arena, (lt->n_fields + 1) * sizeof(rc_field));
 	floe_buf_puts(duck, "STRUCT(");
 	for (size_t i = 0; i < lt->n_fields; i++) {
 		const floe_lock_field *lf = &lt->fields[i];
 		for (size_t j = 0; j < i; j++)
 			if (strcasecmp(lt->fields[j].name, lf->name) == 0)
-				return floe_arena_printf(m->arena, "%s: fields \"%s\" and \"%s\" differ only in case, "
+				return floe_arena_printf(arena, "%s: fields \"%s\" and \"%s\" differ only in case, "
 							 "which a DuckDB struct cannot hold", path, lt->fields[j].name, lf->name);
 		fields[i].name = lf->name;
 		fields[i].field_id = lf->id;
 		floe_buf_puts(duck, i ? ", " : "");
 		floe_buf_put_quoted(duck, lf->name, '"');
 		floe_buf_putc(duck, ' ');
-		const char *why = map_type(&fields[i].type, m, duck, lf->type,
-					   floe_arena_printf(m->arena, "%s.%s", path, lf->name), true, false);
+		const char *why = map_type(&fields[i].type, arena, duck, lf->type,
+					   floe_arena_printf(arena, "%s.%s", path, lf->name), false);
 		if (why)
 			return why;
 	}
@@ -116,30 +111,29 @@ static const char *map_struct(rc_type *out, mapper *m, floe_buf *duck, const flo
 	out->kind = RC_STRUCT;
 	out->fields = fields;
 	out->n_fields = lt->n_fields;
-	return lt->n_fields ? NULL : floe_arena_printf(m->arena, "%s: a struct without fields", path);
+	return lt->n_fields ? NULL : floe_arena_printf(arena, "%s: a struct without fields", path);
 }
 
 /*
  * `out` for the lock's type `lt` of the value at `path` ("p.at"), its DuckDB type
  * appended to `duck`. NULL, or why DuckDB cannot read it (the column is then not read).
- * `in_struct`: a leaf of a composite, where floating point is noted, not compared;
  * `padded`: a string that is character(n) at the source.
  */
-static const char *map_type(rc_type *out, mapper *m, floe_buf *duck, const floe_lock_type *lt, const char *path,
-			    bool in_struct, bool padded)
+static const char *map_type(rc_type *out, floe_arena *arena, floe_buf *duck, const floe_lock_type *lt,
+			    const char *path, bool padded)
 {
 	memset(out, 0, sizeof(*out));
 	out->kind = RC_OTHER;
 	if (!lt)
-		return floe_arena_printf(m->arena, "%s: no type", path);
+		return floe_arena_printf(arena, "%s: no type", path);
 	if (lt->kind == FLOE_PLAN_STRUCT)
-		return map_struct(out, m, duck, lt, path);
+		return map_struct(out, arena, duck, lt, path);
 	if (lt->kind == FLOE_PLAN_LIST) {
-		rc_type *el = floe_arena_alloc(m->arena, sizeof(*el));
+		rc_type *el = floe_arena_alloc(arena, sizeof(*el));
 		if (lt->element && lt->element->kind == FLOE_PLAN_LIST)
-			return floe_arena_printf(m->arena, "%s: a list of lists", path);
-		const char *why = map_type(el, m, duck, lt->element, floe_arena_printf(m->arena, "%s.element", path),
-					   in_struct, padded);
+			return floe_arena_printf(arena, "%s: a list of lists", path);
+		const char *why = map_type(el, arena, duck, lt->element, floe_arena_printf(arena, "%s.element", path),
+					   padded);
 		if (why)
 			return why;
 		floe_buf_puts(duck, "[]");
@@ -147,15 +141,12 @@ static const char *map_type(rc_type *out, mapper *m, floe_buf *duck, const floe_
 		out->element = el;
 		return NULL;
 	}
-	const char *name = parse_primitive(out, m->arena, lt->primitive);
+	const char *name = parse_primitive(out, arena, lt->primitive);
 	if (!name)
-		return floe_arena_printf(m->arena, "%s: %s, a type reconciliation does not compare yet", path,
+		return floe_arena_printf(arena, "%s: %s, a type reconciliation does not compare yet", path,
 					 lt->primitive ? lt->primitive : "?");
 	floe_buf_puts(duck, name);
 	out->padded = padded;
-	if (in_struct && is_float(out->kind))
-		*FLOE_ARENA_PUSH(m->arena, m->notes, m->n_notes, m->cap_notes) = floe_arena_printf(
-			m->arena, "%s: floating point inside a composite, not compared (only whether it is NULL)", path);
 	return NULL;
 }
 
@@ -163,25 +154,18 @@ static const char *map_type(rc_type *out, mapper *m, floe_buf *duck, const floe_
 static void map_column(rc_column *c, floe_arena *arena, const floe_lock_column *lc, uint32_t oid, uint32_t elem)
 {
 	const floe_lock_type *lt = lc->type;
-	mapper m = { .arena = arena };
 	floe_buf duck = FLOE_BUF_INIT;
 	c->name = lc->name;
 	c->field_id = lc->id;
 	snprintf(c->ident, sizeof(c->ident), "c%d", lc->id);
 	bool padded = (lt && lt->kind == FLOE_PLAN_LIST ? elem : oid) == OID_BPCHAR;
-	const char *why = map_type(&c->type, &m, &duck, lt, lc->name, false, padded);
-	rc_kind k = c->type.kind == RC_LIST ? c->type.element->kind : c->type.kind;
+	const char *why = map_type(&c->type, arena, &duck, lt, lc->name, padded);
 	if (why) {
 		c->type.kind = RC_OTHER;
 		c->excluded = floe_arena_printf(arena, "%s (not read)", why);
-	} else if (c->type.kind == RC_LIST && is_float(k)) {
-		c->excluded = floe_arena_printf(arena, "%s: a list of floating point, checked in V2 by its element count",
-						c->name);
-	}
-	if (!why)
+	} else {
 		c->duck_type = floe_arena_strdup(arena, floe_buf_cstr(&duck));
-	c->leaves_excluded = m.notes;
-	c->n_leaves_excluded = why ? 0 : m.n_notes;
+	}
 	c->hashed = c->excluded == NULL;
 	floe_buf_free(&duck);
 }
@@ -272,11 +256,16 @@ static void canon_json(floe_buf *out, const rc_type *type, const char *j, int de
  * lambda parameters carry the depth: a list in a struct in a list names its own.
  * PostgreSQL's unnest() would spread composite elements into columns: an array of
  * them is read as JSON, like the composites themselves (canon_json).
+ * A PostgreSQL array with a lower bound other than 1 or more than one dimension, which
+ * no list can carry, is prefixed with its dimensions ("[0:1]:"), so it equals no list.
  */
 static void canon_list(floe_buf *out, rc_dialect d, const rc_type *type, const char *e, int depth)
 {
 	const rc_type *el = type->element;
 	char x[24];
+	if (d == RC_PG)
+		floe_buf_printf(out, "(CASE WHEN array_lower(%s, 1) <> 1 OR array_ndims(%s) > 1 THEN array_dims(%s) || ':' "
+				     "ELSE '' END || ", e, e, e);
 	if (d == RC_PG && el->kind == RC_STRUCT) {
 		floe_buf j = FLOE_BUF_INIT;
 		floe_buf_printf(&j, "array_to_json(%s)", e);
@@ -295,6 +284,8 @@ static void canon_list(floe_buf *out, rc_dialect d, const rc_type *type, const c
 		canon(out, d, el, x, depth + 1);
 		floe_buf_puts(out, ", 'N')), ','))");
 	}
+	if (d == RC_PG)
+		floe_buf_putc(out, ')');
 }
 
 /* The PostgreSQL type a composite's leaf is read back as from its JSON text; NULL: text as it is. */
@@ -302,6 +293,8 @@ static const char *json_leaf_cast(rc_kind k)
 {
 	switch (k) {
 	case RC_BOOL: return "boolean";
+	case RC_FLOAT: return "float4"; /* the JSON holds float4out's text: exact as a float4 */
+	case RC_DOUBLE: return "float8";
 	case RC_INT: return "int4";
 	case RC_LONG: return "int8";
 	case RC_DECIMAL: return "numeric";
@@ -388,8 +381,10 @@ void rc_canon(floe_buf *out, rc_dialect d, const rc_type *type, const char *e)
 
 /*
  * `e`'s canonical text at `depth` (0: a column's value; deeper: inside a list or a
- * struct). Floating point inside a composite stands as 'F' (NULL as NULL): the two
- * engines print doubles differently, and V2 cannot reach a struct's leaves.
+ * struct). Floating point inside a list or a composite stands as its typed hash's
+ * decimal digits (hashfloat8extended / hashfloat4extended under seed 0, NULL as NULL):
+ * the two engines print doubles differently, but hash their bits alike (±0 alike, every
+ * NaN alike, as PostgreSQL's = does).
  */
 static void canon(floe_buf *out, rc_dialect d, const rc_type *type, const char *e, int depth)
 {
@@ -401,8 +396,9 @@ static void canon(floe_buf *out, rc_dialect d, const rc_type *type, const char *
 		break;
 	case RC_FLOAT:
 	case RC_DOUBLE:
-		if (depth > 0) {
-			floe_buf_printf(out, "(CASE WHEN %s IS NOT NULL THEN 'F' END)", e);
+		if (depth > 0) { /* the engines print floats differently: the value's hash stands for it */
+			floe_buf_printf(out, "(%s(%s, 0))%s", type->kind == RC_FLOAT ? "hashfloat4extended"
+					: "hashfloat8extended", e, as_text);
 			break;
 		}
 		/* fall through */
@@ -586,31 +582,45 @@ static bool in_part(const rc_table *t, const rc_column *c, part which)
 	return c->hashed && (which == ALL_PARTS || (which == KEY_PART) == key);
 }
 
+/* One column's hash under `seed`, NULL as its column's constant. */
+static void column_hash(floe_buf *out, const rc_table *t, rc_dialect d, const rc_column *c, int64_t seed)
+{
+	floe_buf_puts(out, "coalesce(");
+	value_hash(out, t, d, c, column_number(c, seed));
+	floe_buf_printf(out, ", %lld)", (long long)column_number(c, seed ^ SEED_NULL));
+}
+
+/*
+ * The XOR of the columns `idx[0..n)` as a balanced tree: a table of 1 600 columns nests
+ * about 11 deep, within DuckDB's expression depth (1 000) and PostgreSQL's stack. XOR is
+ * associative: the shape never changes the value.
+ */
+static void xor_tree(floe_buf *out, const rc_table *t, rc_dialect d, const size_t *idx, size_t n, int64_t seed)
+{
+	if (n == 1) {
+		column_hash(out, t, d, &t->cols[idx[0]], seed);
+		return;
+	}
+	floe_buf_puts(out, d == RC_PG ? "(" : "xor(");
+	xor_tree(out, t, d, idx, n / 2, seed);
+	floe_buf_puts(out, d == RC_PG ? " # " : ", ");
+	xor_tree(out, t, d, idx + n / 2, n - n / 2, seed);
+	floe_buf_putc(out, ')');
+}
+
 /* The XOR of `which` columns' value hashes under `seed`, each NULL as its column's constant; 0 for none. */
 static void xor_hashes(floe_buf *out, const rc_table *t, rc_dialect d, part which, int64_t seed)
 {
-	size_t n = 0, k = 0;
+	size_t *idx = floe_xcalloc(t->n + 1, sizeof(size_t));
+	size_t n = 0;
 	for (size_t i = 0; i < t->n; i++)
-		n += in_part(t, &t->cols[i], which);
-	if (n == 0) {
+		if (in_part(t, &t->cols[i], which))
+			idx[n++] = i;
+	if (n == 0)
 		floe_buf_puts(out, "0");
-		return;
-	}
-	for (size_t i = 0; d == RC_DUCK && i + 1 < n; i++)
-		floe_buf_puts(out, "xor(");
-	for (size_t i = 0; i < t->n; i++) {
-		const rc_column *c = &t->cols[i];
-		if (!in_part(t, c, which))
-			continue;
-		if (k > 0)
-			floe_buf_puts(out, d == RC_PG ? " # " : ", ");
-		floe_buf_puts(out, "coalesce(");
-		value_hash(out, t, d, c, column_number(c, seed));
-		floe_buf_printf(out, ", %lld)", (long long)column_number(c, seed ^ SEED_NULL));
-		if (d == RC_DUCK && k > 0)
-			floe_buf_putc(out, ')');
-		k++;
-	}
+	else
+		xor_tree(out, t, d, idx, n, seed);
+	free(idx);
 }
 
 void rc_key_hash(floe_buf *out, const rc_table *t, rc_dialect d, int64_t seed)

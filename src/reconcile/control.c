@@ -93,7 +93,7 @@ static bool applicable(const rc_table *t, ctl control, int col)
 	if (!c->hashed || c->key)
 		return false; /* an altered key would move its row to another bucket */
 	if (rc_type_holds_struct(&c->type))
-		return false; /* ordered by leaves the hash may not see (floating point): a swap could alter nothing */
+		return false; /* not yet: a struct takes only the row controls (docs/reconcile.md) */
 	switch (control) {
 	case SWAPPED_VALUES:
 		return true;

@@ -408,7 +408,6 @@ static void check_file(rc_table *t, floe_arena *arena, const pq_file *f)
 				c->excluded = floe_arena_printf(arena, "%s (not read)", why);
 				c->duck_type = NULL;
 				c->hashed = false;
-				c->n_leaves_excluded = 0;
 			}
 		}
 	}

@@ -32,7 +32,7 @@ static void keys_json(floe_buf *out, const floe_reconcile_result *r)
 void rc_record(floe_state *st, const floe_reconcile_result *r, const char *started)
 {
 	floe_state_reconcile rec = FLOE_STATE_RECONCILE_INIT;
-	floe_buf numbers = FLOE_BUF_INIT, keys = FLOE_BUF_INIT;
+	floe_buf numbers = FLOE_BUF_INIT, keys = FLOE_BUF_INIT, excluded = FLOE_BUF_INIT;
 	char finished[32], snap[32] = "";
 	floe_state_now(finished, sizeof(finished));
 	if (r->snapshot_id > 0)
@@ -57,12 +57,16 @@ void rc_record(floe_state *st, const floe_reconcile_result *r, const char *start
 	rec.started_at = started;
 	rec.finished_at = finished;
 	rec.attempt = r->repaired ? 1 : 0;
+	for (size_t i = 0; i < r->n_excluded; i++)
+		floe_buf_printf(&excluded, "%s%s", i ? "; " : "", r->excluded[i]);
+	rec.excluded = r->n_excluded ? floe_buf_cstr(&excluded) : NULL;
 	if (floe_state_reconcile_put(st, &rec) < 0) {
 		floe_log_warn("could not record the reconciliation of %s in the run ledger", r->table);
 		floe_error_clear();
 	}
 	floe_buf_free(&numbers);
 	floe_buf_free(&keys);
+	floe_buf_free(&excluded);
 }
 
 

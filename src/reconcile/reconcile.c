@@ -31,6 +31,16 @@ const char *floe_reconcile_outcome_name(floe_reconcile_outcome outcome)
 	return "failed";
 }
 
+bool floe_reconcile_partial(const floe_reconcile_result *r)
+{
+	return r->outcome == FLOE_RECONCILE_VERIFIED && r->n_excluded > 0;
+}
+
+const char *floe_reconcile_state_name(const floe_reconcile_result *r)
+{
+	return floe_reconcile_partial(r) ? FLOE_RECONCILE_PARTIAL_NAME : floe_reconcile_outcome_name(r->outcome);
+}
+
 const char *floe_reconcile_tier_name(floe_reconcile_tier tier)
 {
 	return tier == FLOE_RECONCILE_V1 ? "V1" : tier == FLOE_RECONCILE_V2 ? "V2" : "V3";
@@ -155,17 +165,11 @@ static void describe_key(job *j)
 	}
 	j->res->key = floe_arena_strdup(j->arena, floe_buf_cstr(&b));
 	floe_buf_free(&b);
-	size_t n = 0, cap = j->t.n + 1;
+	size_t n = 0;
+	j->res->excluded = floe_arena_alloc(j->arena, (j->t.n + 1) * sizeof(char *));
 	for (size_t i = 0; i < j->t.n; i++)
-		cap += j->t.cols[i].n_leaves_excluded;
-	j->res->excluded = floe_arena_alloc(j->arena, cap * sizeof(char *));
-	for (size_t i = 0; i < j->t.n; i++) {
-		const rc_column *c = &j->t.cols[i];
-		if (c->excluded)
-			j->res->excluded[n++] = c->excluded;
-		for (size_t k = 0; k < c->n_leaves_excluded; k++)
-			j->res->excluded[n++] = c->leaves_excluded[k];
-	}
+		if (j->t.cols[i].excluded)
+			j->res->excluded[n++] = j->t.cols[i].excluded;
 	j->res->n_excluded = n;
 }
 
@@ -261,6 +265,17 @@ static void narrow(job *j, const rc_diff *diff)
 	}
 }
 
+/* "; not compared: <column: why>; …" for a partial result, else "" (a verified result says what it left out). */
+static const char *not_compared(job *j)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	for (size_t i = 0; i < j->res->n_excluded; i++)
+		floe_buf_printf(&b, "%s%s", i ? "; " : "; not compared: ", j->res->excluded[i]);
+	const char *text = floe_arena_strdup(j->arena, floe_buf_cstr(&b));
+	floe_buf_free(&b);
+	return text;
+}
+
 /* Both sides measured and compared; then the control, then the verdict. */
 static int compare_sides(job *j)
 {
@@ -293,9 +308,9 @@ static int compare_sides(job *j)
 						control.name ? "was not caught as planted" : "could not be planted");
 	} else {
 		res->outcome = FLOE_RECONCILE_VERIFIED;
-		res->detail = floe_arena_printf(j->arena, "%lld rows; %zu measure%s%s equal; control %s caught",
+		res->detail = floe_arena_printf(j->arena, "%lld rows; %zu measure%s%s equal; control %s caught%s",
 						(long long)diff.source_rows, diff.n_metrics, diff.n_metrics == 1 ? "" : "s",
-						buckets_text(j, 0, " and"), control.name);
+						buckets_text(j, 0, " and"), control.name, not_compared(j));
 	}
 	return 0;
 }

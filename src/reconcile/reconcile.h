@@ -120,8 +120,8 @@ typedef struct floe_reconcile_result {
 	const char *key;               /* what the bucket hashes: "primary key (id)" or "whole row" */
 	floe_reconcile_bucket *diverged;
 	size_t n_diverged;
-	const char **excluded;         /* columns outside the row hash, and leaves of composites not compared,
-	                                  with why ("f8: float, checked in V2", "p.pos.lat: …") */
+	const char **excluded;         /* columns not compared (outside the row hash and V2), with why:
+	                                  a non-empty list makes a verified result partial */
 	size_t n_excluded;
 	floe_reconcile_key *keys;      /* a diverged result narrowed to keys (at most max_keys) */
 	size_t n_keys;
@@ -137,6 +137,16 @@ typedef struct floe_reconcile_result {
 	const char *error;
 	double seconds, source_seconds, lake_seconds;
 } floe_reconcile_result;
+
+/*
+ * A verified result that left columns out (`excluded`: a type or a file reconciliation
+ * cannot read) is partial: its state is "verified (partial)", never plain "verified";
+ * like "unverified", it makes `floe run` and `floe reconcile` exit 1 (docs/reconcile.md).
+ */
+#define FLOE_RECONCILE_PARTIAL_NAME "verified (partial)"
+bool floe_reconcile_partial(const floe_reconcile_result *r);
+/* The result's state for people: the outcome's name, or FLOE_RECONCILE_PARTIAL_NAME. */
+const char *floe_reconcile_state_name(const floe_reconcile_result *r);
 
 /*
  * Reconcile one bronze table. Everything in *out lives in `arena`. Returns 0
@@ -191,6 +201,7 @@ typedef struct floe_reconcile_report {
 	floe_reconcile_result **results;
 	size_t n_results;
 	size_t n_verified, n_diverged, n_unverified, n_failed;
+	size_t n_partial;              /* verified, but with columns not compared (not in n_verified) */
 	void *owned;
 } floe_reconcile_report;
 

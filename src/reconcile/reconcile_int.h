@@ -64,8 +64,6 @@ typedef struct rc_column {
 	bool key;              /* part of the primary key */
 	bool hashed;           /* part of the row's hash (V3) */
 	const char *excluded;  /* why not hashed, or NULL */
-	const char **leaves_excluded; /* hashed, but these leaves' values are not compared ("p.pos.lat: …") */
-	size_t n_leaves_excluded;
 	const char *duck_type; /* "DECIMAL(12,3)", "VARCHAR[]", 'STRUCT("a" INTEGER)[]'; NULL: not read from the lake */
 } rc_column;
 

@@ -70,6 +70,8 @@ int floe_reconcile_result_json(floe_buf *out, const floe_reconcile_result *r)
 	floe_json_write_member_cstr(&w, "run_id", r->run_id);
 	floe_json_write_member_cstr(&w, "tier", floe_reconcile_tier_name(r->tier));
 	floe_json_write_member_cstr(&w, "outcome", floe_reconcile_outcome_name(r->outcome));
+	floe_json_write_member_cstr(&w, "state", floe_reconcile_state_name(r));
+	floe_json_write_member_bool(&w, "partial", floe_reconcile_partial(r));
 	floe_json_write_member_int(&w, "snapshot_id", r->snapshot_id);
 	floe_json_write_member_cstr(&w, "source_position", r->source_position);
 	floe_json_write_key(&w, "v1");

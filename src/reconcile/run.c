@@ -59,7 +59,10 @@ static void count_outcome(floe_reconcile_report *rep, const floe_reconcile_resul
 {
 	switch (r->outcome) {
 	case FLOE_RECONCILE_VERIFIED:
-		rep->n_verified++;
+		if (floe_reconcile_partial(r))
+			rep->n_partial++;
+		else
+			rep->n_verified++;
 		break;
 	case FLOE_RECONCILE_DIVERGED:
 		rep->n_diverged++;

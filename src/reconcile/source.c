@@ -154,10 +154,12 @@ void rc_source_from(floe_buf *q, const rc_source *src, const rc_table *t)
 	floe_buf_putc(q, ')');
 }
 
+#define MAX_MEASURES 1500 /* per query: PostgreSQL's target lists hold at most 1 664 entries */
+
 /*
- * One scan: every measure's partial aggregate and the V3 checksum per bucket in a
- * materialized CTE, then the bucket rows and the whole-table row (the partials
- * combined) in one result, told apart by its first column.
+ * One scan: the partial aggregates of measures [from, n) and, when `v3`, the checksum
+ * per bucket in a materialized CTE, then the bucket rows and the whole-table row (the
+ * partials combined) in one result, told apart by its first column.
  *
  * The row's two hash parts (k, x) are computed once per row in a subquery that
  * PostgreSQL cannot pull up (a volatile no-op, pg_jit_available(), in its target
@@ -166,13 +168,13 @@ void rc_source_from(floe_buf *q, const rc_source *src, const rc_table *t)
  * parallel partial aggregation where the server allows parallel workers (measured:
  * about half the time on two cores).
  */
-static void parts_query(floe_buf *q, const rc_source *src, const rc_table *t, const rc_metric *metrics, size_t n,
-			int64_t buckets, bool v3)
+static void parts_query(floe_buf *q, const rc_source *src, const rc_table *t, const rc_metric *metrics, size_t from,
+			size_t n, int64_t buckets, bool v3)
 {
 	floe_buf_puts(q, "WITH parts AS MATERIALIZED (SELECT ");
 	rc_bucket_of(q, "k", v3 ? buckets : 1);
 	floe_buf_puts(q, " AS b");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = from; i < n; i++) {
 		if (metrics[i].distinct)
 			continue;
 		floe_buf_puts(q, ", ");
@@ -193,7 +195,7 @@ static void parts_query(floe_buf *q, const rc_source *src, const rc_table *t, co
 	floe_buf_puts(q, "s.*, pg_catalog.pg_jit_available() AS unpulled");
 	rc_source_from(q, src, t);
 	floe_buf_puts(q, ") AS r GROUP BY 1)\nSELECT 't', NULL::int8, NULL::int8, NULL::text");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = from; i < n; i++) {
 		if (metrics[i].distinct)
 			continue;
 		floe_buf_puts(q, ", ");
@@ -203,17 +205,19 @@ static void parts_query(floe_buf *q, const rc_source *src, const rc_table *t, co
 	if (!v3)
 		return;
 	floe_buf_puts(q, "\nUNION ALL SELECT 'b', b, m0, hs::text");
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = from; i < n; i++)
 		if (!metrics[i].distinct)
 			floe_buf_puts(q, ", NULL");
 	floe_buf_puts(q, " FROM parts");
 }
 
-static void read_parts(rc_side *out, floe_arena *arena, const floe_pg_result *r, const rc_metric *metrics, size_t n)
+/* The values of metrics [from, n) into out->values; the bucket rows (the first query's) into out->buckets. */
+static void read_parts(rc_side *out, floe_arena *arena, const floe_pg_result *r, const rc_metric *metrics, size_t from,
+		       size_t n)
 {
 	int rows = floe_pg_result_rows(r);
-	out->values = floe_arena_alloc(arena, (n + 1) * sizeof(char *));
-	out->buckets = floe_arena_alloc(arena, (size_t)rows * sizeof(rc_bucket_row) + 1);
+	if (from == 0)
+		out->buckets = floe_arena_alloc(arena, (size_t)rows * sizeof(rc_bucket_row) + 1);
 	for (int row = 0; row < rows; row++) {
 		if (strcmp(floe_pg_result_text(r, row, 0), "b") == 0) {
 			rc_bucket_row *b = &out->buckets[out->n_buckets++];
@@ -223,7 +227,7 @@ static void read_parts(rc_side *out, floe_arena *arena, const floe_pg_result *r,
 			continue;
 		}
 		int col = 4;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = from; i < n; i++) {
 			if (metrics[i].distinct)
 				continue;
 			out->values[i] = floe_pg_result_is_null(r, row, col)
@@ -273,6 +277,19 @@ cleanup:
 	return error;
 }
 
+/*
+ * The end of the query that measures metrics from `from` on: at most MAX_MEASURES
+ * partial aggregates (count(DISTINCT) runs apart), as PostgreSQL's target lists hold at
+ * most 1 664 entries — a table of 1 000 columns has about 4 000 measures.
+ */
+static size_t chunk_end(const rc_metric *metrics, size_t from, size_t n)
+{
+	size_t i = from, k = 0;
+	for (; i < n && k < MAX_MEASURES; i++)
+		k += !metrics[i].distinct;
+	return i;
+}
+
 int rc_source_measure(rc_side *out, rc_source *src, floe_arena *arena, const rc_table *t, const rc_metric *metrics,
 		      size_t n_metrics, int64_t buckets, floe_reconcile_tier tier)
 {
@@ -281,10 +298,18 @@ int rc_source_measure(rc_side *out, rc_source *src, floe_arena *arena, const rc_
 	double t0 = now_seconds();
 	int error = -1;
 	memset(out, 0, sizeof(*out));
-	parts_query(&q, src, t, metrics, n_metrics, buckets, tier >= FLOE_RECONCILE_V3);
-	if (floe_pg_query(&r, src->pg, floe_buf_cstr(&q), 0, NULL) < 0)
-		goto cleanup;
-	read_parts(out, arena, r, metrics, n_metrics);
+	out->values = floe_arena_alloc(arena, (n_metrics + 1) * sizeof(char *));
+	/* one scan per chunk of measures; the first (with "rows", m0) also sums the row hashes */
+	for (size_t from = 0, to; from < n_metrics; from = to) {
+		to = chunk_end(metrics, from, n_metrics);
+		floe_buf_clear(&q);
+		parts_query(&q, src, t, metrics, from, to, buckets, from == 0 && tier >= FLOE_RECONCILE_V3);
+		if (floe_pg_query(&r, src->pg, floe_buf_cstr(&q), 0, NULL) < 0)
+			goto cleanup;
+		read_parts(out, arena, r, metrics, from, to);
+		floe_pg_result_free(r);
+		r = NULL;
+	}
 	qsort(out->buckets, out->n_buckets, sizeof(rc_bucket_row), cmp_bucket);
 	if (measure_distinct(out, src, arena, t, metrics, n_metrics) < 0)
 		goto cleanup;

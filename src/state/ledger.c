@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LEDGER_VERSION 2
+#define LEDGER_VERSION 3
 
 static const char *schema_v1 =
 	"CREATE TABLE runs ("
@@ -55,6 +55,9 @@ static const char *schema_v2 =
 	" PRIMARY KEY (run_id, table_name, attempt));"
 	"CREATE INDEX reconcile_results_by_table ON reconcile_results (table_name, started_at);";
 
+/* Version 3: the columns a reconciliation did not compare (a verified result is then partial). */
+static const char *schema_v3 = "ALTER TABLE reconcile_results ADD COLUMN excluded TEXT;";
+
 void floe_state_now(char *buf, size_t size)
 {
 	struct timespec ts;
@@ -81,7 +84,7 @@ static int migrate(floe_db *db)
 	if (floe_db_begin(db) < 0)
 		return -1;
 	if ((version < 1 && floe_db_exec(db, schema_v1) < 0) || (version < 2 && floe_db_exec(db, schema_v2) < 0) ||
-	    floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
+	    (version < 3 && floe_db_exec(db, schema_v3) < 0) || floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
 		floe_db_rollback(db);
 		return -1;
 	}

@@ -10,7 +10,8 @@
 
 #define RESULT_COLUMNS                                                                            \
 	"run_id, table_name, tier, outcome, snapshot_id, source_rows, lake_rows, control, control_fired," \
-	" diverged_buckets, diverged_keys, numbers, detail, error, duration_ms, started_at, finished_at, attempt"
+	" diverged_buckets, diverged_keys, numbers, detail, error, duration_ms, started_at, finished_at, attempt," \
+	" excluded"
 
 int floe_state_reconcile_put(floe_state *st, const floe_state_reconcile *r)
 {
@@ -18,7 +19,7 @@ int floe_state_reconcile_put(floe_state *st, const floe_state_reconcile *r)
 	char now[32];
 	floe_state_now(now, sizeof(now));
 	if (floe_db_prepare(&s, st->db, "INSERT OR REPLACE INTO reconcile_results (" RESULT_COLUMNS
-					") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
+					") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
 		return -1;
 	const char *head[] = { r->run_id, r->table_name, r->tier, r->outcome, r->snapshot_id };
 	for (int i = 0; i < 5; i++)
@@ -35,6 +36,7 @@ int floe_state_reconcile_put(floe_state *st, const floe_state_reconcile *r)
 	floe_db_bind_text(s, 16, r->started_at ? r->started_at : now);
 	floe_db_bind_text(s, 17, r->finished_at);
 	floe_state_bind_count(s, 18, r->attempt);
+	floe_db_bind_text(s, 19, r->excluded);
 	int rc = floe_db_step(s);
 	floe_db_finalize(s);
 	return rc < 0 ? -1 : 0;
@@ -57,6 +59,7 @@ static void read_result(floe_arena *a, floe_db_stmt *s, floe_state_reconcile *r)
 	r->started_at = floe_state_column_dup(a, s, 15);
 	r->finished_at = floe_state_column_dup(a, s, 16);
 	r->attempt = (int)floe_state_column_count(s, 17);
+	r->excluded = floe_state_column_dup(a, s, 18);
 }
 
 int floe_state_reconcile_latest(floe_state *st, floe_arena *arena, floe_state_reconcile **out, size_t *n_out)

@@ -82,6 +82,8 @@ typedef struct floe_state_reconcile {
 	const char *started_at;      /* filled by the ledger when NULL */
 	const char *finished_at;
 	int attempt;                 /* 0; 1 for the result after a repair in the same run */
+	const char *excluded;        /* the columns not compared, with why, "; "-joined; NULL: none (a
+	                                verified result with some is "verified (partial)") */
 } floe_state_reconcile;
 
 #define FLOE_STATE_RECONCILE_INIT { .source_rows = -1, .lake_rows = -1, .control_fired = -1, .diverged_buckets = -1, .duration_ms = -1 }

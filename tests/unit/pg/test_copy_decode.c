@@ -176,6 +176,11 @@ FLOE_TEST(copy_int_array_becomes_a_list)
 	FLOE_CHECK(v.len == 1 && v.offsets[1] == 3 && v.child->len == 3);
 	FLOE_CHECK(v.child->v.i32[0] == 7 && !floe_vector_is_valid(v.child, 1) && v.child->v.i32[2] == -9);
 	FLOE_CHECK(floe_pg_decode_field(&v, &c, buf, (int32_t)off - 1) < 0); /* truncated */
+	floe_error_clear();
+	put32(buf + 16, 0); /* '[0:2]={7,NULL,-9}': a list would lose the bound */
+	FLOE_CHECK(floe_pg_decode_field(&v, &c, buf, (int32_t)off) < 0 && v.len == 1);
+	FLOE_CHECK(floe_error_last() && strstr(floe_error_last()->message, "lower bound 0") != NULL);
+	floe_error_clear();
 	floe_vector_free(&v);
 }
 

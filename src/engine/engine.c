@@ -262,21 +262,21 @@ static int materialize(floe_engine_result *result, duckdb_result *res, const cha
 	return 0;
 }
 
-int floe_engine_query(floe_engine *engine, floe_engine_result **out, const char *sql)
+/* Run `run` and materialize its result; errors name `shown` (the statement the caller was given). */
+static int query_as(floe_engine *engine, floe_engine_result **out, const char *run, const char *shown, bool user)
 {
 	floe_engine_result *result = NULL;
 	duckdb_result res;
 	int error = -1;
 
-	assert(engine && out && sql);
 	*out = NULL;
-	if (duckdb_query(engine->conn, sql, &res) != DuckDBSuccess) {
-		set_query_error(&res, sql, false);
+	if (duckdb_query(engine->conn, run, &res) != DuckDBSuccess) {
+		set_query_error(&res, shown, user);
 		goto cleanup;
 	}
 	result = floe_xcalloc(1, sizeof(*result));
 	result->arena = floe_arena_new();
-	if (materialize(result, &res, sql) < 0)
+	if (materialize(result, &res, shown) < 0)
 		goto cleanup;
 	*out = result;
 	result = NULL;
@@ -286,6 +286,12 @@ cleanup:
 	duckdb_destroy_result(&res);
 	floe_engine_result_free(result);
 	return error;
+}
+
+int floe_engine_query(floe_engine *engine, floe_engine_result **out, const char *sql)
+{
+	assert(engine && out && sql);
+	return query_as(engine, out, sql, sql, false);
 }
 
 int floe_engine_seal(floe_engine *engine, const char *const *readable, size_t n)
@@ -401,11 +407,8 @@ cleanup:
 
 int floe_engine_query_read(floe_engine *engine, floe_engine_result **out, const char *sql)
 {
-	floe_engine_result *result = NULL;
 	floe_arena *arena = floe_arena_new();
 	floe_buf text = FLOE_BUF_INIT;
-	duckdb_result res;
-	bool ran = false;
 	char **names = NULL;
 	size_t n_names = 0;
 	int error = -1;
@@ -418,25 +421,13 @@ int floe_engine_query_read(floe_engine *engine, floe_engine_result **out, const 
 	floe_buf_puts(&text, "SELECT CAST(COLUMNS(*) AS VARCHAR) FROM query(");
 	floe_buf_put_quoted(&text, sql, '\'');
 	floe_buf_putc(&text, ')');
-	ran = true;
-	if (duckdb_query(engine->conn, floe_buf_cstr(&text), &res) != DuckDBSuccess) {
-		set_query_error(&res, sql, true);
+	if (query_as(engine, out, floe_buf_cstr(&text), sql, true) < 0)
 		goto cleanup;
-	}
-	result = floe_xcalloc(1, sizeof(*result));
-	result->arena = floe_arena_new();
-	if (materialize(result, &res, sql) < 0)
-		goto cleanup;
-	for (size_t c = 0; c < result->cols && c < n_names; c++) /* query() renames duplicates */
-		result->names[c] = floe_arena_strdup(result->arena, names[c]);
-	*out = result;
-	result = NULL;
+	for (size_t c = 0; c < (*out)->cols && c < n_names; c++) /* query() renames duplicates */
+		(*out)->names[c] = floe_arena_strdup((*out)->arena, names[c]);
 	error = 0;
 
 cleanup:
-	if (ran)
-		duckdb_destroy_result(&res);
-	floe_engine_result_free(result);
 	floe_buf_free(&text);
 	floe_arena_free(arena);
 	return error;

@@ -65,28 +65,68 @@ typedef struct readable {
 	size_t n, cap;
 } readable;
 
+/* DuckDB's name of a date, timestamp or timestamptz type, else NULL. */
+static const char *instant_type(const floe_iceberg_type *t)
+{
+	static const char *const names[] = { [FLOE_ICEBERG_DATE] = "DATE",
+					     [FLOE_ICEBERG_TIMESTAMP] = "TIMESTAMP",
+					     [FLOE_ICEBERG_TIMESTAMPTZ] = "TIMESTAMPTZ" };
+	return (size_t)t->id < sizeof(names) / sizeof(names[0]) ? names[t->id] : NULL;
+}
+
+/* Whether a value of type `t` holds a date, timestamp or timestamptz (in a struct or list too). */
+static bool has_instant(const floe_iceberg_type *t)
+{
+	bool found = instant_type(t) != NULL || (t->id == FLOE_ICEBERG_LIST && has_instant(t->element));
+	for (size_t i = 0; t->id == FLOE_ICEBERG_STRUCT && i < t->n_fields && !found; i++)
+		found = has_instant(t->fields[i].type);
+	return found;
+}
+
 /*
- * One column of a view. floe carries PostgreSQL's '-infinity' as the type's smallest value
- * (docs/types.md), one below what DuckDB calls -infinity and outside what it can print: the
- * view shows it as DuckDB's -infinity ('infinity', the largest value, already is DuckDB's).
+ * `expr` (of type `t`) as a view shows it. floe carries PostgreSQL's '-infinity' as the type's
+ * smallest value (docs/types.md), one below what DuckDB calls -infinity and outside what it can
+ * print: the view shows it as DuckDB's -infinity, at any depth of structs and lists ('infinity',
+ * the largest value, already is DuckDB's). Maps are shown as they are.
  */
+static void put_shown(floe_buf *sql, const char *expr, const floe_iceberg_type *t, int depth)
+{
+	const char *instant = instant_type(t);
+	floe_buf inner = FLOE_BUF_INIT;
+	if (!has_instant(t) || t->id == FLOE_ICEBERG_MAP) {
+		floe_buf_puts(sql, expr);
+	} else if (instant) {
+		floe_buf_printf(sql, "CASE WHEN %s < '-infinity'::%s THEN '-infinity'::%s ELSE %s END", expr,
+				instant, instant, expr);
+	} else if (t->id == FLOE_ICEBERG_LIST) {
+		floe_buf_printf(&inner, "floe_x%d", depth);
+		floe_buf_printf(sql, "list_transform(%s, lambda floe_x%d: ", expr, depth);
+		put_shown(sql, floe_buf_cstr(&inner), t->element, depth + 1);
+		floe_buf_putc(sql, ')');
+	} else {
+		floe_buf_printf(sql, "CASE WHEN %s IS NULL THEN NULL ELSE struct_pack(", expr);
+		for (size_t i = 0; i < t->n_fields; i++) {
+			floe_buf_clear(&inner);
+			floe_buf_printf(&inner, "%s.", expr);
+			floe_buf_put_quoted(&inner, t->fields[i].name, '"');
+			floe_buf_puts(sql, i ? ", " : "");
+			floe_buf_put_quoted(sql, t->fields[i].name, '"');
+			floe_buf_puts(sql, " := ");
+			put_shown(sql, floe_buf_cstr(&inner), t->fields[i].type, depth);
+		}
+		floe_buf_puts(sql, ") END");
+	}
+	floe_buf_free(&inner);
+}
+
+/* One column of a view: the expression that shows it, named as the column. */
 static void view_column(floe_buf *sql, const floe_iceberg_field *f)
 {
-	static const char *const infinite[] = { [FLOE_ICEBERG_DATE] = "DATE",
-						[FLOE_ICEBERG_TIMESTAMP] = "TIMESTAMP",
-						[FLOE_ICEBERG_TIMESTAMPTZ] = "TIMESTAMPTZ" };
-	const char *type = (size_t)f->type->id < sizeof(infinite) / sizeof(infinite[0]) ? infinite[f->type->id]
-											    : NULL;
-	if (!type) {
-		floe_buf_put_quoted(sql, f->name, '"');
-		return;
-	}
-	floe_buf_puts(sql, "CASE WHEN ");
-	floe_buf_put_quoted(sql, f->name, '"');
-	floe_buf_printf(sql, " < '-infinity'::%s THEN '-infinity'::%s ELSE ", type, type);
-	floe_buf_put_quoted(sql, f->name, '"');
-	floe_buf_puts(sql, " END AS ");
-	floe_buf_put_quoted(sql, f->name, '"');
+	floe_buf name = FLOE_BUF_INIT;
+	floe_buf_put_quoted(&name, f->name, '"');
+	put_shown(sql, floe_buf_cstr(&name), f->type, 0);
+	floe_buf_printf(sql, " AS %s", floe_buf_cstr(&name));
+	floe_buf_free(&name);
 }
 
 /* read_parquet's schema: the columns of the table's current schema, found by field id. */

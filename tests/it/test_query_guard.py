@@ -26,6 +26,11 @@ INSERT INTO public.edges VALUES
  (4, '0044-03-15 12:00:00 BC', '0044-03-15 12:00:00+00 BC', '0044-03-15 BC'),
  (5, '2024-02-29 23:59:59.999999', '2024-02-29 23:59:59.999999+00', '2024-02-29'),
  (6, NULL, NULL, NULL);
+CREATE TYPE stamp AS (at timestamptz, "on" date, label text);
+CREATE TABLE public.nested (id int PRIMARY KEY, s stamp, tsa timestamp[], ss stamp[]);
+INSERT INTO public.nested VALUES
+ (1, ROW('-infinity', '-infinity', 'past'), '{-infinity,infinity,NULL}', ARRAY[ROW('-infinity', '0001-01-01', 'x')::stamp]),
+ (2, NULL, NULL, NULL);
 '''
 
 
@@ -154,3 +159,12 @@ def test_infinite_and_ancient_values_print_in_every_form(src, proj):
     r = src.floe(d, "query", "--csv", "select id from bronze.edges where ts < '0001-01-01'::timestamp "
                  "and d < '0001-01-01'::date order by id", check=0)
     assert r.out.split() == ["id", "2", "4"], r
+
+
+def test_infinities_inside_composites_and_arrays_print(src, proj):
+    r = src.floe(proj, "query", "--json", "select id, s, tsa, ss from bronze.nested order by id",
+                 env={"TZ": "UTC"}, check=0)
+    assert json.loads(r.out) == [
+        {"id": "1", "s": "{'at': -infinity, 'on': -infinity, 'label': past}",
+         "tsa": "[-infinity, infinity, NULL]", "ss": "[{'at': -infinity, 'on': 0001-01-01, 'label': x}]"},
+        {"id": "2", "s": None, "tsa": None, "ss": None}], r

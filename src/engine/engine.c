@@ -383,6 +383,9 @@ static int check_one_query(floe_engine *engine, const char *sql, floe_arena *are
 		if (why) {
 			floe_error_set(FLOE_ERR_USAGE, "DuckDB could not parse \"%s\"", excerpt);
 			detail_from_duckdb(why);
+		} else if (n == 0) {
+			floe_error_set(FLOE_ERR_USAGE, "no statement to run");
+			floe_error_detail("The SQL given is empty or only comments.");
 		} else {
 			floe_error_set(FLOE_ERR_USAGE, "\"%s\" is %llu statements, not one", excerpt,
 				       (unsigned long long)n);

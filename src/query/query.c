@@ -366,8 +366,14 @@ int floe_query_run(floe_buf *out, const floe_config *config, const char *sql, fl
 	readable files = { 0 };
 	int error = -1;
 	if (floe_engine_open(&e, NULL) < 0 || define_views(e, config, a, &files) < 0 ||
-	    floe_engine_seal(e, files.paths, files.n) < 0 || floe_engine_query_read(e, &r, sql) < 0)
+	    floe_engine_seal(e, files.paths, files.n) < 0)
 		goto cleanup;
+	if (floe_engine_query_read(e, &r, sql) < 0) {
+		if (floe_error_last()->cls == FLOE_ERR_IO && !floe_error_last()->hint)
+			floe_error_hint("A file of the warehouse could not be read: check that it exists and that "
+					"this user may read it.");
+		goto cleanup;
+	}
 	if (format == FLOE_QUERY_CSV)
 		render_csv(out, r);
 	else if (format == FLOE_QUERY_JSON)

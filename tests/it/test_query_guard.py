@@ -79,7 +79,8 @@ def attacks(d: Path, data: str):
         "SET enable_external_access = true", "SET allowed_directories = ['/']",
         "RESET lock_configuration", f"SET temp_directory = '{d}'", "PRAGMA enable_profiling",
         f"PRAGMA profiling_output = '{out}'",
-        "select * from read_text('/etc/passwd')", f"select * from read_text('{d}/floe.toml')",
+        "select * from read_text('/etc/passwd')", "select * from read_text('/proc/self/environ')",
+        f"select * from read_text('{d}/floe.toml')",
         f"select * from read_csv('{d}/floe.toml')", f"select * from read_blob('{d}/.floe/state.db')",
         f"select * from glob('{d}/*')", f"select * from read_parquet('{d}/warehouse/**/*.parquet')",
         f"EXPORT DATABASE '{d}/export'", "COPY FROM DATABASE memory TO other",
@@ -96,6 +97,7 @@ def test_every_write_attempt_fails_and_changes_nothing(src, proj):
     for sql in attacks(d, data):
         r = src.floe(d, "query", sql)
         assert r.rc == 2 and r.out == "" and r.err.startswith("floe: error: "), (sql, r)
+        assert src.password not in r.err and "root:" not in r.err, (sql, r)
     assert tree(d) == before  # every file byte-identical, no file added
     assert not (d / ".tmp").exists() and not (d / "export").exists()
     # the tables are still what the last run proved

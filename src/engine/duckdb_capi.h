@@ -23,12 +23,17 @@ typedef enum duckdb_state { DuckDBSuccess = 0, DuckDBError = 1 } duckdb_state;
 /* The values floe distinguishes; the full enum runs 0..42 (DUCKDB_INVALID_CONFIGURATION). */
 typedef enum duckdb_error_type {
 	DUCKDB_ERROR_INVALID = 0,
+	DUCKDB_ERROR_OUT_OF_RANGE = 1,
+	DUCKDB_ERROR_CONVERSION = 2,
+	DUCKDB_ERROR_MISMATCH_TYPE = 5,
+	DUCKDB_ERROR_DIVIDE_BY_ZERO = 6,
 	DUCKDB_ERROR_CATALOG = 13,
 	DUCKDB_ERROR_PARSER = 14,
 	DUCKDB_ERROR_SYNTAX = 22,
 	DUCKDB_ERROR_BINDER = 24,
 	DUCKDB_ERROR_NETWORK = 25,
 	DUCKDB_ERROR_IO = 28,
+	DUCKDB_ERROR_INVALID_INPUT = 32,
 	DUCKDB_ERROR_PERMISSION = 34,
 	DUCKDB_ERROR_PARAMETER_NOT_RESOLVED = 35,
 	DUCKDB_ERROR_PARAMETER_NOT_ALLOWED = 36,
@@ -83,6 +88,41 @@ duckdb_state duckdb_query(duckdb_connection connection, const char *query, duckd
 void duckdb_destroy_result(duckdb_result *result);
 const char *duckdb_result_error(duckdb_result *result);
 duckdb_error_type duckdb_result_error_type(duckdb_result *result);
+
+/*
+ * One statement at a time: DuckDB's own parser splits `query` into its statements
+ * (duckdb_extract_statements returns how many; 0 on a parse error, explained by
+ * duckdb_extract_statements_error), and each is prepared on its own. A prepared statement
+ * knows its kind (duckdb_prepared_statement_type) and its result's column names.
+ */
+typedef struct _duckdb_extracted_statements {
+	void *internal_ptr;
+} *duckdb_extracted_statements;
+
+typedef struct _duckdb_prepared_statement {
+	void *internal_ptr;
+} *duckdb_prepared_statement;
+
+/* The statement kinds floe tells apart; the full enum runs 0..27 (DUCKDB_STATEMENT_TYPE_MULTI). */
+typedef enum duckdb_statement_type {
+	DUCKDB_STATEMENT_TYPE_INVALID = 0,
+	DUCKDB_STATEMENT_TYPE_SELECT = 1
+} duckdb_statement_type;
+
+idx_t duckdb_extract_statements(duckdb_connection connection, const char *query,
+				duckdb_extracted_statements *out_extracted_statements);
+const char *duckdb_extract_statements_error(duckdb_extracted_statements extracted_statements);
+void duckdb_destroy_extracted(duckdb_extracted_statements *extracted_statements);
+duckdb_state duckdb_prepare_extracted_statement(duckdb_connection connection,
+						duckdb_extracted_statements extracted_statements, idx_t index,
+						duckdb_prepared_statement *out_prepared_statement);
+/* Why the statement could not be prepared (text only: the C API gives no error type here). */
+const char *duckdb_prepare_error(duckdb_prepared_statement prepared_statement);
+void duckdb_destroy_prepare(duckdb_prepared_statement *prepared_statement);
+duckdb_statement_type duckdb_prepared_statement_type(duckdb_prepared_statement statement);
+idx_t duckdb_prepared_statement_column_count(duckdb_prepared_statement prepared_statement);
+/* The name of a result column; free with duckdb_free. */
+const char *duckdb_prepared_statement_column_name(duckdb_prepared_statement prepared_statement, idx_t col_idx);
 
 /* Materialized results. */
 idx_t duckdb_column_count(duckdb_result *result);

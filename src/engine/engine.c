@@ -5,6 +5,7 @@
 #include "engine/engine.h"
 
 #include <assert.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ _Static_assert(sizeof(duckdb_result) == 4 * sizeof(idx_t) + 2 * sizeof(void *),
 struct floe_engine {
 	duckdb_database db;
 	duckdb_connection conn;
+	bool sealed; /* floe_engine_seal ran: only reading is left */
 };
 
 struct floe_engine_result {
@@ -101,6 +103,27 @@ static floe_error_class class_of(duckdb_error_type type)
 	}
 }
 
+/*
+ * The class of a DuckDB error in a statement a user wrote (floe query): besides a wrong
+ * statement, a file DuckDB's configuration refuses and a value the statement cannot convert
+ * or compute are the user's to fix, not floe's.
+ */
+static floe_error_class user_class_of(duckdb_error_type type)
+{
+	switch (type) {
+	case DUCKDB_ERROR_PERMISSION:
+	case DUCKDB_ERROR_CONVERSION:
+	case DUCKDB_ERROR_OUT_OF_RANGE:
+	case DUCKDB_ERROR_MISMATCH_TYPE:
+	case DUCKDB_ERROR_DIVIDE_BY_ZERO:
+	case DUCKDB_ERROR_INVALID_INPUT:
+	case DUCKDB_INVALID_CONFIGURATION: /* a statement that would change the locked configuration */
+		return FLOE_ERR_USAGE;
+	default:
+		return class_of(type);
+	}
+}
+
 /* Attach DuckDB's own text (which may run to several lines) as the error's detail. */
 static void detail_from_duckdb(const char *why)
 {
@@ -115,12 +138,13 @@ static void detail_from_duckdb(const char *why)
 }
 
 /* Set the floe error for a failed duckdb_query: what failed, DuckDB's text as detail. */
-static int set_query_error(duckdb_result *res, const char *sql)
+static int set_query_error(duckdb_result *res, const char *sql, bool user)
 {
 	char excerpt[80];
+	duckdb_error_type type = duckdb_result_error_type(res);
 
 	sql_excerpt(excerpt, sizeof(excerpt), sql);
-	floe_error_set(class_of(duckdb_result_error_type(res)), "DuckDB could not run \"%s\"", excerpt);
+	floe_error_set(user ? user_class_of(type) : class_of(type), "DuckDB could not run \"%s\"", excerpt);
 	detail_from_duckdb(duckdb_result_error(res));
 	return -1;
 }
@@ -192,7 +216,7 @@ int floe_engine_exec(floe_engine *engine, const char *sql)
 
 	assert(engine && sql);
 	if (duckdb_query(engine->conn, sql, &res) != DuckDBSuccess)
-		error = set_query_error(&res, sql);
+		error = set_query_error(&res, sql, false);
 	duckdb_destroy_result(&res);
 	return error;
 }
@@ -238,21 +262,21 @@ static int materialize(floe_engine_result *result, duckdb_result *res, const cha
 	return 0;
 }
 
-int floe_engine_query(floe_engine *engine, floe_engine_result **out, const char *sql)
+/* Run `run` and materialize its result; errors name `shown` (the statement the caller was given). */
+static int query_as(floe_engine *engine, floe_engine_result **out, const char *run, const char *shown, bool user)
 {
 	floe_engine_result *result = NULL;
 	duckdb_result res;
 	int error = -1;
 
-	assert(engine && out && sql);
 	*out = NULL;
-	if (duckdb_query(engine->conn, sql, &res) != DuckDBSuccess) {
-		set_query_error(&res, sql);
+	if (duckdb_query(engine->conn, run, &res) != DuckDBSuccess) {
+		set_query_error(&res, shown, user);
 		goto cleanup;
 	}
 	result = floe_xcalloc(1, sizeof(*result));
 	result->arena = floe_arena_new();
-	if (materialize(result, &res, sql) < 0)
+	if (materialize(result, &res, shown) < 0)
 		goto cleanup;
 	*out = result;
 	result = NULL;
@@ -261,6 +285,154 @@ int floe_engine_query(floe_engine *engine, floe_engine_result **out, const char 
 cleanup:
 	duckdb_destroy_result(&res);
 	floe_engine_result_free(result);
+	return error;
+}
+
+int floe_engine_query(floe_engine *engine, floe_engine_result **out, const char *sql)
+{
+	assert(engine && out && sql);
+	return query_as(engine, out, sql, sql, false);
+}
+
+int floe_engine_seal(floe_engine *engine, const char *const *readable, size_t n)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	int error = -1;
+
+	assert(engine && !engine->sealed);
+	/* temporary files would be writes: DuckDB keeps everything in memory instead */
+	floe_buf_puts(&sql, "SET temp_directory = ''; ");
+	if (n > 0) {
+		floe_buf_puts(&sql, "SET allowed_paths = [");
+		for (size_t i = 0; i < n; i++) {
+			floe_buf_puts(&sql, i ? ", " : "");
+			floe_buf_put_quoted(&sql, readable[i], '\'');
+		}
+		floe_buf_puts(&sql, "]; ");
+	}
+	floe_buf_puts(&sql, "SET enable_external_access = false; SET lock_configuration = true");
+	if (floe_engine_exec(engine, floe_buf_cstr(&sql)) < 0 || floe_engine_forbid_writes() < 0)
+		goto cleanup;
+	engine->sealed = true;
+	error = 0;
+
+cleanup:
+	floe_buf_free(&sql);
+	return error;
+}
+
+/*
+ * A statement DuckDB could not prepare. The C API gives the reason as text only; the error's
+ * type, which says whose fault it is (a misspelt column, a refused file, a failing disk), comes
+ * from running the statement, which fails at the same step, binding, before it does anything —
+ * and runs only in a sealed engine, where nothing could be written anyway.
+ */
+static int set_unprepared_error(floe_engine *engine, const char *sql, const char *why)
+{
+	duckdb_result res;
+	char excerpt[80];
+
+	if (duckdb_query(engine->conn, sql, &res) != DuckDBSuccess) {
+		set_query_error(&res, sql, true);
+	} else {
+		sql_excerpt(excerpt, sizeof(excerpt), sql);
+		floe_error_set(FLOE_ERR_INTERNAL, "DuckDB could not prepare \"%s\"", excerpt);
+		detail_from_duckdb(why);
+	}
+	duckdb_destroy_result(&res);
+	return -1;
+}
+
+/* Refuse `p` unless DuckDB runs it as a query; else copy its column names into `names`. */
+static int check_query(duckdb_prepared_statement p, const char *sql, floe_arena *arena, char ***names,
+		       size_t *n_names)
+{
+	char excerpt[80];
+
+	if (duckdb_prepared_statement_type(p) != DUCKDB_STATEMENT_TYPE_SELECT) {
+		sql_excerpt(excerpt, sizeof(excerpt), sql);
+		floe_error_set(FLOE_ERR_USAGE, "\"%s\" is not a query", excerpt);
+		floe_error_detail("Only a statement DuckDB runs as a SELECT is accepted: SELECT, FROM, WITH, "
+				  "VALUES, TABLE, DESCRIBE, SHOW or SUMMARIZE.");
+		floe_error_hint("The lake is read here; it changes only through `floe run`.");
+		return -1;
+	}
+	*n_names = (size_t)duckdb_prepared_statement_column_count(p);
+	*names = floe_arena_alloc(arena, (*n_names ? *n_names : 1) * sizeof(char *));
+	for (size_t c = 0; c < *n_names; c++) {
+		const char *name = duckdb_prepared_statement_column_name(p, c);
+		(*names)[c] = floe_arena_strdup(arena, name ? name : "");
+		duckdb_free((void *)name);
+	}
+	return 0;
+}
+
+/* `sql` must be exactly one statement, by DuckDB's own parser, and a query (check_query). */
+static int check_one_query(floe_engine *engine, const char *sql, floe_arena *arena, char ***names,
+			   size_t *n_names)
+{
+	duckdb_extracted_statements stmts = NULL;
+	duckdb_prepared_statement p = NULL;
+	char excerpt[80];
+	int error = -1;
+
+	sql_excerpt(excerpt, sizeof(excerpt), sql);
+	idx_t n = duckdb_extract_statements(engine->conn, sql, &stmts);
+	if (n != 1) {
+		const char *why = n == 0 ? duckdb_extract_statements_error(stmts) : NULL;
+		if (why) {
+			floe_error_set(FLOE_ERR_USAGE, "DuckDB could not parse \"%s\"", excerpt);
+			detail_from_duckdb(why);
+		} else if (n == 0) {
+			floe_error_set(FLOE_ERR_USAGE, "no statement to run");
+			floe_error_detail("The SQL given is empty or only comments.");
+		} else {
+			floe_error_set(FLOE_ERR_USAGE, "\"%s\" is %llu statements, not one", excerpt,
+				       (unsigned long long)n);
+			floe_error_detail("DuckDB's parser counts the statements; exactly one is run.");
+			floe_error_hint("Run one statement at a time.");
+		}
+		goto cleanup;
+	}
+	if (duckdb_prepare_extracted_statement(engine->conn, stmts, 0, &p) != DuckDBSuccess) {
+		set_unprepared_error(engine, sql, duckdb_prepare_error(p));
+		goto cleanup;
+	}
+	error = check_query(p, sql, arena, names, n_names);
+
+cleanup:
+	if (p)
+		duckdb_destroy_prepare(&p);
+	if (stmts)
+		duckdb_destroy_extracted(&stmts);
+	return error;
+}
+
+int floe_engine_query_read(floe_engine *engine, floe_engine_result **out, const char *sql)
+{
+	floe_arena *arena = floe_arena_new();
+	floe_buf text = FLOE_BUF_INIT;
+	char **names = NULL;
+	size_t n_names = 0;
+	int error = -1;
+
+	assert(engine && engine->sealed && out && sql);
+	*out = NULL;
+	if (check_one_query(engine, sql, arena, &names, &n_names) < 0)
+		goto cleanup;
+	/* every value as DuckDB's own VARCHAR cast of it: the only text DuckDB has for all types */
+	floe_buf_puts(&text, "SELECT CAST(COLUMNS(*) AS VARCHAR) FROM query(");
+	floe_buf_put_quoted(&text, sql, '\'');
+	floe_buf_putc(&text, ')');
+	if (query_as(engine, out, floe_buf_cstr(&text), sql, true) < 0)
+		goto cleanup;
+	for (size_t c = 0; c < (*out)->cols && c < n_names; c++) /* query() renames duplicates */
+		(*out)->names[c] = floe_arena_strdup((*out)->arena, names[c]);
+	error = 0;
+
+cleanup:
+	floe_buf_free(&text);
+	floe_arena_free(arena);
 	return error;
 }
 

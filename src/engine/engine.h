@@ -44,6 +44,27 @@ int floe_engine_exec(floe_engine *engine, const char *sql);
 int floe_engine_query(floe_engine *engine, floe_engine_result **out, const char *sql);
 
 /*
+ * Confine the engine to reading, for good: DuckDB may open the files in `readable` (exact
+ * paths; n may be 0) and no other (enable_external_access = false, allowed_paths), keeps
+ * temporary data in memory, and its configuration is locked; and the whole process, every
+ * thread, loses every way to change a file (a seccomp filter: no file opened for writing,
+ * created, renamed, removed, truncated or re-permissioned). DuckDB lets a statement write
+ * where it may read; the process filter is what keeps the readable files unchanged.
+ * Irreversible: call it only in a process that writes no file afterwards (descriptors opened
+ * before, like stdout, still work). Fails when the kernel refuses the filter.
+ */
+int floe_engine_seal(floe_engine *engine, const char *const *readable, size_t n);
+
+/*
+ * Run a user's read-only `sql` in a sealed engine: exactly one statement, as DuckDB's own
+ * parser counts them, which DuckDB classifies as a query (SELECT, FROM, WITH, VALUES, TABLE,
+ * DESCRIBE, SHOW, SUMMARIZE); anything else is refused before it runs. Every value is
+ * DuckDB's VARCHAR cast of it (timestamptz, uuid, struct and list values included). Errors
+ * the statement causes (bad SQL, a refused file, a failed cast) are FLOE_ERR_USAGE.
+ */
+int floe_engine_query_read(floe_engine *engine, floe_engine_result **out, const char *sql);
+
+/*
  * Run `sql` and put the first column of its first row, as text, into `out` (replacing
  * its contents). No row, or a NULL value, is an error: use floe_engine_query() when
  * either is an expected answer.

@@ -13,4 +13,11 @@
  */
 int floe_engine_register_functions(duckdb_connection conn);
 
+/*
+ * Make the whole process, every thread of it, unable to change any file from now on
+ * (sandbox.c): opening for writing, creating, renaming, removing, truncating and the like
+ * fail with EACCES. Irreversible. Sets the error chain when the kernel refuses.
+ */
+int floe_engine_forbid_writes(void);
+
 #endif

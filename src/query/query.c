@@ -9,9 +9,11 @@
 #include "iceberg/catalog.h"
 #include "iceberg/metadata.h"
 #include "iceberg/table.h"
+#include "base/log.h"
+#include "base/text.h"
 
-#include <ctype.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -57,16 +59,107 @@ static void duck_type(floe_buf *out, const floe_iceberg_type *t)
 	}
 }
 
+/* The files DuckDB may read: the live data files of every table that became a view. */
+typedef struct readable {
+	const char **paths;
+	size_t n, cap;
+} readable;
+
+/* DuckDB's name of a date, timestamp or timestamptz type, else NULL. */
+static const char *instant_type(const floe_iceberg_type *t)
+{
+	static const char *const names[] = { [FLOE_ICEBERG_DATE] = "DATE",
+					     [FLOE_ICEBERG_TIMESTAMP] = "TIMESTAMP",
+					     [FLOE_ICEBERG_TIMESTAMPTZ] = "TIMESTAMPTZ" };
+	return (size_t)t->id < sizeof(names) / sizeof(names[0]) ? names[t->id] : NULL;
+}
+
+/* Whether a value of type `t` holds a date, timestamp or timestamptz (in a struct or list too). */
+static bool has_instant(const floe_iceberg_type *t)
+{
+	bool found = instant_type(t) != NULL || (t->id == FLOE_ICEBERG_LIST && has_instant(t->element));
+	for (size_t i = 0; t->id == FLOE_ICEBERG_STRUCT && i < t->n_fields && !found; i++)
+		found = has_instant(t->fields[i].type);
+	return found;
+}
+
 /*
- * CREATE VIEW ns.table AS SELECT * FROM read_parquet([files of the current snapshot], schema = …):
+ * `expr` (of type `t`) as a view shows it. floe carries PostgreSQL's '-infinity' as the type's
+ * smallest value (docs/types.md), one below what DuckDB calls -infinity and outside what it can
+ * print: the view shows it as DuckDB's -infinity, at any depth of structs and lists ('infinity',
+ * the largest value, already is DuckDB's). Maps are shown as they are.
+ */
+static void put_shown(floe_buf *sql, const char *expr, const floe_iceberg_type *t, int depth)
+{
+	const char *instant = instant_type(t);
+	floe_buf inner = FLOE_BUF_INIT;
+	if (!has_instant(t) || t->id == FLOE_ICEBERG_MAP) {
+		floe_buf_puts(sql, expr);
+	} else if (instant) {
+		floe_buf_printf(sql, "CASE WHEN %s < '-infinity'::%s THEN '-infinity'::%s ELSE %s END", expr,
+				instant, instant, expr);
+	} else if (t->id == FLOE_ICEBERG_LIST) {
+		floe_buf_printf(&inner, "floe_x%d", depth);
+		floe_buf_printf(sql, "list_transform(%s, lambda floe_x%d: ", expr, depth);
+		put_shown(sql, floe_buf_cstr(&inner), t->element, depth + 1);
+		floe_buf_putc(sql, ')');
+	} else {
+		floe_buf_printf(sql, "CASE WHEN %s IS NULL THEN NULL ELSE struct_pack(", expr);
+		for (size_t i = 0; i < t->n_fields; i++) {
+			floe_buf_clear(&inner);
+			floe_buf_printf(&inner, "%s.", expr);
+			floe_buf_put_quoted(&inner, t->fields[i].name, '"');
+			floe_buf_puts(sql, i ? ", " : "");
+			floe_buf_put_quoted(sql, t->fields[i].name, '"');
+			floe_buf_puts(sql, " := ");
+			put_shown(sql, floe_buf_cstr(&inner), t->fields[i].type, depth);
+		}
+		floe_buf_puts(sql, ") END");
+	}
+	floe_buf_free(&inner);
+}
+
+/* One column of a view: the expression that shows it, named as the column. */
+static void view_column(floe_buf *sql, const floe_iceberg_field *f)
+{
+	floe_buf name = FLOE_BUF_INIT;
+	floe_buf_put_quoted(&name, f->name, '"');
+	put_shown(sql, floe_buf_cstr(&name), f->type, 0);
+	floe_buf_printf(sql, " AS %s", floe_buf_cstr(&name));
+	floe_buf_free(&name);
+}
+
+/* read_parquet's schema: the columns of the table's current schema, found by field id. */
+static void put_parquet_schema(floe_buf *sql, const floe_iceberg_schema *schema)
+{
+	floe_buf type = FLOE_BUF_INIT;
+	floe_buf_puts(sql, "schema = MAP {");
+	for (size_t i = 0; i < schema->n_fields; i++) {
+		const floe_iceberg_field *f = &schema->fields[i];
+		floe_buf_clear(&type);
+		duck_type(&type, f->type);
+		floe_buf_printf(sql, "%s%d: {name: ", i ? ", " : "", (int)f->id);
+		floe_buf_put_quoted(sql, f->name, '\'');
+		floe_buf_puts(sql, ", type: ");
+		floe_buf_put_quoted(sql, floe_buf_cstr(&type), '\'');
+		floe_buf_puts(sql, ", default_value: NULL}");
+	}
+	floe_buf_putc(sql, '}');
+	floe_buf_free(&type);
+}
+
+/*
+ * CREATE VIEW ns.table AS SELECT … FROM read_parquet([files of the current snapshot], schema = …):
  * the columns of the table's current schema found by field id, so a renamed column reads from
  * files written under its old name, and a column added since reads as NULL from older files.
+ * The files join `files` once the view exists.
  */
-static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, const char *ns, const char *name)
+static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, const char *ns, const char *name,
+		      readable *files)
 {
 	floe_iceberg_table *t = NULL;
 	floe_iceberg_scan *scan = NULL;
-	floe_buf sql = FLOE_BUF_INIT, type = FLOE_BUF_INIT;
+	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
 	if (floe_iceberg_table_load(&t, cat, ns, name) < 0 || floe_iceberg_table_plan(&scan, a, t, -1) < 0)
 		goto cleanup;
@@ -75,58 +168,114 @@ static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, 
 		goto cleanup;
 	}
 	const floe_iceberg_schema *schema = floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(t));
+	const char **paths = floe_arena_alloc(a, scan->n_files * sizeof(*paths));
 	floe_buf_puts(&sql, "CREATE VIEW ");
 	floe_buf_put_quoted(&sql, ns, '"');
 	floe_buf_putc(&sql, '.');
 	floe_buf_put_quoted(&sql, name, '"');
-	floe_buf_puts(&sql, " AS SELECT * FROM read_parquet([");
-	for (size_t i = 0; i < scan->n_files; i++) {
-		if (i)
-			floe_buf_putc(&sql, ',');
-		floe_buf_put_quoted(&sql, floe_iceberg_uri_to_path(a, scan->files[i].file.path), '\'');
-	}
-	floe_buf_puts(&sql, "], schema = MAP {");
+	floe_buf_puts(&sql, " AS SELECT ");
 	for (size_t i = 0; i < schema->n_fields; i++) {
-		const floe_iceberg_field *f = &schema->fields[i];
-		floe_buf_clear(&type);
-		duck_type(&type, f->type);
-		floe_buf_printf(&sql, "%s%d: {name: ", i ? ", " : "", (int)f->id);
-		floe_buf_put_quoted(&sql, f->name, '\'');
-		floe_buf_puts(&sql, ", type: ");
-		floe_buf_put_quoted(&sql, floe_buf_cstr(&type), '\'');
-		floe_buf_puts(&sql, ", default_value: NULL}");
+		floe_buf_puts(&sql, i ? ", " : "");
+		view_column(&sql, &schema->fields[i]);
 	}
-	floe_buf_puts(&sql, "})");
-	error = floe_engine_exec(e, floe_buf_cstr(&sql));
+	floe_buf_puts(&sql, " FROM read_parquet([");
+	for (size_t i = 0; i < scan->n_files; i++) {
+		paths[i] = floe_iceberg_uri_to_path(a, scan->files[i].file.path);
+		floe_buf_puts(&sql, i ? "," : "");
+		floe_buf_put_quoted(&sql, paths[i], '\'');
+	}
+	floe_buf_puts(&sql, "], ");
+	put_parquet_schema(&sql, schema);
+	floe_buf_putc(&sql, ')');
+	if (floe_engine_exec(e, floe_buf_cstr(&sql)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < scan->n_files; i++)
+		*FLOE_ARENA_PUSH(a, files->paths, files->n, files->cap) = paths[i];
+	error = 0;
 cleanup:
 	floe_iceberg_table_free(t);
 	floe_buf_free(&sql);
-	floe_buf_free(&type);
 	return error;
 }
 
-static int define_views(floe_engine *e, const floe_config *config, floe_arena *a)
+/* Warn that `ns.name` is not queryable, and why: the current error (then cleared), or `why`. */
+static void warn_skipped(const char *ns, const char *name, const char *why)
+{
+	const floe_error *err = floe_error_last();
+	floe_buf msg = FLOE_BUF_INIT;
+	floe_buf_printf(&msg, "%s.%s", ns, name);
+	floe_buf_puts(&msg, " is not queryable: ");
+	if (why)
+		floe_buf_puts(&msg, why);
+	else if (err)
+		floe_buf_printf(&msg, "%s%s%s", err->message, err->detail ? " — " : "", err->detail ? err->detail : "");
+	char *shown = floe_text_printable(floe_buf_cstr(&msg));
+	floe_log_warn("%s", shown ? shown : "a table is not queryable");
+	free(shown);
+	floe_buf_free(&msg);
+	floe_error_clear();
+}
+
+/* A table of the catalog. */
+typedef struct table_name {
+	const char *ns, *name;
+} table_name;
+
+/* Another table of the catalog that DuckDB, whose identifiers ignore (ASCII) case, would take for t[k]. */
+static const table_name *case_twin(const table_name *t, size_t n, size_t k)
+{
+	for (size_t i = 0; i < n; i++)
+		if (i != k && strcasecmp(t[i].ns, t[k].ns) == 0 && strcasecmp(t[i].name, t[k].name) == 0)
+			return &t[i];
+	return NULL;
+}
+
+/* Every table of every namespace. */
+static int list_all(floe_iceberg_catalog *cat, floe_arena *a, table_name **out, size_t *n)
+{
+	const char **namespaces = NULL, **tables = NULL;
+	size_t n_ns = 0, n_t = 0, cap = 0;
+	*out = NULL, *n = 0;
+	if (floe_iceberg_catalog_list_namespaces(cat, a, &namespaces, &n_ns) < 0)
+		return -1;
+	for (size_t i = 0; i < n_ns; i++) {
+		if (floe_iceberg_catalog_list_tables(cat, namespaces[i], a, &tables, &n_t) < 0)
+			return -1;
+		for (size_t k = 0; k < n_t; k++)
+			*FLOE_ARENA_PUSH(a, *out, *n, cap) = (table_name){ namespaces[i], tables[k] };
+	}
+	return 0;
+}
+
+/*
+ * A view for each table of the catalog. A table that cannot be one — its metadata unreadable,
+ * its name one DuckDB cannot tell from another's — is left out with a warning naming it and
+ * why; the others, and queries that name none, still work.
+ */
+static int define_views(floe_engine *e, const floe_config *config, floe_arena *a, readable *files)
 {
 	floe_iceberg_catalog *cat = NULL;
 	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
-	const char **namespaces = NULL, **tables = NULL;
-	size_t n_ns = 0, n_t = 0;
+	table_name *t = NULL;
+	size_t n = 0;
 	int error = -1;
 	co.warehouse = floe_config_warehouse_dir(config);
 	if (floe_iceberg_catalog_open_sql(&cat, floe_arena_printf(a, "%s/catalog.db", co.warehouse), &co) < 0 ||
-	    floe_iceberg_catalog_list_namespaces(cat, a, &namespaces, &n_ns) < 0)
+	    list_all(cat, a, &t, &n) < 0)
 		goto cleanup;
-	for (size_t i = 0; i < n_ns; i++) {
+	for (size_t k = 0; k < n; k++) {
+		const table_name *twin = case_twin(t, n, k);
 		floe_buf ddl = FLOE_BUF_INIT;
 		floe_buf_puts(&ddl, "CREATE SCHEMA IF NOT EXISTS ");
-		floe_buf_put_quoted(&ddl, namespaces[i], '"');
-		int rc = floe_engine_exec(e, floe_buf_cstr(&ddl));
+		floe_buf_put_quoted(&ddl, t[k].ns, '"');
+		if (twin)
+			warn_skipped(t[k].ns, t[k].name,
+				     floe_arena_printf(a, "its name differs from %s.%s only in case, and DuckDB's "
+							  "names ignore case (read it with another reader, e.g. PyIceberg)",
+						       twin->ns, twin->name));
+		else if (floe_engine_exec(e, floe_buf_cstr(&ddl)) < 0 || table_view(e, cat, a, t[k].ns, t[k].name, files) < 0)
+			warn_skipped(t[k].ns, t[k].name, NULL);
 		floe_buf_free(&ddl);
-		if (rc < 0 || floe_iceberg_catalog_list_tables(cat, namespaces[i], a, &tables, &n_t) < 0)
-			goto cleanup;
-		for (size_t k = 0; k < n_t; k++)
-			if (table_view(e, cat, a, namespaces[i], tables[k]) < 0)
-				goto cleanup;
 	}
 	error = 0;
 cleanup:
@@ -134,98 +283,46 @@ cleanup:
 	return error;
 }
 
-/* Only statements that read; the first keyword decides (DuckDB also may touch nothing but the warehouse). */
-static int check_read_only(const char *sql)
-{
-	static const char *const allowed[] = { "select", "with", "from", "values", "table", "explain",
-					       "describe", "show", "summarize", "(", NULL };
-	while (isspace((unsigned char)*sql))
-		sql++;
-	for (const char *const *k = allowed; *k; k++)
-		if (strncasecmp(sql, *k, strlen(*k)) == 0)
-			return 0;
-	floe_error_set(FLOE_ERR_USAGE, "floe query runs only statements that read (SELECT, WITH, FROM, "
-				      "EXPLAIN, DESCRIBE, SHOW, SUMMARIZE)");
-	floe_error_hint("The lake changes only through `floe run`.");
-	return -1;
-}
-
-/* Whether `sql` starts like a query (a statement DuckDB can DESCRIBE and nest in FROM). */
-static bool is_query(const char *sql)
-{
-	static const char *const queries[] = { "select", "with", "from", "values", "(", NULL };
-	while (isspace((unsigned char)*sql))
-		sql++;
-	for (const char *const *k = queries; *k; k++)
-		if (strncasecmp(sql, *k, strlen(*k)) == 0)
-			return true;
-	return false;
-}
-
-/* A DuckDB type name of a nested type: struct, map, union, list or array. */
-static bool is_nested(const char *type)
-{
-	size_t n = type ? strlen(type) : 0;
-	return n && (strncmp(type, "STRUCT", 6) == 0 || strncmp(type, "MAP", 3) == 0 ||
-		     strncmp(type, "UNION", 5) == 0 || type[n - 1] == ']');
-}
-
-/*
- * The statement to run for `sql`. The engine hands results over as text, and DuckDB has
- * no text for a nested value (an Iceberg struct or list) but its cast to VARCHAR: a query
- * whose result has one runs inside `SELECT CAST(COLUMNS(*) AS VARCHAR) FROM (…)`. What
- * cannot be described runs as it is, so its error is the user's own statement's.
- */
-static const char *statement(floe_engine *e, floe_arena *a, const char *sql)
-{
-	floe_engine_result *types = NULL;
-	bool nested = false;
-	if (!is_query(sql))
-		return sql;
-	if (floe_engine_query(e, &types, floe_arena_printf(a, "DESCRIBE %s", sql)) < 0) {
-		floe_error_clear();
-		return sql;
-	}
-	for (size_t i = 0; i < floe_engine_result_rows(types) && !nested; i++)
-		nested = is_nested(floe_engine_result_text(types, i, 1));
-	floe_engine_result_free(types);
-	if (!nested)
-		return sql;
-	size_t n = strlen(sql);
-	while (n && (isspace((unsigned char)sql[n - 1]) || sql[n - 1] == ';'))
-		n--;
-	/* the newline ends a trailing -- comment before the closing parenthesis */
-	return floe_arena_printf(a, "SELECT CAST(COLUMNS(*) AS VARCHAR) FROM (%.*s\n) AS floe_query", (int)n, sql);
-}
-
-static void render_table(floe_buf *out, floe_engine_result *r)
+/* Row 0 the column names, then the values ("NULL" for SQL NULL), each safe for a terminal. */
+static char **printable_cells(floe_arena *a, floe_engine_result *r)
 {
 	size_t rows = floe_engine_result_rows(r), cols = floe_engine_result_columns(r);
-	size_t width[256] = { 0 };
-	for (size_t c = 0; c < cols && c < 256; c++) {
-		width[c] = strlen(floe_engine_result_name(r, c));
-		for (size_t i = 0; i < rows; i++) {
-			const char *v = floe_engine_result_text(r, i, c);
-			size_t n = v ? strlen(v) : 4;
+	char **cells = floe_arena_alloc(a, ((rows + 1) * cols + 1) * sizeof(char *));
+	floe_buf b = FLOE_BUF_INIT;
+	for (size_t i = 0; i <= rows; i++)
+		for (size_t c = 0; c < cols; c++) {
+			const char *v = i == 0 ? floe_engine_result_name(r, c) : floe_engine_result_text(r, i - 1, c);
+			floe_buf_clear(&b);
+			floe_text_put_printable(&b, v ? v : "NULL");
+			cells[i * cols + c] = floe_arena_strdup(a, floe_buf_cstr(&b));
+		}
+	floe_buf_free(&b);
+	return cells;
+}
+
+static void render_table(floe_buf *out, floe_arena *a, floe_engine_result *r)
+{
+	size_t rows = floe_engine_result_rows(r), cols = floe_engine_result_columns(r);
+	char **cells = printable_cells(a, r);
+	size_t *width = floe_arena_alloc(a, (cols + 1) * sizeof(size_t));
+	for (size_t c = 0; c < cols; c++) {
+		width[c] = strlen(cells[c]);
+		for (size_t i = 1; i <= rows; i++) {
+			size_t n = strlen(cells[i * cols + c]);
 			if (n > width[c])
 				width[c] = n > 60 ? 60 : n;
 		}
 	}
-	for (size_t c = 0; c < cols && c < 256; c++)
-		floe_buf_printf(out, "%s%-*s", c ? " | " : "", (int)width[c], floe_engine_result_name(r, c));
-	floe_buf_putc(out, '\n');
-	for (size_t c = 0; c < cols && c < 256; c++) {
-		floe_buf_puts(out, c ? "-+-" : "");
-		for (size_t k = 0; k < width[c]; k++)
-			floe_buf_putc(out, '-');
-	}
-	floe_buf_putc(out, '\n');
-	for (size_t i = 0; i < rows; i++) {
-		for (size_t c = 0; c < cols && c < 256; c++) {
-			const char *v = floe_engine_result_text(r, i, c);
-			floe_buf_printf(out, "%s%-*.*s", c ? " | " : "", (int)width[c], (int)width[c], v ? v : "NULL");
-		}
+	for (size_t i = 0; i <= rows; i++) {
+		for (size_t c = 0; c < cols; c++)
+			floe_buf_printf(out, "%s%-*.*s", c ? " | " : "", (int)width[c], (int)width[c], cells[i * cols + c]);
 		floe_buf_putc(out, '\n');
+		for (size_t c = 0; i == 0 && c < cols; c++) {
+			floe_buf_puts(out, c ? "-+-" : "");
+			for (size_t k = 0; k < width[c]; k++)
+				floe_buf_putc(out, '-');
+		}
+		floe_buf_puts(out, i == 0 ? "\n" : "");
 	}
 	floe_buf_printf(out, "(%zu row%s)\n", rows, rows == 1 ? "" : "s");
 }
@@ -266,26 +363,27 @@ int floe_query_run(floe_buf *out, const floe_config *config, const char *sql, fl
 	floe_engine *e = NULL;
 	floe_engine_result *r = NULL;
 	floe_arena *a = floe_arena_new();
-	floe_buf setup = FLOE_BUF_INIT;
+	readable files = { 0 };
 	int error = -1;
-	if (check_read_only(sql) < 0 || floe_engine_open(&e, NULL) < 0 || define_views(e, config, a) < 0)
+	if (floe_engine_open(&e, NULL) < 0 || define_views(e, config, a, &files) < 0 ||
+	    floe_engine_seal(e, files.paths, files.n) < 0)
 		goto cleanup;
-	floe_buf_puts(&setup, "SET allowed_directories = [");
-	floe_buf_put_quoted(&setup, floe_arena_printf(a, "%s/", floe_config_warehouse_dir(config)), '\'');
-	floe_buf_puts(&setup, "]; SET enable_external_access = false; SET lock_configuration = true");
-	if (floe_engine_exec(e, floe_buf_cstr(&setup)) < 0 || floe_engine_query(e, &r, statement(e, a, sql)) < 0)
+	if (floe_engine_query_read(e, &r, sql) < 0) {
+		if (floe_error_last()->cls == FLOE_ERR_IO && !floe_error_last()->hint)
+			floe_error_hint("A file of the warehouse could not be read: check that it exists and that "
+					"this user may read it.");
 		goto cleanup;
+	}
 	if (format == FLOE_QUERY_CSV)
 		render_csv(out, r);
 	else if (format == FLOE_QUERY_JSON)
 		render_json(out, r);
 	else
-		render_table(out, r);
+		render_table(out, a, r);
 	error = 0;
 cleanup:
 	floe_engine_result_free(r);
 	floe_engine_close(e);
-	floe_buf_free(&setup);
 	floe_arena_free(a);
 	return error;
 }

@@ -1,0 +1,110 @@
+"""`floe doctor`'s read-only check follows role membership as PostgreSQL does: every role the
+login role can SET ROLE to counts (a NOINHERIT member still can), CREATEROLE fails, and
+`floe run` / `floe plan` warn once when the role is not read-only."""
+import json
+
+import psycopg
+import pytest
+
+from sourcedb import Source
+
+TABLES = """
+CREATE TABLE t (id int PRIMARY KEY, v text);
+INSERT INTO t VALUES (1, 'a'), (2, 'b');
+"""
+
+ROLES = ["dr_member", "dr_mid", "dr_owner", "dr_creator"]
+WARNING = "is not read-only"
+
+
+@pytest.fixture(scope="module")
+def src(stack):
+    s = Source(stack, "doctor_roles_it", "dr_reader")
+    with psycopg.connect(stack["admin"], autocommit=True) as conn:
+        for role in ROLES:
+            if conn.execute("select 1 from pg_roles where rolname = %s", (role,)).fetchone():
+                conn.execute(f'DROP OWNED BY "{role}"')
+                conn.execute(f'DROP ROLE "{role}"')
+    s.create(TABLES)
+    s.grant_read("public")
+    # t belongs to dr_owner; dr_member reaches it only through dr_mid, and inherits nothing
+    s.admin("CREATE ROLE dr_owner NOLOGIN; ALTER TABLE t OWNER TO dr_owner;"
+            "CREATE ROLE dr_mid NOLOGIN; GRANT dr_owner TO dr_mid;"
+            f"CREATE ROLE dr_member LOGIN NOINHERIT PASSWORD '{s.password}'; GRANT dr_mid TO dr_member;"
+            "GRANT USAGE ON SCHEMA public TO dr_member; GRANT SELECT ON t TO dr_member;"
+            f"CREATE ROLE dr_creator LOGIN CREATEROLE PASSWORD '{s.password}';"
+            "GRANT USAGE ON SCHEMA public TO dr_creator; GRANT SELECT ON t TO dr_creator;")
+    return s
+
+
+def project_as(src, directory, role):
+    src.project(directory)
+    toml = directory / "floe.toml"
+    toml.write_text(toml.read_text().replace(f'user = "{src.role}"', f'user = "{role}"'))
+    src.floe(directory, "init", check=0)
+    return directory
+
+
+def checks(result):
+    return {c["id"]: c for c in json.loads(result.out)["checks"]}
+
+
+def test_a_noinherit_member_of_the_owner_can_delete(src):
+    """The threat is real: the old checks passed (no privilege is inherited), yet SET ROLE works."""
+    with psycopg.connect(host="127.0.0.1", port=src.stack["port"], dbname=src.name,
+                         user="dr_member", password=src.password) as conn:
+        assert conn.execute("select has_table_privilege('t', 'DELETE'),"
+                            " pg_has_role('dr_owner', 'USAGE')").fetchone() == (False, False)
+        conn.execute("SET ROLE dr_owner")
+        assert conn.execute("DELETE FROM t").rowcount == 2
+        conn.rollback()
+
+
+def test_doctor_fails_for_a_noinherit_member_naming_the_chain(src, tmp_path):
+    d = project_as(src, tmp_path, "dr_member")
+    r = src.floe(d, "doctor", "--json")
+    assert r.rc == 1, r
+    c = checks(r)
+    ro = c["role.read_only"]
+    assert ro["status"] == "fail", ro
+    assert ('role "dr_member" can SET ROLE to "dr_owner" (dr_member → dr_mid → dr_owner), '
+            "which owns public.t") in ro["facts"], ro
+    assert 'REVOKE "dr_mid" FROM "dr_member"' in ro["todo"], ro
+    # what the login role itself holds is still clean: the failure comes from the chain alone
+    assert c["role.table_writes"]["status"] == "ok", c
+    text = src.floe(d, "doctor")
+    assert "fail  source role is read-only" in text.out and "dr_mid → dr_owner" in text.out, text
+
+
+def test_doctor_fails_for_createrole_and_says_why(src, tmp_path):
+    d = project_as(src, tmp_path, "dr_creator")
+    r = src.floe(d, "doctor", "--json")
+    assert r.rc == 1, r
+    ro = checks(r)["role.read_only"]
+    assert ro["status"] == "fail", ro
+    assert 'role "dr_creator" has CREATEROLE' in ro["facts"], ro
+    assert "NOCREATEROLE" in ro["todo"] and "pg_write_all_data" in ro["todo"], ro
+
+
+def test_doctor_passes_for_a_plain_reader(src, tmp_path):
+    d = project_as(src, tmp_path, src.role)
+    r = src.floe(d, "doctor", "--json")
+    assert r.rc == 0, r
+    ro = checks(r)["role.read_only"]
+    assert ro["status"] == "ok" and 'role "dr_reader": not superuser, no CREATEROLE' in ro["facts"], ro
+
+
+def test_run_and_plan_warn_once_when_the_role_is_not_read_only(src, tmp_path):
+    bad = project_as(src, tmp_path / "bad", "dr_member") if (tmp_path / "bad").mkdir() is None else None
+    good = project_as(src, tmp_path / "good", src.role) if (tmp_path / "good").mkdir() is None else None
+    for d in (bad, good):
+        src.floe(d, "generate", check=0)
+    for verb in ("plan", "run"):
+        r = src.floe(bad, verb)
+        assert r.err.count(WARNING) == 1, r
+        line = next(ln for ln in r.err.splitlines() if WARNING in ln)
+        assert 'role "dr_member"' in line and "role.read_only" in line and "floe doctor" in line, r
+        g = src.floe(good, verb)
+        assert WARNING not in g.err, g
+    # the warning is advice, not a refusal: the load still ran
+    assert "verified" in src.floe(bad, "run").out

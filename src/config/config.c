@@ -523,20 +523,35 @@ cleanup:
 	return error;
 }
 
+/* A directory or a file too large to be a floe.toml is the user's to fix (exit 2), not an I/O failure. */
+static int check_config_file(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) /* reading it says why */
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		floe_error_set(FLOE_ERR_CONFIG, "configuration file \"%s\" is a directory", path);
+		floe_error_hint("Pass the file itself with --config FILE, or the project with -C DIR.");
+		return -1;
+	}
+	if (st.st_size > (off_t)CONFIG_MAX_BYTES) {
+		floe_error_set(FLOE_ERR_CONFIG, "configuration file \"%s\" is %lld bytes, more than "
+			       "the %u floe reads", path, (long long)st.st_size, CONFIG_MAX_BYTES);
+		floe_error_detail("floe.toml holds settings and names only; a file this large is not one.");
+		floe_error_hint("Check that --config names floe.toml, and trim the file.");
+		return -1;
+	}
+	return 0;
+}
+
 int floe_config_load(floe_config **out, const char *path)
 {
 	floe_buf text;
 	floe_buf_init(&text, CONFIG_MAX_BYTES);
 	int error = -1;
-	struct stat st;
 	*out = NULL;
-	if (stat(path, &st) == 0 && st.st_size > (off_t)CONFIG_MAX_BYTES) {
-		floe_error_set(FLOE_ERR_CONFIG, "configuration file \"%s\" is %lld bytes, more than "
-			       "the %u floe reads", path, (long long)st.st_size, CONFIG_MAX_BYTES);
-		floe_error_detail("floe.toml holds settings and names only; a file this large is not one.");
-		floe_error_hint("Check that --config names floe.toml, and trim the file.");
+	if (check_config_file(path) < 0)
 		goto cleanup;
-	}
 	if (floe_fs_read_file(&text, path) < 0) {
 		if (!floe_fs_exists(path))
 			floe_error_hint("Run `floe init` to create one, or pass `--config FILE`.");

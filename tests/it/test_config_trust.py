@@ -47,6 +47,12 @@ def test_a_huge_floe_toml_is_a_configuration_error(project):
     assert "hint:" in r.err, r
 
 
+def test_a_directory_named_floe_toml_is_a_configuration_error(project):
+    (project / "floe.toml").mkdir()
+    r = floe("-C", str(project), "plan", check=2)
+    assert "is a directory" in r.err and "hint:" in r.err, r
+
+
 def test_init_creates_the_warehouse_where_floe_toml_says(project):
     (project / "floe.toml").write_text('[source]\nuser = "r"\ndatabase = "shop"\n\n'
                                        '[warehouse]\nlocation = "lake/tables"\n')

@@ -13,7 +13,7 @@ CREATE TABLE t (id int PRIMARY KEY, v text);
 INSERT INTO t VALUES (1, 'a'), (2, 'b');
 """
 
-ROLES = ["dr_member", "dr_mid", "dr_owner", "dr_creator"]
+ROLES = ["dr_member", "dr_mid", "dr_owner", "dr_creator", "dr_wad"]
 WARNING = "is not read-only"
 
 
@@ -33,7 +33,9 @@ def src(stack):
             f"CREATE ROLE dr_member LOGIN NOINHERIT PASSWORD '{s.password}'; GRANT dr_mid TO dr_member;"
             "GRANT USAGE ON SCHEMA public TO dr_member; GRANT SELECT ON t TO dr_member;"
             f"CREATE ROLE dr_creator LOGIN CREATEROLE PASSWORD '{s.password}';"
-            "GRANT USAGE ON SCHEMA public TO dr_creator; GRANT SELECT ON t TO dr_creator;")
+            "GRANT USAGE ON SCHEMA public TO dr_creator; GRANT SELECT ON t TO dr_creator;"
+            f"CREATE ROLE dr_wad LOGIN NOINHERIT PASSWORD '{s.password}'; GRANT pg_write_all_data TO dr_wad;"
+            "GRANT USAGE ON SCHEMA public TO dr_wad; GRANT SELECT ON t TO dr_wad;")
     return s
 
 
@@ -86,6 +88,19 @@ def test_doctor_fails_for_createrole_and_says_why(src, tmp_path):
     assert "NOCREATEROLE" in ro["todo"] and "pg_write_all_data" in ro["todo"], ro
 
 
+def test_doctor_fails_for_a_noinherit_member_of_pg_write_all_data(src, tmp_path):
+    d = project_as(src, tmp_path, "dr_wad")
+    r = src.floe(d, "doctor", "--json")
+    assert r.rc == 1, r
+    c = checks(r)
+    assert c["role.table_writes"]["status"] == "ok", c  # nothing inherited
+    ro = c["role.read_only"]
+    assert ro["status"] == "fail", ro
+    assert ('can SET ROLE to "pg_write_all_data" (dr_wad → pg_write_all_data), which has the '
+            "privileges of pg_write_all_data") in ro["facts"], ro
+    assert "may write public.t (INSERT, UPDATE, DELETE)" in ro["facts"], ro
+
+
 def test_doctor_passes_for_a_plain_reader(src, tmp_path):
     d = project_as(src, tmp_path, src.role)
     r = src.floe(d, "doctor", "--json")
@@ -95,9 +110,10 @@ def test_doctor_passes_for_a_plain_reader(src, tmp_path):
 
 
 def test_run_and_plan_warn_once_when_the_role_is_not_read_only(src, tmp_path):
-    bad = project_as(src, tmp_path / "bad", "dr_member") if (tmp_path / "bad").mkdir() is None else None
-    good = project_as(src, tmp_path / "good", src.role) if (tmp_path / "good").mkdir() is None else None
-    for d in (bad, good):
+    bad, good = tmp_path / "bad", tmp_path / "good"
+    for d, role in ((bad, "dr_member"), (good, src.role)):
+        d.mkdir()
+        project_as(src, d, role)
         src.floe(d, "generate", check=0)
     for verb in ("plan", "run"):
         r = src.floe(bad, verb)

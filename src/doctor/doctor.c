@@ -22,6 +22,7 @@
 
 #define MIN_SERVER_VERSION 120000
 #define MAX_CHECKS 32
+#define MAX_NAMED 5 /* tables named per role in role.read_only before "and N more" */
 
 struct floe_doctor_report {
 	floe_arena *arena;
@@ -74,27 +75,43 @@ static const char *sep(const floe_buf *b, size_t start)
 	return b->len > start ? ", " : "";
 }
 
-/* What `x` — the login role itself at depth 0 — could do to change data; nothing when nothing. */
-static void reach_problems(floe_buf *out, const floe_pg_role_reach *x)
+/* `list` (items joined by `joint`) cut to its first MAX_NAMED items and a count of the rest. */
+static const char *brief(floe_doctor_report *r, const char *list, const char *joint)
+{
+	const char *cut = NULL;
+	size_t total = 1;
+	for (const char *q = strstr(list, joint); q; q = strstr(q + strlen(joint), joint))
+		if (++total == MAX_NAMED + 1)
+			cut = q;
+	return cut ? floe_arena_printf(r->arena, "%.*s and %zu more", (int)(cut - list), list,
+				       total - MAX_NAMED) : list;
+}
+
+/*
+ * What `x` — the login role itself at depth 0 — could do to change data; nothing
+ * when nothing. A superuser can do anything: that alone is said.
+ */
+static void reach_problems(floe_doctor_report *r, floe_buf *out, const floe_pg_role_reach *x)
 {
 	size_t start = out->len;
-	if (x->superuser)
-		floe_buf_puts(out, "is a superuser");
-	if (x->createrole)
-		floe_buf_printf(out, "%shas CREATEROLE (it can grant itself pg_write_all_data and write)",
-				sep(out, start));
-	if (x->write_roles[0])
-		floe_buf_printf(out, "%shas the privileges of %s", sep(out, start), x->write_roles);
-	if (x->owned[0])
-		floe_buf_printf(out, "%sowns %s", sep(out, start), x->owned);
-	if (x->depth == 0) /* its privileges are the other role.* checks' */
-		return;
-	if (x->table_writes[0])
-		floe_buf_printf(out, "%smay write %s", sep(out, start), x->table_writes);
-	if (x->schema_create[0])
-		floe_buf_printf(out, "%smay CREATE in schema %s", sep(out, start), x->schema_create);
-	if (x->database_create)
-		floe_buf_printf(out, "%smay CREATE in the database", sep(out, start));
+	if (x->superuser) {
+		floe_buf_puts(out, "is a superuser, which can write anything");
+	} else {
+		if (x->createrole)
+			floe_buf_puts(out, "has CREATEROLE (it can grant itself pg_write_all_data and write)");
+		if (x->write_roles[0])
+			floe_buf_printf(out, "%shas the privileges of %s", sep(out, start), x->write_roles);
+		if (x->owned[0])
+			floe_buf_printf(out, "%sowns %s", sep(out, start), brief(r, x->owned, ", "));
+	}
+	if (x->depth > 0 && !x->superuser) { /* the login role's own privileges: the other role.* checks */
+		if (x->table_writes[0])
+			floe_buf_printf(out, "%smay write %s", sep(out, start), brief(r, x->table_writes, "; "));
+		if (x->schema_create[0])
+			floe_buf_printf(out, "%smay CREATE in schema %s", sep(out, start), x->schema_create);
+		if (x->database_create)
+			floe_buf_printf(out, "%smay CREATE in the database", sep(out, start));
+	}
 }
 
 /* The first membership of a chain "login → a → b": a. */
@@ -116,19 +133,18 @@ static void reach_todo(floe_doctor_report *r, floe_buf *todo, const floe_pg_role
 	if (x->superuser && !strstr(floe_buf_cstr(todo), "made for floe"))
 		floe_buf_puts(todo, " Use a role made for floe: CREATE ROLE floe_reader LOGIN; GRANT SELECT "
 				    "ON the tables.");
-	if (x->createrole)
+	if (x->createrole && !x->superuser)
 		floe_buf_printf(todo, " ALTER ROLE \"%s\" NOCREATEROLE: a CREATEROLE role can grant itself "
 				      "pg_write_all_data and write any table.", x->name);
-	if (x->depth == 0 && x->write_roles[0])
+	if (x->depth == 0 && x->write_roles[0] && !x->superuser)
 		floe_buf_puts(todo, " REVOKE those roles from the source role.");
-	if (x->depth == 0 && x->owned[0])
+	if (x->depth == 0 && x->owned[0] && !x->superuser)
 		floe_buf_puts(todo, " Read as a role that does not own the tables (ALTER TABLE … OWNER TO "
 				    "another role).");
-	if (x->depth == 0)
-		return;
-	const char *revoke = floe_arena_printf(r->arena, " REVOKE \"%s\" FROM \"%s\"",
-					       first_hop(r, x->chain), login);
-	if (!strstr(floe_buf_cstr(todo), revoke)) /* one per membership, however many roles behind it */
+	const char *revoke = x->depth == 0 ? NULL
+			     : floe_arena_printf(r->arena, " REVOKE \"%s\" FROM \"%s\"",
+						 first_hop(r, x->chain), login);
+	if (revoke && !strstr(floe_buf_cstr(todo), revoke)) /* once per membership */
 		floe_buf_printf(todo, "%s (on PostgreSQL 16+ you may instead grant it WITH SET FALSE): a "
 				      "member can SET ROLE to a role it belongs to even without inheriting "
 				      "its privileges (NOINHERIT).", revoke);
@@ -141,7 +157,7 @@ static void check_read_only(floe_doctor_report *r, const floe_pg_role_facts *rol
 	for (size_t i = 0; i < n; i++) {
 		const floe_pg_role_reach *x = &reach[i];
 		floe_buf_clear(&one);
-		reach_problems(&one, x);
+		reach_problems(r, &one, x);
 		if (one.len && x->depth == 0)
 			floe_buf_printf(&fails, "%srole \"%s\" %s", fails.len ? "; " : "", x->name,
 					floe_buf_cstr(&one));

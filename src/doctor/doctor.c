@@ -103,6 +103,10 @@ static void reach_problems(floe_doctor_report *r, floe_buf *out, const floe_pg_r
 			floe_buf_printf(out, "%shas the privileges of %s", sep(out, start), x->write_roles);
 		if (x->owned[0])
 			floe_buf_printf(out, "%sowns %s", sep(out, start), brief(r, x->owned, ", "));
+		if (x->owned_schemas[0])
+			floe_buf_printf(out, "%sowns schema %s", sep(out, start), x->owned_schemas);
+		if (x->owns_database)
+			floe_buf_printf(out, "%sowns the database", sep(out, start));
 	}
 	if (x->depth > 0 && !x->superuser) { /* the login role's own privileges: the other role.* checks */
 		if (x->table_writes[0])
@@ -138,9 +142,9 @@ static void reach_todo(floe_doctor_report *r, floe_buf *todo, const floe_pg_role
 				      "pg_write_all_data and write any table.", x->name);
 	if (x->depth == 0 && x->write_roles[0] && !x->superuser)
 		floe_buf_puts(todo, " REVOKE those roles from the source role.");
-	if (x->depth == 0 && x->owned[0] && !x->superuser)
-		floe_buf_puts(todo, " Read as a role that does not own the tables (ALTER TABLE … OWNER TO "
-				    "another role).");
+	if (x->depth == 0 && (x->owned[0] || x->owned_schemas[0] || x->owns_database) && !x->superuser)
+		floe_buf_puts(todo, " Read as a role that owns neither the tables, their schemas nor the "
+				    "database (ALTER … OWNER TO another role): an owner can drop them.");
 	const char *revoke = x->depth == 0 ? NULL
 			     : floe_arena_printf(r->arena, " REVOKE \"%s\" FROM \"%s\"",
 						 first_hop(r, x->chain), login);

@@ -49,7 +49,11 @@ static const char *reach_sql =
 	"     case when has_table_privilege(r.oid, s.oid, 'DELETE') then 'DELETE' end,"
 	"     case when has_table_privilege(r.oid, s.oid, 'TRUNCATE') then 'TRUNCATE' end) || ')',"
 	"     '; ' order by s.nspname, s.relname) from sel s"
-	"   where has_table_privilege(r.oid, s.oid, 'INSERT, UPDATE, DELETE, TRUNCATE')), '')"
+	"   where has_table_privilege(r.oid, s.oid, 'INSERT, UPDATE, DELETE, TRUNCATE')), ''),"
+	" coalesce((select string_agg(n.nspname, ', ' order by n.nspname) from pg_namespace n"
+	"   where n.nspname = any($1::text[]) and pg_has_role(r.oid, n.nspowner, 'USAGE')), ''),"
+	" (select pg_has_role(r.oid, d.datdba, 'USAGE') from pg_database d"
+	"   where d.datname = current_database())"
 	" from roles x join pg_roles r on r.oid = x.oid order by x.depth, r.rolname";
 
 static const char *schemas_sql =
@@ -176,6 +180,8 @@ int floe_pg_role_reach_inspect(floe_pg_role_reach **out, size_t *n_out, floe_pg 
 		x[i].schema_create = cell(arena, r, i, 10);
 		x[i].owned = cell(arena, r, i, 11);
 		x[i].table_writes = cell(arena, r, i, 12);
+		x[i].owned_schemas = cell(arena, r, i, 13);
+		x[i].owns_database = floe_pg_result_bool(r, i, 14);
 	}
 	floe_pg_result_free(r);
 	*out = x;

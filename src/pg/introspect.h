@@ -40,6 +40,8 @@ typedef struct floe_pg_role_reach {
 	const char *schema_create;    /* selected schemas it may CREATE in; "" */
 	const char *owned;            /* selected tables it owns (or inherits ownership of); "" */
 	const char *table_writes;     /* "s.t (INSERT, DELETE); …" on selected tables; "" */
+	const char *owned_schemas;    /* selected schemas it owns (an owner may drop their tables); "" */
+	bool owns_database;           /* it owns the current database (may drop it) */
 } floe_pg_role_reach;
 
 typedef struct floe_pg_schema_facts {

@@ -13,19 +13,19 @@ CREATE TABLE t (id int PRIMARY KEY, v text);
 INSERT INTO t VALUES (1, 'a'), (2, 'b');
 """
 
-ROLES = ["dr_member", "dr_mid", "dr_owner", "dr_creator", "dr_wad"]
+ROLES = ["dr_member", "dr_mid", "dr_owner", "dr_creator", "dr_wad", "dr_sowner"]
 WARNING = "is not read-only"
 
 
 @pytest.fixture(scope="module")
 def src(stack):
     s = Source(stack, "doctor_roles_it", "dr_reader")
+    s.create(TABLES)  # a fresh database first: the roles own nothing left in it
     with psycopg.connect(stack["admin"], autocommit=True) as conn:
         for role in ROLES:
             if conn.execute("select 1 from pg_roles where rolname = %s", (role,)).fetchone():
                 conn.execute(f'DROP OWNED BY "{role}"')
                 conn.execute(f'DROP ROLE "{role}"')
-    s.create(TABLES)
     s.grant_read("public")
     # t belongs to dr_owner; dr_member reaches it only through dr_mid, and inherits nothing
     s.admin("CREATE ROLE dr_owner NOLOGIN; ALTER TABLE t OWNER TO dr_owner;"
@@ -35,7 +35,10 @@ def src(stack):
             f"CREATE ROLE dr_creator LOGIN CREATEROLE PASSWORD '{s.password}';"
             "GRANT USAGE ON SCHEMA public TO dr_creator; GRANT SELECT ON t TO dr_creator;"
             f"CREATE ROLE dr_wad LOGIN NOINHERIT PASSWORD '{s.password}'; GRANT pg_write_all_data TO dr_wad;"
-            "GRANT USAGE ON SCHEMA public TO dr_wad; GRANT SELECT ON t TO dr_wad;")
+            "GRANT USAGE ON SCHEMA public TO dr_wad; GRANT SELECT ON t TO dr_wad;"
+            # owns the schema but has given up CREATE in it: it can still drop the tables
+            f"CREATE ROLE dr_sowner LOGIN PASSWORD '{s.password}'; ALTER SCHEMA public OWNER TO dr_sowner;"
+            "REVOKE CREATE ON SCHEMA public FROM dr_sowner; GRANT SELECT ON t TO dr_sowner;")
     return s
 
 
@@ -99,6 +102,23 @@ def test_doctor_fails_for_a_noinherit_member_of_pg_write_all_data(src, tmp_path)
     assert ('can SET ROLE to "pg_write_all_data" (dr_wad → pg_write_all_data), which has the '
             "privileges of pg_write_all_data") in ro["facts"], ro
     assert "may write public.t (INSERT, UPDATE, DELETE)" in ro["facts"], ro
+
+
+def test_doctor_fails_for_the_owner_of_a_selected_schema(src, tmp_path):
+    with psycopg.connect(host="127.0.0.1", port=src.stack["port"], dbname=src.name,
+                         user="dr_sowner", password=src.password) as conn:
+        assert conn.execute("select has_schema_privilege('public', 'CREATE'),"
+                            " has_table_privilege('t', 'DELETE')").fetchone() == (False, False)
+        conn.execute("DROP TABLE t")  # the owner of a schema may drop what is in it
+        conn.rollback()
+    d = project_as(src, tmp_path, "dr_sowner")
+    r = src.floe(d, "doctor", "--json")
+    assert r.rc == 1, r
+    c = checks(r)
+    assert c["role.schema_create"]["status"] == "ok" and c["role.table_writes"]["status"] == "ok", c
+    ro = c["role.read_only"]
+    assert ro["status"] == "fail" and 'role "dr_sowner" owns schema public' in ro["facts"], ro
+    assert "an owner can drop them" in ro["todo"], ro
 
 
 def test_doctor_passes_for_a_plain_reader(src, tmp_path):

@@ -218,10 +218,10 @@ static const char *dotted(load_ctx *ctx, const char *section, const char *key)
  * floe.toml names can hold NUL (PostgreSQL names, paths, variable names), and a C
  * string would end there silently: refuse it where it was written.
  */
-static int text_of(load_ctx *ctx, const char **out, floe_slice s, int line, int col, const char *name)
+static int text_of(load_ctx *ctx, const char **out, floe_slice s, int line, int col, const char *what)
 {
 	if (memchr(s.ptr, '\0', s.len)) {
-		config_error(ctx, line, col, "`%s` holds a NUL character (\\u0000)", name);
+		config_error(ctx, line, col, "%s holds a NUL character (\\u0000)", what);
 		floe_error_hint("Remove the \\u0000 escape: no name, path or variable floe.toml "
 				"gives can contain NUL, and floe would read only the part before it.");
 		return -1;
@@ -246,7 +246,8 @@ static int checked_string(load_ctx *ctx, const char **out, const floe_toml_value
 	if (expect_type(ctx, v, FLOE_TOML_STRING, name, "a string") < 0)
 		return -1;
 	const char *s = NULL;
-	if (text_of(ctx, &s, floe_toml_string(v), floe_toml_line(v), floe_toml_col(v), name) < 0)
+	if (text_of(ctx, &s, floe_toml_string(v), floe_toml_line(v), floe_toml_col(v),
+		    floe_arena_printf(ctx->config->arena, "`%s`", name)) < 0)
 		return -1;
 	const char *want = check ? check(s) : NULL;
 	if (want)
@@ -299,7 +300,8 @@ static int load_duration(load_ctx *ctx, int64_t *out, const floe_toml_value *v, 
 	if (expect_type(ctx, v, FLOE_TOML_STRING, name, "a duration such as \"5m\"") < 0)
 		return -1;
 	const char *s = NULL;
-	if (text_of(ctx, &s, floe_toml_string(v), floe_toml_line(v), floe_toml_col(v), name) < 0)
+	if (text_of(ctx, &s, floe_toml_string(v), floe_toml_line(v), floe_toml_col(v),
+		    floe_arena_printf(ctx->config->arena, "`%s`", name)) < 0)
 		return -1;
 	int64_t seconds = floe_config_parse_duration(s);
 	if (seconds < 0)
@@ -374,11 +376,13 @@ static int unknown_key(load_ctx *ctx, const floe_toml_value *table, size_t i, co
 	for (const key_spec *s = specs; s->name && n < 31; s++)
 		names[n++] = s->name;
 	names[n] = NULL;
-	floe_slice key = floe_toml_key_at(table, i);
-	const char *k = floe_arena_strndup(ctx->config->arena, key.ptr, key.len);
-	const char *near = floe_text_suggest(k, names);
 	int line = floe_toml_key_line_at(table, i), col = floe_toml_key_col_at(table, i);
 	const char *where = section ? floe_arena_printf(ctx->config->arena, " in [%s]", section) : "";
+	const char *k = NULL;
+	if (text_of(ctx, &k, floe_toml_key_at(table, i), line, col,
+		    floe_arena_printf(ctx->config->arena, "a key%s", where)) < 0)
+		return -1;
+	const char *near = floe_text_suggest(k, names);
 	if (near)
 		config_error(ctx, line, col, "unknown key `%s`%s — did you mean `%s`?", k, where, near);
 	else

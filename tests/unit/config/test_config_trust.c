@@ -37,6 +37,8 @@ FLOE_TEST(config_refuses_nul_in_any_string)
 	FLOE_CHECK(strstr(refusal("[source]\ndatabase = \"shop\"\nuser = \"r\"\n"
 				  "[bronze]\nlate-window = \"5m\\u0000\"\n"),
 			  "`bronze.late-window` holds a NUL") != NULL);
+	FLOE_CHECK_STR(refusal("[source]\ndatabase = \"shop\"\nuser = \"r\"\n[\"source\\u0000x\"]\n"),
+		       "/p/floe.toml:4:2: a key holds a NUL character (\\u0000)");
 	/* the same strings without NUL are fine */
 	FLOE_CHECK_STR(refusal("[source]\ndatabase = \"shop\\u0041\"\nuser = \"r\"\n"), "");
 }

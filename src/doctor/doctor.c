@@ -70,11 +70,6 @@ static const char *error_hint(floe_doctor_report *r, const char *fallback)
 	return e && e->hint ? floe_arena_strdup(r->arena, e->hint) : fallback;
 }
 
-static const char *sep(const floe_buf *b, size_t start)
-{
-	return b->len > start ? ", " : "";
-}
-
 /* `list` (items joined by `joint`) cut to its first MAX_NAMED items and a count of the rest. */
 static const char *brief(floe_doctor_report *r, const char *list, const char *joint)
 {
@@ -89,32 +84,30 @@ static const char *brief(floe_doctor_report *r, const char *list, const char *jo
 
 /*
  * What `x` — the login role itself at depth 0 — could do to change data; nothing
- * when nothing. A superuser can do anything: that alone is said.
+ * when nothing. A superuser can do anything: that alone is said. The login role's
+ * own privileges and CREATE are the other role.* checks'; a role it can become
+ * has them listed here.
  */
 static void reach_problems(floe_doctor_report *r, floe_buf *out, const floe_pg_role_reach *x)
 {
-	size_t start = out->len;
-	if (x->superuser) {
-		floe_buf_puts(out, "is a superuser, which can write anything");
-	} else {
-		if (x->createrole)
-			floe_buf_puts(out, "has CREATEROLE (it can grant itself pg_write_all_data and write)");
-		if (x->write_roles[0])
-			floe_buf_printf(out, "%shas the privileges of %s", sep(out, start), x->write_roles);
-		if (x->owned[0])
-			floe_buf_printf(out, "%sowns %s", sep(out, start), brief(r, x->owned, ", "));
-		if (x->owned_schemas[0])
-			floe_buf_printf(out, "%sowns schema %s", sep(out, start), x->owned_schemas);
-		if (x->owns_database)
-			floe_buf_printf(out, "%sowns the database", sep(out, start));
-	}
-	if (x->depth > 0 && !x->superuser) { /* the login role's own privileges: the other role.* checks */
-		if (x->table_writes[0])
-			floe_buf_printf(out, "%smay write %s", sep(out, start), brief(r, x->table_writes, "; "));
-		if (x->schema_create[0])
-			floe_buf_printf(out, "%smay CREATE in schema %s", sep(out, start), x->schema_create);
-		if (x->database_create)
-			floe_buf_printf(out, "%smay CREATE in the database", sep(out, start));
+	bool other = x->depth > 0 && !x->superuser;
+	const struct { bool on; const char *fmt, *arg; } said[] = {
+		{ x->superuser, "is a superuser, which can write anything%s", "" },
+		{ x->createrole && !x->superuser,
+		  "has CREATEROLE (it can grant itself pg_write_all_data and write)%s", "" },
+		{ x->write_roles[0] && !x->superuser, "has the privileges of %s", x->write_roles },
+		{ x->owned[0] && !x->superuser, "owns %s", brief(r, x->owned, ", ") },
+		{ x->owned_schemas[0] && !x->superuser, "owns schema %s", x->owned_schemas },
+		{ x->owns_database && !x->superuser, "owns the database%s", "" },
+		{ other && x->table_writes[0], "may write %s", brief(r, x->table_writes, "; ") },
+		{ other && x->schema_create[0], "may CREATE in schema %s", x->schema_create },
+		{ other && x->database_create, "may CREATE in the database%s", "" },
+	};
+	for (size_t i = 0; i < sizeof(said) / sizeof(said[0]); i++) {
+		if (!said[i].on)
+			continue;
+		floe_buf_puts(out, out->len ? ", " : "");
+		floe_buf_printf(out, said[i].fmt, said[i].arg);
 	}
 }
 

@@ -1,7 +1,9 @@
 /*
  * introspect.c — catalog queries about the role's reach. Privilege functions
  * (has_table_privilege, has_column_privilege) account for role membership,
- * PUBLIC grants and predefined roles such as pg_write_all_data.
+ * PUBLIC grants and predefined roles such as pg_write_all_data. INSERT and
+ * UPDATE are asked per column too (has_any_column_privilege): a grant on one
+ * column is enough to write.
  */
 #include "pg/introspect.h"
 #include "base/arena.h"
@@ -44,12 +46,13 @@ static const char *reach_sql =
 	" coalesce((select string_agg(s.nspname || '.' || s.relname, ', ' order by s.nspname, s.relname)"
 	"   from sel s where pg_has_role(r.oid, s.relowner, 'USAGE')), ''),"
 	" coalesce((select string_agg(s.nspname || '.' || s.relname || ' (' || concat_ws(', ',"
-	"     case when has_table_privilege(r.oid, s.oid, 'INSERT') then 'INSERT' end,"
-	"     case when has_table_privilege(r.oid, s.oid, 'UPDATE') then 'UPDATE' end,"
+	"     case when has_any_column_privilege(r.oid, s.oid, 'INSERT') then 'INSERT' end,"
+	"     case when has_any_column_privilege(r.oid, s.oid, 'UPDATE') then 'UPDATE' end,"
 	"     case when has_table_privilege(r.oid, s.oid, 'DELETE') then 'DELETE' end,"
 	"     case when has_table_privilege(r.oid, s.oid, 'TRUNCATE') then 'TRUNCATE' end) || ')',"
 	"     '; ' order by s.nspname, s.relname) from sel s"
-	"   where has_table_privilege(r.oid, s.oid, 'INSERT, UPDATE, DELETE, TRUNCATE')), ''),"
+	"   where has_table_privilege(r.oid, s.oid, 'DELETE, TRUNCATE')"
+	"     or has_any_column_privilege(r.oid, s.oid, 'INSERT, UPDATE')), ''),"
 	" coalesce((select string_agg(n.nspname, ', ' order by n.nspname) from pg_namespace n"
 	"   where n.nspname = any($1::text[]) and pg_has_role(r.oid, n.nspowner, 'USAGE')), ''),"
 	" (select pg_has_role(r.oid, d.datdba, 'USAGE') from pg_database d"
@@ -69,8 +72,8 @@ static const char *tables_sql =
 	"select n.nspname, c.relname, c.relkind::text, has_table_privilege(c.oid, 'SELECT'),"
 	" c.relrowsecurity, c.relforcerowsecurity, pg_has_role(c.relowner, 'USAGE'),"
 	" concat_ws(', ',"
-	"   case when has_table_privilege(c.oid, 'INSERT') then 'INSERT' end,"
-	"   case when has_table_privilege(c.oid, 'UPDATE') then 'UPDATE' end,"
+	"   case when has_any_column_privilege(c.oid, 'INSERT') then 'INSERT' end,"
+	"   case when has_any_column_privilege(c.oid, 'UPDATE') then 'UPDATE' end,"
 	"   case when has_table_privilege(c.oid, 'DELETE') then 'DELETE' end,"
 	"   case when has_table_privilege(c.oid, 'TRUNCATE') then 'TRUNCATE' end),"
 	" (select count(*) from pg_attribute a where a.attrelid = c.oid and a.attnum > 0"

@@ -13,7 +13,7 @@ CREATE TABLE t (id int PRIMARY KEY, v text);
 INSERT INTO t VALUES (1, 'a'), (2, 'b');
 """
 
-ROLES = ["dr_member", "dr_mid", "dr_owner", "dr_creator", "dr_wad", "dr_sowner"]
+ROLES = ["dr_member", "dr_mid", "dr_owner", "dr_creator", "dr_wad", "dr_sowner", "dr_col", "dr_col_writer"]
 WARNING = "is not read-only"
 
 
@@ -38,7 +38,11 @@ def src(stack):
             "GRANT USAGE ON SCHEMA public TO dr_wad; GRANT SELECT ON t TO dr_wad;"
             # owns the schema but has given up CREATE in it: it can still drop the tables
             f"CREATE ROLE dr_sowner LOGIN PASSWORD '{s.password}'; ALTER SCHEMA public OWNER TO dr_sowner;"
-            "REVOKE CREATE ON SCHEMA public FROM dr_sowner; GRANT SELECT ON t TO dr_sowner;")
+            "REVOKE CREATE ON SCHEMA public FROM dr_sowner; GRANT SELECT ON t TO dr_sowner;"
+            # may UPDATE one column only, through a role it can become
+            "CREATE ROLE dr_col_writer NOLOGIN; GRANT UPDATE (v) ON t TO dr_col_writer;"
+            f"CREATE ROLE dr_col LOGIN PASSWORD '{s.password}'; GRANT USAGE ON SCHEMA public TO dr_col;"
+            "GRANT SELECT ON t TO dr_col; GRANT INSERT (id) ON t TO dr_col; GRANT dr_col_writer TO dr_col;")
     return s
 
 
@@ -119,6 +123,18 @@ def test_doctor_fails_for_the_owner_of_a_selected_schema(src, tmp_path):
     ro = c["role.read_only"]
     assert ro["status"] == "fail" and 'role "dr_sowner" owns schema public' in ro["facts"], ro
     assert "an owner can drop them" in ro["todo"], ro
+
+
+def test_doctor_fails_for_a_write_privilege_on_one_column(src, tmp_path):
+    d = project_as(src, tmp_path, "dr_col")
+    r = src.floe(d, "doctor", "--json")
+    assert r.rc == 1, r
+    c = checks(r)
+    # its own INSERT on one column, and (inherited, and through SET ROLE) UPDATE on another
+    assert c["role.table_writes"]["status"] == "fail", c
+    assert c["role.table_writes"]["facts"] == "public.t (INSERT, UPDATE)", c
+    assert ('can SET ROLE to "dr_col_writer" (dr_col → dr_col_writer), which may write '
+            "public.t (UPDATE)") in c["role.read_only"]["facts"], c
 
 
 def test_doctor_passes_for_a_plain_reader(src, tmp_path):

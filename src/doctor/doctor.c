@@ -264,7 +264,7 @@ static void check_table_writes(floe_doctor_report *r, const source_facts *sf)
 	}
 	add(r, "role.table_writes", "no write privilege on any selected table",
 	    writable.len ? FLOE_CHECK_FAIL : FLOE_CHECK_OK,
-	    writable.len ? "REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON those tables FROM the role." : NULL,
+	    writable.len ? "REVOKE INSERT, UPDATE, DELETE, TRUNCATE, TRIGGER ON those tables FROM the role." : NULL,
 	    "%s", writable.len ? floe_buf_cstr(&writable) : "SELECT only");
 	floe_buf_free(&writable);
 }

@@ -3,7 +3,8 @@
  * (has_table_privilege, has_column_privilege) account for role membership,
  * PUBLIC grants and predefined roles such as pg_write_all_data. INSERT and
  * UPDATE are asked per column too (has_any_column_privilege): a grant on one
- * column is enough to write.
+ * column is enough to write. TRIGGER counts as a write: a trigger runs on
+ * every other writer's change.
  */
 #include "pg/introspect.h"
 #include "base/arena.h"
@@ -49,9 +50,10 @@ static const char *reach_sql =
 	"     case when has_any_column_privilege(r.oid, s.oid, 'INSERT') then 'INSERT' end,"
 	"     case when has_any_column_privilege(r.oid, s.oid, 'UPDATE') then 'UPDATE' end,"
 	"     case when has_table_privilege(r.oid, s.oid, 'DELETE') then 'DELETE' end,"
-	"     case when has_table_privilege(r.oid, s.oid, 'TRUNCATE') then 'TRUNCATE' end) || ')',"
+	"     case when has_table_privilege(r.oid, s.oid, 'TRUNCATE') then 'TRUNCATE' end,"
+	"     case when has_table_privilege(r.oid, s.oid, 'TRIGGER') then 'TRIGGER' end) || ')',"
 	"     '; ' order by s.nspname, s.relname) from sel s"
-	"   where has_table_privilege(r.oid, s.oid, 'DELETE, TRUNCATE')"
+	"   where has_table_privilege(r.oid, s.oid, 'DELETE, TRUNCATE, TRIGGER')"
 	"     or has_any_column_privilege(r.oid, s.oid, 'INSERT, UPDATE')), ''),"
 	" coalesce((select string_agg(n.nspname, ', ' order by n.nspname) from pg_namespace n"
 	"   where n.nspname = any($1::text[]) and pg_has_role(r.oid, n.nspowner, 'USAGE')), ''),"
@@ -75,7 +77,8 @@ static const char *tables_sql =
 	"   case when has_any_column_privilege(c.oid, 'INSERT') then 'INSERT' end,"
 	"   case when has_any_column_privilege(c.oid, 'UPDATE') then 'UPDATE' end,"
 	"   case when has_table_privilege(c.oid, 'DELETE') then 'DELETE' end,"
-	"   case when has_table_privilege(c.oid, 'TRUNCATE') then 'TRUNCATE' end),"
+	"   case when has_table_privilege(c.oid, 'TRUNCATE') then 'TRUNCATE' end,"
+	"   case when has_table_privilege(c.oid, 'TRIGGER') then 'TRIGGER' end),"
 	" (select count(*) from pg_attribute a where a.attrelid = c.oid and a.attnum > 0"
 	"   and not a.attisdropped)"
 	" from pg_class c join pg_namespace n on n.oid = c.relnamespace"

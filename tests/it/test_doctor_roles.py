@@ -42,7 +42,8 @@ def src(stack):
             # may UPDATE one column only, through a role it can become
             "CREATE ROLE dr_col_writer NOLOGIN; GRANT UPDATE (v) ON t TO dr_col_writer;"
             f"CREATE ROLE dr_col LOGIN PASSWORD '{s.password}'; GRANT USAGE ON SCHEMA public TO dr_col;"
-            "GRANT SELECT ON t TO dr_col; GRANT INSERT (id) ON t TO dr_col; GRANT dr_col_writer TO dr_col;")
+            "GRANT SELECT ON t TO dr_col; GRANT INSERT (id) ON t TO dr_col; GRANT dr_col_writer TO dr_col;"
+            "GRANT TRIGGER ON t TO dr_col;")
     return s
 
 
@@ -130,9 +131,9 @@ def test_doctor_fails_for_a_write_privilege_on_one_column(src, tmp_path):
     r = src.floe(d, "doctor", "--json")
     assert r.rc == 1, r
     c = checks(r)
-    # its own INSERT on one column, and (inherited, and through SET ROLE) UPDATE on another
+    # its own INSERT on one column and TRIGGER, and (inherited, and through SET ROLE) UPDATE on another
     assert c["role.table_writes"]["status"] == "fail", c
-    assert c["role.table_writes"]["facts"] == "public.t (INSERT, UPDATE)", c
+    assert c["role.table_writes"]["facts"] == "public.t (INSERT, UPDATE, TRIGGER)", c
     assert ('can SET ROLE to "dr_col_writer" (dr_col → dr_col_writer), which may write '
             "public.t (UPDATE)") in c["role.read_only"]["facts"], c
 

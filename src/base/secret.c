@@ -3,6 +3,9 @@
  */
 #include "base/secret.h"
 #include "base/arena.h"
+#include "base/log.h"
+
+#include <stdbool.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +16,49 @@
 static char *secrets[MAX_SECRETS];
 static int n_secrets;
 
-void floe_secret_register(const char *value)
+/*
+ * A value that is short, or made of one kind of character only (letters: a word
+ * such as "verified"; digits: a number such as a row count), also occurs in
+ * floe's own output and in the data it prints: masking it would corrupt that
+ * output, so such a value is not masked and the user is warned (once).
+ */
+static bool maskable(const char *value)
 {
-	if (!value || strlen(value) < 4 || n_secrets == MAX_SECRETS)
-		return;
+	size_t len = strlen(value);
+	bool letters = false, digits = false, others = false;
+	for (const char *p = value; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+			letters = true;
+		else if (*p >= '0' && *p <= '9')
+			digits = true;
+		else
+			others = true;
+	}
+	return len >= FLOE_SECRET_MIN_LEN && letters + digits + others >= 2;
+}
+
+bool floe_secret_register(const char *value)
+{
+	static bool warned;
+	if (!value || !value[0])
+		return false;
+	if (!maskable(value)) {
+		if (!warned)
+			floe_log_warn("a password floe was given is too short or too plain to be masked in "
+				      "output (it would also mask words and numbers floe prints); floe "
+				      "never prints it itself, but cannot hide it where a library or the "
+				      "data quotes it. Use a password of at least %d characters that mixes "
+				      "letters with digits or symbols.", FLOE_SECRET_MIN_LEN);
+		warned = true;
+		return false;
+	}
 	for (int i = 0; i < n_secrets; i++)
 		if (strcmp(secrets[i], value) == 0)
-			return;
+			return true;
+	if (n_secrets == MAX_SECRETS)
+		return false;
 	secrets[n_secrets++] = floe_xstrndup(value, strlen(value));
+	return true;
 }
 
 void floe_secret_reset(void)

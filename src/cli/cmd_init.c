@@ -74,7 +74,9 @@ const floe_cli_command floe_cmd_init = {
 		"default); floe.toml holds only the variable's name. With --save-password it is also\n"
 		"stored in .floe/secrets/source-password, readable by you only.\n\n"
 		"Running init again never overwrites a file: an existing floe.toml is kept as it is,\n"
-		"and missing parts of the layout are added.",
+		"and missing parts of the layout are added where it says (its [warehouse] location).\n\n"
+		"A password in --source (postgresql://user:password@…, ?password=, password=) is\n"
+		"refused without being echoed: pass it in the variable instead.",
 	.examples =
 		"  export FLOE_SOURCE_PASSWORD=…\n"
 		"  floe init --source 127.0.0.1:5432/shop --source-user floe_reader\n"

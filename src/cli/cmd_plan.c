@@ -2,6 +2,7 @@
  * cmd_plan.c — `floe plan [--json] [--strict] [--types]`.
  */
 #include "cli/cli.h"
+#include "doctor/doctor.h"
 #include "plan/plan.h"
 
 static const floe_cli_option options[] = {
@@ -29,7 +30,10 @@ static int run(floe_cli_ctx *ctx)
 	int rc = -1;
 	if (floe_cli_flag(ctx, "types"))
 		return print_types(ctx);
-	if (floe_cli_load_config(&config, ctx) < 0 || floe_plan_build(&plan, config) < 0)
+	if (floe_cli_load_config(&config, ctx) < 0)
+		goto cleanup;
+	floe_doctor_warn_role(config);
+	if (floe_plan_build(&plan, config) < 0)
 		goto cleanup;
 	if (floe_cli_flag(ctx, "json"))
 		rc = floe_plan_render_json(&out, plan);

@@ -2,6 +2,7 @@
  * cmd_run.c — `floe run [--table T …] [--jobs N]`: load bronze for the deployed plan.
  */
 #include "cli/cli.h"
+#include "doctor/doctor.h"
 #include "base/error.h"
 #include "base/json.h"
 #include "base/text.h"
@@ -132,6 +133,7 @@ static int run(floe_cli_ctx *ctx)
 	opts.progress = isatty(2) && !floe_cli_flag(ctx, "json");
 	if (floe_cli_load_config(&config, ctx) < 0)
 		goto cleanup;
+	floe_doctor_warn_role(config);
 	check.config = config;
 	if (!floe_cli_flag(ctx, "no-reconcile")) {
 		opts.check = floe_reconcile_bronze_check;

@@ -213,11 +213,21 @@ static const char *dotted(load_ctx *ctx, const char *section, const char *key)
 	return section ? floe_arena_printf(ctx->config->arena, "%s.%s", section, key) : key;
 }
 
-/* A TOML string as an arena C string; NUL bytes cannot occur (the parser rejects them). */
-static const char *arena_string(load_ctx *ctx, const floe_toml_value *v)
+/*
+ * A TOML string or key as an arena C string. TOML allows "\u0000", but no value
+ * floe.toml names can hold NUL (PostgreSQL names, paths, variable names), and a C
+ * string would end there silently: refuse it where it was written.
+ */
+static int text_of(load_ctx *ctx, const char **out, floe_slice s, int line, int col, const char *what)
 {
-	floe_slice s = floe_toml_string(v);
-	return floe_arena_strndup(ctx->config->arena, s.ptr, s.len);
+	if (memchr(s.ptr, '\0', s.len)) {
+		config_error(ctx, line, col, "%s holds a NUL character (\\u0000)", what);
+		floe_error_hint("Remove the \\u0000 escape: no name, path or variable floe.toml "
+				"gives can contain NUL, and floe would read only the part before it.");
+		return -1;
+	}
+	*out = floe_arena_strndup(ctx->config->arena, s.ptr, s.len);
+	return 0;
 }
 
 static int expect_type(load_ctx *ctx, const floe_toml_value *v, floe_toml_type want,
@@ -235,7 +245,10 @@ static int checked_string(load_ctx *ctx, const char **out, const floe_toml_value
 {
 	if (expect_type(ctx, v, FLOE_TOML_STRING, name, "a string") < 0)
 		return -1;
-	const char *s = arena_string(ctx, v);
+	const char *s = NULL;
+	if (text_of(ctx, &s, floe_toml_string(v), floe_toml_line(v), floe_toml_col(v),
+		    floe_arena_printf(ctx->config->arena, "`%s`", name)) < 0)
+		return -1;
 	const char *want = check ? check(s) : NULL;
 	if (want)
 		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
@@ -286,8 +299,10 @@ static int load_duration(load_ctx *ctx, int64_t *out, const floe_toml_value *v, 
 {
 	if (expect_type(ctx, v, FLOE_TOML_STRING, name, "a duration such as \"5m\"") < 0)
 		return -1;
-	floe_slice text = floe_toml_string(v);
-	const char *s = floe_arena_strndup(ctx->config->arena, text.ptr, text.len);
+	const char *s = NULL;
+	if (text_of(ctx, &s, floe_toml_string(v), floe_toml_line(v), floe_toml_col(v),
+		    floe_arena_printf(ctx->config->arena, "`%s`", name)) < 0)
+		return -1;
 	int64_t seconds = floe_config_parse_duration(s);
 	if (seconds < 0)
 		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
@@ -336,8 +351,11 @@ static int load_map(load_ctx *ctx, floe_string_map *out, const floe_toml_value *
 	out->values = floe_arena_alloc(ctx->config->arena, (n + 1) * sizeof(char *));
 	out->count = n;
 	for (size_t i = 0; i < n; i++) {
-		floe_slice key = floe_toml_key_at(v, i);
-		const char *k = floe_arena_strndup(ctx->config->arena, key.ptr, key.len);
+		const char *k = NULL;
+		if (text_of(ctx, &k, floe_toml_key_at(v, i), floe_toml_key_line_at(v, i),
+			    floe_toml_key_col_at(v, i), floe_arena_printf(ctx->config->arena,
+									  "a key in [%s]", name)) < 0)
+			return -1;
 		const char *want = spec->check_key ? spec->check_key(k) : NULL;
 		if (want)
 			return config_error(ctx, floe_toml_key_line_at(v, i), floe_toml_key_col_at(v, i),
@@ -358,11 +376,13 @@ static int unknown_key(load_ctx *ctx, const floe_toml_value *table, size_t i, co
 	for (const key_spec *s = specs; s->name && n < 31; s++)
 		names[n++] = s->name;
 	names[n] = NULL;
-	floe_slice key = floe_toml_key_at(table, i);
-	const char *k = floe_arena_strndup(ctx->config->arena, key.ptr, key.len);
-	const char *near = floe_text_suggest(k, names);
 	int line = floe_toml_key_line_at(table, i), col = floe_toml_key_col_at(table, i);
 	const char *where = section ? floe_arena_printf(ctx->config->arena, " in [%s]", section) : "";
+	const char *k = NULL;
+	if (text_of(ctx, &k, floe_toml_key_at(table, i), line, col,
+		    floe_arena_printf(ctx->config->arena, "a key%s", where)) < 0)
+		return -1;
+	const char *near = floe_text_suggest(k, names);
 	if (near)
 		config_error(ctx, line, col, "unknown key `%s`%s — did you mean `%s`?", k, where, near);
 	else
@@ -507,12 +527,35 @@ cleanup:
 	return error;
 }
 
+/* A directory or a file too large to be a floe.toml is the user's to fix (exit 2), not an I/O failure. */
+static int check_config_file(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) /* reading it says why */
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		floe_error_set(FLOE_ERR_CONFIG, "configuration file \"%s\" is a directory", path);
+		floe_error_hint("Pass the file itself with --config FILE, or the project with -C DIR.");
+		return -1;
+	}
+	if (st.st_size > (off_t)CONFIG_MAX_BYTES) {
+		floe_error_set(FLOE_ERR_CONFIG, "configuration file \"%s\" is %lld bytes, more than "
+			       "the %u floe reads", path, (long long)st.st_size, CONFIG_MAX_BYTES);
+		floe_error_detail("floe.toml holds settings and names only; a file this large is not one.");
+		floe_error_hint("Check that --config names floe.toml, and trim the file.");
+		return -1;
+	}
+	return 0;
+}
+
 int floe_config_load(floe_config **out, const char *path)
 {
 	floe_buf text;
 	floe_buf_init(&text, CONFIG_MAX_BYTES);
 	int error = -1;
 	*out = NULL;
+	if (check_config_file(path) < 0)
+		goto cleanup;
 	if (floe_fs_read_file(&text, path) < 0) {
 		if (!floe_fs_exists(path))
 			floe_error_hint("Run `floe init` to create one, or pass `--config FILE`.");

@@ -7,6 +7,8 @@
 #include "base/error.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/log.h"
+#include "base/text.h"
 #include "engine/engine.h"
 #include "iceberg/catalog_sql.h"
 #include "pg/introspect.h"
@@ -20,6 +22,7 @@
 
 #define MIN_SERVER_VERSION 120000
 #define MAX_CHECKS 32
+#define MAX_NAMED 5 /* tables named per role in role.read_only before "and N more" */
 
 struct floe_doctor_report {
 	floe_arena *arena;
@@ -67,28 +70,135 @@ static const char *error_hint(floe_doctor_report *r, const char *fallback)
 	return e && e->hint ? floe_arena_strdup(r->arena, e->hint) : fallback;
 }
 
+/* `list` (items joined by `joint`) cut to its first MAX_NAMED items and a count of the rest. */
+static const char *brief(floe_doctor_report *r, const char *list, const char *joint)
+{
+	const char *cut = NULL;
+	size_t total = 1;
+	for (const char *q = strstr(list, joint); q; q = strstr(q + strlen(joint), joint))
+		if (++total == MAX_NAMED + 1)
+			cut = q;
+	return cut ? floe_arena_printf(r->arena, "%.*s and %zu more", (int)(cut - list), list,
+				       total - MAX_NAMED) : list;
+}
+
+/*
+ * What `x` — the login role itself at depth 0 — could do to change data; nothing
+ * when nothing. A superuser can do anything: that alone is said. The login role's
+ * own privileges and CREATE are the other role.* checks'; a role it can become
+ * has them listed here.
+ */
+static void reach_problems(floe_doctor_report *r, floe_buf *out, const floe_pg_role_reach *x)
+{
+	bool other = x->depth > 0 && !x->superuser;
+	const struct { bool on; const char *fmt, *arg; } said[] = {
+		{ x->superuser, "is a superuser, which can write anything%s", "" },
+		{ x->createrole && !x->superuser,
+		  "has CREATEROLE (it can grant itself pg_write_all_data and write)%s", "" },
+		{ x->write_roles[0] && !x->superuser, "has the privileges of %s", x->write_roles },
+		{ x->owned[0] && !x->superuser, "owns %s", brief(r, x->owned, ", ") },
+		{ x->owned_schemas[0] && !x->superuser, "owns schema %s", x->owned_schemas },
+		{ x->owns_database && !x->superuser, "owns the database%s", "" },
+		{ other && x->table_writes[0], "may write %s", brief(r, x->table_writes, "; ") },
+		{ other && x->schema_create[0], "may CREATE in schema %s", x->schema_create },
+		{ other && x->database_create, "may CREATE in the database%s", "" },
+	};
+	for (size_t i = 0; i < sizeof(said) / sizeof(said[0]); i++) {
+		if (!said[i].on)
+			continue;
+		floe_buf_puts(out, out->len ? ", " : "");
+		floe_buf_printf(out, said[i].fmt, said[i].arg);
+	}
+}
+
+/* The first membership of a chain "login → a → b": a. */
+static const char *first_hop(floe_doctor_report *r, const char *chain)
+{
+	const char *arrow = " → ";
+	const char *p = strstr(chain, arrow);
+	if (!p)
+		return chain;
+	p += strlen(arrow);
+	const char *end = strstr(p, arrow);
+	return floe_arena_strndup(r->arena, p, end ? (size_t)(end - p) : strlen(p));
+}
+
+/* What to do about the problems of `x`, appended to `todo` once per kind. */
+static void reach_todo(floe_doctor_report *r, floe_buf *todo, const floe_pg_role_reach *x,
+		       const char *login)
+{
+	if (x->superuser && !strstr(floe_buf_cstr(todo), "made for floe"))
+		floe_buf_puts(todo, " Use a role made for floe: CREATE ROLE floe_reader LOGIN; GRANT SELECT "
+				    "ON the tables.");
+	if (x->createrole && !x->superuser)
+		floe_buf_printf(todo, " ALTER ROLE \"%s\" NOCREATEROLE: a CREATEROLE role can grant itself "
+				      "pg_write_all_data and write any table.", x->name);
+	if (x->depth == 0 && x->write_roles[0] && !x->superuser)
+		floe_buf_puts(todo, " REVOKE those roles from the source role.");
+	if (x->depth == 0 && (x->owned[0] || x->owned_schemas[0] || x->owns_database) && !x->superuser)
+		floe_buf_puts(todo, " Read as a role that owns neither the tables, their schemas nor the "
+				    "database (ALTER … OWNER TO another role): an owner can drop them.");
+	const char *revoke = x->depth == 0 ? NULL
+			     : floe_arena_printf(r->arena, " REVOKE \"%s\" FROM \"%s\"",
+						 first_hop(r, x->chain), login);
+	if (revoke && !strstr(floe_buf_cstr(todo), revoke)) /* once per membership */
+		floe_buf_printf(todo, "%s (on PostgreSQL 16+ you may instead grant it WITH SET FALSE): a "
+				      "member can SET ROLE to a role it belongs to even without inheriting "
+				      "its privileges (NOINHERIT).", revoke);
+}
+
+static void check_read_only(floe_doctor_report *r, const floe_pg_role_facts *role,
+			    const floe_pg_role_reach *reach, size_t n)
+{
+	floe_buf fails = FLOE_BUF_INIT, warns = FLOE_BUF_INIT, todo = FLOE_BUF_INIT, one = FLOE_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		const floe_pg_role_reach *x = &reach[i];
+		floe_buf_clear(&one);
+		reach_problems(r, &one, x);
+		if (one.len && x->depth == 0)
+			floe_buf_printf(&fails, "%srole \"%s\" %s", fails.len ? "; " : "", x->name,
+					floe_buf_cstr(&one));
+		else if (one.len)
+			floe_buf_printf(&fails, "%srole \"%s\" can SET ROLE to \"%s\" (%s), which %s",
+					fails.len ? "; " : "", role->name, x->name, x->chain, floe_buf_cstr(&one));
+		if (one.len)
+			reach_todo(r, &todo, x, role->name);
+		if (x->createdb || x->replication)
+			floe_buf_printf(&warns, "%s\"%s\" has %s%s%s", warns.len ? "; " : "", x->name,
+					x->createdb ? "CREATEDB" : "", x->createdb && x->replication ? ", " : "",
+					x->replication ? "REPLICATION" : "");
+	}
+	if (fails.len)
+		add(r, "role.read_only", "source role is read-only", FLOE_CHECK_FAIL, todo.ptr + 1, "%s",
+		    floe_buf_cstr(&fails));
+	else
+		add(r, "role.read_only", "source role is read-only",
+		    warns.len ? FLOE_CHECK_WARN : FLOE_CHECK_OK,
+		    warns.len ? "ALTER ROLE … NOCREATEDB NOREPLICATION: it can create databases or "
+				"open replication connections." : NULL,
+		    "role \"%s\": not superuser, no CREATEROLE, no write role%s; it can SET ROLE to %zu "
+		    "other role%s%s%s%s", role->name, role->bypassrls ? ", BYPASSRLS" : "", n ? n - 1 : 0,
+		    n == 2 ? "" : "s", n > 1 ? ", none of which can write" : "", warns.len ? "; but " : "",
+		    floe_buf_cstr(&warns));
+	floe_buf_free(&fails);
+	floe_buf_free(&warns);
+	floe_buf_free(&todo);
+	floe_buf_free(&one);
+}
+
 static void check_role(floe_doctor_report *r, floe_pg *pg, const floe_config *c)
 {
 	floe_pg_role_facts role;
-	if (floe_pg_role_inspect(&role, pg, r->arena) < 0) {
+	floe_pg_role_reach *reach = NULL;
+	size_t n = 0;
+	const floe_string_list *sel = &c->source.schemas;
+	if (floe_pg_role_inspect(&role, pg, r->arena) < 0 ||
+	    floe_pg_role_reach_inspect(&reach, &n, pg, r->arena, sel->items, sel->count) < 0) {
 		add(r, "role.read_only", "source role is read-only", FLOE_CHECK_FAIL,
-		    "Make sure the role can read pg_roles.", "%s", error_facts(r));
+		    "Make sure the role can read pg_roles and pg_auth_members.", "%s", error_facts(r));
 		return;
 	}
-	if (role.superuser)
-		add(r, "role.read_only", "source role is read-only", FLOE_CHECK_FAIL,
-		    "Use a role made for floe: CREATE ROLE floe_reader LOGIN; GRANT SELECT ON the tables.",
-		    "role \"%s\" is a superuser, which can write anything", role.name);
-	else if (role.write_roles[0])
-		add(r, "role.read_only", "source role is read-only", FLOE_CHECK_FAIL,
-		    "REVOKE those roles from the source role.",
-		    "role \"%s\" is a member of %s", role.name, role.write_roles);
-	else
-		add(r, "role.read_only", "source role is read-only",
-		    role.createrole || role.createdb ? FLOE_CHECK_WARN : FLOE_CHECK_OK,
-		    role.createrole || role.createdb ? "ALTER ROLE … NOCREATEDB NOCREATEROLE." : NULL,
-		    "role \"%s\": not superuser%s%s%s", role.name, role.createdb ? ", but CREATEDB" : "",
-		    role.createrole ? ", but CREATEROLE" : "", role.bypassrls ? ", BYPASSRLS" : "");
+	check_read_only(r, &role, reach, n);
 	add(r, "role.database_create", "no CREATE on the database",
 	    role.database_create ? FLOE_CHECK_FAIL : FLOE_CHECK_OK,
 	    role.database_create ? floe_arena_printf(r->arena, "REVOKE CREATE ON DATABASE %s FROM %s;",
@@ -154,7 +264,7 @@ static void check_table_writes(floe_doctor_report *r, const source_facts *sf)
 	}
 	add(r, "role.table_writes", "no write privilege on any selected table",
 	    writable.len ? FLOE_CHECK_FAIL : FLOE_CHECK_OK,
-	    writable.len ? "REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON those tables FROM the role." : NULL,
+	    writable.len ? "REVOKE INSERT, UPDATE, DELETE, TRUNCATE, TRIGGER ON those tables FROM the role." : NULL,
 	    "%s", writable.len ? floe_buf_cstr(&writable) : "SELECT only");
 	floe_buf_free(&writable);
 }
@@ -206,6 +316,20 @@ static int inspect_tables(source_facts *sf, floe_doctor_report *r, floe_pg *pg, 
 	return 0;
 }
 
+/* The role.* checks (and schemas.usable); the selected tables in `sf` unless they could not be read. */
+static int check_privileges(source_facts *sf, floe_doctor_report *r, floe_pg *pg, const floe_config *c)
+{
+	check_role(r, pg, c);
+	check_schemas(r, pg, c);
+	if (inspect_tables(sf, r, pg, c) < 0) {
+		add(r, "columns.visible", "every column of every selected table is visible",
+		    FLOE_CHECK_FAIL, NULL, "%s", error_facts(r));
+		return -1;
+	}
+	check_table_writes(r, sf);
+	return 0;
+}
+
 static void check_source(floe_doctor_report *r, const floe_config *c)
 {
 	floe_pg *pg = NULL;
@@ -229,14 +353,8 @@ static void check_source(floe_doctor_report *r, const floe_config *c)
 	    "server version %s", floe_pg_server_version_text(pg));
 	add(r, "source.database", "database exists", FLOE_CHECK_OK, NULL, "database \"%s\" exists",
 	    c->source.database);
-	check_role(r, pg, c);
-	check_schemas(r, pg, c);
 	source_facts sf = { NULL, 0 };
-	if (inspect_tables(&sf, r, pg, c) < 0) {
-		add(r, "columns.visible", "every column of every selected table is visible",
-		    FLOE_CHECK_FAIL, NULL, "%s", error_facts(r));
-	} else {
-		check_table_writes(r, &sf);
+	if (check_privileges(&sf, r, pg, c) == 0) {
 		check_columns(r, &sf);
 		add(r, "tables.selected", "tables selected", sf.n_tables ? FLOE_CHECK_OK : FLOE_CHECK_WARN,
 		    sf.n_tables ? NULL : "Check `schemas` and `exclude` under [source].",
@@ -306,6 +424,33 @@ int floe_doctor_run(floe_doctor_report **out, const floe_config *config)
 	return 0;
 }
 
+void floe_doctor_warn_role(const floe_config *config)
+{
+	floe_doctor_report *r = floe_xcalloc(1, sizeof(*r));
+	floe_pg *pg = NULL;
+	source_facts sf = { NULL, 0 };
+	floe_buf failed = FLOE_BUF_INIT;
+	r->arena = floe_arena_new();
+	if (floe_pg_connect_source(&pg, config) < 0)
+		goto cleanup; /* the command itself reports an unreachable source */
+	check_privileges(&sf, r, pg, config);
+	for (size_t i = 0; i < r->n; i++)
+		if (r->checks[i].status == FLOE_CHECK_FAIL && strncmp(r->checks[i].id, "role.", 5) == 0)
+			floe_buf_printf(&failed, "%s%s", failed.len ? ", " : "", r->checks[i].id);
+	if (failed.len) {
+		char *user = floe_text_printable(config->source.user);
+		floe_log_warn("the source role \"%s\" is not read-only (%s fail); floe's own sessions are "
+			      "read-only, but the role could change the data floe verifies — run `floe "
+			      "doctor` for why and what to change", user, floe_buf_cstr(&failed));
+		free(user);
+	}
+cleanup:
+	floe_error_clear();
+	floe_pg_close(pg);
+	floe_buf_free(&failed);
+	floe_doctor_free(r);
+}
+
 void floe_doctor_free(floe_doctor_report *report)
 {
 	if (!report)
@@ -344,9 +489,14 @@ int floe_doctor_render_text(floe_buf *out, const floe_doctor_report *report)
 	for (size_t i = 0; i < report->n; i++) {
 		const floe_doctor_check *c = &report->checks[i];
 		counts[c->status]++;
-		floe_buf_printf(out, "%-4s  %-48s %s\n", floe_check_status_name(c->status), c->title, c->facts);
-		if (c->todo && c->status != FLOE_CHECK_OK)
-			floe_buf_printf(out, "      → %s\n", c->todo);
+		floe_buf_printf(out, "%-4s  %-48s ", floe_check_status_name(c->status), c->title);
+		floe_text_put_printable(out, c->facts); /* names from the source */
+		floe_buf_putc(out, '\n');
+		if (c->todo && c->status != FLOE_CHECK_OK) {
+			floe_buf_puts(out, "      → ");
+			floe_text_put_printable(out, c->todo);
+			floe_buf_putc(out, '\n');
+		}
 	}
 	return floe_buf_printf(out, "\n%zu ok, %zu warn, %zu fail, %zu skipped\n", counts[0], counts[1],
 			       counts[2], counts[3]);

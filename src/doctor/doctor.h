@@ -38,6 +38,15 @@ bool floe_doctor_failed(const floe_doctor_report *report);
 
 const char *floe_check_status_name(floe_check_status status);
 
+/*
+ * For `floe run` and `floe plan`: one warning line on stderr when the source role
+ * is not read-only — a role.* check of `floe doctor` fails (superuser, CREATEROLE,
+ * a write role, ownership or a write privilege, its own or of a role it can SET
+ * ROLE to) — naming the failing checks and pointing to `floe doctor`. Silent when
+ * the role is read-only or the source does not answer (the command reports that).
+ */
+void floe_doctor_warn_role(const floe_config *config);
+
 int floe_doctor_render_text(floe_buf *out, const floe_doctor_report *report);
 int floe_doctor_render_json(floe_buf *out, const floe_doctor_report *report);
 

@@ -2,12 +2,15 @@
  * address.c — the short source address users type: host[:port]/database,
  * [v6addr]:port/database, /socket/directory[:port]/database, or
  * postgresql://[user@]host[:port]/database.
- * A password inside a URI is refused: floe takes passwords only from the environment.
+ * A password anywhere in it — user:password@ in a URI, ?password= in its query,
+ * password= in a key=value connection string — is refused without echoing the
+ * text: floe takes passwords only from the environment (or .floe/secrets/).
  */
 #include "pg/pg.h"
 #include "base/error.h"
 #include "base/text.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,26 +30,46 @@ static int copy_part(char *dst, size_t cap, const char *src, size_t len)
 	return 0;
 }
 
+/*
+ * Whether `text` may hold a password: `user:secret@` before the host (with or
+ * without a scheme; a ':' anywhere before the last '@' counts, so a database
+ * name holding both is refused too — write it in floe.toml), or the word "password" in a URI query or a key=value
+ * string (libpq reads `password=` in both; case-insensitive, as a key may be
+ * spelled in any case by mistake).
+ */
+static bool holds_password(const char *text)
+{
+	const char *p = strstr(text, "://");
+	p = p ? p + 3 : text;
+	/* The last '@': a password may itself hold '/', '?' or '@' when not percent-encoded. */
+	const char *at = strrchr(p, '@');
+	if (at && memchr(p, ':', (size_t)(at - p)))
+		return true;
+	return strchr(text, '=') && strcasestr(text, "password");
+}
+
 int floe_pg_parse_address(floe_pg_address *out, const char *text)
 {
 	const char *p = text;
 	memset(out, 0, sizeof(*out));
 	out->port = 5432;
 
+	if (holds_password(text)) {
+		/* Never echo the address: it holds a password. */
+		floe_error_set(FLOE_ERR_USAGE, "the source address contains a password");
+		floe_error_hint("Remove it from the address and put it in FLOE_SOURCE_PASSWORD (or the "
+				"variable --password-env names); floe never takes a password on the "
+				"command line, where other users and the shell history can read it.");
+		return -1;
+	}
+	if (strchr(text, '=') && !strchr(text, '?'))
+		return address_error(text, "key=value connection strings are not read here");
 	if (strncmp(p, "postgresql://", 13) == 0 || strncmp(p, "postgres://", 11) == 0) {
 		p = strstr(p, "://") + 3;
 		const char *at = strchr(p, '@');
 		const char *slash = strchr(p, '/');
 		if (at && (!slash || at < slash)) {
-			size_t ulen = (size_t)(at - p);
-			if (memchr(p, ':', ulen)) {
-				/* Never echo the address: it holds a password. */
-				floe_error_set(FLOE_ERR_USAGE, "the source address contains a password");
-				floe_error_hint("Remove it from the address and put it in FLOE_SOURCE_PASSWORD; "
-						"floe never takes a password on the command line.");
-				return -1;
-			}
-			if (copy_part(out->user, sizeof(out->user), p, ulen) < 0)
+			if (copy_part(out->user, sizeof(out->user), p, (size_t)(at - p)) < 0)
 				return address_error(text, "the user name is empty or too long");
 			p = at + 1;
 		}
@@ -83,5 +106,8 @@ int floe_pg_parse_address(floe_pg_address *out, const char *text)
 	size_t dblen = strcspn(db, "?");
 	if (copy_part(out->database, sizeof(out->database), db, dblen) < 0)
 		return address_error(text, "the database name is empty or too long");
+	if (db[dblen] == '?')
+		return address_error(text, "floe does not read URI parameters (?…); put sslmode and "
+				     "the like under [source] in floe.toml");
 	return 0;
 }

@@ -1,7 +1,10 @@
 /*
  * introspect.c — catalog queries about the role's reach. Privilege functions
  * (has_table_privilege, has_column_privilege) account for role membership,
- * PUBLIC grants and predefined roles such as pg_write_all_data.
+ * PUBLIC grants and predefined roles such as pg_write_all_data. INSERT and
+ * UPDATE are asked per column too (has_any_column_privilege): a grant on one
+ * column is enough to write. TRIGGER counts as a write: a trigger runs on
+ * every other writer's change.
  */
 #include "pg/introspect.h"
 #include "base/arena.h"
@@ -18,6 +21,46 @@ static const char *role_sql =
 	"     'pg_execute_server_program') and pg_has_role(current_user, g.oid, 'USAGE')), '')"
 	" from pg_roles r where r.rolname = current_user";
 
+/*
+ * The roles the login role can become, with what each may do to the selected
+ * schemas ($1). %s: the PostgreSQL 16 filter on pg_auth_members (SET option) or
+ * nothing (≤ 15: any member may SET ROLE). The chain keeps the shortest path.
+ */
+static const char *reach_sql =
+	"with recursive reach(oid, chain, depth) as ("
+	"  select r.oid, r.rolname::text, 0 from pg_roles r where r.rolname = current_user"
+	"  union all"
+	"  select m.roleid, reach.chain || ' → ' || g.rolname, reach.depth + 1"
+	"  from reach join pg_auth_members m on m.member = reach.oid%s"
+	"  join pg_roles g on g.oid = m.roleid where reach.depth < 16),"
+	" roles as (select distinct on (oid) oid, chain, depth from reach order by oid, depth),"
+	" sel as (select c.oid, n.nspname, c.relname, c.relowner from pg_class c"
+	"  join pg_namespace n on n.oid = c.relnamespace where n.nspname = any($1::text[])"
+	"  and c.relkind in ('r', 'p') and not c.relispartition)"
+	" select r.rolname, x.chain, x.depth, r.rolsuper, r.rolcreaterole, r.rolcreatedb,"
+	" r.rolreplication, r.rolbypassrls, has_database_privilege(r.oid, current_database(), 'CREATE'),"
+	" coalesce((select string_agg(g.rolname, ', ' order by g.rolname) from pg_roles g"
+	"   where g.rolname in ('pg_write_all_data', 'pg_write_server_files',"
+	"     'pg_execute_server_program') and pg_has_role(r.oid, g.oid, 'USAGE')), ''),"
+	" coalesce((select string_agg(n.nspname, ', ' order by n.nspname) from pg_namespace n"
+	"   where n.nspname = any($1::text[]) and has_schema_privilege(r.oid, n.oid, 'CREATE')), ''),"
+	" coalesce((select string_agg(s.nspname || '.' || s.relname, ', ' order by s.nspname, s.relname)"
+	"   from sel s where pg_has_role(r.oid, s.relowner, 'USAGE')), ''),"
+	" coalesce((select string_agg(s.nspname || '.' || s.relname || ' (' || concat_ws(', ',"
+	"     case when has_any_column_privilege(r.oid, s.oid, 'INSERT') then 'INSERT' end,"
+	"     case when has_any_column_privilege(r.oid, s.oid, 'UPDATE') then 'UPDATE' end,"
+	"     case when has_table_privilege(r.oid, s.oid, 'DELETE') then 'DELETE' end,"
+	"     case when has_table_privilege(r.oid, s.oid, 'TRUNCATE') then 'TRUNCATE' end,"
+	"     case when has_table_privilege(r.oid, s.oid, 'TRIGGER') then 'TRIGGER' end) || ')',"
+	"     '; ' order by s.nspname, s.relname) from sel s"
+	"   where has_table_privilege(r.oid, s.oid, 'DELETE, TRUNCATE, TRIGGER')"
+	"     or has_any_column_privilege(r.oid, s.oid, 'INSERT, UPDATE')), ''),"
+	" coalesce((select string_agg(n.nspname, ', ' order by n.nspname) from pg_namespace n"
+	"   where n.nspname = any($1::text[]) and pg_has_role(r.oid, n.nspowner, 'USAGE')), ''),"
+	" (select pg_has_role(r.oid, d.datdba, 'USAGE') from pg_database d"
+	"   where d.datname = current_database())"
+	" from roles x join pg_roles r on r.oid = x.oid order by x.depth, r.rolname";
+
 static const char *schemas_sql =
 	"select s.name, n.oid is not null,"
 	" coalesce(has_schema_privilege(n.oid, 'USAGE'), false),"
@@ -31,10 +74,11 @@ static const char *tables_sql =
 	"select n.nspname, c.relname, c.relkind::text, has_table_privilege(c.oid, 'SELECT'),"
 	" c.relrowsecurity, c.relforcerowsecurity, pg_has_role(c.relowner, 'USAGE'),"
 	" concat_ws(', ',"
-	"   case when has_table_privilege(c.oid, 'INSERT') then 'INSERT' end,"
-	"   case when has_table_privilege(c.oid, 'UPDATE') then 'UPDATE' end,"
+	"   case when has_any_column_privilege(c.oid, 'INSERT') then 'INSERT' end,"
+	"   case when has_any_column_privilege(c.oid, 'UPDATE') then 'UPDATE' end,"
 	"   case when has_table_privilege(c.oid, 'DELETE') then 'DELETE' end,"
-	"   case when has_table_privilege(c.oid, 'TRUNCATE') then 'TRUNCATE' end),"
+	"   case when has_table_privilege(c.oid, 'TRUNCATE') then 'TRUNCATE' end,"
+	"   case when has_table_privilege(c.oid, 'TRIGGER') then 'TRIGGER' end),"
 	" (select count(*) from pg_attribute a where a.attrelid = c.oid and a.attnum > 0"
 	"   and not a.attisdropped)"
 	" from pg_class c join pg_namespace n on n.oid = c.relnamespace"
@@ -114,6 +158,40 @@ int floe_pg_role_inspect(floe_pg_role_facts *out, floe_pg *pg, floe_arena *arena
 	out->session_read_only = floe_pg_result_bool(r, 0, 7);
 	out->write_roles = cell(arena, r, 0, 8);
 	floe_pg_result_free(r);
+	return 0;
+}
+
+int floe_pg_role_reach_inspect(floe_pg_role_reach **out, size_t *n_out, floe_pg *pg,
+			       floe_arena *arena, const char *const *schemas, size_t n_schemas)
+{
+	floe_pg_result *r = NULL;
+	const char *params[1] = { floe_pg_array_literal(arena, schemas, n_schemas) };
+	const char *sql = floe_arena_printf(arena, reach_sql, floe_pg_server_version(pg) >= 160000
+					    ? " and m.set_option" : "");
+	if (floe_pg_query(&r, pg, sql, 1, params) < 0)
+		return floe_error_context("while reading the roles the source role can become");
+	int rows = floe_pg_result_rows(r);
+	floe_pg_role_reach *x = floe_arena_alloc(arena, sizeof(*x) * (size_t)(rows + 1));
+	for (int i = 0; i < rows; i++) {
+		x[i].name = cell(arena, r, i, 0);
+		x[i].chain = cell(arena, r, i, 1);
+		x[i].depth = (int)floe_pg_result_int(r, i, 2);
+		x[i].superuser = floe_pg_result_bool(r, i, 3);
+		x[i].createrole = floe_pg_result_bool(r, i, 4);
+		x[i].createdb = floe_pg_result_bool(r, i, 5);
+		x[i].replication = floe_pg_result_bool(r, i, 6);
+		x[i].bypassrls = floe_pg_result_bool(r, i, 7);
+		x[i].database_create = floe_pg_result_bool(r, i, 8);
+		x[i].write_roles = cell(arena, r, i, 9);
+		x[i].schema_create = cell(arena, r, i, 10);
+		x[i].owned = cell(arena, r, i, 11);
+		x[i].table_writes = cell(arena, r, i, 12);
+		x[i].owned_schemas = cell(arena, r, i, 13);
+		x[i].owns_database = floe_pg_result_bool(r, i, 14);
+	}
+	floe_pg_result_free(r);
+	*out = x;
+	*n_out = (size_t)rows;
 	return 0;
 }
 

@@ -23,6 +23,27 @@ typedef struct floe_pg_role_facts {
 	const char *write_roles;      /* memberships in pg_write_all_data etc., "" when none */
 } floe_pg_role_facts;
 
+/*
+ * A role the login role can act as: itself (depth 0), and every role it can
+ * become with SET ROLE — any role it is a member of, directly or through other
+ * roles, INHERIT or not (PostgreSQL ≤ 15); through grants WITH SET TRUE only
+ * (PostgreSQL 16+, pg_auth_members.set_option). Privileges are each role's own
+ * plus what it inherits; attributes (SUPERUSER, CREATEROLE …) are its own.
+ */
+typedef struct floe_pg_role_reach {
+	const char *name;
+	const char *chain;            /* "login → a → b": the shortest way there */
+	int depth;                    /* 0: the login role itself */
+	bool superuser, createrole, createdb, replication, bypassrls;
+	bool database_create;         /* CREATE on the current database */
+	const char *write_roles;      /* pg_write_all_data … it has the privileges of; "" */
+	const char *schema_create;    /* selected schemas it may CREATE in; "" */
+	const char *owned;            /* selected tables it owns (or inherits ownership of); "" */
+	const char *table_writes;     /* "s.t (INSERT, DELETE); …" on selected tables; "" */
+	const char *owned_schemas;    /* selected schemas it owns (an owner may drop their tables); "" */
+	bool owns_database;           /* it owns the current database (may drop it) */
+} floe_pg_role_reach;
+
 typedef struct floe_pg_schema_facts {
 	const char *name;
 	bool exists, usage, create;
@@ -47,6 +68,10 @@ typedef struct floe_pg_table_facts {
 int floe_pg_connect_source(floe_pg **out, const floe_config *config);
 
 int floe_pg_role_inspect(floe_pg_role_facts *out, floe_pg *pg, floe_arena *arena);
+
+/* Every role the login role can act as (see floe_pg_role_reach), itself first, by depth. */
+int floe_pg_role_reach_inspect(floe_pg_role_reach **out, size_t *n_out, floe_pg *pg,
+			       floe_arena *arena, const char *const *schemas, size_t n_schemas);
 
 /* One entry per requested schema, in the order given. */
 int floe_pg_schemas_inspect(floe_pg_schema_facts **out, floe_pg *pg, floe_arena *arena,

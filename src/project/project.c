@@ -29,6 +29,8 @@ typedef struct init_state {
 	const char *dir;          /* absolute */
 	floe_config_seed seed;
 	const char *password;
+	const char *warehouse;    /* absolute: [warehouse] location of the kept floe.toml, or DIR/warehouse */
+	const char *location;     /* as floe.toml writes it, for notes and .gitignore */
 } init_state;
 
 static void note(init_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -93,16 +95,21 @@ static int fill_seed(init_state *st, const floe_init_opts *o)
 	return 0;
 }
 
-/* With floe.toml kept, --save-password reads the variable that file names. */
-static int password_of_existing(init_state *st, const floe_init_opts *o)
+/*
+ * With floe.toml kept, the layout follows it: the warehouse goes where its
+ * [warehouse] location says, and --save-password reads the variable it names.
+ */
+static int read_existing(init_state *st, const floe_init_opts *o)
 {
 	floe_config *config = NULL;
-	if (!o->save_password)
-		return 0;
 	if (floe_config_load(&config, st->result->config_path) < 0)
 		return -1;
+	st->warehouse = floe_arena_strdup(st->arena, floe_config_warehouse_dir(config));
+	st->location = floe_arena_strdup(st->arena, config->warehouse.location);
 	st->seed.password_env = floe_arena_strdup(st->arena, config->source.password_env);
 	floe_config_free(config);
+	if (!o->save_password)
+		return 0;
 	st->password = getenv(st->seed.password_env);
 	if (st->password && st->password[0])
 		floe_secret_register(st->password);
@@ -160,15 +167,20 @@ static void discover(init_state *st)
 	floe_pg_close(pg);
 }
 
-static int make_dir(init_state *st, const char *rel, mode_t mode)
+/* Create `path` (absolute), named `shown` in the notes. */
+static int make_dir_at(init_state *st, const char *path, const char *shown, mode_t mode)
 {
-	const char *path = floe_arena_printf(st->arena, "%s/%s", st->dir, rel);
 	bool existed = floe_fs_is_dir(path);
 	if (floe_fs_mkdir_p(path, mode) < 0)
 		return -1;
 	if (!existed)
-		note(st, "created %s/", rel);
+		note(st, "created %s/", shown);
 	return 0;
+}
+
+static int make_dir(init_state *st, const char *rel, mode_t mode)
+{
+	return make_dir_at(st, floe_arena_printf(st->arena, "%s/%s", st->dir, rel), rel, mode);
 }
 
 /* Write `rel` unless it exists; an existing file is the user's. */
@@ -198,22 +210,25 @@ static int write_new(init_state *st, const char *rel, const char *text, mode_t m
 static int make_layout(init_state *st)
 {
 	if (make_dir(st, "marts", 0755) < 0 || make_dir(st, ".floe", 0700) < 0 ||
-	    make_dir(st, "warehouse", 0755) < 0)
+	    make_dir_at(st, st->warehouse, st->location, 0755) < 0)
 		return -1;
 	if (write_new(st, "marts/README.md",
 		      "# marts\n\nOne Markdown file per gold mart, with YAML front matter (mart, grain,\n"
 		      "dimensions, measures, filters). `floe gold draft marts/NAME.md` turns it into a model.\n",
 		      0644) < 0 ||
-	    write_new(st, ".gitignore", "# floe: local state, data and credentials stay out of git\n"
-					".floe/\nwarehouse/\n", 0644) < 0)
+	    write_new(st, ".gitignore", floe_arena_printf(st->arena, "# floe: local state, data and "
+								"credentials stay out of git\n.floe/\n%s%s",
+								st->location[0] == '/' ? "" : st->location,
+								st->location[0] == '/' ? "" : "/\n"),
+		      0644) < 0)
 		return -1;
 	floe_catalog_sql *cat = NULL;
-	const char *path = floe_arena_printf(st->arena, "%s/warehouse/catalog.db", st->dir);
+	const char *path = floe_arena_printf(st->arena, "%s/catalog.db", st->warehouse);
 	bool existed = floe_fs_exists(path);
 	if (floe_catalog_sql_open(&cat, path, true) < 0)
 		return -1;
 	floe_catalog_sql_close(cat);
-	note(st, existed ? "kept warehouse/catalog.db" : "created warehouse/catalog.db (Iceberg SQL catalog)");
+	note(st, existed ? "kept %s/catalog.db" : "created %s/catalog.db (Iceberg SQL catalog)", st->location);
 	return 0;
 }
 
@@ -264,7 +279,7 @@ int floe_project_init(floe_init_result *out, const floe_init_opts *opts)
 {
 	floe_buf dir = FLOE_BUF_INIT;
 	memset(out, 0, sizeof(*out));
-	init_state st = { floe_arena_new(), out, NULL, { 0 }, NULL };
+	init_state st = { .arena = floe_arena_new(), .result = out };
 	out->owned = st.arena;
 	int error = -1;
 	if (floe_fs_absolute(&dir, opts->dir) < 0 || floe_fs_mkdir_p(dir.ptr, 0755) < 0)
@@ -272,7 +287,9 @@ int floe_project_init(floe_init_result *out, const floe_init_opts *opts)
 	st.dir = floe_arena_strdup(st.arena, dir.ptr);
 	snprintf(out->config_path, sizeof(out->config_path), "%s/floe.toml", st.dir);
 	bool have_config = floe_fs_exists(out->config_path);
-	if (have_config ? password_of_existing(&st, opts) < 0 : fill_seed(&st, opts) < 0)
+	st.warehouse = floe_arena_printf(st.arena, "%s/warehouse", st.dir);
+	st.location = "warehouse";
+	if (have_config ? read_existing(&st, opts) < 0 : fill_seed(&st, opts) < 0)
 		goto cleanup;
 	if (make_layout(&st) < 0 || (opts->save_password && save_password(&st) < 0))
 		goto cleanup;

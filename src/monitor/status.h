@@ -55,6 +55,9 @@ typedef struct floe_status {
 	floe_status_row *rows;
 	size_t n_rows;
 	size_t n_failed, n_drift, n_diverged, n_unverified;
+	/* The catalog does not open (lost, damaged): why, and what to do; each loaded table's state is "catalog missing". */
+	const char *catalog_error, *catalog_hint;
+	size_t n_catalog_missing;
 	void *owned;
 } floe_status;
 

@@ -30,6 +30,11 @@ static void render_text(floe_buf *out, const floe_iceberg_recovered *r, size_t n
 			floe_text_put_printable(out, r[i].metadata_location);
 		}
 		floe_buf_putc(out, '\n');
+		if (r[i].error) {
+			floe_buf_puts(out, "    not registered: ");
+			floe_text_put_printable(out, r[i].error);
+			floe_buf_putc(out, '\n');
+		}
 		for (size_t k = 0; k < r[i].n_damaged; k++) {
 			floe_buf_puts(out, "    passed over ");
 			floe_text_put_printable(out, r[i].damaged[k].file);
@@ -59,6 +64,7 @@ static void render_json(floe_buf *out, const char *catalog, const floe_iceberg_r
 		floe_json_write_member_cstr(&w, "metadata_location", r[i].metadata_location);
 		floe_json_write_member_int(&w, "version", r[i].version);
 		floe_json_write_member_int(&w, "snapshots", (int64_t)r[i].n_snapshots);
+		floe_json_write_member_cstr(&w, "error", r[i].error);
 		floe_json_write_key(&w, "damaged");
 		floe_json_write_begin_array(&w, true);
 		for (size_t k = 0; k < r[i].n_damaged; k++) {

@@ -53,10 +53,8 @@ static int on_file(void *ctx, const char *uri, int64_t size, int64_t mtime_ms)
 	const char *table_dir = floe_arena_strndup(f->arena, rel, (size_t)(name + 1 - dl - rel));
 	if (!strchr(table_dir, '/'))
 		return 0;
-	bool seen = false;
-	for (size_t i = 0; i < f->n && !seen; i++)
-		seen = strcmp(f->found[i].table_dir, table_dir) == 0;
-	f->n_tables += !seen;
+	/* A directory's files are listed together: a new table is one unlike the last file's. */
+	f->n_tables += f->n == 0 || strcmp(f->found[f->n - 1].table_dir, table_dir) != 0;
 	candidate *c = FLOE_ARENA_PUSH(f->arena, f->found, f->n, f->cap);
 	c->table_dir = table_dir;
 	c->uri = floe_arena_strdup(f->arena, uri);
@@ -193,6 +191,7 @@ static int apply(floe_iceberg_recovered *r, floe_arena *a, floe_iceberg_catalog 
 		r->action = FLOE_ICEBERG_RECOVER_KEPT; /* the catalog is the truth while it has the table */
 		r->metadata_location = floe_arena_strdup(a, floe_buf_cstr(&now));
 		r->version = floe_iceberg_metadata_version(r->metadata_location);
+		r->n_damaged = 0; /* files the catalog does not point at: not this table's concern */
 		error = 0;
 		goto cleanup;
 	}
@@ -269,8 +268,13 @@ int floe_iceberg_recover(floe_iceberg_recovered **out, size_t *n, floe_arena *ar
 		memset(r, 0, sizeof(*r));
 		name_table(r, arena, f.found[i].table_dir);
 		choose(r, arena, st, &f.found[i], j - i);
-		if (apply(r, arena, cat, st, opts->dry_run) < 0)
-			goto cleanup;
+		if (apply(r, arena, cat, st, opts->dry_run) < 0) {
+			/* This table stays unregistered, with the reason; the others go on. */
+			const floe_error *e = floe_error_last();
+			r->action = FLOE_ICEBERG_RECOVER_FAILED;
+			r->error = floe_arena_strdup(arena, e && e->message ? e->message : "not registered");
+			floe_error_clear();
+		}
 	}
 	error = 0;
 cleanup:

@@ -43,6 +43,7 @@ typedef struct floe_iceberg_recovered {
 	int64_t version;               /* of metadata_location; -1 unknown */
 	size_t n_snapshots;            /* in the newest valid file; 0 when FAILED */
 	int64_t current_snapshot_id;   /* -1: none */
+	const char *error;             /* FAILED after choosing a file: why registering it failed */
 	size_t n_damaged;              /* newer files passed over, newest first */
 	floe_iceberg_damaged *damaged;
 } floe_iceberg_recovered;

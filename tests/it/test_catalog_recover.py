@@ -4,9 +4,11 @@ over tables on disk; `floe catalog recover` registers each table from its newest
 file with its whole history, so PyIceberg sees the same snapshots, DuckDB reads the tables, and
 the next run continues incrementally. A damaged newest metadata file is passed over and named."""
 import json
+import os
 
 import pytest
 
+from icebergkit import local_path
 from lakecheck import assert_equals_source, catalog, duckdb_iceberg
 from sourcedb import TOUCH, Source
 
@@ -121,10 +123,26 @@ def test_a_damaged_newest_metadata_file_is_passed_over_and_named(src, proj):
     assert [x["file"].rsplit("/", 1)[1] for x in t["damaged"]] == [meta[-1].name], t
     assert t["damaged"][0]["reason"], t
     text = src.floe(d, "catalog", "recover", "--dry-run", check=0).out
-    assert "kept" in text, text
+    assert "kept" in text and "passed over" not in text, text
 
     tbl = catalog(d).load_table("bronze.colours")
     assert tbl.metadata_location.endswith(meta[-2].name)
     assert len(tbl.snapshots()) <= snapshots
     con = duckdb_iceberg()
     assert con.execute(f"select count(*) from iceberg_scan('{tbl.metadata_location}')").fetchone()[0] >= 2
+
+
+def test_an_entry_whose_metadata_file_is_gone_is_pointed_at_the_newest_valid_one(src, proj):
+    d = proj
+    gone = catalog(d).load_table("bronze.shop__items").metadata_location
+    path = local_path(gone)
+    previous = sorted(p.name for p in (d / "warehouse" / "bronze" / "shop__items" / "metadata").glob("*.metadata.json")
+                      if p.name != path.rsplit("/", 1)[1])[-1]
+    os.remove(path)
+
+    text = src.floe(d, "catalog", "recover", check=0).out
+    assert "repaired" in text and "bronze.shop__items" in text, text
+    assert catalog(d).load_table("bronze.shop__items").metadata_location.endswith(previous)
+    assert len(catalog(d).load_table("bronze.shop__items").scan().to_arrow()) >= 300
+    got = recover(src, d)
+    assert {t["action"] for t in got["tables"]} == {"kept"}, got

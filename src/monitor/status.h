@@ -6,6 +6,7 @@
  * (a load whose process died); a loaded table whose current snapshot was
  * reconciled takes the reconciliation's outcome: verified, diverged or
  * unverified (a comparison that could not complete leaves it unverified).
+ * A loaded table is `catalog missing` when the catalog does not open.
  * Drift: the pipeline file differs from what `floe generate` wrote (a hand
  * edit, which runs as edited).
  */

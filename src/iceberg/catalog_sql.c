@@ -51,7 +51,7 @@ static int check_missing(const char *path, bool create, bool recovering)
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? floe_xstrndup(path, (size_t)(slash - path)) : floe_xstrndup(".", 1);
 	size_t n = 0;
-	int rc = recovering ? 0 : floe_iceberg_warehouse_count_tables(&n, *dir ? dir : "/", 0);
+	int rc = recovering ? 0 : floe_iceberg_warehouse_count_tables(&n, *dir ? dir : "/");
 	free(dir);
 	if (rc < 0 || recovering || (create && n == 0))
 		return rc;

@@ -28,7 +28,6 @@ typedef struct finder {
 	size_t prefix_len;
 	candidate *found;
 	size_t n, cap;
-	size_t limit_tables; /* stop listing once this many distinct tables were seen; 0: no limit */
 	size_t n_tables;
 } finder;
 
@@ -59,7 +58,7 @@ static int on_file(void *ctx, const char *uri, int64_t size, int64_t mtime_ms)
 	c->table_dir = table_dir;
 	c->uri = floe_arena_strdup(f->arena, uri);
 	c->version = floe_iceberg_metadata_version(uri);
-	return f->limit_tables && f->n_tables >= f->limit_tables;
+	return 0;
 }
 
 /* Every metadata file under `warehouse_dir`, into f->found. */
@@ -76,11 +75,11 @@ static int find_metadata(finder *f, floe_iceberg_storage *st, const char *wareho
 	return floe_iceberg_storage_list(st, f->prefix, on_file, f);
 }
 
-int floe_iceberg_warehouse_count_tables(size_t *out, const char *warehouse_dir, size_t limit)
+int floe_iceberg_warehouse_count_tables(size_t *out, const char *warehouse_dir)
 {
 	floe_arena *arena = floe_arena_new();
 	floe_iceberg_storage *st = floe_iceberg_storage_local();
-	finder f = { .arena = arena, .limit_tables = limit };
+	finder f = { .arena = arena };
 	int rc = find_metadata(&f, st, warehouse_dir);
 	*out = f.n_tables;
 	floe_iceberg_storage_free(st);

@@ -64,8 +64,8 @@ typedef struct floe_iceberg_recover_opts {
 int floe_iceberg_recover(floe_iceberg_recovered **out, size_t *n, floe_arena *arena,
 			 const char *catalog_path, const floe_iceberg_recover_opts *opts);
 
-/* How many table directories under `warehouse_dir` hold a metadata file (stops at `limit`). */
-int floe_iceberg_warehouse_count_tables(size_t *out, const char *warehouse_dir, size_t limit);
+/* How many table directories under `warehouse_dir` hold a metadata file. */
+int floe_iceberg_warehouse_count_tables(size_t *out, const char *warehouse_dir);
 
 const char *floe_iceberg_recover_action_name(floe_iceberg_recover_action action, bool dry_run);
 

@@ -189,7 +189,7 @@ static void check_catalog(floe_status *out, floe_arena *a, const floe_config *co
 		out->n_failed -= strcmp(row->state, "failed") == 0;
 		row->state = "catalog missing";
 		row->facts = out->catalog_error;
-		row->cause = out->catalog_hint;
+		row->cause = NULL; /* the fix is one for all tables: printed once, below them */
 		out->n_catalog_missing++;
 	}
 }
@@ -342,6 +342,7 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 	}
 	floe_buf_puts(out, "]");
 	floe_json_put_member(out, "catalog_error", s->catalog_error);
+	floe_json_put_member(out, "catalog_hint", s->catalog_hint);
 	return floe_buf_printf(out, ",\"catalog_missing\":%zu,\"failed\":%zu,\"diverged\":%zu,\"unverified\":%zu,\"drift\":%zu}\n",
 			       s->n_catalog_missing,
 			       s->n_failed, s->n_diverged, s->n_unverified, s->n_drift);

@@ -6,6 +6,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "iceberg/catalog.h"
 #include "state/state.h"
 
 #include <pthread.h>
@@ -279,7 +280,8 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
 		return -1;
 	}
-	if (check_names(own->lock, opts) < 0 || floe_state_open(&ctx.state, config->project_dir) < 0)
+	if (check_names(own->lock, opts) < 0 || floe_iceberg_catalog_prepare_sql(paths[1], true) < 0 ||
+	    floe_state_open(&ctx.state, config->project_dir) < 0)
 		return -1;
 	size_t n = floe_lock_count(own->lock);
 	own->jobs = ctx.jobs = floe_arena_alloc(own->arena, (n + 1) * sizeof(bronze_job));

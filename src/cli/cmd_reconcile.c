@@ -3,6 +3,7 @@
  */
 #include "cli/cli.h"
 #include "base/error.h"
+#include "iceberg/catalog.h"
 #include "reconcile/reconcile.h"
 
 #include <stdlib.h>
@@ -77,6 +78,16 @@ static void render_json(floe_buf *out, const floe_reconcile_report *rep)
 			rep->n_verified, rep->n_partial, rep->n_diverged, rep->n_unverified, rep->n_failed);
 }
 
+/* A lost catalog stops the command before any table is compared (and says why, once). */
+static int catalog_ready(const floe_config *config)
+{
+	floe_buf path = FLOE_BUF_INIT;
+	floe_buf_printf(&path, "%s/catalog.db", floe_config_warehouse_dir(config));
+	int rc = floe_iceberg_catalog_prepare_sql(floe_buf_cstr(&path), false);
+	floe_buf_free(&path);
+	return rc;
+}
+
 static int run(floe_cli_ctx *ctx)
 {
 	floe_config *config = NULL;
@@ -94,7 +105,9 @@ static int run(floe_cli_ctx *ctx)
 	opts.control = floe_cli_value(ctx, "control");
 	opts.pg_snapshot = floe_cli_value(ctx, "pg-snapshot");
 	opts.repair = floe_cli_flag(ctx, "repair");
-	if (floe_cli_load_config(&config, ctx) < 0 || floe_reconcile_run(&rep, config, &opts) < 0)
+	if (floe_cli_load_config(&config, ctx) < 0 ||
+	    catalog_ready(config) < 0 ||
+	    floe_reconcile_run(&rep, config, &opts) < 0)
 		goto cleanup;
 	if (floe_cli_flag(ctx, "json"))
 		render_json(&out, &rep);

@@ -22,7 +22,7 @@ static int run(floe_cli_ctx *ctx)
 	else
 		floe_status_render_text(&out, &st);
 	floe_cli_out(&out);
-	rc = st.n_failed || st.n_diverged ? 1 : 0;
+	rc = st.n_failed || st.n_diverged || st.n_catalog_missing ? 1 : 0;
 cleanup:
 	floe_status_free(&st);
 	floe_config_free(config);
@@ -41,7 +41,7 @@ const floe_cli_command floe_cmd_status = {
 		"unverified), its last run, the rows and age of its last good load,\n"
 		"whether its pipeline file was edited by hand (drift), the facts behind the state and,\n"
 		"for a failure, the probable cause. Reads the run ledger (.floe/state.db) and pipeline/.\n"
-		"Exit 1 when a table's last load failed or its reconciliation diverged.",
+		"Exit 1 when a table's last load failed or its reconciliation diverged, or the catalog is missing.",
 	.examples = "  floe status\n  floe status --json | jq '.tables[] | select(.state != \"loaded\")'\n",
 	.options = options,
 	.min_positional = 0,

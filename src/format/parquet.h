@@ -314,6 +314,8 @@ typedef struct floe_parquet_reader_opts {
 	size_t max_footer_bytes;  /* refuse larger footers */
 	size_t max_page_bytes;    /* refuse pages that decompress to more */
 	size_t max_values;        /* refuse column chunks with more level entries */
+	bool skip_page_crc;       /* do not verify page CRCs (by default a page whose header
+				     records one must match it, else FLOE_ERR_CHECK naming the file) */
 } floe_parquet_reader_opts;
 
 #define FLOE_PARQUET_READER_OPTS_INIT \

@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include <zstd.h>
 
 struct pq_codec {
@@ -101,6 +102,8 @@ static int zstd_compress(pq_codec *c, floe_buf *out, const void *in, size_t len)
 		if (!c->cctx)
 			return floe_error_set(FLOE_ERR_INTERNAL, "could not create a zstd context");
 		ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, c->level);
+		/* Each frame ends with a checksum of its content, which zstd verifies on decompression. */
+		ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_checksumFlag, 1);
 	}
 	size_t bound = ZSTD_compressBound(len);
 	if (grow(out, bound) < 0)
@@ -186,4 +189,9 @@ int pq_codec_decompress(pq_codec *c, uint8_t *out, size_t out_len, const void *i
 			memcpy(out, in, len);
 		return 0;
 	}
+}
+
+uint32_t pq_page_crc(const void *data, size_t len)
+{
+	return (uint32_t)crc32_z(crc32_z(0L, Z_NULL, 0), data, len);
 }

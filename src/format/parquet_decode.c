@@ -23,6 +23,8 @@ __extension__ typedef unsigned __int128 u128;
 
 typedef struct page_header {
 	int32_t type, unc, comp;
+	bool has_crc;
+	int32_t crc;                /* PageHeader.crc: CRC-32 of the page's bytes as written */
 	bool has_data, has_dict, has_v2;
 	int32_t num_values, encoding, def_enc, rep_enc; /* v1, dictionary (num_values, encoding) */
 	int32_t v2_nulls, v2_rows, def_len, rep_len;
@@ -110,6 +112,8 @@ static int parse_page_header(floe_thrift_reader *t, page_header *h)
 		int rc;
 		if (id == 1 || id == 2 || id == 3) {
 			rc = floe_thrift_take_i32(t, type, id == 1 ? &h->type : id == 2 ? &h->unc : &h->comp, NULL);
+		} else if (id == 4) {
+			rc = floe_thrift_take_i32(t, type, &h->crc, &h->has_crc);
 		} else if ((id == 5 || id == 7 || id == 8) && type == FLOE_THRIFT_STRUCT) {
 			if (h->has_data || h->has_dict || h->has_v2)
 				return -1; /* two sub-headers */
@@ -573,6 +577,20 @@ static int get_codec(dec *d, int codec)
 	return 0;
 }
 
+/* A page whose header (at chunk byte `pos`) records a CRC must match it: a flipped bit fails here. */
+static int check_crc(dec *d, const page_header *h, const uint8_t *page, size_t pos)
+{
+	uint32_t got;
+	if (!h->has_crc || d->r->opts.skip_page_crc || (got = pq_page_crc(page, (size_t)h->comp)) == (uint32_t)h->crc)
+		return 0;
+	floe_error_set(FLOE_ERR_CHECK, "Parquet file \"%s\" is damaged: the page at byte %zu of column "
+		       "%s's chunk fails its checksum", d->r->path, pos, d->leaf->path);
+	floe_error_detail("Its page header records CRC-32 %08x, its bytes give %08x: the file changed "
+			  "after it was written.", (uint32_t)h->crc, got);
+	floe_error_hint("Restore the file from a backup, or load the table again from its source.");
+	return -1;
+}
+
 /* Every page of the chunk through `d` (set up by dec_init, with its out or lv). */
 static int chunk_pages(dec *d, const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len)
 {
@@ -591,6 +609,7 @@ static int chunk_pages(dec *d, const floe_parquet_column_chunk *cc, const uint8_
 			bad(d, "page header at chunk byte %zu: %s", pos, why ? why : "two sub-headers");
 			goto cleanup;
 		}
+		size_t at = pos; /* the page's header */
 		pos += floe_thrift_reader_offset(&t);
 		if (h.type < 0 || h.comp < 0 || h.unc < 0 || (size_t)h.comp > len - pos) {
 			bad(d, "a page header without sizes, or a page past its chunk");
@@ -601,6 +620,8 @@ static int chunk_pages(dec *d, const floe_parquet_column_chunk *cc, const uint8_
 			    r->opts.max_page_bytes);
 			goto cleanup;
 		}
+		if (check_crc(d, &h, data + pos, at) < 0)
+			goto cleanup;
 		if (one_page(d, &h, data + pos) < 0)
 			goto cleanup;
 		pos += (size_t)h.comp;

@@ -101,6 +101,9 @@ int pq_codec_compress(pq_codec *c, floe_buf *out, const void *in, size_t len);
 /* Decompress into `out` of exactly `out_len` bytes. UNCOMPRESSED copies. */
 int pq_codec_decompress(pq_codec *c, uint8_t *out, size_t out_len, const void *in, size_t len);
 
+/* A page's checksum (PageHeader.crc): zlib's CRC-32 of its bytes as written, after compression. */
+uint32_t pq_page_crc(const void *data, size_t len);
+
 /* ---- Iceberg single-value serialization of Parquet statistics ---- */
 
 /*

@@ -424,6 +424,8 @@ static int emit_page(floe_parquet_writer *w, floe_buf *dst, int type, int32_t nu
 	floe_thrift_field_i32(&t, 1, type);
 	floe_thrift_field_i32(&t, 2, (int32_t)w->body.len);
 	floe_thrift_field_i32(&t, 3, (int32_t)w->comp.len);
+	/* The spec's page CRC: zlib's CRC-32 of the page as written (compressed), header excluded. */
+	floe_thrift_field_i32(&t, 4, (int32_t)pq_page_crc(w->comp.ptr, w->comp.len));
 	if (type == PQ_PAGE_DATA) {
 		floe_thrift_field_struct(&t, 5);
 		floe_thrift_field_i32(&t, 1, num_values);

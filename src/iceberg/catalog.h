@@ -54,7 +54,9 @@ typedef struct floe_iceberg_catalog_ops {
 typedef struct floe_iceberg_catalog_opts {
 	const char *name;      /* catalog_name in the JDBC schema; NULL: "floe" */
 	const char *warehouse; /* directory or URI new tables go under; NULL: the catalog file's dir */
-	bool create;           /* create the catalog file and its tables when missing */
+	bool create;           /* create the catalog file and its tables when missing — refused
+				  when the warehouse already holds tables (it would orphan them) */
+	bool recovering;       /* create it all the same: the caller registers those tables (recover.h) */
 } floe_iceberg_catalog_opts;
 
 #define FLOE_ICEBERG_CATALOG_OPTS_INIT { .name = NULL }
@@ -68,6 +70,13 @@ floe_iceberg_catalog *floe_iceberg_catalog_new(const floe_iceberg_catalog_ops *o
 /* The embedded default: SQLite file `path`, local storage. */
 int floe_iceberg_catalog_open_sql(floe_iceberg_catalog **out, const char *path,
 				  const floe_iceberg_catalog_opts *opts);
+
+/*
+ * Before a command works on the tables: open the SQLite catalog at `path` and close
+ * it again; with `create` (a load), create it when the warehouse holds no tables
+ * yet. Missing with tables on disk: fail (FLOE_ERR_CONFIG) naming `floe catalog recover`.
+ */
+int floe_iceberg_catalog_prepare_sql(const char *path, bool create);
 
 void floe_iceberg_catalog_free(floe_iceberg_catalog *catalog);
 

@@ -10,6 +10,7 @@
  */
 #include "iceberg/catalog_sql.h"
 #include "iceberg/catalog.h"
+#include "iceberg/recover.h"
 
 #include "base/arena.h"
 #include "base/error.h"
@@ -40,16 +41,42 @@ static const char *schema_sql =
 	" property_value VARCHAR(1000),"
 	" PRIMARY KEY (catalog_name, namespace, property_key));";
 
-int floe_catalog_sql_open(floe_catalog_sql **out, const char *path, bool create)
+/*
+ * A catalog file that is not there. Creating one is refused when the warehouse
+ * around it already holds tables: an empty catalog would start each of them over
+ * and orphan its history — unless the caller is the recovery that registers them.
+ */
+static int check_missing(const char *path, bool create, bool recovering)
 {
-	floe_db_opts opts = FLOE_DB_OPTS_INIT;
-	floe_db *db = NULL;
-	*out = NULL;
-	if (!create && !floe_fs_exists(path)) {
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? floe_xstrndup(path, (size_t)(slash - path)) : floe_xstrndup(".", 1);
+	size_t n = 0;
+	int rc = recovering ? 0 : floe_iceberg_warehouse_count_tables(&n, *dir ? dir : "/");
+	free(dir);
+	if (rc < 0 || recovering || (create && n == 0))
+		return rc;
+	if (n == 0) {
 		floe_error_set(FLOE_ERR_CONFIG, "catalog \"%s\" does not exist", path);
 		floe_error_hint("Run `floe init` in the project to create it.");
 		return -1;
 	}
+	floe_error_set(FLOE_ERR_CONFIG, "catalog \"%s\" is missing, but the warehouse holds %zu table%s",
+		       path, n, n == 1 ? "" : "s");
+	floe_error_detail("Every table's history is on disk, but only the catalog says which metadata file "
+			  "is current; an empty catalog would load every table again from scratch and "
+			  "orphan its history.");
+	floe_error_hint("Run `floe catalog recover` to register each table from its newest valid metadata "
+			"file (`floe catalog recover --dry-run` shows what it would do).");
+	return -1;
+}
+
+static int open_file(floe_catalog_sql **out, const char *path, bool create, bool recovering)
+{
+	floe_db_opts opts = FLOE_DB_OPTS_INIT;
+	floe_db *db = NULL;
+	*out = NULL;
+	if (!floe_fs_exists(path) && check_missing(path, create, recovering) < 0)
+		return -1;
 	opts.create = create;
 	opts.busy_timeout_ms = 30000; /* writers wait for each other: commits are short */
 	if (floe_db_open(&db, path, &opts) < 0)
@@ -66,6 +93,11 @@ int floe_catalog_sql_open(floe_catalog_sql **out, const char *path, bool create)
 				strlen(FLOE_ICEBERG_DEFAULT_CATALOG_NAME));
 	*out = c;
 	return 0;
+}
+
+int floe_catalog_sql_open(floe_catalog_sql **out, const char *path, bool create)
+{
+	return open_file(out, path, create, false);
 }
 
 void floe_catalog_sql_close(floe_catalog_sql *catalog)
@@ -318,7 +350,7 @@ int floe_iceberg_catalog_open_sql(floe_iceberg_catalog **out, const char *path,
 	if (opts->create && slash && slash != path &&
 	    floe_fs_mkdir_p(floe_arena_strndup(arena, path, (size_t)(slash - path)), 0755) < 0)
 		goto cleanup;
-	if (floe_catalog_sql_open(&sql, path, opts->create) < 0)
+	if (open_file(&sql, path, opts->create, opts->recovering) < 0)
 		goto cleanup;
 	if (opts->name) {
 		free(sql->name);
@@ -339,4 +371,14 @@ cleanup:
 	floe_catalog_sql_close(sql);
 	floe_arena_free(arena);
 	return error;
+}
+
+int floe_iceberg_catalog_prepare_sql(const char *path, bool create)
+{
+	floe_iceberg_catalog_opts opts = FLOE_ICEBERG_CATALOG_OPTS_INIT;
+	floe_iceberg_catalog *cat = NULL;
+	opts.create = create;
+	int rc = floe_iceberg_catalog_open_sql(&cat, path, &opts);
+	floe_iceberg_catalog_free(cat);
+	return rc;
 }

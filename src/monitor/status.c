@@ -7,6 +7,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/sha256.h"
+#include "iceberg/catalog_sql.h"
 #include "plan/lock.h"
 #include "reconcile/reconcile.h"
 #include "state/state.h"
@@ -165,6 +166,36 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 	}
 }
 
+/*
+ * A catalog that does not open (deleted, damaged) leaves no table readable, whatever
+ * the ledger says: every table that was loaded is `catalog missing` instead.
+ */
+static void check_catalog(floe_status *out, floe_arena *a, const floe_config *config)
+{
+	floe_catalog_sql *cat = NULL;
+	if (floe_catalog_sql_open(&cat, floe_arena_printf(a, "%s/catalog.db", floe_config_warehouse_dir(config)),
+				  false) == 0) {
+		floe_catalog_sql_close(cat);
+		return;
+	}
+	const floe_error *e = floe_error_last();
+	out->catalog_error = floe_arena_strdup(a, e && e->message ? e->message : "the catalog does not open");
+	out->catalog_hint = e && e->hint ? floe_arena_strdup(a, e->hint) : NULL;
+	floe_error_clear();
+	for (size_t i = 0; i < out->n_rows; i++) {
+		floe_status_row *row = &out->rows[i];
+		if (!row->snapshot_id)
+			continue;
+		out->n_diverged -= strcmp(row->state, "diverged") == 0;
+		out->n_unverified -= strcmp(row->state, "unverified") == 0;
+		out->n_failed -= strcmp(row->state, "failed") == 0;
+		row->state = "catalog missing";
+		row->facts = out->catalog_error;
+		row->cause = NULL; /* the fix is one for all tables: printed once, below them */
+		out->n_catalog_missing++;
+	}
+}
+
 int floe_status_build(floe_status *out, const floe_config *config)
 {
 	floe_lock *lock = NULL;
@@ -211,6 +242,7 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		out->n_partial += strcmp(row->state, FLOE_RECONCILE_PARTIAL_NAME) == 0;
 		out->n_drift += row->drift;
 	}
+	check_catalog(out, own->arena, config);
 	error = 0;
 cleanup:
 	floe_state_close(st);
@@ -262,6 +294,9 @@ int floe_status_render_text(floe_buf *out, const floe_status *s)
 			floe_buf_printf(out, "%34s probable cause: %s\n", "", r->cause);
 		floe_buf_free(&age);
 	}
+	if (s->catalog_error)
+		floe_buf_printf(out, "catalog: %s\n%s%s%s", s->catalog_error, s->catalog_hint ? "  hint: " : "",
+				s->catalog_hint ? s->catalog_hint : "", s->catalog_hint ? "\n" : "");
 	floe_buf_printf(out, "%zu tables, %zu failed, %zu diverged, %zu unverified, ", s->n_rows, s->n_failed,
 			s->n_diverged, s->n_unverified);
 	if (s->n_partial)
@@ -313,6 +348,10 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 		put_reconcile_json(out, r);
 		floe_buf_putc(out, '}');
 	}
-	return floe_buf_printf(out, "],\"failed\":%zu,\"diverged\":%zu,\"unverified\":%zu,\"partial\":%zu,\"drift\":%zu}\n",
-			       s->n_failed, s->n_diverged, s->n_unverified, s->n_partial, s->n_drift);
+	floe_buf_puts(out, "]");
+	floe_json_put_member(out, "catalog_error", s->catalog_error);
+	floe_json_put_member(out, "catalog_hint", s->catalog_hint);
+	return floe_buf_printf(out, ",\"catalog_missing\":%zu,\"failed\":%zu,\"diverged\":%zu,\"unverified\":%zu,"
+			       "\"partial\":%zu,\"drift\":%zu}\n",
+			       s->n_catalog_missing, s->n_failed, s->n_diverged, s->n_unverified, s->n_partial, s->n_drift);
 }

@@ -6,6 +6,7 @@
  * (a load whose process died); a loaded table whose current snapshot was
  * reconciled takes the reconciliation's outcome: verified, diverged or
  * unverified (a comparison that could not complete leaves it unverified).
+ * A loaded table is `catalog missing` when the catalog does not open.
  * Drift: the pipeline file differs from what `floe generate` wrote (a hand
  * edit, which runs as edited).
  */
@@ -56,6 +57,9 @@ typedef struct floe_status {
 	size_t n_rows;
 	size_t n_failed, n_drift, n_diverged, n_unverified;
 	size_t n_partial;         /* "verified (partial)": a column not compared */
+	/* The catalog does not open (lost, damaged): why, and what to do; each loaded table's state is "catalog missing". */
+	const char *catalog_error, *catalog_hint;
+	size_t n_catalog_missing;
 	void *owned;
 } floe_status;
 

@@ -3,7 +3,7 @@ import re
 
 from conftest import floe
 
-COMMANDS = ["init", "doctor", "stack", "plan", "generate", "run", "reconcile", "status", "query", "shop"]
+COMMANDS = ["init", "doctor", "stack", "plan", "generate", "run", "reconcile", "status", "query", "shop", "catalog"]
 
 
 def test_overview_lists_every_command_and_exit_codes():

@@ -703,7 +703,8 @@ FLOE_TEST(reader_survives_every_corrupted_byte)
 	floe_buf file = FLOE_BUF_INIT;
 	FLOE_CHECK(floe_fs_read_file(&file, path_of("corrupt.parquet")) == 0);
 	uint8_t *copy = floe_xmalloc(file.len);
-	floe_parquet_reader_opts ro = { 1 << 16, 1 << 16, 1 << 12 };
+	/* Past the page CRCs, so that damaged pages reach the decoder (the next test checks the CRCs). */
+	floe_parquet_reader_opts ro = { 1 << 16, 1 << 16, 1 << 12, true };
 	size_t opened = 0;
 	for (size_t i = 0; i < file.len; i++) {
 		static const uint8_t masks[] = { 0x01, 0x80, 0xFF };
@@ -733,5 +734,99 @@ FLOE_TEST(reader_survives_every_corrupted_byte)
 	free(copy);
 	floe_vector_free(&v[0]);
 	floe_vector_free(&v[1]);
+	floe_buf_free(&file);
+}
+
+/* One flipped bit anywhere in the pages: the read fails (the page CRC) or returns the same values. */
+static void flip_every_bit_of_the_pages(floe_parquet_codec codec)
+{
+	floe_parquet_field f[2] = { { .name = "s", .id = 1, .type = FLOE_VEC_STRING },
+				    { .name = "n", .id = 2, .type = FLOE_VEC_LONG } };
+	floe_vector v[2];
+	floe_vector_init(&v[0], FLOE_VEC_STRING, 0);
+	floe_vector_init(&v[1], FLOE_VEC_LONG, 0);
+	for (int i = 0; i < 60; i++) {
+		floe_vector_append_bytes(&v[0], "xyzzy", (size_t)(i % 6));
+		floe_vector_append_i64(&v[1], (int64_t)i * 7919);
+	}
+	floe_parquet_writer_opts o = quick_opts(codec);
+	o.page_rows = 20;
+	written wr;
+	FLOE_CHECK(write_and_open(&wr, "flipped.parquet", f, 2, v, &o));
+	size_t pages_end = floe_parquet_reader_meta(wr.reader)->footer_len;
+	written_free(&wr);
+	floe_buf file = FLOE_BUF_INIT;
+	FLOE_CHECK(floe_fs_read_file(&file, path_of("flipped.parquet")) == 0);
+	pages_end = file.len - 8 - pages_end;
+	uint8_t *copy = floe_xmalloc(file.len);
+	size_t caught = 0, flips = 0;
+	for (size_t i = 4; i < pages_end; i++) {
+		for (int bit = 0; bit < 8; bit++, flips++) {
+			floe_parquet_reader *r = NULL;
+			bool failed = false;
+			memcpy(copy, file.ptr, file.len);
+			copy[i] ^= (uint8_t)(1u << bit);
+			FLOE_CHECK(floe_parquet_reader_open_mem(&r, copy, file.len, NULL) == 0);
+			for (size_t c = 0; c < 2; c++) {
+				floe_vector out;
+				if (floe_parquet_reader_read_column(&out, r, 0, c) < 0) {
+					failed = true;
+					continue;
+				}
+				floe_vector_free(&out);
+				FLOE_CHECK(column_equals(r, c, &v[c]));
+			}
+			floe_error_clear();
+			caught += failed;
+			floe_parquet_reader_free(r);
+		}
+	}
+	FLOE_CHECK(caught > flips * 9 / 10);
+	free(copy);
+	floe_vector_free(&v[0]);
+	floe_vector_free(&v[1]);
+	floe_buf_free(&file);
+}
+
+FLOE_TEST(reader_catches_every_flipped_bit_in_a_page)
+{
+	flip_every_bit_of_the_pages(FLOE_PARQUET_UNCOMPRESSED);
+	flip_every_bit_of_the_pages(FLOE_PARQUET_SNAPPY);
+	flip_every_bit_of_the_pages(FLOE_PARQUET_ZSTD);
+}
+
+FLOE_TEST(reader_names_the_file_whose_page_fails_its_crc)
+{
+	floe_parquet_field f[1] = { { .name = "n", .id = 1, .type = FLOE_VEC_LONG } };
+	floe_vector v;
+	floe_vector_init(&v, FLOE_VEC_LONG, 0);
+	for (int i = 0; i < 100; i++)
+		floe_vector_append_i64(&v, i);
+	floe_parquet_writer_opts o = quick_opts(FLOE_PARQUET_UNCOMPRESSED);
+	written wr;
+	FLOE_CHECK(write_and_open(&wr, "crc.parquet", f, 1, &v, &o));
+	written_free(&wr);
+	floe_buf file = FLOE_BUF_INIT;
+	FLOE_CHECK(floe_fs_read_file(&file, path_of("crc.parquet")) == 0);
+	file.ptr[file.len / 2] ^= 0x04; /* inside the one page's values */
+	FLOE_CHECK(floe_fs_write_atomic(path_of("crc.parquet"), file.ptr, file.len, NULL) == 0);
+	floe_parquet_reader *r = NULL;
+	floe_vector out;
+	FLOE_CHECK(floe_parquet_reader_open(&r, path_of("crc.parquet"), NULL) == 0);
+	FLOE_CHECK(floe_parquet_reader_read_column(&out, r, 0, 0) < 0);
+	const floe_error *e = floe_error_last();
+	FLOE_CHECK(e && e->cls == FLOE_ERR_CHECK && strstr(e->message, "crc.parquet\" is damaged") &&
+		   strstr(e->message, "fails its checksum"));
+	floe_error_clear();
+	floe_parquet_reader_free(r);
+	/* Told to skip the CRCs, the reader returns what the damaged page holds. */
+	floe_parquet_reader_opts skip = FLOE_PARQUET_READER_OPTS_INIT;
+	skip.skip_page_crc = true;
+	FLOE_CHECK(floe_parquet_reader_open(&r, path_of("crc.parquet"), &skip) == 0);
+	FLOE_CHECK(floe_parquet_reader_read_column(&out, r, 0, 0) == 0);
+	FLOE_CHECK(!column_equals(r, 0, &v));
+	floe_vector_free(&out);
+	floe_parquet_reader_free(r);
+	floe_vector_free(&v);
 	floe_buf_free(&file);
 }

@@ -12,6 +12,7 @@
 #include "base/fs.h"
 #include "engine/engine.h"
 #include "iceberg/catalog.h"
+#include "iceberg/recover.h"
 #include "iceberg/table.h"
 
 #include <dirent.h>
@@ -345,6 +346,62 @@ FLOE_TEST(iceberg_table_expire_and_orphans)
 	FLOE_CHECK(floe_iceberg_table_remove_orphans(t, floe_iceberg_now_ms() + 1000, &res) == 0);
 	FLOE_CHECK(!floe_fs_exists(stray) && res.deleted_data_files == 1);
 	FLOE_CHECK(plan_rows(t, -1, &nfiles) == 4 && nfiles == 2);
+	floe_iceberg_table_free(t);
+done:
+	env_close(&e);
+}
+
+/* ---- a lost catalog ---- */
+
+FLOE_TEST(iceberg_lost_catalog_is_refused_then_recovered)
+{
+	env e;
+	floe_iceberg_table *t = NULL;
+	floe_iceberg_recovered *r = NULL;
+	size_t n = 0;
+	FLOE_CHECK(env_open(&e));
+	t = create_table(&e, "a");
+	floe_iceberg_table *empty = create_table(&e, "b");
+	if (!t || !empty)
+		goto done;
+	FLOE_CHECK(floe_iceberg_table_append(t, make_file(&e, t, 0, 5), 1, NULL) == 0);
+	int64_t first = current(t);
+	FLOE_CHECK(floe_iceberg_table_append(t, make_file(&e, t, 5, 5), 1, NULL) == 0);
+	const char *newest = floe_arena_strdup(e.a, floe_iceberg_table_metadata_location(t));
+	const char *list = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(t))->manifest_list;
+	FLOE_CHECK(unlink(floe_iceberg_uri_to_path(e.a, list)) == 0); /* the newest metadata is now unusable */
+	floe_iceberg_table_free(t);
+	floe_iceberg_table_free(empty);
+	t = NULL;
+	floe_iceberg_catalog_free(e.catalog);
+	e.catalog = NULL;
+	const char *db = floe_arena_printf(e.a, "%s/catalog.db", e.dir);
+	FLOE_CHECK(unlink(db) == 0);
+
+	/* No catalog is created empty over the tables. */
+	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
+	co.create = true;
+	FLOE_CHECK(floe_iceberg_catalog_open_sql(&e.catalog, db, &co) < 0 && !floe_fs_exists(db));
+	FLOE_CHECK(floe_error_last()->cls == FLOE_ERR_CONFIG &&
+		   strstr(floe_error_last()->hint, "floe catalog recover"));
+	floe_error_clear();
+
+	floe_iceberg_recover_opts ro = FLOE_ICEBERG_RECOVER_OPTS_INIT;
+	ro.dry_run = true;
+	FLOE_CHECK(floe_iceberg_recover(&r, &n, e.a, db, &ro) == 0 && n == 2 && !floe_fs_exists(db));
+	ro.dry_run = false;
+	FLOE_CHECK(floe_iceberg_recover(&r, &n, e.a, db, &ro) == 0 && n == 2);
+	FLOE_CHECK(r[0].action == FLOE_ICEBERG_RECOVER_REGISTERED && strcmp(r[0].name, "a") == 0);
+	FLOE_CHECK(r[0].version == 1 && r[0].n_snapshots == 1 && r[0].current_snapshot_id == first);
+	FLOE_CHECK(r[0].n_damaged == 1 && strcmp(r[0].damaged[0].file, newest) == 0 &&
+		   strstr(r[0].damaged[0].reason, "manifest list"));
+	FLOE_CHECK(r[1].action == FLOE_ICEBERG_RECOVER_REGISTERED && r[1].version == 0 && r[1].n_snapshots == 0);
+	FLOE_CHECK(floe_iceberg_recover(&r, &n, e.a, db, &ro) == 0 && n == 2);
+	FLOE_CHECK(r[0].action == FLOE_ICEBERG_RECOVER_KEPT && r[1].action == FLOE_ICEBERG_RECOVER_KEPT);
+
+	FLOE_CHECK(floe_iceberg_catalog_open_sql(&e.catalog, db, NULL) == 0);
+	FLOE_CHECK(floe_iceberg_table_load(&t, e.catalog, "bronze", "a") == 0);
+	FLOE_CHECK(t && current(t) == first && plan_rows(t, -1, NULL) == 5);
 	floe_iceberg_table_free(t);
 done:
 	env_close(&e);

@@ -29,7 +29,7 @@ static void require(int ok)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	floe_parquet_reader_opts opts = { 1 << 20, 1 << 20, 1 << 16, false };
+	floe_parquet_reader_opts opts = { .max_footer_bytes = 1 << 20, .max_page_bytes = 1 << 20, .max_values = 1 << 16, .skip_page_crc = false };
 	floe_parquet_reader *r = NULL;
 
 	/* The Thrift layer on its own: skipping any input as a struct must stay in bounds. */

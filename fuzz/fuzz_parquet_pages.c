@@ -299,7 +299,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    floe_buf_put(&file, "PAR1", 4) < 0)
 		abort();
 
-	floe_parquet_reader_opts opts = { 1 << 20, 1 << 20, 1 << 16, size % 2 == 0 };
+	floe_parquet_reader_opts opts = { .max_footer_bytes = 1 << 20, .max_page_bytes = 1 << 20, .max_values = 1 << 16, .skip_page_crc = size % 2 == 0 };
 	floe_parquet_reader *r = NULL;
 	if (floe_parquet_reader_open_mem(&r, file.ptr, file.len, &opts) != 0)
 		abort(); /* the footer is always valid */

@@ -704,7 +704,7 @@ FLOE_TEST(reader_survives_every_corrupted_byte)
 	FLOE_CHECK(floe_fs_read_file(&file, path_of("corrupt.parquet")) == 0);
 	uint8_t *copy = floe_xmalloc(file.len);
 	/* Past the page CRCs, so that damaged pages reach the decoder (the next test checks the CRCs). */
-	floe_parquet_reader_opts ro = { 1 << 16, 1 << 16, 1 << 12, true };
+	floe_parquet_reader_opts ro = { .max_footer_bytes = 1 << 16, .max_page_bytes = 1 << 16, .max_values = 1 << 12, .skip_page_crc = true };
 	size_t opened = 0;
 	for (size_t i = 0; i < file.len; i++) {
 		static const uint8_t masks[] = { 0x01, 0x80, 0xFF };

@@ -294,7 +294,7 @@ FLOE_TEST(parquet_field_read_refuses_leaves_that_disagree)
 	floe_buf file = FLOE_BUF_INIT;
 	FLOE_CHECK(floe_fs_read_file(&file, path_of("flip.parquet")) == 0);
 	uint8_t *copy = floe_xmalloc(file.len);
-	floe_parquet_reader_opts ro = { 1 << 16, 1 << 16, 1 << 12, false };
+	floe_parquet_reader_opts ro = { .max_footer_bytes = 1 << 16, .max_page_bytes = 1 << 16, .max_values = 1 << 12, .skip_page_crc = false };
 	size_t disagree = 0, read = 0;
 	for (size_t i = 4; i + 8 < file.len; i++) {
 		static const uint8_t masks[] = { 0x01, 0x02, 0x10 };

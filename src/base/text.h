@@ -35,4 +35,12 @@ int floe_text_put_printable(floe_buf *out, const char *s);
 /* floe_text_put_printable into a new NUL-terminated string the caller frees (NULL if too long). */
 char *floe_text_printable(const char *s);
 
+/*
+ * The index of `text` in the name table `names` (n entries, each an enum value's
+ * name): how a state or mode read back from a file (the ledger, the lock) becomes
+ * its enum again. -1 when `text` is NULL or names none of them; with `what` not
+ * NULL the error is set too (FLOE_ERR_CONFIG: unknown <what> "<text>").
+ */
+int floe_text_name_index(const char *what, const char *const *names, size_t n, const char *text);
+
 #endif

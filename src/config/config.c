@@ -584,7 +584,30 @@ const char *floe_config_warehouse_dir(const floe_config *config)
 
 int floe_config_password_file(floe_buf *out, const char *project_dir)
 {
-	return floe_buf_printf(out, "%s/.floe/secrets/source-password", project_dir);
+	return floe_buf_printf(out, "%s/" FLOE_STATE_DIR "/secrets/source-password", project_dir);
+}
+
+const char *floe_config_pipeline_dir(floe_arena *arena, const floe_config *config)
+{
+	return floe_arena_printf(arena, "%s/" FLOE_PIPELINE_DIR, config->project_dir);
+}
+
+const char *floe_config_lock_path(floe_arena *arena, const floe_config *config)
+{
+	return floe_arena_printf(arena, "%s/" FLOE_PIPELINE_DIR "/" FLOE_LOCK_FILE, config->project_dir);
+}
+
+const char *floe_config_state_dir(floe_arena *arena, const floe_config *config)
+{
+	return floe_arena_printf(arena, "%s/" FLOE_STATE_DIR, config->project_dir);
+}
+
+const char *floe_config_catalog_path(floe_arena *arena, const floe_config *config)
+{
+	const char *loc = config->warehouse.location;
+	if (loc[0] == '/')
+		return floe_arena_printf(arena, "%s/" FLOE_CATALOG_FILE, loc);
+	return floe_arena_printf(arena, "%s/%s/" FLOE_CATALOG_FILE, config->project_dir, loc);
 }
 
 /* A secrets file others can read is not trusted (like ssh and libpq's .pgpass). */

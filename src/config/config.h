@@ -101,6 +101,20 @@ const char *floe_config_source_password(const floe_config *config);
 /* Path of the saved-password file of a project directory, appended to `out`. */
 int floe_config_password_file(floe_buf *out, const char *project_dir);
 
+/*
+ * A project's layout: the names below, each given once. The paths are allocated in
+ * `arena` (the caller's: load threads call these at once, and an arena is not shared).
+ */
+#define FLOE_PIPELINE_DIR "pipeline"           /* under the project: what `floe generate` writes */
+#define FLOE_LOCK_FILE "lakehouse.lock.json"   /* in pipeline/: the deployed plan */
+#define FLOE_STATE_DIR ".floe"                 /* under the project: the run ledger, locks, secrets */
+#define FLOE_CATALOG_FILE "catalog.db"         /* in the warehouse: the Iceberg SQL catalog */
+
+const char *floe_config_pipeline_dir(floe_arena *arena, const floe_config *config); /* PROJECT/pipeline */
+const char *floe_config_lock_path(floe_arena *arena, const floe_config *config);    /* PROJECT/pipeline/lakehouse.lock.json */
+const char *floe_config_state_dir(floe_arena *arena, const floe_config *config);    /* PROJECT/.floe */
+const char *floe_config_catalog_path(floe_arena *arena, const floe_config *config); /* WAREHOUSE/catalog.db */
+
 /* What `floe init` knows when it writes a new floe.toml. */
 typedef struct floe_config_seed {
 	const char *project_name;

@@ -6,6 +6,7 @@
 #include "plan/plan_int.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/text.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -21,10 +22,28 @@ struct floe_plan {
 	const char *role;
 };
 
+/* The one name table of floe_load_mode, in its order. */
+static const char *const load_mode_names[] = { "incremental", "full", "refused", "skipped", "removed" };
+_Static_assert(sizeof(load_mode_names) / sizeof(load_mode_names[0]) == FLOE_LOAD_REMOVED + 1,
+	       "a name for every load mode");
+
 const char *floe_load_mode_name(floe_load_mode mode)
 {
-	static const char *const names[] = { "incremental", "full", "refused", "skipped" };
-	return names[mode];
+	return load_mode_names[mode];
+}
+
+int floe_load_mode_parse(floe_load_mode *out, const char *text)
+{
+	int i = floe_text_name_index("load mode", load_mode_names, sizeof(load_mode_names) / sizeof(load_mode_names[0]),
+				    text);
+	if (i >= 0)
+		*out = (floe_load_mode)i;
+	return i < 0 ? -1 : 0;
+}
+
+bool floe_load_mode_loadable(floe_load_mode mode)
+{
+	return mode == FLOE_LOAD_FULL || mode == FLOE_LOAD_INCREMENTAL;
 }
 
 static void note(floe_plan *p, floe_plan_table *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -57,12 +57,12 @@ static int check_names(const floe_lock *lock, const floe_reconcile_opts *o)
 
 static void count_outcome(floe_reconcile_report *rep, const floe_reconcile_result *r)
 {
-	switch (r->outcome) {
+	switch (floe_reconcile_state(r)) {
 	case FLOE_RECONCILE_VERIFIED:
-		if (floe_reconcile_partial(r))
-			rep->n_partial++;
-		else
-			rep->n_verified++;
+		rep->n_verified++;
+		break;
+	case FLOE_RECONCILE_PARTIAL:
+		rep->n_partial++;
 		break;
 	case FLOE_RECONCILE_DIVERGED:
 		rep->n_diverged++;
@@ -85,7 +85,7 @@ static floe_reconcile_result *repaired(floe_state *st, floe_arena *arena, const 
 				       const floe_reconcile_opts *opts, floe_reconcile_request *req,
 				       floe_reconcile_result *r, const char *run_id)
 {
-	floe_bronze_repair_opts ro = { run_id, opts->pg_snapshot, NULL, 0 };
+	floe_bronze_repair_opts ro = { .run_id = run_id, .pg_snapshot = opts->pg_snapshot };
 	floe_bronze_result br;
 	ro.n_keys = req->table->n_key ? rc_repair_keys(&ro.keys, arena, r, req->table->n_key) : 0;
 	if (ro.n_keys == 0) {
@@ -142,7 +142,7 @@ int floe_reconcile_run(floe_reconcile_report *out, const floe_config *config, co
 	owned *own = floe_xcalloc(1, sizeof(*own));
 	out->owned = own;
 	own->arena = floe_arena_new();
-	const char *path = floe_arena_printf(own->arena, "%s/pipeline/lakehouse.lock.json", config->project_dir);
+	const char *path = floe_config_lock_path(own->arena, config);
 	if (floe_lock_load(&own->lock, path) < 0) {
 		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
 		return -1;

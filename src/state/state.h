@@ -18,6 +18,39 @@ typedef struct floe_table_lock floe_table_lock;
 
 #define FLOE_RUN_ID_MAX 64
 
+/*
+ * What became of a table in a run: the ledger's table_runs.state, and the state
+ * `floe status` shows before any reconciliation. Its text lives in one name table
+ * (names.c) and only at the edges: the ledger's column, JSON and text output.
+ */
+typedef enum floe_table_state {
+	FLOE_TABLE_NEVER_LOADED = 0, /* no record yet (`floe status`; never stored) */
+	FLOE_TABLE_LOADING,
+	FLOE_TABLE_LOADED,
+	FLOE_TABLE_FAILED,
+	FLOE_TABLE_REFUSED,
+	FLOE_TABLE_SKIPPED,
+	FLOE_TABLE_INTERRUPTED       /* left loading by a run that ended or died (`floe status`; never stored) */
+} floe_table_state;
+
+/* "never loaded", "loading", "loaded", "failed", "refused", "skipped", "interrupted". */
+const char *floe_table_state_name(floe_table_state state);
+/* The state `text` names; -1 (FLOE_ERR_CONFIG) for any other text. */
+int floe_table_state_parse(floe_table_state *out, const char *text);
+
+/* A run's status: the ledger's runs.status. */
+typedef enum floe_run_status {
+	FLOE_RUN_RUNNING = 0,
+	FLOE_RUN_OK,
+	FLOE_RUN_FAILED,
+	FLOE_RUN_INTERRUPTED         /* its process died while the ledger said running */
+} floe_run_status;
+
+/* "running", "ok", "failed", "interrupted". */
+const char *floe_run_status_name(floe_run_status status);
+/* The status `text` names; -1 (FLOE_ERR_CONFIG) for any other text. */
+int floe_run_status_parse(floe_run_status *out, const char *text);
+
 /* Open (creating and migrating) PROJECT/.floe/state.db. */
 int floe_state_open(floe_state **out, const char *project_dir);
 void floe_state_close(floe_state *st);

@@ -22,24 +22,9 @@ struct floe_plan {
 	const char *role;
 };
 
-/* The one name table of floe_load_mode, in its order. */
+/* The one name table of floe_load_mode, in its order: floe_load_mode_name and _parse. */
 static const char *const load_mode_names[] = { "incremental", "full", "refused", "skipped", "removed" };
-_Static_assert(sizeof(load_mode_names) / sizeof(load_mode_names[0]) == FLOE_LOAD_REMOVED + 1,
-	       "a name for every load mode");
-
-const char *floe_load_mode_name(floe_load_mode mode)
-{
-	return load_mode_names[mode];
-}
-
-int floe_load_mode_parse(floe_load_mode *out, const char *text)
-{
-	int i = floe_text_name_index("load mode", load_mode_names, sizeof(load_mode_names) / sizeof(load_mode_names[0]),
-				    text);
-	if (i >= 0)
-		*out = (floe_load_mode)i;
-	return i < 0 ? -1 : 0;
-}
+FLOE_TEXT_NAMES_DEFINE(floe_load_mode, "load mode", load_mode_names, FLOE_LOAD_REMOVED)
 
 bool floe_load_mode_loadable(floe_load_mode mode)
 {

@@ -17,24 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-/* The one name table of floe_reconcile_outcome, in its order. */
+/* The one name table of floe_reconcile_outcome, in its order: floe_reconcile_outcome_name and _parse. */
 static const char *const outcome_names[] = { "verified", "diverged", "unverified", "failed", FLOE_RECONCILE_PARTIAL_NAME };
-_Static_assert(sizeof(outcome_names) / sizeof(outcome_names[0]) == FLOE_RECONCILE_PARTIAL + 1,
-	       "a name for every outcome");
-
-const char *floe_reconcile_outcome_name(floe_reconcile_outcome outcome)
-{
-	return outcome_names[outcome];
-}
-
-int floe_reconcile_outcome_parse(floe_reconcile_outcome *out, const char *text)
-{
-	int i = floe_text_name_index("reconciliation outcome", outcome_names,
-				    sizeof(outcome_names) / sizeof(outcome_names[0]), text);
-	if (i >= 0)
-		*out = (floe_reconcile_outcome)i;
-	return i < 0 ? -1 : 0;
-}
+FLOE_TEXT_NAMES_DEFINE(floe_reconcile_outcome, "reconciliation outcome", outcome_names, FLOE_RECONCILE_PARTIAL)
 
 bool floe_reconcile_partial(const floe_reconcile_result *r)
 {

@@ -216,6 +216,8 @@ typedef struct floe_reconcile_check_opts {
 	const char *control;           /* NULL: rotate */
 } floe_reconcile_check_opts;
 
+#define FLOE_RECONCILE_CHECK_OPTS_INIT { .tier = FLOE_RECONCILE_V3 }
+
 /*
  * A floe_bronze_check_fn (bronze.h): `ctx` is a floe_reconcile_check_opts. Reconciles
  * the table at the load's exported source snapshot and committed bronze snapshot,

@@ -6,39 +6,12 @@
 #include "state/state.h"
 #include "base/text.h"
 
+/* floe_table_state_name and floe_table_state_parse */
 static const char *const table_state_names[] = {
 	"never loaded", "loading", "loaded", "failed", "refused", "skipped", "interrupted",
 };
+FLOE_TEXT_NAMES_DEFINE(floe_table_state, "table state", table_state_names, FLOE_TABLE_INTERRUPTED)
 
+/* floe_run_status_name and floe_run_status_parse */
 static const char *const run_status_names[] = { "running", "ok", "failed", "interrupted" };
-
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-_Static_assert(N_OF(table_state_names) == FLOE_TABLE_INTERRUPTED + 1, "a name for every table state");
-_Static_assert(N_OF(run_status_names) == FLOE_RUN_INTERRUPTED + 1, "a name for every run status");
-
-const char *floe_table_state_name(floe_table_state state)
-{
-	return table_state_names[state];
-}
-
-int floe_table_state_parse(floe_table_state *out, const char *text)
-{
-	int i = floe_text_name_index("table state", table_state_names, N_OF(table_state_names), text);
-	if (i >= 0)
-		*out = (floe_table_state)i;
-	return i < 0 ? -1 : 0;
-}
-
-const char *floe_run_status_name(floe_run_status status)
-{
-	return run_status_names[status];
-}
-
-int floe_run_status_parse(floe_run_status *out, const char *text)
-{
-	int i = floe_text_name_index("run status", run_status_names, N_OF(run_status_names), text);
-	if (i >= 0)
-		*out = (floe_run_status)i;
-	return i < 0 ? -1 : 0;
-}
+FLOE_TEXT_NAMES_DEFINE(floe_run_status, "run status", run_status_names, FLOE_RUN_INTERRUPTED)

@@ -22,6 +22,17 @@ static void check_refused(int rc, const char *message)
 	floe_error_clear();
 }
 
+/* Every value 0..last of TYPE is named want[value] exactly, and that text parses back to it. */
+#define CHECK_NAMES(type, want, last)                                                    \
+	do {                                                                             \
+		FLOE_CHECK(sizeof(want) / sizeof((want)[0]) == (size_t)(last) + 1);      \
+		for (int v_ = 0; v_ <= (int)(last); v_++) {                              \
+			type back_ = (type)((v_ + 1) % ((int)(last) + 1)); /* not v_ */    \
+			FLOE_CHECK_STR(type##_name((type)v_), (want)[v_]);               \
+			FLOE_CHECK(type##_parse(&back_, (want)[v_]) == 0 && back_ == (type)v_); \
+		}                                                                        \
+	} while (0)
+
 FLOE_TEST(names_text_name_index)
 {
 	static const char *const names[] = { "a", "b c", "" };
@@ -42,12 +53,7 @@ FLOE_TEST(names_load_modes)
 {
 	/* The lock and the ledger hold these texts; `floe plan --json` prints them. */
 	static const char *const want[] = { "incremental", "full", "refused", "skipped", "removed" };
-	for (int m = FLOE_LOAD_INCREMENTAL; m <= FLOE_LOAD_REMOVED; m++) {
-		floe_load_mode back = (floe_load_mode)-1;
-		FLOE_CHECK_STR(floe_load_mode_name((floe_load_mode)m), want[m]);
-		FLOE_CHECK(floe_load_mode_parse(&back, want[m]) == 0 && back == (floe_load_mode)m);
-	}
-	FLOE_CHECK(sizeof(want) / sizeof(want[0]) == FLOE_LOAD_REMOVED + 1);
+	CHECK_NAMES(floe_load_mode, want, FLOE_LOAD_REMOVED);
 	FLOE_CHECK(floe_load_mode_loadable(FLOE_LOAD_FULL) && floe_load_mode_loadable(FLOE_LOAD_INCREMENTAL));
 	FLOE_CHECK(!floe_load_mode_loadable(FLOE_LOAD_REFUSED) && !floe_load_mode_loadable(FLOE_LOAD_SKIPPED) &&
 		   !floe_load_mode_loadable(FLOE_LOAD_REMOVED));
@@ -62,12 +68,7 @@ FLOE_TEST(names_table_states)
 {
 	static const char *const want[] = { "never loaded", "loading", "loaded", "failed", "refused", "skipped",
 					    "interrupted" };
-	for (int s = FLOE_TABLE_NEVER_LOADED; s <= FLOE_TABLE_INTERRUPTED; s++) {
-		floe_table_state back = (floe_table_state)-1;
-		FLOE_CHECK_STR(floe_table_state_name((floe_table_state)s), want[s]);
-		FLOE_CHECK(floe_table_state_parse(&back, want[s]) == 0 && back == (floe_table_state)s);
-	}
-	FLOE_CHECK(sizeof(want) / sizeof(want[0]) == FLOE_TABLE_INTERRUPTED + 1);
+	CHECK_NAMES(floe_table_state, want, FLOE_TABLE_INTERRUPTED);
 	floe_table_state s = FLOE_TABLE_LOADED;
 	check_refused(floe_table_state_parse(&s, "never_loaded"), "unknown table state \"never_loaded\"");
 	check_refused(floe_table_state_parse(&s, "verified"), "unknown table state \"verified\"");
@@ -79,12 +80,7 @@ FLOE_TEST(names_run_statuses)
 {
 	/* The ledger's CHECK (status IN ('running', 'ok', 'failed', 'interrupted')) holds exactly these. */
 	static const char *const want[] = { "running", "ok", "failed", "interrupted" };
-	for (int s = FLOE_RUN_RUNNING; s <= FLOE_RUN_INTERRUPTED; s++) {
-		floe_run_status back = (floe_run_status)-1;
-		FLOE_CHECK_STR(floe_run_status_name((floe_run_status)s), want[s]);
-		FLOE_CHECK(floe_run_status_parse(&back, want[s]) == 0 && back == (floe_run_status)s);
-	}
-	FLOE_CHECK(sizeof(want) / sizeof(want[0]) == FLOE_RUN_INTERRUPTED + 1);
+	CHECK_NAMES(floe_run_status, want, FLOE_RUN_INTERRUPTED);
 	floe_run_status s = FLOE_RUN_OK;
 	check_refused(floe_run_status_parse(&s, "OK"), "unknown run status \"OK\"");
 	check_refused(floe_run_status_parse(&s, ""), "unknown run status \"\"");
@@ -95,12 +91,7 @@ FLOE_TEST(names_reconcile_outcomes)
 {
 	/* The first four are the ledger's outcomes; partial is a state only (verified + excluded columns). */
 	static const char *const want[] = { "verified", "diverged", "unverified", "failed", "verified (partial)" };
-	for (int o = FLOE_RECONCILE_VERIFIED; o <= FLOE_RECONCILE_PARTIAL; o++) {
-		floe_reconcile_outcome back = (floe_reconcile_outcome)-1;
-		FLOE_CHECK_STR(floe_reconcile_outcome_name((floe_reconcile_outcome)o), want[o]);
-		FLOE_CHECK(floe_reconcile_outcome_parse(&back, want[o]) == 0 && back == (floe_reconcile_outcome)o);
-	}
-	FLOE_CHECK(sizeof(want) / sizeof(want[0]) == FLOE_RECONCILE_PARTIAL + 1);
+	CHECK_NAMES(floe_reconcile_outcome, want, FLOE_RECONCILE_PARTIAL);
 	floe_reconcile_outcome o = FLOE_RECONCILE_DIVERGED;
 	check_refused(floe_reconcile_outcome_parse(&o, "verified(partial)"),
 		      "unknown reconciliation outcome \"verified(partial)\"");

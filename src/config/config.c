@@ -597,11 +597,6 @@ const char *floe_config_lock_path(floe_arena *arena, const floe_config *config)
 	return floe_arena_printf(arena, "%s/" FLOE_PIPELINE_DIR "/" FLOE_LOCK_FILE, config->project_dir);
 }
 
-const char *floe_config_state_dir(floe_arena *arena, const floe_config *config)
-{
-	return floe_arena_printf(arena, "%s/" FLOE_STATE_DIR, config->project_dir);
-}
-
 const char *floe_config_catalog_path(floe_arena *arena, const floe_config *config)
 {
 	const char *loc = config->warehouse.location;

@@ -112,7 +112,6 @@ int floe_config_password_file(floe_buf *out, const char *project_dir);
 
 const char *floe_config_pipeline_dir(floe_arena *arena, const floe_config *config); /* PROJECT/pipeline */
 const char *floe_config_lock_path(floe_arena *arena, const floe_config *config);    /* PROJECT/pipeline/lakehouse.lock.json */
-const char *floe_config_state_dir(floe_arena *arena, const floe_config *config);    /* PROJECT/.floe */
 const char *floe_config_catalog_path(floe_arena *arena, const floe_config *config); /* WAREHOUSE/catalog.db */
 
 /* What `floe init` knows when it writes a new floe.toml. */

@@ -123,7 +123,6 @@ FLOE_TEST(config_project_paths)
 	if (c) {
 		FLOE_CHECK_STR(floe_config_pipeline_dir(a, c), "/p/pipeline");
 		FLOE_CHECK_STR(floe_config_lock_path(a, c), "/p/pipeline/lakehouse.lock.json");
-		FLOE_CHECK_STR(floe_config_state_dir(a, c), "/p/.floe");
 		FLOE_CHECK_STR(floe_config_catalog_path(a, c), "/p/warehouse/catalog.db");
 		floe_buf pw = FLOE_BUF_INIT;
 		floe_config_password_file(&pw, c->project_dir);

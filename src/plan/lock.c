@@ -52,6 +52,18 @@ const floe_lock_table *floe_lock_find(const floe_lock *lock, const char *schema,
 	return NULL;
 }
 
+const floe_lock_table *floe_lock_name_owner(const floe_lock *lock, const char *schema, const char *name,
+					    const char *bronze)
+{
+	for (size_t i = 0; lock && i < lock->n; i++) {
+		const floe_lock_table *t = &lock->tables[i];
+		if (t->last_column_id > 0 && floe_plan_same_name(t->bronze, bronze) &&
+		    (strcmp(t->schema, schema) != 0 || strcmp(t->name, name) != 0))
+			return t;
+	}
+	return NULL;
+}
+
 bool floe_lock_table_named(const floe_lock_table *t, const char *name)
 {
 	size_t sl = strlen(t->schema);

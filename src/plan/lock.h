@@ -87,6 +87,15 @@ size_t floe_lock_count(const floe_lock *lock);
 const floe_lock_table *floe_lock_at(const floe_lock *lock, size_t i);
 const floe_lock_table *floe_lock_find(const floe_lock *lock, const char *schema, const char *name);
 
+/*
+ * The table of `lock` (NULL: none) other than schema.name that owns the bronze name
+ * `bronze` (floe_plan_same_name): one that was deployed loadable under it at least
+ * once (it has field ids), so its Iceberg table may hold its rows — removed from the
+ * plan or refused since, it keeps the name. NULL: no other table owns it.
+ */
+const floe_lock_table *floe_lock_name_owner(const floe_lock *lock, const char *schema, const char *name,
+					    const char *bronze);
+
 /* Whether `name` names the table: its bronze name ("bronze.orders") or "schema.table". */
 bool floe_lock_table_named(const floe_lock_table *t, const char *name);
 

@@ -85,7 +85,7 @@ floe_plan *fx_plan(floe_arena *a, const floe_pg_relation *rels, size_t n, const 
 	floe_plan *plan = NULL;
 	if (floe_config_parse(&config, "/p/floe.toml", toml, strlen(toml)) < 0)
 		abort();
-	floe_plan_from_relations(&plan, config, "reader", a, rels, n);
+	floe_plan_from_relations(&plan, config, "reader", a, rels, n, NULL);
 	floe_config_free(config);
 	return plan;
 }

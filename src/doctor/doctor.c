@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "engine/engine.h"
 #include "iceberg/catalog_sql.h"
 #include "pg/introspect.h"
@@ -344,9 +345,14 @@ int floe_doctor_render_text(floe_buf *out, const floe_doctor_report *report)
 	for (size_t i = 0; i < report->n; i++) {
 		const floe_doctor_check *c = &report->checks[i];
 		counts[c->status]++;
-		floe_buf_printf(out, "%-4s  %-48s %s\n", floe_check_status_name(c->status), c->title, c->facts);
-		if (c->todo && c->status != FLOE_CHECK_OK)
-			floe_buf_printf(out, "      → %s\n", c->todo);
+		floe_buf_printf(out, "%-4s  %-48s ", floe_check_status_name(c->status), c->title);
+		floe_text_put_printable(out, c->facts); /* facts name tables and columns of the source */
+		floe_buf_putc(out, '\n');
+		if (c->todo && c->status != FLOE_CHECK_OK) {
+			floe_buf_puts(out, "      → ");
+			floe_text_put_printable(out, c->todo);
+			floe_buf_putc(out, '\n');
+		}
 	}
 	return floe_buf_printf(out, "\n%zu ok, %zu warn, %zu fail, %zu skipped\n", counts[0], counts[1],
 			       counts[2], counts[3]);

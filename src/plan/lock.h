@@ -114,7 +114,10 @@ void floe_lock_set_file_hash(floe_lock *lock, const char *path, const char *sha2
 /* The file's text: pretty JSON, one column per line, deterministic. */
 int floe_lock_render(floe_buf *out, const floe_lock *lock);
 
-/* What changed from `before` to `after`, one line each ("public.orders: new column note, id 7"). */
+/*
+ * What changed from `before` to `after`, one line each ("public.orders: new column note, id 7"),
+ * names shown printable (floe_text_put_printable): the lines go to a terminal and a commit message.
+ */
 int floe_lock_describe_changes(floe_buf *out, const floe_lock *before, const floe_lock *after);
 
 #endif

@@ -5,6 +5,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "engine/engine.h"
 #include "iceberg/catalog.h"
 #include "iceberg/metadata.h"
@@ -198,21 +199,42 @@ static const char *statement(floe_engine *e, floe_arena *a, const char *sql)
 	return floe_arena_printf(a, "SELECT CAST(COLUMNS(*) AS VARCHAR) FROM (%.*s\n) AS floe_query", (int)n, sql);
 }
 
+/* A cell as a terminal shows it: printable (floe_text_put_printable), cut at `width` code points, padded. */
+static size_t put_cell(floe_buf *out, const char *s, size_t width)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	size_t i = 0, n = 0;
+	floe_text_put_printable(&b, s);
+	for (; i < b.len && n < width; i++)
+		n += ((unsigned char)b.ptr[i] & 0xC0) != 0x80;
+	while (i < b.len && ((unsigned char)b.ptr[i] & 0xC0) == 0x80)
+		i++;
+	if (out) {
+		floe_buf_put(out, b.ptr ? b.ptr : "", i);
+		for (; n < width; n++)
+			floe_buf_putc(out, ' ');
+	}
+	floe_buf_free(&b);
+	return n;
+}
+
 static void render_table(floe_buf *out, floe_engine_result *r)
 {
 	size_t rows = floe_engine_result_rows(r), cols = floe_engine_result_columns(r);
 	size_t width[256] = { 0 };
 	for (size_t c = 0; c < cols && c < 256; c++) {
-		width[c] = strlen(floe_engine_result_name(r, c));
+		width[c] = put_cell(NULL, floe_engine_result_name(r, c), SIZE_MAX);
 		for (size_t i = 0; i < rows; i++) {
 			const char *v = floe_engine_result_text(r, i, c);
-			size_t n = v ? strlen(v) : 4;
+			size_t n = put_cell(NULL, v ? v : "NULL", 60);
 			if (n > width[c])
-				width[c] = n > 60 ? 60 : n;
+				width[c] = n;
 		}
 	}
-	for (size_t c = 0; c < cols && c < 256; c++)
-		floe_buf_printf(out, "%s%-*s", c ? " | " : "", (int)width[c], floe_engine_result_name(r, c));
+	for (size_t c = 0; c < cols && c < 256; c++) {
+		floe_buf_puts(out, c ? " | " : "");
+		put_cell(out, floe_engine_result_name(r, c), width[c]);
+	}
 	floe_buf_putc(out, '\n');
 	for (size_t c = 0; c < cols && c < 256; c++) {
 		floe_buf_puts(out, c ? "-+-" : "");
@@ -223,7 +245,8 @@ static void render_table(floe_buf *out, floe_engine_result *r)
 	for (size_t i = 0; i < rows; i++) {
 		for (size_t c = 0; c < cols && c < 256; c++) {
 			const char *v = floe_engine_result_text(r, i, c);
-			floe_buf_printf(out, "%s%-*.*s", c ? " | " : "", (int)width[c], (int)width[c], v ? v : "NULL");
+			floe_buf_puts(out, c ? " | " : "");
+			put_cell(out, v ? v : "NULL", width[c]);
 		}
 		floe_buf_putc(out, '\n');
 	}

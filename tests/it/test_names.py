@@ -28,16 +28,23 @@ def rows(d, bronze):
     return sorted(catalog(d).load_table(bronze).scan().to_arrow().to_pylist(), key=lambda r: r["id"])
 
 
+def initialised(stack, tmp_path_factory, name, sql, *schemas):
+    """A source made by `sql` and a project on it, reading `schemas`, after `floe init`."""
+    src = Source.readable(stack, f"names_{name}", f"names_{name}_reader", sql, schemas=schemas)
+    d = tmp_path_factory.mktemp(name)
+    src.project(d, schemas=schemas)
+    src.floe(d, "init", check=0)
+    return src, d
+
+
 def owner_rows():
     return [{"id": 1, "v": "owner-1"}, {"id": 2, "v": "owner-2"}]
 
 
 @pytest.fixture(scope="module")
 def takeover(stack, tmp_path_factory):
-    src = Source.readable(stack, "names_takeover", "names_takeover_reader", TAKEOVER, schemas=("h__a", "h"))
-    d = tmp_path_factory.mktemp("takeover")
-    src.project(d, schemas=("h__a",))
-    src.floe(d, "init", check=0)
+    src, d = initialised(stack, tmp_path_factory, "takeover", TAKEOVER, "h__a")
+    src.grant_read("h")
     src.floe(d, "generate", check=0)
     src.floe(d, "run", check=0)
     assert rows(d, "bronze.h__a__b") == owner_rows()
@@ -109,10 +116,7 @@ INSERT INTO c.camelcase VALUES (2);
 
 
 def test_names_differing_only_in_case_are_one_name(stack, tmp_path_factory):
-    src = Source.readable(stack, "names_case", "names_case_reader", CASES, schemas=("c",))
-    d = tmp_path_factory.mktemp("case")
-    src.project(d, schemas=("c",))
-    src.floe(d, "init", check=0)
+    src, d = initialised(stack, tmp_path_factory, "case", CASES, "c")
     plan = src.plan(d)
     first, second = plan[("c", "CamelCase")], plan[("c", "camelcase")]
     assert first["mode"] == "full", first
@@ -154,10 +158,7 @@ def no_raw_control(label, r):
 
 
 def test_hostile_names_refused_in_plan_and_escaped_everywhere(stack, tmp_path_factory):
-    src = Source.readable(stack, "names_hostile", "names_hostile_reader", HOSTILE, schemas=("x",))
-    d = tmp_path_factory.mktemp("hostile")
-    src.project(d, schemas=("x",))
-    src.floe(d, "init", check=0)
+    src, d = initialised(stack, tmp_path_factory, "hostile", HOSTILE, "x")
     plan = src.plan(d)
     for name, why in (("a.b", "'.'"), ("a/b", "'/'"), ("new\nline", "control character"),
                       ("esc\x1b[31m", "control character")):

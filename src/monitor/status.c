@@ -195,9 +195,8 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		/* Copy what the lock owns: the lock is freed below. */
 		floe_lock_table copy = *t;
 		/* A table whose bronze name another owns has records under its source name (bronze/run.c). */
-		copy.bronze = floe_lock_name_owner(lock, t->schema, t->name, t->bronze)
-				      ? floe_arena_printf(own->arena, "%s.%s", t->schema, t->name)
-				      : floe_arena_strdup(own->arena, t->bronze);
+		copy.bronze = t->owner ? floe_arena_printf(own->arena, "%s.%s", t->schema, t->name)
+				       : floe_arena_strdup(own->arena, t->bronze);
 		copy.mode = floe_arena_strdup(own->arena, t->mode);
 		copy.reason = t->reason ? floe_arena_strdup(own->arena, t->reason) : "";
 		copy.schema = floe_arena_strdup(own->arena, t->schema);

@@ -65,10 +65,19 @@ const floe_lock_table *floe_lock_name_owner(const floe_lock *lock, const char *s
 	return NULL;
 }
 
+void floe_lock_mark_owners(floe_lock *lock)
+{
+	for (size_t i = 0; i < lock->n; i++) {
+		floe_lock_table *t = &lock->tables[i];
+		const floe_lock_table *o = floe_lock_name_owner(lock, t->schema, t->name, t->bronze);
+		t->owner = o ? floe_arena_printf(lock->arena, "%s.%s", o->schema, o->name) : NULL;
+	}
+}
+
 bool floe_lock_table_named(const floe_lock_table *t, const char *name)
 {
 	size_t sl = strlen(t->schema);
-	return strcmp(name, t->bronze) == 0 ||
+	return (!t->owner && strcmp(name, t->bronze) == 0) ||
 	       (strncmp(name, t->schema, sl) == 0 && name[sl] == '.' && strcmp(name + sl + 1, t->name) == 0);
 }
 
@@ -277,6 +286,7 @@ int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *pre
 	}
 	if (lock->n > 1)
 		qsort(lock->tables, lock->n, sizeof(*lock->tables), by_name);
+	floe_lock_mark_owners(lock);
 	*out = lock;
 	return 0;
 }

@@ -73,6 +73,7 @@ typedef struct floe_lock_table {
 	size_t n_columns;
 	floe_lock_file *files;
 	size_t n_files;
+	const char *owner;                /* "schema.table" of another table owning `bronze`; NULL: its own */
 } floe_lock_table;
 
 /* Parse lock text; `name` labels messages. Errors: FLOE_ERR_CONFIG with the JSON path. */
@@ -96,7 +97,10 @@ const floe_lock_table *floe_lock_find(const floe_lock *lock, const char *schema,
 const floe_lock_table *floe_lock_name_owner(const floe_lock *lock, const char *schema, const char *name,
 					    const char *bronze);
 
-/* Whether `name` names the table: its bronze name ("bronze.orders") or "schema.table". */
+/*
+ * Whether `name` names the table: its bronze name ("bronze.orders") — unless another
+ * table owns that name (t->owner) — or "schema.table".
+ */
 bool floe_lock_table_named(const floe_lock_table *t, const char *name);
 
 /* The generated hash recorded for `path`, NULL when the lock has none. */

@@ -80,6 +80,13 @@ def test_a_newcomer_is_refused_the_name_another_table_owns(takeover):
     assert len(refused) == 1 and refused[0]["state"] == "refused", status
     assert "belongs to h__a.b" in refused[0]["facts"]
 
+    # bronze.h__a__b names the owner alone, in run and reconcile alike.
+    one = json.loads(src.floe(d, "run", "--table", "bronze.h__a__b", "--json", check=0).out)["tables"]
+    assert [(t["source"], t["state"]) for t in one] == [("h__a.b", "loaded")], one
+    rec = json.loads(src.floe(d, "reconcile", "--table", "bronze.h__a__b", "--json", check=0).out)
+    assert [t["outcome"] for t in rec["tables"]] == ["verified"], rec
+    assert rows(d, "bronze.h__a__b") == owner_rows()
+
 
 def test_a_load_never_writes_into_another_tables_iceberg_table(takeover):
     """A lock edited by hand (or left by a version that let names collide) that sends h.a__b

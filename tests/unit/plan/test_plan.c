@@ -175,6 +175,11 @@ FLOE_TEST(plan_a_deployed_bronze_name_stays_its_tables)
 	floe_lock_build(&next, p2, deployed);
 	FLOE_CHECK(floe_lock_name_owner(next, "sales", "x__y", "bronze.SALES__X__Y") != NULL);
 	FLOE_CHECK(floe_lock_name_owner(next, "sales__x", "y", "bronze.sales__x__y") == NULL);
+	/* bronze.sales__x__y names the owner only; the newcomer answers to its source name. */
+	const floe_lock_table *lost = floe_lock_find(next, "sales", "x__y"), *kept = floe_lock_find(next, "sales__x", "y");
+	FLOE_CHECK(lost && kept && lost->owner && strcmp(lost->owner, "sales__x.y") == 0 && !kept->owner);
+	FLOE_CHECK(lost && !floe_lock_table_named(lost, "bronze.sales__x__y") && floe_lock_table_named(lost, "sales.x__y"));
+	FLOE_CHECK(kept && floe_lock_table_named(kept, "bronze.sales__x__y"));
 	floe_lock_free(next);
 	floe_plan_free(p2);
 	floe_lock_free(deployed);

@@ -180,6 +180,9 @@ def test_hostile_names_refused_in_plan_and_escaped_everywhere(stack, tmp_path_fa
         r = src.floe(d, *args)
         outputs[args[0] + " ".join(args[1:2])] = r
         no_raw_control(args, r)
+    for args in (("plan",), ("run",), ("status",), ("reconcile",), ("generate",),
+                 ("query", 'select * from bronze."x__c1\u009bname"')):
+        no_raw_control(args + ("--json",), src.floe(d, *args, "--json"))  # JSON escapes them
     assert outputs["plan"].rc == 0 and "x.new\\nline" in outputs["plan"].out
     assert "x.c1\\u{009b}name" in outputs["plan"].out and "col\\nnl" in outputs["plan"].out
     assert "e\\e[31m" in outputs["plan"].out and "c1\\u{0085}x" in outputs["plan"].out

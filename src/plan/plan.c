@@ -234,11 +234,13 @@ static void refuse_collisions(floe_plan *p, const floe_lock *deployed)
 		floe_plan_table *t = &p->tables[i];
 		const floe_lock_table *o = floe_lock_name_owner(deployed, t->schema, t->name, t->bronze);
 		lost[i] = t->mode != FLOE_LOAD_SKIPPED && o;
-		if (lost[i])
-			refuse_name(p, t, floe_arena_printf(p->arena, "its bronze name %s belongs to %s.%s, loaded "
-								      "under it before%s; floe never loads one table into another's",
-							    t->bronze, o->schema, o->name,
-							    strcmp(o->mode, "removed") == 0 ? " (now removed from the plan)" : ""));
+		if (!lost[i])
+			continue;
+		bool removed = strcmp(o->mode, "removed") == 0;
+		refuse_name(p, t, floe_arena_printf(p->arena, "its bronze name %s belongs to %s.%s, loaded under "
+							      "it before%s; floe never loads one table into another's",
+						    t->bronze, o->schema, o->name,
+						    removed ? " (now removed from the plan)" : ""));
 	}
 	for (size_t i = 0; i < p->n; i++) {
 		floe_plan_table *t = &p->tables[i];
@@ -246,13 +248,12 @@ static void refuse_collisions(floe_plan *p, const floe_lock *deployed)
 			const floe_plan_table *u = &p->tables[j];
 			if (u->mode == FLOE_LOAD_SKIPPED || lost[j] || !floe_plan_same_name(t->bronze, u->bronze))
 				continue;
+			bool by_case = strcmp(t->bronze, u->bronze) != 0;
 			lost[i] = true;
 			refuse_name(p, t, floe_arena_printf(p->arena, "its bronze name %s is already taken by %s.%s%s",
 							    t->bronze, u->schema, u->name,
-							    strcmp(t->bronze, u->bronze) != 0
-								    ? " (names that differ only in case are one name to "
-								      "DuckDB, Trino and Spark)"
-								    : ""));
+							    by_case ? " (names that differ only in case are one name "
+								      "to DuckDB, Trino and Spark)" : ""));
 		}
 	}
 }

@@ -123,25 +123,6 @@ FLOE_TEST(plan_refusals_and_skips)
 	EXPECT(&r[0], "", FLOE_LOAD_SKIPPED, "temporary");
 }
 
-FLOE_TEST(plan_exclude_and_collisions)
-{
-	floe_pg_relation r[3];
-	floe_arena *a = floe_arena_new();
-	orders(a, &r[0], 0, NULL);
-	r[0].schema = "sales";
-	r[0].name = "x__y";
-	orders(a, &r[1], 0, NULL);
-	r[1].schema = "sales__x";
-	r[1].name = "y";
-	orders(a, &r[2], 0, NULL);
-	r[2].name = "gone";
-	floe_plan *p = fx_plan(a, r, 3, "exclude = [\"public.gone\"]\n");
-	FLOE_CHECK(floe_plan_count(p) == 2);
-	FLOE_CHECK(floe_plan_at(p, 1)->mode == FLOE_LOAD_REFUSED &&
-		   strstr(floe_plan_at(p, 1)->reason, "already taken by sales.x__y"));
-	floe_plan_free(p);
-}
-
 /* sales.x__y and sales__x.y: both bronze.sales__x__y. */
 static void same_bronze_name(floe_arena *a, floe_pg_relation *r)
 {
@@ -151,6 +132,20 @@ static void same_bronze_name(floe_arena *a, floe_pg_relation *r)
 	orders(a, &r[1], 0, NULL);
 	r[1].schema = "sales__x";
 	r[1].name = "y";
+}
+
+FLOE_TEST(plan_exclude_and_collisions)
+{
+	floe_pg_relation r[3];
+	floe_arena *a = floe_arena_new();
+	same_bronze_name(a, r);
+	orders(a, &r[2], 0, NULL);
+	r[2].name = "gone";
+	floe_plan *p = fx_plan(a, r, 3, "exclude = [\"public.gone\"]\n");
+	FLOE_CHECK(floe_plan_count(p) == 2);
+	FLOE_CHECK(floe_plan_at(p, 1)->mode == FLOE_LOAD_REFUSED &&
+		   strstr(floe_plan_at(p, 1)->reason, "already taken by sales.x__y"));
+	floe_plan_free(p);
 }
 
 /* The table the lock deployed under a name keeps it, though the newcomer sorts first. */

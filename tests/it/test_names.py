@@ -87,6 +87,14 @@ def test_a_newcomer_is_refused_the_name_another_table_owns(takeover):
     assert [t["outcome"] for t in rec["tables"]] == ["verified"], rec
     assert rows(d, "bronze.h__a__b") == owner_rows()
 
+    # A bronze table made before it recorded its source is claimed by its next load.
+    with catalog(d).load_table("bronze.h__a__b").transaction() as tx:
+        tx.remove_properties("floe.source-schema", "floe.source-table")
+    assert "floe.source-table" not in catalog(d).load_table("bronze.h__a__b").properties
+    src.floe(d, "run", "--table", "h__a.b", check=0)
+    props = catalog(d).load_table("bronze.h__a__b").properties
+    assert props.get("floe.source-schema") == "h__a" and props.get("floe.source-table") == "b", props
+
 
 def test_a_load_never_writes_into_another_tables_iceberg_table(takeover):
     """A lock edited by hand (or left by a version that let names collide) that sends h.a__b

@@ -5,6 +5,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/secret.h"
+#include "base/text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -133,20 +134,34 @@ floe_exit_code floe_error_exit_code(void)
 	return FLOE_EXIT_INTERNAL;
 }
 
+/*
+ * One line of the printed error: secrets scrubbed from the raw text first (so an escape
+ * cannot hide one), then shown printable — a message may quote a table or column name.
+ */
+static void put_line(floe_buf *out, const char *label, const char *text)
+{
+	floe_buf raw = FLOE_BUF_INIT;
+	floe_buf_puts(&raw, text);
+	floe_secret_scrub_buf(&raw);
+	floe_buf_puts(out, label);
+	floe_text_put_printable(out, floe_buf_cstr(&raw));
+	floe_buf_putc(out, '\n');
+	floe_buf_free(&raw);
+}
+
 void floe_error_print(FILE *out)
 {
 	if (!is_set)
 		return;
 	floe_buf b = FLOE_BUF_INIT;
-	floe_buf_printf(&b, "floe: error: %s\n", current.message);
+	put_line(&b, "floe: error: ", current.message);
 	if (current.detail)
-		floe_buf_printf(&b, "  detail: %s\n", current.detail);
+		put_line(&b, "  detail: ", current.detail);
 	if (current.hint)
-		floe_buf_printf(&b, "  hint: %s\n", current.hint);
+		put_line(&b, "  hint: ", current.hint);
 	/* Innermost context was pushed first; print it first, like a stack. */
 	for (int i = 0; i < current.n_context; i++)
-		floe_buf_printf(&b, "  %s\n", current.context[i]);
-	floe_secret_scrub_buf(&b);
+		put_line(&b, "  ", current.context[i]);
 	fputs(floe_buf_cstr(&b), out);
 	floe_buf_free(&b);
 }

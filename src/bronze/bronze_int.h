@@ -222,6 +222,14 @@ int bronze_merge(bronze_load *l, int64_t previous_watermark, const char **full_r
  */
 int bronze_merge_keys(bronze_load *l, const char **full_reason);
 
+/* ---- owner.c: which source table a bronze table mirrors ---- */
+
+/* The table properties that name t's source table, for a new table: 2 entries into out. */
+size_t bronze_owner_properties(floe_iceberg_kv *out, const floe_lock_table *t);
+
+/* Fail (naming both) unless `table` mirrors t's source table; a table without the properties is claimed. */
+int bronze_owner_check(floe_iceberg_table *table, const floe_lock_table *t);
+
 /* Load one table. Sets job->result; returns -1 on failure. */
 int bronze_load_table(bronze_job *job);
 

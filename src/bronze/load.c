@@ -113,13 +113,18 @@ static int open_table(load_state *s)
 		return -1;
 	if (found == 0) {
 		floe_iceberg_create_opts o = FLOE_ICEBERG_CREATE_OPTS_INIT;
+		floe_iceberg_kv owner[2];
+		o.properties = owner;
+		o.n_properties = bronze_owner_properties(owner, s->job->table);
 		if (floe_iceberg_table_create(&s->table, s->catalog, "bronze", name, s->cols.schema, &o) == 0)
 			return 0;
 		if (!floe_error_last() || floe_error_last()->cls != FLOE_ERR_EXISTS)
 			return -1;
 		floe_error_clear(); /* created meanwhile by another process: load it */
 	}
-	return floe_iceberg_table_load(&s->table, s->catalog, "bronze", name);
+	if (floe_iceberg_table_load(&s->table, s->catalog, "bronze", name) < 0)
+		return -1;
+	return bronze_owner_check(s->table, s->job->table);
 }
 
 void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)

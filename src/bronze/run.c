@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "iceberg/catalog.h"
+#include "base/text.h"
 #include "state/state.h"
 
 #include <pthread.h>
@@ -150,9 +151,11 @@ static void show_progress(run_ctx *ctx)
 			if (!p->started)
 				continue;
 			double secs = now - p->started;
+			char *table = floe_text_printable(p->table);
 			int n = snprintf(line + len, sizeof(line) - len, "%s%s %s %llu rows %.1f MB/s",
-					 len ? " · " : "", p->table, p->phase ? p->phase : "starting",
+					 len ? " · " : "", table ? table : "?", p->phase ? p->phase : "starting",
 					 (unsigned long long)p->rows, secs > 0 ? (double)p->bytes / 1e6 / secs : 0.0);
+			free(table);
 			if (n > 0)
 				len += (size_t)n < sizeof(line) - len ? (size_t)n : sizeof(line) - len - 1;
 		}
@@ -185,13 +188,9 @@ static bool wanted(const floe_bronze_opts *o, const floe_lock_table *t)
 {
 	if (!o->tables)
 		return true;
-	for (size_t i = 0; i < o->n_tables; i++) {
-		const char *w = o->tables[i];
-		size_t sl = strlen(t->schema);
-		if (strcmp(w, t->bronze) == 0 ||
-		    (strncmp(w, t->schema, sl) == 0 && w[sl] == '.' && strcmp(w + sl + 1, t->name) == 0))
+	for (size_t i = 0; i < o->n_tables; i++)
+		if (floe_lock_table_named(t, o->tables[i]))
 			return true;
-	}
 	return false;
 }
 
@@ -241,14 +240,24 @@ static void add_job(run_ctx *ctx, floe_bronze_report *rep, const floe_lock_table
 	result_init(r, job->arena, t);
 }
 
-/* Tables not loaded by design still appear in the report and the ledger. */
+/*
+ * Tables not loaded by design still appear in the report and the ledger. One whose
+ * bronze name another table owns (t->owner) is refused and recorded under its source
+ * name: the owner's records stay the owner's.
+ */
 static void add_unloaded(run_ctx *ctx, floe_bronze_report *rep, floe_arena *a, const floe_lock_table *t)
 {
 	floe_bronze_result *r = &rep->results[rep->n_results++];
 	bronze_job job = { .config = ctx->config, .table = t, .run_id = rep->run_id, .result = r, .arena = a };
 	result_init(r, a, t);
-	r->state = strcmp(t->mode, "refused") == 0 ? "refused" : "skipped";
+	r->state = strcmp(t->mode, "refused") == 0 || t->owner ? "refused" : "skipped";
 	r->detail = t->reason;
+	if (t->owner) {
+		r->table = r->source;
+		if (strcmp(t->mode, "refused") != 0)
+			r->detail = floe_arena_printf(a, "its bronze name %s belongs to %s, loaded under it before; "
+							 "floe never loads one table into another's", t->bronze, t->owner);
+	}
 	char finished[32];
 	floe_state_now(finished, sizeof(finished));
 	record(ctx, &job, finished);
@@ -294,7 +303,7 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 		const floe_lock_table *t = floe_lock_at(own->lock, i);
 		if (!wanted(opts, t) || strcmp(t->mode, "removed") == 0)
 			continue;
-		if (strcmp(t->mode, "full") == 0 || strcmp(t->mode, "incremental") == 0)
+		if (!t->owner && (strcmp(t->mode, "full") == 0 || strcmp(t->mode, "incremental") == 0))
 			add_job(&ctx, out, t, paths);
 		else
 			add_unloaded(&ctx, out, own->arena, t);

@@ -34,21 +34,32 @@ static void human_bytes(floe_buf *out, int64_t b)
 		floe_buf_printf(out, "%.1f MB", (double)b / 1e6);
 }
 
-/* The detail without its "; source snapshot …" parts (the JSON keeps them). */
+/* The detail without its "; source snapshot …" parts (the JSON keeps them), shown printable. */
 static void put_detail(floe_buf *out, const char *detail)
 {
 	static const char marker[] = "; source snapshot ";
+	floe_buf kept = FLOE_BUF_INIT;
 	while (*detail) {
 		const char *at = strstr(detail, marker);
 		if (!at) {
-			floe_buf_puts(out, detail);
+			floe_buf_puts(&kept, detail);
 			break;
 		}
-		floe_buf_put(out, detail, (size_t)(at - detail));
+		floe_buf_put(&kept, detail, (size_t)(at - detail));
 		detail = at + sizeof(marker) - 1;
 		while (*detail && *detail != ';' && *detail != ' ')
 			detail++;
 	}
+	floe_text_put_printable(out, floe_buf_cstr(&kept));
+	floe_buf_free(&kept);
+}
+
+/* `label` then `text` shown printable, on a line of its own. */
+static void put_line(floe_buf *out, const char *label, const char *text)
+{
+	floe_buf_puts(out, label);
+	floe_text_put_printable(out, text ? text : "");
+	floe_buf_putc(out, '\n');
 }
 
 static void render_text(floe_buf *out, const floe_bronze_report *rep)
@@ -56,7 +67,9 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 	floe_buf_printf(out, "run %s\n", rep->run_id);
 	for (size_t i = 0; i < rep->n_results; i++) {
 		const floe_bronze_result *r = &rep->results[i];
-		floe_buf_printf(out, "  %-8s %-32s ", r->state, r->table);
+		floe_buf_printf(out, "  %-8s ", r->state);
+		floe_text_put_printable_padded(out, r->table, 32);
+		floe_buf_putc(out, ' ');
 		if (strcmp(r->state, "loaded") == 0) {
 			floe_buf_printf(out, "%lld rows, ", (long long)r->rows);
 			human_bytes(out, r->bytes);
@@ -69,13 +82,15 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 				put_detail(out, r->detail);
 				floe_buf_putc(out, '\n');
 			}
-			if (r->check_state)
-				floe_buf_printf(out, "           %s%s: %s\n", r->check_state, r->repaired ? " after a repair" : "",
-						r->check_detail ? r->check_detail : "");
+			if (r->check_state) {
+				floe_buf_printf(out, "           %s%s: ", r->check_state, r->repaired ? " after a repair" : "");
+				put_line(out, "", r->check_detail);
+			}
 		} else if (strcmp(r->state, "failed") == 0) {
-			floe_buf_printf(out, "%s\n           probable cause: %s\n", r->error, r->cause);
+			put_line(out, "", r->error);
+			put_line(out, "           probable cause: ", r->cause);
 		} else {
-			floe_buf_printf(out, "%s\n", r->detail ? r->detail : "");
+			put_line(out, "", r->detail);
 		}
 	}
 	floe_buf_printf(out, "%zu table%s, %zu failed, %zu not verified\n", rep->n_results,

@@ -8,6 +8,7 @@
 #include "base/json.h"
 #include "base/sha256.h"
 #include "iceberg/catalog_sql.h"
+#include "base/text.h"
 #include "plan/lock.h"
 #include "reconcile/reconcile.h"
 #include "state/state.h"
@@ -226,14 +227,16 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		floe_status_row *row = &out->rows[out->n_rows++];
 		/* Copy what the lock owns: the lock is freed below. */
 		floe_lock_table copy = *t;
-		copy.bronze = floe_arena_strdup(own->arena, t->bronze);
+		/* A table whose bronze name another owns has records under its source name (bronze/run.c). */
+		copy.bronze = t->owner ? floe_arena_printf(own->arena, "%s.%s", t->schema, t->name)
+				       : floe_arena_strdup(own->arena, t->bronze);
 		copy.mode = floe_arena_strdup(own->arena, t->mode);
 		copy.reason = t->reason ? floe_arena_strdup(own->arena, t->reason) : "";
 		copy.schema = floe_arena_strdup(own->arena, t->schema);
 		copy.name = floe_arena_strdup(own->arena, t->name);
-		const floe_state_table_run *last = latest_of(runs, n_runs, t->bronze);
+		const floe_state_table_run *last = latest_of(runs, n_runs, copy.bronze);
 		fill_row(row, own->arena, st, &copy, last, pipeline);
-		const floe_state_reconcile *rec = reconcile_of(recs, n_recs, t->bronze);
+		const floe_state_reconcile *rec = reconcile_of(recs, n_recs, copy.bronze);
 		fill_reconcile(row, rec, last);
 		fill_history(row, own->arena, st, rec);
 		out->n_failed += strcmp(row->state, "failed") == 0;
@@ -281,17 +284,22 @@ int floe_status_render_text(floe_buf *out, const floe_status *s)
 		const floe_status_row *r = &s->rows[i];
 		floe_buf age = FLOE_BUF_INIT;
 		age_text(&age, r->age_seconds);
-		floe_buf_printf(out, "%-34s %-12s %-13s ", r->table, r->mode, r->state);
+		floe_text_put_printable_padded(out, r->table, 34);
+		floe_buf_printf(out, " %-12s %-13s ", r->mode, r->state);
 		size_t over = strlen(r->state) > 13 ? strlen(r->state) - 13 : 0; /* "verified (partial)" */
 		int width = over < 11 ? 12 - (int)over : 1;
 		if (r->rows >= 0)
 			floe_buf_printf(out, "%*lld", width, (long long)r->rows);
 		else
 			floe_buf_printf(out, "%*s", width, "-");
-		floe_buf_printf(out, "  %-10s %s%s\n", floe_buf_cstr(&age), r->facts ? r->facts : "",
-				r->drift ? " [drift: pipeline file edited by hand]" : "");
-		if (r->cause)
-			floe_buf_printf(out, "%34s probable cause: %s\n", "", r->cause);
+		floe_buf_printf(out, "  %-10s ", floe_buf_cstr(&age));
+		floe_text_put_printable(out, r->facts ? r->facts : "");
+		floe_buf_printf(out, "%s\n", r->drift ? " [drift: pipeline file edited by hand]" : "");
+		if (r->cause) {
+			floe_buf_printf(out, "%34s probable cause: ", "");
+			floe_text_put_printable(out, r->cause);
+			floe_buf_putc(out, '\n');
+		}
 		floe_buf_free(&age);
 	}
 	if (s->catalog_error)

@@ -87,11 +87,15 @@ int floe_fs_write_atomic(const char *path, const void *data, size_t len,
 		return floe_error_set(FLOE_ERR_IO, "path \"%s\" is too long", path);
 
 	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return floe_error_set_errno(FLOE_ERR_IO, "could not create a file next to \"%s\"", path);
+	if (fd < 0) {
+		floe_error_set_errno(FLOE_ERR_IO, "could not create a file next to \"%s\"", path);
+		floe_error_subject("%s", path);
+		return -1;
+	}
 	int error = -1;
 	if (fchmod(fd, opts->mode) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		floe_error_set_errno(FLOE_ERR_IO, "could not write file \"%s\"", tmp);
+		floe_error_subject("%s", path);
 		goto cleanup;
 	}
 	if (opts->exclusive) {
@@ -120,6 +124,13 @@ cleanup:
 	return error;
 }
 
+static int mkdir_failed(const char *path)
+{
+	floe_error_set_errno(FLOE_ERR_IO, "could not create directory \"%s\"", path);
+	floe_error_subject("%s", path);
+	return -1;
+}
+
 int floe_fs_mkdir_p(const char *path, mode_t mode)
 {
 	char tmp[PATH_MAX];
@@ -130,11 +141,11 @@ int floe_fs_mkdir_p(const char *path, mode_t mode)
 			continue;
 		*p = '\0';
 		if (mkdir(tmp, mode) < 0 && errno != EEXIST)
-			return floe_error_set_errno(FLOE_ERR_IO, "could not create directory \"%s\"", tmp);
+			return mkdir_failed(tmp);
 		*p = '/';
 	}
 	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
-		return floe_error_set_errno(FLOE_ERR_IO, "could not create directory \"%s\"", tmp);
+		return mkdir_failed(tmp);
 	if (!floe_fs_is_dir(tmp))
 		return floe_error_set(FLOE_ERR_IO, "\"%s\" exists and is not a directory", tmp);
 	return 0;

@@ -72,8 +72,10 @@ static int fd_write_all(floe_parquet_writer *w, const void *data, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return floe_error_set_errno(FLOE_ERR_IO, "could not write Parquet file \"%s\"",
-						    w->path ? w->path : "(descriptor)");
+			floe_error_set_errno(FLOE_ERR_IO, "could not write Parquet file \"%s\"",
+					     w->path ? w->path : "(descriptor)");
+			floe_error_subject("%s", w->path ? w->path : "a Parquet file");
+			return -1;
 		}
 		p += n;
 		len -= (size_t)n;

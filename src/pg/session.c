@@ -98,6 +98,11 @@ int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
 			       pg->describe, t->user ? t->user : "");
 		floe_error_detail("%s", why);
 		connect_hint(why, t);
+		/* The server asked for a password: it was reached, and refused the login. */
+		bool login = pg->conn && (PQconnectionNeedsPassword(pg->conn) || PQconnectionUsedPassword(pg->conn));
+		const floe_error *e = floe_error_last();
+		floe_error_code_set(login ? FLOE_CODE_SOURCE_LOGIN : FLOE_CODE_SOURCE_UNREACHABLE, "%s%s%s", why,
+				    e->hint ? " — " : "", e->hint ? e->hint : "");
 		free(why);
 		floe_pg_close(pg);
 		return -1;
@@ -135,14 +140,39 @@ const char *floe_pg_server_version_text(const floe_pg *pg)
 	return pg->version_text;
 }
 
+floe_error_code floe_pg_code_of_sqlstate(const char *state, bool connected)
+{
+	static const struct {
+		const char *state; /* five characters, or a two-character class */
+		floe_error_code code;
+	} map[] = {
+		{ "57P01", FLOE_CODE_SOURCE_SHUTDOWN },     /* admin_shutdown (pg_terminate_backend too) */
+		{ "57P02", FLOE_CODE_SOURCE_SHUTDOWN },     /* crash_shutdown */
+		{ "57P03", FLOE_CODE_SOURCE_SHUTDOWN },     /* cannot_connect_now */
+		{ "57014", FLOE_CODE_SOURCE_CANCELED },     /* query_canceled */
+		{ "22021", FLOE_CODE_SOURCE_ENCODING },     /* character_not_in_repertoire */
+		{ "22P05", FLOE_CODE_SOURCE_ENCODING },     /* untranslatable_character */
+		{ "42703", FLOE_CODE_SOURCE_CHANGED },      /* undefined_column */
+		{ "42P01", FLOE_CODE_SOURCE_CHANGED },      /* undefined_table */
+		{ "42501", FLOE_CODE_SOURCE_PRIVILEGE },    /* insufficient_privilege */
+		{ "55P03", FLOE_CODE_SOURCE_LOCKED },       /* lock_not_available */
+		{ "40001", FLOE_CODE_SOURCE_SERIALIZATION }, /* serialization_failure */
+		{ "40P01", FLOE_CODE_SOURCE_SERIALIZATION }, /* deadlock_detected */
+		{ "08", FLOE_CODE_SOURCE_LOST },            /* connection exception */
+	};
+	for (size_t i = 0; state && strlen(state) == 5 && i < sizeof(map) / sizeof(map[0]); i++)
+		if (strncmp(state, map[i].state, strlen(map[i].state)) == 0)
+			return map[i].code;
+	return connected ? FLOE_CODE_NONE : FLOE_CODE_SOURCE_LOST;
+}
+
 int floe_pg_result_error(floe_pg *pg, PGresult *res, const char *sql)
 {
 	char *why = libpq_message(res ? PQresultErrorMessage(res) : PQerrorMessage(pg->conn));
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	floe_error_class cls = PQstatus(pg->conn) == CONNECTION_OK ? FLOE_ERR_INTERNAL : FLOE_ERR_UNREACHABLE;
-	if (state && strncmp(state, "42501", 5) == 0)
-		cls = FLOE_ERR_CHECK; /* insufficient privilege */
-	floe_error_set(cls, "query on %s failed: %s", pg->describe, why);
+	floe_error_code code = floe_pg_code_of_sqlstate(state, PQstatus(pg->conn) == CONNECTION_OK);
+	floe_error_set(FLOE_ERR_INTERNAL, "query on %s failed: %s", pg->describe, why);
+	floe_error_code_set(code, "%s", why);
 	free(why);
 	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
 	if (hint)

@@ -132,6 +132,7 @@ typedef struct floe_reconcile_result {
 	/* what happened, for people; and the error of a failed comparison */
 	const char *detail;
 	const char *error;
+	int exit_code;                 /* failed: the exit code its error calls for (README "Exit codes") */
 	double seconds, source_seconds, lake_seconds;
 } floe_reconcile_result;
 
@@ -188,6 +189,7 @@ typedef struct floe_reconcile_report {
 	floe_reconcile_result **results;
 	size_t n_results;
 	size_t n_verified, n_diverged, n_unverified, n_failed;
+	int exit_code;                 /* the highest exit code of a failed table; 0: none failed */
 	void *owned;
 } floe_reconcile_report;
 

@@ -275,8 +275,8 @@ def test_file_size_limit(src, base):
     d = project(src, base, "fsize")
     limit = 256 * 1024
 
-    def limited():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    def limited():  # SIGXFSZ keeps its default (kill): floe itself ignores it
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)

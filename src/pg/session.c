@@ -171,8 +171,12 @@ int floe_pg_result_error(floe_pg *pg, PGresult *res, const char *sql)
 	char *why = libpq_message(res ? PQresultErrorMessage(res) : PQerrorMessage(pg->conn));
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	floe_error_code code = floe_pg_code_of_sqlstate(state, PQstatus(pg->conn) == CONNECTION_OK);
+	/* The cause quotes the server's words without the severity ("ERROR:  "). */
+	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	char *words = primary ? libpq_message(primary) : NULL;
 	floe_error_set(FLOE_ERR_INTERNAL, "query on %s failed: %s", pg->describe, why);
-	floe_error_code_set(code, "%s", why);
+	floe_error_code_set(code, "%s", words ? words : why);
+	free(words);
 	free(why);
 	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
 	if (hint)

@@ -36,22 +36,27 @@ static char *libpq_message(const char *raw)
 	return floe_buf_detach(&b, NULL);
 }
 
-static void connect_hint(const char *why, const floe_pg_target *t)
+/*
+ * The hint for a failed connection, from what libpq knows of it — whether the server asked
+ * for a password, and whether one was sent — never from the message's text. Returns whether
+ * the server was reached and refused the login.
+ */
+static bool connect_hint(PGconn *conn, const floe_pg_target *t)
 {
-	if ((strstr(why, "password authentication failed") || strstr(why, "no password supplied")) &&
-	    t->password_env)
-		floe_error_hint("Check the password in %s and the role `%s`.", t->password_env,
-				t->user ? t->user : "");
-	else if (strstr(why, "password authentication failed") || strstr(why, "no password supplied"))
-		floe_error_hint("Check the password in the variable named by [source] password-env "
-				"(FLOE_SOURCE_PASSWORD by default) and the role `%s`.", t->user ? t->user : "");
-	else if (strstr(why, "does not exist") && strstr(why, "database"))
-		floe_error_hint("Create the database, or fix `database` under [source] in floe.toml.");
-	else if (strstr(why, "Connection refused") || strstr(why, "No such file"))
-		floe_error_hint("Is PostgreSQL running and listening there? For a local test cluster run "
-				"`floe stack up`.");
-	else if (strstr(why, "timeout") || strstr(why, "could not translate host name"))
-		floe_error_hint("Check `host` and `port` under [source], and that this machine can reach it.");
+	const char *user = t->user ? t->user : "", *db = t->database ? t->database : "";
+	const char *var = t->password_env ? t->password_env
+					  : "the variable named by [source] password-env (FLOE_SOURCE_PASSWORD by default)";
+	if (conn && PQconnectionNeedsPassword(conn)) {
+		floe_error_hint("The server asks role `%s` for a password and none was given: set %s.", user, var);
+		return true;
+	}
+	if (conn && PQconnectionUsedPassword(conn)) {
+		floe_error_hint("Check the password in %s, the role `%s` and that database `%s` exists.", var, user, db);
+		return true;
+	}
+	floe_error_hint("Is PostgreSQL running and listening there, and does database `%s` exist? Check `host`, "
+			"`port` and `database` under [source]; for a local test cluster run `floe stack up`.", db);
+	return false;
 }
 
 /* Server notices ("… already exists, skipping") are for the debug log, not the user's terminal. */
@@ -97,9 +102,7 @@ int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
 		floe_error_set(FLOE_ERR_UNREACHABLE, "could not connect to PostgreSQL at %s as \"%s\"",
 			       pg->describe, t->user ? t->user : "");
 		floe_error_detail("%s", why);
-		connect_hint(why, t);
-		/* The server asked for a password: it was reached, and refused the login. */
-		bool login = pg->conn && (PQconnectionNeedsPassword(pg->conn) || PQconnectionUsedPassword(pg->conn));
+		bool login = connect_hint(pg->conn, t);
 		const floe_error *e = floe_error_last();
 		floe_error_code_set(login ? FLOE_CODE_SOURCE_LOGIN : FLOE_CODE_SOURCE_UNREACHABLE, "%s%s%s", why,
 				    e->hint ? " — " : "", e->hint ? e->hint : "");

@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "base/arena.h"
 #include "base/buf.h"
+#include "base/fs.h"
 #include "base/secret.h"
 #include "base/text.h"
 
@@ -84,6 +85,7 @@ static const struct {
 	floe_error_class cls;
 	const char *cause;
 	const char *plain;
+	bool names_disk; /* the subject is a path: the cause names its file system's mount point too */
 } codes[FLOE_CODE_COUNT] = {
 	[FLOE_CODE_SOURCE_UNREACHABLE] = { FLOE_ERR_UNREACHABLE,
 		"source unreachable: %s", "source unreachable" },
@@ -120,17 +122,17 @@ static const struct {
 		"held by another floe run, which is loading this table; wait for it and run again" },
 	[FLOE_CODE_DISK_FULL] = { FLOE_ERR_IO,
 		"disk full at %s: no space left on its file system (or its quota); free space there and run again",
-		"disk full: no space left on a file system floe writes to (or its quota); free space and run again" },
+		"disk full: no space left on a file system floe writes to (or its quota); free space and run again", true },
 	[FLOE_CODE_FILE_TOO_LARGE] = { FLOE_ERR_IO,
 		"file too large / disk full at %s: the file-size limit (ulimit -f) or the file system's maximum was "
 		"reached",
-		"file too large / disk full: the file-size limit (ulimit -f) or a file system's maximum was reached" },
+		"file too large / disk full: the file-size limit (ulimit -f) or a file system's maximum was reached", true },
 	[FLOE_CODE_PERMISSION] = { FLOE_ERR_IO,
 		"permission denied at %s: floe's user may not write there (or the file system is read-only)",
-		"permission denied: floe's user may not write a file it needs (or the file system is read-only)" },
+		"permission denied: floe's user may not write a file it needs (or the file system is read-only)", true },
 	[FLOE_CODE_IO] = { FLOE_ERR_IO,
 		"an I/O error at %s: the disk or file system failed; check the system log",
-		"an I/O error: a disk or file system failed; check the system log" },
+		"an I/O error: a disk or file system failed; check the system log", true },
 	[FLOE_CODE_COMMIT_CONFLICT] = { FLOE_ERR_CONFLICT,
 		"other writers changed %s on every attempt to commit; run again, or raise commit.retry.num-retries",
 		"other writers changed the table on every attempt to commit; run again" },
@@ -201,9 +203,16 @@ int floe_error_put_cause(floe_buf *out, const floe_error *e)
 		return floe_buf_puts(out, class_cause(e->cls));
 	if (!e->subject)
 		return floe_buf_puts(out, codes[e->code].plain);
-	char *subject = floe_text_printable(e->subject);
-	int rc = floe_buf_printf(out, codes[e->code].cause, subject ? subject : "…");
-	free(subject);
+	floe_buf subject = FLOE_BUF_INIT, mount = FLOE_BUF_INIT;
+	floe_text_put_printable(&subject, e->subject);
+	if (codes[e->code].names_disk && floe_fs_mount_point(&mount, e->subject) == 0) {
+		floe_buf_puts(&subject, " (the file system mounted at ");
+		floe_text_put_printable(&subject, floe_buf_cstr(&mount));
+		floe_buf_putc(&subject, ')');
+	}
+	int rc = floe_buf_printf(out, codes[e->code].cause, floe_buf_cstr(&subject));
+	floe_buf_free(&subject);
+	floe_buf_free(&mount);
 	return rc;
 }
 

@@ -251,3 +251,28 @@ cleanup:
 	floe_buf_free(&raw);
 	return error;
 }
+
+int floe_fs_mount_point(floe_buf *out, const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st, up;
+	if (path[0] != '/' || (size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir))
+		return -1;
+	while (stat(dir, &st) < 0) { /* the nearest existing ancestor */
+		char *slash = strrchr(dir, '/');
+		if (dir[1] == '\0')
+			return -1;
+		slash[slash == dir ? 1 : 0] = '\0';
+	}
+	/* Climb while the parent is on the same device: the last directory that is, is the mount. */
+	for (;;) {
+		char *slash = strrchr(dir, '/'); /* never NULL: the path is absolute */
+		if (slash == dir)
+			return floe_buf_puts(out, stat("/", &up) == 0 && up.st_dev == st.st_dev ? "/" : dir);
+		*slash = '\0';
+		if (stat(dir, &up) < 0 || up.st_dev != st.st_dev) {
+			*slash = '/';
+			return floe_buf_puts(out, dir);
+		}
+	}
+}

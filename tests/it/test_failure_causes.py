@@ -259,6 +259,7 @@ def test_disk_full_at_each_step_of_the_commit(src, base, small_disk):
         assert r.rc == 4, r
         cause = cause_in_run(r.out)
         assert cause.startswith("disk full at " + str(wh)), r
+        assert f"(the file system mounted at {small_disk}): no space left" in cause, cause
         assert "other writers" not in r.out, r
         row = status_row(src, d, "bronze.fill")
         assert row["state"] == "failed" and row["cause"] == cause, row

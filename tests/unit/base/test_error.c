@@ -5,6 +5,7 @@
 #include "harness.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/fs.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -41,6 +42,12 @@ FLOE_TEST(error_errno_gives_the_code_and_the_exit)
 		FLOE_CHECK(strncmp(c, cases[i].says, strlen(cases[i].says)) == 0);
 		free(c);
 	}
+	errno = ENOSPC; /* the cause names the disk: the mount point of the path's file system */
+	floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", "x");
+	floe_error_subject("%s", "/no-such-dir/f.parquet");
+	char *c = cause();
+	FLOE_CHECK(strstr(c, "disk full at /no-such-dir/f.parquet (the file system mounted at /): ") == c);
+	free(c);
 	errno = ENOENT; /* no cause of its own: the class speaks */
 	floe_error_set_errno(FLOE_ERR_CONFIG, "could not read \"%s\"", "floe.toml");
 	FLOE_CHECK(floe_error_last()->code == FLOE_CODE_NONE);
@@ -85,4 +92,17 @@ FLOE_TEST(error_cause_subject_is_printable)
 	c = cause();
 	FLOE_CHECK(strcmp(c, "unknown") == 0);
 	free(c);
+}
+
+FLOE_TEST(fs_mount_point_of_a_path)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	FLOE_CHECK(floe_fs_mount_point(&b, "/") == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&b), "/");
+	floe_buf_clear(&b);
+	FLOE_CHECK(floe_fs_mount_point(&b, "/proc/self/status") == 0); /* procfs is its own mount */
+	FLOE_CHECK_STR(floe_buf_cstr(&b), "/proc");
+	floe_buf_clear(&b);
+	FLOE_CHECK(floe_fs_mount_point(&b, "relative/path") < 0);
+	floe_buf_free(&b);
 }

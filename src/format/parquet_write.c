@@ -1044,6 +1044,7 @@ int floe_parquet_writer_open(floe_parquet_writer **out, const char *path,
 	if (w->fd < 0) {
 		floe_error_set_errno(errno == EEXIST ? FLOE_ERR_EXISTS : FLOE_ERR_IO,
 				     "could not create Parquet file \"%s\"", path);
+		floe_error_subject("%s", path);
 		writer_free(w);
 		return -1;
 	}

@@ -1,7 +1,8 @@
 """Probable causes that point the right way. Each failure is reproduced for real against the
 session's PostgreSQL (or the machine): the backend ended during COPY, a column dropped or renamed
 after `floe generate`, a privilege revoked, non-UTF-8 bytes in an SQL_ASCII database, the table
-held by another run, a full disk at every step of the catalog commit, a file-size limit, and the
+held by another run, a full disk at every step of the catalog commit, a read-only warehouse, a
+file-size limit, and the
 source unreachable. Each asserts the cause in `floe run`'s text and in `floe status --json`, the
 exit code (README "Exit codes"), and that the warehouse holds no file the catalog's snapshots do
 not reference (read by PyIceberg)."""
@@ -269,6 +270,20 @@ def test_disk_full_at_each_step_of_the_commit(src, base, small_disk):
     assert any(c.startswith(f"disk full at {wh}/bronze/fill/metadata/") for c in failures), failures
     assert any(c.startswith(f"disk full at {wh}/catalog.db") for c in failures), failures
     assert_no_orphans(d, "bronze.fill", wh)
+
+
+def test_read_only_warehouse(src, base, small_disk):
+    """A warehouse on a file system remounted read-only (root ignores mode bits, not EROFS)."""
+    wh = small_disk / "wh"
+    d = project(src, base, "readonly", extra=f'\n[warehouse]\nlocation = "{wh}"\n')
+    assert "loaded" in run_text(src, d, "public.priv", 0)
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    try:
+        cause = assert_cause(src, d, "public.priv", "bronze.priv", 4, f"permission denied at {wh}/bronze/priv/")
+        assert f"(the file system mounted at {small_disk})" in cause and "read-only" in cause, cause
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
+    assert_no_orphans(d, "bronze.priv", wh)
 
 
 def test_file_size_limit(src, base):

@@ -2,10 +2,9 @@
 session's PostgreSQL (or the machine): the backend ended during COPY, a column dropped or renamed
 after `floe generate`, a privilege revoked, non-UTF-8 bytes in an SQL_ASCII database, the table
 held by another run, a full disk at every step of the catalog commit, a read-only warehouse, a
-file-size limit, and the
-source unreachable. Each asserts the cause in `floe run`'s text and in `floe status --json`, the
-exit code (README "Exit codes"), and that the warehouse holds no file the catalog's snapshots do
-not reference (read by PyIceberg)."""
+file-size limit, and the source unreachable. Each asserts the cause in `floe run`'s text and in
+`floe status --json`, the exit code (README "Exit codes"), and that the warehouse holds no file
+the catalog's snapshots do not reference (read by PyIceberg)."""
 import fcntl
 import json
 import os

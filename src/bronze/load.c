@@ -320,8 +320,12 @@ static int load_and_commit(load_state *s, bool *committed)
 		return 0;
 	}
 	*committed = true;
-	if (commit(s, full) < 0)
+	if (commit(s, full) < 0) {
+		/* Certainly not landed (disk full, a lost race, …): this pass's data files are orphans. */
+		if (!floe_iceberg_table_may_have_landed(s->table))
+			bronze_files_discard(&s->out, 0);
 		return -1;
+	}
 	r->detail = full ? floe_arena_printf(job->arena, "%s%ssource snapshot %s", why ? why : "", why ? "; " : "",
 					     s->position)
 			 : floe_arena_printf(job->arena, "%s; source snapshot %s", s->detail, s->position);

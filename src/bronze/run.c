@@ -36,29 +36,14 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* What a person should look at first, from the error's class. */
+/* What a person should look at first: from the error's code (base/error.h's one table). */
 static const char *probable_cause(floe_arena *a, const floe_error *e)
 {
-	if (!e)
-		return "unknown";
-	switch (e->cls) {
-	case FLOE_ERR_UNREACHABLE: {
-		const char *why = e->detail ? e->detail : e->message;
-		bool login = strstr(why, "password") || strstr(why, "authentication");
-		return floe_arena_printf(a, "%s: %s%s%s", login ? "the source refused floe's login" : "source unreachable", why,
-					 login && e->hint ? " — " : "", login && e->hint ? e->hint : "");
-	}
-	case FLOE_ERR_CONFLICT:
-		return "a concurrent change to the table or the source's schema";
-	case FLOE_ERR_CONFIG:
-		return "the pipeline or floe.toml needs attention (see the error)";
-	case FLOE_ERR_CHECK:
-		return "a value or privilege floe refuses to load incompletely";
-	case FLOE_ERR_IO:
-		return "the warehouse's file system (space, permissions)";
-	default:
-		return "an internal error in floe (please report it)";
-	}
+	floe_buf b = FLOE_BUF_INIT;
+	floe_error_put_cause(&b, e);
+	const char *cause = floe_arena_strdup(a, floe_buf_cstr(&b));
+	floe_buf_free(&b);
+	return cause;
 }
 
 static void record(run_ctx *ctx, bronze_job *job, const char *finished)
@@ -118,6 +103,7 @@ static void run_one(run_ctx *ctx, bronze_job *job)
 		r->state = "failed";
 		r->error = floe_arena_strdup(job->arena, floe_buf_cstr(&msg));
 		r->cause = probable_cause(job->arena, e);
+		r->exit_code = e ? (int)floe_error_class_exit(e->cls) : FLOE_EXIT_INTERNAL;
 		floe_buf_free(&msg);
 		floe_error_clear();
 	} else {
@@ -323,6 +309,8 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 	for (size_t i = 0; i < out->n_results; i++) {
 		const floe_bronze_result *r = &out->results[i];
 		out->n_failed += strcmp(r->state, "failed") == 0;
+		if (r->exit_code > out->exit_code)
+			out->exit_code = r->exit_code;
 		out->n_unproven += r->check_state && strcmp(r->check_state, "verified") != 0;
 	}
 	floe_state_run_end(ctx.state, out->run_id, out->n_failed ? "failed" : "ok");

@@ -136,7 +136,8 @@ static int run(floe_cli_ctx *ctx)
 	else
 		render_text(&out, &rep);
 	floe_cli_out(&out);
-	rc = rep.n_verified == rep.n_results ? 0 : 1;
+	/* A comparison that failed because the source was unreachable exits 3 (disk, I/O: 4). */
+	rc = rep.exit_code >= FLOE_EXIT_UNREACHABLE ? rep.exit_code : rep.n_verified == rep.n_results ? 0 : 1;
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
 		free(tables[i]);

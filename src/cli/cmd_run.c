@@ -161,7 +161,8 @@ static int run(floe_cli_ctx *ctx)
 	else
 		render_text(&out, &rep);
 	floe_cli_out(&out);
-	rc = rep.n_failed || rep.n_unproven ? 1 : 0;
+	/* A failed table's cause may call for more than 1: source unreachable 3, disk full 4. */
+	rc = rep.exit_code >= FLOE_EXIT_UNREACHABLE ? rep.exit_code : rep.n_failed || rep.n_unproven ? 1 : 0;
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
 		free(tables[i]);
@@ -187,7 +188,9 @@ const floe_cli_command floe_cmd_run = {
 		"previous snapshot; two loads of one table never overlap. Every outcome goes to the run\n"
 		"ledger (.floe/state.db) that `floe status` reads.\n"
 		"Exit 0 when every table loaded and was verified in full, 1 when one failed, diverged,\n"
-		"could not be verified or was verified (partial): a column not compared, named.",
+		"could not be verified or was verified (partial): a column not compared, named; 3 when a\n"
+		"table failed because the source could not be reached (or ended the session), 4 when the\n"
+		"machine failed it (disk full, I/O) — the higher of the two when tables fail differently.",
 	.examples = "  floe run\n  floe run --table public.orders --table bronze.customers --jobs 2\n"
 		    "  floe run --json | jq '.tables[] | select(.state == \"failed\")'\n",
 	.options = options,

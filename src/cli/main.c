@@ -7,6 +7,7 @@
 #include "base/version.h"
 #include "engine/engine.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -165,6 +166,8 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* A file-size limit (ulimit -f) is an error with a cause (EFBIG), not a killed process. */
+	signal(SIGXFSZ, SIG_IGN);
 	int rc = run(argc, argv);
 	if (rc < 0) {
 		floe_error_print(stderr);

@@ -72,8 +72,10 @@ static int fd_write_all(floe_parquet_writer *w, const void *data, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return floe_error_set_errno(FLOE_ERR_IO, "could not write Parquet file \"%s\"",
-						    w->path ? w->path : "(descriptor)");
+			floe_error_set_errno(FLOE_ERR_IO, "could not write Parquet file \"%s\"",
+					     w->path ? w->path : "(descriptor)");
+			floe_error_subject("%s", w->path ? w->path : "a Parquet file");
+			return -1;
 		}
 		p += n;
 		len -= (size_t)n;
@@ -1044,6 +1046,7 @@ int floe_parquet_writer_open(floe_parquet_writer **out, const char *path,
 	if (w->fd < 0) {
 		floe_error_set_errno(errno == EEXIST ? FLOE_ERR_EXISTS : FLOE_ERR_IO,
 				     "could not create Parquet file \"%s\"", path);
+		floe_error_subject("%s", path);
 		writer_free(w);
 		return -1;
 	}

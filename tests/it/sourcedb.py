@@ -28,17 +28,18 @@ class Source:
         self.admin_dsn = stack["admin"].replace("dbname=shop", f"dbname={name}")
 
     @classmethod
-    def readable(cls, stack, name, role, sql, schemas=("public",)):
-        """A fresh database made by `sql`, its role allowed to read `schemas`."""
+    def readable(cls, stack, name, role, sql, schemas=("public",), options=""):
+        """A fresh database made by `sql`, its role allowed to read `schemas`; `options` go to
+        CREATE DATABASE (e.g. an encoding)."""
         s = cls(stack, name, role)
-        s.create(sql)
+        s.create(sql, options)
         s.grant_read(*schemas)
         return s
 
-    def create(self, sql):
+    def create(self, sql, options=""):
         with psycopg.connect(self.stack["admin"], autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
-            conn.execute(f'CREATE DATABASE "{self.name}"')
+            conn.execute(f'CREATE DATABASE "{self.name}" {options}')
             if conn.execute("select 1 from pg_roles where rolname = %s", (self.role,)).fetchone():
                 conn.execute(f'DROP OWNED BY "{self.role}"')
                 conn.execute(f'DROP ROLE "{self.role}"')

@@ -159,14 +159,14 @@ def test_a_failed_load_names_its_probable_cause(src, loaded, tmp_path):
     (d / "floe.toml").write_text(toml.replace(f'port = {src.stack["port"]}', "port = 1"))
     try:
         r = src.floe(d, "run", "--table", "public.plain")
-        assert r.rc == 1 and "probable cause: source unreachable" in r.out, r
+        assert r.rc == 3 and "probable cause: source unreachable" in r.out, r
         s = src.floe(d, "status")
         assert s.rc == 1 and "failed" in s.out and "source unreachable" in s.out, s
     finally:
         (d / "floe.toml").write_text(toml)
     # a wrong password is a refused login, not an unreachable source, and says where the password comes from
     r = src.floe(d, "run", "--table", "public.plain", env={"FLOE_SOURCE_PASSWORD": "not-the-password"})
-    assert r.rc == 1 and "probable cause: the source refused floe's login" in r.out, r
+    assert r.rc == 3 and "probable cause: the source refused floe's login" in r.out, r
     assert "password authentication failed" in r.out and "FLOE_SOURCE_PASSWORD" in r.out, r
     assert "not-the-password" not in r.out + r.err
 

@@ -47,18 +47,16 @@ static int failures;
 		}                                                                               \
 	} while (0)
 
-/* In the child: seal, then try each call on `dir`'s file "f" (mode 0644). */
-static void try_every_write(const char *dir)
+/* In the child: seal, then try each call on `dir`'s file "f" (mode 0644). Returns the failures. */
+static int try_every_write(const char *dir)
 {
 	char f[512], g[512];
 	snprintf(f, sizeof(f), "%s/f", dir);
 	snprintf(g, sizeof(g), "%s/g", dir);
 	int wfd = open(f, O_WRONLY); /* opened before: the filter refuses its changes all the same */
 	floe_engine *e = NULL;
-	if (wfd < 0 || floe_engine_open(&e, NULL) != 0 || floe_engine_seal(e, NULL, 0) != 0) {
-		failures++;
-		return;
-	}
+	if (wfd < 0 || floe_engine_open(&e, NULL) != 0 || floe_engine_seal(e, NULL, 0) != 0)
+		return 1;
 	struct how how = { .flags = O_RDONLY };
 	EXPECT_REFUSED(syscall(SYS_fchmodat2, AT_FDCWD, f, 0600, 0));
 	EXPECT_REFUSED(syscall(SYS_openat2, AT_FDCWD, f, &how, sizeof(how)));
@@ -84,6 +82,8 @@ static void try_every_write(const char *dir)
 		close(rfd);
 	floe_engine_close(e);
 	close(wfd);
+	fflush(NULL);
+	return failures > 100 ? 100 : failures;
 }
 
 FLOE_TEST(engine_seal_refuses_every_call_that_changes_a_file)
@@ -100,11 +100,8 @@ FLOE_TEST(engine_seal_refuses_every_call_that_changes_a_file)
 	int status = -1;
 	fflush(NULL);
 	pid_t pid = fork();
-	if (pid == 0) {
-		try_every_write(dir);
-		fflush(NULL);
-		_exit(failures > 100 ? 100 : failures);
-	}
+	if (pid == 0)
+		_exit(try_every_write(dir)); /* the child's status is its failure count */
 	FLOE_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
 	FLOE_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	struct stat st;

@@ -9,6 +9,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const floe_cli_command *const commands[] = {
@@ -139,8 +140,10 @@ static int run(int argc, char **argv)
 		return FLOE_EXIT_OK;
 	}
 	if (argv[i][0] == '-') {
-		floe_error_set(FLOE_ERR_USAGE, "unknown option `%s` before the command", argv[i]);
+		char *shown = floe_cli_option_name(argv[i]);
+		floe_error_set(FLOE_ERR_USAGE, "unknown option `%s` before the command", shown);
 		floe_error_hint("Run `floe --help`.");
+		free(shown);
 		return -1;
 	}
 	const floe_cli_command *cmd = find_command(argv[i]);

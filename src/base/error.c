@@ -68,7 +68,14 @@ int floe_error_set_errno(floe_error_class cls, const char *fmt, ...)
 	snprintf(msg, n, "%s: %s", head, why);
 	free(head);
 	set_message(cls, msg);
+	current.sys_errno = saved;
 	return -1;
+}
+
+void floe_error_errno(int sys_errno)
+{
+	if (is_set)
+		current.sys_errno = sys_errno;
 }
 
 /* Replace one optional text of the current error. */

@@ -462,3 +462,96 @@ FLOE_TEST(storage_error_kind_classifies_by_errno)
 	floe_error_clear();
 	FLOE_CHECK(floe_iceberg_storage_error_kind() == FLOE_ICEBERG_STORAGE_OK);
 }
+
+/* ---- the memory backend's injected faults ---- */
+
+/* Publish `text` at `uri` under `fault` armed for the next operation; the kind it gives. */
+static floe_iceberg_storage_error publish_under(sc_fixture *f, floe_iceberg_memory_fault fault,
+						const char *uri, const char *text)
+{
+	floe_iceberg_storage_memory_fault(f->s, fault, 1);
+	floe_error_clear();
+	if (floe_iceberg_storage_create(f->s, uri, text, strlen(text)) == 0)
+		return FLOE_ICEBERG_STORAGE_OK;
+	FLOE_CHECK(strstr(floe_error_last()->message, uri) != NULL);
+	return floe_iceberg_storage_error_kind();
+}
+
+FLOE_TEST(storage_memory_faults_at_publish_leave_no_object)
+{
+	sc_fixture f;
+	sc_listing l = { 0 };
+	const char *uri;
+	FLOE_CHECK(sc_open(&f, false));
+	uri = sc_uri(&f, "t/metadata/00001.metadata.json");
+	FLOE_CHECK(publish_under(&f, FLOE_ICEBERG_FAULT_PUBLISH_NO_SPACE, uri, "{}") ==
+		   FLOE_ICEBERG_STORAGE_NO_SPACE);
+	FLOE_CHECK(!sc_exists(&f, uri));
+	FLOE_CHECK(publish_under(&f, FLOE_ICEBERG_FAULT_PUBLISH_FAILED, uri, "{}") ==
+		   FLOE_ICEBERG_STORAGE_IO);
+	FLOE_CHECK(!sc_exists(&f, uri));
+	FLOE_CHECK(publish_under(&f, FLOE_ICEBERG_FAULT_WRITE_NO_SPACE, uri, "{}") ==
+		   FLOE_ICEBERG_STORAGE_NO_SPACE);
+	FLOE_CHECK(sc_list(&f, &l, f.root) == 0 && l.n == 0);
+	/* Each fault fired once: the next publish goes through. */
+	FLOE_CHECK(floe_iceberg_storage_create(f.s, uri, "{}", 2) == 0 && sc_holds(&f, uri, "{}"));
+	/* A failed publish of the next version leaves the previous one as it was. */
+	FLOE_CHECK(publish_under(&f, FLOE_ICEBERG_FAULT_PUBLISH_FAILED,
+				 sc_uri(&f, "t/metadata/00002.metadata.json"), "{\"v\":2}") ==
+		   FLOE_ICEBERG_STORAGE_IO);
+	FLOE_CHECK(sc_holds(&f, uri, "{}"));
+	FLOE_CHECK(sc_list(&f, &l, f.root) == 0 && l.n == 1);
+	sc_close(&f);
+}
+
+FLOE_TEST(storage_memory_fault_countdown)
+{
+	sc_fixture f;
+	FLOE_CHECK(sc_open(&f, false));
+	floe_iceberg_storage_memory_fault(f.s, FLOE_ICEBERG_FAULT_PUBLISH_NO_SPACE, 3);
+	FLOE_CHECK(floe_iceberg_storage_create(f.s, sc_uri(&f, "a"), "a", 1) == 0);
+	FLOE_CHECK(floe_iceberg_storage_create(f.s, sc_uri(&f, "b"), "b", 1) == 0);
+	FLOE_CHECK(floe_iceberg_storage_create(f.s, sc_uri(&f, "c"), "c", 1) < 0);
+	FLOE_CHECK(floe_iceberg_storage_error_kind() == FLOE_ICEBERG_STORAGE_NO_SPACE);
+	FLOE_CHECK(floe_iceberg_storage_create(f.s, sc_uri(&f, "c"), "c", 1) == 0);
+	/* Disarmed before it fires: nothing fails. */
+	floe_iceberg_storage_memory_fault(f.s, FLOE_ICEBERG_FAULT_PUBLISH_FAILED, 1);
+	floe_iceberg_storage_memory_fault(f.s, FLOE_ICEBERG_FAULT_PUBLISH_FAILED, 0);
+	FLOE_CHECK(floe_iceberg_storage_create(f.s, sc_uri(&f, "d"), "d", 1) == 0);
+	sc_close(&f);
+}
+
+FLOE_TEST(storage_memory_faults_at_read)
+{
+	enum { N = 9000 };
+	sc_fixture f;
+	floe_iceberg_reader *r = NULL;
+	floe_buf b = FLOE_BUF_INIT;
+	char *data = floe_xmalloc(N), *got = floe_xmalloc(N);
+	const char *uri;
+	FLOE_CHECK(sc_open(&f, false));
+	uri = sc_uri(&f, "t/data/x.parquet");
+	pattern(data, N);
+	FLOE_CHECK(floe_iceberg_storage_create(f.s, uri, data, N) == 0);
+	/* A short read — the object ends early — is an I/O error, never a short buffer. */
+	FLOE_CHECK(floe_iceberg_storage_open_read(&r, f.s, uri) == 0);
+	floe_iceberg_storage_memory_fault(f.s, FLOE_ICEBERG_FAULT_SHORT_READ, 2);
+	FLOE_CHECK(r && floe_iceberg_reader_read_at(r, got, N, 0) < 0);
+	FLOE_CHECK(floe_iceberg_storage_error_kind() == FLOE_ICEBERG_STORAGE_IO);
+	FLOE_CHECK(strstr(floe_error_last()->message, uri) != NULL);
+	floe_iceberg_reader_close(r);
+	/* EIO on the third backend read of a whole-object read; `out` is left as it was. */
+	floe_buf_puts(&b, "x");
+	floe_iceberg_storage_memory_fault(f.s, FLOE_ICEBERG_FAULT_READ_EIO, 3);
+	FLOE_CHECK(floe_iceberg_storage_read(f.s, &b, uri) < 0);
+	FLOE_CHECK(floe_iceberg_storage_error_kind() == FLOE_ICEBERG_STORAGE_IO);
+	FLOE_CHECK(floe_error_last()->sys_errno == EIO);
+	FLOE_CHECK(b.len == 1);
+	/* The object itself is intact: read it whole once the faults are spent. */
+	FLOE_CHECK(floe_iceberg_storage_read(f.s, &b, uri) == 0 && b.len == N + 1);
+	FLOE_CHECK(b.len == N + 1 && memcmp(b.ptr + 1, data, N) == 0);
+	floe_buf_free(&b);
+	free(data);
+	free(got);
+	sc_close(&f);
+}

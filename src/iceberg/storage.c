@@ -17,18 +17,21 @@ struct floe_iceberg_storage {
 	void *state;
 };
 
-struct floe_iceberg_writer {
+/* What a writer and a reader share: the storage, the backend's handle, the URI. */
+typedef struct handle {
 	floe_iceberg_storage *s;
 	void *h;
 	char *uri;
+} handle;
+
+struct floe_iceberg_writer {
+	handle base;
 	int64_t offset;
 	int failed_errno; /* -1 while healthy; else the errno of the failed write (0: none) */
 };
 
 struct floe_iceberg_reader {
-	floe_iceberg_storage *s;
-	void *h;
-	char *uri;
+	handle base;
 	int64_t size;
 };
 
@@ -65,22 +68,36 @@ static int reach(const floe_iceberg_storage *s, const char *uri)
 	return -1;
 }
 
+/* A zeroed `size`-byte handle over `s` and a copy of `uri`, or NULL (error set). */
+static void *handle_new(floe_iceberg_storage *s, const char *uri, size_t size)
+{
+	handle *h;
+	if (reach(s, uri) < 0)
+		return NULL;
+	h = floe_xcalloc(1, size);
+	h->s = s;
+	h->uri = floe_xstrndup(uri, strlen(uri));
+	return h;
+}
+
+static void handle_free(handle *h)
+{
+	free(h->uri);
+	free(h);
+}
+
 /* ---- writers ---- */
 
 int floe_iceberg_storage_open_write(floe_iceberg_writer **out, floe_iceberg_storage *s,
 				    const char *uri)
 {
-	floe_iceberg_writer *w;
+	floe_iceberg_writer *w = handle_new(s, uri, sizeof(*w));
 	*out = NULL;
-	if (reach(s, uri) < 0)
+	if (!w)
 		return -1;
-	w = floe_xcalloc(1, sizeof(*w));
-	w->s = s;
-	w->uri = floe_xstrndup(uri, strlen(uri));
 	w->failed_errno = -1;
-	if (s->ops->open_write(s->state, &w->h, w->uri) < 0) {
-		free(w->uri);
-		free(w);
+	if (s->ops->open_write(s->state, &w->base.h, w->base.uri) < 0) {
+		handle_free(&w->base);
 		return -1;
 	}
 	*out = w;
@@ -91,10 +108,10 @@ int floe_iceberg_writer_write(floe_iceberg_writer *w, const void *data, size_t l
 {
 	const floe_error *e;
 	if (w->failed_errno >= 0)
-		return floe_error_set(FLOE_ERR_INTERNAL, "write to \"%s\" after a failed write", w->uri);
+		return floe_error_set(FLOE_ERR_INTERNAL, "write to \"%s\" after a failed write", w->base.uri);
 	if (len == 0)
 		return 0;
-	if (w->s->ops->write(w->h, data, len) < 0) {
+	if (w->base.s->ops->write(w->base.h, data, len) < 0) {
 		e = floe_error_last();
 		w->failed_errno = e ? e->sys_errno : 0;
 		return -1;
@@ -110,7 +127,7 @@ int64_t floe_iceberg_writer_offset(const floe_iceberg_writer *w)
 
 const char *floe_iceberg_writer_uri(const floe_iceberg_writer *w)
 {
-	return w->uri;
+	return w->base.uri;
 }
 
 int floe_iceberg_writer_close(floe_iceberg_writer *w)
@@ -118,11 +135,11 @@ int floe_iceberg_writer_close(floe_iceberg_writer *w)
 	int rc;
 	if (w->failed_errno >= 0) {
 		/* The write's error may have been replaced since; say it again, same cause. */
-		floe_error_set(FLOE_ERR_IO, "could not publish \"%s\": a write to it failed", w->uri);
+		floe_error_set(FLOE_ERR_IO, "could not publish \"%s\": a write to it failed", w->base.uri);
 		floe_error_errno(w->failed_errno);
 		rc = -1;
 	} else {
-		rc = w->s->ops->publish(w->h);
+		rc = w->base.s->ops->publish(w->base.h);
 	}
 	floe_iceberg_writer_abort(w); /* after a publish it only frees */
 	return rc;
@@ -132,9 +149,8 @@ void floe_iceberg_writer_abort(floe_iceberg_writer *w)
 {
 	if (!w)
 		return;
-	w->s->ops->discard(w->h);
-	free(w->uri);
-	free(w);
+	w->base.s->ops->discard(w->base.h);
+	handle_free(&w->base);
 }
 
 /* ---- readers ---- */
@@ -142,16 +158,12 @@ void floe_iceberg_writer_abort(floe_iceberg_writer *w)
 int floe_iceberg_storage_open_read(floe_iceberg_reader **out, floe_iceberg_storage *s,
 				   const char *uri)
 {
-	floe_iceberg_reader *r;
+	floe_iceberg_reader *r = handle_new(s, uri, sizeof(*r));
 	*out = NULL;
-	if (reach(s, uri) < 0)
+	if (!r)
 		return -1;
-	r = floe_xcalloc(1, sizeof(*r));
-	r->s = s;
-	r->uri = floe_xstrndup(uri, strlen(uri));
-	if (s->ops->open_read(s->state, &r->h, &r->size, r->uri) < 0) {
-		free(r->uri);
-		free(r);
+	if (s->ops->open_read(s->state, &r->base.h, &r->size, r->base.uri) < 0) {
+		handle_free(&r->base);
 		return -1;
 	}
 	*out = r;
@@ -169,14 +181,14 @@ int floe_iceberg_reader_read_at(floe_iceberg_reader *r, void *buf, size_t len, i
 	if (offset < 0 || offset > r->size || len > (uint64_t)(r->size - offset))
 		return floe_error_set(FLOE_ERR_IO,
 				      "could not read %zu bytes at offset %lld of \"%s\": it has %lld",
-				      len, (long long)offset, r->uri, (long long)r->size);
+				      len, (long long)offset, r->base.uri, (long long)r->size);
 	while (done < len) {
-		if (r->s->ops->pread(r->h, (char *)buf + done, len - done, offset + (int64_t)done,
+		if (r->base.s->ops->pread(r->base.h, (char *)buf + done, len - done, offset + (int64_t)done,
 				     &got) < 0)
 			return -1;
 		if (got == 0) {
 			floe_error_set(FLOE_ERR_IO, "\"%s\" ended at offset %lld, before its size %lld",
-				       r->uri, (long long)(offset + (int64_t)done), (long long)r->size);
+				       r->base.uri, (long long)(offset + (int64_t)done), (long long)r->size);
 			floe_error_detail("The object changed or was truncated while it was read.");
 			return -1;
 		}
@@ -189,9 +201,8 @@ void floe_iceberg_reader_close(floe_iceberg_reader *r)
 {
 	if (!r)
 		return;
-	r->s->ops->close_read(r->h);
-	free(r->uri);
-	free(r);
+	r->base.s->ops->close_read(r->base.h);
+	handle_free(&r->base);
 }
 
 /* ---- whole objects ---- */

@@ -125,23 +125,20 @@ static void sc_fault_end(sc_fixture *f)
 		floe_iceberg_storage_memory_fault(f->s, FLOE_ICEBERG_FAULT_WRITE_NO_SPACE, 0);
 }
 
+/* One contract check on a fresh backend. */
+static void sc_run(void (*check)(sc_fixture *), bool local)
+{
+	sc_fixture f;
+	FLOE_CHECK(sc_open(&f, local));
+	check(&f);
+	sc_close(&f);
+}
+
 /* The contract, once per backend. */
 #define CONTRACT(name)                                                                 \
 	static void name(sc_fixture *f);                                                  \
-	FLOE_TEST(storage_local_##name)                                                   \
-	{                                                                                 \
-		sc_fixture f;                                                                 \
-		FLOE_CHECK(sc_open(&f, true));                                                \
-		name(&f);                                                                     \
-		sc_close(&f);                                                                 \
-	}                                                                                 \
-	FLOE_TEST(storage_memory_##name)                                                  \
-	{                                                                                 \
-		sc_fixture f;                                                                 \
-		FLOE_CHECK(sc_open(&f, false));                                               \
-		name(&f);                                                                     \
-		sc_close(&f);                                                                 \
-	}                                                                                 \
+	FLOE_TEST(storage_local_##name) { sc_run(name, true); }                           \
+	FLOE_TEST(storage_memory_##name) { sc_run(name, false); }                         \
 	static void name(sc_fixture *f)
 
 CONTRACT(publishes_on_close)

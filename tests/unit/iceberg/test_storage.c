@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct sc_fixture {
@@ -422,6 +423,10 @@ FLOE_TEST(storage_local_writes_a_temporary_next_to_the_object)
 	FLOE_CHECK(floe_iceberg_storage_create(f.s, sc_uri(&f, "t/p"), "p", 1) == 0);
 	FLOE_CHECK(sc_exists(&f, floe_arena_printf(f.a, "file:%s/warehouse/t/p", f.dir)));
 	FLOE_CHECK(sc_exists(&f, floe_arena_printf(f.a, "%s/warehouse/t/p", f.dir)));
+	/* Published files are readable by all (0644), as floe_fs_write_atomic made them. */
+	struct stat st;
+	FLOE_CHECK(stat(floe_arena_printf(f.a, "%s/warehouse/t/p", f.dir), &st) == 0 &&
+		   (st.st_mode & 0777) == 0644);
 	sc_close(&f);
 }
 

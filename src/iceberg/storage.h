@@ -153,7 +153,7 @@ floe_iceberg_storage_error floe_iceberg_storage_error_kind(void);
 /*
  * Objects in memory, keyed by their URI as given (any URI), listed in byte order.
  * Reads return at most 4 KiB per backend call, as a network store may, so callers'
- * loops are exercised. Not thread safe.
+ * loops are exercised. Thread safe (one mutex), like the file system.
  */
 floe_iceberg_storage *floe_iceberg_storage_memory(void);
 

@@ -5,6 +5,8 @@
  * the failures a real store has — ENOSPC on a write or at publish, a failed
  * publish (rename), a short read, EIO on a read — each armed by a countdown
  * (floe_iceberg_storage_memory_fault), so callers' error paths can be tested.
+ * One mutex guards the store, so parallel writers (bronze's jobs) may share it;
+ * a writer's bytes and a reader's copy are their own until publish.
  */
 #include "iceberg/storage.h"
 
@@ -12,6 +14,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,15 +30,25 @@ typedef struct mem_object {
 } mem_object;
 
 typedef struct mem_store {
+	pthread_mutex_t lock; /* over everything below */
 	mem_object *objs; /* sorted by uri (strcmp) */
 	size_t n, cap;
 	int countdown[FLOE_ICEBERG_FAULT_N];
 } mem_store;
 
-/* Whether `f` fires now: its countdown reaches zero at this operation. */
+/* Whether `f` fires now: its countdown reaches zero at this operation (lock held). */
 static bool fire(mem_store *m, floe_iceberg_memory_fault f)
 {
 	return m->countdown[f] > 0 && --m->countdown[f] == 0;
+}
+
+/* fire() for callers that do not hold the lock. */
+static bool fire_unlocked(mem_store *m, floe_iceberg_memory_fault f)
+{
+	pthread_mutex_lock(&m->lock);
+	bool fired = fire(m, f);
+	pthread_mutex_unlock(&m->lock);
+	return fired;
 }
 
 /* Set an injected error: `what` "\"uri\"" with errno `e`. */
@@ -89,7 +102,9 @@ static int mem_open_write(void *state, void **h, const char *uri)
 	mem_store *m = state;
 	mem_writer *w;
 	bool found;
+	pthread_mutex_lock(&m->lock);
 	find(m, uri, &found);
+	pthread_mutex_unlock(&m->lock);
 	if (found)
 		return taken(uri);
 	w = floe_xcalloc(1, sizeof(*w));
@@ -103,16 +118,16 @@ static int mem_open_write(void *state, void **h, const char *uri)
 static int mem_write(void *h, const void *data, size_t len)
 {
 	mem_writer *w = h;
-	if (fire(w->m, FLOE_ICEBERG_FAULT_WRITE_NO_SPACE))
+	if (fire_unlocked(w->m, FLOE_ICEBERG_FAULT_WRITE_NO_SPACE))
 		return fail(ENOSPC, "write", w->uri);
 	if (floe_buf_put(&w->data, data, len) < 0)
 		return fail(EFBIG, "write", w->uri);
 	return 0;
 }
 
-static int mem_publish(void *h)
+/* Insert the writer's bytes as an object (lock held). */
+static int publish_locked(mem_writer *w)
 {
-	mem_writer *w = h;
 	mem_store *m = w->m;
 	bool found;
 	size_t at;
@@ -137,6 +152,15 @@ static int mem_publish(void *h)
 	return 0;
 }
 
+static int mem_publish(void *h)
+{
+	mem_writer *w = h;
+	pthread_mutex_lock(&w->m->lock);
+	int rc = publish_locked(w);
+	pthread_mutex_unlock(&w->m->lock);
+	return rc;
+}
+
 static void mem_discard(void *h)
 {
 	mem_writer *w = h;
@@ -157,20 +181,24 @@ typedef struct mem_reader {
 static int mem_open_read(void *state, void **h, int64_t *size, const char *uri)
 {
 	mem_store *m = state;
-	mem_reader *r;
+	mem_reader *r = NULL;
 	bool found;
+	pthread_mutex_lock(&m->lock);
 	size_t at = find(m, uri, &found);
-	if (!found) {
+	if (found) {
+		r = floe_xcalloc(1, sizeof(*r));
+		r->m = m;
+		r->uri = uri;
+		r->len = r->end = m->objs[at].len;
+		r->data = floe_xmalloc(r->len + 1);
+		memcpy(r->data, m->objs[at].data, r->len);
+	}
+	pthread_mutex_unlock(&m->lock);
+	if (!r) {
 		floe_error_set(FLOE_ERR_IO, "object \"%s\" does not exist", uri);
 		floe_error_errno(ENOENT);
 		return -1;
 	}
-	r = floe_xcalloc(1, sizeof(*r));
-	r->m = m;
-	r->uri = uri;
-	r->len = r->end = m->objs[at].len;
-	r->data = floe_xmalloc(r->len + 1);
-	memcpy(r->data, m->objs[at].data, r->len);
 	*size = (int64_t)r->len;
 	*h = r;
 	return 0;
@@ -180,14 +208,14 @@ static int mem_pread(void *h, void *buf, size_t len, int64_t offset, size_t *got
 {
 	mem_reader *r = h;
 	size_t n = 0;
-	if (fire(r->m, FLOE_ICEBERG_FAULT_READ_EIO))
+	if (fire_unlocked(r->m, FLOE_ICEBERG_FAULT_READ_EIO))
 		return fail(EIO, "read", r->uri);
 	if ((uint64_t)offset < r->end) {
 		n = r->end - (size_t)offset;
 		n = n < len ? n : len;
 		n = n < MEM_READ_CHUNK ? n : MEM_READ_CHUNK;
 	}
-	if (n > 0 && fire(r->m, FLOE_ICEBERG_FAULT_SHORT_READ)) {
+	if (n > 0 && fire_unlocked(r->m, FLOE_ICEBERG_FAULT_SHORT_READ)) {
 		n /= 2;
 		r->end = (size_t)offset + n; /* the object "shrank": the next read finds its end */
 	}
@@ -209,8 +237,10 @@ static void mem_close_read(void *h)
 static int mem_stat(void *state, const char *uri, bool *exists, int64_t *size)
 {
 	mem_store *m = state;
+	pthread_mutex_lock(&m->lock);
 	size_t at = find(m, uri, exists);
 	*size = *exists ? (int64_t)m->objs[at].len : 0;
+	pthread_mutex_unlock(&m->lock);
 	return 0;
 }
 
@@ -218,13 +248,15 @@ static int mem_remove(void *state, const char *uri)
 {
 	mem_store *m = state;
 	bool found;
+	pthread_mutex_lock(&m->lock);
 	size_t at = find(m, uri, &found);
-	if (!found)
-		return 0;
-	free(m->objs[at].uri);
-	free(m->objs[at].data);
-	memmove(m->objs + at, m->objs + at + 1, (m->n - at - 1) * sizeof(*m->objs));
-	m->n--;
+	if (found) {
+		free(m->objs[at].uri);
+		free(m->objs[at].data);
+		memmove(m->objs + at, m->objs + at + 1, (m->n - at - 1) * sizeof(*m->objs));
+		m->n--;
+	}
+	pthread_mutex_unlock(&m->lock);
 	return 0;
 }
 
@@ -235,7 +267,8 @@ static int mem_list(void *state, const char *prefix, floe_iceberg_list_fn fn, vo
 	mem_object *hits;
 	while (plen > 1 && prefix[plen - 1] == '/')
 		plen--;
-	/* A copy, so that `fn` may delete what it is shown. */
+	/* A copy, so that `fn` may delete what it is shown (and runs without the lock). */
+	pthread_mutex_lock(&m->lock);
 	hits = floe_xcalloc(m->n + 1, sizeof(*hits));
 	for (size_t i = 0; i < m->n; i++) {
 		const char *u = m->objs[i].uri;
@@ -244,6 +277,7 @@ static int mem_list(void *state, const char *prefix, floe_iceberg_list_fn fn, vo
 			hits[n++].uri = floe_xstrndup(u, strlen(u));
 		}
 	}
+	pthread_mutex_unlock(&m->lock);
 	bool stop = false;
 	for (size_t i = 0; i < n; i++) {
 		if (!stop)
@@ -262,6 +296,7 @@ static void mem_close(void *state)
 		free(m->objs[i].data);
 	}
 	free(m->objs);
+	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
 
@@ -283,7 +318,9 @@ static const floe_iceberg_storage_ops mem_ops = {
 
 floe_iceberg_storage *floe_iceberg_storage_memory(void)
 {
-	return floe_iceberg_storage_new(&mem_ops, floe_xcalloc(1, sizeof(mem_store)));
+	mem_store *m = floe_xcalloc(1, sizeof(*m));
+	pthread_mutex_init(&m->lock, NULL);
+	return floe_iceberg_storage_new(&mem_ops, m);
 }
 
 void floe_iceberg_storage_memory_fault(floe_iceberg_storage *s, floe_iceberg_memory_fault fault,
@@ -291,5 +328,7 @@ void floe_iceberg_storage_memory_fault(floe_iceberg_storage *s, floe_iceberg_mem
 {
 	mem_store *m = floe_iceberg_storage_backend(s, &mem_ops);
 	assert(m && fault >= 0 && fault < FLOE_ICEBERG_FAULT_N && countdown >= 0);
+	pthread_mutex_lock(&m->lock);
 	m->countdown[fault] = countdown;
+	pthread_mutex_unlock(&m->lock);
 }

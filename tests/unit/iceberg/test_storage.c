@@ -12,6 +12,7 @@
 #include "iceberg/storage.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -387,6 +388,56 @@ CONTRACT(writes_after_a_failure_are_refused)
 	FLOE_CHECK(floe_iceberg_storage_error_kind() == FLOE_ICEBERG_STORAGE_NO_SPACE);
 	FLOE_CHECK(strstr(floe_error_last()->message, uri) != NULL);
 	FLOE_CHECK(!sc_exists(f, uri));
+}
+
+/* ---- parallel writers ---- */
+
+enum { RACERS = 4 };
+
+typedef struct racer {
+	sc_fixture *f;
+	int id, names, won, lost_other; /* lost_other: failures that are not "exists" */
+} racer;
+
+/* Every racer creates the same names (one must win each) and names of its own. */
+static void *race(void *arg)
+{
+	racer *r = arg;
+	char uri[256], text[16];
+	snprintf(text, sizeof(text), "racer %d", r->id);
+	for (int i = 0; i < r->names; i++) {
+		snprintf(uri, sizeof(uri), "%s/race/%04d", r->f->root, i);
+		if (floe_iceberg_storage_create(r->f->s, uri, text, strlen(text)) == 0)
+			r->won++;
+		else if (floe_iceberg_storage_error_kind() != FLOE_ICEBERG_STORAGE_EXISTS)
+			r->lost_other++;
+		snprintf(uri, sizeof(uri), "%s/own/%d/%04d", r->f->root, r->id, i);
+		if (floe_iceberg_storage_create(r->f->s, uri, text, strlen(text)) < 0)
+			r->lost_other++;
+	}
+	floe_error_clear();
+	return NULL;
+}
+
+CONTRACT(parallel_writers_never_replace)
+{
+	racer racers[RACERS];
+	pthread_t threads[RACERS];
+	sc_listing l = { 0 };
+	int names = f->dir[0] ? 40 : 1500, won = 0;
+	for (int i = 0; i < RACERS; i++) {
+		racers[i] = (racer){ f, i, names, 0, 0 };
+		FLOE_CHECK(pthread_create(&threads[i], NULL, race, &racers[i]) == 0);
+	}
+	for (int i = 0; i < RACERS; i++) {
+		pthread_join(threads[i], NULL);
+		won += racers[i].won;
+		FLOE_CHECK(racers[i].lost_other == 0);
+	}
+	FLOE_CHECK(won == names); /* each name created exactly once */
+	FLOE_CHECK(sc_list(f, &l, sc_uri(f, "race")) == 0 && l.n == (size_t)names);
+	FLOE_CHECK(sc_list(f, &l, sc_uri(f, "own")) == 0 && l.n == (size_t)(RACERS * names));
+	FLOE_CHECK(sc_holds(f, sc_uri(f, "own/3/0000"), "racer 3"));
 }
 
 /* ---- backend-specific ---- */

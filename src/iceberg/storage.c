@@ -273,6 +273,20 @@ int floe_iceberg_storage_exists(floe_iceberg_storage *s, const char *uri, bool *
 	return reach(s, uri) < 0 ? -1 : s->ops->stat(s->state, uri, out, &size);
 }
 
+const char *floe_iceberg_storage_engine_uri(floe_iceberg_storage *s, floe_arena *arena,
+					    const char *uri)
+{
+	const char *out = NULL;
+	if (reach(s, uri) < 0)
+		return NULL;
+	if (s->ops->engine_uri)
+		out = s->ops->engine_uri(s->state, arena, uri);
+	if (!out)
+		floe_error_set(FLOE_ERR_USAGE, "storage \"%s\" cannot hand \"%s\" to a query engine",
+			       s->ops->name, uri);
+	return out;
+}
+
 /* ---- what went wrong ---- */
 
 floe_iceberg_storage_error floe_iceberg_storage_error_kind(void)

@@ -61,6 +61,8 @@ typedef struct floe_iceberg_storage_ops {
 	int (*remove)(void *state, const char *uri);
 	/* Every object under the directory URI `prefix`, recursively; a missing prefix lists nothing. */
 	int (*list)(void *state, const char *prefix, floe_iceberg_list_fn fn, void *ctx);
+	/* What an embedded engine (DuckDB) opens for `uri`, in `arena`; NULL: none can. */
+	const char *(*engine_uri)(void *state, floe_arena *arena, const char *uri);
 	void (*close)(void *state);
 } floe_iceberg_storage_ops;
 
@@ -128,6 +130,14 @@ int floe_iceberg_storage_list(floe_iceberg_storage *s, const char *prefix, floe_
 int floe_iceberg_storage_size(floe_iceberg_storage *s, const char *uri, int64_t *out);
 /* Whether an object is at `uri`: 0 and *out, or -1 when the backend cannot tell. */
 int floe_iceberg_storage_exists(floe_iceberg_storage *s, const char *uri, bool *out);
+
+/*
+ * The location DuckDB is to read `uri` from, in `arena` (local: the file's path; an
+ * object store: its own URI). NULL with FLOE_ERR_USAGE when no engine can reach the
+ * backend (memory). Callers hand engines this, never a path they made themselves.
+ */
+const char *floe_iceberg_storage_engine_uri(floe_iceberg_storage *s, floe_arena *arena,
+					    const char *uri);
 
 /* ---- what went wrong ---- */
 

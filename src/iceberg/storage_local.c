@@ -337,6 +337,12 @@ static int local_list(void *state, const char *prefix, floe_iceberg_list_fn fn, 
 	return rc;
 }
 
+static const char *local_engine_uri(void *state, floe_arena *arena, const char *uri)
+{
+	(void)state;
+	return floe_arena_strdup(arena, local_path(uri));
+}
+
 static const floe_iceberg_storage_ops local_ops = {
 	.name = "local",
 	.handles = local_handles,
@@ -350,6 +356,7 @@ static const floe_iceberg_storage_ops local_ops = {
 	.stat = local_stat,
 	.remove = local_remove,
 	.list = local_list,
+	.engine_uri = local_engine_uri,
 };
 
 floe_iceberg_storage *floe_iceberg_storage_local(void)

@@ -481,6 +481,23 @@ FLOE_TEST(storage_local_writes_a_temporary_next_to_the_object)
 	sc_close(&f);
 }
 
+FLOE_TEST(storage_engine_uris)
+{
+	sc_fixture f;
+	FLOE_CHECK(sc_open(&f, true));
+	/* DuckDB reads a local object by its path, whichever `file:` spelling named it. */
+	FLOE_CHECK_STR(floe_iceberg_storage_engine_uri(f.s, f.a, sc_uri(&f, "t/d.parquet")),
+		       floe_arena_printf(f.a, "%s/warehouse/t/d.parquet", f.dir));
+	FLOE_CHECK_STR(floe_iceberg_storage_engine_uri(f.s, f.a, "file:/srv/w/x.parquet"), "/srv/w/x.parquet");
+	FLOE_CHECK(floe_iceberg_storage_engine_uri(f.s, f.a, "s3://b/x.parquet") == NULL);
+	sc_close(&f);
+	/* No engine reaches the memory backend: an error, never a made-up path. */
+	FLOE_CHECK(sc_open(&f, false));
+	FLOE_CHECK(floe_iceberg_storage_engine_uri(f.s, f.a, sc_uri(&f, "t/d.parquet")) == NULL);
+	FLOE_CHECK(floe_error_last() && floe_error_last()->cls == FLOE_ERR_USAGE);
+	sc_close(&f);
+}
+
 FLOE_TEST(storage_error_kind_classifies_by_errno)
 {
 	static const struct {

@@ -82,6 +82,7 @@ typedef struct floe_bronze_report {
 	size_t n_results;
 	size_t n_failed;
 	size_t n_unproven;          /* checked and not verified */
+	size_t n_unchecked;         /* loaded and not checked (no check given: --no-reconcile) */
 	void *owned;
 } floe_bronze_report;
 

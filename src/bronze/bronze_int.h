@@ -12,18 +12,23 @@
 #include "pg/copy.h"
 #include "plan/lock.h"
 
+#include <stdatomic.h>
+
 typedef struct floe_arena floe_arena;
 
 /* Batches of rows between PostgreSQL, vectors and Parquet. */
 #define BRONZE_BATCH_ROWS 65536
 #define BRONZE_BATCH_BYTES ((size_t)32 << 20)
 
-/* Live progress of one table's load, read by the progress meter (another thread). */
+/*
+ * Live progress of one table's load: the worker thread stores, the progress meter (another
+ * thread) loads. Relaxed atomics: each counter is a number on its own, no ordering between them.
+ */
 typedef struct bronze_progress {
 	const char *table;
-	const char *phase;              /* "copying", "merging", "committing" */
-	volatile uint64_t rows, bytes;  /* read from the source so far */
-	double started;                 /* monotonic seconds */
+	_Atomic(const char *) phase;    /* "copying", "merging", "committing" (static strings) */
+	_Atomic uint64_t rows, bytes;   /* read from the source so far */
+	double started;                 /* monotonic seconds; under the run's mutex */
 } bronze_progress;
 
 /* One table's load, run by one worker thread. Everything it allocates is in `arena`. */
@@ -174,7 +179,10 @@ typedef struct bronze_load {
 	const char **removed;       /* URIs of files an incremental load replaces */
 	size_t n_removed;
 	bool has_watermark;
-	int64_t watermark;          /* the largest watermark loaded (µs or days) */
+	int64_t watermark;          /* the largest watermark loaded (µs) */
+	const char *clock_text[2];  /* the source's clock at the snapshot: timestamptz, and timestamp in
+				     * the database's default TimeZone (what a writer's trigger stores) */
+	int64_t future_rows;        /* rows read whose watermark is past that clock */
 	int64_t rows_read;
 	floe_iceberg_kv summary[16];
 	size_t n_summary;
@@ -200,8 +208,15 @@ void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)
 /* The progress meter's phase and, with `copy`, the rows and bytes read so far (no-op without a meter). */
 void bronze_load_progress(bronze_load *l, const char *phase, const floe_pg_copy *copy);
 
-/* Track the largest watermark among `rows` vectors. */
+/* Track the largest watermark among `rows` vectors, counting those past the source's clock. */
 void bronze_watermark_track(bronze_load *l, const floe_vector *rows);
+/*
+ * `value`, at most the source's clock at the load's snapshot: a row from the future is
+ * loaded but never holds the watermark past the present (later changes would be missed).
+ */
+int64_t bronze_watermark_capped(bronze_load *l, int64_t value);
+/* When rows from the future were read: a warning, a summary entry, and the sentence for the detail. */
+const char *bronze_watermark_future(bronze_load *l);
 /* The watermark as text ("2026-11-30 06:51:20.123456+00"), in the job's arena. */
 const char *bronze_watermark_text(bronze_load *l, int64_t value);
 /* Parse a previous snapshot's floe.watermark; -1 when it is not one of ours. */

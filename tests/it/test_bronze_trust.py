@@ -1,0 +1,135 @@
+"""Bronze loads whose outcome must be told as it is: a watermark from the future does not pin later
+loads, a load killed with kill -9 shows as interrupted at once, a run without reconciliation says
+so, and a run that cannot start its threads fails with the reason instead of crashing."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import FLOE
+from lakecheck import assert_equals_source, catalog
+from sourcedb import TOUCH, Source
+
+SQL = TOUCH + '''
+CREATE TABLE public.stamped (id bigint PRIMARY KEY, payload text,
+                             updated_at timestamptz NOT NULL DEFAULT now());
+CREATE TRIGGER touch BEFORE UPDATE ON public.stamped FOR EACH ROW EXECUTE FUNCTION touch();
+INSERT INTO public.stamped SELECT g, 'p' || g, now() - interval '1 day' - g * interval '1 second'
+    FROM generate_series(1, 3000) g;
+INSERT INTO public.stamped VALUES (5000, 'from the future', '2100-01-01 00:00:00+00');
+CREATE TABLE public.local_stamped (id bigint PRIMARY KEY, payload text,
+                                   updated_at timestamp NOT NULL DEFAULT now());
+CREATE TRIGGER touch BEFORE UPDATE ON public.local_stamped FOR EACH ROW EXECUTE FUNCTION touch();
+INSERT INTO public.local_stamped SELECT g, 'p' || g, localtimestamp - interval '1 day' - g * interval '1 second'
+    FROM generate_series(1, 3000) g;
+INSERT INTO public.local_stamped VALUES (5000, 'from the future', '2100-01-01 00:00:00');
+CREATE TABLE public.big (id bigint PRIMARY KEY, payload text);
+INSERT INTO public.big SELECT g, md5(g::text) || repeat('y', 200) FROM generate_series(1, 600000) g;
+'''
+
+STAMPED = ("bronze.stamped", "bronze.local_stamped")
+
+
+@pytest.fixture(scope="module")
+def src(stack):
+    return Source.readable(stack, "trust_it", "trust_reader", SQL)
+
+
+@pytest.fixture(scope="module")
+def proj(src, tmp_path_factory):
+    return src.generated(tmp_path_factory.mktemp("trust"))
+
+
+def tables(run):
+    return {t["table"]: t for t in json.loads(run.out)["tables"]}
+
+
+def source_now(src):
+    return src.admin("select now()").fetchone()[0]
+
+
+@pytest.mark.parametrize("bronze", STAMPED)
+def test_a_future_watermark_does_not_pin_later_loads(src, proj, bronze):
+    d, name = proj, bronze.split(".")[1]
+    plan = src.plan(d)
+    assert plan[("public", name)]["mode"] == "incremental", plan[("public", name)]
+    first = src.floe(d, "run", "--table", bronze, "--json", check=0)
+    # the row from 2100 is loaded, the watermark stays at the source's clock, and the run says so
+    assert f"1 row of {bronze} has \"updated_at\" past the source's clock" in first.err, first
+    assert "past the source's clock" in tables(first)[bronze]["detail"]
+    summary = catalog(d).load_table(bronze).current_snapshot().summary
+    assert summary["floe.watermark"] < "2100" and summary["floe.watermark"][:4] == str(source_now(src).year)
+    assert summary["floe.watermark-future-rows"] == "1"
+    assert_equals_source(src, d, bronze)
+    # an update of another row, the future row deleted, no reconciliation to repair a miss
+    src.admin(f"UPDATE public.{name} SET payload = 'changed after' WHERE id = 17")
+    src.admin(f"DELETE FROM public.{name} WHERE id = 5000")
+    second = src.floe(d, "run", "--table", bronze, "--no-reconcile", "--json", check=0)
+    t = tables(second)[bronze]
+    assert t["state"] == "loaded" and t["detail"].startswith("incremental:"), t
+    assert "1 updated, 1 deleted" in t["detail"], t
+    assert_equals_source(src, d, bronze)
+    # and the watermark moves on from there
+    src.admin(f"UPDATE public.{name} SET payload = 'changed again' WHERE id = 18")
+    third = src.floe(d, "run", "--table", bronze, "--no-reconcile", "--json", check=0)
+    assert "1 updated" in tables(third)[bronze]["detail"], third
+    assert "past the source's clock" not in third.err
+    assert_equals_source(src, d, bronze)
+
+
+def test_no_reconcile_says_the_tables_are_not_reconciled(src, proj):
+    d = proj
+    run = src.floe(d, "run", "--table", "public.stamped", "--table", "public.local_stamped", "--no-reconcile")
+    assert run.rc == 0, run
+    last = run.out.strip().splitlines()[-1]
+    assert last == "2 tables, 0 failed, 2 loaded, not reconciled (--no-reconcile)", run.out
+    assert "not verified" not in run.out
+    js = json.loads(src.floe(d, "run", "--table", "public.stamped", "--no-reconcile", "--json", check=0).out)
+    assert js["not_reconciled"] == 1 and js["not_verified"] == 0, js
+    checked = src.floe(d, "run", "--table", "public.stamped", check=0)
+    assert checked.out.strip().splitlines()[-1] == "1 table, 0 failed, 0 not verified", checked.out
+
+
+def test_status_says_interrupted_right_after_a_kill_9(src, proj):
+    d = proj
+    env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
+    load = subprocess.Popen([FLOE, "-C", str(d), "run", "--table", "public.big"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lock = d / ".floe" / "locks" / "bronze.big.lock"
+    deadline = time.time() + 30
+    while time.time() < deadline and load.poll() is None and not (lock.exists() and lock.read_text()):
+        time.sleep(0.01)
+    time.sleep(0.2)
+    assert load.poll() is None, "the load finished before the test could interrupt it"
+    load.send_signal(signal.SIGKILL)
+    load.wait()
+    st = json.loads(src.floe(d, "status", "--json", check=None).out)
+    big = {t["table"]: t for t in st["tables"]}["bronze.big"]
+    assert big["state"] == "interrupted", big
+    run_id = big["last_run"]
+    assert run_id and f"run {run_id} (pid {load.pid}, started at " in big["facts"], big
+    assert "was killed or crashed" in big["facts"], big
+    text = src.floe(d, "status").out
+    line = next(ln for ln in text.splitlines() if ln.startswith("bronze.big "))
+    assert " interrupted " in line and f"pid {load.pid}" in line, text
+    # the next run loads it, and status follows
+    again = src.floe(d, "run", "--table", "public.big", "--json", check=0)
+    assert tables(again)["bronze.big"]["rows"] == 600000
+    st = json.loads(src.floe(d, "status", "--json").out)
+    assert {t["table"]: t for t in st["tables"]}["bronze.big"]["state"] == "verified"
+
+
+def test_a_run_that_cannot_start_a_thread_fails_with_the_reason(src, proj):
+    """A stack limit larger than memory makes every pthread_create fail (EAGAIN)."""
+    d = proj
+    env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
+    proc = subprocess.run(["prlimit", "--stack=1000000000000", FLOE, "-C", str(d), "run", "--table",
+                           "public.stamped"], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode > 0, (proc.returncode, proc.stderr)  # an exit, not a signal
+    assert "could not start a load thread" in proc.stderr, proc.stderr
+    st = json.loads(src.floe(d, "status", "--json").out)
+    assert {t["table"]: t for t in st["tables"]}["bronze.stamped"]["state"] != "loading"
+    src.floe(d, "run", "--table", "public.stamped", check=0)

@@ -4,6 +4,7 @@
 #include "base/secret.h"
 #include "base/arena.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,8 +13,10 @@
 
 static char *secrets[MAX_SECRETS];
 static int n_secrets;
+/* Load threads register the password as they connect while others scrub their log lines. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
-void floe_secret_register(const char *value)
+static void add(const char *value)
 {
 	if (!value || strlen(value) < 4 || n_secrets == MAX_SECRETS)
 		return;
@@ -23,13 +26,22 @@ void floe_secret_register(const char *value)
 	secrets[n_secrets++] = floe_xstrndup(value, strlen(value));
 }
 
+void floe_secret_register(const char *value)
+{
+	pthread_mutex_lock(&mu);
+	add(value);
+	pthread_mutex_unlock(&mu);
+}
+
 void floe_secret_reset(void)
 {
+	pthread_mutex_lock(&mu);
 	for (int i = 0; i < n_secrets; i++) {
 		memset(secrets[i], 0, strlen(secrets[i]));
 		free(secrets[i]);
 	}
 	n_secrets = 0;
+	pthread_mutex_unlock(&mu);
 }
 
 static void scrub_one(floe_buf *buf, const char *secret)
@@ -62,6 +74,8 @@ static void scrub_one(floe_buf *buf, const char *secret)
 
 void floe_secret_scrub_buf(floe_buf *buf)
 {
+	pthread_mutex_lock(&mu);
 	for (int i = 0; i < n_secrets; i++)
 		scrub_one(buf, secrets[i]);
+	pthread_mutex_unlock(&mu);
 }

@@ -7,6 +7,7 @@
 #include "bronze/bronze.h"
 #include "format/parquet.h"
 #include "format/vector.h"
+#include "iceberg/data_file.h"
 #include "iceberg/schema.h"
 #include "iceberg/table.h"
 #include "pg/copy.h"
@@ -221,6 +222,48 @@ const char *bronze_watermark_future(bronze_load *l);
 const char *bronze_watermark_text(bronze_load *l, int64_t value);
 /* Parse a previous snapshot's floe.watermark; -1 when it is not one of ours. */
 int bronze_watermark_parse(bronze_load *l, int64_t *out, const char *text);
+
+/*
+ * merge.c's decisions on the current files, by the bounds of the first key column (exposed for
+ * tests/unit/bronze): which files a key goes to, which files form key ranges, what each range
+ * should count in the source.
+ */
+#define BRONZE_NO_FILE ((size_t)-1)
+#define BRONZE_MAX_RANGES 64        /* key ranges counted per run (one UNION ALL) */
+
+typedef struct bronze_file_map {
+	floe_vector lower, upper;   /* the files' bounds, one row per file, files in key order */
+	size_t n_files;
+	bool *touched;              /* per file: a change or a delete goes there */
+	size_t *range_start;        /* range r is files [range_start[r], range_start[r + 1]) */
+	size_t n_ranges;
+} bronze_file_map;
+
+/* Append data file d's bounds of key0 to lower/upper; else the reason to load in full (no bounds, a delete file). */
+const char *bronze_map_bounds(floe_arena *a, floe_vector *lower, floe_vector *upper,
+			      const floe_iceberg_data_file *d, const floe_iceberg_field *key0);
+/*
+ * The files (bounds rows [0, n)) in key order into `map` (order[i]: the input index of the i-th);
+ * the reason to load in full when they overlap, else NULL. map's vectors are freed by the caller.
+ */
+const char *bronze_map_sort(bronze_file_map *map, floe_arena *a, const floe_vector *lower,
+			    const floe_vector *upper, size_t n, size_t *order);
+/*
+ * Mark the files whose bounds hold key row `row` of key0 touched and return the first of them;
+ * a key between files goes to the one before it (the first file for a key below all);
+ * BRONZE_NO_FILE when there are no files.
+ */
+size_t bronze_map_route(bronze_file_map *map, const floe_vector *key0, size_t row);
+/*
+ * Key ranges: runs of files whose boundaries are clean (one's upper bound below the next's
+ * lower), at most BRONZE_MAX_RANGES (every k-th boundary beyond).
+ */
+void bronze_map_ranges(bronze_file_map *map, floe_arena *a);
+/* The range a key falls in by the source's predicate (lower bound of the range <= key). */
+size_t bronze_map_range_of(const bronze_file_map *map, const floe_vector *key0, size_t row);
+/* Per range, the rows the source should count: the files' rows plus the changes that are new keys. */
+void bronze_map_expect(const bronze_file_map *map, int64_t *expected, const floe_iceberg_data_file *const *files,
+		       const floe_vector *key0, const bool *exists, size_t n_chg);
 
 /*
  * The incremental load: rows past the previous watermark minus the late window,

@@ -133,3 +133,43 @@ def test_a_run_that_cannot_start_a_thread_fails_with_the_reason(src, proj):
     st = json.loads(src.floe(d, "status", "--json").out)
     assert {t["table"]: t for t in st["tables"]}["bronze.stamped"]["state"] != "loading"
     src.floe(d, "run", "--table", "public.stamped", check=0)
+
+
+HUGE_MB = 50
+
+
+def peak_rss_mb(args, env):
+    """Run args in a fresh interpreter's child and return that child's peak RSS in MB."""
+    import sys
+    probe = ("import resource, subprocess, sys\n"
+             "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+             "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.stderr.write(p.stdout + p.stderr)\n")
+    proc = subprocess.run([sys.executable, "-c", probe, *args], env=env, capture_output=True, text=True,
+                          timeout=300)
+    rc, kb = proc.stdout.split()
+    return int(rc), int(kb) / 1024, proc.stderr
+
+
+def test_a_large_value_loads_in_bounded_memory(src, proj):
+    """One 50 MB text value: floe's peak RSS stays below 4 x the value above the floor (the same
+    load of a one-row table). It was 13 x (677 MB): seven copies of the value were statistics."""
+    d = proj
+    src.admin("CREATE TABLE public.huge (id int PRIMARY KEY, body text)")
+    src.admin(f"INSERT INTO public.huge SELECT 1, string_agg(md5(g::text), '') "
+              f"FROM generate_series(1, {HUGE_MB * 1024 * 1024 // 32}) g")
+    src.admin("INSERT INTO public.huge VALUES (2, 'small')")
+    src.admin("CREATE TABLE public.tiny (id int PRIMARY KEY, body text)")
+    src.admin("INSERT INTO public.tiny VALUES (1, 'small')")
+    src.grant_read("public")
+    src.floe(d, "generate", check=0)
+    env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
+    run = [FLOE, "-C", str(d), "run", "--no-reconcile", "--table"]
+    rc, floor, err = peak_rss_mb(run + ["public.tiny"], env)
+    assert rc == 0, err
+    rc, peak, err = peak_rss_mb(run + ["public.huge"], env)
+    assert rc == 0, err
+    print(f"peak RSS: {floor:.0f} MB for one small row, {peak:.0f} MB with one {HUGE_MB} MB value")
+    assert floor < 100, f"{floor:.0f} MB"
+    assert peak < floor + 4 * HUGE_MB, f"{peak:.0f} MB above a floor of {floor:.0f} MB"
+    assert_equals_source(src, d, "bronze.huge")

@@ -274,6 +274,15 @@ void bronze_map_expect(const bronze_file_map *map, int64_t *expected, const floe
 int bronze_merge(bronze_load *l, int64_t previous_watermark, const char **full_reason);
 
 /*
+ * Upsert `rows` (every column, sorted by key, distinct keys; borrowed) into the files of the
+ * table's snapshot l->expect_snapshot, and delete the keys of `keys` (the key columns, sorted)
+ * that `rows` lacks: copy-on-write of the runs of files they touch, a run whose rows all come
+ * out equal left as it was. No source read (a repair's merge; tests/unit/bronze). Same
+ * contract as bronze_merge.
+ */
+int bronze_merge_rows(bronze_load *l, floe_vector *rows, floe_vector *keys, const char **full_reason);
+
+/*
  * A repair: the rows of the given keys (job->repair_keys, PostgreSQL text, one value
  * per key column) re-read from the source and upserted; keys the source lacks are
  * deleted. Same contract as bronze_merge.

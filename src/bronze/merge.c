@@ -953,29 +953,24 @@ cleanup:
 	return error;
 }
 
-int bronze_merge_keys(bronze_load *l, const char **full_reason)
+int bronze_merge_rows(bronze_load *l, floe_vector *rows, floe_vector *keys, const char **full_reason)
 {
 	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n };
-	floe_buf values = FLOE_BUF_INIT, where = FLOE_BUF_INIT;
-	const char *cols = NULL;
-	floe_vector *keys = NULL;
 	floe_vector *key_view[64];
 	int error = -1;
 	floe_vector_init(&m.map.lower, FLOE_VEC_LONG, 0);
 	floe_vector_init(&m.map.upper, FLOE_VEC_LONG, 0);
-	if (m.k->n > 64 || l->job->n_repair_keys == 0) {
-		m.full = "no keys to re-read";
-		error = 0;
+	if (m.k->n > 64)
+		m.full = "loaded in full: the key has more than 64 columns";
+	m.chg = rows;
+	m.n_chg = rows[0].len;
+	m.chg_keys = floe_arena_alloc(m.a, (m.k->n + 1) * sizeof(floe_vector *));
+	bronze_key_view(m.k, m.chg_keys, m.chg);
+	if (!m.full && list_files(&m) < 0)
 		goto cleanup;
-	}
-	if (!(cols = bronze_sql_key_columns(m.a, l->pg, l->job->table, m.k)) ||
-	    key_list(&m, &values, "(", ")", ", ") < 0 || requested_keys(&m, cols, &keys) < 0)
-		goto cleanup;
-	floe_buf_printf(&where, " WHERE (%s) IN (%s)", cols, floe_buf_cstr(&values));
-	const char *sql = wrapped(&m, "*", floe_buf_cstr(&where));
-	if (!sql || fetch_rows(&m, sql, "rows to repair") < 0 || m.full || list_files(&m) < 0 || m.full)
+	if (m.full)
 		goto done;
-	/* Requested keys the source no longer has are deletes; the rows it has are the changes. */
+	/* Requested keys the rows lack are deletes, routed like changes: by bounds, ascending. */
 	deletes_init(&m);
 	for (size_t i = 0; i < m.k->n; i++)
 		key_view[i] = &keys[i];
@@ -984,21 +979,52 @@ int bronze_merge_keys(bronze_load *l, const char **full_reason)
 		if (!in_changes(&m, &c, key_view, i))
 			add_delete(&m, key_view, i, bronze_map_route(&m.map, key_view[0], i));
 	route_changes(&m);
-	for (size_t d = 1; d < m.n_del; d++) /* routed like changes: by bounds, ascending */
+	for (size_t d = 1; d < m.n_del; d++)
 		if (m.del_file[d] < m.del_file[d - 1])
 			m.del_file[d] = m.del_file[d - 1];
 	if (!m.full && rewrite(&m) < 0)
 		goto cleanup;
-	if (!m.full) {
+	if (!m.full)
 		describe(&m);
-		l->detail = floe_arena_printf(l->job->arena, "repair of %zu keys: %s", l->job->n_repair_keys,
-					      l->detail + strlen("incremental: "));
-	}
 done:
 	error = 0;
 cleanup:
-	*full_reason = m.full ? bronze_repair_reason(l->job->arena, m.full) : NULL;
+	*full_reason = m.full;
+	m.chg = NULL; /* the caller's */
 	finish(&m, error);
+	return error;
+}
+
+int bronze_merge_keys(bronze_load *l, const char **full_reason)
+{
+	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n };
+	floe_buf values = FLOE_BUF_INIT, where = FLOE_BUF_INIT;
+	const char *cols = NULL;
+	floe_vector *keys = NULL;
+	int error = -1;
+	*full_reason = NULL;
+	if (m.k->n > 64 || l->job->n_repair_keys == 0) {
+		*full_reason = bronze_repair_reason(l->job->arena, "no keys to re-read");
+		error = 0;
+		goto cleanup;
+	}
+	if (!(cols = bronze_sql_key_columns(m.a, l->pg, l->job->table, m.k)) ||
+	    key_list(&m, &values, "(", ")", ", ") < 0 || requested_keys(&m, cols, &keys) < 0)
+		goto cleanup;
+	floe_buf_printf(&where, " WHERE (%s) IN (%s)", cols, floe_buf_cstr(&values));
+	const char *sql = wrapped(&m, "*", floe_buf_cstr(&where));
+	if (!sql || fetch_rows(&m, sql, "rows to repair") < 0)
+		goto cleanup;
+	error = 0;
+	if (m.full)
+		*full_reason = bronze_repair_reason(l->job->arena, m.full);
+	else if ((error = bronze_merge_rows(l, m.chg, keys, full_reason)) == 0 && *full_reason)
+		*full_reason = bronze_repair_reason(l->job->arena, *full_reason);
+	else if (error == 0)
+		l->detail = floe_arena_printf(l->job->arena, "repair of %zu keys: %s", l->job->n_repair_keys,
+					      l->detail + strlen("incremental: "));
+cleanup:
+	bronze_vectors_free(m.chg, m.chg ? m.ncols : 0);
 	for (size_t i = 0; keys && i < m.k->n; i++)
 		floe_vector_free(&keys[i]);
 	floe_buf_free(&values);

@@ -13,19 +13,16 @@ from conftest import FLOE
 from lakecheck import assert_equals_source, catalog
 from sourcedb import TOUCH, Source
 
-SQL = TOUCH + '''
-CREATE TABLE public.stamped (id bigint PRIMARY KEY, payload text,
-                             updated_at timestamptz NOT NULL DEFAULT now());
-CREATE TRIGGER touch BEFORE UPDATE ON public.stamped FOR EACH ROW EXECUTE FUNCTION touch();
-INSERT INTO public.stamped SELECT g, 'p' || g, now() - interval '1 day' - g * interval '1 second'
+# Two tables whose watermark is proven (timestamptz and timestamp), each with one row from 2100.
+STAMPED_SQL = '''
+CREATE TABLE public.{name} (id bigint PRIMARY KEY, payload text, updated_at {type} NOT NULL DEFAULT now());
+CREATE TRIGGER touch BEFORE UPDATE ON public.{name} FOR EACH ROW EXECUTE FUNCTION touch();
+INSERT INTO public.{name} SELECT g, 'p' || g, {now} - interval '1 day' - g * interval '1 second'
     FROM generate_series(1, 3000) g;
-INSERT INTO public.stamped VALUES (5000, 'from the future', '2100-01-01 00:00:00+00');
-CREATE TABLE public.local_stamped (id bigint PRIMARY KEY, payload text,
-                                   updated_at timestamp NOT NULL DEFAULT now());
-CREATE TRIGGER touch BEFORE UPDATE ON public.local_stamped FOR EACH ROW EXECUTE FUNCTION touch();
-INSERT INTO public.local_stamped SELECT g, 'p' || g, localtimestamp - interval '1 day' - g * interval '1 second'
-    FROM generate_series(1, 3000) g;
-INSERT INTO public.local_stamped VALUES (5000, 'from the future', '2100-01-01 00:00:00');
+INSERT INTO public.{name} VALUES (5000, 'from the future', '2100-01-01 00:00:00{zone}');
+'''
+SQL = TOUCH + STAMPED_SQL.format(name="stamped", type="timestamptz", now="now()", zone="+00") \
+    + STAMPED_SQL.format(name="local_stamped", type="timestamp", now="localtimestamp", zone="") + '''
 CREATE TABLE public.big (id bigint PRIMARY KEY, payload text);
 INSERT INTO public.big SELECT g, md5(g::text) || repeat('y', 200) FROM generate_series(1, 600000) g;
 '''
@@ -95,14 +92,8 @@ def test_no_reconcile_says_the_tables_are_not_reconciled(src, proj):
 
 def test_status_says_interrupted_right_after_a_kill_9(src, proj):
     d = proj
-    env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
-    load = subprocess.Popen([FLOE, "-C", str(d), "run", "--table", "public.big"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lock = d / ".floe" / "locks" / "bronze.big.lock"
-    deadline = time.time() + 30
-    while time.time() < deadline and load.poll() is None and not (lock.exists() and lock.read_text()):
-        time.sleep(0.01)
-    time.sleep(0.2)
+    load = src.start_load(d, "public.big", "bronze.big")
+    time.sleep(0.2)  # into the COPY
     assert load.poll() is None, "the load finished before the test could interrupt it"
     load.send_signal(signal.SIGKILL)
     load.wait()

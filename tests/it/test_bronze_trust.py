@@ -164,3 +164,35 @@ def test_a_large_value_loads_in_bounded_memory(src, proj):
     assert floor < 100, f"{floor:.0f} MB"
     assert peak < floor + 4 * HUGE_MB, f"{peak:.0f} MB above a floor of {floor:.0f} MB"
     assert_equals_source(src, d, "bronze.huge")
+
+
+def test_the_progress_line_on_a_terminal(src, proj):
+    """On a terminal, a progress thread reads the counters the load threads write (C11 atomics:
+    clean under ThreadSanitizer, `make it SANITIZE=thread CC=clang`) and shows each table."""
+    import pty
+    import select
+    d = proj
+    env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([FLOE, "-C", str(d), "run", "--table", "public.big", "--no-reconcile"], env=env,
+                            stdout=subprocess.PIPE, stderr=slave, text=True)
+    os.close(slave)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the other side closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+        elif proc.poll() is not None:
+            break
+    os.close(master)
+    out = proc.communicate(timeout=120)[0]
+    assert proc.returncode == 0, (proc.returncode, seen.decode(errors="replace"))
+    text = seen.decode(errors="replace")
+    assert "[0/1] bronze.big copying" in text and " rows " in text and "MB/s" in text, text
+    assert "1 table, 0 failed, 1 loaded, not reconciled (--no-reconcile)" in out

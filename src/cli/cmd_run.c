@@ -93,8 +93,11 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 			put_line(out, "", r->detail);
 		}
 	}
-	floe_buf_printf(out, "%zu table%s, %zu failed, %zu not verified\n", rep->n_results,
-			rep->n_results == 1 ? "" : "s", rep->n_failed, rep->n_unproven);
+	floe_buf_printf(out, "%zu table%s, %zu failed, ", rep->n_results, rep->n_results == 1 ? "" : "s", rep->n_failed);
+	if (rep->n_unchecked) /* "0 not verified" would claim a check that did not run */
+		floe_buf_printf(out, "%zu loaded, not reconciled (--no-reconcile)\n", rep->n_unchecked);
+	else
+		floe_buf_printf(out, "%zu not verified\n", rep->n_unproven);
 }
 
 static void render_json(floe_buf *out, const floe_bronze_report *rep)
@@ -119,7 +122,8 @@ static void render_json(floe_buf *out, const floe_bronze_report *rep)
 		floe_json_put_member(out, "check_detail", r->check_detail);
 		floe_buf_printf(out, ",\"repaired\":%s}", r->repaired ? "true" : "false");
 	}
-	floe_buf_printf(out, "],\"failed\":%zu,\"not_verified\":%zu}\n", rep->n_failed, rep->n_unproven);
+	floe_buf_printf(out, "],\"failed\":%zu,\"not_verified\":%zu,\"not_reconciled\":%zu}\n", rep->n_failed,
+			rep->n_unproven, rep->n_unchecked);
 }
 
 static int run(floe_cli_ctx *ctx)

@@ -4,7 +4,9 @@
 #include "base/error.h"
 #include "base/arena.h"
 #include "base/buf.h"
+#include "base/fs.h"
 #include "base/secret.h"
+#include "base/text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -32,6 +34,7 @@ void floe_error_clear(void)
 	free(current.message);
 	free(current.detail);
 	free(current.hint);
+	free(current.subject);
 	for (int i = 0; i < current.n_context; i++)
 		free(current.context[i]);
 	memset(&current, 0, sizeof(current));
@@ -68,7 +71,160 @@ int floe_error_set_errno(floe_error_class cls, const char *fmt, ...)
 	snprintf(msg, n, "%s: %s", head, why);
 	free(head);
 	set_message(cls, msg);
+	current.sys_errno = saved;
+	floe_error_code code = floe_error_code_of_errno(saved);
+	if (code != FLOE_CODE_NONE)
+		floe_error_code_set(code, NULL);
 	return -1;
+}
+
+void floe_error_errno(int sys_errno)
+{
+	if (!is_set)
+		return;
+	current.sys_errno = sys_errno;
+	floe_error_code code = floe_error_code_of_errno(sys_errno);
+	if (code != FLOE_CODE_NONE && current.code == FLOE_CODE_NONE)
+		floe_error_code_set(code, NULL);
+}
+
+/*
+ * The one table: each code's class (and so its exit code, floe_error_class_exit) and its
+ * probable cause — `cause` names the subject (%s), `plain` is said when there is none.
+ */
+static const struct {
+	floe_error_class cls;
+	const char *cause;
+	const char *plain;
+	bool names_disk; /* the subject is a path: the cause names its file system's mount point too */
+} codes[FLOE_CODE_COUNT] = {
+	[FLOE_CODE_SOURCE_UNREACHABLE] = { FLOE_ERR_UNREACHABLE,
+		"source unreachable: %s", "source unreachable" },
+	[FLOE_CODE_SOURCE_LOGIN] = { FLOE_ERR_UNREACHABLE,
+		"the source refused floe's login: %s", "the source refused floe's login" },
+	[FLOE_CODE_SOURCE_LOST] = { FLOE_ERR_UNREACHABLE,
+		"the connection to the source broke during the load (%s); run again when the source is reachable",
+		"the connection to the source broke during the load; run again when the source is reachable" },
+	[FLOE_CODE_SOURCE_SHUTDOWN] = { FLOE_ERR_UNREACHABLE,
+		"PostgreSQL shut down or ended floe's session during the load (%s); run again when it is back",
+		"PostgreSQL shut down or ended floe's session during the load; run again when it is back" },
+	[FLOE_CODE_SOURCE_CANCELED] = { FLOE_ERR_CHECK,
+		"the source canceled floe's statement (%s): statement_timeout, or a person canceled it",
+		"the source canceled floe's statement: statement_timeout, or a person canceled it" },
+	[FLOE_CODE_SOURCE_ENCODING] = { FLOE_ERR_CHECK,
+		"the source holds text that is not valid in its encoding for UTF-8 (%s), e.g. non-UTF-8 bytes in "
+		"an SQL_ASCII database; fix those values at the source",
+		"the source holds text that is not valid in its encoding for UTF-8, e.g. non-UTF-8 bytes in an "
+		"SQL_ASCII database; fix those values at the source" },
+	[FLOE_CODE_SOURCE_CHANGED] = { FLOE_ERR_CONFIG,
+		"the source's columns changed since `floe generate` (%s); run `floe plan`, then `floe generate`",
+		"the source's columns changed since `floe generate`; run `floe plan`, then `floe generate`" },
+	[FLOE_CODE_SOURCE_PRIVILEGE] = { FLOE_ERR_CHECK,
+		"the source role lacks a privilege floe needs (%s); `floe doctor` lists what it can read",
+		"the source role lacks a privilege floe needs; `floe doctor` lists what it can read" },
+	[FLOE_CODE_SOURCE_LOCKED] = { FLOE_ERR_CONFLICT,
+		"a lock in the source blocked floe's read (%s); run again when the other transaction has finished",
+		"a lock in the source blocked floe's read; run again when the other transaction has finished" },
+	[FLOE_CODE_SOURCE_SERIALIZATION] = { FLOE_ERR_CONFLICT,
+		"a concurrent transaction in the source conflicted with floe's read (%s); run again",
+		"a concurrent transaction in the source conflicted with floe's read; run again" },
+	[FLOE_CODE_TABLE_BUSY] = { FLOE_ERR_CONFLICT,
+		"held by %s: another floe run is loading this table; wait for it (or stop it) and run again",
+		"held by another floe run, which is loading this table; wait for it and run again" },
+	[FLOE_CODE_DISK_FULL] = { FLOE_ERR_IO,
+		"disk full at %s: no space left on its file system (or its quota); free space there and run again",
+		"disk full: no space left on a file system floe writes to (or its quota); free space and run again", true },
+	[FLOE_CODE_FILE_TOO_LARGE] = { FLOE_ERR_IO,
+		"file too large / disk full at %s: the file-size limit (ulimit -f) or the file system's maximum was "
+		"reached",
+		"file too large / disk full: the file-size limit (ulimit -f) or a file system's maximum was reached", true },
+	[FLOE_CODE_PERMISSION] = { FLOE_ERR_IO,
+		"permission denied at %s: floe's user may not write there (or the file system is read-only)",
+		"permission denied: floe's user may not write a file it needs (or the file system is read-only)", true },
+	[FLOE_CODE_IO] = { FLOE_ERR_IO,
+		"an I/O error at %s: the disk or file system failed; check the system log",
+		"an I/O error: a disk or file system failed; check the system log", true },
+	[FLOE_CODE_COMMIT_CONFLICT] = { FLOE_ERR_CONFLICT,
+		"other writers changed %s on every attempt to commit; run again, or raise commit.retry.num-retries",
+		"other writers changed the table on every attempt to commit; run again" },
+};
+
+floe_error_code floe_error_code_of_errno(int err)
+{
+	switch (err) {
+	case ENOSPC:
+	case EDQUOT:
+		return FLOE_CODE_DISK_FULL;
+	case EFBIG:
+		return FLOE_CODE_FILE_TOO_LARGE;
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		return FLOE_CODE_PERMISSION;
+	case EIO:
+		return FLOE_CODE_IO;
+	default:
+		return FLOE_CODE_NONE;
+	}
+}
+
+void floe_error_code_set(floe_error_code code, const char *subject_fmt, ...)
+{
+	if (!is_set || code <= FLOE_CODE_NONE || code >= FLOE_CODE_COUNT)
+		return;
+	current.code = code;
+	current.cls = codes[code].cls;
+	free(current.subject);
+	current.subject = NULL;
+	if (subject_fmt) {
+		va_list ap;
+		va_start(ap, subject_fmt);
+		current.subject = vformat(subject_fmt, ap);
+		va_end(ap);
+	}
+}
+
+/* Without a code: what a person should look at first, from the class. */
+static const char *class_cause(floe_error_class cls)
+{
+	switch (cls) {
+	case FLOE_ERR_UNREACHABLE:
+		return "a service floe needs could not be reached";
+	case FLOE_ERR_CONFLICT:
+		return "a concurrent change to the table or the source's schema";
+	case FLOE_ERR_CONFIG:
+	case FLOE_ERR_USAGE:
+	case FLOE_ERR_EXISTS:
+		return "the pipeline or floe.toml needs attention (see the error)";
+	case FLOE_ERR_CHECK:
+		return "a value floe refuses to load incompletely (see the error)";
+	case FLOE_ERR_IO:
+		return "the warehouse's file system (see the error)";
+	case FLOE_ERR_INTERNAL:
+		break;
+	}
+	return "an internal error in floe (please report it)";
+}
+
+int floe_error_put_cause(floe_buf *out, const floe_error *e)
+{
+	if (!e)
+		return floe_buf_puts(out, "unknown");
+	if (e->code <= FLOE_CODE_NONE || e->code >= FLOE_CODE_COUNT)
+		return floe_buf_puts(out, class_cause(e->cls));
+	if (!e->subject)
+		return floe_buf_puts(out, codes[e->code].plain);
+	floe_buf subject = FLOE_BUF_INIT, mount = FLOE_BUF_INIT;
+	floe_text_put_printable(&subject, e->subject);
+	if (codes[e->code].names_disk && floe_fs_mount_point(&mount, e->subject) == 0) {
+		floe_buf_puts(&subject, " (the file system mounted at ");
+		floe_text_put_printable(&subject, floe_buf_cstr(&mount));
+		floe_buf_putc(&subject, ')');
+	}
+	int rc = floe_buf_printf(out, codes[e->code].cause, floe_buf_cstr(&subject));
+	floe_buf_free(&subject);
+	floe_buf_free(&mount);
+	return rc;
 }
 
 /* Replace one optional text of the current error. */
@@ -78,6 +234,14 @@ static void set_text(char **slot, const char *fmt, va_list ap)
 		return;
 	free(*slot);
 	*slot = vformat(fmt, ap);
+}
+
+void floe_error_subject(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	set_text(&current.subject, fmt, ap);
+	va_end(ap);
 }
 
 void floe_error_detail(const char *fmt, ...)
@@ -114,9 +278,12 @@ const floe_error *floe_error_last(void)
 
 floe_exit_code floe_error_exit_code(void)
 {
-	if (!is_set)
-		return FLOE_EXIT_OK;
-	switch (current.cls) {
+	return is_set ? floe_error_class_exit(current.cls) : FLOE_EXIT_OK;
+}
+
+floe_exit_code floe_error_class_exit(floe_error_class cls)
+{
+	switch (cls) {
 	case FLOE_ERR_USAGE:
 	case FLOE_ERR_CONFIG:
 	case FLOE_ERR_EXISTS:
@@ -133,20 +300,34 @@ floe_exit_code floe_error_exit_code(void)
 	return FLOE_EXIT_INTERNAL;
 }
 
+/*
+ * One line of the printed error: secrets scrubbed from the raw text first (so an escape
+ * cannot hide one), then shown printable — a message may quote a table or column name.
+ */
+static void put_line(floe_buf *out, const char *label, const char *text)
+{
+	floe_buf raw = FLOE_BUF_INIT;
+	floe_buf_puts(&raw, text);
+	floe_secret_scrub_buf(&raw);
+	floe_buf_puts(out, label);
+	floe_text_put_printable(out, floe_buf_cstr(&raw));
+	floe_buf_putc(out, '\n');
+	floe_buf_free(&raw);
+}
+
 void floe_error_print(FILE *out)
 {
 	if (!is_set)
 		return;
 	floe_buf b = FLOE_BUF_INIT;
-	floe_buf_printf(&b, "floe: error: %s\n", current.message);
+	put_line(&b, "floe: error: ", current.message);
 	if (current.detail)
-		floe_buf_printf(&b, "  detail: %s\n", current.detail);
+		put_line(&b, "  detail: ", current.detail);
 	if (current.hint)
-		floe_buf_printf(&b, "  hint: %s\n", current.hint);
+		put_line(&b, "  hint: ", current.hint);
 	/* Innermost context was pushed first; print it first, like a stack. */
 	for (int i = 0; i < current.n_context; i++)
-		floe_buf_printf(&b, "  %s\n", current.context[i]);
-	floe_secret_scrub_buf(&b);
+		put_line(&b, "  ", current.context[i]);
 	fputs(floe_buf_cstr(&b), out);
 	floe_buf_free(&b);
 }

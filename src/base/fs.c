@@ -87,11 +87,15 @@ int floe_fs_write_atomic(const char *path, const void *data, size_t len,
 		return floe_error_set(FLOE_ERR_IO, "path \"%s\" is too long", path);
 
 	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return floe_error_set_errno(FLOE_ERR_IO, "could not create a file next to \"%s\"", path);
+	if (fd < 0) {
+		floe_error_set_errno(FLOE_ERR_IO, "could not create a file next to \"%s\"", path);
+		floe_error_subject("%s", path);
+		return -1;
+	}
 	int error = -1;
 	if (fchmod(fd, opts->mode) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		floe_error_set_errno(FLOE_ERR_IO, "could not write file \"%s\"", tmp);
+		floe_error_subject("%s", path);
 		goto cleanup;
 	}
 	if (opts->exclusive) {
@@ -120,6 +124,13 @@ cleanup:
 	return error;
 }
 
+static int mkdir_failed(const char *path)
+{
+	floe_error_set_errno(FLOE_ERR_IO, "could not create directory \"%s\"", path);
+	floe_error_subject("%s", path);
+	return -1;
+}
+
 int floe_fs_mkdir_p(const char *path, mode_t mode)
 {
 	char tmp[PATH_MAX];
@@ -130,11 +141,11 @@ int floe_fs_mkdir_p(const char *path, mode_t mode)
 			continue;
 		*p = '\0';
 		if (mkdir(tmp, mode) < 0 && errno != EEXIST)
-			return floe_error_set_errno(FLOE_ERR_IO, "could not create directory \"%s\"", tmp);
+			return mkdir_failed(tmp);
 		*p = '/';
 	}
 	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
-		return floe_error_set_errno(FLOE_ERR_IO, "could not create directory \"%s\"", tmp);
+		return mkdir_failed(tmp);
 	if (!floe_fs_is_dir(tmp))
 		return floe_error_set(FLOE_ERR_IO, "\"%s\" exists and is not a directory", tmp);
 	return 0;
@@ -239,4 +250,29 @@ int floe_fs_absolute(floe_buf *out, const char *path)
 cleanup:
 	floe_buf_free(&raw);
 	return error;
+}
+
+int floe_fs_mount_point(floe_buf *out, const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st, up;
+	if (path[0] != '/' || (size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir))
+		return -1;
+	while (stat(dir, &st) < 0) { /* the nearest existing ancestor */
+		char *slash = strrchr(dir, '/');
+		if (dir[1] == '\0')
+			return -1;
+		slash[slash == dir ? 1 : 0] = '\0';
+	}
+	/* Climb while the parent is on the same device: the last directory that is, is the mount. */
+	for (;;) {
+		char *slash = strrchr(dir, '/'); /* never NULL: the path is absolute */
+		if (slash == dir)
+			return floe_buf_puts(out, stat("/", &up) == 0 && up.st_dev == st.st_dev ? "/" : dir);
+		*slash = '\0';
+		if (stat(dir, &up) < 0 || up.st_dev != st.st_dev) {
+			*slash = '/';
+			return floe_buf_puts(out, dir);
+		}
+	}
 }

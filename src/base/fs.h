@@ -42,6 +42,13 @@ int floe_fs_remove_tree(const char *path);
 /* Absolute, normalised form of `path` (need not exist), into `out`. */
 int floe_fs_absolute(floe_buf *out, const char *path);
 
+/*
+ * The mount point of the file system `path` (absolute) is on — of its nearest existing
+ * ancestor when it does not exist — appended to `out`, for messages that name a disk.
+ * Returns 0, or -1 (no error set) when no ancestor can be examined.
+ */
+int floe_fs_mount_point(floe_buf *out, const char *path);
+
 /* Path join: "a" + "b" → "a/b". Result appended to `out`. */
 int floe_fs_join(floe_buf *out, const char *a, const char *b);
 

@@ -16,7 +16,7 @@ int floe_json_put_string(floe_buf *out, const char *s, size_t len)
 			char esc[2] = { '\\', (char)c };
 			rc = floe_buf_put(out, esc, 2);
 			i++;
-		} else if (c < 0x20) {
+		} else if (c < 0x20 || c == 0x7f) {
 			switch (c) {
 			case '\n': rc = floe_buf_puts(out, "\\n"); break;
 			case '\r': rc = floe_buf_puts(out, "\\r"); break;
@@ -31,6 +31,10 @@ int floe_json_put_string(floe_buf *out, const char *s, size_t len)
 			if (n == 0) {
 				rc = floe_buf_puts(out, "\xEF\xBF\xBD");
 				i++;
+			} else if (n == 2 && c == 0xc2 && p[i + 1] < 0xa0) {
+				/* C1 controls escaped too: JSON printed on a terminal cannot steer it. */
+				rc = floe_buf_printf(out, "\\u%04x", p[i + 1]);
+				i += 2;
 			} else {
 				rc = floe_buf_put(out, p + i, n);
 				i += n;

@@ -5,6 +5,7 @@
 #include "base/buf.h"
 #include "base/json.h"
 #include "base/secret.h"
+#include "base/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,7 +49,12 @@ void floe_log(floe_log_level level, const char *fmt, ...)
 		fputs(floe_buf_cstr(&line), stderr);
 		floe_buf_free(&line);
 	} else {
-		fprintf(stderr, "floe: %s: %s\n", level_names[level], floe_buf_cstr(&msg));
+		floe_buf line = FLOE_BUF_INIT;
+		floe_buf_printf(&line, "floe: %s: ", level_names[level]);
+		floe_text_put_printable(&line, floe_buf_cstr(&msg)); /* a message may quote a source name */
+		floe_buf_putc(&line, '\n');
+		fputs(floe_buf_cstr(&line), stderr);
+		floe_buf_free(&line);
 	}
 	floe_buf_free(&msg);
 }

@@ -140,6 +140,19 @@ char *floe_text_printable(const char *s)
 	return floe_buf_detach(&b, NULL);
 }
 
+int floe_text_put_printable_padded(floe_buf *out, const char *s, size_t width)
+{
+	size_t before = out->len, n = 0;
+	if (floe_text_put_printable(out, s) < 0)
+		return -1;
+	for (size_t i = before; i < out->len; i++)
+		n += ((unsigned char)out->ptr[i] & 0xC0) != 0x80;
+	for (; n < width; n++)
+		if (floe_buf_putc(out, ' ') < 0)
+			return -1;
+	return 0;
+}
+
 int floe_text_name_index(const char *what, const char *const *names, size_t n, const char *text)
 {
 	for (size_t i = 0; text && i < n; i++)

@@ -35,6 +35,9 @@ int floe_text_put_printable(floe_buf *out, const char *s);
 /* floe_text_put_printable into a new NUL-terminated string the caller frees (NULL if too long). */
 char *floe_text_printable(const char *s);
 
+/* floe_text_put_printable, then spaces up to `width` characters (UTF-8 code points), for columns. */
+int floe_text_put_printable_padded(floe_buf *out, const char *s, size_t width);
+
 /*
  * The index of `text` in the name table `names` (n entries, each an enum value's
  * name): how a state or mode read back from a file (the ledger, the lock) becomes

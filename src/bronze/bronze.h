@@ -71,6 +71,7 @@ typedef struct floe_bronze_result {
 	const char *detail;         /* one line: what happened */
 	const char *error;          /* failed: what failed */
 	const char *cause;          /* failed: the probable cause, for people */
+	int exit_code;              /* failed: the exit code its cause calls for (README "Exit codes") */
 	const char *check_state;    /* the check's verdict (verified, diverged, …); NULL: not checked */
 	const char *check_detail;
 	bool repaired;              /* the check found divergence and the load repaired it */
@@ -82,6 +83,8 @@ typedef struct floe_bronze_report {
 	size_t n_results;
 	size_t n_failed;
 	size_t n_unproven;          /* checked and not verified */
+	int exit_code;              /* the highest exit code of a failed table's cause; 0: none failed */
+	size_t n_unchecked;         /* loaded and not checked (no check given: --no-reconcile) */
 	void *owned;
 } floe_bronze_report;
 

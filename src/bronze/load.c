@@ -79,9 +79,15 @@ static int open_source(load_state *s)
 		if (rc)
 			return floe_error_context("while reading at the load's snapshot %s", s->job->pg_snapshot);
 	}
-	if (floe_pg_query(&r, s->pg, "select pg_catalog.pg_export_snapshot()", 0, NULL) < 0)
+	/* The source's clock with the snapshot (the statement that takes it starts first): no row
+	 * in it was changed later, so a watermark past it is a value in the future. */
+	if (floe_pg_query(&r, s->pg, "select pg_catalog.pg_export_snapshot(), pg_catalog.statement_timestamp()::text, "
+				     "(pg_catalog.statement_timestamp() at time zone (select reset_val from "
+				     "pg_catalog.pg_settings where name = 'TimeZone'))::text", 0, NULL) < 0)
 		return -1;
 	s->exported = floe_arena_strdup(s->job->arena, floe_pg_result_text(r, 0, 0));
+	s->clock_text[0] = floe_arena_strdup(s->job->arena, floe_pg_result_text(r, 0, 1));
+	s->clock_text[1] = floe_arena_strdup(s->job->arena, floe_pg_result_text(r, 0, 2));
 	floe_pg_result_free(r);
 	const char *q = floe_pg_server_version(s->pg) >= 130000 ? "select pg_catalog.pg_current_snapshot()::text"
 								: "select pg_catalog.txid_current_snapshot()::text";
@@ -113,13 +119,18 @@ static int open_table(load_state *s)
 		return -1;
 	if (found == 0) {
 		floe_iceberg_create_opts o = FLOE_ICEBERG_CREATE_OPTS_INIT;
+		floe_iceberg_kv owner[2];
+		o.properties = owner;
+		o.n_properties = bronze_owner_properties(owner, s->job->table);
 		if (floe_iceberg_table_create(&s->table, s->catalog, "bronze", name, s->cols.schema, &o) == 0)
 			return 0;
 		if (!floe_error_last() || floe_error_last()->cls != FLOE_ERR_EXISTS)
 			return -1;
 		floe_error_clear(); /* created meanwhile by another process: load it */
 	}
-	return floe_iceberg_table_load(&s->table, s->catalog, "bronze", name);
+	if (floe_iceberg_table_load(&s->table, s->catalog, "bronze", name) < 0)
+		return -1;
+	return bronze_owner_check(s->table, s->job->table);
 }
 
 void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)
@@ -137,10 +148,10 @@ void bronze_load_progress(bronze_load *s, const char *phase, const floe_pg_copy 
 	bronze_progress *p = s->job->progress;
 	if (!p)
 		return;
-	p->phase = phase;
+	atomic_store_explicit(&p->phase, phase, memory_order_relaxed);
 	if (copy) {
-		p->rows = floe_pg_copy_rows(copy);
-		p->bytes = floe_pg_copy_bytes(copy);
+		atomic_store_explicit(&p->rows, floe_pg_copy_rows(copy), memory_order_relaxed);
+		atomic_store_explicit(&p->bytes, floe_pg_copy_bytes(copy), memory_order_relaxed);
 	}
 }
 
@@ -287,9 +298,10 @@ static int load_and_commit(load_state *s, bool *committed)
 	floe_bronze_result *r = job->result;
 	bool full = true;
 	int64_t previous = 0;
-	const char *why = NULL;
+	const char *why = NULL, *future = NULL;
 	bool by_key = strcmp(job->table->mode, "incremental") == 0 && !s->keys.unmergeable;
 	if (mergeable(s, &previous, &why)) {
+		previous = bronze_watermark_capped(s, previous);
 		s->watermark = previous;
 		s->has_watermark = true;
 		if ((job->repair_keys ? bronze_merge_keys(s, &why) : bronze_merge(s, previous, &why)) < 0)
@@ -303,26 +315,35 @@ static int load_and_commit(load_state *s, bool *committed)
 	if (by_key) {
 		bronze_load_note(s, "floe.key", "%s", key_ids(s));
 		if (s->has_watermark)
-			bronze_load_note(s, "floe.watermark", "%s", bronze_watermark_text(s, s->watermark));
+			bronze_load_note(s, "floe.watermark", "%s",
+					 bronze_watermark_text(s, bronze_watermark_capped(s, s->watermark)));
+		future = bronze_watermark_future(s);
 	}
 	bronze_load_note(s, "floe.rows-read", "%lld", (long long)s->rows_read);
 	if (s->schema_changes)
 		bronze_load_note(s, "floe.columns-changed", "%s", s->schema_changes);
 	if (!full && s->n_removed == 0 && s->out.n == 0) {
-		r->detail = floe_arena_printf(job->arena, "no changes: %s; source snapshot %s",
-					      s->detail ? s->detail : "nothing read", s->position);
+		r->detail = floe_arena_printf(job->arena, "no changes: %s; source snapshot %s%s%s",
+					      s->detail ? s->detail : "nothing read", s->position, future ? "; " : "",
+					      future ? future : "");
 		r->snapshot_id = s->expect_snapshot;
 		return 0;
 	}
 	*committed = true;
-	if (commit(s, full) < 0)
+	if (commit(s, full) < 0) {
+		/* Certainly not landed (disk full, a lost race, …): this pass's data files are orphans. */
+		if (!floe_iceberg_table_may_have_landed(s->table))
+			bronze_files_discard(&s->out, 0);
 		return -1;
+	}
 	r->detail = full ? floe_arena_printf(job->arena, "%s%ssource snapshot %s", why ? why : "", why ? "; " : "",
 					     s->position)
 			 : floe_arena_printf(job->arena, "%s; source snapshot %s", s->detail, s->position);
 	if (s->schema_changes)
 		r->detail = floe_arena_printf(job->arena, "columns changed as the plan says: %s; %s", s->schema_changes,
 					      r->detail);
+	if (future)
+		r->detail = floe_arena_printf(job->arena, "%s; %s", r->detail, future);
 	return 0;
 }
 

@@ -7,8 +7,10 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "iceberg/catalog.h"
+#include "base/text.h"
 #include "state/state.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,29 +37,14 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* What a person should look at first, from the error's class. */
+/* What a person should look at first: from the error's code (base/error.h's one table). */
 static const char *probable_cause(floe_arena *a, const floe_error *e)
 {
-	if (!e)
-		return "unknown";
-	switch (e->cls) {
-	case FLOE_ERR_UNREACHABLE: {
-		const char *why = e->detail ? e->detail : e->message;
-		bool login = strstr(why, "password") || strstr(why, "authentication");
-		return floe_arena_printf(a, "%s: %s%s%s", login ? "the source refused floe's login" : "source unreachable", why,
-					 login && e->hint ? " — " : "", login && e->hint ? e->hint : "");
-	}
-	case FLOE_ERR_CONFLICT:
-		return "a concurrent change to the table or the source's schema";
-	case FLOE_ERR_CONFIG:
-		return "the pipeline or floe.toml needs attention (see the error)";
-	case FLOE_ERR_CHECK:
-		return "a value or privilege floe refuses to load incompletely";
-	case FLOE_ERR_IO:
-		return "the warehouse's file system (space, permissions)";
-	default:
-		return "an internal error in floe (please report it)";
-	}
+	floe_buf b = FLOE_BUF_INIT;
+	floe_error_put_cause(&b, e);
+	const char *cause = floe_arena_strdup(a, floe_buf_cstr(&b));
+	floe_buf_free(&b);
+	return cause;
 }
 
 static void record(run_ctx *ctx, bronze_job *job, const char *finished)
@@ -117,6 +104,7 @@ static void run_one(run_ctx *ctx, bronze_job *job)
 		r->state = "failed";
 		r->error = floe_arena_strdup(job->arena, floe_buf_cstr(&msg));
 		r->cause = probable_cause(job->arena, e);
+		r->exit_code = e ? (int)floe_error_class_exit(e->cls) : FLOE_EXIT_INTERNAL;
 		floe_buf_free(&msg);
 		floe_error_clear();
 	} else {
@@ -139,33 +127,35 @@ static void run_one(run_ctx *ctx, bronze_job *job)
 static void show_progress(run_ctx *ctx)
 {
 	struct timespec tick = { 0, 250 * 1000 * 1000 };
+	floe_buf line = FLOE_BUF_INIT;
 	for (;;) {
-		char line[512];
-		size_t len = 0;
+		floe_buf_clear(&line);
 		pthread_mutex_lock(&ctx->mu);
 		bool done = ctx->finished == ctx->n_jobs;
 		double now = now_seconds();
-		for (size_t i = 0; i < ctx->n_jobs && !done && len < sizeof(line) - 100; i++) {
+		for (size_t i = 0; i < ctx->n_jobs && !done && line.len < 400; i++) {
 			const bronze_progress *p = ctx->jobs[i].progress;
 			if (!p->started)
 				continue;
 			double secs = now - p->started;
-			int n = snprintf(line + len, sizeof(line) - len, "%s%s %s %llu rows %.1f MB/s",
-					 len ? " · " : "", p->table, p->phase ? p->phase : "starting",
-					 (unsigned long long)p->rows, secs > 0 ? (double)p->bytes / 1e6 / secs : 0.0);
-			if (n > 0)
-				len += (size_t)n < sizeof(line) - len ? (size_t)n : sizeof(line) - len - 1;
+			const char *phase = atomic_load_explicit(&p->phase, memory_order_relaxed);
+			uint64_t rows = atomic_load_explicit(&p->rows, memory_order_relaxed);
+			uint64_t bytes = atomic_load_explicit(&p->bytes, memory_order_relaxed);
+			floe_buf_puts(&line, line.len ? " · " : "");
+			floe_text_put_printable(&line, p->table);
+			floe_buf_printf(&line, " %s %llu rows %.1f MB/s", phase ? phase : "starting",
+					(unsigned long long)rows, secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
 		}
 		size_t finished = ctx->finished;
 		pthread_mutex_unlock(&ctx->mu);
-		if (done) {
-			fputs("\r\033[K", stderr);
-			return;
-		}
-		fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", finished, ctx->n_jobs, (int)len, line);
+		if (done)
+			break;
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s", finished, ctx->n_jobs, floe_buf_cstr(&line));
 		fflush(stderr);
 		nanosleep(&tick, NULL);
 	}
+	fputs("\r\033[K", stderr);
+	floe_buf_free(&line);
 }
 
 static void *worker(void *arg)
@@ -185,13 +175,9 @@ static bool wanted(const floe_bronze_opts *o, const floe_lock_table *t)
 {
 	if (!o->tables)
 		return true;
-	for (size_t i = 0; i < o->n_tables; i++) {
-		const char *w = o->tables[i];
-		size_t sl = strlen(t->schema);
-		if (strcmp(w, t->bronze) == 0 ||
-		    (strncmp(w, t->schema, sl) == 0 && w[sl] == '.' && strcmp(w + sl + 1, t->name) == 0))
+	for (size_t i = 0; i < o->n_tables; i++)
+		if (floe_lock_table_named(t, o->tables[i]))
 			return true;
-	}
 	return false;
 }
 
@@ -241,17 +227,54 @@ static void add_job(run_ctx *ctx, floe_bronze_report *rep, const floe_lock_table
 	result_init(r, job->arena, t);
 }
 
-/* Tables not loaded by design still appear in the report and the ledger. */
+/*
+ * Tables not loaded by design still appear in the report and the ledger. One whose
+ * bronze name another table owns (t->owner) is refused and recorded under its source
+ * name: the owner's records stay the owner's.
+ */
 static void add_unloaded(run_ctx *ctx, floe_bronze_report *rep, floe_arena *a, const floe_lock_table *t)
 {
 	floe_bronze_result *r = &rep->results[rep->n_results++];
 	bronze_job job = { .config = ctx->config, .table = t, .run_id = rep->run_id, .result = r, .arena = a };
 	result_init(r, a, t);
-	r->state = strcmp(t->mode, "refused") == 0 ? "refused" : "skipped";
+	r->state = strcmp(t->mode, "refused") == 0 || t->owner ? "refused" : "skipped";
 	r->detail = t->reason;
+	if (t->owner) {
+		r->table = r->source;
+		if (strcmp(t->mode, "refused") != 0)
+			r->detail = floe_arena_printf(a, "its bronze name %s belongs to %s, loaded under it before; "
+							 "floe never loads one table into another's", t->bronze, t->owner);
+	}
 	char finished[32];
 	floe_state_now(finished, sizeof(finished));
 	record(ctx, &job, finished);
+}
+
+/*
+ * Start up to `want` (at most 64) worker threads; *n says how many run (only those are
+ * joined). Fewer than asked is a warning — the ones that run take every table; none is
+ * an error, and then no table was started.
+ */
+static int start_workers(pthread_t *threads, int *n, int want, run_ctx *ctx)
+{
+	int rc = 0;
+	*n = 0;
+	if (want > 64)
+		want = 64;
+	while (*n < want && (rc = pthread_create(&threads[*n], NULL, worker, ctx)) == 0)
+		(*n)++;
+	if (*n == want)
+		return 0;
+	if (*n > 0) {
+		floe_log_warn("started %d of %d load threads (%s); the others' tables wait for them", *n, want,
+			      strerror(rc));
+		return 0;
+	}
+	errno = rc;
+	floe_error_set_errno(FLOE_ERR_IO, "could not start a load thread");
+	floe_error_hint("The system refused a new thread (see the reason: processes or memory per user); "
+			"free some, or lower --jobs, and run again.");
+	return -1;
 }
 
 typedef struct owned {
@@ -294,27 +317,33 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 		const floe_lock_table *t = floe_lock_at(own->lock, i);
 		if (!wanted(opts, t) || strcmp(t->mode, "removed") == 0)
 			continue;
-		if (strcmp(t->mode, "full") == 0 || strcmp(t->mode, "incremental") == 0)
+		if (!t->owner && (strcmp(t->mode, "full") == 0 || strcmp(t->mode, "incremental") == 0))
 			add_job(&ctx, out, t, paths);
 		else
 			add_unloaded(&ctx, out, own->arena, t);
 	}
 	own->n_jobs = ctx.n_jobs;
-	int jobs = opts->jobs > 0 ? opts->jobs : 2;
 	pthread_t threads[64];
-	int n_threads = jobs > 64 ? 64 : jobs;
+	int n_threads = 0;
 	pthread_mutex_init(&ctx.mu, NULL);
-	for (int i = 0; i < n_threads; i++)
-		pthread_create(&threads[i], NULL, worker, &ctx);
-	if (ctx.progress)
+	bool no_workers = start_workers(threads, &n_threads, opts->jobs > 0 ? opts->jobs : 2, &ctx) < 0;
+	if (!no_workers && ctx.progress)
 		show_progress(&ctx);
 	for (int i = 0; i < n_threads; i++)
 		pthread_join(threads[i], NULL);
 	pthread_mutex_destroy(&ctx.mu);
+	if (no_workers) {
+		floe_state_run_end(ctx.state, out->run_id, "failed");
+		floe_state_close(ctx.state);
+		return -1;
+	}
 	for (size_t i = 0; i < out->n_results; i++) {
 		const floe_bronze_result *r = &out->results[i];
 		out->n_failed += strcmp(r->state, "failed") == 0;
+		if (r->exit_code > out->exit_code)
+			out->exit_code = r->exit_code;
 		out->n_unproven += r->check_state && strcmp(r->check_state, "verified") != 0;
+		out->n_unchecked += !r->check_state && strcmp(r->state, "loaded") == 0;
 	}
 	floe_state_run_end(ctx.state, out->run_id, out->n_failed ? "failed" : "ok");
 	floe_state_close(ctx.state);

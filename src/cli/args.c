@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const floe_cli_option common_options[] = {
@@ -32,6 +33,22 @@ static int find_option(const floe_cli_option *opts, const char *name, size_t len
 	return -1;
 }
 
+char *floe_cli_option_name(const char *arg)
+{
+	/* a single-dash option is one letter: what follows it may be a glued value (-pSECRET) */
+	size_t len = arg[0] == '-' && arg[1] != '-' && arg[1] != '\0' ? 2 : strcspn(arg, "=");
+	char *name = floe_xstrndup(arg, len);
+	floe_buf shown = FLOE_BUF_INIT;
+	if (floe_text_put_printable(&shown, name) < 0)
+		floe_buf_puts(&shown, "(a name too long to show)");
+	else if (len == 2 && arg[2] != '\0')
+		floe_buf_puts(&shown, "…");
+	char *out = floe_xstrndup(floe_buf_cstr(&shown), shown.len);
+	floe_buf_free(&shown);
+	free(name);
+	return out;
+}
+
 static int unknown_option(const floe_cli_command *cmd, const char *arg)
 {
 	const char *names[FLOE_CLI_MAX_OPTIONS * 2];
@@ -45,12 +62,14 @@ static int unknown_option(const floe_cli_command *cmd, const char *arg)
 	char word[64];
 	snprintf(word, sizeof(word), "%.*s", (int)strcspn(bare, "="), bare);
 	const char *near = floe_text_suggest(word, names);
+	char *shown = floe_cli_option_name(arg); /* never the value: it may be a password */
 	if (near)
 		floe_error_set(FLOE_ERR_USAGE, "unknown option `%s` for `floe %s` — did you mean `--%s`?",
-			       arg, cmd->name, near);
+			       shown, cmd->name, near);
 	else
-		floe_error_set(FLOE_ERR_USAGE, "unknown option `%s` for `floe %s`", arg, cmd->name);
+		floe_error_set(FLOE_ERR_USAGE, "unknown option `%s` for `floe %s`", shown, cmd->name);
 	floe_error_hint("Run `floe %s --help` for its options.", cmd->name);
+	free(shown);
 	return -1;
 }
 

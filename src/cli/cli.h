@@ -72,6 +72,12 @@ size_t floe_cli_values(const floe_cli_ctx *ctx, const char *name, char **out, si
 
 void floe_cli_print_help(const floe_cli_command *cmd);
 
+/*
+ * An option argument as an error may show it: its name without any value (`--password=x` →
+ * `--password`, `-pSECRET` → `-p…`), escaped for a terminal. The caller frees the result.
+ */
+char *floe_cli_option_name(const char *arg);
+
 /* The action of `parent` named `word` (the last word of its name), or NULL. */
 const floe_cli_command *floe_cli_subcommand(const floe_cli_command *parent, const char *word);
 

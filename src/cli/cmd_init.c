@@ -3,6 +3,7 @@
  */
 #include "cli/cli.h"
 #include "base/error.h"
+#include "base/text.h"
 #include "pg/pg.h"
 #include "project/project.h"
 
@@ -21,11 +22,17 @@ static void render(floe_buf *out, const floe_init_result *r)
 {
 	if (r->config_written)
 		floe_buf_printf(out, "wrote %s\n", r->config_path);
-	if (r->discovered)
-		floe_buf_printf(out, "source: PostgreSQL %s; %lld tables in %zu schemas: %s\n",
-				r->source_version, r->n_tables, r->n_schemas, r->schemas);
-	for (size_t i = 0; i < r->n_notes; i++)
-		floe_buf_printf(out, "  %s\n", r->notes[i]);
+	if (r->discovered) {
+		floe_buf_printf(out, "source: PostgreSQL %s; %lld tables in %zu schemas: ", r->source_version,
+				r->n_tables, r->n_schemas);
+		floe_text_put_printable(out, r->schemas); /* schema names come from the source */
+		floe_buf_putc(out, '\n');
+	}
+	for (size_t i = 0; i < r->n_notes; i++) {
+		floe_buf_puts(out, "  ");
+		floe_text_put_printable(out, r->notes[i]);
+		floe_buf_putc(out, '\n');
+	}
 	floe_buf_puts(out, "next: floe doctor\n");
 }
 

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "base/error.h"
 #include "iceberg/catalog.h"
+#include "base/text.h"
 #include "reconcile/reconcile.h"
 
 #include <stdlib.h>
@@ -21,23 +22,41 @@ static const floe_cli_option options[] = {
 	{ NULL, 0, NULL, NULL },
 };
 
+/* `s` shown printable (names and values come from the source), with `before` and a newline. */
+static void put_text(floe_buf *out, const char *before, const char *s)
+{
+	floe_buf_puts(out, before);
+	floe_text_put_printable(out, s);
+	floe_buf_putc(out, '\n');
+}
+
+static void render_metric(floe_buf *out, const floe_reconcile_metric *m)
+{
+	floe_buf_printf(out, "%13s", "");
+	floe_text_put_printable(out, m->column);
+	floe_buf_putc(out, ' ');
+	floe_text_put_printable(out, m->name);
+	floe_buf_puts(out, ": source ");
+	floe_text_put_printable(out, m->source ? m->source : "NULL");
+	put_text(out, ", lake ", m->lake ? m->lake : "NULL");
+}
+
 static void render_text(floe_buf *out, const floe_reconcile_report *rep)
 {
 	floe_buf_printf(out, "run %s\n", rep->run_id);
 	for (size_t i = 0; i < rep->n_results; i++) {
 		const floe_reconcile_result *r = rep->results[i];
-		floe_buf_printf(out, "  %-10s %-32s %s %s\n", floe_reconcile_state_name(r), r->table,
-				floe_reconcile_tier_name(r->tier), r->detail ? r->detail : "");
+		floe_buf_printf(out, "  %-10s ", floe_reconcile_state_name(r));
+		floe_text_put_printable_padded(out, r->table, 32);
+		floe_buf_printf(out, " %s ", floe_reconcile_tier_name(r->tier));
+		put_text(out, "", r->detail ? r->detail : "");
 		if (r->error)
-			floe_buf_printf(out, "%13s%s\n", "", r->error);
+			put_text(out, "             ", r->error);
 		if (r->repaired)
-			floe_buf_printf(out, "%13srepaired first: %s\n", "", r->repaired);
-		for (size_t k = 0; k < r->n_metrics; k++) {
-			const floe_reconcile_metric *m = &r->metrics[k];
-			if (!m->equal)
-				floe_buf_printf(out, "%13s%s %s: source %s, lake %s\n", "", m->column, m->name,
-						m->source ? m->source : "NULL", m->lake ? m->lake : "NULL");
-		}
+			put_text(out, "             repaired first: ", r->repaired);
+		for (size_t k = 0; k < r->n_metrics; k++)
+			if (!r->metrics[k].equal)
+				render_metric(out, &r->metrics[k]);
 		for (size_t k = 0; k < r->n_diverged && k < 10; k++)
 			floe_buf_printf(out, "%13sbucket %lld: source %lld rows, lake %lld rows\n", "",
 					(long long)r->diverged[k].bucket, (long long)r->diverged[k].source_rows,
@@ -47,18 +66,21 @@ static void render_text(floe_buf *out, const floe_reconcile_report *rep)
 		for (size_t k = 0; k < r->n_keys && k < 10; k++) {
 			const floe_reconcile_key *key = &r->keys[k];
 			floe_buf_printf(out, "%13skey (", "");
-			for (size_t v = 0; v < key->n_values; v++)
-				floe_buf_printf(out, "%s%s", v ? ", " : "", key->values[v]);
+			for (size_t v = 0; v < key->n_values; v++) {
+				floe_buf_puts(out, v ? ", " : "");
+				floe_text_put_printable(out, key->values[v]);
+			}
 			floe_buf_printf(out, "): source %lld rows, lake %lld rows\n", (long long)key->source_rows,
 					(long long)key->lake_rows);
 		}
 		if (r->n_keys > 10)
 			floe_buf_printf(out, "%13s… %zu more keys\n", "", r->n_keys - 10);
 		if (r->keys_note)
-			floe_buf_printf(out, "%13skeys not named: %s\n", "", r->keys_note);
-		if (r->control)
-			floe_buf_printf(out, "%13scontrol %s: %s\n", "", r->control,
-					r->control_detail ? r->control_detail : (r->control_fired ? "caught" : "not caught"));
+			put_text(out, "             keys not named: ", r->keys_note);
+		if (r->control) {
+			floe_buf_printf(out, "%13scontrol %s: ", "", r->control);
+			put_text(out, "", r->control_detail ? r->control_detail : (r->control_fired ? "caught" : "not caught"));
+		}
 	}
 	floe_buf_printf(out, "%zu verified, ", rep->n_verified);
 	if (rep->n_partial)
@@ -114,7 +136,8 @@ static int run(floe_cli_ctx *ctx)
 	else
 		render_text(&out, &rep);
 	floe_cli_out(&out);
-	rc = rep.n_verified == rep.n_results ? 0 : 1;
+	/* A comparison that failed because the source was unreachable exits 3 (disk, I/O: 4). */
+	rc = rep.exit_code >= FLOE_EXIT_UNREACHABLE ? rep.exit_code : rep.n_verified == rep.n_results ? 0 : 1;
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
 		free(tables[i]);

@@ -34,21 +34,32 @@ static void human_bytes(floe_buf *out, int64_t b)
 		floe_buf_printf(out, "%.1f MB", (double)b / 1e6);
 }
 
-/* The detail without its "; source snapshot …" parts (the JSON keeps them). */
+/* The detail without its "; source snapshot …" parts (the JSON keeps them), shown printable. */
 static void put_detail(floe_buf *out, const char *detail)
 {
 	static const char marker[] = "; source snapshot ";
+	floe_buf kept = FLOE_BUF_INIT;
 	while (*detail) {
 		const char *at = strstr(detail, marker);
 		if (!at) {
-			floe_buf_puts(out, detail);
+			floe_buf_puts(&kept, detail);
 			break;
 		}
-		floe_buf_put(out, detail, (size_t)(at - detail));
+		floe_buf_put(&kept, detail, (size_t)(at - detail));
 		detail = at + sizeof(marker) - 1;
 		while (*detail && *detail != ';' && *detail != ' ')
 			detail++;
 	}
+	floe_text_put_printable(out, floe_buf_cstr(&kept));
+	floe_buf_free(&kept);
+}
+
+/* `label` then `text` shown printable, on a line of its own. */
+static void put_line(floe_buf *out, const char *label, const char *text)
+{
+	floe_buf_puts(out, label);
+	floe_text_put_printable(out, text ? text : "");
+	floe_buf_putc(out, '\n');
 }
 
 static void render_text(floe_buf *out, const floe_bronze_report *rep)
@@ -56,7 +67,9 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 	floe_buf_printf(out, "run %s\n", rep->run_id);
 	for (size_t i = 0; i < rep->n_results; i++) {
 		const floe_bronze_result *r = &rep->results[i];
-		floe_buf_printf(out, "  %-8s %-32s ", r->state, r->table);
+		floe_buf_printf(out, "  %-8s ", r->state);
+		floe_text_put_printable_padded(out, r->table, 32);
+		floe_buf_putc(out, ' ');
 		if (strcmp(r->state, "loaded") == 0) {
 			floe_buf_printf(out, "%lld rows, ", (long long)r->rows);
 			human_bytes(out, r->bytes);
@@ -69,17 +82,22 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 				put_detail(out, r->detail);
 				floe_buf_putc(out, '\n');
 			}
-			if (r->check_state)
-				floe_buf_printf(out, "           %s%s: %s\n", r->check_state, r->repaired ? " after a repair" : "",
-						r->check_detail ? r->check_detail : "");
+			if (r->check_state) {
+				floe_buf_printf(out, "           %s%s: ", r->check_state, r->repaired ? " after a repair" : "");
+				put_line(out, "", r->check_detail);
+			}
 		} else if (strcmp(r->state, "failed") == 0) {
-			floe_buf_printf(out, "%s\n           probable cause: %s\n", r->error, r->cause);
+			put_line(out, "", r->error);
+			put_line(out, "           probable cause: ", r->cause);
 		} else {
-			floe_buf_printf(out, "%s\n", r->detail ? r->detail : "");
+			put_line(out, "", r->detail);
 		}
 	}
-	floe_buf_printf(out, "%zu table%s, %zu failed, %zu not verified\n", rep->n_results,
-			rep->n_results == 1 ? "" : "s", rep->n_failed, rep->n_unproven);
+	floe_buf_printf(out, "%zu table%s, %zu failed, ", rep->n_results, rep->n_results == 1 ? "" : "s", rep->n_failed);
+	if (rep->n_unchecked) /* "0 not verified" would claim a check that did not run */
+		floe_buf_printf(out, "%zu loaded, not reconciled (--no-reconcile)\n", rep->n_unchecked);
+	else
+		floe_buf_printf(out, "%zu not verified\n", rep->n_unproven);
 }
 
 static void render_json(floe_buf *out, const floe_bronze_report *rep)
@@ -104,7 +122,8 @@ static void render_json(floe_buf *out, const floe_bronze_report *rep)
 		floe_json_put_member(out, "check_detail", r->check_detail);
 		floe_buf_printf(out, ",\"repaired\":%s}", r->repaired ? "true" : "false");
 	}
-	floe_buf_printf(out, "],\"failed\":%zu,\"not_verified\":%zu}\n", rep->n_failed, rep->n_unproven);
+	floe_buf_printf(out, "],\"failed\":%zu,\"not_verified\":%zu,\"not_reconciled\":%zu}\n", rep->n_failed,
+			rep->n_unproven, rep->n_unchecked);
 }
 
 static int run(floe_cli_ctx *ctx)
@@ -146,7 +165,8 @@ static int run(floe_cli_ctx *ctx)
 	else
 		render_text(&out, &rep);
 	floe_cli_out(&out);
-	rc = rep.n_failed || rep.n_unproven ? 1 : 0;
+	/* A failed table's cause may call for more than 1: source unreachable 3, disk full 4. */
+	rc = rep.exit_code >= FLOE_EXIT_UNREACHABLE ? rep.exit_code : rep.n_failed || rep.n_unproven ? 1 : 0;
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
 		free(tables[i]);
@@ -172,7 +192,9 @@ const floe_cli_command floe_cmd_run = {
 		"previous snapshot; two loads of one table never overlap. Every outcome goes to the run\n"
 		"ledger (.floe/state.db) that `floe status` reads.\n"
 		"Exit 0 when every table loaded and was verified in full, 1 when one failed, diverged,\n"
-		"could not be verified or was verified (partial): a column not compared, named.",
+		"could not be verified or was verified (partial): a column not compared, named; 3 when a\n"
+		"table failed because the source could not be reached (or ended the session), 4 when the\n"
+		"machine failed it (disk full, I/O) — the higher of the two when tables fail differently.",
 	.examples = "  floe run\n  floe run --table public.orders --table bronze.customers --jobs 2\n"
 		    "  floe run --json | jq '.tables[] | select(.state == \"failed\")'\n",
 	.options = options,

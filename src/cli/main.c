@@ -7,7 +7,9 @@
 #include "base/version.h"
 #include "engine/engine.h"
 
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const floe_cli_command *const commands[] = {
@@ -138,8 +140,10 @@ static int run(int argc, char **argv)
 		return FLOE_EXIT_OK;
 	}
 	if (argv[i][0] == '-') {
-		floe_error_set(FLOE_ERR_USAGE, "unknown option `%s` before the command", argv[i]);
+		char *shown = floe_cli_option_name(argv[i]);
+		floe_error_set(FLOE_ERR_USAGE, "unknown option `%s` before the command", shown);
 		floe_error_hint("Run `floe --help`.");
+		free(shown);
 		return -1;
 	}
 	const floe_cli_command *cmd = find_command(argv[i]);
@@ -165,6 +169,8 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* A file-size limit (ulimit -f) is an error with a cause (EFBIG), not a killed process. */
+	signal(SIGXFSZ, SIG_IGN);
 	int rc = run(argc, argv);
 	if (rc < 0) {
 		floe_error_print(stderr);

@@ -49,8 +49,19 @@ typedef struct load_ctx {
 
 static const char *check_catalog(const char *v)
 {
-	return strcmp(v, "sql") == 0 || strcmp(v, "rest") == 0 ? NULL : "`sql` or `rest`";
+	return strcmp(v, "sql") == 0 || strcmp(v, "rest") == 0 ? NULL : "`sql` (`rest` is planned, not built yet)";
 }
+
+/*
+ * Values the shape knows but nothing acts on yet. Accepting one would leave floe silently doing
+ * something else (the SQLite catalog for `catalog = "rest"`), so each is refused where written.
+ */
+static const struct planned_value {
+	const char *key, *value, *why, *hint;
+} planned_values[] = {
+	{ "warehouse.catalog", "rest", "the REST catalog is planned, not built yet",
+	  "Use `catalog = \"sql\"` (the SQLite catalog in the warehouse directory), or remove the key." },
+};
 
 static const char *check_pii_action(const char *v)
 {
@@ -240,6 +251,21 @@ static int expect_type(load_ctx *ctx, const floe_toml_value *v, floe_toml_type w
 			    what, strchr("aeiou", got[0]) ? "an" : "a", got);
 }
 
+/* Refuse `name` = `s` (the value `v`) when it is one of planned_values. */
+static int refuse_planned(load_ctx *ctx, const floe_toml_value *v, const char *name, const char *s)
+{
+	for (size_t i = 0; i < sizeof(planned_values) / sizeof(planned_values[0]); i++) {
+		const struct planned_value *p = &planned_values[i];
+		if (strcmp(name, p->key) == 0 && strcmp(s, p->value) == 0) {
+			config_error(ctx, floe_toml_line(v), floe_toml_col(v), "`%s` = \"%s\" is refused: %s",
+				     name, s, p->why);
+			floe_error_hint("%s", p->hint);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int checked_string(load_ctx *ctx, const char **out, const floe_toml_value *v,
 			  const char *name, value_check check)
 {
@@ -253,6 +279,8 @@ static int checked_string(load_ctx *ctx, const char **out, const floe_toml_value
 	if (want)
 		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
 				    "`%s` = \"%s\" is not valid: expected %s", name, s, want);
+	if (refuse_planned(ctx, v, name, s) < 0)
+		return -1;
 	*out = s;
 	return 0;
 }

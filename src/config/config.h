@@ -44,7 +44,7 @@ typedef struct floe_config_source {
 
 typedef struct floe_config_warehouse {
 	const char *location;       /* default "warehouse", relative to the project */
-	const char *catalog;        /* "sql" (default) or "rest" */
+	const char *catalog;        /* "sql" (the default and, for now, the only one) */
 	const char *schedule;       /* cron, default "0 * * * *" */
 } floe_config_warehouse;
 

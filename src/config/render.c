@@ -68,7 +68,7 @@ int floe_config_render_initial(floe_buf *out, const floe_config_seed *seed)
 	floe_buf_puts(out,
 		"\n[warehouse]\n"
 		"location = \"warehouse\"                # Iceberg tables and the catalog (catalog.db)\n"
-		"catalog = \"sql\"                       # sql: SQLite with the JDBC-catalog schema | rest\n"
+		"catalog = \"sql\"                       # sql: SQLite with the JDBC-catalog schema (rest: planned)\n"
 		"schedule = \"0 * * * *\"                # bronze schedule for `floe serve` (cron)\n"
 		"\n[watermarks]                          # incremental loads, used only when a trigger proves them\n"
 		"# \"public.orders\" = \"updated_at\"\n"

@@ -27,6 +27,13 @@ static int db_error(floe_db *db, const char *what)
 	floe_error_set(cls, "%s failed on \"%s\": %s", what, db->path, sqlite3_errmsg(db->handle));
 	if (cls == FLOE_ERR_UNREACHABLE)
 		floe_error_hint("Another floe process is writing to it; try again when it has finished.");
+	/* The file system's errno behind an I/O failure, or SQLite's own code for a full disk. */
+	int primary = code & 0xff;
+	floe_error_code fs = primary == SQLITE_FULL ? FLOE_CODE_DISK_FULL : FLOE_CODE_NONE;
+	if (primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY)
+		fs = floe_error_code_of_errno(sqlite3_system_errno(db->handle));
+	if (fs != FLOE_CODE_NONE)
+		floe_error_code_set(fs, "%s", db->path);
 	return -1;
 }
 

@@ -490,7 +490,7 @@ int floe_doctor_render_text(floe_buf *out, const floe_doctor_report *report)
 		const floe_doctor_check *c = &report->checks[i];
 		counts[c->status]++;
 		floe_buf_printf(out, "%-4s  %-48s ", floe_check_status_name(c->status), c->title);
-		floe_text_put_printable(out, c->facts); /* names from the source */
+		floe_text_put_printable(out, c->facts); /* facts name tables and columns of the source */
 		floe_buf_putc(out, '\n');
 		if (c->todo && c->status != FLOE_CHECK_OK) {
 			floe_buf_puts(out, "      → ");

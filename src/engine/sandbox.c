@@ -4,166 +4,108 @@
  * `floe query` runs a user's SQL in DuckDB over the warehouse's live data files. DuckDB's own
  * switches (enable_external_access, allowed_paths, lock_configuration) decide what it may
  * open, but not how: a file it may read it may also overwrite. So before the user's statement
- * runs, the process installs a seccomp filter on every thread (SECCOMP_FILTER_FLAG_TSYNC —
- * DuckDB's workers already run) that makes the kernel refuse, with EACCES, every open for
- * writing, creating, truncating or appending, and every call that creates, renames, links,
- * removes, truncates or re-permissions a file. Reading stays as it was, and so do descriptors
- * opened before (stdout, stderr), so the result can still be printed. A filter cannot be
- * removed: the process keeps it until it exits.
+ * runs, the process installs a seccomp filter on every thread (TSYNC — DuckDB's workers already
+ * run) that makes the kernel refuse, with EACCES, every open for writing, creating, truncating
+ * or appending, and every call that creates, renames, links, removes, truncates or
+ * re-permissions a file. Reading stays as it was, and so do descriptors opened before (stdout,
+ * stderr), so the result can still be printed. A filter cannot be removed: the process keeps it
+ * until it exits.
+ *
+ * The filter is built by libseccomp, the only module that calls it. Calls are named as text and
+ * resolved by libseccomp for the architecture floe runs on, at run time: a call the kernel
+ * headers of the build did not know yet (fchmodat2) is refused all the same. A call that does
+ * not exist on this architecture (rename on arm64) needs no rule. A system call made in another
+ * architecture's convention (x86-64's x32 or 32-bit calls) is refused whatever it is.
  */
 #include "engine/engine_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <seccomp.h>
 #include <stddef.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "base/error.h"
 
-#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-
-#if defined(__x86_64__)
-#define SANDBOX_ARCH AUDIT_ARCH_X86_64
-#else
-#define SANDBOX_ARCH AUDIT_ARCH_AARCH64
-#endif
-
 /* Calls that change a file by name or by descriptor, refused whatever their arguments. */
-static const long refused_calls[] = {
-#ifdef __NR_creat
-	__NR_creat,
-#endif
-#ifdef __NR_rename
-	__NR_rename,
-#endif
-#ifdef __NR_link
-	__NR_link,
-#endif
-#ifdef __NR_symlink
-	__NR_symlink,
-#endif
-#ifdef __NR_unlink
-	__NR_unlink,
-#endif
-#ifdef __NR_mkdir
-	__NR_mkdir,
-#endif
-#ifdef __NR_rmdir
-	__NR_rmdir,
-#endif
-#ifdef __NR_mknod
-	__NR_mknod,
-#endif
-#ifdef __NR_chmod
-	__NR_chmod,
-#endif
-#ifdef __NR_chown
-	__NR_chown,
-#endif
-#ifdef __NR_lchown
-	__NR_lchown,
-#endif
-#ifdef __NR_utime
-	__NR_utime,
-#endif
-#ifdef __NR_utimes
-	__NR_utimes,
-#endif
-#ifdef __NR_futimesat
-	__NR_futimesat,
-#endif
-#ifdef __NR_fchmodat2
-	__NR_fchmodat2,
-#endif
-	__NR_renameat, __NR_renameat2, __NR_linkat, __NR_symlinkat, __NR_unlinkat, __NR_mkdirat,
-	__NR_mknodat, __NR_truncate, __NR_ftruncate, __NR_fallocate, __NR_fchmod, __NR_fchmodat,
-	__NR_fchown, __NR_fchownat, __NR_utimensat, __NR_setxattr, __NR_lsetxattr, __NR_fsetxattr,
-	__NR_removexattr, __NR_lremovexattr, __NR_fremovexattr, __NR_open_by_handle_at,
-	__NR_mount, __NR_umount2,
-	/* other ways to open files, whose flags this filter cannot inspect */
-#ifdef __NR_openat2
-	__NR_openat2,
-#endif
-#ifdef __NR_io_uring_setup
-	__NR_io_uring_setup,
-#endif
+static const char *const refused_calls[] = {
+	"creat", "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat",
+	"unlink", "unlinkat", "mkdir", "mkdirat", "rmdir", "mknod", "mknodat",
+	"truncate", "ftruncate", "fallocate",
+	"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchown", "fchownat",
+	"utime", "utimes", "futimesat", "utimensat",
+	"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+	"open_by_handle_at", "mount", "umount2",
+	/* other ways to open files, whose flags the filter cannot inspect */
+	"openat2", "io_uring_setup",
 };
 
-/* The open flags that ask for more than reading. */
-#define WRITE_FLAGS ((unsigned)(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND))
+/* The open flags that ask for more than reading: any one of them refuses the open. */
+static const int write_flags[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND };
 
-#define ARG_LOW(i) (offsetof(struct seccomp_data, args) + (i) * sizeof(__u64)) /* little-endian */
-#define DENY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA))
-#define ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-
-/* "if the call is `nr`, refuse it when its flags argument (number `arg`) asks to write". */
-static size_t put_open_check(struct sock_filter *f, long nr, unsigned arg)
+/*
+ * Add "refuse `call` with EACCES when `cmps` hold" (n of them). A call this architecture does
+ * not have (libseccomp resolves it to a negative pseudo number) is skipped, and so is a name this
+ * libseccomp does not know: a call newer than the library (setxattrat, Linux 6.13, for Debian 12's
+ * libseccomp 2.5.4) stays open, as an allow-by-default filter cannot refuse what it cannot name.
+ */
+static int refuse(scmp_filter_ctx ctx, const char *call, unsigned n, const struct scmp_arg_cmp *cmps)
 {
-	struct sock_filter block[] = {
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)nr, 0, 4),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (__u32)ARG_LOW(arg)),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, WRITE_FLAGS, 0, 1),
-		DENY,
-		ALLOW,
-	};
-	for (size_t i = 0; i < sizeof(block) / sizeof(block[0]); i++)
-		f[i] = block[i];
-	return sizeof(block) / sizeof(block[0]);
+	int nr = seccomp_syscall_resolve_name(call);
+	if (nr < 0)
+		return 0;
+	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EACCES), nr, n, cmps);
 }
 
-/* The whole program: other architectures (32-bit calls) refused, then the lists above. */
-static size_t build_filter(struct sock_filter *f)
+/* The filter's rules: the calls above, then open and openat when they ask to write. */
+static int add_rules(scmp_filter_ctx ctx)
 {
-	size_t n = 0;
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SANDBOX_ARCH, 1, 0);
-	f[n++] = (struct sock_filter)DENY;
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-#if defined(__x86_64__)
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1); /* x32 */
-	f[n++] = (struct sock_filter)DENY;
-#endif
-	for (size_t i = 0; i < sizeof(refused_calls) / sizeof(refused_calls[0]); i++) {
-		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)refused_calls[i], 0, 1);
-		f[n++] = (struct sock_filter)DENY;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < sizeof(refused_calls) / sizeof(refused_calls[0]); i++)
+		rc = refuse(ctx, refused_calls[i], 0, NULL);
+	for (size_t i = 0; rc == 0 && i < sizeof(write_flags) / sizeof(write_flags[0]); i++) {
+		scmp_datum_t flag = (scmp_datum_t)write_flags[i];
+		struct scmp_arg_cmp open_flags = SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag);
+		struct scmp_arg_cmp openat_flags = SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag);
+		rc = refuse(ctx, "open", 1, &open_flags);
+		if (rc == 0)
+			rc = refuse(ctx, "openat", 1, &openat_flags);
 	}
-#ifdef __NR_open
-	n += put_open_check(f + n, __NR_open, 1);
-#endif
-	n += put_open_check(f + n, __NR_openat, 2);
-	f[n++] = (struct sock_filter)ALLOW;
-	return n;
+	return rc;
+}
+
+/* The error chain for a filter libseccomp could not build or the kernel refused (`rc` < 0 an errno). */
+static void set_refused(int rc)
+{
+	errno = rc < 0 ? -rc : ESRCH; /* with TSYNC, a positive rc names a thread left unfiltered */
+	floe_error_set_errno(FLOE_ERR_INTERNAL, "could not make this process unable to write files");
+	floe_error_detail("The kernel refused the seccomp filter that keeps a query from changing "
+			  "the warehouse.");
+	floe_error_hint("Run floe on a Linux kernel with seccomp filters (3.17 or later), outside "
+			"a sandbox that forbids them.");
 }
 
 int floe_engine_forbid_writes(void)
 {
-	struct sock_filter filter[2 * sizeof(refused_calls) / sizeof(refused_calls[0]) + 32];
-	struct sock_fprog prog = { .len = 0, .filter = filter };
-	prog.len = (unsigned short)build_filter(filter);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-	    syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0) {
-		floe_error_set_errno(FLOE_ERR_INTERNAL, "could not make this process unable to write files");
-		floe_error_detail("The kernel refused the seccomp filter that keeps a query from changing "
-				  "the warehouse.");
-		floe_error_hint("Run floe on a Linux kernel with seccomp filters (3.17 or later), outside "
-				"a sandbox that forbids them.");
-		return -1;
-	}
-	return 0;
+	int rc = -ENOMEM;
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	if (ctx == NULL)
+		goto cleanup;
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EACCES));
+	if (rc == 0)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
+	if (rc == 0)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+	if (rc == 0)
+		(void)seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1); /* the kernel's errno, not ECANCELED */
+	if (rc == 0)
+		rc = add_rules(ctx);
+	if (rc == 0)
+		rc = seccomp_load(ctx);
+
+cleanup:
+	seccomp_release(ctx);
+	if (rc != 0)
+		set_refused(rc);
+	return rc == 0 ? 0 : -1;
 }
-
-#else
-
-int floe_engine_forbid_writes(void)
-{
-	floe_error_set(FLOE_ERR_INTERNAL, "this build of floe cannot make a process unable to write files");
-	floe_error_detail("Read-only queries need Linux seccomp filters on x86-64 or arm64.");
-	return -1;
-}
-
-#endif

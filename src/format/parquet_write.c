@@ -72,8 +72,10 @@ static int fd_write_all(floe_parquet_writer *w, const void *data, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return floe_error_set_errno(FLOE_ERR_IO, "could not write Parquet file \"%s\"",
-						    w->path ? w->path : "(descriptor)");
+			floe_error_set_errno(FLOE_ERR_IO, "could not write Parquet file \"%s\"",
+					     w->path ? w->path : "(descriptor)");
+			floe_error_subject("%s", w->path ? w->path : "a Parquet file");
+			return -1;
 		}
 		p += n;
 		len -= (size_t)n;
@@ -385,6 +387,9 @@ static bool decide_dictionary(pq_col *c)
 	return true;
 }
 
+/* A page's PLAIN buffer larger than this (one huge value made it so) is freed once copied. */
+#define PLAIN_KEEP_BYTES ((size_t)16 << 20)
+
 static int page_body(floe_parquet_writer *w, pq_col *c, bool dict)
 {
 	floe_buf *body = &w->body;
@@ -403,6 +408,8 @@ static int page_body(floe_parquet_writer *w, pq_col *c, bool dict)
 	} else if (floe_buf_put(body, c->plain.ptr, c->plain.len) < 0) {
 		return -1;
 	}
+	if (c->plain.cap > PLAIN_KEEP_BYTES) /* copied: give a huge value's bytes back before compressing */
+		floe_buf_free(&c->plain);
 	return 0;
 }
 
@@ -1044,6 +1051,7 @@ int floe_parquet_writer_open(floe_parquet_writer **out, const char *path,
 	if (w->fd < 0) {
 		floe_error_set_errno(errno == EEXIST ? FLOE_ERR_EXISTS : FLOE_ERR_IO,
 				     "could not create Parquet file \"%s\"", path);
+		floe_error_subject("%s", path);
 		writer_free(w);
 		return -1;
 	}

@@ -5,8 +5,10 @@
  *
  * The catalog's one promise is the compare-and-swap of a table's metadata pointer:
  * swap(expected → next) changes it only if it still is `expected`, and reports
- * SWAPPED, CONFLICT (it was not `expected`; nothing changed) or UNKNOWN (the
- * outcome could not be learnt; the caller must not delete anything it wrote).
+ * SWAPPED, CONFLICT (it was not `expected`: another writer won; nothing changed),
+ * FAILED (it still is `expected` but the swap failed — disk full, I/O: nothing changed,
+ * and retrying cannot help) or UNKNOWN (the outcome could not be learnt; the caller must
+ * not delete anything it wrote).
  *
  * Namespaces are dot-joined level names ("bronze", "a.b"); a namespace exists when
  * it has a property row (creating one writes `exists` = `true`, as PyIceberg and
@@ -28,6 +30,7 @@ typedef struct floe_iceberg_catalog floe_iceberg_catalog;
 typedef enum floe_iceberg_swap_outcome {
 	FLOE_ICEBERG_SWAPPED,
 	FLOE_ICEBERG_CONFLICT,
+	FLOE_ICEBERG_FAILED,
 	FLOE_ICEBERG_UNKNOWN
 } floe_iceberg_swap_outcome;
 
@@ -37,7 +40,7 @@ typedef struct floe_iceberg_catalog_ops {
 	int (*load)(void *state, floe_buf *out, const char *ns, const char *table);
 	/* Register a new table; FLOE_ERR_EXISTS when the name is taken. */
 	int (*create)(void *state, const char *ns, const char *table, const char *location);
-	/* Compare-and-swap the pointer; returns -1 only with *outcome UNKNOWN. */
+	/* Compare-and-swap the pointer; returns -1 (the error set) only with *outcome FAILED or UNKNOWN. */
 	int (*swap)(void *state, const char *ns, const char *table, const char *expected,
 		    const char *next, floe_iceberg_swap_outcome *outcome);
 	/* Unregister a table (files stay); 0 also when it did not exist. */

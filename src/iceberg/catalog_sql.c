@@ -229,14 +229,22 @@ static int sql_swap(void *state, const char *ns, const char *table, const char *
 		*outcome = changes == 1 ? FLOE_ICEBERG_SWAPPED : FLOE_ICEBERG_CONFLICT;
 		return 0;
 	}
-	/* The UPDATE failed: learn what the pointer is now. */
+	/*
+	 * The UPDATE failed: learn what the pointer is now. Still `expected`: nothing changed
+	 * and no writer won — the UPDATE's own error (disk full, I/O) stands, unless it was a
+	 * busy database (another writer holds it), which is a race to retry.
+	 */
+	const floe_error *e = floe_error_last();
+	bool busy = e && e->cls == FLOE_ERR_UNREACHABLE;
 	found = sql_load(c, &now, ns, table);
 	if (found == 1 && strcmp(floe_buf_cstr(&now), next) == 0)
 		*outcome = FLOE_ICEBERG_SWAPPED;
+	else if (found == 1 && strcmp(floe_buf_cstr(&now), expected) == 0)
+		*outcome = busy ? FLOE_ICEBERG_CONFLICT : FLOE_ICEBERG_FAILED;
 	else if (found >= 0)
 		*outcome = FLOE_ICEBERG_CONFLICT;
 	floe_buf_free(&now);
-	if (*outcome != FLOE_ICEBERG_UNKNOWN) {
+	if (*outcome == FLOE_ICEBERG_SWAPPED || *outcome == FLOE_ICEBERG_CONFLICT) {
 		floe_error_clear();
 		return 0;
 	}

@@ -8,7 +8,12 @@
  *   SWAPPED  the change landed; adopt the new metadata, run the change's `after`.
  *   CONFLICT another writer moved the pointer: delete what this attempt wrote (no
  *            committed metadata references it), reload, and try again with backoff.
+ *   FAILED   the pointer did not move and no writer won (disk full, I/O): delete what
+ *            this attempt wrote and fail at once with that error — only a lost race is
+ *            retried, as is nothing that fails before the swap.
  *   UNKNOWN  nothing is deleted: the new metadata may be live.
+ * The table remembers whether a failed change may have landed (SWAPPED then a later
+ * step failed, or UNKNOWN), so the caller knows whether its data files are orphans.
  * A crash anywhere leaves the pointer at the old or the new file, both complete
  * (files are durable before the swap); files of the lost attempt are orphans.
  */
@@ -135,7 +140,7 @@ static int attempt_once(floe_iceberg_table *t, const commit_change *ch, commit_c
 	floe_arena *old = NULL;
 	const char *uri = NULL;
 	int error = -1;
-	*outcome = FLOE_ICEBERG_CONFLICT;
+	*outcome = FLOE_ICEBERG_FAILED; /* until the swap: nothing can have landed */
 	if (ch->apply(c, ch->op) < 0)
 		goto cleanup;
 	if (!c->next) { /* nothing to change */
@@ -174,6 +179,7 @@ static int give_up(floe_iceberg_table *t, const commit_change *ch, int attempts)
 {
 	floe_error_set(FLOE_ERR_CONFLICT, "could not commit %s to table %s: other writers changed it "
 		       "%d times in a row", ch->what, t->full_name, attempts);
+	floe_error_code_set(FLOE_CODE_COMMIT_CONFLICT, "%s", t->full_name);
 	floe_error_hint("Retry later, or raise the table property commit.retry.num-retries.");
 	return -1;
 }
@@ -190,6 +196,7 @@ int floe_iceberg_commit(floe_iceberg_table *t, const commit_change *ch,
 				 { NULL, 0, 0 }, attempt, opts };
 		floe_iceberg_swap_outcome outcome;
 		int rc = attempt_once(t, ch, &c, &outcome);
+		t->may_have_landed = outcome == FLOE_ICEBERG_SWAPPED || outcome == FLOE_ICEBERG_UNKNOWN;
 		if (outcome == FLOE_ICEBERG_SWAPPED) {
 			floe_arena_free(c.arena); /* landed (rc < 0: a step after the swap failed) */
 			return rc;
@@ -202,7 +209,7 @@ int floe_iceberg_commit(floe_iceberg_table *t, const commit_change *ch,
 		}
 		discard_written(&c);
 		floe_arena_free(c.arena);
-		if (rc == 0 && attempt < retries) {
+		if (outcome == FLOE_ICEBERG_CONFLICT && rc == 0 && attempt < retries) {
 			floe_log_debug("commit of %s to %s lost a race (attempt %d); retrying", ch->what,
 				       t->full_name, attempt + 1);
 			backoff(attempt);
@@ -298,4 +305,9 @@ int floe_iceberg_table_set_properties(floe_iceberg_table *table, const floe_iceb
 	props_op op = { set, n_set, remove, n_remove };
 	commit_change ch = { "a property change", apply_props, NULL, NULL, &op };
 	return floe_iceberg_commit(table, &ch, NULL);
+}
+
+bool floe_iceberg_table_may_have_landed(const floe_iceberg_table *table)
+{
+	return table->may_have_landed;
 }

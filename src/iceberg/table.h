@@ -74,6 +74,14 @@ floe_iceberg_storage *floe_iceberg_table_storage(floe_iceberg_table *table);
 const char *floe_iceberg_table_new_data_uri(floe_iceberg_table *table, floe_arena *arena,
 					    const char *ext);
 
+/*
+ * After a change failed: false when it certainly did not land — no metadata references the
+ * data files the caller wrote for it, so the caller deletes them; true when it landed (a step
+ * after the swap failed) or the catalog could not say (keep them: only orphan removal, which
+ * reads the committed metadata, may delete them).
+ */
+bool floe_iceberg_table_may_have_landed(const floe_iceberg_table *table);
+
 /* A snapshot id (current when none) whose summary has `key` = `value`, or -1. */
 int64_t floe_iceberg_table_find_snapshot(const floe_iceberg_table *table, const char *key,
 					 const char *value);

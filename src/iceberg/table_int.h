@@ -13,6 +13,7 @@ struct floe_iceberg_table {
 	floe_arena *arena;             /* the current metadata and its location */
 	floe_iceberg_metadata *metadata;
 	char *metadata_location;
+	bool may_have_landed;          /* the last change's commit swapped, or its outcome is unknown */
 };
 
 /* Files an attempt wrote; deleted when the attempt definitely lost. */

@@ -8,6 +8,7 @@
 #include "base/json.h"
 #include "base/sha256.h"
 #include "iceberg/catalog_sql.h"
+#include "base/text.h"
 #include "plan/lock.h"
 #include "reconcile/reconcile.h"
 #include "state/state.h"
@@ -61,17 +62,32 @@ static const floe_state_table_run *latest_of(const floe_state_table_run *runs, s
 	return NULL;
 }
 
-/* A record left `loading` by a run that is no longer running was interrupted. */
-static const char *state_of(floe_state *st, const floe_state_table_run *r)
+/*
+ * A record left `loading` by a run that ended, or whose process is gone (kill -9, a crash: the
+ * ledger still says running), was interrupted; *run is that run when the ledger has it.
+ */
+static const char *state_of(floe_state *st, floe_arena *a, const floe_state_table_run *r, floe_state_run **run)
 {
-	char status[32];
+	*run = NULL;
 	if (!r)
 		return "never loaded";
 	if (strcmp(r->state, "loading") != 0)
 		return r->state;
-	if (floe_state_run_status(st, r->run_id, status, sizeof(status)) == 0 && strcmp(status, "running") != 0)
-		return "interrupted";
-	return "loading";
+	if (floe_state_run_get(st, a, r->run_id, run) < 0) {
+		floe_error_clear();
+		return "loading";
+	}
+	return !*run || strcmp((*run)->status, "running") != 0 || (*run)->gone ? "interrupted" : "loading";
+}
+
+static const char *interrupted_facts(floe_arena *a, const floe_state_table_run *last, const floe_state_run *run)
+{
+	const char *after = "the table is at its previous snapshot; the next run loads it again";
+	if (!run)
+		return floe_arena_printf(a, "run %s ended before the load finished; %s", last->run_id, after);
+	return floe_arena_printf(a, "run %s (pid %lld, started at %s) %s before the load finished; %s", run->run_id,
+				 (long long)run->pid, run->started_at, run->gone ? "was killed or crashed" : "ended",
+				 after);
 }
 
 static const floe_state_reconcile *reconcile_of(const floe_state_reconcile *all, size_t n, const char *table)
@@ -137,11 +153,12 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 {
 	static const char *const good[] = { "loaded", NULL };
 	floe_state_table_run *ok = NULL;
+	floe_state_run *run = NULL;
 	row->table = t->bronze;
 	row->layer = "bronze";
 	row->source = floe_arena_printf(a, "%s.%s", t->schema, t->name);
 	row->mode = t->mode;
-	row->state = state_of(st, last);
+	row->state = state_of(st, a, last, &run);
 	row->last_run = last ? last->run_id : NULL;
 	row->finished_at = last ? last->finished_at : NULL;
 	row->rows = -1;
@@ -158,7 +175,7 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 		row->facts = last->error;
 		row->cause = last->cause;
 	} else if (strcmp(row->state, "interrupted") == 0) {
-		row->facts = "the load's process ended before it finished; the table is at its previous snapshot";
+		row->facts = interrupted_facts(a, last, run);
 	} else if (strcmp(row->state, "never loaded") == 0) {
 		row->facts = strcmp(t->mode, "refused") == 0 ? t->reason : "run `floe run` to load it";
 	} else {
@@ -226,14 +243,16 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		floe_status_row *row = &out->rows[out->n_rows++];
 		/* Copy what the lock owns: the lock is freed below. */
 		floe_lock_table copy = *t;
-		copy.bronze = floe_arena_strdup(own->arena, t->bronze);
+		/* A table whose bronze name another owns has records under its source name (bronze/run.c). */
+		copy.bronze = t->owner ? floe_arena_printf(own->arena, "%s.%s", t->schema, t->name)
+				       : floe_arena_strdup(own->arena, t->bronze);
 		copy.mode = floe_arena_strdup(own->arena, t->mode);
 		copy.reason = t->reason ? floe_arena_strdup(own->arena, t->reason) : "";
 		copy.schema = floe_arena_strdup(own->arena, t->schema);
 		copy.name = floe_arena_strdup(own->arena, t->name);
-		const floe_state_table_run *last = latest_of(runs, n_runs, t->bronze);
+		const floe_state_table_run *last = latest_of(runs, n_runs, copy.bronze);
 		fill_row(row, own->arena, st, &copy, last, pipeline);
-		const floe_state_reconcile *rec = reconcile_of(recs, n_recs, t->bronze);
+		const floe_state_reconcile *rec = reconcile_of(recs, n_recs, copy.bronze);
 		fill_reconcile(row, rec, last);
 		fill_history(row, own->arena, st, rec);
 		out->n_failed += strcmp(row->state, "failed") == 0;
@@ -281,17 +300,22 @@ int floe_status_render_text(floe_buf *out, const floe_status *s)
 		const floe_status_row *r = &s->rows[i];
 		floe_buf age = FLOE_BUF_INIT;
 		age_text(&age, r->age_seconds);
-		floe_buf_printf(out, "%-34s %-12s %-13s ", r->table, r->mode, r->state);
+		floe_text_put_printable_padded(out, r->table, 34);
+		floe_buf_printf(out, " %-12s %-13s ", r->mode, r->state);
 		size_t over = strlen(r->state) > 13 ? strlen(r->state) - 13 : 0; /* "verified (partial)" */
 		int width = over < 11 ? 12 - (int)over : 1;
 		if (r->rows >= 0)
 			floe_buf_printf(out, "%*lld", width, (long long)r->rows);
 		else
 			floe_buf_printf(out, "%*s", width, "-");
-		floe_buf_printf(out, "  %-10s %s%s\n", floe_buf_cstr(&age), r->facts ? r->facts : "",
-				r->drift ? " [drift: pipeline file edited by hand]" : "");
-		if (r->cause)
-			floe_buf_printf(out, "%34s probable cause: %s\n", "", r->cause);
+		floe_buf_printf(out, "  %-10s ", floe_buf_cstr(&age));
+		floe_text_put_printable(out, r->facts ? r->facts : "");
+		floe_buf_printf(out, "%s\n", r->drift ? " [drift: pipeline file edited by hand]" : "");
+		if (r->cause) {
+			floe_buf_printf(out, "%34s probable cause: ", "");
+			floe_text_put_printable(out, r->cause);
+			floe_buf_putc(out, '\n');
+		}
 		floe_buf_free(&age);
 	}
 	if (s->catalog_error)

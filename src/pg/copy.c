@@ -82,6 +82,7 @@ static int describe_matches(floe_pg *pg, const char *sql, const floe_pg_copy_col
 		goto cleanup;
 	if (n != ncols) {
 		floe_error_set(FLOE_ERR_INTERNAL, "the extraction query returns %zu columns, the plan has %zu", n, ncols);
+		floe_error_code_set(FLOE_CODE_SOURCE_CHANGED, "%zu columns where the plan has %zu", n, ncols);
 		goto cleanup;
 	}
 	for (size_t i = 0; i < ncols; i++) {
@@ -89,6 +90,7 @@ static int describe_matches(floe_pg *pg, const char *sql, const floe_pg_copy_col
 		if (want && oids[i] != want) {
 			floe_error_set(FLOE_ERR_INTERNAL, "column \"%s\" has type oid %u, the plan expects %u",
 				       cols[i].name, oids[i], want);
+			floe_error_code_set(FLOE_CODE_SOURCE_CHANGED, "column \"%s\" has another type", cols[i].name);
 			goto cleanup;
 		}
 		if (!floe_pg_oid_decodes_into(oids[i], cols[i].vec)) {
@@ -213,8 +215,8 @@ int floe_pg_copy_next(floe_pg_copy *c, floe_vector *vectors, size_t max_rows, si
 		int len = PQgetCopyData(floe_pg_conn(c->pg), &buf, 0);
 		if (len == -1)
 			return finish(c);
-		if (len < 0)
-			return floe_pg_result_error(c->pg, NULL, "COPY … TO STDOUT");
+		if (len < 0) /* the server's error (its SQLSTATE) is in a result when it sent one */
+			return finish(c) < 0 ? -1 : floe_pg_result_error(c->pg, NULL, "COPY … TO STDOUT");
 		const uint8_t *p = (const uint8_t *)buf;
 		size_t size = (size_t)len;
 		c->bytes += size;

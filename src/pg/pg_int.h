@@ -5,11 +5,18 @@
 #ifndef FLOE_PG_PG_INT_H
 #define FLOE_PG_PG_INT_H
 
+#include "base/error.h"
 #include "pg/pg.h"
 
 #include <libpq-fe.h>
 
 PGconn *floe_pg_conn(floe_pg *pg);
+
+/*
+ * The error code of a SQLSTATE (NULL: none was sent). Without one, a connection that is
+ * no longer `connected` was lost; otherwise the failure has no code of its own.
+ */
+floe_error_code floe_pg_code_of_sqlstate(const char *state, bool connected);
 
 /* Set the error chain from a failed result (NULL: the connection's message). Returns -1. */
 int floe_pg_result_error(floe_pg *pg, PGresult *res, const char *sql);

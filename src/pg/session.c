@@ -36,22 +36,27 @@ static char *libpq_message(const char *raw)
 	return floe_buf_detach(&b, NULL);
 }
 
-static void connect_hint(const char *why, const floe_pg_target *t)
+/*
+ * The hint for a failed connection, from what libpq knows of it — whether the server asked
+ * for a password, and whether one was sent — never from the message's text. Returns whether
+ * the server was reached and refused the login.
+ */
+static bool connect_hint(PGconn *conn, const floe_pg_target *t)
 {
-	if ((strstr(why, "password authentication failed") || strstr(why, "no password supplied")) &&
-	    t->password_env)
-		floe_error_hint("Check the password in %s and the role `%s`.", t->password_env,
-				t->user ? t->user : "");
-	else if (strstr(why, "password authentication failed") || strstr(why, "no password supplied"))
-		floe_error_hint("Check the password in the variable named by [source] password-env "
-				"(FLOE_SOURCE_PASSWORD by default) and the role `%s`.", t->user ? t->user : "");
-	else if (strstr(why, "does not exist") && strstr(why, "database"))
-		floe_error_hint("Create the database, or fix `database` under [source] in floe.toml.");
-	else if (strstr(why, "Connection refused") || strstr(why, "No such file"))
-		floe_error_hint("Is PostgreSQL running and listening there? For a local test cluster run "
-				"`floe stack up`.");
-	else if (strstr(why, "timeout") || strstr(why, "could not translate host name"))
-		floe_error_hint("Check `host` and `port` under [source], and that this machine can reach it.");
+	const char *user = t->user ? t->user : "", *db = t->database ? t->database : "";
+	const char *var = t->password_env ? t->password_env
+					  : "the variable named by [source] password-env (FLOE_SOURCE_PASSWORD by default)";
+	if (conn && PQconnectionNeedsPassword(conn)) {
+		floe_error_hint("The server asks role `%s` for a password and none was given: set %s.", user, var);
+		return true;
+	}
+	if (conn && PQconnectionUsedPassword(conn)) {
+		floe_error_hint("Check the password in %s, the role `%s` and that database `%s` exists.", var, user, db);
+		return true;
+	}
+	floe_error_hint("Is PostgreSQL running and listening there, and does database `%s` exist? Check `host`, "
+			"`port` and `database` under [source]; for a local test cluster run `floe stack up`.", db);
+	return false;
 }
 
 /* Server notices ("… already exists, skipping") are for the debug log, not the user's terminal. */
@@ -97,7 +102,10 @@ int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
 		floe_error_set(FLOE_ERR_UNREACHABLE, "could not connect to PostgreSQL at %s as \"%s\"",
 			       pg->describe, t->user ? t->user : "");
 		floe_error_detail("%s", why);
-		connect_hint(why, t);
+		bool login = connect_hint(pg->conn, t);
+		const floe_error *e = floe_error_last();
+		floe_error_code_set(login ? FLOE_CODE_SOURCE_LOGIN : FLOE_CODE_SOURCE_UNREACHABLE, "%s%s%s", why,
+				    e->hint ? " — " : "", e->hint ? e->hint : "");
 		free(why);
 		floe_pg_close(pg);
 		return -1;
@@ -135,14 +143,43 @@ const char *floe_pg_server_version_text(const floe_pg *pg)
 	return pg->version_text;
 }
 
+floe_error_code floe_pg_code_of_sqlstate(const char *state, bool connected)
+{
+	static const struct {
+		const char *state; /* five characters, or a two-character class */
+		floe_error_code code;
+	} map[] = {
+		{ "57P01", FLOE_CODE_SOURCE_SHUTDOWN },     /* admin_shutdown (pg_terminate_backend too) */
+		{ "57P02", FLOE_CODE_SOURCE_SHUTDOWN },     /* crash_shutdown */
+		{ "57P03", FLOE_CODE_SOURCE_SHUTDOWN },     /* cannot_connect_now */
+		{ "57014", FLOE_CODE_SOURCE_CANCELED },     /* query_canceled */
+		{ "22021", FLOE_CODE_SOURCE_ENCODING },     /* character_not_in_repertoire */
+		{ "22P05", FLOE_CODE_SOURCE_ENCODING },     /* untranslatable_character */
+		{ "42703", FLOE_CODE_SOURCE_CHANGED },      /* undefined_column */
+		{ "42P01", FLOE_CODE_SOURCE_CHANGED },      /* undefined_table */
+		{ "42501", FLOE_CODE_SOURCE_PRIVILEGE },    /* insufficient_privilege */
+		{ "55P03", FLOE_CODE_SOURCE_LOCKED },       /* lock_not_available */
+		{ "40001", FLOE_CODE_SOURCE_SERIALIZATION }, /* serialization_failure */
+		{ "40P01", FLOE_CODE_SOURCE_SERIALIZATION }, /* deadlock_detected */
+		{ "08", FLOE_CODE_SOURCE_LOST },            /* connection exception */
+	};
+	for (size_t i = 0; state && strlen(state) == 5 && i < sizeof(map) / sizeof(map[0]); i++)
+		if (strncmp(state, map[i].state, strlen(map[i].state)) == 0)
+			return map[i].code;
+	return connected ? FLOE_CODE_NONE : FLOE_CODE_SOURCE_LOST;
+}
+
 int floe_pg_result_error(floe_pg *pg, PGresult *res, const char *sql)
 {
 	char *why = libpq_message(res ? PQresultErrorMessage(res) : PQerrorMessage(pg->conn));
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	floe_error_class cls = PQstatus(pg->conn) == CONNECTION_OK ? FLOE_ERR_INTERNAL : FLOE_ERR_UNREACHABLE;
-	if (state && strncmp(state, "42501", 5) == 0)
-		cls = FLOE_ERR_CHECK; /* insufficient privilege */
-	floe_error_set(cls, "query on %s failed: %s", pg->describe, why);
+	floe_error_code code = floe_pg_code_of_sqlstate(state, PQstatus(pg->conn) == CONNECTION_OK);
+	/* The cause quotes the server's words without the severity ("ERROR:  "). */
+	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	char *words = primary ? libpq_message(primary) : NULL;
+	floe_error_set(FLOE_ERR_INTERNAL, "query on %s failed: %s", pg->describe, why);
+	floe_error_code_set(code, "%s", words ? words : why);
+	free(words);
 	free(why);
 	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
 	if (hint)

@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/json.h"
+#include "base/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +53,31 @@ const floe_lock_table *floe_lock_find(const floe_lock *lock, const char *schema,
 	return NULL;
 }
 
+const floe_lock_table *floe_lock_name_owner(const floe_lock *lock, const char *schema, const char *name,
+					    const char *bronze)
+{
+	for (size_t i = 0; lock && i < lock->n; i++) {
+		const floe_lock_table *t = &lock->tables[i];
+		if (t->last_column_id > 0 && floe_plan_same_name(t->bronze, bronze) &&
+		    (strcmp(t->schema, schema) != 0 || strcmp(t->name, name) != 0))
+			return t;
+	}
+	return NULL;
+}
+
+void floe_lock_mark_owners(floe_lock *lock)
+{
+	for (size_t i = 0; i < lock->n; i++) {
+		floe_lock_table *t = &lock->tables[i];
+		const floe_lock_table *o = floe_lock_name_owner(lock, t->schema, t->name, t->bronze);
+		t->owner = o ? floe_arena_printf(lock->arena, "%s.%s", o->schema, o->name) : NULL;
+	}
+}
+
 bool floe_lock_table_named(const floe_lock_table *t, const char *name)
 {
 	size_t sl = strlen(t->schema);
-	return strcmp(name, t->bronze) == 0 ||
+	return (!t->owner && strcmp(name, t->bronze) == 0) ||
 	       (strncmp(name, t->schema, sl) == 0 && name[sl] == '.' && strcmp(name + sl + 1, t->name) == 0);
 }
 
@@ -264,6 +286,7 @@ int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *pre
 	}
 	if (lock->n > 1)
 		qsort(lock->tables, lock->n, sizeof(*lock->tables), by_name);
+	floe_lock_mark_owners(lock);
 	*out = lock;
 	return 0;
 }
@@ -372,20 +395,33 @@ static const floe_lock_column *column_by_id(const floe_lock_table *t, int id)
 	return NULL;
 }
 
-static void describe_columns(floe_buf *out, const char *label, const floe_lock_table *b, const floe_lock_table *a)
+/* Names in change lines are shown printable: the lines go to a terminal and a commit message. */
+static const char *shown(floe_arena *a, const char *s)
 {
-	for (size_t i = 0; i < a->n_columns; i++) {
-		const floe_lock_column *c = &a->columns[i], *o = column_by_id(b, c->id);
+	floe_buf b = FLOE_BUF_INIT;
+	floe_text_put_printable(&b, s);
+	const char *out = floe_arena_strdup(a, floe_buf_cstr(&b));
+	floe_buf_free(&b);
+	return out;
+}
+
+static void describe_columns(floe_buf *out, floe_arena *a, const char *label, const floe_lock_table *b,
+			     const floe_lock_table *t)
+{
+	for (size_t i = 0; i < t->n_columns; i++) {
+		const floe_lock_column *c = &t->columns[i], *o = column_by_id(b, c->id);
 		if (!o)
-			floe_buf_printf(out, "%s: new column %s, id %d\n", label, c->name, c->id);
+			floe_buf_printf(out, "%s: new column %s, id %d\n", label, shown(a, c->name), c->id);
 		else if (strcmp(o->name, c->name) != 0)
-			floe_buf_printf(out, "%s: column %s renamed to %s, id %d kept\n", label, o->name, c->name, c->id);
+			floe_buf_printf(out, "%s: column %s renamed to %s, id %d kept\n", label, shown(a, o->name),
+					shown(a, c->name), c->id);
 		if (o && strcmp(o->pg_type, c->pg_type) != 0)
-			floe_buf_printf(out, "%s: column %s type %s → %s\n", label, c->name, o->pg_type, c->pg_type);
+			floe_buf_printf(out, "%s: column %s type %s → %s\n", label, shown(a, c->name),
+					shown(a, o->pg_type), shown(a, c->pg_type));
 	}
 	for (size_t i = 0; b && i < b->n_columns; i++)
-		if (!column_by_id(a, b->columns[i].id))
-			floe_buf_printf(out, "%s: column %s dropped, id %d retired\n", label, b->columns[i].name,
+		if (!column_by_id(t, b->columns[i].id))
+			floe_buf_printf(out, "%s: column %s dropped, id %d retired\n", label, shown(a, b->columns[i].name),
 					b->columns[i].id);
 }
 
@@ -393,7 +429,7 @@ int floe_lock_describe_changes(floe_buf *out, const floe_lock *before, const flo
 {
 	for (size_t i = 0; i < after->n; i++) {
 		const floe_lock_table *a = &after->tables[i], *b = floe_lock_find(before, a->schema, a->name);
-		char *label = floe_arena_printf(after->arena, "%s.%s", a->schema, a->name);
+		const char *label = shown(after->arena, floe_arena_printf(after->arena, "%s.%s", a->schema, a->name));
 		if (!b) {
 			floe_buf_printf(out, "%s: new table, %s, %zu columns (field ids up to %d)\n", label, a->mode,
 					a->n_columns, a->last_column_id);
@@ -403,10 +439,11 @@ int floe_lock_describe_changes(floe_buf *out, const floe_lock *before, const flo
 			floe_buf_printf(out, "%s: %s → %s\n", label, b->mode, a->mode);
 		if (!(a->watermark && b->watermark ? strcmp(a->watermark, b->watermark) == 0
 							: a->watermark == b->watermark))
-			floe_buf_printf(out, "%s: watermark %s → %s\n", label, b->watermark ? b->watermark : "none",
-					a->watermark ? a->watermark : "none");
+			floe_buf_printf(out, "%s: watermark %s → %s\n", label,
+					b->watermark ? shown(after->arena, b->watermark) : "none",
+					a->watermark ? shown(after->arena, a->watermark) : "none");
 		if (strcmp(a->mode, "removed") != 0 && strcmp(a->mode, "refused") != 0)
-			describe_columns(out, label, b, a);
+			describe_columns(out, after->arena, label, b, a);
 	}
 	return 0;
 }

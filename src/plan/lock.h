@@ -73,6 +73,7 @@ typedef struct floe_lock_table {
 	size_t n_columns;
 	floe_lock_file *files;
 	size_t n_files;
+	const char *owner;                /* "schema.table" of another table owning `bronze`; NULL: its own */
 } floe_lock_table;
 
 /* Parse lock text; `name` labels messages. Errors: FLOE_ERR_CONFIG with the JSON path. */
@@ -87,7 +88,19 @@ size_t floe_lock_count(const floe_lock *lock);
 const floe_lock_table *floe_lock_at(const floe_lock *lock, size_t i);
 const floe_lock_table *floe_lock_find(const floe_lock *lock, const char *schema, const char *name);
 
-/* Whether `name` names the table: its bronze name ("bronze.orders") or "schema.table". */
+/*
+ * The table of `lock` (NULL: none) other than schema.name that owns the bronze name
+ * `bronze` (floe_plan_same_name): one that was deployed loadable under it at least
+ * once (it has field ids), so its Iceberg table may hold its rows — removed from the
+ * plan or refused since, it keeps the name. NULL: no other table owns it.
+ */
+const floe_lock_table *floe_lock_name_owner(const floe_lock *lock, const char *schema, const char *name,
+					    const char *bronze);
+
+/*
+ * Whether `name` names the table: its bronze name ("bronze.orders") — unless another
+ * table owns that name (t->owner) — or "schema.table".
+ */
 bool floe_lock_table_named(const floe_lock_table *t, const char *name);
 
 /* The generated hash recorded for `path`, NULL when the lock has none. */
@@ -105,7 +118,10 @@ void floe_lock_set_file_hash(floe_lock *lock, const char *path, const char *sha2
 /* The file's text: pretty JSON, one column per line, deterministic. */
 int floe_lock_render(floe_buf *out, const floe_lock *lock);
 
-/* What changed from `before` to `after`, one line each ("public.orders: new column note, id 7"). */
+/*
+ * What changed from `before` to `after`, one line each ("public.orders: new column note, id 7"),
+ * names shown printable (floe_text_put_printable): the lines go to a terminal and a commit message.
+ */
 int floe_lock_describe_changes(floe_buf *out, const floe_lock *before, const floe_lock *after);
 
 #endif

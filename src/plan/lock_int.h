@@ -17,4 +17,7 @@ struct floe_lock {
 floe_lock *floe_lock_new(void);
 floe_lock_table *floe_lock_add_table(floe_lock *lock);
 
+/* Set each table's `owner` (floe_lock_name_owner): once the tables are complete and in place. */
+void floe_lock_mark_owners(floe_lock *lock);
+
 #endif

@@ -273,6 +273,7 @@ int floe_lock_parse(floe_lock **out, const char *name, const char *text, size_t 
 		floe_lock_free(lock);
 		return -1;
 	}
+	floe_lock_mark_owners(lock);
 	*out = lock;
 	return 0;
 }

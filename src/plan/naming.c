@@ -3,14 +3,15 @@
  * extraction query text.
  *
  * Identifiers in SQL are always the server's quote_ident() forms (read with the
- * catalog), never spliced raw. Names that reach SQL comments are escaped so a
- * newline in a hostile name cannot end the comment.
+ * catalog), never spliced raw. Names that reach SQL comments are escaped
+ * (floe_text_put_printable) so a newline in a hostile name cannot end the comment.
  */
 #include "plan/plan_int.h"
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/sha256.h"
+#include "base/text.h"
 #include "pg/pg.h"
 
 #include <string.h>
@@ -47,6 +48,36 @@ const char *floe_plan_bronze_name(floe_arena *arena, const char *schema, const c
 	if (strcmp(schema, "public") == 0)
 		return floe_arena_printf(arena, "bronze.%s", table);
 	return floe_arena_printf(arena, "bronze.%s__%s", schema, table);
+}
+
+static char fold(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+bool floe_plan_same_name(const char *a, const char *b)
+{
+	for (; *a && fold(*a) == fold(*b); a++, b++)
+		;
+	return fold(*a) == fold(*b);
+}
+
+const char *floe_plan_name_problem(floe_arena *arena, const char *bronze_name)
+{
+	const char *name = strncmp(bronze_name, "bronze.", 7) == 0 ? bronze_name + 7 : bronze_name;
+	const char *what = NULL;
+	for (const unsigned char *p = (const unsigned char *)name; *p && !what; p++) {
+		if (*p == '/')
+			what = "a '/', which would split the table's path in the warehouse";
+		else if (*p == '.')
+			what = "a '.', which Iceberg catalogs read as a namespace separator";
+		else if (*p < 0x20 || *p == 0x7f)
+			what = "a control character";
+	}
+	if (!what)
+		return NULL;
+	return floe_arena_printf(arena, "its name holds %s, and an Iceberg table name may not (rename the "
+					"table or schema, or exclude it in floe.toml)", what);
 }
 
 static bool plain_stem(const char *s)
@@ -86,26 +117,15 @@ const char *floe_plan_file_name(floe_arena *arena, const char *bronze_name)
 	return floe_arena_printf(arena, "bronze/%s-%.*s.sql", start[0] ? start : "table", HASH_DIGITS, hex);
 }
 
-/* `s` with control bytes as \xNN: nothing in it can end a SQL line comment or break a layout. */
-void floe_plan_put_shown(floe_buf *out, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			floe_buf_printf(out, "\\x%02x", *p);
-		else
-			floe_buf_putc(out, (char)*p);
-	}
-}
-
 const char *floe_plan_extract_sql(floe_arena *arena, const floe_plan_table *t, const char *quoted_relation)
 {
 	floe_buf b = FLOE_BUF_INIT;
 	floe_buf_puts(&b, "-- ");
-	floe_plan_put_shown(&b, t->bronze);
+	floe_text_put_printable(&b, t->bronze);
 	floe_buf_puts(&b, ": the extraction query of ");
-	floe_plan_put_shown(&b, t->schema);
+	floe_text_put_printable(&b, t->schema);
 	floe_buf_putc(&b, '.');
-	floe_plan_put_shown(&b, t->name);
+	floe_text_put_printable(&b, t->name);
 	floe_buf_puts(&b, ", written by `floe generate`.\n"
 			  "-- floe runs it as COPY (…) TO STDOUT (FORMAT binary) under the session settings in\n"
 			  "-- lakehouse.lock.json. An edit by hand is kept and reported as drift.\n"

@@ -1,9 +1,12 @@
 /*
  * plan.c — from the catalog's facts to a per-table plan: refusals first (a
  * table floe cannot read whole and exactly), then the load mode (watermark.c),
- * the column mappings (typemap.c) and the extraction query (naming.c).
+ * the column mappings (typemap.c) and the extraction query (naming.c); last,
+ * the bronze names: each goes to one source table, and a name the deployed plan
+ * gave out stays its table's.
  */
 #include "plan/plan_int.h"
+#include "plan/lock.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/text.h"
@@ -201,7 +204,9 @@ static void plan_relation(floe_plan *p, floe_plan_table *t, const floe_pg_relati
 		t->reason = why;
 		return;
 	}
-	why = refusal(p, t, rel);
+	why = floe_plan_name_problem(p->arena, t->bronze);
+	if (!why)
+		why = refusal(p, t, rel);
 	if (why) {
 		t->mode = FLOE_LOAD_REFUSED;
 		t->reason = why;
@@ -212,26 +217,54 @@ static void plan_relation(floe_plan *p, floe_plan_table *t, const floe_pg_relati
 	t->sql = floe_plan_extract_sql(p->arena, t, rel->quoted);
 }
 
-/* Two source tables must not land in one bronze table (a__b.c and a.b__c do). */
-static void refuse_collisions(floe_plan *p)
+static void refuse_name(floe_plan *p, floe_plan_table *t, const char *why)
 {
+	t->mode = FLOE_LOAD_REFUSED;
+	t->reason = why;
+	t->sql = NULL;
+	t->watermark = NULL;
+}
+
+/*
+ * One bronze name, one source table. A name the deployed lock gave to another table
+ * (loaded under it at least once: its Iceberg table may hold that table's rows) stays
+ * that table's, whatever the order; among the rest the first in name order keeps it.
+ * Names differing only in ASCII case are one name (floe_plan_same_name).
+ */
+static void refuse_collisions(floe_plan *p, const floe_lock *deployed)
+{
+	bool *lost = floe_arena_alloc(p->arena, sizeof(bool) * (p->n + 1));
 	for (size_t i = 0; i < p->n; i++) {
 		floe_plan_table *t = &p->tables[i];
-		for (size_t j = 0; j < i && t->mode != FLOE_LOAD_SKIPPED; j++) {
+		const floe_lock_table *o = floe_lock_name_owner(deployed, t->schema, t->name, t->bronze);
+		lost[i] = t->mode != FLOE_LOAD_SKIPPED && o;
+		if (!lost[i])
+			continue;
+		bool removed = strcmp(o->mode, "removed") == 0;
+		refuse_name(p, t, floe_arena_printf(p->arena, "its bronze name %s belongs to %s.%s, loaded under "
+							      "it before%s; floe never loads one table into another's",
+						    t->bronze, o->schema, o->name,
+						    removed ? " (now removed from the plan)" : ""));
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		floe_plan_table *t = &p->tables[i];
+		for (size_t j = 0; j < i && t->mode != FLOE_LOAD_SKIPPED && !lost[i]; j++) {
 			const floe_plan_table *u = &p->tables[j];
-			if (u->mode == FLOE_LOAD_SKIPPED || strcmp(t->bronze, u->bronze) != 0)
+			if (u->mode == FLOE_LOAD_SKIPPED || lost[j] || !floe_plan_same_name(t->bronze, u->bronze))
 				continue;
-			t->mode = FLOE_LOAD_REFUSED;
-			t->reason = floe_arena_printf(p->arena, "its bronze name %s is already taken by %s.%s",
-						      t->bronze, u->schema, u->name);
-			t->sql = NULL;
-			t->watermark = NULL;
+			bool by_case = strcmp(t->bronze, u->bronze) != 0;
+			lost[i] = true;
+			refuse_name(p, t, floe_arena_printf(p->arena, "its bronze name %s is already taken by %s.%s%s",
+							    t->bronze, u->schema, u->name,
+							    by_case ? " (names that differ only in case are one name "
+								      "to DuckDB, Trino and Spark)" : ""));
 		}
 	}
 }
 
 int floe_plan_from_relations(floe_plan **out, const floe_config *config, const char *role,
-			     floe_arena *arena, const floe_pg_relation *rels, size_t n_rels)
+			     floe_arena *arena, const floe_pg_relation *rels, size_t n_rels,
+			     const floe_lock *deployed)
 {
 	floe_plan *p = floe_xcalloc(1, sizeof(*p));
 	p->arena = arena;
@@ -241,7 +274,7 @@ int floe_plan_from_relations(floe_plan **out, const floe_config *config, const c
 	for (size_t i = 0; i < n_rels; i++)
 		if (!excluded(config, &rels[i]))
 			plan_relation(p, &p->tables[p->n++], &rels[i], config);
-	refuse_collisions(p);
+	refuse_collisions(p, deployed);
 	*out = p;
 	return 0;
 }
@@ -250,22 +283,26 @@ int floe_plan_build(floe_plan **out, const floe_config *config)
 {
 	floe_pg *pg = NULL;
 	floe_pg_relation *rels = NULL;
+	floe_lock *deployed = NULL;
 	size_t n = 0;
 	floe_arena *arena = floe_arena_new();
+	int error = -1;
 	*out = NULL;
-	if (floe_pg_connect_source(&pg, config) < 0)
-		goto fail;
+	const char *lock_path = floe_arena_printf(arena, "%s/pipeline/lakehouse.lock.json", config->project_dir);
+	if (floe_lock_load(&deployed, lock_path) < 0 || floe_pg_connect_source(&pg, config) < 0)
+		goto cleanup;
 	if (floe_pg_relations_inspect(&rels, &n, pg, arena, config->source.schemas.items,
 				      config->source.schemas.count) < 0) {
 		floe_error_context("while planning %s", floe_pg_describe(pg));
-		goto fail;
+		goto cleanup;
 	}
+	error = floe_plan_from_relations(out, config, config->source.user, arena, rels, n, deployed);
+	arena = NULL; /* the plan's now */
+cleanup:
 	floe_pg_close(pg);
-	return floe_plan_from_relations(out, config, config->source.user, arena, rels, n);
-fail:
-	floe_pg_close(pg);
+	floe_lock_free(deployed);
 	floe_arena_free(arena);
-	return -1;
+	return error;
 }
 
 void floe_plan_free(floe_plan *plan)

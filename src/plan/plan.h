@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 typedef struct floe_arena floe_arena;
+typedef struct floe_lock floe_lock;
 
 /* ---- the type table (typemap.c) ---- */
 
@@ -144,16 +145,21 @@ typedef struct floe_plan_table {
 
 typedef struct floe_plan floe_plan;
 
-/* Connect to the source as configured, introspect the selected schemas and plan. */
+/*
+ * Connect to the source as configured, introspect the selected schemas and plan,
+ * with the bronze names the deployed plan (pipeline/lakehouse.lock.json) gave out.
+ */
 int floe_plan_build(floe_plan **out, const floe_config *config);
 
 /*
  * Plan from relations already read (floe_pg_relations_inspect). `arena` holds
  * them and passes to the plan, which frees it. `role` names the source role in
- * reasons.
+ * reasons. `deployed` (NULL: none) is the lock of the plan deployed before: a
+ * bronze name it gives to a table stays that table's (floe_lock_name_owner).
  */
 int floe_plan_from_relations(floe_plan **out, const floe_config *config, const char *role,
-			     floe_arena *arena, const floe_pg_relation *rels, size_t n_rels);
+			     floe_arena *arena, const floe_pg_relation *rels, size_t n_rels,
+			     const floe_lock *deployed);
 
 void floe_plan_free(floe_plan *plan);
 
@@ -170,6 +176,18 @@ int floe_plan_render_json(floe_buf *out, const floe_plan *plan);
 
 /* "bronze.<table>" for schema public, "bronze.<schema>__<table>" otherwise. */
 const char *floe_plan_bronze_name(floe_arena *arena, const char *schema, const char *table);
+
+/*
+ * Whether two bronze names are one name to the engines that read bronze: DuckDB,
+ * Trino and Spark compare identifiers without case, so ASCII letters are folded.
+ */
+bool floe_plan_same_name(const char *a, const char *b);
+
+/*
+ * Why Iceberg cannot hold `bronze_name` as a table name (it has '/', '.' or a
+ * control character), one sentence in `arena`; NULL: it can.
+ */
+const char *floe_plan_name_problem(floe_arena *arena, const char *bronze_name);
 
 /*
  * "bronze/<stem>.sql": the bronze name without "bronze." when it is made of

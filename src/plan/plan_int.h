@@ -22,7 +22,4 @@ typedef struct floe_watermark_choice {
 int floe_plan_choose_watermark(floe_watermark_choice *out, floe_arena *arena,
 			       const floe_pg_relation *rel, const char *wanted);
 
-/* `s` with control bytes as \xNN: safe in a SQL line comment and in aligned text. */
-void floe_plan_put_shown(floe_buf *out, const char *s);
-
 #endif

@@ -1,12 +1,13 @@
 /*
  * render.c — the plan for people (aligned text, one block per table) and for
  * programs (JSON with the same facts). Names are printed exactly in JSON; in
- * text, control characters are shown as \xNN so a hostile name cannot break the
- * layout.
+ * text, every source-derived string goes through floe_text_put_printable so a
+ * hostile name cannot break the layout or reach the terminal as a control.
  */
 #include "plan/plan_int.h"
 #include "base/arena.h"
 #include "base/json.h"
+#include "base/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +21,10 @@ static size_t width_of(const char *s, size_t len)
 	return n;
 }
 
-/* `s` (shown as put_name would) padded to `width` characters. */
-static void put_padded(floe_buf *out, const char *s, size_t width)
-{
-	size_t before = out->len;
-	floe_plan_put_shown(out, s);
-	for (size_t n = width_of(out->ptr + before, out->len - before); n < width; n++)
-		floe_buf_putc(out, ' ');
-}
-
 static size_t shown_len(const char *s)
 {
 	floe_buf b = FLOE_BUF_INIT;
-	floe_plan_put_shown(&b, s);
+	floe_text_put_printable(&b, s);
 	size_t n = width_of(b.ptr ? b.ptr : "", b.len);
 	floe_buf_free(&b);
 	return n;
@@ -46,7 +38,7 @@ static void render_columns(floe_buf *out, const floe_plan_table *t)
 		floe_buf_init(&types[i], FLOE_BUF_DEFAULT_MAX);
 		floe_plan_type_text(&types[i], t->columns[i].map.type);
 		size_t a = shown_len(t->columns[i].name), b = shown_len(t->columns[i].pg_type);
-		size_t c = width_of(floe_buf_cstr(&types[i]), types[i].len);
+		size_t c = shown_len(floe_buf_cstr(&types[i]));
 		wn = a > wn ? a : wn;
 		wp = b > wp ? b : wp;
 		wi = c > wi ? c : wi;
@@ -54,16 +46,18 @@ static void render_columns(floe_buf *out, const floe_plan_table *t)
 	for (size_t i = 0; i < t->n_columns; i++) {
 		const floe_plan_column *c = &t->columns[i];
 		floe_buf_puts(out, i ? "             " : "  columns    ");
-		put_padded(out, c->name, wn);
+		floe_text_put_printable_padded(out, c->name, wn);
 		floe_buf_puts(out, "  ");
-		put_padded(out, c->pg_type, wp);
+		floe_text_put_printable_padded(out, c->pg_type, wp);
 		floe_buf_puts(out, "  → ");
-		put_padded(out, floe_buf_cstr(&types[i]), wi);
+		floe_text_put_printable_padded(out, floe_buf_cstr(&types[i]), wi);
 		floe_buf_printf(out, "  %-8s", floe_type_class_name(c->map.cls));
 		if (!c->visible)
 			floe_buf_puts(out, "  not visible to the role");
-		else if (c->map.note[0] && c->map.cls != FLOE_CLASS_EXACT)
-			floe_buf_printf(out, "  %s", c->map.note);
+		else if (c->map.note[0] && c->map.cls != FLOE_CLASS_EXACT) {
+			floe_buf_puts(out, "  ");
+			floe_text_put_printable(out, c->map.note);
+		}
 		while (out->len && out->ptr[out->len - 1] == ' ')
 			out->ptr[--out->len] = '\0';
 		floe_buf_putc(out, '\n');
@@ -74,13 +68,13 @@ static void render_columns(floe_buf *out, const floe_plan_table *t)
 
 static void render_table(floe_buf *out, const floe_plan_table *t)
 {
-	floe_plan_put_shown(out, t->schema);
+	floe_text_put_printable(out, t->schema);
 	floe_buf_putc(out, '.');
-	floe_plan_put_shown(out, t->name);
+	floe_text_put_printable(out, t->name);
 	floe_buf_puts(out, " → ");
-	floe_plan_put_shown(out, t->bronze);
+	floe_text_put_printable(out, t->bronze);
 	floe_buf_printf(out, "  %s\n  why        ", floe_load_mode_name(t->mode));
-	floe_plan_put_shown(out, t->reason);
+	floe_text_put_printable(out, t->reason);
 	floe_buf_putc(out, '\n');
 	if (t->mode == FLOE_LOAD_REFUSED) {
 		render_columns(out, t); /* so the column or type at fault can be seen among the others */
@@ -89,22 +83,22 @@ static void render_table(floe_buf *out, const floe_plan_table *t)
 	floe_buf_puts(out, "  key        ");
 	for (size_t i = 0; i < t->n_key; i++) {
 		floe_buf_puts(out, i ? ", " : "");
-		floe_plan_put_shown(out, t->key[i]);
+		floe_text_put_printable(out, t->key[i]);
 	}
 	floe_buf_puts(out, t->n_key ? "\n" : "(none)\n");
 	if (t->watermark) {
 		floe_buf_puts(out, "  watermark  ");
-		floe_plan_put_shown(out, t->watermark);
+		floe_text_put_printable(out, t->watermark);
 		floe_buf_putc(out, '\n');
 	}
 	for (size_t i = 0; i < t->n_notes; i++) {
 		floe_buf_puts(out, "  note       ");
-		floe_plan_put_shown(out, t->notes[i]);
+		floe_text_put_printable(out, t->notes[i]);
 		floe_buf_putc(out, '\n');
 	}
 	render_columns(out, t);
 	floe_buf_puts(out, "  file       ");
-	floe_plan_put_shown(out, t->file);
+	floe_text_put_printable(out, t->file);
 	floe_buf_putc(out, '\n');
 }
 
@@ -125,11 +119,11 @@ int floe_plan_render_text(floe_buf *out, const floe_plan *plan)
 		if (t->mode != FLOE_LOAD_SKIPPED)
 			continue;
 		floe_buf_puts(out, "  ");
-		floe_plan_put_shown(out, t->schema);
+		floe_text_put_printable(out, t->schema);
 		floe_buf_putc(out, '.');
-		floe_plan_put_shown(out, t->name);
+		floe_text_put_printable(out, t->name);
 		floe_buf_puts(out, "  ");
-		floe_plan_put_shown(out, t->reason);
+		floe_text_put_printable(out, t->reason);
 		floe_buf_putc(out, '\n');
 	}
 	return floe_buf_printf(out, "%s%zu tables: %zu incremental, %zu full, %zu refused; %zu skipped\n",

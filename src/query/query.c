@@ -5,6 +5,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "engine/engine.h"
 #include "iceberg/catalog.h"
 #include "iceberg/metadata.h"
@@ -310,7 +311,7 @@ static void render_table(floe_buf *out, floe_arena *a, floe_engine_result *r)
 		for (size_t i = 1; i <= rows; i++) {
 			size_t n = strlen(cells[i * cols + c]);
 			if (n > width[c])
-				width[c] = n > 60 ? 60 : n;
+				width[c] = n;
 		}
 	}
 	for (size_t i = 0; i <= rows; i++) {

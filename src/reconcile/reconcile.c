@@ -423,6 +423,7 @@ int floe_reconcile_table(floe_reconcile_result **out, floe_arena *arena, const f
 		floe_error_context("while reconciling %s", lt->bronze);
 		res->outcome = FLOE_RECONCILE_FAILED;
 		res->error = error_text(arena);
+		res->exit_code = (int)floe_error_exit_code();
 		res->detail = "the comparison did not complete";
 	}
 	finish(&j);

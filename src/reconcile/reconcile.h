@@ -128,6 +128,7 @@ typedef struct floe_reconcile_result {
 	/* what happened, for people; and the error of a failed comparison */
 	const char *detail;
 	const char *error;
+	int exit_code;                 /* failed: the exit code its error calls for (README "Exit codes") */
 	double seconds, source_seconds, lake_seconds;
 } floe_reconcile_result;
 
@@ -197,6 +198,7 @@ typedef struct floe_reconcile_report {
 	size_t n_results;
 	size_t n_verified, n_diverged, n_unverified, n_failed;
 	size_t n_partial;              /* verified, but with columns not compared (not in n_verified) */
+	int exit_code;                 /* the highest exit code of a failed table; 0: none failed */
 	void *owned;
 } floe_reconcile_report;
 

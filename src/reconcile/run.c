@@ -72,6 +72,8 @@ static void count_outcome(floe_reconcile_report *rep, const floe_reconcile_resul
 		break;
 	case FLOE_RECONCILE_FAILED:
 		rep->n_failed++;
+		if (r->exit_code > rep->exit_code)
+			rep->exit_code = r->exit_code;
 		break;
 	}
 }

@@ -65,7 +65,8 @@ int floe_state_lock(floe_table_lock **out, const char *project_dir, const char *
 			goto cleanup;
 		}
 		holder_of(&who, fd);
-		floe_error_set(FLOE_ERR_CHECK, "%s is being loaded by %s", table_name, floe_buf_cstr(&who));
+		floe_error_set(FLOE_ERR_CONFLICT, "%s is being loaded by %s", table_name, floe_buf_cstr(&who));
+		floe_error_code_set(FLOE_CODE_TABLE_BUSY, "%s", floe_buf_cstr(&who));
 		floe_error_hint("Two loads of one table never overlap; wait for that run to finish "
 				"(or stop it), then run again.");
 		goto cleanup;

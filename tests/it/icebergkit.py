@@ -68,3 +68,22 @@ def local_path(uri: str) -> str:
     if uri.startswith("file:"):
         return uri[len("file:"):]
     return uri
+
+
+def referenced_files(catalog, table: str):
+    """Every file the table's metadata reaches (each snapshot's manifest list, manifests and data
+    files, and the metadata log), as local paths."""
+    t = catalog.load_table(table)
+    io = t.io
+    refs = {local_path(t.metadata_location)}
+    refs |= {local_path(e.metadata_file) for e in t.metadata.metadata_log}
+    manifests = {}
+    for snap in t.snapshots():
+        refs.add(local_path(snap.manifest_list))
+        for manifest in snap.manifests(io):
+            manifests.setdefault(manifest.manifest_path, manifest)
+    for path, manifest in manifests.items():
+        refs.add(local_path(path))
+        for entry in manifest.fetch_manifest_entry(io, discard_deleted=False):
+            refs.add(local_path(entry.data_file.file_path))
+    return refs

@@ -27,6 +27,24 @@ def test_a_password_on_the_command_line_is_refused_and_never_echoed(project, add
     assert not (project / "floe.toml").exists()
 
 
+
+@pytest.mark.parametrize("command", [["init"], ["plan"], ["run"], ["query", "select 1"], ["status"],
+                                     ["doctor"], ["reconcile"], ["generate"], ["stack", "up"],
+                                     ["shop", "generate"]])
+@pytest.mark.parametrize("option", [f"--password={SECRET}", f"--pasword={SECRET}", f"-p{SECRET}",
+                                    f"--source-password={SECRET}\x1b[2J"])
+def test_an_unknown_option_is_named_without_its_value(project, command, option):
+    r = floe("-C", str(project), *command, option, check=2)
+    shown = option.split("=")[0] if option.startswith("--") else "-p…"
+    assert f"unknown option `{shown}` for `floe {command[0]}" in r.err, r
+    assert SECRET not in r.out + r.err and "\x1b" not in r.out + r.err, r
+
+
+def test_an_unknown_option_before_the_command_is_named_without_its_value(project):
+    r = floe(f"--password={SECRET}", "init", str(project), check=2)
+    assert "unknown option `--password` before the command" in r.err, r
+    assert SECRET not in r.out + r.err, r
+
 def test_uri_parameters_are_refused_not_dropped(project):
     r = floe("init", "--source", "postgresql://127.0.0.1/shop?sslmode=require", str(project), check=2)
     assert "URI parameters" in r.err and "[source]" in r.err, r
@@ -81,4 +99,4 @@ def test_a_password_that_is_a_word_floe_prints_is_not_masked_but_warned_about(st
     assert r.err.count("too short or too plain to be masked") == 1, r
     # a password that mixes characters is still masked wherever it appears
     r = src.floe(d, "run", env={"FLOE_SOURCE_PASSWORD": "verified-9x"})
-    assert r.rc == 1 and "verified-9x" not in r.out + r.err, r
+    assert r.rc == 3 and "verified-9x" not in r.out + r.err, r

@@ -8,7 +8,8 @@ import random
 import subprocess
 import time
 
-from icebergkit import Warehouse, duckdb_with_iceberg, local_path
+import icebergkit
+from icebergkit import Warehouse, duckdb_with_iceberg
 
 TOTAL = 100
 RUN = 8      # commits one writer process is given at most
@@ -35,21 +36,7 @@ def check_table(wh, con):
 
 
 def referenced_files(wh):
-    """Every file the table's metadata reaches, as local paths."""
-    t = wh.pyiceberg().load_table("bronze.crash")
-    io = t.io
-    refs = {local_path(t.metadata_location)}
-    refs |= {local_path(e.metadata_file) for e in t.metadata.metadata_log}
-    manifests = {}
-    for snap in t.snapshots():
-        refs.add(local_path(snap.manifest_list))
-        for manifest in snap.manifests(io):
-            manifests.setdefault(manifest.manifest_path, manifest)
-    for path, manifest in manifests.items():
-        refs.add(local_path(path))
-        for entry in manifest.fetch_manifest_entry(io, discard_deleted=False):
-            refs.add(local_path(entry.data_file.file_path))
-    return refs
+    return icebergkit.referenced_files(wh.pyiceberg(), "bronze.crash")
 
 
 def test_kill_9_during_appends(tmp_path):

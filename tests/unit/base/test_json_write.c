@@ -97,3 +97,12 @@ FLOE_TEST(json_writer_reports_overflow)
 	FLOE_CHECK(floe_json_write_finish(&w) < 0);
 	floe_buf_free(&b);
 }
+
+/* DEL and C1 controls (U+0080..U+009F) are escaped too: JSON shown on a terminal cannot steer it. */
+FLOE_TEST(json_write_escapes_del_and_c1_controls)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	floe_json_put_cstr(&b, "a\x7f" "b\xc2\x9b" "c\xc2\x85" "d\xc2\xa0" "e");
+	FLOE_CHECK_STR(floe_buf_cstr(&b), "\"a\\u007fb\\u009bc\\u0085d\xc2\xa0" "e\"");
+	floe_buf_free(&b);
+}

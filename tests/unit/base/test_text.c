@@ -46,3 +46,14 @@ FLOE_TEST(text_printable_escapes_controls_and_invalid_bytes)
 	FLOE_CHECK_STR(s, "orders");
 	free(s);
 }
+
+FLOE_TEST(text_printable_padded_counts_shown_characters)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	floe_text_put_printable_padded(&b, "a\nß", 6); /* shown as a\nß: 4 characters */
+	FLOE_CHECK_STR(floe_buf_cstr(&b), "a\\nß  ");
+	floe_buf_clear(&b);
+	floe_text_put_printable_padded(&b, "longer", 2);
+	FLOE_CHECK_STR(floe_buf_cstr(&b), "longer");
+	floe_buf_free(&b);
+}

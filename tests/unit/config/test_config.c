@@ -87,7 +87,7 @@ FLOE_TEST(config_values_are_checked)
 	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = \"u\"\n[warehouse]\nschedule = \"hourly\"\n") == NULL);
 	FLOE_CHECK(strstr(error_message(), "cron") != NULL);
 	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = \"u\"\n[warehouse]\ncatalog = \"hive\"\n") == NULL);
-	FLOE_CHECK(strstr(error_message(), "`sql` or `rest`") != NULL);
+	FLOE_CHECK(strstr(error_message(), "expected `sql`") != NULL);
 }
 
 FLOE_TEST(config_section_must_be_a_table)

@@ -16,6 +16,7 @@
 #include "iceberg/table.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -411,7 +412,9 @@ done:
 
 typedef struct flaky {
 	floe_iceberg_catalog *real;
-	int mode; /* 0 pass through, 1 swap but say UNKNOWN, 2 fail with UNKNOWN, no swap */
+	int mode; /* 0 pass through, 1 swap but say UNKNOWN, 2 fail with UNKNOWN, no swap,
+		     3 fail with FAILED (disk full), no swap */
+	int swaps;
 } flaky;
 
 static int flaky_load(void *s, floe_buf *out, const char *ns, const char *t)
@@ -428,6 +431,12 @@ static int flaky_swap(void *s, const char *ns, const char *t, const char *expect
 		      floe_iceberg_swap_outcome *outcome)
 {
 	flaky *f = s;
+	f->swaps++;
+	if (f->mode == 3) {
+		*outcome = FLOE_ICEBERG_FAILED;
+		errno = ENOSPC;
+		return floe_error_set_errno(FLOE_ERR_IO, "catalog write failed (test)");
+	}
 	if (f->mode == 2) {
 		*outcome = FLOE_ICEBERG_UNKNOWN;
 		return floe_error_set(FLOE_ERR_UNREACHABLE, "catalog unreachable (test)");
@@ -455,15 +464,14 @@ static const floe_iceberg_catalog_ops flaky_ops = {
 	"flaky", flaky_load, flaky_create, flaky_swap, NULL, flaky_ns, flaky_ns_exists, NULL, NULL, NULL,
 };
 
-FLOE_TEST(iceberg_table_unknown_commit_outcome_keeps_files)
+FLOE_TEST(iceberg_table_unknown_commit_outcome_keeps_files_a_failed_one_deletes_them)
 {
 	env e;
-	flaky f;
+	flaky f = { 0 };
 	floe_iceberg_catalog *cat;
 	floe_iceberg_table *t = NULL, *check = NULL;
 	FLOE_CHECK(env_open(&e));
 	f.real = e.catalog;
-	f.mode = 0;
 	cat = floe_iceberg_catalog_new(&flaky_ops, &f, floe_iceberg_storage_local(),
 				       floe_arena_printf(e.a, "file://%s", e.dir));
 	FLOE_CHECK(floe_iceberg_table_create(&t, cat, "bronze", "t", test_schema(e.a), NULL) == 0);
@@ -497,6 +505,18 @@ FLOE_TEST(iceberg_table_unknown_commit_outcome_keeps_files)
 		   res.deleted_data_files == 1);
 	FLOE_CHECK(check && plan_rows(check, -1, NULL) == 6);
 	floe_iceberg_table_free(check);
+	FLOE_CHECK(floe_iceberg_table_may_have_landed(t));
+
+	/* A swap that failed without a race (disk full): not retried, and the attempt's files go. */
+	f.mode = 3;
+	f.swaps = 0;
+	before = count_files(meta_dir);
+	FLOE_CHECK(floe_iceberg_table_append(t, make_file(&e, t, 9, 3), 1, NULL) < 0);
+	FLOE_CHECK(f.swaps == 1);
+	FLOE_CHECK(floe_error_last() && floe_error_last()->code == FLOE_CODE_DISK_FULL);
+	FLOE_CHECK(floe_error_exit_code() == FLOE_EXIT_INTERNAL);
+	FLOE_CHECK(count_files(meta_dir) == before);
+	FLOE_CHECK(!floe_iceberg_table_may_have_landed(t));
 	floe_iceberg_table_free(t);
 done:
 	floe_iceberg_catalog_free(cat);

@@ -79,13 +79,19 @@ floe_pg_trigger *fx_trigger(floe_pg_relation *rel, const char *name, int type, c
 
 floe_plan *fx_plan(floe_arena *a, const floe_pg_relation *rels, size_t n, const char *extra)
 {
+	return fx_plan_deployed(a, rels, n, extra, NULL);
+}
+
+floe_plan *fx_plan_deployed(floe_arena *a, const floe_pg_relation *rels, size_t n, const char *extra,
+			    const floe_lock *deployed)
+{
 	const char *toml = floe_arena_printf(a, "[source]\ndatabase = \"shop\"\nuser = \"reader\"\n"
 						"schemas = [\"public\", \"sales\"]\n%s", extra);
 	floe_config *config = NULL;
 	floe_plan *plan = NULL;
 	if (floe_config_parse(&config, "/p/floe.toml", toml, strlen(toml)) < 0)
 		abort();
-	floe_plan_from_relations(&plan, config, "reader", a, rels, n);
+	floe_plan_from_relations(&plan, config, "reader", a, rels, n, deployed);
 	floe_config_free(config);
 	return plan;
 }

@@ -24,4 +24,8 @@ floe_pg_trigger *fx_trigger(floe_pg_relation *rel, const char *name, int type, c
  */
 floe_plan *fx_plan(floe_arena *a, const floe_pg_relation *rels, size_t n, const char *extra);
 
+/* The same, with the bronze names the lock `deployed` gave out (floe_plan_from_relations). */
+floe_plan *fx_plan_deployed(floe_arena *a, const floe_pg_relation *rels, size_t n, const char *extra,
+			    const floe_lock *deployed);
+
 #endif

@@ -70,8 +70,8 @@ FLOE_TEST(naming_extraction_sql_quotes_and_comments)
 {
 	floe_arena *a = floe_arena_new();
 	floe_pg_relation rel;
-	fx_table(a, &rel, "public", "bad\nname");
-	rel.quoted = "public.\"bad\nname\"";
+	fx_table(a, &rel, "public", "bad\xc2\x85name"); /* U+0085, NEL: a line break to some readers */
+	rel.quoted = "public.\"bad\xc2\x85name\"";
 	floe_pg_column *c = fx_column(a, &rel, "Order Id", 1, fx_type(a, "int4"));
 	c->quoted = "\"Order Id\"";
 	c = fx_column(a, &rel, "doc", 2, fx_type(a, "jsonb"));
@@ -80,9 +80,9 @@ FLOE_TEST(naming_extraction_sql_quotes_and_comments)
 	const floe_plan_table *t = floe_plan_at(plan, 0);
 	FLOE_CHECK(t->sql != NULL);
 	if (t->sql) {
-		FLOE_CHECK(strstr(t->sql, "-- bronze.bad\\x0aname: the extraction query of public.bad\\x0aname,"));
+		FLOE_CHECK(strstr(t->sql, "-- bronze.bad\\u{0085}name: the extraction query of public.bad\\u{0085}name,"));
 		FLOE_CHECK(strstr(t->sql, "SELECT\n    \"Order Id\",\n    \"doc\"::text AS \"doc\"\n"
-					  "FROM public.\"bad\nname\"\n"));
+					  "FROM public.\"bad\xc2\x85name\"\n"));
 		/* Every line that is not SQL is a whole comment. */
 		int comment_lines = 0;
 		for (const char *p = t->sql; *p; p = strchr(p, '\n') + 1) {
@@ -92,5 +92,30 @@ FLOE_TEST(naming_extraction_sql_quotes_and_comments)
 		}
 		FLOE_CHECK(comment_lines == 3);
 	}
+	floe_plan_free(plan);
+}
+
+/* Names an Iceberg table name cannot hold are refused in the plan, with the reason. */
+FLOE_TEST(naming_iceberg_cannot_hold_refused)
+{
+	static const char *const bad[] = { "a.b", "a/b", "new\nline", "esc\x1b[31m", "del\x7f" };
+	static const char *const why[] = { "'.'", "'/'", "control character", "control character",
+					   "control character" };
+	floe_arena *a = floe_arena_new();
+	floe_pg_relation rel[5];
+	for (size_t i = 0; i < 5; i++) {
+		fx_table(a, &rel[i], "public", bad[i]);
+		fx_key(rel + i, fx_column(a, &rel[i], "id", 1, fx_type(a, "int4"))->name);
+	}
+	floe_plan *plan = fx_plan(a, rel, 5, "");
+	for (size_t i = 0; i < 5; i++) {
+		const floe_plan_table *t = floe_plan_at(plan, i);
+		FLOE_CHECK(t->mode == FLOE_LOAD_REFUSED && t->sql == NULL);
+		FLOE_CHECK(strstr(t->reason, why[i]) && strstr(t->reason, "Iceberg table name"));
+	}
+	FLOE_CHECK(floe_plan_name_problem(a, "bronze.h__a\xc2\x9b") == NULL); /* C1: Iceberg takes it */
+	FLOE_CHECK(floe_plan_same_name("bronze.h__CamelCase", "bronze.h__camelcase"));
+	FLOE_CHECK(!floe_plan_same_name("bronze.h__camelcase", "bronze.h__camelcase2"));
+	FLOE_CHECK(!floe_plan_same_name("bronze.\xc3\x84", "bronze.\xc3\xa4"));
 	floe_plan_free(plan);
 }

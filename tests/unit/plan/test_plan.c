@@ -5,6 +5,7 @@
 #include "harness.h"
 #include "base/arena.h"
 #include "plan_fixture.h"
+#include "plan/lock.h"
 
 #define BEFORE_UPDATE_ROW (FLOE_PG_TRIGGER_ROW | FLOE_PG_TRIGGER_BEFORE | FLOE_PG_TRIGGER_UPDATE)
 #define TOUCH "CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN NEW.updated_at := now(); RETURN NEW; END$$"
@@ -122,16 +123,22 @@ FLOE_TEST(plan_refusals_and_skips)
 	EXPECT(&r[0], "", FLOE_LOAD_SKIPPED, "temporary");
 }
 
-FLOE_TEST(plan_exclude_and_collisions)
+/* sales.x__y and sales__x.y: both bronze.sales__x__y. */
+static void same_bronze_name(floe_arena *a, floe_pg_relation *r)
 {
-	floe_pg_relation r[3];
-	floe_arena *a = floe_arena_new();
 	orders(a, &r[0], 0, NULL);
 	r[0].schema = "sales";
 	r[0].name = "x__y";
 	orders(a, &r[1], 0, NULL);
 	r[1].schema = "sales__x";
 	r[1].name = "y";
+}
+
+FLOE_TEST(plan_exclude_and_collisions)
+{
+	floe_pg_relation r[3];
+	floe_arena *a = floe_arena_new();
+	same_bronze_name(a, r);
 	orders(a, &r[2], 0, NULL);
 	r[2].name = "gone";
 	floe_plan *p = fx_plan(a, r, 3, "exclude = [\"public.gone\"]\n");
@@ -139,4 +146,37 @@ FLOE_TEST(plan_exclude_and_collisions)
 	FLOE_CHECK(floe_plan_at(p, 1)->mode == FLOE_LOAD_REFUSED &&
 		   strstr(floe_plan_at(p, 1)->reason, "already taken by sales.x__y"));
 	floe_plan_free(p);
+}
+
+/* The table the lock deployed under a name keeps it, though the newcomer sorts first. */
+FLOE_TEST(plan_a_deployed_bronze_name_stays_its_tables)
+{
+	floe_pg_relation first[2], both[2];
+	floe_lock *deployed = NULL, *next = NULL;
+	floe_arena *a = floe_arena_new(), *b = floe_arena_new();
+	same_bronze_name(a, first);
+	floe_plan *p1 = fx_plan(a, &first[1], 1, "");
+	floe_lock_build(&deployed, p1, NULL);
+	same_bronze_name(b, both);
+	floe_plan *p2 = fx_plan_deployed(b, both, 2, "", deployed);
+	const floe_plan_table *newcomer = floe_plan_at(p2, 0), *owner = floe_plan_at(p2, 1);
+	FLOE_CHECK(strcmp(newcomer->name, "x__y") == 0 && newcomer->mode == FLOE_LOAD_REFUSED && !newcomer->sql);
+	FLOE_CHECK(strstr(newcomer->reason, "bronze.sales__x__y belongs to sales__x.y"));
+	FLOE_CHECK(owner->mode == FLOE_LOAD_FULL && owner->sql);
+	/* The lock names the owner to everyone but the owner itself. */
+	FLOE_CHECK(floe_lock_name_owner(deployed, "sales", "x__y", "bronze.sales__x__y") != NULL);
+	FLOE_CHECK(floe_lock_name_owner(deployed, "sales__x", "y", "bronze.sales__x__y") == NULL);
+	/* The next lock: the owner holds it still, the refused newcomer holds nothing. */
+	floe_lock_build(&next, p2, deployed);
+	FLOE_CHECK(floe_lock_name_owner(next, "sales", "x__y", "bronze.SALES__X__Y") != NULL);
+	FLOE_CHECK(floe_lock_name_owner(next, "sales__x", "y", "bronze.sales__x__y") == NULL);
+	/* bronze.sales__x__y names the owner only; the newcomer answers to its source name. */
+	const floe_lock_table *lost = floe_lock_find(next, "sales", "x__y"), *kept = floe_lock_find(next, "sales__x", "y");
+	FLOE_CHECK(lost && kept && lost->owner && strcmp(lost->owner, "sales__x.y") == 0 && !kept->owner);
+	FLOE_CHECK(lost && !floe_lock_table_named(lost, "bronze.sales__x__y") && floe_lock_table_named(lost, "sales.x__y"));
+	FLOE_CHECK(kept && floe_lock_table_named(kept, "bronze.sales__x__y"));
+	floe_lock_free(next);
+	floe_plan_free(p2);
+	floe_lock_free(deployed);
+	floe_plan_free(p1);
 }

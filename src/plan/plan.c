@@ -240,7 +240,7 @@ static void refuse_collisions(floe_plan *p, const floe_lock *deployed)
 		lost[i] = t->mode != FLOE_LOAD_SKIPPED && o;
 		if (!lost[i])
 			continue;
-		bool removed = strcmp(o->mode, "removed") == 0;
+		bool removed = o->mode == FLOE_LOAD_REMOVED;
 		refuse_name(p, t, floe_arena_printf(p->arena, "its bronze name %s belongs to %s.%s, loaded under "
 							      "it before%s; floe never loads one table into another's",
 						    t->bronze, o->schema, o->name,
@@ -288,8 +288,7 @@ int floe_plan_build(floe_plan **out, const floe_config *config)
 	floe_arena *arena = floe_arena_new();
 	int error = -1;
 	*out = NULL;
-	const char *lock_path = floe_arena_printf(arena, "%s/pipeline/lakehouse.lock.json", config->project_dir);
-	if (floe_lock_load(&deployed, lock_path) < 0 || floe_pg_connect_source(&pg, config) < 0)
+	if (floe_lock_load(&deployed, floe_config_lock_path(arena, config)) < 0 || floe_pg_connect_source(&pg, config) < 0)
 		goto cleanup;
 	if (floe_pg_relations_inspect(&rels, &n, pg, arena, config->source.schemas.items,
 				      config->source.schemas.count) < 0) {

@@ -18,7 +18,7 @@
 #include <time.h>
 
 /* The one name table of floe_reconcile_outcome, in its order: floe_reconcile_outcome_name and _parse. */
-static const char *const outcome_names[] = { "verified", "diverged", "unverified", "failed", FLOE_RECONCILE_PARTIAL_NAME };
+static const char *const outcome_names[] = { "verified", "diverged", "unverified", "failed", "verified (partial)" };
 FLOE_TEXT_NAMES_DEFINE(floe_reconcile_outcome, "reconciliation outcome", outcome_names, FLOE_RECONCILE_PARTIAL)
 
 bool floe_reconcile_partial(const floe_reconcile_result *r)

@@ -134,10 +134,10 @@ typedef struct floe_reconcile_result {
 
 /*
  * A verified result that left columns out (`excluded`: a type or a file reconciliation
- * cannot read) is partial: its state is "verified (partial)", never plain "verified";
- * like "unverified", it makes `floe run` and `floe reconcile` exit 1 (docs/reconcile.md).
+ * cannot read) is partial: its state is "verified (partial)" (FLOE_RECONCILE_PARTIAL),
+ * never plain "verified"; like "unverified", it makes `floe run` and `floe reconcile`
+ * exit 1 (docs/reconcile.md).
  */
-#define FLOE_RECONCILE_PARTIAL_NAME "verified (partial)"
 bool floe_reconcile_partial(const floe_reconcile_result *r);
 /* The result's state: its outcome, or FLOE_RECONCILE_PARTIAL for a partial one. */
 floe_reconcile_outcome floe_reconcile_state(const floe_reconcile_result *r);

@@ -21,11 +21,6 @@ typedef struct owned {
 	floe_pg *pg;      /* --repair: the session holding the exported snapshot */
 } owned;
 
-static bool loadable(const floe_lock_table *t)
-{
-	return strcmp(t->mode, "full") == 0 || strcmp(t->mode, "incremental") == 0;
-}
-
 static bool wanted(const floe_reconcile_opts *o, const floe_lock_table *t)
 {
 	for (size_t i = 0; o->tables && i < o->n_tables; i++)
@@ -46,9 +41,9 @@ static int check_names(const floe_lock *lock, const floe_reconcile_opts *o)
 			floe_error_hint("Name it as bronze.TABLE or SCHEMA.TABLE; `floe status` lists them.");
 			return -1;
 		}
-		if (!loadable(hit)) {
+		if (!floe_load_mode_loadable(hit->mode)) {
 			floe_error_set(FLOE_ERR_USAGE, "table \"%s\" is %s in the deployed plan: there is nothing to reconcile",
-				       o->tables[i], hit->mode);
+				       o->tables[i], floe_load_mode_name(hit->mode));
 			return -1;
 		}
 	}
@@ -167,10 +162,10 @@ int floe_reconcile_run(floe_reconcile_report *out, const floe_config *config, co
 	out->results = floe_arena_alloc(own->arena, (n + 1) * sizeof(floe_reconcile_result *));
 	for (size_t i = 0; i < n; i++) {
 		const floe_lock_table *t = floe_lock_at(own->lock, i);
-		if (loadable(t) && wanted(opts, t))
+		if (floe_load_mode_loadable(t->mode) && wanted(opts, t))
 			reconcile_one(out, st, own->arena, config, opts, t);
 	}
-	floe_state_run_end(st, out->run_id, out->n_failed ? "failed" : "ok");
+	floe_state_run_end(st, out->run_id, out->n_failed ? FLOE_RUN_FAILED : FLOE_RUN_OK);
 	floe_state_close(st);
 	return 0;
 }

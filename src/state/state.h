@@ -9,6 +9,8 @@
 #ifndef FLOE_STATE_STATE_H
 #define FLOE_STATE_STATE_H
 
+#include "reconcile/outcome.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -62,15 +64,15 @@ void floe_state_close(floe_state *st);
  */
 int floe_state_run_begin(floe_state *st, const char *command, char run_id[FLOE_RUN_ID_MAX]);
 
-/* status: "ok" | "failed" | "interrupted". */
-int floe_state_run_end(floe_state *st, const char *run_id, const char *status);
+/* status: ok, failed or interrupted. */
+int floe_state_run_end(floe_state *st, const char *run_id, floe_run_status status);
 
 /* A run as the ledger holds it. */
 typedef struct floe_state_run {
 	const char *run_id, *command;
 	int64_t pid;
 	const char *started_at, *finished_at;
-	const char *status;          /* "running" | "ok" | "failed" | "interrupted" */
+	floe_run_status status;
 	bool gone;                   /* marked running, but its process no longer exists (kill -9, crash) */
 } floe_state_run;
 
@@ -82,8 +84,8 @@ typedef struct floe_state_table_run {
 	const char *table_name;      /* "bronze.orders" */
 	const char *layer;           /* "bronze" | "silver" | "gold" */
 	const char *source;          /* "public.orders" */
-	const char *mode;            /* "full" | "incremental" | "refused" */
-	const char *state;           /* "loading" | "loaded" | "failed" | "refused" | … */
+	const char *mode;            /* the plan's mode as the ledger keeps it: "full", "incremental", … */
+	floe_table_state state;      /* loading, loaded, failed, refused or skipped */
 	int64_t rows, bytes, files;  /* -1: unknown */
 	const char *snapshot_id;
 	const char *watermark;
@@ -103,16 +105,16 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *tr);
 /* The newest record of every table and layer, ordered by table name. Owned by `arena`. */
 int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_run **out, size_t *n_out);
 
-/* The newest record of `table_name` whose state is one of the given (NULL-terminated), or none. */
-int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name,
-			       const char *const *states, floe_state_table_run **out);
+/* The newest record of `table_name` in state `state`, or *out NULL when there is none. */
+int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name, floe_table_state state,
+			       floe_state_table_run **out);
 
 /* One reconciliation of one table (reconcile.c): what `floe status` and `floe reconcile` show. */
 typedef struct floe_state_reconcile {
 	const char *run_id;
 	const char *table_name;      /* "bronze.orders" */
 	const char *tier;            /* "V1" | "V2" | "V3" */
-	const char *outcome;         /* "verified" | "diverged" | "unverified" | "failed" */
+	floe_reconcile_outcome outcome; /* verified, diverged, unverified or failed (never partial: see excluded) */
 	const char *snapshot_id;     /* the bronze snapshot compared */
 	int64_t source_rows, lake_rows;
 	const char *control;         /* the planted control, NULL: none */

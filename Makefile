@@ -3,7 +3,7 @@
 #   make                      build build/floe
 #   make test                 set up (packages, DuckDB, venv), unit tests, integration tests
 #   make test SANITIZE=address,undefined
-#   make it SANITIZE=thread CC=clang   integration tests under ThreadSanitizer (build-san-clang/)
+#   make it SANITIZE=thread CC=clang   integration tests under ThreadSanitizer (build-thread-clang/)
 #   make unit | make it       one half of the suite (after `make setup`)
 #   make fuzz FUZZ_SECONDS=60 libFuzzer targets (clang)
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
@@ -17,8 +17,10 @@ SANITIZE ?=
 DUCKDB_DIR := .deps/duckdb
 VENV := .venv
 
-# One build directory per compiler and sanitizer setting, so they never mix objects.
-BUILD := build$(if $(SANITIZE),-san)$(if $(findstring clang,$(CC)),-clang)
+# One build directory per compiler and sanitizer setting, so they never mix objects:
+# build/, build-clang/, build-address-undefined/, build-thread-clang/ …
+comma := ,
+BUILD := build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))$(if $(findstring clang,$(CC)),-clang)
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 
 PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
@@ -125,7 +127,7 @@ fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build build-san build-clang build-san-clang build-fuzz
+	rm -rf build build-* build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) \
 	$(TOOL_SUPPORT_OBJ:.o=.d) $(BUILD)/src/cli/main.d $(BUILD)/bench/parquet/bench.d

@@ -44,6 +44,7 @@ typedef struct floe_config_source {
 
 typedef struct floe_config_warehouse {
 	const char *location;       /* default "warehouse", relative to the project */
+	const char *dir;            /* location resolved once by floe_config_parse (floe_config_warehouse_dir) */
 	const char *catalog;        /* "sql" (the default and, for now, the only one) */
 	const char *schedule;       /* cron, default "0 * * * *" */
 } floe_config_warehouse;
@@ -88,7 +89,10 @@ int floe_config_parse(floe_config **out, const char *path, const char *text, siz
 
 void floe_config_free(floe_config *config);
 
-/* Absolute path of the warehouse directory (location resolved against the project). */
+/*
+ * Absolute path of the warehouse directory (location resolved against the project), owned
+ * by the config. Resolved once when the file is read, so load threads may call it at once.
+ */
 const char *floe_config_warehouse_dir(const floe_config *config);
 
 /*

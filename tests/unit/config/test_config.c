@@ -124,6 +124,9 @@ FLOE_TEST(config_project_paths)
 		FLOE_CHECK_STR(floe_config_pipeline_dir(a, c), "/p/pipeline");
 		FLOE_CHECK_STR(floe_config_lock_path(a, c), "/p/pipeline/lakehouse.lock.json");
 		FLOE_CHECK_STR(floe_config_catalog_path(a, c), "/p/warehouse/catalog.db");
+		/* resolved once when read: load threads call it at once, and the config's arena is not shared */
+		FLOE_CHECK_STR(floe_config_warehouse_dir(c), "/p/warehouse");
+		FLOE_CHECK(floe_config_warehouse_dir(c) == floe_config_warehouse_dir(c));
 		floe_buf pw = FLOE_BUF_INIT;
 		floe_config_password_file(&pw, c->project_dir);
 		FLOE_CHECK_STR(floe_buf_cstr(&pw), "/p/.floe/secrets/source-password");

@@ -71,6 +71,14 @@ static const char *dbt_name(floe_arena *a, const char *s)
 	return out;
 }
 
+static bool plain_name(const char *s)
+{
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return s[0] != '\0';
+}
+
 static bool has_silver(const floe_lock_table *t)
 {
 	return t->silver != NULL;
@@ -200,8 +208,17 @@ static const char *sources_yml(emit *e)
 		if (!has_silver(t))
 			continue;
 		floe_buf_puts(&b, n++ ? "" : "\n");
+		const char *id = t->bronze + strlen("bronze.");
 		floe_buf_printf(&b, "      - name: %s\n        identifier: ", floe_dbt_model_name(e->a, t->silver));
-		floe_dbt_yaml_string(&b, e->a, t->bronze + strlen("bronze."));
+		if (plain_name(id)) {
+			floe_dbt_yaml_string(&b, e->a, id);
+		} else { /* dbt quotes naively: give it quoted, a double quote doubled */
+			floe_buf q = FLOE_BUF_INIT;
+			floe_plan_put_quoted(&q, id, '"');
+			floe_dbt_yaml_string(&b, e->a, floe_buf_cstr(&q));
+			floe_buf_free(&q);
+			floe_buf_puts(&b, "\n        quoting: {identifier: false}");
+		}
 		floe_buf_puts(&b, "\n        description: ");
 		floe_dbt_yaml_string(&b, e->a, t->silver->description);
 		floe_buf_putc(&b, '\n');

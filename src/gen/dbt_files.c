@@ -22,8 +22,13 @@ static const char tests[] =
 	"{# " GENERATED " #}\n"
 	"{# floe's data tests for the kinds dbt has no built-in test for; docs/silver.md. #}\n"
 	"\n"
+	"{# A column name as a quoted SQL identifier, a double quote inside doubled. #}\n"
+	"{% macro floe_quote(name) -%}\n"
+	"    \"{{ name | replace('\"', '\"\"') }}\"\n"
+	"{%- endmacro %}\n"
+	"\n"
 	"{% macro floe_column_list(prefix, columns) -%}\n"
-	"    {%- for c in columns %}{{ prefix }}{{ adapter.quote(c) }}{% if not loop.last %}, {% endif %}{% endfor -%}\n"
+	"    {%- for c in columns %}{{ prefix }}{{ floe_quote(c) }}{% if not loop.last %}, {% endif %}{% endfor -%}\n"
 	"{%- endmacro %}\n"
 	"\n"
 	"{% test floe_unique_combination(model, columns) %}\n"
@@ -71,10 +76,10 @@ static const char tests[] =
 	"{% test floe_relationships(model, columns, to, fields) %}\n"
 	"select {{ floe_column_list('child.', columns) }}\n"
 	"from {{ model }} as child\n"
-	"where {% for c in columns %}child.{{ adapter.quote(c) }} is not null and {% endfor %}not exists (\n"
+	"where {% for c in columns %}child.{{ floe_quote(c) }} is not null and {% endfor %}not exists (\n"
 	"    select 1 from {{ to }} as parent\n"
-	"    where {% for i in range(columns | length) %}parent.{{ adapter.quote(fields[i]) }} = "
-	"child.{{ adapter.quote(columns[i]) }}{% if not loop.last %} and {% endif %}{% endfor %})\n"
+	"    where {% for i in range(columns | length) %}parent.{{ floe_quote(fields[i]) }} = "
+	"child.{{ floe_quote(columns[i]) }}{% if not loop.last %} and {% endif %}{% endfor %})\n"
 	"{% endtest %}\n";
 
 static const char bronze_plugin[] =

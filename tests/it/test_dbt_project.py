@@ -72,14 +72,21 @@ def src(stack):
          "--target", f"{stack['socket_dir']}:{stack['port']}/dbt_it", check=0)
     # A CHECK no DuckDB translation keeps (a regular expression operator): left out, and said so.
     s.admin("ALTER TABLE customers ADD CONSTRAINT customers_email_shape CHECK (customer_email ~ '@')")
-    s.grant_read("public")
+    # Hostile names: quotes in table and column names, Jinja in a comment and in a column name.
+    s.admin('CREATE SCHEMA "Odd Schema"; '
+            'CREATE TABLE "Odd Schema"."Mixed ""Case""" ("Col ""x""" int PRIMARY KEY, "a\'b" text NOT NULL '
+            'CHECK ("a\'b" <> \'x\'), "Up" int CHECK ("Up" > 0 AND "Up" < 100)); '
+            'COMMENT ON TABLE "Odd Schema"."Mixed ""Case""" IS \'has {{ boom }} and {% x %} and "quotes"\'; '
+            'INSERT INTO "Odd Schema"."Mixed ""Case""" VALUES (1, \'it\'\'s\', 5), (2, \'b\', NULL); '
+            'CREATE TABLE "Odd Schema".jin ("{{y}}" int PRIMARY KEY)')
+    s.grant_read("public", "Odd Schema")
     return s
 
 
 @pytest.fixture(scope="module")
 def proj(src, tmp_path_factory):
     d = tmp_path_factory.mktemp("dbtproj")
-    src.project(d, extra=EXTRA)
+    src.project(d, schemas=("public", "Odd Schema"), extra=EXTRA)
     src.floe(d, "init", check=0)
     (d / "quality").mkdir()
     (d / "quality" / "shop.toml").write_text(QUALITY)
@@ -108,7 +115,11 @@ def test_dbt_parse_compile_and_build_are_clean(built):
     assert "WARN 1 freshness_orders_updated_at" in out.replace("\x1b[33m", "").replace("\x1b[0m", ""), out[-3000:]
     # 9 shop tables, each a silver model in schema silver, read from the bronze source
     models = {n["name"]: n for n in built["manifest"]["nodes"].values() if n["resource_type"] == "model"}
-    assert len(models) == 9 and all(m["schema"] == "silver" for m in models.values())
+    assert len(models) == 10 and all(m["schema"] == "silver" for m in models.values())
+    odd = next(m for m in models.values() if m["name"].startswith("odd_schema_mixed_case-"))
+    assert odd["description"] == 'has {{ boom }} and {% x %} and "quotes"'  # rendered as written
+    assert "OK created sql table model silver.odd_schema_mixed_case-" in out.replace(
+        "\x1b[32m", "").replace("\x1b[0m", ""), out[-3000:]
     assert models["orders"]["depends_on"]["nodes"] == ["source.dbt_it.bronze.orders"]
     assert models["orders"]["config"]["materialized"] == "incremental"
     assert models["customers"]["config"]["materialized"] == "table"
@@ -153,7 +164,7 @@ def test_derived_tests_in_schema_yml_and_manifest(proj, built):
     assert "data_tests:" in schema and "arguments:" in schema and "severity: warn" in schema
     assert "\n    tests:" not in schema and "\n        tests:" not in schema
     # every test ran: the models and tests pass, the stale table warns
-    assert f"PASS={len(tests) + 9 - 1} WARN=1" in built["build"].stdout
+    assert f"PASS={len(tests) + 10 - 1} WARN=1" in built["build"].stdout
 
 
 def test_lock_silver_section_and_every_dbt_file_hashed(proj):
@@ -206,6 +217,7 @@ def test_masked_column_holds_the_hmac(src, proj, built):
 def test_untranslatable_check_is_named_by_plan_and_generate(src, proj):
     gen = proj["generate"].out
     assert "CHECK customers_email_shape not tested in silver" in gen and "operator ~" in gen, gen
+    assert "Odd Schema.jin: no silver model: the name {{y}} holds Jinja delimiters" in gen, gen
     plan = src.floe(proj["dir"], "plan", check=0).out
     assert "silver does not test CHECK customers_email_shape" in plan and "operator ~" in plan, plan
 

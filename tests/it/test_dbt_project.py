@@ -50,7 +50,8 @@ columns = ["updated_at"]
 max_age_seconds = 86400
 severity = "warn"        # the shop's timeline ends in 2018: stale, reported, not fatal
 '''
-EXTRA = '\n[silver.pii]\n"public.customers.customer_email" = "hmac"\n"public.customers.customer_city" = "null"\n'
+EXTRA = ('\n[silver.pii]\n"public.customers.customer_email" = "hmac"\n"public.customers.customer_city" = "null"\n'
+         '"public.customers.customer_unique_id" = "hmac"\n')
 
 
 def dbt(d: Path, *args, check=0):
@@ -196,18 +197,21 @@ def test_lock_silver_section_and_every_dbt_file_hashed(proj):
 
 def test_masked_column_holds_the_hmac(src, proj, built):
     with src.reader() as conn:
-        emails = dict(conn.execute("select customer_id::text, customer_email from customers").fetchall())
+        clear = {r[0]: r[1:] for r in conn.execute(
+            "select customer_id::text, customer_email, customer_unique_id::text from customers").fetchall()}
     db = proj["dir"] / "pipeline" / "dbt" / "floe_dbt.duckdb"
     with duckdb.connect(str(db), read_only=True) as con:
-        rows = con.execute("select customer_id::varchar, customer_email from silver.customers").fetchall()
-    assert len(rows) == len(emails) > 0
-    for cid, masked in rows:
-        assert masked == hmac.new(PII_KEY.encode(), emails[cid].encode(), hashlib.sha256).hexdigest()
-        assert masked != emails[cid]
+        rows = con.execute("select customer_id::varchar, customer_email, customer_unique_id "
+                           "from silver.customers").fetchall()
+    assert len(rows) == len(clear) > 0
+    mac = lambda v: hmac.new(PII_KEY.encode(), v.encode(), hashlib.sha256).hexdigest()
+    for cid, email, unique_id in rows:
+        assert email == mac(clear[cid][0]) and email != clear[cid][0]
+        assert unique_id == mac(clear[cid][1])  # a uuid column: the HMAC of its text form
     with duckdb.connect(str(db), read_only=True) as con:
         cities = con.execute("select count(*), count(customer_city), any_value(typeof(customer_city)) "
                              "from silver.customers").fetchone()
-    assert cities == (len(emails), 0, "VARCHAR")  # pii = null: the column kept, typed, empty
+    assert cities == (len(clear), 0, "VARCHAR")  # pii = null: the column kept, typed, empty
     # a test over the nulled column cannot run in silver: left out and said so
     assert "column customer_city is masked (pii = null)" in proj["generate"].out
     assert "not_null_customers_customer_city" not in (proj["dir"] / "pipeline" / "dbt" / "models" / "silver" /

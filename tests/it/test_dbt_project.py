@@ -251,6 +251,8 @@ def test_hand_edit_is_kept_and_reported_as_drift(src, proj):
     key = "dbt/models/silver/orders.sql"
     orders = lambda lk: next(t for t in lk["tables"] if t["table"] == "orders")["files"][key]
     assert orders(after) == orders(before)  # what floe would write, so the drift stays visible
+    status = json.loads(src.floe(d, "status", "--json", check=0).out)
+    assert status["drift"] and next(t for t in status["tables"] if t["table"] == "bronze.orders")["drift"]
     model.unlink()
     r = src.floe(d, "generate", "--json", check=0)
     assert {f["path"]: f["action"] for f in json.loads(r.out)["files"]}[key] == "restored"

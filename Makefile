@@ -83,6 +83,8 @@ SAN_ENV := LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressio
 # ThreadSanitizer (`make it SANITIZE=thread CC=clang`): the first report ends the process (exit 66),
 # so a race fails its test; tests/tsan.supp names races inside uninstrumented libduckdb only.
 SAN_ENV += TSAN_OPTIONS=suppressions=$(abspath tests/tsan.supp):halt_on_error=1:second_deadlock_stack=1
+# Tests that measure memory know when a sanitizer's shadow memory and quarantine are in the numbers.
+SAN_ENV += $(if $(SANITIZE),FLOE_SANITIZE=$(SANITIZE))
 # The integration tests `make it` runs (IT=tests/it/test_bronze.py runs one file).
 IT ?= tests/it
 

@@ -17,12 +17,9 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MAX_SCHEMA_DEPTH 64
 
@@ -939,19 +936,7 @@ int pq_read_at(floe_parquet_reader *r, int64_t offset, size_t len, uint8_t *dst)
 		memcpy(dst, r->mem + offset, len);
 		return 0;
 	}
-	while (len > 0) {
-		ssize_t n = pread(r->fd, dst, len, (off_t)offset);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return floe_error_set_errno(FLOE_ERR_IO, "could not read Parquet file \"%s\"", r->path);
-		if (n == 0)
-			return floe_error_set(FLOE_ERR_IO, "Parquet file \"%s\" shrank while being read", r->path);
-		dst += n;
-		offset += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return r->source.read_at(r->source.ctx, dst, len, offset); /* its error names the object */
 }
 
 static int open_common(floe_parquet_reader *r)
@@ -987,7 +972,6 @@ static floe_parquet_reader *reader_new(const floe_parquet_reader_opts *opts)
 	floe_parquet_reader *r = floe_xcalloc(1, sizeof(*r));
 	r->arena = floe_arena_new();
 	r->opts = opts ? *opts : defaults;
-	r->fd = -1;
 	floe_buf_init(&r->chunk, SIZE_MAX >> 1);
 	floe_buf_init(&r->page, SIZE_MAX >> 1);
 	return r;
@@ -1009,38 +993,29 @@ int floe_parquet_reader_open_mem(floe_parquet_reader **out, const void *data, si
 	return 0;
 }
 
-int floe_parquet_reader_open(floe_parquet_reader **out, const char *path,
+int floe_parquet_reader_open(floe_parquet_reader **out, const floe_parquet_source *source,
 			     const floe_parquet_reader_opts *opts)
 {
-	struct stat st;
 	floe_parquet_reader *r = reader_new(opts);
 	*out = NULL;
-	r->path = floe_xstrndup(path, strlen(path));
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not open Parquet file \"%s\"", path);
-		goto fail;
+	r->source = *source;
+	r->has_source = true;
+	r->path = floe_xstrndup(source->name, strlen(source->name));
+	r->meta.file_size = source->size;
+	if (open_common(r) < 0) {
+		floe_parquet_reader_free(r);
+		return -1;
 	}
-	if (fstat(r->fd, &st) < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not stat Parquet file \"%s\"", path);
-		goto fail;
-	}
-	r->meta.file_size = (int64_t)st.st_size;
-	if (open_common(r) < 0)
-		goto fail;
 	*out = r;
 	return 0;
-fail:
-	floe_parquet_reader_free(r);
-	return -1;
 }
 
 void floe_parquet_reader_free(floe_parquet_reader *r)
 {
 	if (!r)
 		return;
-	if (r->fd >= 0)
-		close(r->fd);
+	if (r->has_source)
+		r->source.close(r->source.ctx);
 	for (int i = 0; i < 8; i++)
 		pq_codec_free(r->codecs[i]);
 	floe_buf_free(&r->chunk);

@@ -35,9 +35,10 @@ typedef struct pq_levels {
 struct floe_parquet_reader {
 	floe_arena *arena;            /* the footer model and every string in it */
 	floe_parquet_reader_opts opts;
-	int fd;                       /* -1 for a reader over memory */
-	const uint8_t *mem;
-	char *path;                   /* for messages: the path or "(memory)" */
+	floe_parquet_source source;   /* owned when has_source: closed on free */
+	bool has_source;
+	const uint8_t *mem;           /* a reader over memory instead */
+	char *path;                   /* for messages: the source's name or "(memory)" */
 	floe_parquet_meta meta;
 	int64_t data_end;             /* first byte of the footer: chunks must end before */
 	pq_codec *codecs[8];          /* created on first use, by codec number */

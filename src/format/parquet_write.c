@@ -16,11 +16,8 @@
 #include "base/version.h"
 #include "format/thrift_compact.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define OUT_FLUSH_BYTES ((size_t)1 << 20)
 #define SLICE_ROWS 65536
@@ -46,15 +43,14 @@ typedef struct pq_rg_rec {
 struct floe_parquet_writer {
 	floe_arena *arena;
 	floe_parquet_writer_opts opts;
-	int fd;
-	bool own_fd, failed;
-	char *path;                 /* created by open(path): removed on failure */
+	floe_parquet_sink sink;     /* owned: published by close, aborted otherwise */
+	bool has_sink, failed;
 	const floe_parquet_field *fields; /* the writer's copy of the top-level fields */
 	size_t n_fields;
 	pq_col *cols;               /* one per leaf, depth-first */
 	size_t n_cols;
 	pq_codec *codec;
-	floe_buf out;               /* bytes not yet written to fd */
+	floe_buf out;               /* bytes not yet written to the sink */
 	int64_t pos;                /* file position after `out` */
 	floe_buf body, comp, hdr, min, max; /* scratch */
 	pq_rg_rec *rgs;
@@ -64,30 +60,16 @@ struct floe_parquet_writer {
 
 /* ---- output ---- */
 
-static int fd_write_all(floe_parquet_writer *w, const void *data, size_t len)
+static int sink_write(floe_parquet_writer *w, const void *data, size_t len)
 {
-	const char *p = data;
-	while (len > 0) {
-		ssize_t n = write(w->fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			floe_error_set_errno(FLOE_ERR_IO, "could not write Parquet file \"%s\"",
-					     w->path ? w->path : "(descriptor)");
-			floe_error_subject("%s", w->path ? w->path : "a Parquet file");
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return w->sink.write(w->sink.ctx, data, len); /* its error names the object */
 }
 
 static int out_flush(floe_parquet_writer *w)
 {
 	if (w->out.len == 0)
 		return 0;
-	int rc = fd_write_all(w, w->out.ptr, w->out.len);
+	int rc = sink_write(w, w->out.ptr, w->out.len);
 	floe_buf_clear(&w->out);
 	return rc;
 }
@@ -99,7 +81,7 @@ static int out_write(floe_parquet_writer *w, const void *data, size_t len)
 		/* Large pieces (whole column chunks) go straight to the file. */
 		if (out_flush(w) < 0)
 			return -1;
-		return fd_write_all(w, data, len);
+		return sink_write(w, data, len);
 	}
 	if (floe_buf_put(&w->out, data, len) < 0)
 		return floe_error_set(FLOE_ERR_INTERNAL, "Parquet output buffer overflow");
@@ -974,7 +956,6 @@ static int writer_new(floe_parquet_writer **out, const floe_parquet_field *field
 	floe_parquet_writer *w = floe_xcalloc(1, sizeof(*w));
 	w->arena = floe_arena_new();
 	w->opts = *opts;
-	w->fd = -1;
 	if (pq_codec_new(&w->codec, opts->codec, opts->zstd_level) < 0) {
 		floe_arena_free(w->arena);
 		free(w);
@@ -1015,48 +996,23 @@ static void writer_free(floe_parquet_writer *w)
 	floe_buf_free(&w->min);
 	floe_buf_free(&w->max);
 	free(w->rgs);
-	if (w->own_fd && w->fd >= 0)
-		close(w->fd);
-	free(w->path);
 	floe_arena_free(w->arena);
 	free(w);
 }
 
-int floe_parquet_writer_open_fd(floe_parquet_writer **out, int fd,
-				const floe_parquet_field *fields, size_t n_fields,
-				const floe_parquet_writer_opts *opts)
-{
-	floe_parquet_writer *w;
-	if (writer_new(&w, fields, n_fields, opts) < 0)
-		return -1;
-	w->fd = fd;
-	if (out_write(w, PQ_MAGIC, 4) < 0) {
-		writer_free(w);
-		return -1;
-	}
-	*out = w;
-	return 0;
-}
-
-int floe_parquet_writer_open(floe_parquet_writer **out, const char *path,
+int floe_parquet_writer_open(floe_parquet_writer **out, const floe_parquet_sink *sink,
 			     const floe_parquet_field *fields, size_t n_fields,
 			     const floe_parquet_writer_opts *opts)
 {
 	floe_parquet_writer *w;
 	*out = NULL;
-	if (writer_new(&w, fields, n_fields, opts) < 0)
-		return -1;
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (w->opts.overwrite ? O_TRUNC : O_EXCL);
-	w->fd = open(path, flags, 0644);
-	if (w->fd < 0) {
-		floe_error_set_errno(errno == EEXIST ? FLOE_ERR_EXISTS : FLOE_ERR_IO,
-				     "could not create Parquet file \"%s\"", path);
-		floe_error_subject("%s", path);
-		writer_free(w);
+	if (writer_new(&w, fields, n_fields, opts) < 0) {
+		sink->abort(sink->ctx);
 		return -1;
 	}
-	w->own_fd = true;
-	w->path = floe_xstrndup(path, strlen(path));
+	w->sink = *sink;
+	w->sink.name = floe_arena_strndup(w->arena, sink->name, strlen(sink->name));
+	w->has_sink = true;
 	if (out_write(w, PQ_MAGIC, 4) < 0) {
 		floe_parquet_writer_abort(w);
 		return -1;
@@ -1069,8 +1025,9 @@ void floe_parquet_writer_abort(floe_parquet_writer *w)
 {
 	if (!w)
 		return;
-	if (w->path && w->own_fd)
-		unlink(w->path);
+	if (w->has_sink)
+		w->sink.abort(w->sink.ctx);
+	w->has_sink = false;
 	writer_free(w);
 }
 
@@ -1129,26 +1086,15 @@ int floe_parquet_writer_close(floe_parquet_file_stats *out, floe_parquet_writer 
 	}
 	if (flush_row_group(w) < 0 || write_footer(w) < 0)
 		goto cleanup;
-	if (w->opts.fsync && fsync(w->fd) < 0 && errno != EINVAL) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not fsync Parquet file \"%s\"",
-				     w->path ? w->path : "(descriptor)");
+	w->has_sink = false; /* publish frees the sink, whatever it returns */
+	if (w->sink.publish(w->sink.ctx) < 0)
 		goto cleanup;
-	}
-	if (w->own_fd) {
-		int fd = w->fd;
-		w->fd = -1;
-		if (close(fd) < 0) {
-			floe_error_set_errno(FLOE_ERR_IO, "could not close Parquet file \"%s\"", w->path);
-			goto cleanup;
-		}
-	}
 	if (out)
 		file_stats(out, w, arena);
 	rc = 0;
 cleanup:
 	if (rc < 0) {
-		if (w->path)
-			floe_error_context("while writing Parquet file \"%s\"", w->path);
+		floe_error_context("while writing Parquet file \"%s\"", w->sink.name);
 		floe_parquet_writer_abort(w);
 	} else {
 		writer_free(w);

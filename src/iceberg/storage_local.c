@@ -39,6 +39,12 @@ const char *floe_iceberg_uri_to_path(floe_arena *arena, const char *uri)
 	return p ? floe_arena_strdup(arena, p) : NULL;
 }
 
+const char *floe_iceberg_uri_key(floe_arena *arena, const char *uri)
+{
+	const char *p = local_path(uri);
+	return p ? floe_arena_printf(arena, "file://%s", p) : floe_arena_strdup(arena, uri);
+}
+
 const char *floe_iceberg_path_to_uri(floe_arena *arena, const char *path)
 {
 	floe_buf abs = FLOE_BUF_INIT;

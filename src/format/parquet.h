@@ -22,7 +22,7 @@
 #ifndef FLOE_FORMAT_PARQUET_H
 #define FLOE_FORMAT_PARQUET_H
 
-#include "format/vector.h"
+#include "vector/vector.h"
 
 #include <stdbool.h>
 #include <stddef.h>

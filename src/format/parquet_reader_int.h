@@ -65,4 +65,21 @@ int pq_decode_levels(pq_levels *out, floe_parquet_reader *r, const floe_parquet_
 		     const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len);
 void pq_levels_free(pq_levels *lv);
 
+/* What decoding FileMetaData saw (parquet_footer.c), for the reader's structural checks. */
+typedef struct rg_parse {
+	floe_parquet_row_group *rg;
+	unsigned *chunk_seen; /* per column */
+	bool has_columns, has_total, has_rows;
+} rg_parse;
+
+typedef struct fm_parse {
+	floe_parquet_meta *m;
+	rg_parse *rgs;
+	bool has_version, has_schema, has_rows, has_row_groups;
+} fm_parse;
+
+/* Decode FileMetaData from `t` into p->m, every string and list in `a` (parquet_footer.c). */
+typedef struct floe_thrift_reader floe_thrift_reader;
+int pq_footer_decode(floe_thrift_reader *t, floe_arena *a, fm_parse *p);
+
 #endif

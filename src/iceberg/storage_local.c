@@ -107,6 +107,14 @@ static void local_discard(void *h)
 	free(w);
 }
 
+/* An errno failure to `what` the object at `uri`; the cause names its path (base/error.h). */
+static int write_failed(const char *what, const char *uri)
+{
+	floe_error_set_errno(FLOE_ERR_IO, "could not %s \"%s\"", what, uri);
+	floe_error_subject("%s", local_path(uri));
+	return -1;
+}
+
 static int local_open_write(void *state, void **h, const char *uri)
 {
 	local_writer *w;
@@ -124,11 +132,11 @@ static int local_open_write(void *state, void **h, const char *uri)
 	snprintf(w->tmp, n, "%s.tmp-XXXXXX", w->path);
 	w->fd = mkostemp(w->tmp, O_CLOEXEC);
 	if (w->fd < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not create \"%s\"", uri);
+		write_failed("create", uri);
 		free(w->tmp);
 		w->tmp = NULL;
 	} else if (fchmod(w->fd, 0644) < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not create \"%s\"", uri);
+		write_failed("create", uri);
 	} else {
 		*h = w;
 		return 0;
@@ -146,7 +154,7 @@ static int local_write(void *h, const void *data, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", w->uri);
+			return write_failed("write", w->uri);
 		p += n;
 		len -= (size_t)n;
 	}
@@ -173,18 +181,17 @@ static int local_publish(void *h)
 	int fd = w->fd;
 	w->fd = -1;
 	if (fsync(fd) < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", w->uri);
+		write_failed("write", w->uri);
 		close(fd);
 		return -1;
 	}
 	if (close(fd) < 0)
-		return floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", w->uri);
+		return write_failed("write", w->uri);
 	if (link(w->tmp, w->path) < 0)
-		return errno == EEXIST ? taken(w->uri)
-				       : floe_error_set_errno(FLOE_ERR_IO, "could not publish \"%s\"", w->uri);
+		return errno == EEXIST ? taken(w->uri) : write_failed("publish", w->uri);
 	if (sync_dir_of(w->path) < 0) {
 		/* Not durable, so not published: take the name back. */
-		floe_error_set_errno(FLOE_ERR_IO, "could not sync the directory of \"%s\"", w->uri);
+		write_failed("sync the directory of", w->uri);
 		unlink(w->path);
 		return -1;
 	}

@@ -639,7 +639,7 @@ static int create_file(floe_parquet_writer **w, const char *path, const floe_par
 		       const floe_parquet_writer_opts *opts)
 {
 	floe_arena *a = floe_arena_new();
-	const char *uri = floe_iceberg_path_to_uri(a, path);
+	const char *uri = path[0] == '/' ? path : floe_iceberg_path_to_uri(a, path); /* messages name it as given */
 	int rc = -1;
 	*w = NULL;
 	if (uri && floe_iceberg_storage_remove(local_storage(), uri) == 0)
@@ -651,7 +651,7 @@ static int create_file(floe_parquet_writer **w, const char *path, const floe_par
 static int open_file(floe_parquet_reader **r, const char *path)
 {
 	floe_arena *a = floe_arena_new();
-	const char *uri = floe_iceberg_path_to_uri(a, path);
+	const char *uri = path[0] == '/' ? path : floe_iceberg_path_to_uri(a, path);
 	int rc = uri ? floe_iceberg_parquet_open(r, local_storage(), uri, NULL) : -1;
 	floe_arena_free(a);
 	return rc;

@@ -1,12 +1,12 @@
 /*
- * parquet_read.c — opening a Parquet file: magic, footer, FileMetaData (Thrift compact) into
- * floe_parquet_meta, the schema tree into leaves (levels, field ids, how floe reads each) and
- * top-level fields (the shape each is rebuilt into), structural checks on row groups and
- * chunks, and Iceberg metrics from the footer.
+ * parquet_read.c — opening a Parquet file from a source (or memory): magic, footer length,
+ * FileMetaData (decoded by parquet_footer.c) into floe_parquet_meta, the schema tree into
+ * leaves (levels, field ids, how floe reads each) and top-level fields (the shape each is
+ * rebuilt into), structural checks on row groups and chunks, and Iceberg metrics from the
+ * footer.
  *
  * Everything in the model lives in the reader's arena; binary statistics point into the
- * footer bytes, which live there too. Unknown fields are skipped, fields of an unexpected
- * wire type are skipped as unknown, and every count is bounded by the bytes that encode it.
+ * footer bytes, which live there too.
  */
 #include "format/parquet_reader_int.h"
 

@@ -1,6 +1,7 @@
 /*
- * parquet_write.c — the Parquet writer: file and row groups, page assembly, footer, and the
- * per-file statistics Iceberg's manifest needs (see parquet.h for the contract).
+ * parquet_write.c — the Parquet writer: file and row groups, page assembly, and the per-file
+ * statistics Iceberg's manifest needs (see parquet.h for the contract); the footer's
+ * FileMetaData is encoded in parquet_footer.c. Bytes go to the caller's sink, never a file.
  *
  * Layout: "PAR1", then per row group each column chunk in schema order (its dictionary page
  * first when it has one, then its data pages), then the footer (FileMetaData, Thrift

@@ -13,6 +13,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "format/parquet.h"
+#include "iceberg/parquet_io.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -118,8 +119,6 @@ int main(int argc, char **argv)
 	}
 	size_t rows = argc > 2 ? (size_t)strtoull(argv[2], NULL, 10) : 5000000;
 	floe_parquet_writer_opts opts = FLOE_PARQUET_WRITER_OPTS_INIT;
-	opts.overwrite = true;
-	opts.fsync = false;
 	if (argc > 3)
 		opts.zstd_level = (int)strtol(argv[3], NULL, 10);
 	if (argc > 4)
@@ -140,7 +139,11 @@ int main(int argc, char **argv)
 	floe_parquet_file_stats st;
 	floe_arena *arena = floe_arena_new();
 	spent t = { 0, 0, 0, 0 };
-	if (floe_parquet_writer_open(&w, argv[1], fields, N_COLS, &opts) < 0)
+	floe_iceberg_storage *storage = floe_iceberg_storage_local();
+	const char *uri = floe_iceberg_path_to_uri(arena, argv[1]);
+	/* A fresh file each run: storage creates, never replaces. */
+	if (!uri || floe_iceberg_storage_remove(storage, uri) < 0 ||
+	    floe_iceberg_parquet_create(&w, storage, uri, fields, N_COLS, &opts) < 0)
 		goto fail;
 	for (size_t first = 0; first < rows; first += BATCH) {
 		size_t n = rows - first < BATCH ? rows - first : BATCH;

@@ -6,7 +6,7 @@
 
 #include "bronze/bronze.h"
 #include "format/parquet.h"
-#include "format/vector.h"
+#include "vector/vector.h"
 #include "iceberg/data_file.h"
 #include "iceberg/schema.h"
 #include "iceberg/table.h"

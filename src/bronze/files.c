@@ -6,7 +6,7 @@
 #include "bronze/bronze_int.h"
 #include "base/arena.h"
 #include "base/error.h"
-#include "base/fs.h"
+#include "iceberg/parquet_io.h"
 
 #include <string.h>
 
@@ -32,12 +32,9 @@ static int open_file(bronze_files *f)
 	floe_parquet_writer_opts o = FLOE_PARQUET_WRITER_OPTS_INIT;
 	o.row_group_bytes = ROW_GROUP_BYTES;
 	f->uri = floe_iceberg_table_new_data_uri(f->table, f->arena, "parquet");
-	const char *path = floe_iceberg_uri_to_path(f->arena, f->uri);
-	const char *slash = strrchr(path, '/');
-	if (floe_fs_mkdir_p(floe_arena_strndup(f->arena, path, (size_t)(slash - path)), 0755) < 0)
-		return -1;
 	f->rows = 0;
-	return floe_parquet_writer_open(&f->writer, path, f->cols->fields, f->cols->n, &o);
+	return floe_iceberg_parquet_create(&f->writer, floe_iceberg_table_storage(f->table), f->uri,
+					   f->cols->fields, f->cols->n, &o);
 }
 
 static void to_data_file(floe_iceberg_data_file *d, floe_arena *a, const char *uri,
@@ -76,10 +73,8 @@ int bronze_files_close(bronze_files *f)
 	if (!w)
 		return 0;
 	f->writer = NULL;
-	if (floe_parquet_writer_close(&st, w, f->arena) < 0) {
-		floe_iceberg_storage_remove(floe_iceberg_table_storage(f->table), f->uri);
-		return -1;
-	}
+	if (floe_parquet_writer_close(&st, w, f->arena) < 0)
+		return -1; /* nothing was published at f->uri */
 	to_data_file(FLOE_ARENA_PUSH(f->arena, f->files, f->n, f->cap), f->arena, f->uri, &st);
 	f->rows = 0;
 	return 0;
@@ -110,9 +105,8 @@ void bronze_files_discard(bronze_files *f, size_t from)
 	if (f->n > from)
 		f->n = from;
 	if (f->writer) {
-		floe_parquet_writer_abort(f->writer);
+		floe_parquet_writer_abort(f->writer); /* leaves nothing at f->uri */
 		f->writer = NULL;
-		floe_iceberg_storage_remove(st, f->uri);
 	}
 	f->rows = 0;
 }

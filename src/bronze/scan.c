@@ -11,6 +11,7 @@
 #include "bronze/bronze_int.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "iceberg/parquet_io.h"
 
 #include <string.h>
 
@@ -92,12 +93,11 @@ static int read_row_group(bronze_scan *s)
 
 static int open_file(bronze_scan *s)
 {
-	const char *path = floe_iceberg_uri_to_path(s->arena, s->files[s->file]->path);
 	floe_parquet_reader_free(s->reader);
 	s->reader = NULL;
 	s->row_group = 0;
 	s->rows = s->row = 0;
-	return floe_parquet_reader_open(&s->reader, path, NULL);
+	return floe_iceberg_parquet_open(&s->reader, floe_iceberg_table_storage(s->table), s->files[s->file]->path, NULL);
 }
 
 int bronze_scan_next(bronze_scan *s)

@@ -22,7 +22,7 @@
 #ifndef FLOE_FORMAT_PARQUET_H
 #define FLOE_FORMAT_PARQUET_H
 
-#include "format/vector.h"
+#include "vector/vector.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,8 +75,6 @@ typedef struct floe_parquet_writer_opts {
 	size_t dictionary_bytes;   /* fall back to PLAIN past this dictionary size; 0: never use one */
 	const char *created_by;    /* NULL: "floe version <FLOE_VERSION>" */
 	const char *const *metadata; /* key/value pairs k0, v0, k1, v1, ..., NULL; may be NULL */
-	bool overwrite;            /* open(path): replace an existing file instead of failing */
-	bool fsync;                /* close: fsync the file before reporting success */
 } floe_parquet_writer_opts;
 
 /*
@@ -90,8 +88,7 @@ typedef struct floe_parquet_writer_opts {
 	  .row_group_bytes = (size_t)128 << 20, \
 	  .page_bytes = (size_t)1 << 20, \
 	  .page_rows = 20000, \
-	  .dictionary_bytes = (size_t)2 << 20, \
-	  .fsync = true }
+	  .dictionary_bytes = (size_t)2 << 20 }
 
 typedef struct floe_parquet_writer floe_parquet_writer;
 
@@ -120,17 +117,26 @@ typedef struct floe_parquet_file_stats {
 } floe_parquet_file_stats;
 
 /*
- * Create `path` (fails with FLOE_ERR_EXISTS when it exists, unless opts->overwrite) and get
- * ready to write `fields`. `opts` may be NULL for the defaults. On failure *out is NULL.
+ * Where a writer's bytes go: a byte stream that publishes on close — nothing is visible at
+ * `name` until publish succeeds, and abort leaves nothing. The format module opens no file
+ * itself; iceberg/data_io.h makes a sink of a storage writer handle (iceberg/storage.h).
+ * publish and abort free `ctx`; the writer calls exactly one of them, once.
  */
-int floe_parquet_writer_open(floe_parquet_writer **out, const char *path,
+typedef struct floe_parquet_sink {
+	void *ctx;
+	const char *name;                                        /* for messages: its URI */
+	int (*write)(void *ctx, const void *data, size_t len);  /* all of it, or -1 */
+	int (*publish)(void *ctx);  /* complete and durable at `name`, or -1 and nothing there */
+	void (*abort)(void *ctx);
+} floe_parquet_sink;
+
+/*
+ * Get ready to write `fields` to `sink`, which the writer owns from here on, even when this
+ * fails (it is then aborted). `opts` may be NULL for the defaults. On failure *out is NULL.
+ */
+int floe_parquet_writer_open(floe_parquet_writer **out, const floe_parquet_sink *sink,
 			     const floe_parquet_field *fields, size_t n_fields,
 			     const floe_parquet_writer_opts *opts);
-
-/* Same on an open, writable, empty descriptor (borrowed: close never closes it). */
-int floe_parquet_writer_open_fd(floe_parquet_writer **out, int fd,
-				const floe_parquet_field *fields, size_t n_fields,
-				const floe_parquet_writer_opts *opts);
 
 /*
  * Append rows: one vector per top-level field, in field order, all of the same length, each
@@ -144,14 +150,14 @@ int floe_parquet_writer_write_batch(floe_parquet_writer *w, const floe_vector *c
 				    size_t n_columns);
 
 /*
- * Write the last row group and the footer, fsync, and release the writer (always, even on
- * failure; a file opened by path is then removed). On success *out describes the file,
+ * Write the last row group and the footer, publish the sink, and release the writer
+ * (always, even on failure; the sink is then aborted: nothing is at its name). On success *out describes the file,
  * allocated in `arena`; `out` may be NULL.
  */
 int floe_parquet_writer_close(floe_parquet_file_stats *out, floe_parquet_writer *w,
 			      floe_arena *arena);
 
-/* Give up: release the writer; a file it created by path is removed. Accepts NULL. */
+/* Give up: release the writer and abort its sink (nothing is left). Accepts NULL. */
 void floe_parquet_writer_abort(floe_parquet_writer *w);
 
 /*
@@ -325,8 +331,23 @@ typedef struct floe_parquet_reader_opts {
 
 typedef struct floe_parquet_reader floe_parquet_reader;
 
-/* Open a file and parse its footer. `opts` may be NULL. */
-int floe_parquet_reader_open(floe_parquet_reader **out, const char *path,
+/*
+ * Where a reader's bytes come from: an object of `size` bytes read by exact ranges
+ * (iceberg/data_io.h makes one of a storage reader handle). close frees `ctx`.
+ */
+typedef struct floe_parquet_source {
+	void *ctx;
+	const char *name;                                              /* for messages: its URI */
+	int64_t size;
+	int (*read_at)(void *ctx, void *buf, size_t len, int64_t offset); /* exactly len, or -1 */
+	void (*close)(void *ctx);
+} floe_parquet_source;
+
+/*
+ * Parse the footer of `source`, which the reader owns from here on, even when this fails
+ * (it is then closed). `opts` may be NULL.
+ */
+int floe_parquet_reader_open(floe_parquet_reader **out, const floe_parquet_source *source,
 			     const floe_parquet_reader_opts *opts);
 
 /* Same over `len` bytes in memory (borrowed until the reader is freed). */

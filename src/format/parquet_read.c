@@ -1,12 +1,12 @@
 /*
- * parquet_read.c — opening a Parquet file: magic, footer, FileMetaData (Thrift compact) into
- * floe_parquet_meta, the schema tree into leaves (levels, field ids, how floe reads each) and
- * top-level fields (the shape each is rebuilt into), structural checks on row groups and
- * chunks, and Iceberg metrics from the footer.
+ * parquet_read.c — opening a Parquet file from a source (or memory): magic, footer length,
+ * FileMetaData (decoded by parquet_footer.c) into floe_parquet_meta, the schema tree into
+ * leaves (levels, field ids, how floe reads each) and top-level fields (the shape each is
+ * rebuilt into), structural checks on row groups and chunks, and Iceberg metrics from the
+ * footer.
  *
  * Everything in the model lives in the reader's arena; binary statistics point into the
- * footer bytes, which live there too. Unknown fields are skipped, fields of an unexpected
- * wire type are skipped as unknown, and every count is bounded by the bytes that encode it.
+ * footer bytes, which live there too.
  */
 #include "format/parquet_reader_int.h"
 
@@ -17,519 +17,13 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MAX_SCHEMA_DEPTH 64
 
 static int64_t chunk_start(const floe_parquet_column_chunk *cc);
-
-/* ---- thrift field helpers: read when the wire type matches, else skip ---- */
-
-static int f_bin(floe_thrift_reader *t, int type, const uint8_t **p, size_t *len, bool *seen)
-{
-	if (type != FLOE_THRIFT_BINARY)
-		return floe_thrift_skip(t, type);
-	if (seen)
-		*seen = true;
-	return floe_thrift_read_binary(t, p, len);
-}
-
-static int f_str(floe_thrift_reader *t, int type, floe_arena *a, const char **out)
-{
-	const uint8_t *p;
-	size_t len;
-	if (type != FLOE_THRIFT_BINARY)
-		return floe_thrift_skip(t, type);
-	if (floe_thrift_read_binary(t, &p, &len) < 0)
-		return -1;
-	*out = floe_arena_strndup(a, (const char *)p, len);
-	return 0;
-}
-
-/* A list header of structs (or of `want`); a list of another element type is skipped and
- * reported as empty. */
-static int f_list(floe_thrift_reader *t, int type, int want, uint32_t *n, bool *skipped)
-{
-	int et;
-	*n = 0;
-	*skipped = false;
-	if (type != FLOE_THRIFT_LIST && type != FLOE_THRIFT_SET) {
-		*skipped = true;
-		return floe_thrift_skip(t, type);
-	}
-	if (floe_thrift_read_list_begin(t, &et, n) < 0)
-		return -1;
-	if (et != want && !(floe_thrift_type_is_bool(et) && floe_thrift_type_is_bool(want))) {
-		for (uint32_t i = 0; i < *n; i++)
-			if (floe_thrift_skip(t, et) < 0)
-				return -1;
-		*n = 0;
-		*skipped = true;
-	}
-	return 0;
-}
-
-/* Skip a struct whose content floe does not need (empty structs of unions). */
-static int skip_struct_value(floe_thrift_reader *t)
-{
-	return floe_thrift_skip(t, FLOE_THRIFT_STRUCT);
-}
-
-/* ---- LogicalType ---- */
-
-/* TimeType / TimestampType: isAdjustedToUTC and the TimeUnit union. */
-static int parse_time_unit(floe_thrift_reader *t, floe_parquet_schema_element *e)
-{
-	int16_t id;
-	int type, more;
-	if (floe_thrift_read_struct_begin(t) < 0)
-		return -1;
-	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
-		int rc;
-		if (id == 1) {
-			rc = floe_thrift_take_bool(t, type, &e->utc, NULL);
-		} else if (id == 2 && type == FLOE_THRIFT_STRUCT) {
-			int16_t uid;
-			int utype, umore = 0;
-			rc = floe_thrift_read_struct_begin(t);
-			while (rc == 0 && (umore = floe_thrift_next_field(t, &uid, &utype)) > 0) {
-				if (uid >= 1 && uid <= 3 && utype == FLOE_THRIFT_STRUCT)
-					e->unit = uid;
-				rc = floe_thrift_skip(t, utype);
-			}
-			if (rc == 0 && umore < 0)
-				rc = -1;
-		} else {
-			rc = floe_thrift_skip(t, type);
-		}
-		if (rc < 0)
-			return -1;
-	}
-	return more;
-}
-
-static int parse_decimal_type(floe_thrift_reader *t, floe_parquet_schema_element *e)
-{
-	int16_t id;
-	int type, more;
-	if (floe_thrift_read_struct_begin(t) < 0)
-		return -1;
-	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
-		int rc = id == 1 ? floe_thrift_take_i32(t, type, &e->lt_scale, NULL)
-			 : id == 2 ? floe_thrift_take_i32(t, type, &e->lt_precision, NULL)
-				   : floe_thrift_skip(t, type);
-		if (rc < 0)
-			return -1;
-	}
-	return more;
-}
-
-static int parse_int_type(floe_thrift_reader *t, floe_parquet_schema_element *e)
-{
-	int16_t id;
-	int type, more;
-	if (floe_thrift_read_struct_begin(t) < 0)
-		return -1;
-	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
-		int rc;
-		if (id == 1 && type == FLOE_THRIFT_I8) {
-			int8_t bits;
-			rc = floe_thrift_read_i8(t, &bits);
-			e->lt_bit_width = bits;
-		} else if (id == 2) {
-			rc = floe_thrift_take_bool(t, type, &e->lt_signed, NULL);
-		} else {
-			rc = floe_thrift_skip(t, type);
-		}
-		if (rc < 0)
-			return -1;
-	}
-	return more;
-}
-
-static int parse_logical(floe_thrift_reader *t, floe_parquet_schema_element *e)
-{
-	int16_t id;
-	int type, more;
-	if (floe_thrift_read_struct_begin(t) < 0)
-		return -1;
-	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
-		int rc;
-		if (type != FLOE_THRIFT_STRUCT) {
-			rc = floe_thrift_skip(t, type);
-		} else if (id == FLOE_PQ_LT_DECIMAL) {
-			e->logical = id;
-			rc = parse_decimal_type(t, e);
-		} else if (id == FLOE_PQ_LT_TIME || id == FLOE_PQ_LT_TIMESTAMP) {
-			e->logical = id;
-			rc = parse_time_unit(t, e);
-		} else if (id == FLOE_PQ_LT_INTEGER) {
-			e->logical = id;
-			rc = parse_int_type(t, e);
-		} else {
-			bool known = (id >= 1 && id <= 8) || (id >= 10 && id <= 15);
-			e->logical = known ? id : FLOE_PQ_LT_OTHER;
-			rc = skip_struct_value(t);
-		}
-		if (rc < 0)
-			return -1;
-	}
-	return more;
-}
-
-/* ---- SchemaElement ---- */
-
-static int parse_schema_element(floe_thrift_reader *t, floe_arena *a, floe_parquet_schema_element *e)
-{
-	int16_t id;
-	int type, more;
-	int32_t v;
-	bool seen;
-	memset(e, 0, sizeof(*e));
-	e->type = e->repetition = e->converted_type = -1;
-	e->type_length = e->scale = e->precision = -1;
-	if (floe_thrift_read_struct_begin(t) < 0)
-		return -1;
-	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
-		int rc;
-		seen = false;
-		switch (id) {
-		case 1: rc = floe_thrift_take_i32(t, type, &v, &seen); if (seen) e->type = v; break;
-		case 2: rc = floe_thrift_take_i32(t, type, &e->type_length, NULL); break;
-		case 3: rc = floe_thrift_take_i32(t, type, &v, &seen); if (seen) e->repetition = v; break;
-		case 4: rc = f_str(t, type, a, &e->name); break;
-		case 5: rc = floe_thrift_take_i32(t, type, &e->num_children, NULL); break;
-		case 6: rc = floe_thrift_take_i32(t, type, &v, &seen); if (seen) e->converted_type = v; break;
-		case 7: rc = floe_thrift_take_i32(t, type, &e->scale, NULL); break;
-		case 8: rc = floe_thrift_take_i32(t, type, &e->precision, NULL); break;
-		case 9: rc = floe_thrift_take_i32(t, type, &e->field_id, &e->has_field_id); break;
-		case 10:
-			rc = type == FLOE_THRIFT_STRUCT ? parse_logical(t, e) : floe_thrift_skip(t, type);
-			break;
-		default: rc = floe_thrift_skip(t, type); break;
-		}
-		if (rc < 0)
-			return -1;
-	}
-	if (more == 0 && !e->name)
-		e->name = "";
-	return more;
-}
-
-/* ---- Statistics, ColumnMetaData, ColumnChunk, RowGroup ---- */
-
-static int parse_statistics(floe_thrift_reader *t, floe_parquet_statistics *s)
-{
-	int16_t id;
-	int type, more;
-	memset(s, 0, sizeof(*s));
-	if (floe_thrift_read_struct_begin(t) < 0)
-		return -1;
-	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
-		int rc;
-		switch (id) {
-		case 1: rc = f_bin(t, type, &s->legacy_max, &s->legacy_max_len, &s->has_legacy_max); break;
-		case 2: rc = f_bin(t, type, &s->legacy_min, &s->legacy_min_len, &s->has_legacy_min); break;
-		case 3: rc = floe_thrift_take_i64(t, type, &s->null_count, &s->has_null_count); break;
-		case 4: rc = floe_thrift_take_i64(t, type, &s->distinct_count, &s->has_distinct_count); break;
-		case 5: rc = f_bin(t, type, &s->max, &s->max_len, &s->has_max); break;
-		case 6: rc = f_bin(t, type, &s->min, &s->min_len, &s->has_min); break;
-		case 7: rc = floe_thrift_take_bool(t, type, &s->max_exact, &s->has_max_exact); break;
-		case 8: rc = floe_thrift_take_bool(t, type, &s->min_exact, &s->has_min_exact); break;
-		case 9: rc = floe_thrift_take_i64(t, type, &s->nan_count, &s->has_nan_count); break;
-		default: rc = floe_thrift_skip(t, type); break;
-		}
-		if (rc < 0)
-			return -1;
-	}
-	return more;
-}
-
-static int parse_encodings(floe_thrift_reader *t, int type, uint32_t *mask)
-{
-	uint32_t n;
-	bool skipped;
-	if (f_list(t, type, FLOE_THRIFT_I32, &n, &skipped) < 0)
-		return -1;
-	for (uint32_t i = 0; i < n; i++) {
-		int32_t e;
-		if (floe_thrift_read_i32(t, &e) < 0)
-			return -1;
-		if (e >= 0 && e < 32)
-			*mask |= 1u << e;
-	}
-	return 0;
-}
-
-static int parse_path(floe_thrift_reader *t, int type, floe_arena *a, floe_parquet_column_chunk *cc)
-{
-	uint32_t n;
-	bool skipped;
-	if (f_list(t, type, FLOE_THRIFT_BINARY, &n, &skipped) < 0)
-		return -1;
-	const char **path = floe_arena_alloc(a, (n + 1) * sizeof(char *));
-	for (uint32_t i = 0; i < n; i++)
-		if (f_str(t, FLOE_THRIFT_BINARY, a, &path[i]) < 0)
-			return -1;
-	cc->path = path;
-	cc->path_len = n;
-	return 0;
-}
-
-/* Required fields of ColumnMetaData, as bits. */
-enum { CM_TYPE = 1, CM_CODEC = 2, CM_NUM = 4, CM_UNC = 8, CM_COMP = 16, CM_DATA = 32 };
-
-static int parse_column_meta(floe_thrift_reader *t, floe_arena *a, floe_parquet_column_chunk *cc,
-			     unsigned *seen)
-{
-	int16_t id;
-	int type, more;
-	int32_t v;
-	bool got;
-	if (floe_thrift_read_struct_begin(t) < 0)
-		return -1;
-	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
-		int rc;
-		got = false;
-		switch (id) {
-		case 1: rc = floe_thrift_take_i32(t, type, &v, &got); if (got) cc->type = v, *seen |= CM_TYPE; break;
-		case 2: rc = parse_encodings(t, type, &cc->encodings); break;
-		case 3: rc = parse_path(t, type, a, cc); break;
-		case 4: rc = floe_thrift_take_i32(t, type, &v, &got); if (got) cc->codec = v, *seen |= CM_CODEC; break;
-		case 5: rc = floe_thrift_take_i64(t, type, &cc->num_values, &got); if (got) *seen |= CM_NUM; break;
-		case 6: rc = floe_thrift_take_i64(t, type, &cc->total_uncompressed_size, &got); if (got) *seen |= CM_UNC; break;
-		case 7: rc = floe_thrift_take_i64(t, type, &cc->total_compressed_size, &got); if (got) *seen |= CM_COMP; break;
-		case 9: rc = floe_thrift_take_i64(t, type, &cc->data_page_offset, &got); if (got) *seen |= CM_DATA; break;
-		case 11:
-			rc = floe_thrift_take_i64(t, type, &cc->dictionary_page_offset, &cc->has_dictionary_page_offset);
-			break;
-		case 12:
-			if (type == FLOE_THRIFT_STRUCT) {
-				cc->has_statistics = true;
-				rc = parse_statistics(t, &cc->statistics);
-			} else {
-				rc = floe_thrift_skip(t, type);
-			}
-			break;
-		default: rc = floe_thrift_skip(t, type); break;
-		}
-		if (rc < 0)
-			return -1;
-	}
-	return more;
-}
-
-static int parse_column_chunk(floe_thrift_reader *t, floe_arena *a, floe_parquet_column_chunk *cc,
-			      unsigned *seen)
-{
-	int16_t id;
-	int type, more;
-	memset(cc, 0, sizeof(*cc));
-	*seen = 0;
-	if (floe_thrift_read_struct_begin(t) < 0)
-		return -1;
-	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
-		int rc;
-		if (id == 3 && type == FLOE_THRIFT_STRUCT) {
-			rc = parse_column_meta(t, a, cc, seen);
-		} else if (id == 1 && type == FLOE_THRIFT_BINARY) {
-			/* Column data in another file: floe does not follow it. */
-			*seen |= 0x100;
-			rc = floe_thrift_skip(t, type);
-		} else {
-			rc = floe_thrift_skip(t, type);
-		}
-		if (rc < 0)
-			return -1;
-	}
-	return more;
-}
-
-typedef struct rg_parse {
-	floe_parquet_row_group *rg;
-	unsigned *chunk_seen; /* per column */
-	bool has_columns, has_total, has_rows;
-} rg_parse;
-
-static int parse_row_group(floe_thrift_reader *t, floe_arena *a, rg_parse *p)
-{
-	int16_t id;
-	int type, more;
-	floe_parquet_row_group *rg = p->rg;
-	memset(rg, 0, sizeof(*rg));
-	if (floe_thrift_read_struct_begin(t) < 0)
-		return -1;
-	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
-		int rc = 0;
-		switch (id) {
-		case 1: {
-			uint32_t n;
-			bool skipped;
-			if (f_list(t, type, FLOE_THRIFT_STRUCT, &n, &skipped) < 0)
-				return -1;
-			floe_parquet_column_chunk *cols = floe_arena_alloc(a, (n + 1) * sizeof(*cols));
-			p->chunk_seen = floe_arena_alloc(a, (n + 1) * sizeof(unsigned));
-			for (uint32_t i = 0; i < n && rc == 0; i++)
-				rc = parse_column_chunk(t, a, &cols[i], &p->chunk_seen[i]) < 0 ? -1 : 0;
-			rg->columns = cols;
-			rg->n_columns = n;
-			p->has_columns = !skipped;
-			break;
-		}
-		case 2: rc = floe_thrift_take_i64(t, type, &rg->total_byte_size, &p->has_total); break;
-		case 3: rc = floe_thrift_take_i64(t, type, &rg->num_rows, &p->has_rows); break;
-		case 5: rc = floe_thrift_take_i64(t, type, &rg->file_offset, &rg->has_file_offset); break;
-		case 6: rc = floe_thrift_take_i64(t, type, &rg->total_compressed_size, &rg->has_total_compressed_size); break;
-		case 7:
-			if (type == FLOE_THRIFT_I16) {
-				rg->has_ordinal = true;
-				rc = floe_thrift_read_i16(t, &rg->ordinal);
-			} else {
-				rc = floe_thrift_skip(t, type);
-			}
-			break;
-		default: rc = floe_thrift_skip(t, type); break;
-		}
-		if (rc < 0)
-			return -1;
-	}
-	return more;
-}
-
-/* ---- FileMetaData ---- */
-
-typedef struct fm_parse {
-	floe_parquet_meta *m;
-	rg_parse *rgs;
-	bool has_version, has_schema, has_rows, has_row_groups;
-} fm_parse;
-
-static int parse_schema_list(floe_thrift_reader *t, int type, floe_arena *a, fm_parse *p)
-{
-	uint32_t n;
-	bool skipped;
-	if (f_list(t, type, FLOE_THRIFT_STRUCT, &n, &skipped) < 0)
-		return -1;
-	floe_parquet_schema_element *s = floe_arena_alloc(a, (n + 1) * sizeof(*s));
-	for (uint32_t i = 0; i < n; i++)
-		if (parse_schema_element(t, a, &s[i]) < 0)
-			return -1;
-	p->m->schema = s;
-	p->m->n_schema = n;
-	p->has_schema = !skipped;
-	return 0;
-}
-
-static int parse_row_group_list(floe_thrift_reader *t, int type, floe_arena *a, fm_parse *p)
-{
-	uint32_t n;
-	bool skipped;
-	if (f_list(t, type, FLOE_THRIFT_STRUCT, &n, &skipped) < 0)
-		return -1;
-	floe_parquet_row_group *rgs = floe_arena_alloc(a, (n + 1) * sizeof(*rgs));
-	p->rgs = floe_arena_alloc(a, (n + 1) * sizeof(rg_parse));
-	for (uint32_t i = 0; i < n; i++) {
-		p->rgs[i].rg = &rgs[i];
-		if (parse_row_group(t, a, &p->rgs[i]) < 0)
-			return -1;
-	}
-	p->m->row_groups = rgs;
-	p->m->n_row_groups = n;
-	p->has_row_groups = !skipped;
-	return 0;
-}
-
-static int parse_key_value(floe_thrift_reader *t, floe_arena *a, const char **k, const char **v)
-{
-	int16_t id;
-	int type, more;
-	*k = *v = NULL;
-	if (floe_thrift_read_struct_begin(t) < 0)
-		return -1;
-	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
-		int rc = id == 1 ? f_str(t, type, a, k) : id == 2 ? f_str(t, type, a, v)
-								    : floe_thrift_skip(t, type);
-		if (rc < 0)
-			return -1;
-	}
-	if (!*k)
-		*k = "";
-	return more;
-}
-
-static int parse_kv_list(floe_thrift_reader *t, int type, floe_arena *a, floe_parquet_meta *m)
-{
-	uint32_t n;
-	bool skipped;
-	if (f_list(t, type, FLOE_THRIFT_STRUCT, &n, &skipped) < 0)
-		return -1;
-	const char **keys = floe_arena_alloc(a, (n + 1) * sizeof(char *));
-	const char **values = floe_arena_alloc(a, (n + 1) * sizeof(char *));
-	for (uint32_t i = 0; i < n; i++)
-		if (parse_key_value(t, a, &keys[i], &values[i]) < 0)
-			return -1;
-	m->kv_keys = keys;
-	m->kv_values = values;
-	m->n_kv = n;
-	return 0;
-}
-
-/* ColumnOrder union: 1 TYPE_ORDER, 2 IEEE_754_TOTAL_ORDER, others 0. */
-static int parse_column_orders(floe_thrift_reader *t, int type, floe_arena *a, floe_parquet_meta *m)
-{
-	uint32_t n;
-	bool skipped;
-	if (f_list(t, type, FLOE_THRIFT_STRUCT, &n, &skipped) < 0)
-		return -1;
-	int *orders = floe_arena_alloc(a, (n + 1) * sizeof(int));
-	for (uint32_t i = 0; i < n; i++) {
-		int16_t id;
-		int ft, more;
-		if (floe_thrift_read_struct_begin(t) < 0)
-			return -1;
-		while ((more = floe_thrift_next_field(t, &id, &ft)) > 0) {
-			if (ft == FLOE_THRIFT_STRUCT && (id == 1 || id == 2))
-				orders[i] = id;
-			if (floe_thrift_skip(t, ft) < 0)
-				return -1;
-		}
-		if (more < 0)
-			return -1;
-	}
-	m->column_orders = orders;
-	m->n_column_orders = n;
-	return 0;
-}
-
-static int parse_file_meta(floe_thrift_reader *t, floe_arena *a, fm_parse *p)
-{
-	int16_t id;
-	int type, more;
-	floe_parquet_meta *m = p->m;
-	if (floe_thrift_read_struct_begin(t) < 0)
-		return -1;
-	while ((more = floe_thrift_next_field(t, &id, &type)) > 0) {
-		int rc;
-		switch (id) {
-		case 1: rc = floe_thrift_take_i32(t, type, &m->version, &p->has_version); break;
-		case 2: rc = parse_schema_list(t, type, a, p); break;
-		case 3: rc = floe_thrift_take_i64(t, type, &m->num_rows, &p->has_rows); break;
-		case 4: rc = parse_row_group_list(t, type, a, p); break;
-		case 5: rc = parse_kv_list(t, type, a, m); break;
-		case 6: rc = f_str(t, type, a, &m->created_by); break;
-		case 7: rc = parse_column_orders(t, type, a, m); break;
-		default: rc = floe_thrift_skip(t, type); break;
-		}
-		if (rc < 0)
-			return -1;
-	}
-	return more;
-}
 
 /* ---- schema tree → leaves ---- */
 
@@ -915,7 +409,7 @@ static int parse_footer(floe_parquet_reader *r, const uint8_t *footer, size_t le
 	floe_thrift_reader t;
 	fm_parse p = { .m = &r->meta };
 	floe_thrift_reader_init(&t, footer, len);
-	if (parse_file_meta(&t, r->arena, &p) < 0) {
+	if (pq_footer_decode(&t, r->arena, &p) < 0) {
 		size_t at = 0;
 		const char *why = floe_thrift_reader_error(&t, &at);
 		return corrupt(r, "footer: %s at byte %zu", why ? why : "unreadable", at);
@@ -939,19 +433,7 @@ int pq_read_at(floe_parquet_reader *r, int64_t offset, size_t len, uint8_t *dst)
 		memcpy(dst, r->mem + offset, len);
 		return 0;
 	}
-	while (len > 0) {
-		ssize_t n = pread(r->fd, dst, len, (off_t)offset);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return floe_error_set_errno(FLOE_ERR_IO, "could not read Parquet file \"%s\"", r->path);
-		if (n == 0)
-			return floe_error_set(FLOE_ERR_IO, "Parquet file \"%s\" shrank while being read", r->path);
-		dst += n;
-		offset += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return r->source.read_at(r->source.ctx, dst, len, offset); /* its error names the object */
 }
 
 static int open_common(floe_parquet_reader *r)
@@ -987,7 +469,6 @@ static floe_parquet_reader *reader_new(const floe_parquet_reader_opts *opts)
 	floe_parquet_reader *r = floe_xcalloc(1, sizeof(*r));
 	r->arena = floe_arena_new();
 	r->opts = opts ? *opts : defaults;
-	r->fd = -1;
 	floe_buf_init(&r->chunk, SIZE_MAX >> 1);
 	floe_buf_init(&r->page, SIZE_MAX >> 1);
 	return r;
@@ -1009,38 +490,29 @@ int floe_parquet_reader_open_mem(floe_parquet_reader **out, const void *data, si
 	return 0;
 }
 
-int floe_parquet_reader_open(floe_parquet_reader **out, const char *path,
+int floe_parquet_reader_open(floe_parquet_reader **out, const floe_parquet_source *source,
 			     const floe_parquet_reader_opts *opts)
 {
-	struct stat st;
 	floe_parquet_reader *r = reader_new(opts);
 	*out = NULL;
-	r->path = floe_xstrndup(path, strlen(path));
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not open Parquet file \"%s\"", path);
-		goto fail;
+	r->source = *source;
+	r->has_source = true;
+	r->path = floe_xstrndup(source->name, strlen(source->name));
+	r->meta.file_size = source->size;
+	if (open_common(r) < 0) {
+		floe_parquet_reader_free(r);
+		return -1;
 	}
-	if (fstat(r->fd, &st) < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not stat Parquet file \"%s\"", path);
-		goto fail;
-	}
-	r->meta.file_size = (int64_t)st.st_size;
-	if (open_common(r) < 0)
-		goto fail;
 	*out = r;
 	return 0;
-fail:
-	floe_parquet_reader_free(r);
-	return -1;
 }
 
 void floe_parquet_reader_free(floe_parquet_reader *r)
 {
 	if (!r)
 		return;
-	if (r->fd >= 0)
-		close(r->fd);
+	if (r->has_source)
+		r->source.close(r->source.ctx);
 	for (int i = 0; i < 8; i++)
 		pq_codec_free(r->codecs[i]);
 	floe_buf_free(&r->chunk);

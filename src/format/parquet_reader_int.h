@@ -35,9 +35,10 @@ typedef struct pq_levels {
 struct floe_parquet_reader {
 	floe_arena *arena;            /* the footer model and every string in it */
 	floe_parquet_reader_opts opts;
-	int fd;                       /* -1 for a reader over memory */
-	const uint8_t *mem;
-	char *path;                   /* for messages: the path or "(memory)" */
+	floe_parquet_source source;   /* owned when has_source: closed on free */
+	bool has_source;
+	const uint8_t *mem;           /* a reader over memory instead */
+	char *path;                   /* for messages: the source's name or "(memory)" */
 	floe_parquet_meta meta;
 	int64_t data_end;             /* first byte of the footer: chunks must end before */
 	pq_codec *codecs[8];          /* created on first use, by codec number */
@@ -63,5 +64,22 @@ int pq_decode_chunk(floe_vector *out, floe_parquet_reader *r, const floe_parquet
 int pq_decode_levels(pq_levels *out, floe_parquet_reader *r, const floe_parquet_leaf *leaf,
 		     const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len);
 void pq_levels_free(pq_levels *lv);
+
+/* What decoding FileMetaData saw (parquet_footer.c), for the reader's structural checks. */
+typedef struct rg_parse {
+	floe_parquet_row_group *rg;
+	unsigned *chunk_seen; /* per column */
+	bool has_columns, has_total, has_rows;
+} rg_parse;
+
+typedef struct fm_parse {
+	floe_parquet_meta *m;
+	rg_parse *rgs;
+	bool has_version, has_schema, has_rows, has_row_groups;
+} fm_parse;
+
+/* Decode FileMetaData from `t` into p->m, every string and list in `a` (parquet_footer.c). */
+typedef struct floe_thrift_reader floe_thrift_reader;
+int pq_footer_decode(floe_thrift_reader *t, floe_arena *a, fm_parse *p);
 
 #endif

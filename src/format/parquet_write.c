@@ -1,6 +1,7 @@
 /*
- * parquet_write.c — the Parquet writer: file and row groups, page assembly, footer, and the
- * per-file statistics Iceberg's manifest needs (see parquet.h for the contract).
+ * parquet_write.c — the Parquet writer: file and row groups, page assembly, and the per-file
+ * statistics Iceberg's manifest needs (see parquet.h for the contract); the footer's
+ * FileMetaData is encoded in parquet_footer.c. Bytes go to the caller's sink, never a file.
  *
  * Layout: "PAR1", then per row group each column chunk in schema order (its dictionary page
  * first when it has one, then its data pages), then the footer (FileMetaData, Thrift
@@ -16,78 +17,25 @@
 #include "base/version.h"
 #include "format/thrift_compact.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define OUT_FLUSH_BYTES ((size_t)1 << 20)
 #define SLICE_ROWS 65536
 #define BUF_MAX (SIZE_MAX >> 1)
 
-/* The footer record of one column chunk. */
-typedef struct pq_chunk_rec {
-	int64_t dict_offset; /* -1: no dictionary page */
-	int64_t data_offset;
-	int64_t num_values, uncompressed, compressed;
-	uint32_t encodings;
-	bool has_minmax, min_exact, max_exact, max_ok;
-	uint8_t *min, *max;
-	size_t min_len, max_len;
-	int64_t nulls, nans;
-} pq_chunk_rec;
-
-typedef struct pq_rg_rec {
-	pq_chunk_rec *chunks;
-	int64_t num_rows, file_offset, total_byte_size, total_compressed;
-} pq_rg_rec;
-
-struct floe_parquet_writer {
-	floe_arena *arena;
-	floe_parquet_writer_opts opts;
-	int fd;
-	bool own_fd, failed;
-	char *path;                 /* created by open(path): removed on failure */
-	const floe_parquet_field *fields; /* the writer's copy of the top-level fields */
-	size_t n_fields;
-	pq_col *cols;               /* one per leaf, depth-first */
-	size_t n_cols;
-	pq_codec *codec;
-	floe_buf out;               /* bytes not yet written to fd */
-	int64_t pos;                /* file position after `out` */
-	floe_buf body, comp, hdr, min, max; /* scratch */
-	pq_rg_rec *rgs;
-	size_t n_rgs, cap_rgs;
-	int64_t rg_rows, total_rows;
-};
-
 /* ---- output ---- */
 
-static int fd_write_all(floe_parquet_writer *w, const void *data, size_t len)
+static int sink_write(floe_parquet_writer *w, const void *data, size_t len)
 {
-	const char *p = data;
-	while (len > 0) {
-		ssize_t n = write(w->fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			floe_error_set_errno(FLOE_ERR_IO, "could not write Parquet file \"%s\"",
-					     w->path ? w->path : "(descriptor)");
-			floe_error_subject("%s", w->path ? w->path : "a Parquet file");
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return w->sink.write(w->sink.ctx, data, len); /* its error names the object */
 }
 
 static int out_flush(floe_parquet_writer *w)
 {
 	if (w->out.len == 0)
 		return 0;
-	int rc = fd_write_all(w, w->out.ptr, w->out.len);
+	int rc = sink_write(w, w->out.ptr, w->out.len);
 	floe_buf_clear(&w->out);
 	return rc;
 }
@@ -99,7 +47,7 @@ static int out_write(floe_parquet_writer *w, const void *data, size_t len)
 		/* Large pieces (whole column chunks) go straight to the file. */
 		if (out_flush(w) < 0)
 			return -1;
-		return fd_write_all(w, data, len);
+		return sink_write(w, data, len);
 	}
 	if (floe_buf_put(&w->out, data, len) < 0)
 		return floe_error_set(FLOE_ERR_INTERNAL, "Parquet output buffer overflow");
@@ -676,259 +624,14 @@ int floe_parquet_writer_write_batch(floe_parquet_writer *w, const floe_vector *c
 	return 0;
 }
 
-/* ---- footer ---- */
-
-static void put_time_unit(floe_thrift_writer *t, int16_t id, bool utc)
-{
-	floe_thrift_field_struct(t, id);
-	floe_thrift_field_bool(t, 1, utc);
-	floe_thrift_field_struct(t, 2); /* TimeUnit union */
-	floe_thrift_field_struct(t, 2); /* MICROS */
-	floe_thrift_struct_end(t);
-	floe_thrift_struct_end(t);
-	floe_thrift_struct_end(t);
-}
-
-/* Converted type (-1 none) of a leaf, and its LogicalType union as field 10. */
-static int converted_of(const pq_col *c)
-{
-	switch (c->vtype) {
-	case FLOE_VEC_STRING: return PQ_CT_UTF8;
-	case FLOE_VEC_DECIMAL: return PQ_CT_DECIMAL;
-	case FLOE_VEC_DATE: return PQ_CT_DATE;
-	case FLOE_VEC_TIME: return PQ_CT_TIME_MICROS;
-	/* As Iceberg's Java writer (parquet-java) does for both timestamp kinds. */
-	case FLOE_VEC_TIMESTAMP:
-	case FLOE_VEC_TIMESTAMPTZ: return PQ_CT_TIMESTAMP_MICROS;
-	default: return -1;
-	}
-}
-
-static void put_logical(floe_thrift_writer *t, const pq_col *c)
-{
-	int16_t member;
-	switch (c->vtype) {
-	case FLOE_VEC_STRING: member = FLOE_PQ_LT_STRING; break;
-	case FLOE_VEC_DECIMAL: member = FLOE_PQ_LT_DECIMAL; break;
-	case FLOE_VEC_DATE: member = FLOE_PQ_LT_DATE; break;
-	case FLOE_VEC_TIME: member = FLOE_PQ_LT_TIME; break;
-	case FLOE_VEC_TIMESTAMP:
-	case FLOE_VEC_TIMESTAMPTZ: member = FLOE_PQ_LT_TIMESTAMP; break;
-	case FLOE_VEC_UUID: member = FLOE_PQ_LT_UUID; break;
-	default: return;
-	}
-	floe_thrift_field_struct(t, 10);
-	if (member == FLOE_PQ_LT_TIME || member == FLOE_PQ_LT_TIMESTAMP) {
-		put_time_unit(t, member, c->vtype == FLOE_VEC_TIMESTAMPTZ);
-	} else {
-		floe_thrift_field_struct(t, member);
-		if (member == FLOE_PQ_LT_DECIMAL) {
-			floe_thrift_field_i32(t, 1, c->scale);
-			floe_thrift_field_i32(t, 2, c->precision);
-		}
-		floe_thrift_struct_end(t);
-	}
-	floe_thrift_struct_end(t);
-}
-
-static void put_leaf_element(floe_thrift_writer *t, const pq_col *c, const char *name,
-			     bool optional)
-{
-	int ct = converted_of(c);
-	floe_thrift_struct_begin(t);
-	floe_thrift_field_i32(t, 1, c->physical);
-	if (c->physical == FLOE_PQ_FIXED_LEN_BYTE_ARRAY)
-		floe_thrift_field_i32(t, 2, c->type_length);
-	floe_thrift_field_i32(t, 3, optional ? FLOE_PQ_OPTIONAL : FLOE_PQ_REQUIRED);
-	floe_thrift_field_binary(t, 4, name, strlen(name));
-	if (ct >= 0)
-		floe_thrift_field_i32(t, 6, ct);
-	if (c->vtype == FLOE_VEC_DECIMAL) {
-		floe_thrift_field_i32(t, 7, c->scale);
-		floe_thrift_field_i32(t, 8, c->precision);
-	}
-	floe_thrift_field_i32(t, 9, c->field_id);
-	put_logical(t, c);
-	floe_thrift_struct_end(t);
-}
-
-static void put_group(floe_thrift_writer *t, const char *name, int repetition, int32_t children,
-		      int converted, int32_t field_id)
-{
-	floe_thrift_struct_begin(t);
-	floe_thrift_field_i32(t, 3, repetition);
-	floe_thrift_field_binary(t, 4, name, strlen(name));
-	floe_thrift_field_i32(t, 5, children);
-	if (converted >= 0)
-		floe_thrift_field_i32(t, 6, converted);
-	if (field_id >= 0)
-		floe_thrift_field_i32(t, 9, field_id);
-	if (converted == PQ_CT_LIST) {
-		floe_thrift_field_struct(t, 10);
-		floe_thrift_field_struct(t, FLOE_PQ_LT_LIST);
-		floe_thrift_struct_end(t);
-		floe_thrift_struct_end(t);
-	}
-	floe_thrift_struct_end(t);
-}
-
-/*
- * A field's schema elements, depth-first: a leaf; a struct as a group of its fields; a list as
- * <name> (LIST) { repeated group list { <element> } }. `leaf` counts the leaves written.
- */
-static void put_field(floe_thrift_writer *t, const floe_parquet_writer *w, const floe_parquet_field *f,
-		      const char *name, size_t *leaf)
-{
-	int rep = f->required ? FLOE_PQ_REQUIRED : FLOE_PQ_OPTIONAL;
-	if (f->type == FLOE_VEC_STRUCT) {
-		put_group(t, name, rep, (int32_t)f->n_children, -1, f->id);
-		for (size_t i = 0; i < f->n_children; i++)
-			put_field(t, w, &f->children[i], f->children[i].name, leaf);
-	} else if (f->type == FLOE_VEC_LIST) {
-		put_group(t, name, rep, 1, PQ_CT_LIST, f->id);
-		put_group(t, "list", FLOE_PQ_REPEATED, 1, -1, -1);
-		put_field(t, w, f->element, "element", leaf);
-	} else {
-		put_leaf_element(t, &w->cols[(*leaf)++], name, !f->required);
-	}
-}
-
-static uint32_t count_elements(const floe_parquet_field *f)
-{
-	if (f->type == FLOE_VEC_LIST)
-		return 2 + count_elements(f->element);
-	uint32_t n = 1;
-	for (size_t i = 0; f->type == FLOE_VEC_STRUCT && i < f->n_children; i++)
-		n += count_elements(&f->children[i]);
-	return n;
-}
-
-static void put_schema(floe_thrift_writer *t, const floe_parquet_writer *w)
-{
-	uint32_t n = 1;
-	size_t leaf = 0;
-	for (size_t i = 0; i < w->n_fields; i++)
-		n += count_elements(&w->fields[i]);
-	floe_thrift_field_list(t, 2, FLOE_THRIFT_STRUCT, n);
-	floe_thrift_struct_begin(t);
-	floe_thrift_field_binary(t, 4, "table", 5);
-	floe_thrift_field_i32(t, 5, (int32_t)w->n_fields);
-	floe_thrift_struct_end(t);
-	for (size_t i = 0; i < w->n_fields; i++)
-		put_field(t, w, &w->fields[i], w->fields[i].name, &leaf);
-}
-
-static void put_statistics(floe_thrift_writer *t, const pq_col *c, const pq_chunk_rec *rec)
-{
-	floe_thrift_field_struct(t, 12);
-	floe_thrift_field_i64(t, 3, rec->nulls);
-	if (rec->has_minmax) {
-		if (rec->max_ok)
-			floe_thrift_field_binary(t, 5, rec->max, rec->max_len);
-		floe_thrift_field_binary(t, 6, rec->min, rec->min_len);
-		if (rec->max_ok)
-			floe_thrift_field_bool(t, 7, rec->max_exact);
-		floe_thrift_field_bool(t, 8, rec->min_exact);
-	}
-	if (c->kind == PQ_K_FLOAT)
-		floe_thrift_field_i64(t, 9, rec->nans);
-	floe_thrift_struct_end(t);
-}
-
-static void put_column_chunk(floe_thrift_writer *t, const pq_col *c, const pq_chunk_rec *rec,
-			     int codec)
-{
-	uint32_t n_enc = 0;
-	for (int e = 0; e < 32; e++)
-		n_enc += (rec->encodings >> e) & 1;
-	floe_thrift_struct_begin(t);
-	floe_thrift_field_i64(t, 2, 0);
-	floe_thrift_field_struct(t, 3);
-	floe_thrift_field_i32(t, 1, c->physical);
-	floe_thrift_field_list(t, 2, FLOE_THRIFT_I32, n_enc);
-	for (int e = 0; e < 32; e++)
-		if ((rec->encodings >> e) & 1)
-			floe_thrift_write_i32(t, e);
-	floe_thrift_field_list(t, 3, FLOE_THRIFT_BINARY, (uint32_t)c->n_schema_path);
-	for (size_t i = 0; i < c->n_schema_path; i++)
-		floe_thrift_write_binary(t, c->schema_path[i], strlen(c->schema_path[i]));
-	floe_thrift_field_i32(t, 4, codec);
-	floe_thrift_field_i64(t, 5, rec->num_values);
-	floe_thrift_field_i64(t, 6, rec->uncompressed);
-	floe_thrift_field_i64(t, 7, rec->compressed);
-	floe_thrift_field_i64(t, 9, rec->data_offset);
-	if (rec->dict_offset >= 0)
-		floe_thrift_field_i64(t, 11, rec->dict_offset);
-	put_statistics(t, c, rec);
-	floe_thrift_struct_end(t);
-	floe_thrift_struct_end(t);
-}
-
-static void put_row_groups(floe_thrift_writer *t, const floe_parquet_writer *w)
-{
-	floe_thrift_field_list(t, 4, FLOE_THRIFT_STRUCT, (uint32_t)w->n_rgs);
-	for (size_t g = 0; g < w->n_rgs; g++) {
-		const pq_rg_rec *rg = &w->rgs[g];
-		floe_thrift_struct_begin(t);
-		floe_thrift_field_list(t, 1, FLOE_THRIFT_STRUCT, (uint32_t)w->n_cols);
-		for (size_t i = 0; i < w->n_cols; i++)
-			put_column_chunk(t, &w->cols[i], &rg->chunks[i], w->opts.codec);
-		floe_thrift_field_i64(t, 2, rg->total_byte_size);
-		floe_thrift_field_i64(t, 3, rg->num_rows);
-		floe_thrift_field_i64(t, 5, rg->file_offset);
-		floe_thrift_field_i64(t, 6, rg->total_compressed);
-		floe_thrift_field_i16(t, 7, (int16_t)g);
-		floe_thrift_struct_end(t);
-	}
-}
-
-static void put_key_values(floe_thrift_writer *t, const floe_parquet_writer *w)
-{
-	const char *const *kv = w->opts.metadata;
-	uint32_t n = 0;
-	while (kv && kv[2 * n])
-		n++;
-	if (n == 0)
-		return;
-	floe_thrift_field_list(t, 5, FLOE_THRIFT_STRUCT, n);
-	for (uint32_t i = 0; i < n; i++) {
-		floe_thrift_struct_begin(t);
-		floe_thrift_field_binary(t, 1, kv[2 * i], strlen(kv[2 * i]));
-		if (kv[2 * i + 1])
-			floe_thrift_field_binary(t, 2, kv[2 * i + 1], strlen(kv[2 * i + 1]));
-		floe_thrift_struct_end(t);
-	}
-}
+/* ---- footer (encoded in parquet_footer.c) ---- */
 
 static int write_footer(floe_parquet_writer *w)
 {
 	floe_buf meta = FLOE_BUF_INIT;
-	floe_thrift_writer t;
-	const char *created_by = w->opts.created_by ? w->opts.created_by
-						    : "floe version " FLOE_VERSION;
 	int rc = -1;
-	floe_thrift_writer_init(&t, &meta);
-	floe_thrift_struct_begin(&t);
-	floe_thrift_field_i32(&t, 1, 1);
-	put_schema(&t, w);
-	floe_thrift_field_i64(&t, 3, w->total_rows);
-	put_row_groups(&t, w);
-	put_key_values(&t, w);
-	floe_thrift_field_binary(&t, 6, created_by, strlen(created_by));
-	floe_thrift_field_list(&t, 7, FLOE_THRIFT_STRUCT, (uint32_t)w->n_cols);
-	for (size_t i = 0; i < w->n_cols; i++) {
-		floe_thrift_struct_begin(&t); /* ColumnOrder union */
-		floe_thrift_field_struct(&t, 1); /* TYPE_ORDER */
-		floe_thrift_struct_end(&t);
-		floe_thrift_struct_end(&t);
-	}
-	floe_thrift_struct_end(&t);
-	if (floe_thrift_writer_finish(&t) < 0)
+	if (pq_footer_encode(&meta, w) < 0)
 		goto cleanup;
-	if (meta.len > UINT32_MAX) {
-		floe_error_set(FLOE_ERR_USAGE, "the Parquet footer would exceed 4 GiB");
-		goto cleanup;
-	}
 	uint32_t len = (uint32_t)meta.len;
 	if (out_write(w, meta.ptr, meta.len) < 0 || out_write(w, &len, 4) < 0 ||
 	    out_write(w, PQ_MAGIC, 4) < 0 || out_flush(w) < 0)
@@ -974,7 +677,6 @@ static int writer_new(floe_parquet_writer **out, const floe_parquet_field *field
 	floe_parquet_writer *w = floe_xcalloc(1, sizeof(*w));
 	w->arena = floe_arena_new();
 	w->opts = *opts;
-	w->fd = -1;
 	if (pq_codec_new(&w->codec, opts->codec, opts->zstd_level) < 0) {
 		floe_arena_free(w->arena);
 		free(w);
@@ -1015,48 +717,23 @@ static void writer_free(floe_parquet_writer *w)
 	floe_buf_free(&w->min);
 	floe_buf_free(&w->max);
 	free(w->rgs);
-	if (w->own_fd && w->fd >= 0)
-		close(w->fd);
-	free(w->path);
 	floe_arena_free(w->arena);
 	free(w);
 }
 
-int floe_parquet_writer_open_fd(floe_parquet_writer **out, int fd,
-				const floe_parquet_field *fields, size_t n_fields,
-				const floe_parquet_writer_opts *opts)
-{
-	floe_parquet_writer *w;
-	if (writer_new(&w, fields, n_fields, opts) < 0)
-		return -1;
-	w->fd = fd;
-	if (out_write(w, PQ_MAGIC, 4) < 0) {
-		writer_free(w);
-		return -1;
-	}
-	*out = w;
-	return 0;
-}
-
-int floe_parquet_writer_open(floe_parquet_writer **out, const char *path,
+int floe_parquet_writer_open(floe_parquet_writer **out, const floe_parquet_sink *sink,
 			     const floe_parquet_field *fields, size_t n_fields,
 			     const floe_parquet_writer_opts *opts)
 {
 	floe_parquet_writer *w;
 	*out = NULL;
-	if (writer_new(&w, fields, n_fields, opts) < 0)
-		return -1;
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (w->opts.overwrite ? O_TRUNC : O_EXCL);
-	w->fd = open(path, flags, 0644);
-	if (w->fd < 0) {
-		floe_error_set_errno(errno == EEXIST ? FLOE_ERR_EXISTS : FLOE_ERR_IO,
-				     "could not create Parquet file \"%s\"", path);
-		floe_error_subject("%s", path);
-		writer_free(w);
+	if (writer_new(&w, fields, n_fields, opts) < 0) {
+		sink->abort(sink->ctx);
 		return -1;
 	}
-	w->own_fd = true;
-	w->path = floe_xstrndup(path, strlen(path));
+	w->sink = *sink;
+	w->sink.name = floe_arena_strndup(w->arena, sink->name, strlen(sink->name));
+	w->has_sink = true;
 	if (out_write(w, PQ_MAGIC, 4) < 0) {
 		floe_parquet_writer_abort(w);
 		return -1;
@@ -1069,8 +746,9 @@ void floe_parquet_writer_abort(floe_parquet_writer *w)
 {
 	if (!w)
 		return;
-	if (w->path && w->own_fd)
-		unlink(w->path);
+	if (w->has_sink)
+		w->sink.abort(w->sink.ctx);
+	w->has_sink = false;
 	writer_free(w);
 }
 
@@ -1129,26 +807,15 @@ int floe_parquet_writer_close(floe_parquet_file_stats *out, floe_parquet_writer 
 	}
 	if (flush_row_group(w) < 0 || write_footer(w) < 0)
 		goto cleanup;
-	if (w->opts.fsync && fsync(w->fd) < 0 && errno != EINVAL) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not fsync Parquet file \"%s\"",
-				     w->path ? w->path : "(descriptor)");
+	w->has_sink = false; /* publish frees the sink, whatever it returns */
+	if (w->sink.publish(w->sink.ctx) < 0)
 		goto cleanup;
-	}
-	if (w->own_fd) {
-		int fd = w->fd;
-		w->fd = -1;
-		if (close(fd) < 0) {
-			floe_error_set_errno(FLOE_ERR_IO, "could not close Parquet file \"%s\"", w->path);
-			goto cleanup;
-		}
-	}
 	if (out)
 		file_stats(out, w, arena);
 	rc = 0;
 cleanup:
 	if (rc < 0) {
-		if (w->path)
-			floe_error_context("while writing Parquet file \"%s\"", w->path);
+		floe_error_context("while writing Parquet file \"%s\"", w->sink.name);
 		floe_parquet_writer_abort(w);
 	} else {
 		writer_free(w);

@@ -136,4 +136,42 @@ bool pq_stats_encode(floe_buf *min, floe_buf *max, bool *min_exact, bool *max_ex
 /* The tracked min or max as PLAIN bytes, untouched (for the Iceberg bounds). */
 void pq_stats_plain(floe_buf *out, const pq_col *c, const pq_stats *s, bool upper);
 
+/* The footer record of one column chunk. */
+typedef struct pq_chunk_rec {
+	int64_t dict_offset; /* -1: no dictionary page */
+	int64_t data_offset;
+	int64_t num_values, uncompressed, compressed;
+	uint32_t encodings;
+	bool has_minmax, min_exact, max_exact, max_ok;
+	uint8_t *min, *max;
+	size_t min_len, max_len;
+	int64_t nulls, nans;
+} pq_chunk_rec;
+
+typedef struct pq_rg_rec {
+	pq_chunk_rec *chunks;
+	int64_t num_rows, file_offset, total_byte_size, total_compressed;
+} pq_rg_rec;
+
+struct floe_parquet_writer {
+	floe_arena *arena;
+	floe_parquet_writer_opts opts;
+	floe_parquet_sink sink;     /* owned: published by close, aborted otherwise */
+	bool has_sink, failed;
+	const floe_parquet_field *fields; /* the writer's copy of the top-level fields */
+	size_t n_fields;
+	pq_col *cols;               /* one per leaf, depth-first */
+	size_t n_cols;
+	pq_codec *codec;
+	floe_buf out;               /* bytes not yet written to the sink */
+	int64_t pos;                /* file position after `out` */
+	floe_buf body, comp, hdr, min, max; /* scratch */
+	pq_rg_rec *rgs;
+	size_t n_rgs, cap_rgs;
+	int64_t rg_rows, total_rows;
+};
+
+/* The FileMetaData of `w`'s file, Thrift compact, appended to `meta` (parquet_footer.c). */
+int pq_footer_encode(floe_buf *meta, const floe_parquet_writer *w);
+
 #endif

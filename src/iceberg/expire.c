@@ -39,8 +39,7 @@ static int cmp_str(const void *a, const void *b)
 
 static const char *norm(floe_arena *a, const char *uri)
 {
-	const char *p = floe_iceberg_uri_to_path(a, uri);
-	return p ? p : floe_arena_strdup(a, uri);
+	return floe_iceberg_uri_key(a, uri);
 }
 
 static void set_add(floe_arena *a, path_set *s, const char *uri)

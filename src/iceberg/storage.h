@@ -191,6 +191,12 @@ void floe_iceberg_storage_memory_fault(floe_iceberg_storage *s, floe_iceberg_mem
  */
 const char *floe_iceberg_uri_to_path(floe_arena *arena, const char *uri);
 
+/*
+ * One spelling of `uri` for comparing URIs, in `arena`: `file:///abs` for every spelling of
+ * a local file (`file:/abs`, `file:///abs`, `/abs`), any other URI as it is. No I/O.
+ */
+const char *floe_iceberg_uri_key(floe_arena *arena, const char *uri);
+
 /* `file:///abs/path` for a path (made absolute, normalised), in `arena`. */
 const char *floe_iceberg_path_to_uri(floe_arena *arena, const char *path);
 

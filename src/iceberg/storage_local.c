@@ -54,6 +54,12 @@ const char *floe_iceberg_uri_to_path(floe_arena *arena, const char *uri)
 	return p ? floe_arena_strdup(arena, p) : NULL;
 }
 
+const char *floe_iceberg_uri_key(floe_arena *arena, const char *uri)
+{
+	const char *p = local_path(uri);
+	return p ? floe_arena_printf(arena, "file://%s", p) : floe_arena_strdup(arena, uri);
+}
+
 const char *floe_iceberg_path_to_uri(floe_arena *arena, const char *path)
 {
 	floe_buf abs = FLOE_BUF_INIT;
@@ -189,8 +195,7 @@ static int local_publish(void *h)
 	if (close(fd) < 0)
 		return io_error("write", w->uri);
 	if (link(w->tmp, w->path) < 0)
-		return errno == EEXIST ? taken(w->uri)
-				       : io_error("publish", w->uri);
+		return errno == EEXIST ? taken(w->uri) : io_error("publish", w->uri);
 	if (sync_dir_of(w->path) < 0) {
 		/* Not durable, so not published: take the name back. */
 		io_error("sync the directory of", w->uri);

@@ -11,7 +11,7 @@
 #ifndef FLOE_PG_COPY_H
 #define FLOE_PG_COPY_H
 
-#include "format/vector.h"
+#include "vector/vector.h"
 #include "pg/pg.h"
 
 #include <stdbool.h>

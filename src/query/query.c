@@ -181,7 +181,9 @@ static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, 
 	}
 	floe_buf_puts(&sql, " FROM read_parquet([");
 	for (size_t i = 0; i < scan->n_files; i++) {
-		paths[i] = floe_iceberg_uri_to_path(a, scan->files[i].file.path);
+		paths[i] = floe_iceberg_storage_engine_uri(floe_iceberg_table_storage(t), a, scan->files[i].file.path);
+		if (!paths[i])
+			goto cleanup;
 		floe_buf_puts(&sql, i ? "," : "");
 		floe_buf_put_quoted(&sql, paths[i], '\'');
 	}

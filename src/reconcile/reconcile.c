@@ -70,6 +70,7 @@ typedef struct job {
 	floe_iceberg_catalog *catalog;
 	floe_iceberg_table *table;
 	floe_iceberg_scan *scan;
+	const char **paths;      /* where DuckDB reads the scan's files (storage's engine URIs) */
 	rc_source *source;
 	rc_lake *lake;
 	rc_table t;
@@ -122,17 +123,15 @@ static int open_snapshot(job *j)
 	if (floe_iceberg_table_load(&j->table, j->catalog, "bronze", name) < 0 ||
 	    floe_iceberg_table_plan(&j->scan, j->arena, j->table, j->req->snapshot_id) < 0)
 		return -1;
+	j->paths = floe_arena_alloc(j->arena, (j->scan->n_files + 1) * sizeof(char *));
+	for (size_t i = 0; i < j->scan->n_files; i++)
+		if (!(j->paths[i] = floe_iceberg_storage_engine_uri(floe_iceberg_table_storage(j->table), j->arena,
+								     j->scan->files[i].file.path)))
+			return -1;
 	j->res->snapshot_id = j->scan->snapshot_id;
 	return j->scan->snapshot_id < 0 ? 1 : 0;
 }
 
-static const char **data_paths(job *j)
-{
-	const char **paths = floe_arena_alloc(j->arena, (j->scan->n_files + 1) * sizeof(char *));
-	for (size_t i = 0; i < j->scan->n_files; i++)
-		paths[i] = floe_iceberg_uri_to_path(j->arena, j->scan->files[i].file.path);
-	return paths;
-}
 
 static void copy_diff(floe_reconcile_result *res, const rc_diff *d)
 {
@@ -224,7 +223,7 @@ static int measure_both(job *j, rc_side *src, rc_side *lake)
 	floe_arena_on_cleanup(j->arena, free_arena, task.arena);
 	if (pthread_create(&thread, NULL, measure_source, &task) != 0)
 		return floe_error_set(FLOE_ERR_INTERNAL, "could not start a thread for the source side");
-	int lake_rc = rc_lake_open(&j->lake, j->arena, &j->t, data_paths(j), j->scan->n_files, j->buckets);
+	int lake_rc = rc_lake_open(&j->lake, j->arena, &j->t, j->paths, j->scan->n_files, j->buckets);
 	if (lake_rc == 0)
 		lake_rc = rc_lake_measure(lake, j->lake, j->arena, j->metrics, j->n_metrics, j->req->tier);
 	if (lake_rc == 0)
@@ -326,7 +325,7 @@ static int prepare(job *j)
 	j->buckets = req->tier >= FLOE_RECONCILE_V2 ? rc_bucket_count(j->scan->record_count) : 1;
 	if (rc_source_open(&j->source, j->arena, req->config, j->sql, req->pg_snapshot, &oids, &elems, &n_oids) < 0 ||
 	    rc_table_build(&j->t, j->arena, req->table, oids, elems, n_oids) < 0 ||
-	    rc_lake_check_fields(&j->t, j->arena, data_paths(j), j->scan->n_files) < 0)
+	    rc_lake_check_fields(&j->t, j->arena, j->paths, j->scan->n_files) < 0)
 		return -1;
 	j->t.pg_version = rc_source_version(j->source);
 	return 0;
@@ -378,7 +377,7 @@ int floe_reconcile_diverged_keys(floe_reconcile_key **out, size_t *n_out, floe_a
 		floe_error_set(FLOE_ERR_CONFIG, "%s has no snapshot %lld", result->table, (long long)result->snapshot_id);
 	if (ready != 0)
 		goto cleanup;
-	if (rc_lake_open(&j.lake, arena, &j.t, data_paths(&j), j.scan->n_files, result->buckets) < 0 ||
+	if (rc_lake_open(&j.lake, arena, &j.t, j.paths, j.scan->n_files, result->buckets) < 0 ||
 	    rc_narrow(out, n_out, arena, j.source, j.lake, &j.t, result->buckets, result->diverged, result->n_diverged,
 		      max_keys) < 0)
 		goto cleanup;

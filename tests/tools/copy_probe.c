@@ -12,7 +12,7 @@
 #include "base/error.h"
 #include "base/json.h"
 #include "base/text.h"
-#include "format/vector.h"
+#include "vector/vector.h"
 #include "pg/copy.h"
 
 #include <stdio.h>

@@ -30,6 +30,7 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "format/parquet.h"
+#include "iceberg/parquet_io.h"
 #include "nested_values.h"
 
 #include <fcntl.h>
@@ -624,6 +625,38 @@ static int write_rows(floe_parquet_writer *w, fixture *f)
 	return rc;
 }
 
+/* The local storage the tool's files go through (iceberg/parquet_io.h); never freed. */
+static floe_iceberg_storage *local_storage(void)
+{
+	static floe_iceberg_storage *s;
+	if (!s)
+		s = floe_iceberg_storage_local();
+	return s;
+}
+
+/* Write a fresh file at `path` (relative or absolute), replacing one a previous run left. */
+static int create_file(floe_parquet_writer **w, const char *path, const floe_parquet_field *fields, size_t n,
+		       const floe_parquet_writer_opts *opts)
+{
+	floe_arena *a = floe_arena_new();
+	const char *uri = path[0] == '/' ? path : floe_iceberg_path_to_uri(a, path); /* messages name it as given */
+	int rc = -1;
+	*w = NULL;
+	if (uri && floe_iceberg_storage_remove(local_storage(), uri) == 0)
+		rc = floe_iceberg_parquet_create(w, local_storage(), uri, fields, n, opts);
+	floe_arena_free(a);
+	return rc;
+}
+
+static int open_file(floe_parquet_reader **r, const char *path)
+{
+	floe_arena *a = floe_arena_new();
+	const char *uri = path[0] == '/' ? path : floe_iceberg_path_to_uri(a, path);
+	int rc = uri ? floe_iceberg_parquet_open(r, local_storage(), uri, NULL) : -1;
+	floe_arena_free(a);
+	return rc;
+}
+
 static int cmd_write(const char *name, const char *path, int argc, char **argv)
 {
 	floe_parquet_writer_opts opts = FLOE_PARQUET_WRITER_OPTS_INIT;
@@ -636,8 +669,6 @@ static int cmd_write(const char *name, const char *path, int argc, char **argv)
 	int rc = -1;
 	memset(&f, 0, sizeof(f));
 	f.rows = strcmp(name, "big") == 0 ? 12 : 64;
-	opts.overwrite = true;
-	opts.fsync = false;
 	if (write_options(&opts, &f.rows, &seed, argc, argv) < 0)
 		goto cleanup;
 	f.rng = seed;
@@ -645,7 +676,7 @@ static int cmd_write(const char *name, const char *path, int argc, char **argv)
 		floe_error_set(FLOE_ERR_USAGE, "unknown case \"%s\"", name);
 		goto cleanup;
 	}
-	if (floe_parquet_writer_open(&w, path, f.fields, f.n, &opts) < 0)
+	if (create_file(&w, path, f.fields, f.n, &opts) < 0)
 		goto cleanup;
 	if (write_rows(w, &f) < 0) {
 		floe_parquet_writer_abort(w);
@@ -779,7 +810,7 @@ static int cmd_dump(const char *path)
 	floe_buf out = FLOE_BUF_INIT;
 	floe_parquet_file_stats st;
 	int rc = -1;
-	if (floe_parquet_reader_open(&r, path, NULL) < 0)
+	if (open_file(&r, path) < 0)
 		goto cleanup;
 	put_meta(&out, floe_parquet_reader_meta(r));
 	if (dump_values(&out, r) < 0 || floe_parquet_reader_file_stats(&st, r, arena) < 0)
@@ -827,13 +858,13 @@ static int seed_file(floe_parquet_reader **r, floe_buf *file, const char *dir, c
 	floe_buf tmp = FLOE_BUF_INIT;
 	int rc = -1;
 	floe_buf_printf(&tmp, "%s/.seed.parquet", dir);
-	if (floe_parquet_writer_open(&w, tmp.ptr, fields, n, opts) < 0)
+	if (create_file(&w, tmp.ptr, fields, n, opts) < 0)
 		goto cleanup;
 	if (floe_parquet_writer_write_batch(w, cols, n) < 0) {
 		floe_parquet_writer_abort(w);
 		goto cleanup;
 	}
-	if (floe_parquet_writer_close(NULL, w, NULL) < 0 || floe_parquet_reader_open(r, tmp.ptr, NULL) < 0 ||
+	if (floe_parquet_writer_close(NULL, w, NULL) < 0 || open_file(r, tmp.ptr) < 0 ||
 	    floe_fs_read_file(file, tmp.ptr) < 0)
 		goto cleanup;
 	rc = 0;
@@ -863,8 +894,6 @@ static int page_seed(const char *dir, size_t t, uint8_t flags, floe_parquet_code
 	f.rng = t * 31 + flags;
 	f.rows = 14;
 	opts.codec = codec;
-	opts.overwrite = true;
-	opts.fsync = false;
 	opts.page_rows = 6;
 	bool list = flags & 2;
 	floe_parquet_field *fd = add_field(&f, "c", list ? FLOE_VEC_LIST : seed_types[t].type, !(flags & 1));
@@ -985,7 +1014,6 @@ static int nested_seed(const char *dir, const char *footer_dir, size_t shape, si
 	nested_fields(&s, shape, (floe_parquet_field){ .type = seed_types[t].type, .precision = seed_types[t].precision,
 						       .scale = seed_types[t].scale, .length = seed_types[t].length });
 	opts.codec = codec;
-	opts.fsync = false;
 	opts.page_rows = 5;
 	fx_nested_init(&v, &s.top);
 	for (size_t i = 0; i < rows; i++)

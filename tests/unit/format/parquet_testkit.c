@@ -4,6 +4,7 @@
 #include "parquet_testkit.h"
 
 #include "base/error.h"
+#include "iceberg/parquet_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,26 @@ const char *path_of(const char *name)
 	}
 	snprintf(path, sizeof(path), "%s/%s", tmp_dir, name);
 	return path;
+}
+
+/* One local storage for every test (never freed: the handles it gives out may outlive a test). */
+static floe_iceberg_storage *local_storage(void)
+{
+	static floe_iceberg_storage *s;
+	if (!s)
+		s = floe_iceberg_storage_local();
+	return s;
+}
+
+int tk_parquet_create(floe_parquet_writer **w, const char *path, const floe_parquet_field *fields,
+		      size_t n_fields, const floe_parquet_writer_opts *opts)
+{
+	return floe_iceberg_parquet_create(w, local_storage(), path, fields, n_fields, opts);
+}
+
+int tk_parquet_open(floe_parquet_reader **r, const char *path, const floe_parquet_reader_opts *opts)
+{
+	return floe_iceberg_parquet_open(r, local_storage(), path, opts);
 }
 
 const char *tmp_path(const char *name)

@@ -16,6 +16,11 @@ __extension__ typedef __int128 i128;
 const char *path_of(const char *name);
 const char *tmp_path(const char *name);
 
+/* The writer and reader on a local path, through table storage (iceberg/parquet_io.h). */
+int tk_parquet_create(floe_parquet_writer **w, const char *path, const floe_parquet_field *fields,
+		      size_t n_fields, const floe_parquet_writer_opts *opts);
+int tk_parquet_open(floe_parquet_reader **r, const char *path, const floe_parquet_reader_opts *opts);
+
 floe_dec128 dec(i128 v);
 
 /* Row i of a and row j of b hold the same value (lists element by element, structs field by

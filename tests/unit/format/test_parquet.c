@@ -43,10 +43,10 @@ static bool write_and_open(written *out, const char *name, const floe_parquet_fi
 	const char *path = tmp_path(name);
 	memset(out, 0, sizeof(*out));
 	out->arena = floe_arena_new();
-	if (floe_parquet_writer_open(&w, path, fields, n, opts) < 0 ||
+	if (tk_parquet_create(&w, path, fields, n, opts) < 0 ||
 	    floe_parquet_writer_write_batch(w, cols, n) < 0 ||
 	    floe_parquet_writer_close(&out->stats, w, out->arena) < 0 ||
-	    floe_parquet_reader_open(&out->reader, path, NULL) < 0) {
+	    tk_parquet_open(&out->reader, path, NULL) < 0) {
 		floe_error_print(stderr);
 		return false;
 	}
@@ -63,7 +63,6 @@ static floe_parquet_writer_opts quick_opts(floe_parquet_codec codec)
 {
 	floe_parquet_writer_opts o = FLOE_PARQUET_WRITER_OPTS_INIT;
 	o.codec = codec;
-	o.fsync = false;
 	return o;
 }
 
@@ -607,7 +606,7 @@ FLOE_TEST(writer_refuses_bad_input)
 	floe_vector v;
 	floe_vector_init(&v, FLOE_VEC_INT, 0);
 	floe_vector_append_null(&v);
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &f, 1, &o) == 0);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("bad.parquet"), &f, 1, &o) == 0);
 	FLOE_CHECK(floe_parquet_writer_write_batch(w, &v, 1) < 0);
 	FLOE_CHECK(floe_error_last() && floe_error_last()->cls == FLOE_ERR_USAGE &&
 		   strstr(floe_error_last()->message, "required"));
@@ -619,7 +618,7 @@ FLOE_TEST(writer_refuses_bad_input)
 	floe_parquet_field d = { .name = "d", .id = 1, .type = FLOE_VEC_DECIMAL, .precision = 3 };
 	floe_vector_init(&v, FLOE_VEC_DECIMAL, 0);
 	floe_vector_append_dec(&v, dec(1000));
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &d, 1, &o) == 0);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("bad.parquet"), &d, 1, &o) == 0);
 	FLOE_CHECK(floe_parquet_writer_write_batch(w, &v, 1) < 0);
 	FLOE_CHECK(strstr(floe_error_last()->message, "out of range"));
 	floe_parquet_writer_abort(w);
@@ -633,7 +632,7 @@ FLOE_TEST(writer_refuses_bad_input)
 	floe_vector_init(&vv[1], FLOE_VEC_INT, 0);
 	floe_vector_append_i32(&vv[0], 1);
 	floe_vector_append_i32(&vv[1], 1);
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), two, 2, &o) == 0);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("bad.parquet"), two, 2, &o) == 0);
 	FLOE_CHECK(floe_parquet_writer_write_batch(w, vv, 2) < 0);
 	FLOE_CHECK(floe_parquet_writer_write_batch(w, vv, 1) < 0);
 	floe_parquet_writer_abort(w);
@@ -642,26 +641,23 @@ FLOE_TEST(writer_refuses_bad_input)
 
 	/* Bad schemas. */
 	floe_parquet_field bad = { .name = "d", .id = 1, .type = FLOE_VEC_DECIMAL, .precision = 39 };
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &bad, 1, &o) < 0 && !w);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("bad.parquet"), &bad, 1, &o) < 0 && !w);
 	floe_parquet_field dup[2] = { { .name = "a", .id = 1, .type = FLOE_VEC_INT },
 				      { .name = "a", .id = 2, .type = FLOE_VEC_INT } };
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), dup, 2, &o) < 0);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("bad.parquet"), dup, 2, &o) < 0);
 	floe_parquet_field nested_el = { .name = "element", .id = 2, .type = FLOE_VEC_LIST };
 	floe_parquet_field nested = { .name = "l", .id = 1, .type = FLOE_VEC_LIST, .element = &nested_el };
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &nested, 1, &o) < 0);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("bad.parquet"), &nested, 1, &o) < 0);
 	o.zstd_level = 99;
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &f, 1, &o) < 0);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("bad.parquet"), &f, 1, &o) < 0);
 
-	/* An existing file is not replaced unless asked. */
+	/* An existing file is not replaced. */
 	o = quick_opts(FLOE_PARQUET_ZSTD);
 	const char *path = tmp_path("exists.parquet");
 	int fd = open(path, O_CREAT | O_WRONLY, 0644);
 	close(fd);
-	FLOE_CHECK(floe_parquet_writer_open(&w, path, &f, 1, &o) < 0);
-	FLOE_CHECK(floe_error_last()->cls == FLOE_ERR_EXISTS);
-	o.overwrite = true;
-	FLOE_CHECK(floe_parquet_writer_open(&w, path, &f, 1, &o) == 0);
-	floe_parquet_writer_abort(w);
+	FLOE_CHECK(tk_parquet_create(&w, path, &f, 1, &o) < 0);
+	FLOE_CHECK(floe_error_last()->cls == FLOE_ERR_EXISTS && !w);
 }
 
 FLOE_TEST(empty_file_has_no_row_groups)
@@ -812,7 +808,7 @@ FLOE_TEST(reader_names_the_file_whose_page_fails_its_crc)
 	FLOE_CHECK(floe_fs_write_atomic(path_of("crc.parquet"), file.ptr, file.len, NULL) == 0);
 	floe_parquet_reader *r = NULL;
 	floe_vector out;
-	FLOE_CHECK(floe_parquet_reader_open(&r, path_of("crc.parquet"), NULL) == 0);
+	FLOE_CHECK(tk_parquet_open(&r, path_of("crc.parquet"), NULL) == 0);
 	FLOE_CHECK(floe_parquet_reader_read_column(&out, r, 0, 0) < 0);
 	const floe_error *e = floe_error_last();
 	FLOE_CHECK(e && e->cls == FLOE_ERR_CHECK && strstr(e->message, "crc.parquet\" is damaged") &&
@@ -822,7 +818,7 @@ FLOE_TEST(reader_names_the_file_whose_page_fails_its_crc)
 	/* Told to skip the CRCs, the reader returns what the damaged page holds. */
 	floe_parquet_reader_opts skip = FLOE_PARQUET_READER_OPTS_INIT;
 	skip.skip_page_crc = true;
-	FLOE_CHECK(floe_parquet_reader_open(&r, path_of("crc.parquet"), &skip) == 0);
+	FLOE_CHECK(tk_parquet_open(&r, path_of("crc.parquet"), &skip) == 0);
 	FLOE_CHECK(floe_parquet_reader_read_column(&out, r, 0, 0) == 0);
 	FLOE_CHECK(!column_equals(r, 0, &v));
 	floe_vector_free(&out);

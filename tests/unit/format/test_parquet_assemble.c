@@ -96,7 +96,7 @@ static bool write_file(const char *path, const floe_parquet_field *fields, size_
 	bool ok = false;
 	for (size_t c = 0; c < n; c++)
 		fx_nested_init(&part[c], &fields[c]);
-	if (floe_parquet_writer_open(&w, path, fields, n, o) < 0)
+	if (tk_parquet_create(&w, path, fields, n, o) < 0)
 		goto done;
 	for (size_t r = 0; r < cols[0].len; r += batch) {
 		size_t k = r + batch < cols[0].len ? batch : cols[0].len - r;
@@ -142,7 +142,6 @@ static bool read_whole(floe_vector *out, floe_parquet_reader *r, size_t f)
 static floe_parquet_writer_opts small(floe_parquet_codec codec)
 {
 	floe_parquet_writer_opts o = FLOE_PARQUET_WRITER_OPTS_INIT;
-	o.fsync = false;
 	o.codec = codec;
 	o.page_rows = 50;
 	o.page_bytes = 2048;
@@ -161,7 +160,7 @@ static void round_trip(const char *name, floe_parquet_codec codec, size_t rows, 
 	for (size_t c = 0; c < N_FIELDS; c++)
 		FLOE_CHECK(nulls_nest(&cols[c]));
 	FLOE_CHECK(write_file(tmp_path(name), FIELDS, N_FIELDS, cols, batch, &o));
-	FLOE_CHECK(floe_parquet_reader_open(&r, path_of(name), NULL) == 0);
+	FLOE_CHECK(tk_parquet_open(&r, path_of(name), NULL) == 0);
 	if (!r)
 		goto done;
 	const floe_parquet_meta *m = floe_parquet_reader_meta(r);
@@ -231,7 +230,7 @@ FLOE_TEST(parquet_field_read_keeps_null_structs_apart_from_structs_of_nulls)
 	floe_vector_append_null(tags);
 	floe_vector_append_struct(&v);
 	FLOE_CHECK(write_file(tmp_path("home.parquet"), &f, 1, &v, 5, &o));
-	FLOE_CHECK(floe_parquet_reader_open(&r, path_of("home.parquet"), NULL) == 0);
+	FLOE_CHECK(tk_parquet_open(&r, path_of("home.parquet"), NULL) == 0);
 	FLOE_CHECK(r && floe_parquet_reader_read_field(&got, r, 0, 0) == 0);
 	FLOE_CHECK(same_layout(&got, &v));
 	FLOE_CHECK(!floe_vector_is_valid(&got, 0) && floe_vector_is_valid(&got, 1));
@@ -259,7 +258,7 @@ FLOE_TEST(parquet_field_read_of_a_list_in_a_struct_in_a_list_where_leaves_refuse
 	floe_parquet_reader *r = NULL;
 	gen_rows(&g, cols, 200);
 	FLOE_CHECK(write_file(tmp_path("homes.parquet"), FIELDS, N_FIELDS, cols, 200, &o));
-	FLOE_CHECK(floe_parquet_reader_open(&r, path_of("homes.parquet"), NULL) == 0);
+	FLOE_CHECK(tk_parquet_open(&r, path_of("homes.parquet"), NULL) == 0);
 	const floe_parquet_meta *m = floe_parquet_reader_meta(r);
 	const floe_parquet_leaf *tags = &m->leaves[m->fields[3].first_leaf + 2];
 	FLOE_CHECK_STR(tags->path, "homes.list.element.tags.list.element");

@@ -37,7 +37,6 @@ FLOE_TEST(parquet_a_value_larger_than_the_dictionary_reads_back_with_its_bounds)
 	char *b = malloc(big);
 	memset(b, 'b', big);
 	b[big - 1] = 'c'; /* the last byte decides nothing a bound keeps */
-	o.fsync = false;
 	o.dictionary_bytes = 4096;
 	floe_vector_init(&small, FLOE_VEC_STRING, 0);
 	floe_vector_init(&large, FLOE_VEC_STRING, 0);
@@ -51,10 +50,10 @@ FLOE_TEST(parquet_a_value_larger_than_the_dictionary_reads_back_with_its_bounds)
 	}
 	floe_vector_append_bytes(&large, b, big);
 	floe_vector_append_bytes(&all, b, big);
-	FLOE_CHECK(floe_parquet_writer_open(&w, path, &f, 1, &o) == 0 &&
+	FLOE_CHECK(tk_parquet_create(&w, path, &f, 1, &o) == 0 &&
 		   floe_parquet_writer_write_batch(w, &small, 1) == 0 &&
 		   floe_parquet_writer_write_batch(w, &large, 1) == 0 && floe_parquet_writer_close(&st, w, a) == 0);
-	FLOE_CHECK(floe_parquet_reader_open(&r, path, NULL) == 0 && column_equals(r, 0, &all));
+	FLOE_CHECK(tk_parquet_open(&r, path, NULL) == 0 && column_equals(r, 0, &all));
 	/* Iceberg's 16-character bounds, as from the whole values */
 	const floe_parquet_column_stats *cs = &st.columns[0];
 	FLOE_CHECK(cs->has_lower && hex_equal(cs->lower, cs->lower_len, "61616161616161616161616161616161"));

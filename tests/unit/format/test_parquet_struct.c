@@ -202,7 +202,7 @@ static bool write_open(written *out, const char *name, const floe_parquet_field 
 	out->arena = floe_arena_new();
 	for (size_t c = 0; c < n; c++)
 		fx_nested_init(&part[c], &fields[c]);
-	if (floe_parquet_writer_open(&w, path, fields, n, o) < 0)
+	if (tk_parquet_create(&w, path, fields, n, o) < 0)
 		goto done;
 	for (size_t r = 0; r < cols[0].len; r += batch) {
 		size_t end = r + batch < cols[0].len ? r + batch : cols[0].len;
@@ -217,7 +217,7 @@ static bool write_open(written *out, const char *name, const floe_parquet_field 
 		}
 	}
 	if (floe_parquet_writer_close(&out->stats, w, out->arena) < 0 ||
-	    floe_parquet_reader_open(&out->reader, path, NULL) < 0)
+	    tk_parquet_open(&out->reader, path, NULL) < 0)
 		goto done;
 	ok = true;
 done:
@@ -238,7 +238,6 @@ static void written_free(written *w)
 static floe_parquet_writer_opts small_pages(void)
 {
 	floe_parquet_writer_opts o = FLOE_PARQUET_WRITER_OPTS_INIT;
-	o.fsync = false;
 	o.page_rows = 100;
 	o.page_bytes = 2048;
 	o.row_group_bytes = 20000;
@@ -378,7 +377,7 @@ FLOE_TEST(parquet_struct_of_all_nulls_and_required_structs)
 	/* The same struct with a null row: refused, it is required. */
 	floe_vector_append_null(&v);
 	floe_parquet_writer *w = NULL;
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("req.parquet"), &f, 1, &o) == 0);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("req.parquet"), &f, 1, &o) == 0);
 	FLOE_CHECK(floe_parquet_writer_write_batch(w, &v, 1) < 0);
 	FLOE_CHECK(strstr(floe_error_last()->message, "required field") != NULL);
 	floe_error_clear();
@@ -393,11 +392,11 @@ FLOE_TEST(parquet_writer_refuses_bad_structs)
 	static const floe_parquet_field kids[] = { { .name = "a", .id = 2, .type = FLOE_VEC_INT },
 						   { .name = "a", .id = 3, .type = FLOE_VEC_INT } };
 	floe_parquet_field empty = { .name = "s", .id = 1, .type = FLOE_VEC_STRUCT };
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &empty, 1, &o) < 0 && !w);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("bad.parquet"), &empty, 1, &o) < 0 && !w);
 	FLOE_CHECK(strstr(floe_error_last()->message, "at least one field") != NULL);
 	floe_error_clear();
 	floe_parquet_field twice = { .name = "s", .id = 1, .type = FLOE_VEC_STRUCT, .children = kids, .n_children = 2 };
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &twice, 1, &o) < 0 && !w);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("bad.parquet"), &twice, 1, &o) < 0 && !w);
 	FLOE_CHECK(strstr(floe_error_last()->message, "share the name") != NULL);
 	floe_error_clear();
 
@@ -407,7 +406,7 @@ FLOE_TEST(parquet_writer_refuses_bad_structs)
 	floe_vector_init_struct(&v, 2);
 	floe_vector_init(&v.children[0], FLOE_VEC_INT, 0);
 	floe_vector_init(&v.children[1], FLOE_VEC_INT, 0);
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &one, 1, &o) == 0);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("bad.parquet"), &one, 1, &o) == 0);
 	FLOE_CHECK(floe_parquet_writer_write_batch(w, &v, 1) < 0);
 	floe_error_clear();
 	floe_parquet_writer_abort(w);
@@ -419,7 +418,7 @@ FLOE_TEST(parquet_writer_refuses_bad_structs)
 	floe_vector_append_i32(&v.children[0], 5);
 	floe_vector_append_struct(&v);
 	v.validity[0] &= (uint8_t)~2u; /* row 1 null, its field not */
-	FLOE_CHECK(floe_parquet_writer_open(&w, tmp_path("bad.parquet"), &one, 1, &o) == 0);
+	FLOE_CHECK(tk_parquet_create(&w, tmp_path("bad.parquet"), &one, 1, &o) == 0);
 	FLOE_CHECK(floe_parquet_writer_write_batch(w, &v, 1) < 0);
 	FLOE_CHECK(strstr(floe_error_last()->message, "inside a null struct row") != NULL);
 	floe_error_clear();

@@ -4,7 +4,7 @@
  */
 #include "harness.h"
 #include "parquet_testkit.h"
-#include "format/vector.h"
+#include "vector/vector.h"
 
 #include <math.h>
 

@@ -35,17 +35,8 @@ static const char *const raw_calls[] = {
 static const struct allowed {
 	const char *file, *call, *why;
 } allowed[] = {
-	{ "src/format/parquet_write.c", "open(", "the Parquet writer opens its path: to take a floe_iceberg_writer" },
-	{ "src/format/parquet_read.c", "open(", "the Parquet reader opens its path: to take a floe_iceberg_reader" },
-	{ "src/format/parquet_read.c", "pread(", "the Parquet reader: to use floe_iceberg_reader_read_at" },
-	{ "src/bronze/files.c", URI_TO_PATH, "hands the Parquet writer a path" },
-	{ "src/bronze/files.c", "floe_fs_mkdir_p(", "makes the data directory itself" },
-	{ "src/bronze/scan.c", URI_TO_PATH, "hands the Parquet reader a path" },
-	{ "src/reconcile/reconcile.c", URI_TO_PATH, "hands DuckDB local paths (to hand it URIs)" },
-	{ "src/query/query.c", URI_TO_PATH, "hands DuckDB local paths (to hand it URIs)" },
 	{ "src/bronze/load.c", "floe_fs_read_file(", "reads pipeline/bronze/*.sql, not the warehouse (stays)" },
 	{ "src/reconcile/reconcile.c", "floe_fs_read_file(", "reads pipeline/bronze/*.sql, not the warehouse (stays)" },
-	{ "src/iceberg/expire.c", URI_TO_PATH, "compares URIs in one spelling; no I/O" },
 	{ "src/iceberg/catalog_sql.c", "floe_fs_mkdir_p(", "the SQLite catalog file's directory, not table data" },
 };
 

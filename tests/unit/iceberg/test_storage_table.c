@@ -5,13 +5,16 @@
  * ENOSPC on a write, short and failed reads. Each failure must leave the previous
  * snapshot readable, no file a snapshot references missing, and nothing of the
  * failed attempt behind. The catalog is a tiny one in memory too (one pointer per
- * table, compare-and-swap), so nothing touches a disk.
+ * table, compare-and-swap), so nothing touches a disk. Real Parquet data files go
+ * through the same backend (iceberg/parquet_io.h): ENOSPC or a failed rename at their
+ * publish, ENOSPC on a write, a short read.
  */
 #include "harness.h"
 
 #include "base/arena.h"
 #include "base/error.h"
 #include "iceberg/catalog.h"
+#include "iceberg/parquet_io.h"
 #include "iceberg/storage.h"
 #include "iceberg/table.h"
 
@@ -248,6 +251,131 @@ FLOE_TEST(iceberg_storage_faults_during_reads_fail_loudly)
 	FLOE_CHECK(floe_iceberg_storage_error_kind() == FLOE_ICEBERG_STORAGE_IO);
 	floe_iceberg_table_free(t);
 	check_readable(&l, current_snapshot(&l), 4);
+done:
+	lake_close(&l);
+}
+
+/* ---- Parquet data files on the same storage ---- */
+
+static const floe_parquet_field id_field = { .name = "id", .id = 1, .required = true,
+					     .type = FLOE_VEC_LONG };
+
+/* Write ids first..first+rows-1 as a Parquet file through storage; NULL when that fails. */
+static floe_iceberg_data_file *parquet_file(lake *l, int64_t first, int64_t rows)
+{
+	floe_iceberg_data_file *f = floe_arena_alloc(l->a, sizeof(*f));
+	floe_parquet_writer *w = NULL;
+	floe_parquet_file_stats st;
+	floe_vector v;
+	int rc = -1;
+	*f = (floe_iceberg_data_file)FLOE_ICEBERG_DATA_FILE_INIT;
+	f->path = floe_arena_printf(l->a, ROOT "/bronze/orders/data/%05d.parquet", l->next_file++);
+	floe_vector_init(&v, FLOE_VEC_LONG, 0);
+	for (int64_t i = 0; i < rows; i++)
+		floe_vector_append_i64(&v, first + i);
+	if (floe_iceberg_parquet_create(&w, l->s, f->path, &id_field, 1, NULL) == 0) {
+		if (floe_parquet_writer_write_batch(w, &v, 1) < 0)
+			floe_parquet_writer_abort(w);
+		else
+			rc = floe_parquet_writer_close(&st, w, l->a);
+	}
+	floe_vector_free(&v);
+	if (rc < 0)
+		return NULL;
+	f->record_count = st.record_count;
+	f->file_size_in_bytes = st.file_size;
+	return f;
+}
+
+/* The ids in the Parquet file at `uri` are first..first+rows-1; false when it cannot be read. */
+static bool parquet_holds(lake *l, const char *uri, int64_t first, int64_t rows)
+{
+	floe_parquet_reader *r = NULL;
+	floe_vector v;
+	bool ok = false;
+	if (floe_iceberg_parquet_open(&r, l->s, uri, NULL) < 0)
+		return false;
+	const floe_parquet_meta *m = floe_parquet_reader_meta(r);
+	if (m->num_rows == rows && m->n_row_groups == 1 &&
+	    floe_parquet_reader_read_column(&v, r, 0, 0) == 0) {
+		ok = v.len == (size_t)rows;
+		for (size_t i = 0; ok && i < v.len; i++)
+			ok = v.v.i64[i] == first + (int64_t)i;
+		floe_vector_free(&v);
+	}
+	floe_parquet_reader_free(r);
+	return ok;
+}
+
+FLOE_TEST(iceberg_storage_parquet_faults_keep_the_previous_snapshot)
+{
+	static const struct {
+		floe_iceberg_memory_fault fault;
+		floe_iceberg_storage_error kind;
+	} cases[] = {
+		{ FLOE_ICEBERG_FAULT_PUBLISH_NO_SPACE, FLOE_ICEBERG_STORAGE_NO_SPACE }, /* ENOSPC at publish */
+		{ FLOE_ICEBERG_FAULT_PUBLISH_FAILED, FLOE_ICEBERG_STORAGE_IO },         /* a failed rename */
+		{ FLOE_ICEBERG_FAULT_WRITE_NO_SPACE, FLOE_ICEBERG_STORAGE_NO_SPACE },   /* ENOSPC on a write */
+	};
+	lake l;
+	floe_iceberg_data_file *f;
+	int64_t first;
+	FLOE_CHECK(lake_open(&l));
+	if (!l.t)
+		goto done;
+	f = parquet_file(&l, 100, 3);
+	FLOE_CHECK(f && floe_iceberg_table_append(l.t, f, 1, NULL) == 0);
+	first = current_snapshot(&l);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		size_t before = objects(&l);
+		int next = l.next_file;
+		floe_iceberg_storage_memory_fault(l.s, cases[i].fault, 1);
+		FLOE_CHECK(parquet_file(&l, 200, 5) == NULL);
+		FLOE_CHECK(floe_iceberg_storage_error_kind() == cases[i].kind);
+		floe_iceberg_storage_memory_fault(l.s, cases[i].fault, 0);
+		/* Nothing at the failed file's name, no temporary; the table reads as before. */
+		FLOE_CHECK(!exists(&l, floe_arena_printf(l.a, ROOT "/bronze/orders/data/%05d.parquet", next)));
+		FLOE_CHECK(objects(&l) == before);
+		check_readable(&l, first, 3);
+		FLOE_CHECK(parquet_holds(&l, f->path, 100, 3));
+	}
+	/* With the faults spent, a file and its commit land. */
+	floe_iceberg_data_file *g = parquet_file(&l, 200, 5);
+	FLOE_CHECK(g && floe_iceberg_table_append(l.t, g, 1, NULL) == 0);
+	check_readable(&l, current_snapshot(&l), 8);
+	FLOE_CHECK(g && parquet_holds(&l, g->path, 200, 5));
+done:
+	lake_close(&l);
+}
+
+FLOE_TEST(iceberg_storage_parquet_short_read_fails_loudly)
+{
+	lake l;
+	floe_iceberg_data_file *f;
+	floe_parquet_reader *r = NULL;
+	floe_vector v;
+	FLOE_CHECK(lake_open(&l));
+	if (!l.t)
+		goto done;
+	f = parquet_file(&l, 1, 5000); /* over 4 KiB of values: reads come back in pieces */
+	FLOE_CHECK(f && floe_iceberg_table_append(l.t, f, 1, NULL) == 0);
+	if (!f)
+		goto done;
+	/* A short read of the footer: the open fails with an I/O error naming the file. */
+	floe_iceberg_storage_memory_fault(l.s, FLOE_ICEBERG_FAULT_SHORT_READ, 1);
+	FLOE_CHECK(floe_iceberg_parquet_open(&r, l.s, f->path, NULL) < 0 && !r);
+	FLOE_CHECK(floe_iceberg_storage_error_kind() == FLOE_ICEBERG_STORAGE_IO);
+	FLOE_CHECK(strstr(floe_error_last()->message, f->path) != NULL);
+	/* A short read of a column chunk: the column fails, no short vector. */
+	FLOE_CHECK(floe_iceberg_parquet_open(&r, l.s, f->path, NULL) == 0);
+	floe_iceberg_storage_memory_fault(l.s, FLOE_ICEBERG_FAULT_SHORT_READ, 1);
+	FLOE_CHECK(r && floe_parquet_reader_read_column(&v, r, 0, 0) < 0);
+	FLOE_CHECK(floe_iceberg_storage_error_kind() == FLOE_ICEBERG_STORAGE_IO);
+	floe_iceberg_storage_memory_fault(l.s, FLOE_ICEBERG_FAULT_SHORT_READ, 0);
+	floe_parquet_reader_free(r);
+	/* The file and the snapshot are intact. */
+	check_readable(&l, current_snapshot(&l), 5000);
+	FLOE_CHECK(parquet_holds(&l, f->path, 1, 5000));
 done:
 	lake_close(&l);
 }

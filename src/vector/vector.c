@@ -1,7 +1,7 @@
 /*
  * vector.c — column vectors (see vector.h): growth, appends, decimal helpers.
  */
-#include "format/vector.h"
+#include "vector/vector.h"
 
 #include "base/arena.h"
 

@@ -26,8 +26,8 @@
  * it. The struct is public so decoders can write into the arrays directly after
  * floe_vector_reserve(); the append helpers do the bookkeeping for everyone else.
  */
-#ifndef FLOE_FORMAT_VECTOR_H
-#define FLOE_FORMAT_VECTOR_H
+#ifndef FLOE_VECTOR_VECTOR_H
+#define FLOE_VECTOR_VECTOR_H
 
 #include <stdbool.h>
 #include <stddef.h>

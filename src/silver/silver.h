@@ -71,4 +71,55 @@ typedef struct floe_silver_render_opts {
 int floe_silver_render(floe_buf *out, floe_silver_model_config *config, floe_arena *arena, const char *text,
 		       size_t len, const floe_silver_render_opts *opts);
 
+/* ---- run.c: silver for the tables of the deployed plan ---- */
+
+/*
+ * One bronze snapshot a silver build may read: the snapshot reconciliation verified
+ * (docs/silver.md). `tables` of floe_silver_opts name bronze tables; a table none of
+ * whose bronze snapshots is verified is skipped, never built over unproven data.
+ */
+typedef struct floe_silver_opts {
+	const char *run_id;               /* the run silver belongs to (bronze's, in `floe run`); NULL: a new run */
+	const char *const *tables;        /* "bronze.orders", "silver.orders" or "public.orders"; NULL: every table */
+	size_t n_tables;
+	bool force;                       /* build even when bronze and the model are unchanged since the last build */
+	bool full_refresh;                /* rebuild incremental tables in full */
+} floe_silver_opts;
+
+typedef struct floe_silver_result {
+	const char *table;                /* "silver.orders" */
+	const char *bronze;               /* "bronze.orders" */
+	const char *materialized;         /* "table", "incremental" */
+	const char *state;                /* "built" | "failed" | "skipped" | "unchanged" */
+	int64_t rows;                     /* rows in the published table (-1: unknown) */
+	int64_t changed_keys;             /* an incremental build: keys bronze changed; -1: a full build */
+	int64_t quarantined;              /* rows kept out this run */
+	int64_t snapshot_id;              /* the silver snapshot published (0: none) */
+	int64_t bronze_snapshot_id;       /* the verified bronze snapshot read */
+	int tests_passed, tests_failed, tests_warned;
+	double seconds;
+	const char *detail;               /* one line: what happened, the failed and warned tests */
+	const char *error;                /* failed: what failed */
+	const char *cause;                /* failed: the probable cause */
+	int exit_code;                    /* failed: README "Exit codes" */
+} floe_silver_result;
+
+typedef struct floe_silver_report {
+	char run_id[64];
+	floe_silver_result *results;
+	size_t n_results;
+	size_t n_failed;
+	int exit_code;                    /* the highest of the failed tables' exit codes */
+	void *owned;
+} floe_silver_report;
+
+/*
+ * Build silver for the plan's tables with a silver section, each over its bronze table's
+ * snapshot that reconciliation verified last (the run ledger), in an order that builds a
+ * relationships test's parent first. Every outcome goes to the run ledger (layer silver).
+ * Returns 0 when the run happened (tables may have failed: n_failed).
+ */
+int floe_silver_run(floe_silver_report *out, const floe_config *config, const floe_silver_opts *opts);
+void floe_silver_report_free(floe_silver_report *report);
+
 #endif

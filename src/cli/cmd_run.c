@@ -241,8 +241,10 @@ static int run(floe_cli_ctx *ctx)
 	render(&out, floe_cli_flag(ctx, "json"), &rep, &srep, bronze, silver);
 	floe_cli_out(&out);
 	/* A failed table's cause may call for more than 1: source unreachable 3, disk full 4. */
-	int worst = rep.exit_code > srep.exit_code ? rep.exit_code : srep.exit_code;
-	rc = worst >= FLOE_EXIT_UNREACHABLE ? worst : rep.n_failed || rep.n_unproven || srep.n_failed ? 1 : 0;
+	rc = rep.exit_code >= FLOE_EXIT_UNREACHABLE ? rep.exit_code : rep.n_failed || rep.n_unproven ? 1 : 0;
+	/* A silver model floe cannot run as written (unsupported Jinja, wrong columns) is the user's: 2. */
+	int s_rc = srep.exit_code >= FLOE_EXIT_USAGE ? srep.exit_code : srep.n_failed ? 1 : 0;
+	rc = s_rc > rc ? s_rc : rc;
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
 		free(tables[i]);

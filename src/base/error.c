@@ -71,10 +71,21 @@ int floe_error_set_errno(floe_error_class cls, const char *fmt, ...)
 	snprintf(msg, n, "%s: %s", head, why);
 	free(head);
 	set_message(cls, msg);
+	current.sys_errno = saved;
 	floe_error_code code = floe_error_code_of_errno(saved);
 	if (code != FLOE_CODE_NONE)
 		floe_error_code_set(code, NULL);
 	return -1;
+}
+
+void floe_error_errno(int sys_errno)
+{
+	if (!is_set)
+		return;
+	current.sys_errno = sys_errno;
+	floe_error_code code = floe_error_code_of_errno(sys_errno);
+	if (code != FLOE_CODE_NONE && current.code == FLOE_CODE_NONE)
+		floe_error_code_set(code, NULL);
 }
 
 /*

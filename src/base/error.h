@@ -69,6 +69,7 @@ typedef struct floe_error {
 	floe_error_class cls;
 	floe_error_code code;
 	char *subject;   /* what the cause names: a path, a lock's holder, the server's words; NULL */
+	int sys_errno; /* the errno behind it (floe_error_set_errno, floe_error_errno), else 0 */
 	char *message;
 	char *detail;
 	char *hint;
@@ -83,6 +84,12 @@ int floe_error_set(floe_error_class cls, const char *fmt, ...)
 /* Like floe_error_set, appending ": <strerror(errno)>" (errno read on entry). */
 int floe_error_set_errno(floe_error_class cls, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Record the errno that caused the current error, for callers that classify the
+ * cause (e.g. floe_iceberg_storage_error_kind); the class and exit code stay.
+ */
+void floe_error_errno(int sys_errno);
 
 /* Attach a detail or a hint to the current error (full sentences). */
 void floe_error_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

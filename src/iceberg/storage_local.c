@@ -1,11 +1,11 @@
 /*
- * storage_local.c — the `local` storage backend (a directory tree, `file:` URIs),
- * and the dispatch through floe_iceberg_storage.
+ * storage_local.c — the `local` storage backend (a directory tree, `file:` URIs).
  *
- * Files are created with floe_fs_write_atomic(exclusive): written under a temporary
- * name, fsynced, linked to their final name (link(2) fails instead of replacing),
- * and the directory fsynced. A process killed mid-write leaves at most a `*.tmp-*`
- * file, which no metadata references, so orphan removal deletes it.
+ * A writer writes `<name>.tmp-XXXXXX` in the object's directory (created as
+ * needed); publishing fsyncs it, link(2)s it to its final name (which fails
+ * instead of replacing), removes the temporary name and fsyncs the directory. A
+ * process killed mid-write leaves at most a `*.tmp-*` file, which no metadata
+ * references, so orphan removal deletes it. Listings are sorted by URI.
  */
 #include "iceberg/storage.h"
 
@@ -15,68 +15,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-struct floe_iceberg_storage {
-	const floe_iceberg_storage_ops *ops;
-	void *state;
-};
-
-floe_iceberg_storage *floe_iceberg_storage_new(const floe_iceberg_storage_ops *ops, void *state)
-{
-	floe_iceberg_storage *s = floe_xcalloc(1, sizeof(*s));
-	s->ops = ops;
-	s->state = state;
-	return s;
-}
-
-void floe_iceberg_storage_free(floe_iceberg_storage *storage)
-{
-	if (!storage)
-		return;
-	if (storage->ops->close)
-		storage->ops->close(storage->state);
-	free(storage);
-}
-
-static int refuse(const floe_iceberg_storage *s, const char *uri)
-{
-	floe_error_set(FLOE_ERR_USAGE, "storage \"%s\" cannot reach \"%s\"", s->ops->name, uri);
-	floe_error_hint("floe writes tables to local directories (file: URIs) for now.");
-	return -1;
-}
-
-int floe_iceberg_storage_read(floe_iceberg_storage *s, floe_buf *out, const char *uri)
-{
-	return s->ops->handles(s->state, uri) ? s->ops->read(s->state, out, uri) : refuse(s, uri);
-}
-
-int floe_iceberg_storage_create(floe_iceberg_storage *s, const char *uri, const void *data,
-				size_t len)
-{
-	return s->ops->handles(s->state, uri) ? s->ops->create(s->state, uri, data, len)
-					      : refuse(s, uri);
-}
-
-int floe_iceberg_storage_remove(floe_iceberg_storage *s, const char *uri)
-{
-	return s->ops->handles(s->state, uri) ? s->ops->remove(s->state, uri) : refuse(s, uri);
-}
-
-int floe_iceberg_storage_list(floe_iceberg_storage *s, const char *prefix, floe_iceberg_list_fn fn,
-			      void *ctx)
-{
-	return s->ops->handles(s->state, prefix) ? s->ops->list(s->state, prefix, fn, ctx)
-						 : refuse(s, prefix);
-}
-
-int floe_iceberg_storage_size(floe_iceberg_storage *s, const char *uri, int64_t *out)
-{
-	return s->ops->handles(s->state, uri) ? s->ops->size(s->state, uri, out) : refuse(s, uri);
-}
 
 /* ---- URIs ---- */
 
@@ -118,15 +61,6 @@ static bool local_handles(void *state, const char *uri)
 	return local_path(uri) != NULL;
 }
 
-static int local_read(void *state, floe_buf *out, const char *uri)
-{
-	(void)state;
-	const char *path = local_path(uri);
-	if (!floe_fs_exists(path))
-		return floe_error_set(FLOE_ERR_IO, "file \"%s\" does not exist", uri);
-	return floe_fs_read_file(out, path);
-}
-
 static int mkdir_parent(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -140,54 +74,223 @@ static int mkdir_parent(const char *path)
 	return rc;
 }
 
-static int local_create(void *state, const char *uri, const void *data, size_t len)
+static int taken(const char *uri)
 {
-	floe_fs_write_opts opts = FLOE_FS_WRITE_OPTS_INIT;
-	const char *path = local_path(uri);
+	floe_error_set(FLOE_ERR_EXISTS, "file \"%s\" already exists", uri);
+	floe_error_hint("floe never overwrites a file it did not write; move it away first.");
+	return -1;
+}
+
+typedef struct local_writer {
+	const char *uri;  /* borrowed from the dispatch layer */
+	const char *path; /* inside uri */
+	char *tmp;        /* the temporary file; NULL once it is gone */
+	int fd;
+} local_writer;
+
+static void local_discard(void *h)
+{
+	local_writer *w = h;
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->tmp)
+		unlink(w->tmp);
+	free(w->tmp);
+	free(w);
+}
+
+static int local_open_write(void *state, void **h, const char *uri)
+{
+	local_writer *w;
+	size_t n;
 	(void)state;
-	opts.exclusive = true;
-	if (mkdir_parent(path) < 0)
+	if (mkdir_parent(local_path(uri)) < 0)
+		return floe_error_context("while creating \"%s\"", uri);
+	if (floe_fs_exists(local_path(uri)))
+		return taken(uri);
+	w = floe_xcalloc(1, sizeof(*w));
+	w->uri = uri;
+	w->path = local_path(uri);
+	n = strlen(w->path) + sizeof(".tmp-XXXXXX");
+	w->tmp = floe_xmalloc(n);
+	snprintf(w->tmp, n, "%s.tmp-XXXXXX", w->path);
+	w->fd = mkostemp(w->tmp, O_CLOEXEC);
+	if (w->fd < 0) {
+		floe_error_set_errno(FLOE_ERR_IO, "could not create \"%s\"", uri);
+		free(w->tmp);
+		w->tmp = NULL;
+	} else if (fchmod(w->fd, 0644) < 0) {
+		floe_error_set_errno(FLOE_ERR_IO, "could not create \"%s\"", uri);
+	} else {
+		*h = w;
+		return 0;
+	}
+	local_discard(w);
+	return -1;
+}
+
+static int local_write(void *h, const void *data, size_t len)
+{
+	local_writer *w = h;
+	const char *p = data;
+	while (len > 0) {
+		ssize_t n = write(w->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", w->uri);
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* fsync the directory holding `path`. */
+static int sync_dir_of(const char *path)
+{
+	char *dir = floe_xstrndup(path, (size_t)(strrchr(path, '/') - path));
+	int fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = fd < 0 ? -1 : fsync(fd);
+	int saved = errno;
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	errno = saved;
+	return rc;
+}
+
+static int local_publish(void *h)
+{
+	local_writer *w = h;
+	int fd = w->fd;
+	w->fd = -1;
+	if (fsync(fd) < 0) {
+		floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", w->uri);
+		close(fd);
 		return -1;
-	return floe_fs_write_atomic(path, data, len, &opts);
+	}
+	if (close(fd) < 0)
+		return floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", w->uri);
+	if (link(w->tmp, w->path) < 0)
+		return errno == EEXIST ? taken(w->uri)
+				       : floe_error_set_errno(FLOE_ERR_IO, "could not publish \"%s\"", w->uri);
+	if (sync_dir_of(w->path) < 0) {
+		/* Not durable, so not published: take the name back. */
+		floe_error_set_errno(FLOE_ERR_IO, "could not sync the directory of \"%s\"", w->uri);
+		unlink(w->path);
+		return -1;
+	}
+	return 0; /* discard removes the temporary name; the object keeps its inode */
+}
+
+typedef struct local_reader {
+	const char *uri;
+	int fd;
+} local_reader;
+
+static int local_open_read(void *state, void **h, int64_t *size, const char *uri)
+{
+	struct stat st;
+	local_reader *r;
+	int fd = open(local_path(uri), O_RDONLY | O_CLOEXEC);
+	(void)state;
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		floe_error_set(FLOE_ERR_IO, "file \"%s\" does not exist", uri);
+		floe_error_errno(ENOENT);
+		return -1;
+	}
+	if (fd < 0)
+		return floe_error_set_errno(FLOE_ERR_IO, "could not open \"%s\"", uri);
+	bool stated = fstat(fd, &st) == 0;
+	if (!stated || !S_ISREG(st.st_mode)) {
+		if (stated)
+			errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL; /* not a regular file */
+		floe_error_set_errno(FLOE_ERR_IO, "could not read \"%s\"", uri);
+		close(fd);
+		return -1;
+	}
+	r = floe_xcalloc(1, sizeof(*r));
+	r->uri = uri;
+	r->fd = fd;
+	*size = (int64_t)st.st_size;
+	*h = r;
+	return 0;
+}
+
+static int local_pread(void *h, void *buf, size_t len, int64_t offset, size_t *got)
+{
+	local_reader *r = h;
+	ssize_t n;
+	do
+		n = pread(r->fd, buf, len, (off_t)offset);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return floe_error_set_errno(FLOE_ERR_IO, "could not read \"%s\" at offset %lld", r->uri,
+					    (long long)offset);
+	*got = (size_t)n;
+	return 0;
+}
+
+static void local_close_read(void *h)
+{
+	local_reader *r = h;
+	if (!r)
+		return;
+	close(r->fd);
+	free(r);
+}
+
+static int local_stat(void *state, const char *uri, bool *exists, int64_t *size)
+{
+	struct stat st;
+	(void)state;
+	*exists = false;
+	*size = 0;
+	if (stat(local_path(uri), &st) < 0)
+		return errno == ENOENT || errno == ENOTDIR
+			       ? 0
+			       : floe_error_set_errno(FLOE_ERR_IO, "could not stat \"%s\"", uri);
+	*exists = S_ISREG(st.st_mode);
+	*size = *exists ? (int64_t)st.st_size : 0;
+	return 0;
 }
 
 static int local_remove(void *state, const char *uri)
 {
 	(void)state;
-	if (unlink(local_path(uri)) < 0 && errno != ENOENT)
+	if (unlink(local_path(uri)) < 0 && errno != ENOENT && errno != ENOTDIR)
 		return floe_error_set_errno(FLOE_ERR_IO, "could not delete \"%s\"", uri);
 	return 0;
 }
 
-static int local_size(void *state, const char *uri, int64_t *out)
-{
-	struct stat st;
-	(void)state;
-	if (stat(local_path(uri), &st) < 0)
-		return floe_error_set_errno(FLOE_ERR_IO, "could not stat \"%s\"", uri);
-	*out = (int64_t)st.st_size;
-	return 0;
-}
+typedef struct listed {
+	const char *uri;
+	int64_t size, mtime_ms;
+} listed;
 
 typedef struct walk {
-	floe_iceberg_list_fn fn;
-	void *ctx;
-	int stop;
+	floe_arena *arena;
+	listed *items;
+	size_t n, cap;
 } walk;
 
 static int walk_dir(walk *w, floe_buf *path, int depth)
 {
 	DIR *d;
 	struct dirent *e;
-	int error = 0;
+	size_t base = path->len;
 	if (depth > 32)
 		return 0;
 	d = opendir(floe_buf_cstr(path));
 	if (!d)
-		return errno == ENOENT ? 0 : floe_error_set_errno(FLOE_ERR_IO, "could not list \"%s\"",
-								 floe_buf_cstr(path));
-	size_t base = path->len;
-	while (!error && !w->stop && (e = readdir(d)) != NULL) {
+		return errno == ENOENT || errno == ENOTDIR
+			       ? 0
+			       : floe_error_set_errno(FLOE_ERR_IO, "could not list \"file://%s\"",
+						      floe_buf_cstr(path));
+	int error = 0;
+	while (!error && (e = readdir(d)) != NULL) {
 		struct stat st;
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
@@ -197,11 +300,10 @@ static int walk_dir(walk *w, floe_buf *path, int depth)
 		if (S_ISDIR(st.st_mode)) {
 			error = walk_dir(w, path, depth + 1);
 		} else if (S_ISREG(st.st_mode)) {
-			floe_buf uri = FLOE_BUF_INIT;
-			floe_buf_printf(&uri, "file://%s", floe_buf_cstr(path));
-			w->stop = w->fn(w->ctx, floe_buf_cstr(&uri), (int64_t)st.st_size,
-					(int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000);
-			floe_buf_free(&uri);
+			listed *it = FLOE_ARENA_PUSH(w->arena, w->items, w->n, w->cap);
+			it->uri = floe_arena_printf(w->arena, "file://%s", floe_buf_cstr(path));
+			it->size = (int64_t)st.st_size;
+			it->mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
 		}
 	}
 	path->len = base;
@@ -210,22 +312,51 @@ static int walk_dir(walk *w, floe_buf *path, int depth)
 	return error;
 }
 
+static int by_uri(const void *a, const void *b)
+{
+	return strcmp(((const listed *)a)->uri, ((const listed *)b)->uri);
+}
+
 static int local_list(void *state, const char *prefix, floe_iceberg_list_fn fn, void *ctx)
 {
 	floe_buf path = FLOE_BUF_INIT;
-	walk w = { fn, ctx, 0 };
+	walk w = { floe_arena_new(), NULL, 0, 0 };
 	int rc;
 	(void)state;
 	floe_buf_puts(&path, local_path(prefix));
 	while (path.len > 1 && path.ptr[path.len - 1] == '/')
 		path.ptr[--path.len] = '\0';
 	rc = walk_dir(&w, &path, 0);
+	if (rc == 0 && w.n > 0)
+		qsort(w.items, w.n, sizeof(*w.items), by_uri);
+	for (size_t i = 0; rc == 0 && i < w.n; i++)
+		if (fn(ctx, w.items[i].uri, w.items[i].size, w.items[i].mtime_ms))
+			break;
 	floe_buf_free(&path);
+	floe_arena_free(w.arena);
 	return rc;
 }
 
+static const char *local_engine_uri(void *state, floe_arena *arena, const char *uri)
+{
+	(void)state;
+	return floe_arena_strdup(arena, local_path(uri));
+}
+
 static const floe_iceberg_storage_ops local_ops = {
-	"local", local_handles, local_read, local_create, local_remove, local_list, local_size, NULL,
+	.name = "local",
+	.handles = local_handles,
+	.open_write = local_open_write,
+	.write = local_write,
+	.publish = local_publish,
+	.discard = local_discard,
+	.open_read = local_open_read,
+	.pread = local_pread,
+	.close_read = local_close_read,
+	.stat = local_stat,
+	.remove = local_remove,
+	.list = local_list,
+	.engine_uri = local_engine_uri,
 };
 
 floe_iceberg_storage *floe_iceberg_storage_local(void)

@@ -99,4 +99,4 @@ def test_a_password_that_is_a_word_floe_prints_is_not_masked_but_warned_about(st
     assert r.err.count("too short or too plain to be masked") == 1, r
     # a password that mixes characters is still masked wherever it appears
     r = src.floe(d, "run", env={"FLOE_SOURCE_PASSWORD": "verified-9x"})
-    assert r.rc == 1 and "verified-9x" not in r.out + r.err, r
+    assert r.rc == 3 and "verified-9x" not in r.out + r.err, r

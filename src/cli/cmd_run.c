@@ -22,7 +22,7 @@ static const floe_cli_option options[] = {
 	{ "tier", 0, "V1|V2|V3", "how each load is reconciled with its source (default V3)" },
 	{ "no-reconcile", 0, NULL, "load without reconciling (tables stay unverified)" },
 	{ "layer", 0, "bronze|silver", "run one layer only (default: bronze, then silver over what was verified)" },
-	{ "full-refresh", 0, NULL, "rebuild incremental silver tables in full" },
+	{ "full-refresh", 0, NULL, "rebuild silver tables in full, changed or not" },
 	{ "json", 0, NULL, "print the outcome as JSON" },
 	{ NULL, 0, NULL, NULL },
 };

@@ -437,7 +437,7 @@ static bool unchanged(const build *b)
 	const char *bronze = built_from(b, "floe.bronze-snapshot-id"), *sha = built_from(b, "floe.model-sha256");
 	char want[32];
 	snprintf(want, sizeof(want), "%lld", (long long)b->job->bronze_snapshot);
-	return !b->job->force && bronze && sha && strcmp(bronze, want) == 0 && strcmp(sha, b->model_sha) == 0;
+	return !b->job->full_refresh && bronze && sha && strcmp(bronze, want) == 0 && strcmp(sha, b->model_sha) == 0;
 }
 
 /* A view over `files` of `all` (the bronze snapshot's schema), or an empty one of its shape. */

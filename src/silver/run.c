@@ -79,8 +79,11 @@ static const floe_state_reconcile *verdict_of(const floe_state_reconcile *recs, 
 	return NULL;
 }
 
-static void record(floe_state *st, const silver_job *job, const char *finished)
+/* The result into the ledger; `done`: with the time it finished. */
+static void record(floe_state *st, const silver_job *job, bool done)
 {
+	char finished[32];
+	floe_state_now(finished, sizeof(finished));
 	const floe_silver_result *r = job->result;
 	floe_state_table_run tr = FLOE_STATE_TABLE_RUN_INIT;
 	char snap[32] = "";
@@ -97,7 +100,7 @@ static void record(floe_state *st, const silver_job *job, const char *finished)
 	tr.detail = r->detail;
 	tr.error = r->error;
 	tr.cause = r->cause;
-	tr.finished_at = finished;
+	tr.finished_at = done ? finished : NULL;
 	if (floe_state_table_put(st, &tr) < 0) {
 		floe_log_warn("could not record %s in the run ledger", r->table);
 		floe_error_clear();
@@ -154,14 +157,14 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 		r->state = "skipped";
 		r->detail = floe_arena_printf(job->arena, "%s is %s: silver is built only over a verified bronze snapshot",
 					      r->bronze, rec ? rec->outcome : "not reconciled yet");
-		record(st, job, "");
+		record(st, job, true);
 		return;
 	}
 	job->bronze_snapshot = r->bronze_snapshot_id = strtoll(rec->snapshot_id, NULL, 10);
 	job->verified = rec->excluded ? floe_arena_printf(job->arena, "verified (partial): %s not compared", rec->excluded)
 				      : "verified";
 	r->state = "building";
-	record(st, job, NULL);
+	record(st, job, false);
 	int rc = floe_state_lock(&lock, job->config->project_dir, r->table, job->run_id);
 	if (rc == 0)
 		rc = silver_build_table(job);
@@ -176,7 +179,7 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 							 "last build", (long long)r->rows, (long long)r->bronze_snapshot_id);
 	else
 		describe(job);
-	record(st, job, "");
+	record(st, job, true);
 }
 
 static int open_all(owned *own, const floe_config *config, floe_state **st, floe_iceberg_catalog **cat)
@@ -222,8 +225,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 		*r = (floe_silver_result){ .table = order[i]->silver->table, .bronze = order[i]->bronze,
 					   .materialized = order[i]->silver->materialized, .rows = -1, .changed_keys = -1 };
 		silver_job job = { .config = config, .cat = cat, .lock = own->lock, .table = order[i],
-				   .pipeline_dir = pipeline, .run_id = out->run_id, .force = opts->force,
-				   .full_refresh = opts->full_refresh, .arena = own->arena, .result = r,
+				   .pipeline_dir = pipeline, .run_id = out->run_id, .full_refresh = opts->full_refresh, .arena = own->arena, .result = r,
 				   .notes = FLOE_BUF_INIT };
 		run_one(&job, st, verdict_of(recs, n_recs, order[i]->bronze));
 		floe_buf_free(&job.notes);

@@ -82,8 +82,7 @@ typedef struct floe_silver_opts {
 	const char *run_id;               /* the run silver belongs to (bronze's, in `floe run`); NULL: a new run */
 	const char *const *tables;        /* "bronze.orders", "silver.orders" or "public.orders"; NULL: every table */
 	size_t n_tables;
-	bool force;                       /* build even when bronze and the model are unchanged since the last build */
-	bool full_refresh;                /* rebuild incremental tables in full */
+	bool full_refresh;                /* rebuild every table in full, even one whose bronze and model are unchanged */
 } floe_silver_opts;
 
 typedef struct floe_silver_result {

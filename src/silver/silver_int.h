@@ -20,7 +20,7 @@ typedef struct silver_job {
 	const char *run_id;
 	int64_t bronze_snapshot;          /* the snapshot reconciliation verified */
 	const char *verified;             /* "verified", or "verified (partial): …" */
-	bool force, full_refresh;
+	bool full_refresh;
 	floe_arena *arena;
 	floe_silver_result *result;
 	/* during the build */

@@ -74,19 +74,23 @@ static const char *source_rel(void *ctx, const char *source, const char *table)
 	return ident(job->arena, ns, name);
 }
 
+/* The i-th table of the lock's silver tables, split into *ns and *name; false: it has none. */
+static bool silver_at(silver_job *job, size_t i, const char **ns, const char **name)
+{
+	const floe_lock_silver *s = floe_lock_at(job->lock, i)->silver;
+	if (s)
+		split(job->arena, s->table, ns, name);
+	return s != NULL;
+}
+
 /* ref(X): a silver table of the plan, at its current snapshot (a view made before the run). */
 static const char *ref_rel(void *ctx, const char *model)
 {
 	silver_job *job = ctx;
-	for (size_t i = 0; i < floe_lock_count(job->lock); i++) {
-		const floe_lock_silver *s = floe_lock_at(job->lock, i)->silver;
-		const char *ns, *name;
-		if (!s)
-			continue;
-		split(job->arena, s->table, &ns, &name);
-		if (strcmp(name, model) == 0)
+	const char *ns, *name;
+	for (size_t i = 0; i < floe_lock_count(job->lock); i++)
+		if (silver_at(job, i, &ns, &name) && strcmp(name, model) == 0)
 			return ident(job->arena, ns, name);
-	}
 	return NULL;
 }
 
@@ -118,15 +122,10 @@ cleanup:
 /* Views of every other silver table a relationships test or a ref() may read. */
 static int parent_views(silver_job *job)
 {
-	for (size_t i = 0; i < floe_lock_count(job->lock); i++) {
-		const floe_lock_silver *s = floe_lock_at(job->lock, i)->silver;
-		const char *ns, *name;
-		if (!s)
-			continue;
-		split(job->arena, s->table, &ns, &name);
-		if (current_view(job, ns, name, ns) < 0)
+	const char *ns, *name;
+	for (size_t i = 0; i < floe_lock_count(job->lock); i++)
+		if (silver_at(job, i, &ns, &name) && current_view(job, ns, name, ns) < 0)
 			return -1;
-	}
 	return 0;
 }
 

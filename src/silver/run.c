@@ -85,22 +85,14 @@ static void record(floe_state *st, const silver_job *job, bool done)
 	char finished[32];
 	floe_state_now(finished, sizeof(finished));
 	const floe_silver_result *r = job->result;
-	floe_state_table_run tr = FLOE_STATE_TABLE_RUN_INIT;
 	char snap[32] = "";
 	if (r->snapshot_id > 0)
 		snprintf(snap, sizeof(snap), "%lld", (long long)r->snapshot_id);
-	tr.run_id = job->run_id;
-	tr.table_name = r->table;
-	tr.layer = "silver";
-	tr.source = r->bronze;
-	tr.mode = r->materialized;
-	tr.state = r->state;
-	tr.rows = r->rows;
-	tr.snapshot_id = snap[0] ? snap : NULL;
-	tr.detail = r->detail;
-	tr.error = r->error;
-	tr.cause = r->cause;
-	tr.finished_at = done ? finished : NULL;
+	floe_state_table_run tr = { .run_id = job->run_id, .table_name = r->table, .layer = "silver",
+				    .source = r->bronze, .mode = r->materialized, .state = r->state, .rows = r->rows,
+				    .bytes = -1, .files = -1, .snapshot_id = snap[0] ? snap : NULL,
+				    .detail = r->detail, .error = r->error, .cause = r->cause,
+				    .finished_at = done ? finished : NULL };
 	if (floe_state_table_put(st, &tr) < 0) {
 		floe_log_warn("could not record %s in the run ledger", r->table);
 		floe_error_clear();

@@ -150,79 +150,52 @@ static void put_parquet_schema(floe_buf *sql, const floe_iceberg_schema *schema)
 }
 
 /*
- * CREATE OR REPLACE VIEW `view` AS SELECT … FROM read_parquet([the files of `scan`], schema = …):
- * the columns of `schema` found by field id, so a renamed column reads from files written under
- * its old name, and a column added since reads as NULL from older files. A scan without files
- * is a view of no rows with the same columns. Each file's path is pushed onto `files`.
+ * CREATE VIEW ns.table AS SELECT … FROM read_parquet([files of the current snapshot], schema = …):
+ * the columns of the table's current schema found by field id, so a renamed column reads from
+ * files written under its old name, and a column added since reads as NULL from older files.
+ * The files join `files` once the view exists.
  */
-static int snapshot_view(floe_engine *e, floe_arena *a, const floe_iceberg_schema *schema,
-			 const floe_iceberg_scan *scan, const char *view, readable *files)
-{
-	floe_buf sql = FLOE_BUF_INIT, type = FLOE_BUF_INIT;
-	int error;
-	floe_buf_printf(&sql, "CREATE OR REPLACE VIEW %s AS SELECT ", view);
-	for (size_t i = 0; i < schema->n_fields; i++) {
-		floe_buf_puts(&sql, i ? ", " : "");
-		if (scan->n_files) {
-			view_column(&sql, &schema->fields[i]);
-			continue;
-		}
-		floe_buf_clear(&type);
-		duck_type(&type, schema->fields[i].type);
-		floe_buf_printf(&sql, "CAST(NULL AS %s) AS ", floe_buf_cstr(&type));
-		floe_buf_put_quoted(&sql, schema->fields[i].name, '"');
-	}
-	if (scan->n_files)
-		floe_buf_puts(&sql, " FROM read_parquet([");
-	for (size_t i = 0; i < scan->n_files; i++) {
-		const char *path = floe_iceberg_uri_to_path(a, scan->files[i].file.path);
-		floe_buf_puts(&sql, i ? "," : "");
-		floe_buf_put_quoted(&sql, path, '\'');
-		if (files)
-			*FLOE_ARENA_PUSH(a, files->paths, files->n, files->cap) = path;
-	}
-	if (scan->n_files) {
-		floe_buf_puts(&sql, "], ");
-		put_parquet_schema(&sql, schema);
-		floe_buf_putc(&sql, ')');
-	} else {
-		floe_buf_puts(&sql, " WHERE false");
-	}
-	error = floe_engine_exec(e, floe_buf_cstr(&sql));
-	floe_buf_free(&sql);
-	floe_buf_free(&type);
-	return error;
-}
-
-int floe_query_snapshot_view(floe_engine *e, floe_arena *a, floe_iceberg_table *t, int64_t snapshot_id,
-			     const char *view)
-{
-	floe_iceberg_scan *scan = NULL;
-	if (floe_iceberg_table_plan(&scan, a, t, snapshot_id) < 0)
-		return -1;
-	return snapshot_view(e, a, floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(t)), scan,
-			     view, NULL);
-}
-
-/* The view ns.table over the table's current snapshot; none while it has no data file. */
 static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, const char *ns, const char *name,
 		      readable *files)
 {
 	floe_iceberg_table *t = NULL;
 	floe_iceberg_scan *scan = NULL;
-	floe_buf view = FLOE_BUF_INIT;
+	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
 	if (floe_iceberg_table_load(&t, cat, ns, name) < 0 || floe_iceberg_table_plan(&scan, a, t, -1) < 0)
 		goto cleanup;
-	floe_buf_put_quoted(&view, ns, '"');
-	floe_buf_putc(&view, '.');
-	floe_buf_put_quoted(&view, name, '"');
-	error = scan->n_files == 0 ? 0 /* nothing committed yet: no view */
-				   : snapshot_view(e, a, floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(t)),
-						   scan, floe_buf_cstr(&view), files);
+	if (scan->n_files == 0) { /* nothing committed yet: no view */
+		error = 0;
+		goto cleanup;
+	}
+	const floe_iceberg_schema *schema = floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(t));
+	const char **paths = floe_arena_alloc(a, scan->n_files * sizeof(*paths));
+	floe_buf_puts(&sql, "CREATE VIEW ");
+	floe_buf_put_quoted(&sql, ns, '"');
+	floe_buf_putc(&sql, '.');
+	floe_buf_put_quoted(&sql, name, '"');
+	floe_buf_puts(&sql, " AS SELECT ");
+	for (size_t i = 0; i < schema->n_fields; i++) {
+		floe_buf_puts(&sql, i ? ", " : "");
+		view_column(&sql, &schema->fields[i]);
+	}
+	floe_buf_puts(&sql, " FROM read_parquet([");
+	for (size_t i = 0; i < scan->n_files; i++) {
+		paths[i] = floe_iceberg_uri_to_path(a, scan->files[i].file.path);
+		floe_buf_puts(&sql, i ? "," : "");
+		floe_buf_put_quoted(&sql, paths[i], '\'');
+	}
+	floe_buf_puts(&sql, "], ");
+	put_parquet_schema(&sql, schema);
+	floe_buf_putc(&sql, ')');
+	if (floe_engine_exec(e, floe_buf_cstr(&sql)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < scan->n_files; i++)
+		*FLOE_ARENA_PUSH(a, files->paths, files->n, files->cap) = paths[i];
+	error = 0;
 cleanup:
 	floe_iceberg_table_free(t);
-	floe_buf_free(&view);
+	floe_buf_free(&sql);
 	return error;
 }
 

@@ -6,7 +6,8 @@
 # src/base/*.c (no third-party dependencies); for TOML src/config/toml*.c; for the lock reader
 # and the watermark proof the plan module with what it links (libpq, libpg_query, the vectors
 # src/pg needs); for Avro and Iceberg metadata src/format/avro_*.c and src/iceberg/ (zlib); for
-# the Parquet reader (parquet_footer, parquet_pages) src/format with libzstd.
+# the Parquet reader (parquet_footer, parquet_pages) src/format with libzstd; for the silver model
+# renderer (silver_render) src/silver/render.c.
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
 # (tests/data/toml-test, vendored; or $FLOE_TEST_DATA_DIR) and from fuzz/corpus/<target>/ (small files kept in git;
 # the Parquet seeds are made by `build/tools/parquet_fixture seeds DIR`); crash inputs land in
@@ -80,7 +81,7 @@ seed_lock() { # the lock files and PL/pgSQL trees the tests use
 	cp -n tests/unit/plan/lock/*.json "$out/corpus_lock/" 2>/dev/null || true
 }
 
-targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages}
+targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages silver_render}
 iceberg_meta=(src/iceberg/schema.c src/iceberg/metadata_read.c src/iceberg/metadata_write.c)
 for t in $targets; do
 	case $t in
@@ -93,6 +94,7 @@ for t in $targets; do
 		"${iceberg_meta[@]}" -lz && seed_repo avro ;;
 	iceberg_metadata) build iceberg_metadata "${iceberg_meta[@]}" && seed_repo iceberg_metadata ;;
 	parquet_footer | parquet_pages) build "$t" src/format/*.c -lzstd -lz && seed_repo "$t" ;;
+	silver_render) build silver_render src/silver/render.c && seed_repo silver_render ;;
 	*) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
 	esac
 done

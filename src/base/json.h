@@ -61,6 +61,8 @@ void floe_json_write_key(floe_json_writer *w, const char *key);
 void floe_json_write_string(floe_json_writer *w, const char *s, size_t len);
 void floe_json_write_cstr(floe_json_writer *w, const char *s); /* NULL: null */
 void floe_json_write_int(floe_json_writer *w, int64_t v);
+/* A number given as JSON number text the caller has checked (floe_json_number_text, a TOML number). */
+void floe_json_write_number(floe_json_writer *w, const char *text);
 void floe_json_write_bool(floe_json_writer *w, bool v);
 void floe_json_write_null(floe_json_writer *w);
 /* Key and value in one call. */

@@ -123,6 +123,12 @@ void floe_json_write_int(floe_json_writer *w, int64_t v)
 		w->failed = true;
 }
 
+void floe_json_write_number(floe_json_writer *w, const char *text)
+{
+	before_item(w);
+	put(w, text);
+}
+
 void floe_json_write_bool(floe_json_writer *w, bool v)
 {
 	before_item(w);

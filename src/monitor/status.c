@@ -168,6 +168,36 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 }
 
 /*
+ * The silver row of `t` (layer silver): its newest ledger record — state, and the facts behind
+ * it: rows, the bronze snapshot read, tests passed/failed/warned, rows quarantined, or the
+ * failed test with its sample keys — and rows and freshness of its last good build.
+ */
+static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
+			    const floe_state_table_run *runs, size_t n_runs)
+{
+	static const char *const good[] = { "built", "unchanged", NULL };
+	const char *name = floe_arena_strdup(a, t->silver->table);
+	const floe_state_table_run *last = latest_of(runs, n_runs, name);
+	floe_state_table_run *ok = NULL;
+	*row = (floe_status_row){ .table = name, .layer = "silver", .source = floe_arena_strdup(a, t->bronze),
+				  .mode = floe_arena_strdup(a, t->silver->materialized), .rows = -1, .age_seconds = -1 };
+	row->reconcile.control_fired = -1;
+	row->reconcile.diverged_buckets = -1;
+	row->state = last ? state_of(st, last) : "never built";
+	row->last_run = last ? last->run_id : NULL;
+	row->finished_at = last ? last->finished_at : NULL;
+	floe_state_table_last_with(st, a, name, good, &ok);
+	floe_error_clear();
+	if (ok) {
+		row->rows = ok->rows;
+		row->age_seconds = age_of(ok->finished_at);
+		row->snapshot_id = ok->snapshot_id;
+	}
+	row->facts = !last ? "run `floe run` to build it" : last->error ? last->error : last->detail;
+	row->cause = last ? last->cause : NULL;
+}
+
+/*
  * A catalog that does not open (deleted, damaged) leaves no table readable, whatever
  * the ledger says: every table that was loaded is `catalog missing` instead.
  */
@@ -219,7 +249,7 @@ int floe_status_build(floe_status *out, const floe_config *config)
 	    floe_state_reconcile_latest(st, own->arena, &recs, &n_recs) < 0)
 		goto cleanup;
 	size_t n = floe_lock_count(lock);
-	out->rows = floe_arena_alloc(own->arena, (n + 1) * sizeof(*out->rows));
+	out->rows = floe_arena_alloc(own->arena, (2 * n + 1) * sizeof(*out->rows));
 	for (size_t i = 0; i < n; i++) {
 		const floe_lock_table *t = floe_lock_at(lock, i);
 		if (strcmp(t->mode, "removed") == 0)
@@ -244,6 +274,10 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		out->n_unverified += strcmp(row->state, "unverified") == 0;
 		out->n_partial += strcmp(row->state, FLOE_RECONCILE_PARTIAL_NAME) == 0;
 		out->n_drift += row->drift;
+		if (t->silver && !t->owner && strcmp(t->mode, "refused") != 0) {
+			fill_silver_row(&out->rows[out->n_rows], own->arena, st, t, runs, n_runs);
+			out->n_failed += strcmp(out->rows[out->n_rows++].state, "failed") == 0;
+		}
 	}
 	check_catalog(out, own->arena, config);
 	error = 0;

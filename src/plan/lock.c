@@ -83,11 +83,43 @@ bool floe_lock_table_named(const floe_lock_table *t, const char *name)
 
 const char *floe_lock_file_hash(const floe_lock *lock, const char *path)
 {
+	for (size_t i = 0; i < lock->n_files; i++)
+		if (strcmp(lock->files[i].path, path) == 0)
+			return lock->files[i].sha256;
 	for (size_t i = 0; i < lock->n; i++)
 		for (size_t j = 0; j < lock->tables[i].n_files; j++)
 			if (strcmp(lock->tables[i].files[j].path, path) == 0)
 				return lock->tables[i].files[j].sha256;
 	return NULL;
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const floe_lock_file *)a)->path, ((const floe_lock_file *)b)->path);
+}
+
+size_t floe_lock_project_file_count(const floe_lock *lock)
+{
+	return lock->n_files;
+}
+
+const floe_lock_file *floe_lock_project_file_at(const floe_lock *lock, size_t i)
+{
+	return &lock->files[i];
+}
+
+void floe_lock_add_project_file(floe_lock *lock, const char *path, const char *sha256)
+{
+	size_t i = 0;
+	while (i < lock->n_files && strcmp(lock->files[i].path, path) != 0)
+		i++;
+	if (i == lock->n_files) {
+		lock->files = floe_arena_grow(lock->arena, lock->files, lock->n_files, &lock->cap_files,
+					      sizeof(*lock->files));
+		lock->files[lock->n_files++].path = floe_arena_strdup(lock->arena, path);
+	}
+	lock->files[i].sha256 = floe_arena_strdup(lock->arena, sha256);
+	qsort(lock->files, lock->n_files, sizeof(*lock->files), by_path); /* rendered in path order */
 }
 
 void floe_lock_set_file_hash(floe_lock *lock, const char *path, const char *sha256)
@@ -261,6 +293,7 @@ static void keep_removed(floe_lock *lock, const floe_lock_table *prev)
 	lt->n_key = 0;
 	lt->files = NULL;
 	lt->n_files = 0;
+	lt->silver = NULL;
 }
 
 static int by_name(const void *a, const void *b)
@@ -293,7 +326,7 @@ int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *pre
 
 /* ---- rendering ---- */
 
-static void write_type(floe_json_writer *w, const floe_lock_type *t)
+void floe_lock_write_type(floe_json_writer *w, const floe_lock_type *t)
 {
 	if (t->kind == FLOE_PLAN_PRIMITIVE) {
 		floe_json_write_cstr(w, t->primitive);
@@ -304,7 +337,7 @@ static void write_type(floe_json_writer *w, const floe_lock_type *t)
 		floe_json_write_member_cstr(w, "type", "list");
 		floe_json_write_member_int(w, "element-id", t->element_id);
 		floe_json_write_key(w, "element");
-		write_type(w, t->element);
+		floe_lock_write_type(w, t->element);
 		floe_json_write_member_bool(w, "element-required", false);
 	} else {
 		floe_json_write_member_cstr(w, "type", "struct");
@@ -316,7 +349,7 @@ static void write_type(floe_json_writer *w, const floe_lock_type *t)
 			floe_json_write_member_cstr(w, "name", t->fields[i].name);
 			floe_json_write_member_bool(w, "required", false);
 			floe_json_write_key(w, "type");
-			write_type(w, t->fields[i].type);
+			floe_lock_write_type(w, t->fields[i].type);
 			floe_json_write_end_object(w);
 		}
 		floe_json_write_end_array(w);
@@ -332,7 +365,7 @@ static void write_column(floe_json_writer *w, const floe_lock_column *c)
 	floe_json_write_member_int(w, "attnum", c->attnum);
 	floe_json_write_member_cstr(w, "pg-type", c->pg_type);
 	floe_json_write_key(w, "type");
-	write_type(w, c->type);
+	floe_lock_write_type(w, c->type);
 	floe_json_write_member_bool(w, "required", c->required);
 	floe_json_write_member_cstr(w, "class", c->cls);
 	floe_json_write_end_object(w);
@@ -360,6 +393,8 @@ static void write_table(floe_json_writer *w, const floe_lock_table *t)
 		if (t->files[i].sha256)
 			floe_json_write_member_cstr(w, t->files[i].path, t->files[i].sha256);
 	floe_json_write_end_object(w);
+	if (t->silver)
+		floe_lock_write_silver(w, t->silver);
 	floe_json_write_end_object(w);
 }
 
@@ -381,6 +416,13 @@ int floe_lock_render(floe_buf *out, const floe_lock *lock)
 	for (size_t i = 0; i < lock->n; i++)
 		write_table(&w, &lock->tables[i]);
 	floe_json_write_end_array(&w);
+	if (lock->n_files > 0) {
+		floe_json_write_key(&w, "files");
+		floe_json_write_begin_object(&w, false);
+		for (size_t i = 0; i < lock->n_files; i++)
+			floe_json_write_member_cstr(&w, lock->files[i].path, lock->files[i].sha256);
+		floe_json_write_end_object(&w);
+	}
 	floe_json_write_end_object(&w);
 	return floe_json_write_finish(&w);
 }

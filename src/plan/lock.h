@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define FLOE_LOCK_FORMAT 1
 
@@ -61,6 +62,59 @@ typedef struct floe_lock_file {
 	const char *sha256;               /* of the content floe generated (not of an edit) */
 } floe_lock_file;
 
+/*
+ * One data test of a silver table (docs/silver.md). `kind` decides which members are set:
+ * unique, not_null, unique_combination: columns; relationships: columns, to, fields (one
+ * referenced column per column); accepted_values: columns, values, quote; row_rule:
+ * expression (DuckDB SQL, true for a good row); range: columns, min and/or max; regex:
+ * columns, pattern; row_count: min and/or max; freshness: columns, max_age_seconds.
+ * Row-level kinds (floe_lock_test_row_level) quarantine failing rows; the others fail the table.
+ */
+typedef struct floe_lock_test {
+	const char *name;                 /* unique within the table; the dbt test's name */
+	const char *kind;
+	const char **columns;
+	size_t n_columns;
+	const char *severity;             /* "error" or "warn" */
+	const char *origin;               /* "primary key", "foreign key <name>", "quality/<file>.toml", ... */
+	const char *to;                   /* relationships: "silver.customers"; NULL otherwise */
+	const char **fields;              /* relationships: the referenced columns */
+	size_t n_fields;
+	const char **values;              /* accepted_values: the values as text */
+	size_t n_values;
+	bool quote;                       /* accepted_values: the values are strings (quoted in SQL) */
+	const char *expression;           /* row_rule */
+	const char *pattern;              /* regex */
+	const char *min, *max;            /* range, row_count: JSON number text; NULL: unbounded */
+	int64_t max_age_seconds;          /* freshness */
+} floe_lock_test;
+
+typedef struct floe_lock_silver_column {
+	const char *name;
+	int id;                           /* the bronze column's field id */
+	const floe_lock_type *type;       /* the bronze column's Iceberg type */
+	const char *description;          /* the column comment; NULL: none */
+	const char *pii;                  /* "hmac", "null"; NULL: clear */
+} floe_lock_silver_column;
+
+/* The silver table built from a bronze table (docs/silver.md). */
+typedef struct floe_lock_silver {
+	const char *table;                /* "silver.orders" */
+	const char *model;                /* "dbt/models/silver/orders.sql", relative to pipeline/ */
+	const char *materialized;         /* "incremental" (bronze incremental) or "table" */
+	const char **unique_key;          /* the primary key; none: n_unique_key 0 */
+	size_t n_unique_key;
+	const char *description;          /* the table comment; NULL: none */
+	floe_lock_silver_column *columns;
+	size_t n_columns;
+	floe_lock_test *tests;
+	size_t n_tests;
+	bool history;                     /* silver.<table>_history is kept */
+} floe_lock_silver;
+
+/* Whether a test of `kind` judges rows one by one (failing rows quarantined) rather than the table. */
+bool floe_lock_test_row_level(const char *kind);
+
 typedef struct floe_lock_table {
 	const char *schema, *name, *bronze;
 	const char *mode;                 /* incremental, full, refused, removed */
@@ -74,6 +128,7 @@ typedef struct floe_lock_table {
 	floe_lock_file *files;
 	size_t n_files;
 	const char *owner;                /* "schema.table" of another table owning `bronze`; NULL: its own */
+	const floe_lock_silver *silver;   /* NULL: no silver table (refused, removed, or not generated yet) */
 } floe_lock_table;
 
 /* Parse lock text; `name` labels messages. Errors: FLOE_ERR_CONFIG with the JSON path. */
@@ -103,8 +158,21 @@ const floe_lock_table *floe_lock_name_owner(const floe_lock *lock, const char *s
  */
 bool floe_lock_table_named(const floe_lock_table *t, const char *name);
 
-/* The generated hash recorded for `path`, NULL when the lock has none. */
+/* The generated hash recorded for `path` (a table's file or a project file), NULL when the lock has none. */
 const char *floe_lock_file_hash(const floe_lock *lock, const char *path);
+
+/* Project files (not of one table: pipeline/dbt/dbt_project.yml, ...), in the lock's top-level "files". */
+size_t floe_lock_project_file_count(const floe_lock *lock);
+const floe_lock_file *floe_lock_project_file_at(const floe_lock *lock, size_t i);
+
+/* Record a project file (path relative to pipeline/) with its generated hash; a path already there is updated. */
+void floe_lock_add_project_file(floe_lock *lock, const char *path, const char *sha256);
+
+/*
+ * Give table schema.name of `lock` its silver section: a deep copy of `silver` into the lock's
+ * arena (the caller keeps `silver`). Returns -1 when the lock has no such table.
+ */
+int floe_lock_set_silver(floe_lock *lock, const char *schema, const char *name, const floe_lock_silver *silver);
 
 /*
  * The lock for `plan`, with ids carried over from `previous` (NULL or an empty

@@ -21,6 +21,7 @@ typedef struct reader {
 	int *ids;                 /* field ids seen in the current table */
 	size_t n_ids, cap_ids;
 	int max_id;
+	bool silver;              /* reading silver columns: ids must be the table's, not new ones */
 } reader;
 
 static int bad(reader *r, const char *path, const char *what)
@@ -93,7 +94,10 @@ static int take_id(int *out, reader *r, const floe_json_value *obj, const char *
 		return -1;
 	for (size_t i = 0; i < r->n_ids; i++)
 		if (r->ids[i] == *out)
-			return bad(r, at(r, path, key), floe_arena_printf(r->arena, "repeats field id %d", *out));
+			return r->silver ? 0 : bad(r, at(r, path, key), floe_arena_printf(r->arena, "repeats field id %d", *out));
+	if (r->silver)
+		return bad(r, at(r, path, key), floe_arena_printf(r->arena, "is %d, not a field id of the table's "
+								   "columns", *out));
 	r->ids = floe_arena_grow(r->arena, r->ids, r->n_ids, &r->cap_ids, sizeof(int));
 	r->ids[r->n_ids++] = *out;
 	if (*out > r->max_id)
@@ -178,13 +182,15 @@ static int read_strings(const char ***out, size_t *n, reader *r, const floe_json
 	return 0;
 }
 
-static int read_files(floe_lock_table *t, reader *r, const floe_json_value *v, const char *path)
+static int read_file_map(floe_lock_file **files, size_t *n_files, reader *r, const floe_json_value *v,
+			 const char *path)
 {
 	if (want_type(r, v, FLOE_JSON_OBJECT, path) < 0)
 		return -1;
-	t->n_files = floe_json_count(v);
-	t->files = floe_arena_alloc(r->arena, sizeof(*t->files) * (t->n_files + 1));
-	for (size_t i = 0; i < t->n_files; i++) {
+	*n_files = floe_json_count(v);
+	floe_lock_file *f = floe_arena_alloc(r->arena, sizeof(*f) * (*n_files + 1));
+	*files = f;
+	for (size_t i = 0; i < *n_files; i++) {
 		floe_slice k = floe_json_key_at(v, i);
 		const floe_json_value *h = floe_json_value_at(v, i);
 		const char *p = floe_arena_printf(r->arena, "%s[\"%.*s\"]", path, (int)k.len, k.ptr);
@@ -195,10 +201,165 @@ static int read_files(floe_lock_table *t, reader *r, const floe_json_value *v, c
 			return bad(r, p, "must be 64 lower-case hex digits (SHA-256)");
 		if (k.len == 0 || memchr(k.ptr, '\0', k.len) || k.ptr[0] == '/' || strstr(k.ptr, ".."))
 			return bad(r, p, "must be a relative path inside pipeline/");
-		t->files[i].path = floe_arena_strndup(r->arena, k.ptr, k.len);
-		t->files[i].sha256 = floe_arena_strndup(r->arena, hs.ptr, hs.len);
+		f[i].path = floe_arena_strndup(r->arena, k.ptr, k.len);
+		f[i].sha256 = floe_arena_strndup(r->arena, hs.ptr, hs.len);
 	}
 	return 0;
+}
+
+static int read_files(floe_lock_table *t, reader *r, const floe_json_value *v, const char *path)
+{
+	return read_file_map(&t->files, &t->n_files, r, v, path);
+}
+
+/* ---- the silver section ---- */
+
+static const char *const TEST_KINDS[] = { "unique", "not_null", "unique_combination", "relationships",
+					  "accepted_values", "row_rule", "range", "regex", "row_count",
+					  "freshness", NULL };
+
+static int get_choice(const char **out, reader *r, const floe_json_value *obj, const char *key, const char *path,
+		      const char *const *choices, const char *expected)
+{
+	if (get_string(out, r, obj, key, path, false) < 0)
+		return -1;
+	for (size_t i = 0; choices[i]; i++)
+		if (strcmp(*out, choices[i]) == 0)
+			return 0;
+	return bad(r, at(r, path, key), floe_arena_printf(r->arena, "must be %s", expected));
+}
+
+/* An optional array of strings: absent or null is none. */
+static int get_strings(const char ***out, size_t *n, reader *r, const floe_json_value *obj, const char *key,
+		       const char *path)
+{
+	const floe_json_value *v = floe_json_get(obj, key);
+	*out = NULL;
+	*n = 0;
+	if (!v || floe_json_type_of(v) == FLOE_JSON_NULL)
+		return 0;
+	return read_strings(out, n, r, v, at(r, path, key));
+}
+
+/* An optional number kept as its JSON text. */
+static int get_number(const char **out, reader *r, const floe_json_value *obj, const char *key, const char *path)
+{
+	const floe_json_value *v = floe_json_get(obj, key);
+	*out = NULL;
+	if (!v || floe_json_type_of(v) == FLOE_JSON_NULL)
+		return 0;
+	if (want_type(r, v, FLOE_JSON_NUMBER, at(r, path, key)) < 0)
+		return -1;
+	floe_slice n = floe_json_number_text(v);
+	*out = floe_arena_strndup(r->arena, n.ptr, n.len);
+	return 0;
+}
+
+/* What each kind needs beyond name, kind, severity and origin. */
+static int check_test(reader *r, const floe_lock_test *t, const char *path)
+{
+	const char *k = t->kind;
+	bool needs_columns = strcmp(k, "row_rule") != 0 && strcmp(k, "row_count") != 0;
+	if (needs_columns && t->n_columns == 0)
+		return bad(r, at(r, path, "columns"), floe_arena_printf(r->arena, "must name a column for a %s test", k));
+	if (strcmp(k, "relationships") == 0 && (!t->to || t->n_fields != t->n_columns))
+		return bad(r, at(r, path, "fields"), "must name one referenced column per column, with \"to\"");
+	if (strcmp(k, "row_rule") == 0 && !t->expression)
+		return bad(r, at(r, path, "expression"), "must be a string for a row_rule test");
+	if (strcmp(k, "regex") == 0 && !t->pattern)
+		return bad(r, at(r, path, "pattern"), "must be a string for a regex test");
+	if ((strcmp(k, "range") == 0 || strcmp(k, "row_count") == 0) && !t->min && !t->max)
+		return bad(r, path, floe_arena_printf(r->arena, "needs \"min\" or \"max\" for a %s test", k));
+	return 0;
+}
+
+static int read_test(floe_lock_test *t, reader *r, const floe_json_value *v, const char *path)
+{
+	static const char *const severities[] = { "error", "warn", NULL };
+	if (want_type(r, v, FLOE_JSON_OBJECT, path) < 0 || get_string(&t->name, r, v, "name", path, false) < 0 ||
+	    get_choice(&t->kind, r, v, "kind", path, TEST_KINDS, "a test kind (see docs/silver.md)") < 0 ||
+	    get_choice(&t->severity, r, v, "severity", path, severities, "\"error\" or \"warn\"") < 0 ||
+	    get_string(&t->origin, r, v, "origin", path, false) < 0 ||
+	    get_strings(&t->columns, &t->n_columns, r, v, "columns", path) < 0 ||
+	    get_string(&t->to, r, v, "to", path, true) < 0 ||
+	    get_strings(&t->fields, &t->n_fields, r, v, "fields", path) < 0 ||
+	    get_strings(&t->values, &t->n_values, r, v, "values", path) < 0 ||
+	    get_string(&t->expression, r, v, "expression", path, true) < 0 ||
+	    get_string(&t->pattern, r, v, "pattern", path, true) < 0 ||
+	    get_number(&t->min, r, v, "min", path) < 0 || get_number(&t->max, r, v, "max", path) < 0)
+		return -1;
+	if (strcmp(t->kind, "accepted_values") == 0 && (get_bool(&t->quote, r, v, "quote", path) < 0 ||
+							 read_strings(&t->values, &t->n_values, r,
+								      floe_json_get(v, "values"), at(r, path, "values")) < 0))
+		return -1;
+	if (strcmp(t->kind, "freshness") == 0) {
+		int secs = 0;
+		if (get_int(&secs, r, v, "max_age_seconds", path, 1, INT_MAX) < 0)
+			return -1;
+		t->max_age_seconds = secs;
+	}
+	return check_test(r, t, path);
+}
+
+static int read_silver_column(floe_lock_silver_column *c, reader *r, const floe_json_value *v, const char *path)
+{
+	static const char *const pii[] = { "hmac", "null", NULL };
+	const floe_json_value *p = floe_json_get(v, "pii");
+	if (want_type(r, v, FLOE_JSON_OBJECT, path) < 0 || get_string(&c->name, r, v, "name", path, false) < 0 ||
+	    take_id(&c->id, r, v, "id", path) < 0 ||
+	    read_type(&c->type, r, floe_json_get(v, "type"), at(r, path, "type")) < 0 ||
+	    get_string(&c->description, r, v, "description", path, true) < 0)
+		return -1;
+	if (p && floe_json_type_of(p) != FLOE_JSON_NULL &&
+	    get_choice(&c->pii, r, v, "pii", path, pii, "\"hmac\", \"null\" or null") < 0)
+		return -1;
+	return 0;
+}
+
+static int read_silver_items(floe_lock_silver *s, reader *r, const floe_json_value *v, const char *path)
+{
+	const floe_json_value *cols = floe_json_get(v, "columns"), *tests = floe_json_get(v, "tests");
+	const char *cp = at(r, path, "columns"), *tp = at(r, path, "tests");
+	if (want_type(r, cols, FLOE_JSON_ARRAY, cp) < 0 || want_type(r, tests, FLOE_JSON_ARRAY, tp) < 0)
+		return -1;
+	s->n_columns = floe_json_count(cols);
+	floe_lock_silver_column *c = floe_arena_alloc(r->arena, sizeof(*c) * (s->n_columns + 1));
+	s->columns = c;
+	r->silver = true;
+	for (size_t i = 0; i < s->n_columns; i++)
+		if (read_silver_column(&c[i], r, floe_json_value_at(cols, i), item(r, cp, i)) < 0)
+			return -1;
+	r->silver = false;
+	s->n_tests = floe_json_count(tests);
+	floe_lock_test *t = floe_arena_alloc(r->arena, sizeof(*t) * (s->n_tests + 1));
+	s->tests = t;
+	for (size_t i = 0; i < s->n_tests; i++) {
+		if (read_test(&t[i], r, floe_json_value_at(tests, i), item(r, tp, i)) < 0)
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(t[j].name, t[i].name) == 0)
+				return bad(r, at(r, item(r, tp, i), "name"), "repeats the name of a test before it");
+	}
+	return 0;
+}
+
+static int read_silver(const floe_lock_silver **out, reader *r, const floe_json_value *v, const char *path)
+{
+	static const char *const materialized[] = { "incremental", "table", NULL };
+	floe_lock_silver *s = floe_arena_alloc(r->arena, sizeof(*s));
+	memset(s, 0, sizeof(*s));
+	*out = s;
+	if (want_type(r, v, FLOE_JSON_OBJECT, path) < 0 || get_string(&s->table, r, v, "table", path, false) < 0 ||
+	    get_string(&s->model, r, v, "model", path, false) < 0 ||
+	    get_choice(&s->materialized, r, v, "materialized", path, materialized, "\"incremental\" or \"table\"") < 0 ||
+	    read_strings(&s->unique_key, &s->n_unique_key, r, floe_json_get(v, "unique_key"),
+			 at(r, path, "unique_key")) < 0 ||
+	    get_string(&s->description, r, v, "description", path, true) < 0 ||
+	    get_bool(&s->history, r, v, "history", path) < 0)
+		return -1;
+	if (s->model[0] == '/' || strstr(s->model, ".."))
+		return bad(r, at(r, path, "model"), "must be a relative path inside pipeline/");
+	return read_silver_items(s, r, v, path);
 }
 
 static int read_table(floe_lock_table *t, reader *r, const floe_json_value *v, const char *path)
@@ -226,7 +387,12 @@ static int read_table(floe_lock_table *t, reader *r, const floe_json_value *v, c
 	if (r->max_id > t->last_column_id)
 		return bad(r, at(r, path, "last-column-id"),
 			   floe_arena_printf(r->arena, "is %d, below field id %d in use", t->last_column_id, r->max_id));
-	return read_files(t, r, floe_json_get(v, "files"), at(r, path, "files"));
+	if (read_files(t, r, floe_json_get(v, "files"), at(r, path, "files")) < 0)
+		return -1;
+	const floe_json_value *silver = floe_json_get(v, "silver");
+	if (!silver || floe_json_type_of(silver) == FLOE_JSON_NULL)
+		return 0; /* locks written before silver have none */
+	return read_silver(&t->silver, r, silver, at(r, path, "silver"));
 }
 
 static int read_root(floe_lock *lock, reader *r, const floe_json_value *root)
@@ -251,6 +417,12 @@ static int read_root(floe_lock *lock, reader *r, const floe_json_value *root)
 		if (floe_lock_find(lock, t->schema, t->name) != t)
 			return bad(r, item(r, "tables", i), "repeats a table listed before it");
 	}
+	const floe_json_value *files = floe_json_get(root, "files");
+	if (!files)
+		return 0; /* no project files (a lock from before the dbt project) */
+	if (read_file_map(&lock->files, &lock->n_files, r, files, "files") < 0)
+		return -1;
+	lock->cap_files = lock->n_files;
 	return 0;
 }
 
@@ -259,7 +431,7 @@ int floe_lock_parse(floe_lock **out, const char *name, const char *text, size_t 
 	floe_json_doc *doc = NULL;
 	floe_json_error jerr;
 	floe_lock *lock = floe_lock_new();
-	reader r = { lock->arena, name, NULL, 0, 0, 0 };
+	reader r = { lock->arena, name, NULL, 0, 0, 0, false };
 	*out = NULL;
 	if (floe_json_parse(&doc, text, len, &jerr) < 0) {
 		floe_error_set(FLOE_ERR_CONFIG, "%s:%d:%d: %s", name, jerr.line, jerr.col, jerr.message);

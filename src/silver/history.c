@@ -11,7 +11,6 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
-#include "base/fs.h"
 #include "base/text.h"
 #include "engine/engine.h"
 #include "format/parquet.h"
@@ -24,6 +23,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SUMMARY_SNAPSHOT "floe.history-bronze-snapshot"
 #define SUMMARY_SEQUENCE "floe.history-bronze-sequence"
@@ -35,6 +35,8 @@ static const char *const dbt_columns[] = { "dbt_scd_id", "dbt_updated_at", "dbt_
 typedef struct build {
 	floe_arena *arena;
 	const floe_lock_table *lt;
+	const char **key;                   /* dbt's unique_key: the silver section's, else bronze's */
+	size_t n_key;
 	floe_iceberg_catalog *catalog;
 	floe_iceberg_table *bronze, *history;
 	floe_engine *engine;
@@ -125,14 +127,14 @@ static int build_predicates(build *b)
 		floe_buf_printf(&b->all_equal, "%so.%s IS NOT DISTINCT FROM h.%s", i ? " AND " : "", floe_buf_cstr(&name),
 				floe_buf_cstr(&name));
 	}
-	for (size_t i = 0; i < b->lt->n_key; i++) {
-		if (!floe_iceberg_schema_field(b->columns, b->lt->key[i])) {
+	for (size_t i = 0; i < b->n_key; i++) {
+		if (!floe_iceberg_schema_field(b->columns, b->key[i])) {
 			floe_buf_free(&name);
-			return floe_error_set(FLOE_ERR_CONFIG, "key column \"%s\" is not a column of %s", b->lt->key[i],
+			return floe_error_set(FLOE_ERR_CONFIG, "key column \"%s\" is not a column of %s", b->key[i],
 					      floe_iceberg_table_name(b->bronze));
 		}
 		floe_buf_puts(&b->scd_key, "coalesce(cast(o.");
-		floe_buf_put_quoted(&b->scd_key, b->lt->key[i], '"');
+		floe_buf_put_quoted(&b->scd_key, b->key[i], '"');
 		floe_buf_puts(&b->scd_key, " as varchar), '') || '|' || ");
 	}
 	floe_buf_free(&name);
@@ -170,6 +172,38 @@ static size_t pending(build *b, int64_t after, const floe_iceberg_snapshot ***ou
 	return n;
 }
 
+/*
+ * (Re)define view main.`name` over snapshot `snapshot_id` (-1: current) of `t`, the columns of
+ * its current schema by field id; a snapshot without files (an emptied table) is a view of no rows.
+ */
+static int snapshot_view(build *b, floe_iceberg_table *t, int64_t snapshot_id, const char *name)
+{
+	const floe_iceberg_schema *schema = floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(t));
+	floe_iceberg_scan *scan = NULL;
+	floe_buf sql = FLOE_BUF_INIT;
+	int error = -1;
+	floe_buf_printf(&sql, "DROP VIEW IF EXISTS main.%s", name);
+	if (floe_iceberg_table_plan(&scan, b->arena, t, snapshot_id) < 0 || floe_engine_exec(b->engine, floe_buf_cstr(&sql)) < 0)
+		goto cleanup;
+	if (scan->n_files) {
+		error = floe_query_view(b->engine, b->arena, "main", name, scan, schema);
+		goto cleanup;
+	}
+	floe_buf_clear(&sql);
+	floe_buf_printf(&sql, "CREATE VIEW main.%s AS SELECT ", name);
+	for (size_t i = 0; i < schema->n_fields; i++) {
+		floe_buf_puts(&sql, i ? ", CAST(NULL AS " : "CAST(NULL AS ");
+		floe_query_duck_type(&sql, schema->fields[i].type);
+		floe_buf_puts(&sql, ") AS ");
+		floe_buf_put_quoted(&sql, schema->fields[i].name, '"');
+	}
+	floe_buf_puts(&sql, " WHERE false");
+	error = floe_engine_exec(b->engine, floe_buf_cstr(&sql));
+cleanup:
+	floe_buf_free(&sql);
+	return error;
+}
+
 /* `sql`'s single number. */
 static int query_count(floe_engine *e, int64_t *out, const char *sql)
 {
@@ -193,7 +227,7 @@ static int observe(build *b, const floe_iceberg_snapshot *s, floe_silver_history
 	int64_t closing = 0, opening = 0;
 	int error = -1;
 	floe_buf_printf(&at, "make_timestamp(CAST(%" PRId64 " AS BIGINT))", s->timestamp_ms * 1000);
-	if (floe_query_snapshot_view(b->engine, b->arena, b->bronze, s->snapshot_id, "floe_obs") < 0)
+	if (snapshot_view(b, b->bronze, s->snapshot_id, "floe_obs") < 0)
 		goto cleanup;
 	floe_buf_printf(&sql,
 			"CREATE OR REPLACE TEMP TABLE floe_closing AS SELECT h.dbt_scd_id FROM floe_history h "
@@ -261,8 +295,8 @@ static int write_file(build *b, const char *path)
 	floe_buf sql = FLOE_BUF_INIT;
 	int error;
 	floe_buf_puts(&sql, "COPY (SELECT * FROM floe_history ORDER BY ");
-	for (size_t i = 0; i < b->lt->n_key; i++) {
-		floe_buf_put_quoted(&sql, b->lt->key[i], '"');
+	for (size_t i = 0; i < b->n_key; i++) {
+		floe_buf_put_quoted(&sql, b->key[i], '"');
 		floe_buf_puts(&sql, ", ");
 	}
 	floe_buf_puts(&sql, "dbt_valid_from) TO ");
@@ -280,17 +314,41 @@ static int write_file(build *b, const char *path)
 	return error;
 }
 
-/* The data file at `uri` (just written) described from its footer. */
-static int describe(build *b, floe_iceberg_data_file *out, const char *uri, const char *path)
+/*
+ * DuckDB writes the history into a private temporary directory; its bytes then go to the table's
+ * storage at `uri` (storage.h: created durably, never replacing a file), and `out` describes
+ * them from the footer. The temporary file is removed either way.
+ */
+static int store(build *b, floe_iceberg_data_file *out, const char *uri, floe_buf *bytes)
 {
+	const char *tmp = getenv("TMPDIR");
+	char *dir = floe_arena_printf(b->arena, "%s/floe-history-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+	floe_iceberg_storage *local = floe_iceberg_storage_local();
 	floe_parquet_reader *r = NULL;
 	floe_parquet_file_stats st;
+	const char *file = NULL;
 	int error = -1;
-	if (floe_parquet_reader_open(&r, path, NULL) == 0 && floe_parquet_reader_file_stats(&st, r, b->arena) == 0) {
-		floe_iceberg_data_file_from_parquet(out, b->arena, uri, &st);
-		error = 0;
+	if (!mkdtemp(dir)) {
+		floe_error_set_errno(FLOE_ERR_IO, "could not create a temporary directory under \"%s\"",
+				     tmp && tmp[0] ? tmp : "/tmp");
+		goto cleanup;
 	}
+	file = floe_arena_printf(b->arena, "%s/history.parquet", dir);
+	if (write_file(b, file) < 0 ||
+	    floe_iceberg_storage_read(local, bytes, floe_iceberg_path_to_uri(b->arena, file)) < 0 ||
+	    floe_parquet_reader_open_mem(&r, bytes->ptr, bytes->len, NULL) < 0 ||
+	    floe_parquet_reader_file_stats(&st, r, b->arena) < 0 ||
+	    floe_iceberg_storage_create(floe_iceberg_table_storage(b->history), uri, bytes->ptr, bytes->len) < 0)
+		goto cleanup;
+	floe_iceberg_data_file_from_parquet(out, b->arena, uri, &st);
+	error = 0;
+cleanup:
+	if (file)
+		floe_iceberg_storage_remove(local, floe_iceberg_path_to_uri(b->arena, file));
+	if (file)
+		rmdir(dir);
 	floe_parquet_reader_free(r);
+	floe_iceberg_storage_free(local);
 	return error;
 }
 
@@ -308,20 +366,22 @@ static int commit(build *b, const floe_iceberg_snapshot *last, int64_t expect, c
 		{ "floe.run-id", o->run_id },
 	};
 	const char *uri = floe_iceberg_table_new_data_uri(b->history, b->arena, "parquet");
-	const char *path = floe_iceberg_uri_to_path(b->arena, uri);
-	const char *slash = strrchr(path, '/');
+	floe_buf bytes = FLOE_BUF_INIT;
+	int error = 0;
 	co.summary = summary;
 	co.n_summary = o->run_id ? 3 : 2;
 	co.expect_snapshot_id = expect;
-	if (floe_fs_mkdir_p(floe_arena_strndup(b->arena, path, (size_t)(slash - path)), 0755) < 0 ||
-	    write_file(b, path) < 0)
-		return -1;
-	if (describe(b, &file, uri, path) < 0 || floe_iceberg_table_replace(b->history, &file, 1, &co) < 0) {
+	if (store(b, &file, uri, &bytes) < 0) {
+		error = -1;
+	} else if (floe_iceberg_table_replace(b->history, &file, 1, &co) < 0) {
 		if (!floe_iceberg_table_may_have_landed(b->history))
 			floe_iceberg_storage_remove(floe_iceberg_table_storage(b->history), uri);
-		return floe_error_context("while committing %s", b->name);
+		error = -1;
 	}
-	return 0;
+	floe_buf_free(&bytes); /* the descriptor's statistics live in the arena, not here */
+	if (error < 0)
+		floe_error_context("while committing %s", b->name);
+	return error;
 }
 
 /* Load the current history into floe_history, read each pending snapshot, commit when changed. */
@@ -332,7 +392,7 @@ static int run(build *b, floe_silver_history_result *r, const floe_silver_histor
 	const floe_iceberg_snapshot **snaps = NULL;
 	size_t n = pending(b, last_sequence(b->history), &snaps);
 	if (floe_engine_open(&b->engine, NULL) < 0 || build_predicates(b) < 0 ||
-	    floe_query_snapshot_view(b->engine, b->arena, b->history, -1, "floe_history_now") < 0 ||
+	    snapshot_view(b, b->history, -1, "floe_history_now") < 0 ||
 	    floe_engine_exec(b->engine, "CREATE TABLE floe_history AS SELECT * FROM floe_history_now") < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
@@ -357,7 +417,9 @@ int floe_silver_history_build(floe_silver_history_result *out, const floe_config
 	floe_silver_history_result r = { .snapshot_id = -1, .bronze_snapshot_id = -1 };
 	int error = -1;
 	b.name = floe_arena_printf(b.arena, "silver.%s_history", x);
-	if (table->n_key == 0) {
+	b.key = table->silver ? table->silver->unique_key : table->key;
+	b.n_key = table->silver ? table->silver->n_unique_key : table->n_key;
+	if (b.n_key == 0) {
 		floe_error_set(FLOE_ERR_CONFIG, "%s.%s has no key, so it cannot keep history", table->schema, table->name);
 		floe_error_detail("A history version is found by its key (dbt's unique_key): the table's primary key.");
 		floe_error_hint("Give the table a primary key, or remove it from [silver] history in floe.toml.");

@@ -3,8 +3,8 @@
  * until `floe run` builds silver itself. Not part of floe's command line.
  *
  *   silver_history PROJECT_DIR TABLE [RUN_ID]
- * TABLE is bronze.NAME or SCHEMA.NAME of the deployed lock, and must be listed in floe.toml's
- * [silver] history. Prints the result as one JSON object; exit 0 ok, 1 failed, 2 usage.
+ * TABLE is bronze.NAME or SCHEMA.NAME of the deployed lock, whose silver section keeps history
+ * (or, in a lock without silver sections, that floe.toml's [silver] history lists). Prints the result as one JSON object; exit 0 ok, 1 failed, 2 usage.
  */
 #include "base/arena.h"
 #include "base/error.h"
@@ -49,8 +49,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < floe_lock_count(lock) && !t; i++)
 		if (floe_lock_table_named(floe_lock_at(lock, i), argv[2]))
 			t = floe_lock_at(lock, i);
-	if (!t || !history_on(config, t)) {
-		fprintf(stderr, "silver_history: %s is not a deployed table listed in [silver] history\n", argv[2]);
+	if (!t || !(t->silver ? t->silver->history : history_on(config, t))) {
+		fprintf(stderr, "silver_history: %s is not a deployed table that keeps history\n", argv[2]);
 		rc = 2;
 		goto cleanup;
 	}

@@ -192,3 +192,123 @@ FLOE_TEST(lock_reader_names_what_is_wrong)
 				      "\"key\": [], \"last-column-id\": 0, \"columns\": [], \"files\": {}}]}"),
 			  "tables[1] repeats a table"));
 }
+
+/* A silver section with one test of every kind, as floe generate sets it. */
+static floe_lock_silver *silver_of(floe_arena *a, const floe_lock_table *t)
+{
+	static const char *key[] = { "id" }, *pair[] = { "id", "tags" }, *vals[] = { "new", "o'k" };
+	static const char *ref[] = { "id" };
+	floe_lock_silver *s = floe_arena_alloc(a, sizeof(*s));
+	memset(s, 0, sizeof(*s));
+	s->table = "silver.orders";
+	s->model = "dbt/models/silver/orders.sql";
+	s->materialized = "incremental";
+	s->unique_key = key;
+	s->n_unique_key = 1;
+	s->description = "orders \"placed\"\nby customers";
+	s->n_columns = t->n_columns;
+	s->columns = floe_arena_alloc(a, sizeof(*s->columns) * t->n_columns);
+	for (size_t i = 0; i < t->n_columns; i++)
+		s->columns[i] = (floe_lock_silver_column){ t->columns[i].name, t->columns[i].id, t->columns[i].type,
+							   i ? NULL : "the key", i ? "hmac" : NULL };
+	floe_lock_test tests[] = {
+		{ .name = "unique_orders_id", .kind = "unique", .columns = key, .n_columns = 1 },
+		{ .name = "not_null_orders_id", .kind = "not_null", .columns = key, .n_columns = 1 },
+		{ .name = "uc", .kind = "unique_combination", .columns = pair, .n_columns = 2 },
+		{ .name = "rel", .kind = "relationships", .columns = key, .n_columns = 1, .to = "silver.zeta",
+		  .fields = ref, .n_fields = 1, .origin = "foreign key orders_zeta_fk" },
+		{ .name = "av", .kind = "accepted_values", .columns = key, .n_columns = 1, .values = vals,
+		  .n_values = 2, .quote = true, .severity = "warn" },
+		{ .name = "rr", .kind = "row_rule", .expression = "\"id\" > 0" },
+		{ .name = "rg", .kind = "range", .columns = key, .n_columns = 1, .min = "0", .max = "1.5e3" },
+		{ .name = "rx", .kind = "regex", .columns = key, .n_columns = 1, .pattern = "^[0-9]+\\\\d$" },
+		{ .name = "rc", .kind = "row_count", .min = "1" },
+		{ .name = "fr", .kind = "freshness", .columns = key, .n_columns = 1, .max_age_seconds = 86400 },
+	};
+	s->n_tests = sizeof(tests) / sizeof(tests[0]);
+	s->tests = floe_arena_alloc(a, sizeof(tests));
+	for (size_t i = 0; i < s->n_tests; i++) {
+		s->tests[i] = tests[i];
+		s->tests[i].severity = tests[i].severity ? tests[i].severity : "error";
+		s->tests[i].origin = tests[i].origin ? tests[i].origin : "primary key";
+	}
+	s->history = true;
+	return s;
+}
+
+FLOE_TEST(lock_silver_round_trip)
+{
+	colspec v1[] = { { "id", 1, "int4" }, { "tags", 2, "int8[]" } };
+	floe_lock *l = lock_of(NULL, v1, 2, true);
+	floe_arena *a = floe_arena_new();
+	const floe_lock_table *t = floe_lock_find(l, "public", "orders");
+	FLOE_CHECK(floe_lock_set_silver(l, "public", "orders", silver_of(a, t)) == 0);
+	FLOE_CHECK(floe_lock_set_silver(l, "public", "nope", silver_of(a, t)) == -1);
+	floe_arena_free(a); /* the lock holds its own copy */
+	floe_lock_add_project_file(l, "dbt/dbt_project.yml", "1111111111111111111111111111111111111111111111111111111111111111");
+	floe_lock_add_project_file(l, "dbt/a.yml", "2222222222222222222222222222222222222222222222222222222222222222");
+	floe_buf x = FLOE_BUF_INIT, y = FLOE_BUF_INIT;
+	floe_lock *back = NULL;
+	FLOE_CHECK(floe_lock_render(&x, l) == 0);
+	FLOE_CHECK(floe_lock_parse(&back, "lock", x.ptr, x.len) == 0);
+	if (back) {
+		floe_lock_render(&y, back);
+		FLOE_CHECK_STR(floe_buf_cstr(&x), floe_buf_cstr(&y));
+		const floe_lock_silver *s = floe_lock_find(back, "public", "orders")->silver;
+		FLOE_CHECK(s && s->n_columns == 2 && s->n_tests == 10 && s->history);
+		FLOE_CHECK(s && strcmp(s->columns[1].pii, "hmac") == 0 && !s->columns[0].pii);
+		FLOE_CHECK(s && s->columns[1].type->element_id == 3);
+		FLOE_CHECK(s && strcmp(s->tests[3].fields[0], "id") == 0 && strcmp(s->tests[3].to, "silver.zeta") == 0);
+		FLOE_CHECK(s && strcmp(s->tests[4].values[1], "o'k") == 0 && s->tests[4].quote);
+		FLOE_CHECK(s && strcmp(s->tests[6].max, "1.5e3") == 0 && s->tests[9].max_age_seconds == 86400);
+		FLOE_CHECK(!floe_lock_find(back, "public", "zeta")->silver);
+		FLOE_CHECK(floe_lock_project_file_count(back) == 2);
+		FLOE_CHECK_STR(floe_lock_project_file_at(back, 0)->path, "dbt/a.yml");
+		FLOE_CHECK_STR(floe_lock_file_hash(back, "dbt/dbt_project.yml"),
+			       "1111111111111111111111111111111111111111111111111111111111111111");
+	}
+	FLOE_CHECK(floe_lock_test_row_level("row_rule") && !floe_lock_test_row_level("unique"));
+	FLOE_CHECK(strstr(floe_buf_cstr(&x), "{\"name\": \"rg\", \"kind\": \"range\", \"columns\": [\"id\"], "
+					     "\"min\": 0, \"max\": 1.5e3, \"severity\": \"error\", \"origin\": \"primary key\"}"));
+	FLOE_CHECK(strstr(floe_buf_cstr(&x), "\"materialized\": \"incremental\""));
+	floe_lock_free(l);
+	floe_lock_free(back);
+	floe_buf_free(&x);
+	floe_buf_free(&y);
+}
+
+#define SILVER_TABLE TABLE_HEAD "\"last-column-id\": 1, \"columns\": [{\"id\": 1, \"name\": \"a\", \"attnum\": 1, " \
+	"\"pg-type\": \"int4\", \"class\": \"exact\", \"required\": true, \"type\": \"int\"}], \"files\": {}, " \
+	"\"silver\": {\"table\": \"silver.t\", \"model\": \"dbt/models/silver/t.sql\", \"materialized\": \"table\", " \
+	"\"unique_key\": [], \"history\": false, "
+
+FLOE_TEST(lock_silver_reader_names_what_is_wrong)
+{
+	FLOE_CHECK_STR(parse_error(SILVER_TABLE "\"columns\": [], \"tests\": []}}]}"), "");
+	FLOE_CHECK(strstr(parse_error(SILVER_TABLE "\"columns\": [{\"name\": \"a\", \"id\": 2, \"type\": \"int\"}], "
+				      "\"tests\": []}}]}"),
+			  "tables[0].silver.columns[0].id is 2, not a field id of the table's columns"));
+	FLOE_CHECK(strstr(parse_error(SILVER_TABLE "\"columns\": [{\"name\": \"a\", \"id\": 1, \"type\": \"int\", "
+				      "\"pii\": \"md5\"}], \"tests\": []}}]}"),
+			  "tables[0].silver.columns[0].pii must be \"hmac\", \"null\" or null"));
+	FLOE_CHECK(strstr(parse_error(SILVER_TABLE "\"columns\": [], \"tests\": [{\"name\": \"x\", \"kind\": \"nope\", "
+				      "\"severity\": \"error\", \"origin\": \"o\"}]}}]}"),
+			  "tables[0].silver.tests[0].kind must be a test kind"));
+	FLOE_CHECK(strstr(parse_error(SILVER_TABLE "\"columns\": [], \"tests\": [{\"name\": \"x\", \"kind\": \"unique\", "
+				      "\"severity\": \"fatal\", \"origin\": \"o\", \"columns\": [\"a\"]}]}}]}"),
+			  "tests[0].severity must be \"error\" or \"warn\""));
+	FLOE_CHECK(strstr(parse_error(SILVER_TABLE "\"columns\": [], \"tests\": [{\"name\": \"x\", \"kind\": \"range\", "
+				      "\"severity\": \"warn\", \"origin\": \"o\", \"columns\": [\"a\"]}]}}]}"),
+			  "tests[0] needs \"min\" or \"max\" for a range test"));
+	FLOE_CHECK(strstr(parse_error(SILVER_TABLE "\"columns\": [], \"tests\": [{\"name\": \"x\", \"kind\": "
+				      "\"relationships\", \"severity\": \"warn\", \"origin\": \"o\", \"columns\": [\"a\"], "
+				      "\"to\": \"silver.u\"}]}}]}"),
+			  "tests[0].fields must name one referenced column per column"));
+	FLOE_CHECK(strstr(parse_error(SILVER_TABLE "\"columns\": [], \"tests\": [{\"name\": \"x\", \"kind\": \"unique\", "
+				      "\"severity\": \"warn\", \"origin\": \"o\", \"columns\": [\"a\"]}, {\"name\": \"x\", "
+				      "\"kind\": \"not_null\", \"severity\": \"warn\", \"origin\": \"o\", \"columns\": [\"a\"]}]}}]}"),
+			  "tests[1].name repeats the name"));
+	FLOE_CHECK(strstr(parse_error("{\"format\": 1, \"tables\": [], \"files\": {\"/etc/x\": "
+				      "\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"}}"),
+			  "files[\"/etc/x\"] must be a relative path inside pipeline/"));
+}

@@ -1,0 +1,54 @@
+/*
+ * silver_int.h — what the files of src/silver share.
+ */
+#ifndef FLOE_SILVER_INT_H
+#define FLOE_SILVER_INT_H
+
+#include "silver/silver.h"
+#include "engine/engine.h"
+#include "iceberg/catalog.h"
+#include "iceberg/table.h"
+#include "plan/lock.h"
+
+/* One silver table's build, run by run.c. Everything it allocates is in `arena`. */
+typedef struct silver_job {
+	const floe_config *config;
+	floe_iceberg_catalog *cat;
+	const floe_lock *lock;
+	const floe_lock_table *table;
+	const char *pipeline_dir;
+	const char *run_id;
+	int64_t bronze_snapshot;          /* the snapshot reconciliation verified */
+	const char *verified;             /* "verified", or "verified (partial): …" */
+	bool force, full_refresh;
+	floe_arena *arena;
+	floe_silver_result *result;
+	/* during the build */
+	floe_engine *engine;
+	const char *ns, *name;            /* "silver", "orders" */
+	floe_buf notes;                   /* tests failed and warned, quarantine counts: "; "-joined */
+	bool table_failed;                /* an error-severity table test failed */
+} silver_job;
+
+/* build.c: render, run, quarantine, write, audit, publish. -1 with the error set when it failed. */
+int silver_build_table(silver_job *job);
+
+/* ---- audit.c: the lock's tests as SQL ---- */
+
+/*
+ * Quarantine: insert into floe_bad (floe_row, floe_rule) the rows of floe_build that fail an
+ * error-severity row-level test; per test with failures a note ("not_null_orders_x: 2 rows
+ * quarantined"). *quarantined: distinct rows kept out.
+ */
+int silver_quarantine(silver_job *job, int64_t *quarantined);
+
+/*
+ * Every test of the lock against `relation` (the written files): counts in the result,
+ * failures and warnings in the notes; job->table_failed when an error-severity test failed.
+ */
+int silver_audit(silver_job *job, const char *relation);
+
+/* An SQL expression showing a row's key ("(5, 'a')") — 'a row' when a key column is masked. */
+void silver_key_text(floe_buf *sql, const floe_lock_silver *s, const char *const *cols, size_t n);
+
+#endif

@@ -1,0 +1,243 @@
+"""Silver built by floe's own runtime: models rendered and run over the verified bronze snapshot,
+tests run on the written files before the one commit that publishes them, failing rows
+quarantined, and every silver and quarantine table read back by PyIceberg and DuckDB.
+
+Until `floe generate` writes the lock's silver section and the models (SILVER.md, engineer A),
+this test writes both by hand, exactly in the lock's format."""
+import json
+
+import pytest
+
+from icebergkit import referenced_files
+from lakecheck import catalog, duckdb_iceberg, lock_of, norm
+from sourcedb import TOUCH, Source
+
+SQL = TOUCH + '''
+CREATE TABLE public.customers (customer_id int PRIMARY KEY, name text NOT NULL, tier text,
+                               updated_at timestamptz NOT NULL DEFAULT now());
+CREATE TRIGGER touch BEFORE UPDATE ON public.customers FOR EACH ROW EXECUTE FUNCTION touch();
+INSERT INTO public.customers (customer_id, name, tier, updated_at)
+    SELECT g, 'c' || g, CASE WHEN g % 3 = 0 THEN 'gold' ELSE 'basic' END, now() - interval '1 day'
+    FROM generate_series(1, 40) g;
+CREATE TABLE public.orders (order_id bigint PRIMARY KEY, customer_id int NOT NULL REFERENCES customers,
+                            status text, amount numeric(10,2), updated_at timestamptz NOT NULL DEFAULT now());
+CREATE TRIGGER touch BEFORE UPDATE ON public.orders FOR EACH ROW EXECUTE FUNCTION touch();
+INSERT INTO public.orders (order_id, customer_id, status, amount, updated_at)
+    SELECT g, 1 + g % 40, CASE WHEN g % 2 = 0 THEN 'created' ELSE 'shipped' END, g * 1.5,
+           now() - interval '1 day' FROM generate_series(1, 300) g;
+CREATE TABLE public.visits (visit_id int, page text);
+INSERT INTO public.visits SELECT g, 'p' || g FROM generate_series(1, 20) g;
+'''
+
+
+def model(table, cols, key):
+    sel = ",\n    ".join(f'"{c}"' for c in cols)
+    qualify = ""
+    if key:
+        qualify = f'\nqualify row_number() over (partition by "{key}" order by "{key}") = 1'
+    mat = "incremental" if key else "table"
+    uk = f", unique_key=['{key}']" if key else ""
+    return (f"{{{{ config(materialized='{mat}'{uk}, on_schema_change='fail') }}}}\n"
+            f"select\n    {sel}\nfrom {{{{ source('bronze', '{table}') }}}}\n"
+            f"{{% if is_incremental() %}}\nwhere \"updated_at\" >= (select max(\"updated_at\") from {{{{ this }}}})\n"
+            f"{{% endif %}}{qualify}\n")
+
+
+def rule(name, kind, columns, severity="error", origin="primary key", **extra):
+    t = {"name": name, "kind": kind, "columns": columns, "severity": severity, "origin": origin}
+    t.update(extra)
+    return t
+
+
+TESTS = {
+    "customers": [rule("unique_customers_customer_id", "unique", ["customer_id"]),
+                  rule("not_null_customers_customer_id", "not_null", ["customer_id"]),
+                  rule("not_null_customers_name", "not_null", ["name"], origin="not null"),
+                  # a NULL tier is planted below: quarantined, never published
+                  rule("not_null_customers_tier", "not_null", ["tier"], origin="quality/customers.toml")],
+    "orders": [rule("unique_orders_order_id", "unique", ["order_id"]),
+               rule("relationships_orders_customer_id", "relationships", ["customer_id"],
+                     origin="foreign key orders_customer_id_fkey", to="silver.customers", fields=["customer_id"]),
+               rule("accepted_values_orders_status", "accepted_values", ["status"], severity="warn",
+                     origin="quality/orders.toml", values=["created", "shipped"], quote=True),
+               rule("range_orders_amount", "range", ["amount"], origin="quality/orders.toml", min=0, max=100000)],
+    "visits": [rule("unique_visits_visit_id", "unique", ["visit_id"], origin="quality/visits.toml"),
+               {"name": "row_count_visits", "kind": "row_count", "severity": "error", "origin": "quality/visits.toml",
+                "min": 1}],
+}
+
+
+def add_silver(d):
+    """The lock's silver section and the model files, as `floe generate` is to write them."""
+    path = d / "pipeline" / "lakehouse.lock.json"
+    lock = json.loads(path.read_text())
+    models = d / "pipeline" / "dbt" / "models" / "silver"
+    models.mkdir(parents=True, exist_ok=True)
+    for t in lock["tables"]:
+        if t["table"] not in TESTS:
+            continue
+        key = t.get("key") or []
+        cols = [c["name"] for c in t["columns"]]
+        t["silver"] = {"table": f"silver.{t['table']}", "model": f"dbt/models/silver/{t['table']}.sql",
+                       "materialized": "incremental" if t["mode"] == "incremental" else "table",
+                       "unique_key": key, "description": None,
+                       "columns": [{"name": c["name"], "id": c["id"], "type": c["type"], "description": None,
+                                    "pii": None} for c in t["columns"]],
+                       "tests": TESTS[t["table"]], "history": False}
+        (models / f"{t['table']}.sql").write_text(model(t["table"], cols, key[0] if key else None))
+    path.write_text(json.dumps(lock, indent=2))
+
+
+@pytest.fixture(scope="module")
+def src(stack):
+    return Source.readable(stack, "silver_it", "silver_reader", SQL)
+
+
+@pytest.fixture(scope="module")
+def proj(src, tmp_path_factory):
+    d = tmp_path_factory.mktemp("silver")
+    src.project(d)
+    src.floe(d, "generate", check=0)
+    add_silver(d)
+    return d
+
+
+def run(src, d, *args, check=0):
+    r = src.floe(d, "run", "--json", *args, check=None)
+    out = json.loads(r.out)
+    return r, {t["table"]: t for t in out.get("silver", [])}
+
+
+def rows_pyiceberg(d, table, snapshot_id=None):
+    tbl = catalog(d).load_table(table)
+    scan = tbl.scan(snapshot_id=snapshot_id) if snapshot_id else tbl.scan()
+    return sorted(([norm(v) for v in r.values()] for r in scan.to_arrow().to_pylist()), key=repr)
+
+
+def rows_duckdb(d, table):
+    tbl = catalog(d).load_table(table)
+    got = duckdb_iceberg().execute(f"select * from iceberg_scan('{tbl.metadata_location}')").fetchall()
+    return sorted(([norm(v) for v in r] for r in got), key=repr)
+
+
+def expected(src, sql):
+    with src.reader() as conn:
+        return sorted(([norm(v) for v in r] for r in conn.execute(sql).fetchall()), key=repr)
+
+
+def assert_table(src, d, table, sql):
+    want = expected(src, sql)
+    assert rows_pyiceberg(d, table) == want, table
+    assert rows_duckdb(d, table) == want, table
+
+
+def field_ids(d, table):
+    return {f.name: f.field_id for f in catalog(d).load_table(table).schema().fields}
+
+
+def test_first_run_builds_silver_over_verified_bronze(src, proj):
+    d = proj
+    # customers no order references (a quarantined parent would orphan its orders: relationships fails)
+    src.admin("INSERT INTO public.customers (customer_id, name, tier) VALUES (41, 'c41', NULL), (42, 'c42', NULL)")
+    r, silver = run(src, d)
+    assert r.rc == 0, r.out + r.err
+    assert set(silver) == {"silver.customers", "silver.orders", "silver.visits"}
+    for t in silver.values():
+        assert t["state"] == "built", t
+    # the NULL tiers are quarantined and kept out of silver
+    assert silver["silver.customers"]["quarantined"] == 2
+    assert_table(src, d, "silver.customers", "select * from customers where tier is not null")
+    assert_table(src, d, "silver.orders", "select * from orders")
+    assert_table(src, d, "silver.visits", "select * from visits")
+    q = rows_pyiceberg(d, "silver.customers__quarantine")
+    assert [(r[0], r[1]) for r in q] == [(41, "not_null_customers_tier"), (42, "not_null_customers_tier")]
+    assert all(r[2].startswith("r") for r in q)  # the run id
+    assert [r[0] for r in rows_duckdb(d, "silver.customers__quarantine")] == [41, 42]
+    # silver carries the lock's field ids
+    lock = {t["table"]: t for t in lock_of(d)["tables"]}
+    assert field_ids(d, "silver.orders") == {c["name"]: c["id"] for c in lock["orders"]["silver"]["columns"]}
+    # tests counted per table
+    assert silver["silver.orders"]["tests"] == {"passed": 4, "failed": 0, "warned": 0}
+    assert silver["silver.customers"]["tests"]["passed"] == 4
+
+
+def test_unchanged_bronze_and_model_rebuild_nothing(src, proj):
+    r, silver = run(src, proj, "--layer", "silver")
+    assert r.rc == 0, r.err
+    assert {t["state"] for t in silver.values()} == {"unchanged"}
+
+
+def test_warn_failure_publishes_and_is_reported(src, proj):
+    d = proj
+    src.admin("UPDATE public.orders SET status = 'lost' WHERE order_id = 5")
+    r, silver = run(src, d)
+    assert r.rc == 0, r.out + r.err
+    o = silver["silver.orders"]
+    assert o["state"] == "built" and o["tests"]["warned"] == 1, o
+    assert "accepted_values_orders_status warned: 1 row, keys (5)" in o["detail"]
+    assert_table(src, d, "silver.orders", "select * from orders")
+
+
+def test_incremental_processes_changed_keys_and_equals_a_full_build(src, proj):
+    d = proj
+    src.admin("UPDATE public.orders SET amount = amount + 1 WHERE order_id IN (10, 11, 12)")
+    src.admin("DELETE FROM public.orders WHERE order_id = 300")
+    src.admin("INSERT INTO public.orders (order_id, customer_id, status, amount) VALUES (301, 2, 'created', 9)")
+    r, silver = run(src, d)
+    assert r.rc == 0, r.out + r.err
+    o = silver["silver.orders"]
+    assert o["state"] == "built" and o["changed_keys"] == 5, o
+    incremental = rows_pyiceberg(d, "silver.orders")
+    assert incremental == expected(src, "select * from orders")
+    r, silver = run(src, d, "--layer", "silver", "--full-refresh", "--table", "silver.orders")
+    assert r.rc == 0, r.err
+    # unchanged since: --full-refresh does not force a build of an unchanged table
+    assert silver["silver.orders"]["state"] == "unchanged"
+    src.admin("UPDATE public.orders SET amount = amount + 1 WHERE order_id = 20")
+    r, silver = run(src, d, "--full-refresh", "--table", "public.orders")
+    assert silver["silver.orders"]["changed_keys"] == -1, silver
+    assert rows_pyiceberg(d, "silver.orders") == expected(src, "select * from orders")
+    assert rows_duckdb(d, "silver.orders") == expected(src, "select * from orders")
+
+
+def test_duplicate_key_fails_unique_and_keeps_the_previous_snapshot(src, proj):
+    d = proj
+    before = catalog(d).load_table("silver.visits").current_snapshot().snapshot_id
+    src.admin("INSERT INTO public.visits VALUES (5, 'again'), (6, 'again')")
+    r, silver = run(src, d)
+    assert r.rc == 1, r.out + r.err
+    v = silver["silver.visits"]
+    assert v["state"] == "failed", v
+    assert "unique_visits_visit_id failed: 4 rows, keys (5); (6)" in v["error"], v
+    tbl = catalog(d).load_table("silver.visits")
+    assert tbl.current_snapshot().snapshot_id == before
+    assert rows_pyiceberg(d, "silver.visits") == expected(src, "select * from visits where page <> 'again'")
+    # no unreferenced data file is left behind
+    data = {str(p) for p in (d / "warehouse" / "silver" / "visits" / "data").iterdir()}
+    assert data <= referenced_files(catalog(d), "silver.visits")
+    status = json.loads(src.floe(d, "status", "--json", check=None).out)
+    row = next(t for t in status["tables"] if t["table"] == "silver.visits")
+    assert row["layer"] == "silver" and row["state"] == "failed", row
+    assert "unique_visits_visit_id" in row["facts"] and "(5); (6)" in row["facts"], row
+    src.admin("DELETE FROM public.visits WHERE page = 'again'")
+
+
+def test_hand_edit_of_a_model_takes_effect(src, proj):
+    d = proj
+    m = d / "pipeline" / "dbt" / "models" / "silver" / "customers.sql"
+    m.write_text(m.read_text().replace('"name"', 'upper("name") as "name"', 1))
+    r, silver = run(src, d, "--layer", "silver", "--table", "silver.customers")
+    assert r.rc == 0, r.out + r.err
+    assert list(silver) == ["silver.customers"] and silver["silver.customers"]["state"] == "built"
+    assert_table(src, d, "silver.customers",
+                 "select customer_id, upper(name), tier, updated_at from customers where tier is not null")
+
+
+def test_unsupported_jinja_names_construct_and_file(src, proj):
+    d = proj
+    m = d / "pipeline" / "dbt" / "models" / "silver" / "visits.sql"
+    m.write_text(m.read_text().replace("select", "select {{ var('extra') }}", 1))
+    r, silver = run(src, d, "--layer", "silver", "--table", "silver.visits")
+    assert r.rc == 2, r.out + r.err
+    err = silver["silver.visits"]["error"]
+    assert "unsupported Jinja construct \"{{ var('extra') }}\" in pipeline/dbt/models/silver/visits.sql at 2:8" in err

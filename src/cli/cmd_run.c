@@ -225,7 +225,7 @@ static int run(floe_cli_ctx *ctx)
 	opts.n_tables = sopts.n_tables = n_tables;
 	opts.progress = isatty(2) && !floe_cli_flag(ctx, "json");
 	sopts.full_refresh = floe_cli_flag(ctx, "full-refresh");
-	if (floe_cli_load_config(&config, ctx) < 0)
+	if (floe_cli_load_config(&config, ctx) < 0 || floe_config_pii_key(NULL, config) < 0)
 		goto cleanup;
 	floe_doctor_warn_role(config);
 	check.config = config;

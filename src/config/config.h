@@ -98,6 +98,17 @@ const char *floe_config_warehouse_dir(const floe_config *config);
  */
 const char *floe_config_source_password(const floe_config *config);
 
+/*
+ * The PII key floe_hmac() masks with: the value of the environment variable named by
+ * [silver] pii-key-env, registered with base/secret.h so it never reaches output. When
+ * [silver.pii] has an "hmac" entry, a missing or empty variable is FLOE_ERR_CONFIG (exit 2)
+ * naming the variable (never a value), as is a key shorter than FLOE_CONFIG_PII_KEY_MIN
+ * bytes: call this before anything is written. Without an "hmac" entry no key is needed
+ * and *out is the variable's value or NULL. `out` may be NULL (validation only).
+ */
+#define FLOE_CONFIG_PII_KEY_MIN 16
+int floe_config_pii_key(const char **out, const floe_config *config);
+
 /* Path of the saved-password file of a project directory, appended to `out`. */
 int floe_config_password_file(floe_buf *out, const char *project_dir);
 

@@ -321,6 +321,8 @@ int floe_pg_relations_inspect(floe_pg_relation **out, size_t *n_out, floe_pg *pg
 	for (int i = 0; i < rows; i++)
 		if (read_relation_details(&rels[i], &rd) < 0)
 			return floe_error_context("while reading %s.%s", rels[i].schema, rels[i].name);
+	if (floe_pg_relations_annotate(rels, (size_t)rows, pg, arena, params[0]) < 0)
+		return floe_error_context("while reading comments and constraints of the selected schemas");
 	*out = rels;
 	*n_out = (size_t)rows;
 	return 0;

@@ -121,7 +121,26 @@ typedef struct floe_pg_column {
 	bool visible;                /* SELECT on the column for the role */
 	char generated;              /* attgenerated: 's' stored, '\0' none */
 	const char *default_expr;    /* pg_get_expr of the default, NULL when none */
+	const char *comment;         /* COMMENT ON COLUMN; NULL: none */
+	const char **enum_labels;    /* an enum column (or a domain over one): its labels in sort order */
+	size_t n_enum_labels;
 } floe_pg_column;
+
+/* A foreign key: columns of this table → columns of the referenced one, in key order. */
+typedef struct floe_pg_foreign_key {
+	const char *name;
+	const char *ref_schema, *ref_table;
+	const char **columns, **ref_columns;
+	size_t n_columns;
+} floe_pg_foreign_key;
+
+/* A CHECK constraint of the table (not of a domain). */
+typedef struct floe_pg_check {
+	const char *name;
+	const char *definition;      /* pg_get_constraintdef(): "CHECK ((price >= (0)::numeric))" */
+	const char *expression;      /* pg_get_expr(conbin): the expression alone, for the parser */
+	bool validated;              /* false: NOT VALID (old rows may break it) */
+} floe_pg_check;
 
 /* tgtype bits (PostgreSQL's trigger.h). */
 #define FLOE_PG_TRIGGER_ROW (1 << 0)
@@ -163,6 +182,11 @@ typedef struct floe_pg_relation {
 	size_t n_key;
 	floe_pg_trigger *triggers;   /* user triggers (not internal), by name */
 	size_t n_triggers;
+	const char *comment;         /* COMMENT ON TABLE; NULL: none */
+	floe_pg_foreign_key *foreign_keys; /* by name */
+	size_t n_foreign_keys;
+	floe_pg_check *checks;       /* by name */
+	size_t n_checks;
 } floe_pg_relation;
 
 /*
@@ -172,6 +196,15 @@ typedef struct floe_pg_relation {
  * domains, arrays and composites), primary key and triggers; views with columns
  * only. Everything is allocated in `arena`.
  */
+/*
+ * Comments (tables and columns), foreign keys, CHECK constraints and enum labels of
+ * `rels` (tables and partitioned parents of the given schemas), one catalog query
+ * each (constraints.c); the facts behind silver's descriptions and tests.
+ * floe_pg_relations_inspect calls it.
+ */
+int floe_pg_relations_annotate(floe_pg_relation *rels, size_t n, floe_pg *pg, floe_arena *arena,
+			       const char *schemas_literal);
+
 int floe_pg_relations_inspect(floe_pg_relation **out, size_t *n_out, floe_pg *pg, floe_arena *arena,
 			      const char *const *schemas, size_t n_schemas);
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_NOTES 8
+#define MAX_NOTES 32
 
 struct floe_plan {
 	floe_arena *arena;
@@ -185,6 +185,19 @@ static void add_notes(floe_plan *p, floe_plan_table *t, const floe_pg_relation *
 		note(p, t, "%zu column%s lossy (see each column's note)", lossy, lossy == 1 ? " is" : "s are");
 }
 
+/* Each CHECK as silver tests it; one left out is said in a note (floe plan, floe generate). */
+static void classify_checks(floe_plan *p, floe_plan_table *t, const floe_pg_relation *rel)
+{
+	t->checks = floe_arena_alloc(p->arena, sizeof(*t->checks) * (rel->n_checks + 1));
+	t->n_checks = rel->n_checks;
+	for (size_t i = 0; i < rel->n_checks; i++) {
+		floe_plan_check_classify(&t->checks[i], p->arena, &rel->checks[i], rel);
+		if (!t->checks[i].kind)
+			note(p, t, "silver does not test CHECK %s: %s (%s)", rel->checks[i].name, t->checks[i].why_not,
+			     rel->checks[i].definition);
+	}
+}
+
 static void plan_relation(floe_plan *p, floe_plan_table *t, const floe_pg_relation *rel,
 			  const floe_config *config)
 {
@@ -193,6 +206,7 @@ static void plan_relation(floe_plan *p, floe_plan_table *t, const floe_pg_relati
 	t->kind = kind_name(rel->kind);
 	t->bronze = floe_plan_bronze_name(p->arena, rel->schema, rel->name);
 	t->file = floe_plan_file_name(p->arena, t->bronze);
+	t->source = rel;
 	map_columns(p, t, rel);
 	const char *why = skip_reason(rel);
 	if (why) {
@@ -210,6 +224,7 @@ static void plan_relation(floe_plan *p, floe_plan_table *t, const floe_pg_relati
 	}
 	decide_mode(p, t, rel, config);
 	add_notes(p, t, rel);
+	classify_checks(p, t, rel);
 	t->sql = floe_plan_extract_sql(p->arena, t, rel->quoted);
 }
 

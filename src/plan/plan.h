@@ -118,6 +118,26 @@ typedef struct floe_plan_candidate {
 	const char *reason;
 } floe_plan_candidate;
 
+/*
+ * What silver tests of a CHECK constraint (check.c): `CHECK (col IN (…))` and
+ * `col = ANY (ARRAY[…])` become accepted_values, other expressions DuckDB evaluates
+ * alike (comparisons, AND/OR/NOT, IS NULL, IN lists, + - * % on columns and literals,
+ * casts to plain types, length/lower/upper) a row rule; anything else is left out, why_not saying why.
+ */
+typedef struct floe_plan_check {
+	const char *name;
+	const char *definition;      /* pg_get_constraintdef() */
+	const char *kind;            /* "accepted_values", "row_rule"; NULL: not tested */
+	const char *column;          /* accepted_values: the column */
+	const char **values;         /* accepted_values: the values as text */
+	size_t n_values;
+	bool quote;                  /* the values are strings */
+	const char *expression;      /* row_rule: DuckDB SQL over the row's columns (NULL passes, as in a CHECK) */
+	const char **columns;        /* the columns it reads */
+	size_t n_columns;
+	const char *why_not;         /* not tested: why, one phrase */
+} floe_plan_check;
+
 typedef struct floe_plan_table {
 	const char *schema, *name;
 	const char *kind;            /* "table", "partitioned table", "view", ... */
@@ -135,6 +155,9 @@ typedef struct floe_plan_table {
 	floe_plan_column *columns;
 	size_t n_columns;
 	const char *sql;             /* the extraction query; NULL unless full or incremental */
+	const floe_pg_relation *source; /* the catalog facts it was planned from (comments, keys, constraints) */
+	floe_plan_check *checks;     /* its CHECK constraints as silver tests them */
+	size_t n_checks;
 } floe_plan_table;
 
 typedef struct floe_plan floe_plan;

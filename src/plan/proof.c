@@ -10,6 +10,7 @@
  * block started with (the error may come before the assignment).
  */
 #include "plan/proof.h"
+#include "plan/plan_int.h"
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
@@ -66,7 +67,7 @@ static void fail(walk *w, int line, const char *fmt, ...)
 }
 
 /* {"Kind": {...}} → the inner object, and the kind in *kind. */
-static const floe_json_value *unwrap(const floe_json_value *node, floe_slice *kind)
+const floe_json_value *floe_plan_node_unwrap(const floe_json_value *node, floe_slice *kind)
 {
 	if (floe_json_type_of(node) != FLOE_JSON_OBJECT || floe_json_count(node) != 1)
 		return NULL;
@@ -83,7 +84,7 @@ static int64_t get_int(const floe_json_value *obj, const char *key, int64_t dflt
 	return v;
 }
 
-static const char *get_str(const floe_json_value *obj, const char *key)
+const char *floe_plan_node_str(const floe_json_value *obj, const char *key)
 {
 	const floe_json_value *x = floe_json_get(obj, key);
 	return x && floe_json_type_of(x) == FLOE_JSON_STRING ? floe_json_string(x).ptr : NULL;
@@ -98,7 +99,7 @@ static bool get_bool(const floe_json_value *obj, const char *key)
 /* The text of an {"PLpgSQL_expr": {"query": …}} member. */
 static const char *expr_text(const floe_json_value *obj, const char *key)
 {
-	return get_str(floe_json_get(floe_json_get(obj, key), "PLpgSQL_expr"), "query");
+	return floe_plan_node_str(floe_json_get(floe_json_get(obj, key), "PLpgSQL_expr"), "query");
 }
 
 /* ---- clock expressions, on the SQL parse tree ---- */
@@ -117,14 +118,14 @@ static bool only_keys(const floe_json_value *obj, const char *const *allowed)
 }
 
 /* The last name of a list of {"String": {"sval": …}}, when any leading one is pg_catalog. */
-static const char *qualified_name(const floe_json_value *names)
+const char *floe_plan_node_name(const floe_json_value *names)
 {
 	size_t n = floe_json_count(names);
 	if (floe_json_type_of(names) != FLOE_JSON_ARRAY || n < 1 || n > 2)
 		return NULL;
 	const char *parts[2] = { NULL, NULL };
 	for (size_t i = 0; i < n; i++)
-		parts[i] = get_str(floe_json_get(floe_json_value_at(names, i), "String"), "sval");
+		parts[i] = floe_plan_node_str(floe_json_get(floe_json_value_at(names, i), "String"), "sval");
 	if (!parts[0] || (n == 2 && (!parts[1] || strcmp(parts[0], "pg_catalog") != 0)))
 		return NULL;
 	return parts[n - 1];
@@ -136,11 +137,11 @@ static bool is_clock_node(const floe_json_value *node, int depth)
 	static const char *const clocks[] = { "now", "clock_timestamp", "statement_timestamp",
 					      "transaction_timestamp", NULL };
 	floe_slice kind;
-	const floe_json_value *v = unwrap(node, &kind);
+	const floe_json_value *v = floe_plan_node_unwrap(node, &kind);
 	if (!v || depth > 4)
 		return false;
 	if (floe_slice_eq_cstr(kind, "FuncCall")) {
-		const char *name = qualified_name(floe_json_get(v, "funcname"));
+		const char *name = floe_plan_node_name(floe_json_get(v, "funcname"));
 		if (!name || !only_keys(v, func_keys))
 			return false;
 		for (const char *const *c = clocks; *c; c++)
@@ -149,13 +150,13 @@ static bool is_clock_node(const floe_json_value *node, int depth)
 		return false;
 	}
 	if (floe_slice_eq_cstr(kind, "SQLValueFunction")) {
-		const char *op = get_str(v, "op");
+		const char *op = floe_plan_node_str(v, "op");
 		return op && (strcmp(op, "SVFOP_CURRENT_TIMESTAMP") == 0 ||
 			      strcmp(op, "SVFOP_CURRENT_TIMESTAMP_N") == 0);
 	}
 	if (floe_slice_eq_cstr(kind, "TypeCast")) { /* now()::timestamp, now()::timestamptz(3) */
 		const floe_json_value *tn = floe_json_get(v, "typeName");
-		const char *name = qualified_name(floe_json_get(tn, "names"));
+		const char *name = floe_plan_node_name(floe_json_get(tn, "names"));
 		if (!name || floe_json_get(tn, "arrayBounds") ||
 		    (strcmp(name, "timestamptz") != 0 && strcmp(name, "timestamp") != 0))
 			return false;
@@ -180,7 +181,7 @@ static const floe_json_value *plain_select_target(floe_json_doc **doc, const cha
 		return NULL;
 	const floe_json_value *sel = floe_json_get(floe_json_get(floe_json_value_at(stmts, 0), "stmt"),
 						   "SelectStmt");
-	const char *limit = get_str(sel, "limitOption"), *op = get_str(sel, "op");
+	const char *limit = floe_plan_node_str(sel, "limitOption"), *op = floe_plan_node_str(sel, "op");
 	if (!sel || !only_keys(sel, select_keys) || (limit && strcmp(limit, "LIMIT_OPTION_DEFAULT") != 0) ||
 	    (op && strcmp(op, "SETOP_NONE") != 0))
 		return NULL;
@@ -217,7 +218,7 @@ static bool is_column_datum(const walk *w, int64_t varno)
 		return false;
 	const floe_json_value *f = floe_json_get(floe_json_value_at(w->datums, (size_t)varno),
 						 "PLpgSQL_recfield");
-	const char *name = get_str(f, "fieldname");
+	const char *name = floe_plan_node_str(f, "fieldname");
 	return f && name && get_int(f, "recparentno", -1) == w->new_varno && strcmp(name, w->column) == 0;
 }
 
@@ -225,7 +226,7 @@ static bool is_column_datum(const walk *w, int64_t varno)
 static target_effect target_of(const walk *w, const floe_json_value *target, size_t *index)
 {
 	floe_slice kind;
-	const floe_json_value *t = target ? unwrap(target, &kind) : NULL;
+	const floe_json_value *t = target ? floe_plan_node_unwrap(target, &kind) : NULL;
 	if (!t)
 		return T_NONE;
 	if (floe_slice_eq_cstr(kind, "PLpgSQL_rec"))
@@ -323,9 +324,9 @@ static path_state walk_return(walk *w, const floe_json_value *s, int line, path_
 		floe_json_doc *doc = NULL;
 		const floe_json_value *v = plain_select_target(&doc, floe_arena_printf(w->arena, "SELECT %s", q), 0);
 		floe_slice kind;
-		const floe_json_value *inner = v ? unwrap(v, &kind) : NULL;
+		const floe_json_value *inner = v ? floe_plan_node_unwrap(v, &kind) : NULL;
 		if (inner && floe_slice_eq_cstr(kind, "ColumnRef")) {
-			const char *name = qualified_name(floe_json_get(inner, "fields"));
+			const char *name = floe_plan_node_name(floe_json_get(inner, "fields"));
 			is_new = name && floe_json_count(floe_json_get(inner, "fields")) == 1 && strcmp(name, "new") == 0;
 			harmless = name && floe_json_count(floe_json_get(inner, "fields")) == 1 && strcmp(name, "old") == 0;
 		} else if (inner && floe_slice_eq_cstr(kind, "A_Const")) {
@@ -388,14 +389,14 @@ static path_state walk_loop(walk *w, const floe_json_value *s, int line, path_st
 	}
 	int from = w->n_pending;
 	walk_list(w, floe_json_get(s, "body"), st); /* may run zero times: only its findings count */
-	bool exited = settle_exits(w, from, get_str(s, "label"), true);
+	bool exited = settle_exits(w, from, floe_plan_node_str(s, "label"), true);
 	return exited ? join(st, ST_UNASSIGNED) : st;
 }
 
 static path_state walk_exit(walk *w, const floe_json_value *s, int line, path_state st)
 {
 	if (st == ST_UNASSIGNED) {
-		const char *label = get_str(s, "label");
+		const char *label = floe_plan_node_str(s, "label");
 		if (w->n_pending == MAX_PENDING)
 			fail(w, line, "has too many EXIT/CONTINUE statements to analyse (line %d)", line);
 		else
@@ -413,7 +414,7 @@ static path_state walk_block(walk *w, const floe_json_value *s, path_state st)
 	for (size_t i = 0; i < floe_json_count(handlers); i++)
 		out = join(out, walk_list(w, floe_json_get(floe_json_get(floe_json_value_at(handlers, i),
 									 "PLpgSQL_exception"), "action"), st));
-	const char *label = get_str(s, "label");
+	const char *label = floe_plan_node_str(s, "label");
 	if (label && settle_exits(w, from, label, false))
 		out = join(out, ST_UNASSIGNED);
 	return out;
@@ -449,7 +450,7 @@ static path_state walk_stmt(walk *w, const floe_json_value *node, path_state st)
 		"PLpgSQL_stmt_commit", "PLpgSQL_stmt_rollback", "PLpgSQL_stmt_assert",
 		"PLpgSQL_stmt_return_next", "PLpgSQL_stmt_return_query", NULL };
 	floe_slice kind;
-	const floe_json_value *s = unwrap(node, &kind);
+	const floe_json_value *s = floe_plan_node_unwrap(node, &kind);
 	if (!s || floe_json_type_of(s) != FLOE_JSON_OBJECT) {
 		fail(w, 0, "has a statement floe cannot read");
 		return st;

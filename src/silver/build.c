@@ -266,23 +266,7 @@ static int file_stats(floe_iceberg_data_file *d, floe_arena *a, const char *uri,
 	floe_parquet_reader_free(rd);
 	if (error < 0)
 		return -1;
-	floe_iceberg_column_stats *cs = floe_arena_alloc(a, (st.n_columns + 1) * sizeof(*cs));
-	for (size_t i = 0; i < st.n_columns; i++) {
-		const floe_parquet_column_stats *p = &st.columns[i];
-		cs[i] = (floe_iceberg_column_stats){ .field_id = p->field_id, .column_size = p->column_size,
-						     .value_count = p->value_count, .null_value_count = p->null_count,
-						     .nan_value_count = p->has_nan_count ? p->nan_count : -1,
-						     .has_lower = p->has_lower, .lower = p->lower, .lower_len = p->lower_len,
-						     .has_upper = p->has_upper, .upper = p->upper, .upper_len = p->upper_len };
-	}
-	*d = (floe_iceberg_data_file)FLOE_ICEBERG_DATA_FILE_INIT;
-	d->path = uri;
-	d->record_count = st.record_count;
-	d->file_size_in_bytes = st.file_size;
-	d->split_offsets = st.split_offsets;
-	d->n_split_offsets = st.n_split_offsets;
-	d->columns = cs;
-	d->n_columns = st.n_columns;
+	floe_iceberg_data_file_from_parquet(d, a, uri, &st);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * outcome in the run ledger (layer silver).
  */
 #include "silver/silver_int.h"
+#include "silver/history.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/log.h"
@@ -139,6 +140,20 @@ static void failed(silver_job *job)
 	floe_error_clear();
 }
 
+/* silver.X_history brought up to date with bronze's snapshots (history.h), its counts in the notes. */
+static int build_history(silver_job *job)
+{
+	floe_silver_history_result h;
+	floe_silver_history_opts o = FLOE_SILVER_HISTORY_OPTS_INIT;
+	o.run_id = job->run_id;
+	if (floe_silver_history_build(&h, job->config, job->table, &o) < 0)
+		return floe_error_context("while building the history of %s", job->result->table);
+	floe_buf_puts(&job->notes, job->notes.len ? "; " : "");
+	floe_buf_printf(&job->notes, "history: %zu bronze snapshots read, %lld versions opened, %lld closed, %lld rows",
+			h.observations, (long long)h.opened, (long long)h.closed, (long long)h.rows);
+	return 0;
+}
+
 /* One table: skipped unless its bronze snapshot was verified; built under its lock. */
 static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile *rec)
 {
@@ -160,6 +175,8 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 	int rc = floe_state_lock(&lock, job->config->project_dir, r->table, job->run_id);
 	if (rc == 0)
 		rc = silver_build_table(job);
+	if (rc == 0 && job->table->silver->history)
+		rc = build_history(job);
 	floe_state_unlock(lock);
 	r->seconds = now_seconds() - t0;
 	if (rc < 0)

@@ -83,7 +83,7 @@ def add_silver(d):
                        "unique_key": key, "description": None,
                        "columns": [{"name": c["name"], "id": c["id"], "type": c["type"], "description": None,
                                     "pii": None} for c in t["columns"]],
-                       "tests": TESTS[t["table"]], "history": False}
+                       "tests": TESTS[t["table"]], "history": t["table"] == "customers"}
         (models / f"{t['table']}.sql").write_text(model(t["table"], cols, key[0] if key else None))
     path.write_text(json.dumps(lock, indent=2))
 
@@ -153,6 +153,10 @@ def test_first_run_builds_silver_over_verified_bronze(src, proj):
     assert [(r[0], r[1]) for r in q] == [(41, "not_null_customers_tier"), (42, "not_null_customers_tier")]
     assert all(r[2].startswith("r") for r in q)  # the run id
     assert [r[0] for r in rows_duckdb(d, "silver.customers__quarantine")] == [41, 42]
+    # history (history.h) is brought up to date after the table's build: every bronze row, current
+    hist = catalog(d).load_table("silver.customers_history").scan().to_arrow().to_pylist()
+    assert len(hist) == 42 and all(h["dbt_valid_to"] is None for h in hist)
+    assert "history: 1 bronze snapshots read, 42 versions opened" in silver["silver.customers"]["detail"]
     # silver carries the lock's field ids
     lock = {t["table"]: t for t in lock_of(d)["tables"]}
     assert field_ids(d, "silver.orders") == {c["name"]: c["id"] for c in lock["orders"]["silver"]["columns"]}

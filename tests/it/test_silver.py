@@ -6,6 +6,8 @@ Until `floe generate` writes the lock's silver section and the models (SILVER.md
 this test writes both by hand, exactly in the lock's format."""
 import json
 
+import pyarrow as pa
+
 import pytest
 
 from icebergkit import referenced_files
@@ -221,6 +223,35 @@ def test_duplicate_key_fails_unique_and_keeps_the_previous_snapshot(src, proj):
     assert row["layer"] == "silver" and row["state"] == "failed", row
     assert "unique_visits_visit_id" in row["facts"] and "(5); (6)" in row["facts"], row
     src.admin("DELETE FROM public.visits WHERE page = 'again'")
+
+
+def test_silver_reads_only_the_verified_bronze_snapshot(src, proj):
+    d = proj
+    r, silver = run(src, d, "--table", "public.visits")  # the duplicates deleted above: built again
+    assert silver["silver.visits"]["state"] == "built", silver
+    built = rows_pyiceberg(d, "silver.visits")
+    # a load nobody verified: silver stays built from the last verified snapshot
+    src.admin("UPDATE public.visits SET page = 'unverified' WHERE visit_id = 1")
+    r, silver = run(src, d, "--no-reconcile", "--table", "public.visits")
+    assert silver["silver.visits"]["state"] == "unchanged", silver
+    assert rows_pyiceberg(d, "silver.visits") == built
+    # bronze planted with a difference, reconciliation finds it diverged: silver is skipped
+    tbl = catalog(d).load_table("bronze.visits")
+    arrow = tbl.scan().to_arrow()
+    rows = [dict(r, page="planted") if r["visit_id"] == 2 else r for r in arrow.to_pylist()]
+    tbl.overwrite(pa.Table.from_pylist(rows, schema=arrow.schema))
+    rec = src.floe(d, "reconcile", "--table", "public.visits", "--json", check=None)
+    assert rec.rc == 1, rec.out
+    r, silver = run(src, d, "--layer", "silver", "--table", "silver.visits")
+    v = silver["silver.visits"]
+    assert v["state"] == "skipped" and "bronze.visits is diverged" in v["detail"], v
+    assert rows_pyiceberg(d, "silver.visits") == built
+    # a normal run reloads, verifies and builds again
+    src.admin("UPDATE public.visits SET page = 'p1' WHERE visit_id = 1")
+    r, silver = run(src, d, "--table", "public.visits")
+    assert r.rc == 0, r.out + r.err
+    assert silver["silver.visits"]["state"] in ("built", "unchanged"), silver
+    assert rows_pyiceberg(d, "silver.visits") == expected(src, "select * from visits")
 
 
 def test_hand_edit_of_a_model_takes_effect(src, proj):

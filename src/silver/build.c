@@ -270,6 +270,16 @@ static int file_stats(floe_iceberg_data_file *d, floe_arena *a, const char *uri,
 	return 0;
 }
 
+/*
+ * What DuckDB opens for a file of the silver table (storage.h: local storage gives the path).
+ * A storage that cannot hand it over sets the error and gives "", which DuckDB then cannot open.
+ */
+static const char *engine_path(build *b, const char *uri)
+{
+	const char *path = floe_iceberg_storage_engine_uri(floe_iceberg_table_storage(b->silver), b->job->arena, uri);
+	return path ? path : "";
+}
+
 /* EXISTS (a row of floe_changed with the key of `alias`'s row). */
 static void put_changed(floe_buf *sql, const floe_lock_silver *s, const char *alias)
 {
@@ -299,7 +309,7 @@ static int put_rows(floe_buf *sql, build *b)
 	floe_buf_puts(sql, " FROM read_parquet([");
 	for (size_t i = 0; i < b->n_removed; i++) {
 		floe_buf_puts(sql, i ? ", " : "");
-		floe_buf_put_quoted(sql, floe_iceberg_uri_to_path(job->arena, b->removed[i]), '\'');
+		floe_buf_put_quoted(sql, engine_path(b, b->removed[i]), '\'');
 	}
 	floe_buf_puts(sql, "]) t WHERE NOT ");
 	put_changed(sql, b->s, "t");
@@ -322,7 +332,9 @@ static int write_file(build *b)
 		goto cleanup;
 	}
 	b->file_uri = floe_iceberg_table_new_data_uri(b->silver, job->arena, "parquet");
-	b->file_path = floe_iceberg_uri_to_path(job->arena, b->file_uri);
+	b->file_path = engine_path(b, b->file_uri);
+	if (!b->file_path[0])
+		goto cleanup;
 	const char *slash = strrchr(b->file_path, '/');
 	if (floe_fs_mkdir_p(floe_arena_strndup(job->arena, b->file_path, (size_t)(slash - b->file_path)), 0755) < 0)
 		goto cleanup;
@@ -368,7 +380,7 @@ static int written_view(build *b)
 			rewritten |= strcmp(b->removed[k], uri) == 0;
 		if (!rewritten) {
 			floe_buf_puts(&sql, n++ ? ", " : "");
-			floe_buf_put_quoted(&sql, floe_iceberg_uri_to_path(job->arena, uri), '\'');
+			floe_buf_put_quoted(&sql, engine_path(b, uri), '\'');
 		}
 	}
 	if (b->file_path) {
@@ -500,7 +512,7 @@ static int files_to_rewrite(build *b)
 	floe_buf_puts(&sql, "SELECT DISTINCT filename FROM read_parquet([");
 	for (size_t i = 0; i < b->previous->n_files; i++) {
 		floe_buf_puts(&sql, i ? ", " : "");
-		floe_buf_put_quoted(&sql, floe_iceberg_uri_to_path(job->arena, b->previous->files[i].file.path), '\'');
+		floe_buf_put_quoted(&sql, engine_path(b, b->previous->files[i].file.path), '\'');
 	}
 	floe_buf_puts(&sql, "], filename = true) t WHERE ");
 	put_changed(&sql, b->s, "t");
@@ -509,7 +521,7 @@ static int files_to_rewrite(build *b)
 	for (size_t i = 0; i < floe_engine_result_rows(r); i++)
 		for (size_t k = 0; k < b->previous->n_files; k++) {
 			const char *uri = b->previous->files[k].file.path;
-			if (strcmp(floe_iceberg_uri_to_path(job->arena, uri), floe_engine_result_text(r, i, 0)) == 0)
+			if (strcmp(engine_path(b, uri), floe_engine_result_text(r, i, 0)) == 0)
 				*FLOE_ARENA_PUSH(job->arena, b->removed, b->n_removed, b->cap_removed) = uri;
 		}
 	error = 0;
@@ -609,7 +621,9 @@ static int write_quarantine(build *b)
 			goto cleanup;
 	}
 	const char *uri = floe_iceberg_table_new_data_uri(t, job->arena, "parquet");
-	const char *path = floe_iceberg_uri_to_path(job->arena, uri);
+	const char *path = floe_iceberg_storage_engine_uri(floe_iceberg_table_storage(t), job->arena, uri);
+	if (!path)
+		goto cleanup;
 	floe_buf_puts(&sql, "COPY (SELECT ");
 	put_casts(&sql, schema, "");
 	floe_buf_puts(&sql, " FROM (SELECT b.*, q.floe_rule, ");

@@ -33,6 +33,7 @@ typedef struct build {
 	floe_iceberg_scan *previous;      /* the silver table's live files; NULL: none */
 	const char *model_sha;
 	bool incremental;                 /* restricted to floe_changed's keys */
+	bool schema_changed;              /* the table was brought to the lock's columns: build in full */
 	const char **removed;             /* incremental: silver files rewritten */
 	size_t n_removed, cap_removed;
 	const char *file_uri, *file_path; /* the new data file; NULL: no rows */
@@ -408,13 +409,17 @@ static int open_silver(build *b)
 	floe_iceberg_kv props[] = { { "floe.source-table", job->table->bronze } };
 	co.properties = props;
 	co.n_properties = 1;
-	if (floe_iceberg_table_load(&b->silver, job->cat, job->ns, job->name) == 0)
-		return floe_iceberg_table_plan(&b->previous, job->arena, b->silver, -1);
-	if (floe_error_last()->cls != FLOE_ERR_CONFIG)
+	bool exists = floe_iceberg_table_load(&b->silver, job->cat, job->ns, job->name) == 0;
+	if (!exists && floe_error_last()->cls != FLOE_ERR_CONFIG)
 		return -1;
 	floe_error_clear();
 	if (silver_schema(&schema, job->arena, b->s) < 0)
 		return -1;
+	if (exists) {
+		int changed = silver_align_schema(b->silver, job->arena, schema);
+		b->schema_changed = changed > 0;
+		return changed < 0 ? -1 : floe_iceberg_table_plan(&b->previous, job->arena, b->silver, -1);
+	}
 	return floe_iceberg_table_create(&b->silver, job->cat, job->ns, job->name, schema, &co);
 }
 
@@ -432,7 +437,8 @@ static bool unchanged(const build *b)
 	const char *bronze = built_from(b, "floe.bronze-snapshot-id"), *sha = built_from(b, "floe.model-sha256");
 	char want[32];
 	snprintf(want, sizeof(want), "%lld", (long long)b->job->bronze_snapshot);
-	return !b->job->full_refresh && bronze && sha && strcmp(bronze, want) == 0 && strcmp(sha, b->model_sha) == 0;
+	return !b->job->full_refresh && !b->schema_changed && bronze && sha && strcmp(bronze, want) == 0 &&
+	       strcmp(sha, b->model_sha) == 0;
 }
 
 /* A view over `files` of `all` (the bronze snapshot's schema), or an empty one of its shape. */
@@ -535,7 +541,7 @@ cleanup:
 static int64_t incremental_base(const build *b)
 {
 	const char *from = built_from(b, "floe.bronze-snapshot-id"), *sha = built_from(b, "floe.model-sha256");
-	bool ok = !b->job->full_refresh && b->s->n_unique_key > 0 && strcmp(b->s->materialized, "incremental") == 0 &&
+	bool ok = !b->job->full_refresh && !b->schema_changed && b->s->n_unique_key > 0 && strcmp(b->s->materialized, "incremental") == 0 &&
 		  from && sha && strcmp(sha, b->model_sha) == 0;
 	return ok ? strtoll(from, NULL, 10) : -1;
 }

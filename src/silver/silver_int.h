@@ -33,6 +33,9 @@ typedef struct silver_job {
 /* build.c: render, run, quarantine, write, audit, publish. -1 with the error set when it failed. */
 int silver_build_table(silver_job *job);
 
+/* evolve.c: table `t`'s current schema brought to `want` (the lock's silver columns) by field id: 1 when it changed. */
+int silver_align_schema(floe_iceberg_table *t, floe_arena *a, const floe_iceberg_schema *want);
+
 /* ---- audit.c: the lock's tests as SQL ---- */
 
 /*

@@ -273,3 +273,17 @@ def test_unsupported_jinja_names_construct_and_file(src, proj):
     assert r.rc == 2, r.out + r.err
     err = silver["silver.visits"]["error"]
     assert "unsupported Jinja construct \"{{ var('extra') }}\" in pipeline/dbt/models/silver/visits.sql at 2:8" in err
+
+
+def test_a_new_source_column_reaches_silver_with_its_field_id(src, proj):
+    d = proj
+    src.admin("ALTER TABLE public.orders ADD COLUMN note text")
+    src.admin("UPDATE public.orders SET note = 'n' || order_id WHERE order_id < 10")
+    src.floe(d, "generate", check=0)
+    add_silver(d)  # what `floe generate` is to write: the lock's silver columns and the model
+    r, silver = run(src, d, "--table", "public.orders")
+    assert r.rc == 0, r.out + r.err
+    assert silver["silver.orders"]["state"] == "built", silver
+    lock = {t["table"]: t for t in lock_of(d)["tables"]}
+    assert field_ids(d, "silver.orders") == {c["name"]: c["id"] for c in lock["orders"]["silver"]["columns"]}
+    assert_table(src, d, "silver.orders", "select * from orders")

@@ -96,14 +96,16 @@ static const char *const_text(xlate *x, const floe_json_value *v, bool *quote, b
 			return NULL;
 		return floe_arena_printf(x->arena, "%" PRId64, i);
 	}
-	if ((m = floe_json_get(v, "fval")))
-		return floe_plan_node_str(m, "fval");
+	if ((m = floe_json_get(v, "fval"))) { /* copied: the tree is freed after classifying */
+		const char *f = floe_plan_node_str(m, "fval");
+		return f ? floe_arena_strdup(x->arena, f) : NULL;
+	}
 	if ((m = floe_json_get(v, "boolval")))
 		return floe_json_get(m, "boolval") ? "true" : "false";
 	if ((m = floe_json_get(v, "sval"))) {
 		*quote = true;
 		const char *s = floe_plan_node_str(m, "sval");
-		return s ? s : "";
+		return floe_arena_strdup(x->arena, s ? s : "");
 	}
 	return NULL;
 }

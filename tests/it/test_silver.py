@@ -2,8 +2,8 @@
 tests run on the written files before the one commit that publishes them, failing rows
 quarantined, and every silver and quarantine table read back by PyIceberg and DuckDB.
 
-Until `floe generate` writes the lock's silver section and the models (SILVER.md, engineer A),
-this test writes both by hand, exactly in the lock's format."""
+`floe generate` writes the models and the lock's silver section (tests from the source's primary
+keys, NOT NULLs and foreign keys, plus the user's quality/*.toml rules); floe runs them itself."""
 import json
 
 import pyarrow as pa
@@ -32,62 +32,41 @@ INSERT INTO public.visits SELECT g, 'p' || g FROM generate_series(1, 20) g;
 '''
 
 
-def model(table, cols, key):
-    sel = ",\n    ".join(f'"{c}"' for c in cols)
-    qualify = ""
-    if key:
-        qualify = f'\nqualify row_number() over (partition by "{key}" order by "{key}") = 1'
-    mat = "incremental" if key else "table"
-    uk = f", unique_key=['{key}']" if key else ""
-    return (f"{{{{ config(materialized='{mat}'{uk}, on_schema_change='fail') }}}}\n"
-            f"select\n    {sel}\nfrom {{{{ source('bronze', '{table}') }}}}\n"
-            f"{{% if is_incremental() %}}\nwhere \"updated_at\" >= (select max(\"updated_at\") from {{{{ this }}}})\n"
-            f"{{% endif %}}{qualify}\n")
+# The user's own rules (quality/*.toml): a NULL tier quarantined, a warn rule, a uniqueness rule on
+# a table without a primary key (so bronze can hold a duplicate), a row-count bound.
+QUALITY = '''
+[[rule]]
+name = "not_null_customers_tier"
+table = "public.customers"
+kind = "not_null"
+columns = ["tier"]
 
+[[rule]]
+name = "accepted_values_orders_status"
+table = "public.orders"
+kind = "accepted_values"
+columns = ["status"]
+values = ["created", "shipped"]
+severity = "warn"
 
-def rule(name, kind, columns, severity="error", origin="primary key", **extra):
-    t = {"name": name, "kind": kind, "columns": columns, "severity": severity, "origin": origin}
-    t.update(extra)
-    return t
+[[rule]]
+table = "public.orders"
+kind = "range"
+columns = ["amount"]
+min = 0
+max = 100000
 
+[[rule]]
+name = "unique_visits_visit_id"
+table = "public.visits"
+kind = "unique"
+columns = ["visit_id"]
 
-TESTS = {
-    "customers": [rule("unique_customers_customer_id", "unique", ["customer_id"]),
-                  rule("not_null_customers_customer_id", "not_null", ["customer_id"]),
-                  rule("not_null_customers_name", "not_null", ["name"], origin="not null"),
-                  # a NULL tier is planted below: quarantined, never published
-                  rule("not_null_customers_tier", "not_null", ["tier"], origin="quality/customers.toml")],
-    "orders": [rule("unique_orders_order_id", "unique", ["order_id"]),
-               rule("relationships_orders_customer_id", "relationships", ["customer_id"],
-                     origin="foreign key orders_customer_id_fkey", to="silver.customers", fields=["customer_id"]),
-               rule("accepted_values_orders_status", "accepted_values", ["status"], severity="warn",
-                     origin="quality/orders.toml", values=["created", "shipped"], quote=True),
-               rule("range_orders_amount", "range", ["amount"], origin="quality/orders.toml", min=0, max=100000)],
-    "visits": [rule("unique_visits_visit_id", "unique", ["visit_id"], origin="quality/visits.toml"),
-               {"name": "row_count_visits", "kind": "row_count", "severity": "error", "origin": "quality/visits.toml",
-                "min": 1}],
-}
-
-
-def add_silver(d):
-    """The lock's silver section and the model files, as `floe generate` is to write them."""
-    path = d / "pipeline" / "lakehouse.lock.json"
-    lock = json.loads(path.read_text())
-    models = d / "pipeline" / "dbt" / "models" / "silver"
-    models.mkdir(parents=True, exist_ok=True)
-    for t in lock["tables"]:
-        if t["table"] not in TESTS:
-            continue
-        key = t.get("key") or []
-        cols = [c["name"] for c in t["columns"]]
-        t["silver"] = {"table": f"silver.{t['table']}", "model": f"dbt/models/silver/{t['table']}.sql",
-                       "materialized": "incremental" if t["mode"] == "incremental" else "table",
-                       "unique_key": key, "description": None,
-                       "columns": [{"name": c["name"], "id": c["id"], "type": c["type"], "description": None,
-                                    "pii": None} for c in t["columns"]],
-                       "tests": TESTS[t["table"]], "history": t["table"] == "customers"}
-        (models / f"{t['table']}.sql").write_text(model(t["table"], cols, key[0] if key else None))
-    path.write_text(json.dumps(lock, indent=2))
+[[rule]]
+table = "public.visits"
+kind = "row_count"
+min = 1
+'''
 
 
 @pytest.fixture(scope="module")
@@ -98,9 +77,10 @@ def src(stack):
 @pytest.fixture(scope="module")
 def proj(src, tmp_path_factory):
     d = tmp_path_factory.mktemp("silver")
-    src.project(d)
+    src.project(d, extra='\n[silver]\nhistory = ["public.customers"]\n')
+    (d / "quality").mkdir()
+    (d / "quality" / "rules.toml").write_text(QUALITY)
     src.floe(d, "generate", check=0)
-    add_silver(d)
     return d
 
 
@@ -162,9 +142,13 @@ def test_first_run_builds_silver_over_verified_bronze(src, proj):
     # silver carries the lock's field ids
     lock = {t["table"]: t for t in lock_of(d)["tables"]}
     assert field_ids(d, "silver.orders") == {c["name"]: c["id"] for c in lock["orders"]["silver"]["columns"]}
-    # tests counted per table
-    assert silver["silver.orders"]["tests"] == {"passed": 4, "failed": 0, "warned": 0}
-    assert silver["silver.customers"]["tests"]["passed"] == 4
+    # every test of the lock ran: those from the source's constraints and the user's rules
+    for name, t in lock.items():
+        n = len(t["silver"]["tests"])
+        assert silver[f"silver.{name}"]["tests"] == {"passed": n, "failed": 0, "warned": 0}, (name, t["silver"])
+    kinds = {(x["kind"], tuple(x.get("columns", []))) for x in lock["orders"]["silver"]["tests"]}
+    assert {("unique", ("order_id",)), ("not_null", ("customer_id",)), ("relationships", ("customer_id",)),
+            ("accepted_values", ("status",)), ("range", ("amount",))} <= kinds
 
 
 def test_unchanged_bronze_and_model_rebuild_nothing(src, proj):
@@ -268,19 +252,22 @@ def test_hand_edit_of_a_model_takes_effect(src, proj):
 def test_unsupported_jinja_names_construct_and_file(src, proj):
     d = proj
     m = d / "pipeline" / "dbt" / "models" / "silver" / "visits.sql"
-    m.write_text(m.read_text().replace("select", "select {{ var('extra') }}", 1))
+    text = m.read_text()
+    at = text.index("\nselect") + 1
+    m.write_text(text[:at] + "select {{ var('extra') }}" + text[at + len("select"):])
+    line = text[:at].count("\n") + 1
     r, silver = run(src, d, "--layer", "silver", "--table", "silver.visits")
     assert r.rc == 2, r.out + r.err
     err = silver["silver.visits"]["error"]
-    assert "unsupported Jinja construct \"{{ var('extra') }}\" in pipeline/dbt/models/silver/visits.sql at 2:8" in err
-
+    assert (f"unsupported Jinja construct \"{{{{ var('extra') }}}}\" in pipeline/dbt/models/silver/visits.sql "
+            f"at {line}:8") in err, err
+    m.write_text(text)
 
 def test_a_new_source_column_reaches_silver_with_its_field_id(src, proj):
     d = proj
     src.admin("ALTER TABLE public.orders ADD COLUMN note text")
     src.admin("UPDATE public.orders SET note = 'n' || order_id WHERE order_id < 10")
-    src.floe(d, "generate", check=0)
-    add_silver(d)  # what `floe generate` is to write: the lock's silver columns and the model
+    src.floe(d, "generate", check=0)  # the lock's silver columns and the model, regenerated
     r, silver = run(src, d, "--table", "public.orders")
     assert r.rc == 0, r.out + r.err
     assert silver["silver.orders"]["state"] == "built", silver

@@ -13,19 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct owned {
 	floe_arena *arena;
 	floe_lock *lock;
 } owned;
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static bool wanted(const floe_silver_opts *o, const floe_lock_table *t)
 {
@@ -159,7 +151,7 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 {
 	floe_silver_result *r = job->result;
 	floe_table_lock *lock = NULL;
-	double t0 = now_seconds();
+	int64_t t0 = floe_iceberg_now_ms();
 	if (!rec || strcmp(rec->outcome, "verified") != 0 || !rec->snapshot_id) {
 		r->state = "skipped";
 		r->detail = floe_arena_printf(job->arena, "%s is %s: silver is built only over a verified bronze snapshot",
@@ -178,7 +170,7 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 	if (rc == 0 && job->table->silver->history)
 		rc = build_history(job);
 	floe_state_unlock(lock);
-	r->seconds = now_seconds() - t0;
+	r->seconds = (double)(floe_iceberg_now_ms() - t0) / 1e3;
 	if (rc < 0)
 		failed(job);
 	else if (strcmp(r->state, "unchanged") != 0)

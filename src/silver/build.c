@@ -95,7 +95,7 @@ static const char *ref_rel(void *ctx, const char *model)
 	return NULL;
 }
 
-/* A view "ns"."name" over the current snapshot of that Iceberg table; none when it has no files. */
+/* A view "ns"."name" over the current snapshot of that Iceberg table: 1; 0 when it has no files. */
 static int current_view(silver_job *job, const char *ns, const char *name, const char *view_ns)
 {
 	floe_iceberg_table *t = NULL;
@@ -107,26 +107,59 @@ static int current_view(silver_job *job, const char *ns, const char *name, const
 	if (floe_engine_exec(job->engine, floe_buf_cstr(&ddl)) < 0)
 		goto cleanup;
 	if (floe_iceberg_table_load(&t, job->cat, ns, name) < 0) {
-		floe_error_clear(); /* not created yet: no view, and a query naming it says so */
+		floe_error_clear(); /* not created yet */
 		error = 0;
 		goto cleanup;
 	}
 	if (floe_iceberg_table_plan(&scan, job->arena, t, -1) < 0)
 		goto cleanup;
 	error = scan->n_files ? floe_query_view(job->engine, job->arena, view_ns, name, scan, scan->schema) : 0;
+	error = error < 0 ? -1 : scan->n_files > 0;
 cleanup:
 	floe_iceberg_table_free(t);
 	floe_buf_free(&ddl);
 	return error;
 }
 
-/* Views of every other silver table a relationships test or a ref() may read. */
+static int silver_schema(floe_iceberg_schema **out, floe_arena *a, const floe_lock_silver *s);
+
+/* A view of no rows with the lock's columns of `s`: a silver table nothing was published to yet. */
+static int empty_view(silver_job *job, const floe_lock_silver *s, const char *ns, const char *name)
+{
+	floe_iceberg_schema *schema;
+	floe_buf sql = FLOE_BUF_INIT;
+	if (silver_schema(&schema, job->arena, s) < 0)
+		return -1;
+	floe_buf_puts(&sql, "CREATE VIEW ");
+	put_ident(&sql, ns, name);
+	floe_buf_puts(&sql, " AS SELECT ");
+	for (size_t i = 0; i < schema->n_fields; i++) {
+		floe_buf_puts(&sql, i ? ", CAST(NULL AS " : "CAST(NULL AS ");
+		floe_query_duck_type(&sql, schema->fields[i].type);
+		floe_buf_puts(&sql, ") AS ");
+		floe_buf_put_quoted(&sql, schema->fields[i].name, '"');
+	}
+	floe_buf_puts(&sql, " WHERE false");
+	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	floe_buf_free(&sql);
+	return error;
+}
+
+/*
+ * Views of every silver table a relationships test, a ref() or {{ this }} may read: its current
+ * snapshot, or no rows when nothing was published yet (a child's relationships test then fails:
+ * its parents are not in silver).
+ */
 static int parent_views(silver_job *job)
 {
 	const char *ns, *name;
-	for (size_t i = 0; i < floe_lock_count(job->lock); i++)
-		if (silver_at(job, i, &ns, &name) && current_view(job, ns, name, ns) < 0)
+	for (size_t i = 0; i < floe_lock_count(job->lock); i++) {
+		if (!silver_at(job, i, &ns, &name))
+			continue;
+		int made = current_view(job, ns, name, ns);
+		if (made < 0 || (made == 0 && empty_view(job, floe_lock_at(job->lock, i)->silver, ns, name) < 0))
 			return -1;
+	}
 	return 0;
 }
 
@@ -756,7 +789,9 @@ int silver_build_table(silver_job *job)
 		error = 0;
 		goto cleanup;
 	}
-	if (floe_engine_open(&job->engine, NULL) < 0 || parent_views(job) < 0 ||
+	const char *key = NULL;
+	if (floe_config_pii_key(&key, job->config) < 0 || floe_engine_open(&job->engine, NULL) < 0 ||
+	    (key && floe_engine_set_pii_key(job->engine, key, strlen(key)) < 0) || parent_views(job) < 0 ||
 	    floe_engine_exec(job->engine, "CREATE SCHEMA IF NOT EXISTS \"" BRONZE_FULL "\"") < 0 ||
 	    floe_query_view(job->engine, job->arena, BRONZE_FULL, bname, scan, scan->schema) < 0 ||
 	    choose_scope(&b, bronze, scan, bns, bname) < 0 || run_model(&b, &model) < 0)

@@ -191,7 +191,7 @@ static void render(floe_buf *out, bool json, const floe_bronze_report *b, const 
 		render_text(out, b);
 	else
 		floe_buf_printf(out, "run %s\n", s->run_id);
-	if (silver)
+	if (silver && (s->n_results || !bronze))
 		render_silver_text(out, s);
 }
 

@@ -36,8 +36,9 @@ typedef struct build {
 	bool schema_changed;              /* the table was brought to the lock's columns: build in full */
 	const char **removed;             /* incremental: silver files rewritten */
 	size_t n_removed, cap_removed;
-	const char *file_uri, *file_path; /* the new data file; NULL: no rows */
-	floe_iceberg_data_file data_file;
+	const char **paths;               /* the new data files (none: no rows), key ranges in order: */
+	floe_iceberg_data_file *files;    /* what DuckDB opens, and their descriptors (path: the URI) */
+	size_t n_files, cap_paths, cap_files;
 } build;
 
 static void put_ident(floe_buf *b, const char *ns, const char *name)
@@ -350,54 +351,86 @@ static int put_rows(floe_buf *sql, build *b)
 	return 0;
 }
 
-/* COPY the rows to publish into one new data file under the table's location (none: no rows). */
-static int write_file(build *b)
+/* The ORDER BY of the table's key (nothing for a table without one). */
+static void put_key_order(floe_buf *sql, const floe_lock_silver *s, const char *lead)
+{
+	for (size_t k = 0; k < s->n_unique_key; k++) {
+		floe_buf_puts(sql, k ? ", " : lead);
+		floe_buf_put_quoted(sql, s->unique_key[k], '"');
+	}
+}
+
+/* COPY rows [from, from + n) of floe_out into one new data file under the table's location. */
+static int write_one(build *b, int64_t from, int64_t n)
 {
 	silver_job *job = b->job;
-	floe_buf sql = FLOE_BUF_INIT, rows = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
+	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
-	if (put_rows(&rows, b) < 0)
+	const char *uri = floe_iceberg_table_new_data_uri(b->silver, job->arena, "parquet");
+	const char *path = engine_path(b, uri), *slash = strrchr(path, '/');
+	if (!slash || floe_fs_mkdir_p(floe_arena_strndup(job->arena, path, (size_t)(slash - path)), 0755) < 0)
 		goto cleanup;
-	floe_buf_printf(&sql, "SELECT count(*) FROM (%s)", floe_buf_cstr(&rows));
-	if (floe_engine_query_text(job->engine, &n, floe_buf_cstr(&sql)) < 0)
-		goto cleanup;
-	if (strcmp(floe_buf_cstr(&n), "0") == 0) {
-		error = 0;
-		goto cleanup;
-	}
-	b->file_uri = floe_iceberg_table_new_data_uri(b->silver, job->arena, "parquet");
-	b->file_path = engine_path(b, b->file_uri);
-	if (!b->file_path[0])
-		goto cleanup;
-	const char *slash = strrchr(b->file_path, '/');
-	if (floe_fs_mkdir_p(floe_arena_strndup(job->arena, b->file_path, (size_t)(slash - b->file_path)), 0755) < 0)
-		goto cleanup;
-	floe_buf_clear(&sql);
-	floe_buf_printf(&sql, "COPY (%s", floe_buf_cstr(&rows));
-	if (b->s->n_unique_key) {
-		floe_buf_puts(&sql, " ORDER BY ");
-		for (size_t k = 0; k < b->s->n_unique_key; k++) {
-			floe_buf_puts(&sql, k ? ", " : "");
-			floe_buf_put_quoted(&sql, b->s->unique_key[k], '"');
-		}
-	}
-	floe_buf_puts(&sql, ") TO ");
-	floe_buf_put_quoted(&sql, b->file_path, '\'');
+	floe_buf_printf(&sql, "COPY (SELECT * EXCLUDE (floe_n) FROM floe_out WHERE floe_n >= %lld AND floe_n < %lld "
+			      "ORDER BY floe_n) TO ", (long long)from, (long long)(from + n));
+	floe_buf_put_quoted(&sql, path, '\'');
 	floe_buf_puts(&sql, " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS {");
 	for (size_t i = 0; i < b->s->n_columns; i++) {
 		floe_buf_puts(&sql, i ? ", " : "");
 		put_field_ids(&sql, b->s->columns[i].name, b->s->columns[i].id, b->s->columns[i].type);
 	}
 	floe_buf_puts(&sql, "})");
-	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0 ||
-	    file_stats(&b->data_file, job->arena, b->file_uri, b->file_path) < 0)
+	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0) {
+		floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), uri);
 		goto cleanup;
+	}
+	b->paths = floe_arena_grow(job->arena, b->paths, b->n_files, &b->cap_paths, sizeof(*b->paths));
+	b->paths[b->n_files] = path; /* n_files counts both arrays: the push below raises it */
+	error = file_stats(FLOE_ARENA_PUSH(job->arena, b->files, b->n_files, b->cap_files), job->arena, uri, path);
+	if (error < 0)
+		floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), uri);
+cleanup:
+	floe_buf_free(&sql);
+	return error;
+}
+
+/*
+ * The rows to publish, sorted by key, into new data files under the table's location: a keyed
+ * table in files of at most bronze's target-file-rows rows (key ranges, so an incremental build
+ * rewrites only the files its keys fall in), a table without a key in one file; none: no rows.
+ */
+static int write_files(build *b)
+{
+	silver_job *job = b->job;
+	floe_buf sql = FLOE_BUF_INIT, rows = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
+	int error = -1;
+	if (put_rows(&rows, b) < 0)
+		goto cleanup;
+	floe_buf_puts(&sql, "CREATE TEMP TABLE floe_out AS SELECT row_number() OVER (");
+	put_key_order(&sql, b->s, "ORDER BY ");
+	floe_buf_printf(&sql, ") - 1 AS floe_n, * FROM (%s)", floe_buf_cstr(&rows));
+	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0 ||
+	    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_out") < 0)
+		goto cleanup;
+	int64_t total = strtoll(floe_buf_cstr(&n), NULL, 10);
+	int64_t per = b->s->n_unique_key && job->config->bronze.target_file_rows > 0 ? job->config->bronze.target_file_rows
+										     : total;
+	for (int64_t from = 0; from < total; from += per)
+		if (write_one(b, from, total - from < per ? total - from : per) < 0)
+			goto cleanup;
 	error = 0;
 cleanup:
 	floe_buf_free(&sql);
 	floe_buf_free(&rows);
 	floe_buf_free(&n);
 	return error;
+}
+
+/* Delete the new data files (nothing references them). */
+static void discard_files(build *b)
+{
+	for (size_t i = 0; i < b->n_files; i++)
+		floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), b->files[i].path);
+	b->n_files = 0;
 }
 
 /* floe_written: the table as it would be published — untouched live files plus the new one. */
@@ -417,9 +450,9 @@ static int written_view(build *b)
 			floe_buf_put_quoted(&sql, engine_path(b, uri), '\'');
 		}
 	}
-	if (b->file_path) {
+	for (size_t i = 0; i < b->n_files; i++) {
 		floe_buf_puts(&sql, n++ ? ", " : "");
-		floe_buf_put_quoted(&sql, b->file_path, '\'');
+		floe_buf_put_quoted(&sql, b->paths[i], '\'');
 	}
 	floe_buf_puts(&sql, "])");
 	int error;
@@ -722,12 +755,13 @@ static int publish(build *b)
 	o.summary = sum, o.n_summary = 3;
 	o.expect_snapshot_id = b->previous && b->previous->snapshot_id > 0 ? b->previous->snapshot_id
 									    : FLOE_ICEBERG_NO_SNAPSHOT;
-	size_t n = b->file_uri ? 1 : 0;
-	int rc = b->incremental ? floe_iceberg_table_rewrite(b->silver, b->removed, b->n_removed, &b->data_file, n, &o)
-				: floe_iceberg_table_replace(b->silver, &b->data_file, n, &o);
+	int rc = b->incremental
+			 ? floe_iceberg_table_rewrite(b->silver, b->removed, b->n_removed, b->files, b->n_files, &o)
+			 : floe_iceberg_table_replace(b->silver, b->files, b->n_files, &o);
 	if (rc < 0) {
-		if (b->file_uri && !floe_iceberg_table_may_have_landed(b->silver))
-			floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), b->file_uri);
+		if (!floe_iceberg_table_may_have_landed(b->silver))
+			discard_files(b);
+		b->n_files = 0; /* kept when the commit may have landed: only orphan removal may delete them */
 		return floe_error_context("while publishing %s.%s", job->ns, job->name);
 	}
 	const floe_iceberg_snapshot *cur = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(b->silver));
@@ -757,7 +791,7 @@ static int audit_publish(build *b)
 	floe_silver_result *r = job->result;
 	floe_buf n = FLOE_BUF_INIT;
 	int error = -1;
-	if (silver_quarantine(job, &r->quarantined) < 0 || note_quarantine(job) < 0 || write_file(b) < 0 ||
+	if (silver_quarantine(job, &r->quarantined) < 0 || note_quarantine(job) < 0 || write_files(b) < 0 ||
 	    written_view(b) < 0 || silver_audit(job, "floe_written") < 0 ||
 	    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_written") < 0)
 		goto cleanup;
@@ -768,16 +802,15 @@ static int audit_publish(build *b)
 		floe_error_hint("The previous snapshot stays current. Fix the source rows (or the rule), then run again.");
 		goto cleanup;
 	}
-	bool nothing = b->incremental && b->n_removed == 0 && !b->file_uri;
+	bool nothing = b->incremental && b->n_removed == 0 && b->n_files == 0;
 	if (!nothing && publish(b) < 0)
 		goto cleanup;
-	b->file_uri = NULL; /* committed: it belongs to the table now */
+	b->n_files = 0; /* committed: they belong to the table now */
 	if (r->quarantined > 0 && write_quarantine(b) < 0)
 		goto cleanup;
 	error = 0;
 cleanup:
-	if (b->file_uri) /* never referenced: the audit failed or the commit certainly did not land */
-		floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), b->file_uri);
+	discard_files(b); /* never referenced: the audit failed (or nothing is left: committed) */
 	floe_buf_free(&n);
 	return error;
 }

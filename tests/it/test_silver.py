@@ -7,10 +7,11 @@ keys, NOT NULLs and foreign keys, plus the user's quality/*.toml rules); floe ru
 import json
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 import pytest
 
-from icebergkit import referenced_files
+from icebergkit import local_path, referenced_files
 from lakecheck import catalog, duckdb_iceberg, lock_of, norm
 from sourcedb import TOUCH, Source
 
@@ -77,7 +78,8 @@ def src(stack):
 @pytest.fixture(scope="module")
 def proj(src, tmp_path_factory):
     d = tmp_path_factory.mktemp("silver")
-    src.project(d, extra='\n[silver]\nhistory = ["public.customers"]\n')
+    # small files, so silver's key-range files and an incremental rewrite of some of them show
+    src.project(d, extra='\n[bronze]\ntarget-file-rows = 100\n\n[silver]\nhistory = ["public.customers"]\n')
     (d / "quality").mkdir()
     (d / "quality" / "rules.toml").write_text(QUALITY)
     src.floe(d, "generate", check=0)
@@ -177,6 +179,13 @@ def test_incremental_processes_changed_keys_and_equals_a_full_build(src, proj):
     assert r.rc == 0, r.out + r.err
     o = silver["silver.orders"]
     assert o["state"] == "built" and o["changed_keys"] == 5, o
+    # 301 rows in key-range files of 100: the files of keys 10-12 and 300-301 rewritten, the middle kept
+    tbl = catalog(d).load_table("silver.orders")
+    summary = tbl.current_snapshot().summary
+    assert summary["deleted-data-files"] == "2" and summary["added-data-files"] == "2", summary
+    ranges = sorted((min(k), max(k)) for k in (pq.read_table(local_path(t.file.file_path), columns=["order_id"])
+                                                 .column(0).to_pylist() for t in tbl.scan().plan_files()))
+    assert len(ranges) == 3 and all(a[1] < b[0] for a, b in zip(ranges, ranges[1:])), ranges
     incremental = rows_pyiceberg(d, "silver.orders")
     assert incremental == expected(src, "select * from orders")
     # a full rebuild of the same bronze snapshot gives the same rows

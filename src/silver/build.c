@@ -641,15 +641,18 @@ static int choose_scope(build *b, floe_iceberg_table *bronze, const floe_iceberg
 	floe_buf_puts(&sql, "; CREATE VIEW ");
 	put_ident(&sql, bns, bname);
 	floe_buf_puts(&sql, " AS SELECT * FROM ");
-	put_ident(&sql, BRONZE_FULL, bname);
 	if (from > 0) {
 		if (changed_keys(b, bronze, from, now, bname) < 0 || files_to_rewrite(b) < 0 ||
 		    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_changed") < 0)
 			goto cleanup;
 		b->incremental = true;
 		job->result->changed_keys = strtoll(floe_buf_cstr(&n), NULL, 10);
-		floe_buf_puts(&sql, " b WHERE ");
+		/* a changed key's row, if it has one, is in a file added since: keys are unique, and an
+		   untouched file holds the same rows as before */
+		floe_buf_puts(&sql, "floe_added b WHERE ");
 		put_changed(&sql, b->s, "b");
+	} else {
+		put_ident(&sql, BRONZE_FULL, bname);
 	}
 	error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
 cleanup:

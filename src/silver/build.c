@@ -22,6 +22,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define BRONZE_FULL "floe_bronze_snapshot"
 
@@ -36,9 +37,8 @@ typedef struct build {
 	bool schema_changed;              /* the table was brought to the lock's columns: build in full */
 	const char **removed;             /* incremental: silver files rewritten */
 	size_t n_removed, cap_removed;
-	const char **paths;               /* the new data files (none: no rows), key ranges in order: */
-	floe_iceberg_data_file *files;    /* what DuckDB opens, and their descriptors (path: the URI) */
-	size_t n_files, cap_paths, cap_files;
+	floe_iceberg_data_file *files;    /* the new data files (none: no rows), key ranges in order */
+	size_t n_files, cap_files;
 } build;
 
 static void put_ident(floe_buf *b, const char *ns, const char *name)
@@ -289,20 +289,51 @@ static int put_select(floe_buf *sql, floe_arena *a, const floe_lock_silver *s, c
 	return 0;
 }
 
-/* Iceberg's statistics of a Parquet file DuckDB wrote, read from its footer by floe's reader. */
-static int file_stats(floe_iceberg_data_file *d, floe_arena *a, const char *uri, const char *path)
+/*
+ * DuckDB runs `copy` (a COPY … TO whose target follows: the statement is completed here) into a
+ * private temporary file; its bytes go to `dst` at `uri` through the storage layer (created
+ * durably, never replacing a file) and `out` describes them from the footer. The temporary file is
+ * removed either way; the job's temporary directory when the build ends.
+ */
+static int store_copy(silver_job *job, floe_iceberg_storage *dst, const char *uri, floe_buf *copy, const char *options,
+		      floe_iceberg_data_file *out)
 {
-	floe_parquet_reader *rd = NULL;
+	floe_iceberg_storage *local = floe_iceberg_storage_local();
+	floe_parquet_reader *r = NULL;
 	floe_parquet_file_stats st;
-	floe_parquet_reader_opts ro = FLOE_PARQUET_READER_OPTS_INIT;
-	if (floe_parquet_reader_open(&rd, path, &ro) < 0)
-		return -1;
-	int error = floe_parquet_reader_file_stats(&st, rd, a);
-	floe_parquet_reader_free(rd);
-	if (error < 0)
-		return -1;
-	floe_iceberg_data_file_from_parquet(d, a, uri, &st);
-	return 0;
+	floe_buf bytes = FLOE_BUF_INIT;
+	const char *tmp_uri = NULL;
+	int error = -1;
+	if (!job->tmp_dir) {
+		const char *tmp = getenv("TMPDIR");
+		char *dir = floe_arena_printf(job->arena, "%s/floe-silver-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+		if (!mkdtemp(dir)) {
+			floe_error_set_errno(FLOE_ERR_IO, "could not create a temporary directory under \"%s\"",
+					     tmp && tmp[0] ? tmp : "/tmp");
+			goto cleanup;
+		}
+		job->tmp_dir = dir;
+	}
+	const char *file = floe_arena_printf(job->arena, "%s/%d.parquet", job->tmp_dir, job->n_tmp++);
+	floe_buf_put_quoted(copy, file, '\'');
+	floe_buf_puts(copy, options);
+	if (floe_engine_exec(job->engine, floe_buf_cstr(copy)) < 0)
+		goto cleanup;
+	tmp_uri = floe_iceberg_path_to_uri(job->arena, file);
+	if (floe_iceberg_storage_read(local, &bytes, tmp_uri) < 0 ||
+	    floe_parquet_reader_open_mem(&r, bytes.ptr, bytes.len, NULL) < 0 ||
+	    floe_parquet_reader_file_stats(&st, r, job->arena) < 0 ||
+	    floe_iceberg_storage_create(dst, uri, bytes.ptr, bytes.len) < 0)
+		goto cleanup;
+	floe_iceberg_data_file_from_parquet(out, job->arena, uri, &st);
+	error = 0;
+cleanup:
+	if (tmp_uri)
+		floe_iceberg_storage_remove(local, tmp_uri);
+	floe_parquet_reader_free(r);
+	floe_iceberg_storage_free(local);
+	floe_buf_free(&bytes);
+	return error;
 }
 
 /*
@@ -360,35 +391,33 @@ static void put_key_order(floe_buf *sql, const floe_lock_silver *s, const char *
 	}
 }
 
-/* COPY rows [from, from + n) of floe_out into one new data file under the table's location. */
-static int write_one(build *b, int64_t from, int64_t n)
+/* The COPY options with FIELD_IDS for the columns of `schema` (the lock's nested ids for `s`'s columns). */
+static const char *copy_options(floe_arena *a, const floe_iceberg_schema *schema, const floe_lock_silver *s)
+{
+	floe_buf opts = FLOE_BUF_INIT;
+	floe_buf_puts(&opts, " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS {");
+	for (size_t i = 0; i < schema->n_fields; i++) {
+		floe_buf_puts(&opts, i ? ", " : "");
+		put_field_ids(&opts, schema->fields[i].name, schema->fields[i].id, s ? s->columns[i].type : NULL);
+	}
+	floe_buf_puts(&opts, "})");
+	const char *out = floe_arena_strdup(a, floe_buf_cstr(&opts));
+	floe_buf_free(&opts);
+	return out;
+}
+
+/* Rows [from, from + n) of floe_out into one new data file of the table, through its storage. */
+static int write_one(build *b, const char *options, int64_t from, int64_t n)
 {
 	silver_job *job = b->job;
 	floe_buf sql = FLOE_BUF_INIT;
-	int error = -1;
 	const char *uri = floe_iceberg_table_new_data_uri(b->silver, job->arena, "parquet");
-	const char *path = engine_path(b, uri), *slash = strrchr(path, '/');
-	if (!slash || floe_fs_mkdir_p(floe_arena_strndup(job->arena, path, (size_t)(slash - path)), 0755) < 0)
-		goto cleanup;
 	floe_buf_printf(&sql, "COPY (SELECT * EXCLUDE (floe_n) FROM floe_out WHERE floe_n >= %lld AND floe_n < %lld "
 			      "ORDER BY floe_n) TO ", (long long)from, (long long)(from + n));
-	floe_buf_put_quoted(&sql, path, '\'');
-	floe_buf_puts(&sql, " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS {");
-	for (size_t i = 0; i < b->s->n_columns; i++) {
-		floe_buf_puts(&sql, i ? ", " : "");
-		put_field_ids(&sql, b->s->columns[i].name, b->s->columns[i].id, b->s->columns[i].type);
-	}
-	floe_buf_puts(&sql, "})");
-	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0) {
-		floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), uri);
-		goto cleanup;
-	}
-	b->paths = floe_arena_grow(job->arena, b->paths, b->n_files, &b->cap_paths, sizeof(*b->paths));
-	b->paths[b->n_files] = path; /* n_files counts both arrays: the push below raises it */
-	error = file_stats(FLOE_ARENA_PUSH(job->arena, b->files, b->n_files, b->cap_files), job->arena, uri, path);
+	floe_iceberg_data_file *d = FLOE_ARENA_PUSH(job->arena, b->files, b->n_files, b->cap_files);
+	int error = store_copy(job, floe_iceberg_table_storage(b->silver), uri, &sql, options, d);
 	if (error < 0)
-		floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), uri);
-cleanup:
+		b->n_files--;
 	floe_buf_free(&sql);
 	return error;
 }
@@ -414,8 +443,12 @@ static int write_files(build *b)
 	int64_t total = strtoll(floe_buf_cstr(&n), NULL, 10);
 	int64_t per = b->s->n_unique_key && job->config->bronze.target_file_rows > 0 ? job->config->bronze.target_file_rows
 										     : total;
+	floe_iceberg_schema *schema;
+	if (silver_schema(&schema, job->arena, b->s) < 0)
+		goto cleanup;
+	const char *options = copy_options(job->arena, schema, b->s);
 	for (int64_t from = 0; from < total; from += per)
-		if (write_one(b, from, total - from < per ? total - from : per) < 0)
+		if (write_one(b, options, from, total - from < per ? total - from : per) < 0)
 			goto cleanup;
 	error = 0;
 cleanup:
@@ -452,7 +485,7 @@ static int written_view(build *b)
 	}
 	for (size_t i = 0; i < b->n_files; i++) {
 		floe_buf_puts(&sql, n++ ? ", " : "");
-		floe_buf_put_quoted(&sql, b->paths[i], '\'');
+		floe_buf_put_quoted(&sql, engine_path(b, b->files[i].path), '\'');
 	}
 	floe_buf_puts(&sql, "])");
 	int error;
@@ -709,28 +742,16 @@ static int write_quarantine(build *b)
 			goto cleanup;
 	}
 	const char *uri = floe_iceberg_table_new_data_uri(t, job->arena, "parquet");
-	const char *path = floe_iceberg_storage_engine_uri(floe_iceberg_table_storage(t), job->arena, uri);
-	if (!path)
-		goto cleanup;
 	floe_buf_puts(&sql, "COPY (SELECT ");
 	put_casts(&sql, schema, "");
 	floe_buf_puts(&sql, " FROM (SELECT b.*, q.floe_rule, ");
 	floe_buf_put_quoted(&sql, job->run_id, '\'');
 	floe_buf_puts(&sql, " AS floe_run_id, now() AS floe_failed_at FROM floe_bad q JOIN floe_build b USING (floe_row)"
 			    " ORDER BY floe_row, floe_rule)) TO ");
-	floe_buf_put_quoted(&sql, path, '\'');
-	floe_buf_puts(&sql, " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS {");
-	for (size_t i = 0; i < schema->n_fields; i++) {
-		floe_buf_puts(&sql, i ? ", " : "");
-		put_field_ids(&sql, schema->fields[i].name, schema->fields[i].id, NULL);
-	}
-	floe_buf_puts(&sql, "})");
-	const char *slash = strrchr(path, '/');
 	floe_iceberg_kv sum[] = { { "floe.run-id", job->run_id } };
 	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
 	o.summary = sum, o.n_summary = 1;
-	if (floe_fs_mkdir_p(floe_arena_strndup(job->arena, path, (size_t)(slash - path)), 0755) < 0 ||
-	    floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0 || file_stats(&d, job->arena, uri, path) < 0)
+	if (store_copy(job, floe_iceberg_table_storage(t), uri, &sql, copy_options(job->arena, schema, NULL), &d) < 0)
 		goto cleanup;
 	if (floe_iceberg_table_append(t, &d, 1, &o) < 0) {
 		if (!floe_iceberg_table_may_have_landed(t))
@@ -851,6 +872,9 @@ cleanup:
 	floe_iceberg_table_free(b.silver);
 	floe_engine_close(job->engine);
 	job->engine = NULL;
+	if (job->tmp_dir)
+		rmdir(job->tmp_dir); /* empty: every file in it was removed */
+	job->tmp_dir = NULL;
 	floe_buf_free(&model);
 	return error;
 }

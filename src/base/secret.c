@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,8 @@
 
 static char *secrets[MAX_SECRETS];
 static int n_secrets;
+/* Load threads register the password as they connect while others scrub their log lines. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * A value that is short, or made of one kind of character only (letters: a word
@@ -37,21 +41,9 @@ static bool maskable(const char *value)
 	return len >= FLOE_SECRET_MIN_LEN && letters + digits + others >= 2;
 }
 
-bool floe_secret_register(const char *value)
+/* The registry's update; the caller holds `mu`. */
+static bool add(const char *value)
 {
-	static bool warned;
-	if (!value || !value[0])
-		return false;
-	if (!maskable(value)) {
-		if (!warned)
-			floe_log_warn("a password floe was given is too short or too plain to be masked in "
-				      "output (it would also mask words and numbers floe prints); floe "
-				      "never prints it itself, but cannot hide it where a library or the "
-				      "data quotes it. Use a password of at least %d characters that mixes "
-				      "letters with digits or symbols.", FLOE_SECRET_MIN_LEN);
-		warned = true;
-		return false;
-	}
 	for (int i = 0; i < n_secrets; i++)
 		if (strcmp(secrets[i], value) == 0)
 			return true;
@@ -61,13 +53,36 @@ bool floe_secret_register(const char *value)
 	return true;
 }
 
+bool floe_secret_register(const char *value)
+{
+	static atomic_bool warned;
+	if (!value || !value[0])
+		return false;
+	if (!maskable(value)) {
+		/* logged outside `mu`: the log scrubs its lines, which takes `mu` */
+		if (!atomic_exchange(&warned, true))
+			floe_log_warn("a password floe was given is too short or too plain to be masked in "
+				      "output (it would also mask words and numbers floe prints); floe "
+				      "never prints it itself, but cannot hide it where a library or the "
+				      "data quotes it. Use a password of at least %d characters that mixes "
+				      "letters with digits or symbols.", FLOE_SECRET_MIN_LEN);
+		return false;
+	}
+	pthread_mutex_lock(&mu);
+	bool masked = add(value);
+	pthread_mutex_unlock(&mu);
+	return masked;
+}
+
 void floe_secret_reset(void)
 {
+	pthread_mutex_lock(&mu);
 	for (int i = 0; i < n_secrets; i++) {
 		memset(secrets[i], 0, strlen(secrets[i]));
 		free(secrets[i]);
 	}
 	n_secrets = 0;
+	pthread_mutex_unlock(&mu);
 }
 
 static void scrub_one(floe_buf *buf, const char *secret)
@@ -100,6 +115,8 @@ static void scrub_one(floe_buf *buf, const char *secret)
 
 void floe_secret_scrub_buf(floe_buf *buf)
 {
+	pthread_mutex_lock(&mu);
 	for (int i = 0; i < n_secrets; i++)
 		scrub_one(buf, secrets[i]);
+	pthread_mutex_unlock(&mu);
 }

@@ -85,6 +85,7 @@ typedef struct floe_bronze_report {
 	size_t n_failed;
 	size_t n_unproven;          /* checked and not verified */
 	int exit_code;              /* the highest exit code of a failed table's cause; 0: none failed */
+	size_t n_unchecked;         /* loaded and not checked (no check given: --no-reconcile) */
 	void *owned;
 } floe_bronze_report;
 

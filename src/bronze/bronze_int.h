@@ -7,10 +7,13 @@
 #include "bronze/bronze.h"
 #include "format/parquet.h"
 #include "format/vector.h"
+#include "iceberg/data_file.h"
 #include "iceberg/schema.h"
 #include "iceberg/table.h"
 #include "pg/copy.h"
 #include "plan/lock.h"
+
+#include <stdatomic.h>
 
 typedef struct floe_arena floe_arena;
 
@@ -18,12 +21,15 @@ typedef struct floe_arena floe_arena;
 #define BRONZE_BATCH_ROWS 65536
 #define BRONZE_BATCH_BYTES ((size_t)32 << 20)
 
-/* Live progress of one table's load, read by the progress meter (another thread). */
+/*
+ * Live progress of one table's load: the worker thread stores, the progress meter (another
+ * thread) loads. Relaxed atomics: each counter is a number on its own, no ordering between them.
+ */
 typedef struct bronze_progress {
 	const char *table;
-	const char *phase;              /* "copying", "merging", "committing" */
-	volatile uint64_t rows, bytes;  /* read from the source so far */
-	double started;                 /* monotonic seconds */
+	_Atomic(const char *) phase;    /* "copying", "merging", "committing" (static strings) */
+	_Atomic uint64_t rows, bytes;   /* read from the source so far */
+	double started;                 /* monotonic seconds; under the run's mutex */
 } bronze_progress;
 
 /* One table's load, run by one worker thread. Everything it allocates is in `arena`. */
@@ -174,7 +180,10 @@ typedef struct bronze_load {
 	const char **removed;       /* URIs of files an incremental load replaces */
 	size_t n_removed;
 	bool has_watermark;
-	int64_t watermark;          /* the largest watermark loaded (µs or days) */
+	int64_t watermark;          /* the largest watermark loaded (µs) */
+	const char *clock_text[2];  /* the source's clock at the snapshot: timestamptz, and timestamp in
+				     * the database's default TimeZone (what a writer's trigger stores) */
+	int64_t future_rows;        /* rows read whose watermark is past that clock */
 	int64_t rows_read;
 	floe_iceberg_kv summary[16];
 	size_t n_summary;
@@ -200,12 +209,61 @@ void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)
 /* The progress meter's phase and, with `copy`, the rows and bytes read so far (no-op without a meter). */
 void bronze_load_progress(bronze_load *l, const char *phase, const floe_pg_copy *copy);
 
-/* Track the largest watermark among `rows` vectors. */
+/* Track the largest watermark among `rows` vectors, counting those past the source's clock. */
 void bronze_watermark_track(bronze_load *l, const floe_vector *rows);
+/*
+ * `value`, at most the source's clock at the load's snapshot: a row from the future is
+ * loaded but never holds the watermark past the present (later changes would be missed).
+ */
+int64_t bronze_watermark_capped(bronze_load *l, int64_t value);
+/* When rows from the future were read: a warning, a summary entry, and the sentence for the detail. */
+const char *bronze_watermark_future(bronze_load *l);
 /* The watermark as text ("2026-11-30 06:51:20.123456+00"), in the job's arena. */
 const char *bronze_watermark_text(bronze_load *l, int64_t value);
 /* Parse a previous snapshot's floe.watermark; -1 when it is not one of ours. */
 int bronze_watermark_parse(bronze_load *l, int64_t *out, const char *text);
+
+/*
+ * merge.c's decisions on the current files, by the bounds of the first key column (exposed for
+ * tests/unit/bronze): which files a key goes to, which files form key ranges, what each range
+ * should count in the source.
+ */
+#define BRONZE_NO_FILE ((size_t)-1)
+#define BRONZE_MAX_RANGES 64        /* key ranges counted per run (one UNION ALL) */
+
+typedef struct bronze_file_map {
+	floe_vector lower, upper;   /* the files' bounds, one row per file, files in key order */
+	size_t n_files;
+	bool *touched;              /* per file: a change or a delete goes there */
+	size_t *range_start;        /* range r is files [range_start[r], range_start[r + 1]) */
+	size_t n_ranges;
+} bronze_file_map;
+
+/* Append data file d's bounds of key0 to lower/upper; else the reason to load in full (no bounds, a delete file). */
+const char *bronze_map_bounds(floe_arena *a, floe_vector *lower, floe_vector *upper,
+			      const floe_iceberg_data_file *d, const floe_iceberg_field *key0);
+/*
+ * The files (bounds rows [0, n)) in key order into `map` (order[i]: the input index of the i-th);
+ * the reason to load in full when they overlap, else NULL. map's vectors are freed by the caller.
+ */
+const char *bronze_map_sort(bronze_file_map *map, floe_arena *a, const floe_vector *lower,
+			    const floe_vector *upper, size_t n, size_t *order);
+/*
+ * Mark the files whose bounds hold key row `row` of key0 touched and return the first of them;
+ * a key between files goes to the one before it (the first file for a key below all);
+ * BRONZE_NO_FILE when there are no files.
+ */
+size_t bronze_map_route(bronze_file_map *map, const floe_vector *key0, size_t row);
+/*
+ * Key ranges: runs of files whose boundaries are clean (one's upper bound below the next's
+ * lower), at most BRONZE_MAX_RANGES (every k-th boundary beyond).
+ */
+void bronze_map_ranges(bronze_file_map *map, floe_arena *a);
+/* The range a key falls in by the source's predicate (lower bound of the range <= key). */
+size_t bronze_map_range_of(const bronze_file_map *map, const floe_vector *key0, size_t row);
+/* Per range, the rows the source should count: the files' rows plus the changes that are new keys. */
+void bronze_map_expect(const bronze_file_map *map, int64_t *expected, const floe_iceberg_data_file *const *files,
+		       const floe_vector *key0, const bool *exists, size_t n_chg);
 
 /*
  * The incremental load: rows past the previous watermark minus the late window,
@@ -214,6 +272,15 @@ int bronze_watermark_parse(bronze_load *l, int64_t *out, const char *text);
  * when the table must be loaded in full instead.
  */
 int bronze_merge(bronze_load *l, int64_t previous_watermark, const char **full_reason);
+
+/*
+ * Upsert `rows` (every column, sorted by key, distinct keys; borrowed) into the files of the
+ * table's snapshot l->expect_snapshot, and delete the keys of `keys` (the key columns, sorted)
+ * that `rows` lacks: copy-on-write of the runs of files they touch, a run whose rows all come
+ * out equal left as it was. No source read (a repair's merge; tests/unit/bronze). Same
+ * contract as bronze_merge.
+ */
+int bronze_merge_rows(bronze_load *l, floe_vector *rows, floe_vector *keys, const char **full_reason);
 
 /*
  * A repair: the rows of the given keys (job->repair_keys, PostgreSQL text, one value

@@ -6,6 +6,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int vec_of(floe_vec_type *out, const floe_iceberg_type *t)
@@ -146,8 +147,16 @@ floe_vector *bronze_vectors_new(floe_arena *a, const bronze_columns *cols)
 
 void bronze_vectors_clear(floe_vector *v, size_t n)
 {
-	for (size_t i = 0; v && i < n; i++)
+	for (size_t i = 0; v && i < n; i++) {
+		/* A batch that held one huge value (a 50 MB text) gives its bytes back: the writer has
+		 * copied them, and keeping them would hold that memory for the rest of the load. */
+		if (v[i].data_cap > BRONZE_BATCH_BYTES && !v[i].child && !v[i].n_children) {
+			free(v[i].data);
+			v[i].data = NULL;
+			v[i].data_cap = 0;
+		}
 		floe_vector_clear(&v[i]);
+	}
 }
 
 void bronze_vectors_free(floe_vector *v, size_t n)

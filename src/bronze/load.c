@@ -79,9 +79,15 @@ static int open_source(load_state *s)
 		if (rc)
 			return floe_error_context("while reading at the load's snapshot %s", s->job->pg_snapshot);
 	}
-	if (floe_pg_query(&r, s->pg, "select pg_catalog.pg_export_snapshot()", 0, NULL) < 0)
+	/* The source's clock with the snapshot (the statement that takes it starts first): no row
+	 * in it was changed later, so a watermark past it is a value in the future. */
+	if (floe_pg_query(&r, s->pg, "select pg_catalog.pg_export_snapshot(), pg_catalog.statement_timestamp()::text, "
+				     "(pg_catalog.statement_timestamp() at time zone (select reset_val from "
+				     "pg_catalog.pg_settings where name = 'TimeZone'))::text", 0, NULL) < 0)
 		return -1;
 	s->exported = floe_arena_strdup(s->job->arena, floe_pg_result_text(r, 0, 0));
+	s->clock_text[0] = floe_arena_strdup(s->job->arena, floe_pg_result_text(r, 0, 1));
+	s->clock_text[1] = floe_arena_strdup(s->job->arena, floe_pg_result_text(r, 0, 2));
 	floe_pg_result_free(r);
 	const char *q = floe_pg_server_version(s->pg) >= 130000 ? "select pg_catalog.pg_current_snapshot()::text"
 								: "select pg_catalog.txid_current_snapshot()::text";
@@ -142,10 +148,10 @@ void bronze_load_progress(bronze_load *s, const char *phase, const floe_pg_copy 
 	bronze_progress *p = s->job->progress;
 	if (!p)
 		return;
-	p->phase = phase;
+	atomic_store_explicit(&p->phase, phase, memory_order_relaxed);
 	if (copy) {
-		p->rows = floe_pg_copy_rows(copy);
-		p->bytes = floe_pg_copy_bytes(copy);
+		atomic_store_explicit(&p->rows, floe_pg_copy_rows(copy), memory_order_relaxed);
+		atomic_store_explicit(&p->bytes, floe_pg_copy_bytes(copy), memory_order_relaxed);
 	}
 }
 
@@ -292,9 +298,10 @@ static int load_and_commit(load_state *s, bool *committed)
 	floe_bronze_result *r = job->result;
 	bool full = true;
 	int64_t previous = 0;
-	const char *why = NULL;
+	const char *why = NULL, *future = NULL;
 	bool by_key = strcmp(job->table->mode, "incremental") == 0 && !s->keys.unmergeable;
 	if (mergeable(s, &previous, &why)) {
+		previous = bronze_watermark_capped(s, previous);
 		s->watermark = previous;
 		s->has_watermark = true;
 		if ((job->repair_keys ? bronze_merge_keys(s, &why) : bronze_merge(s, previous, &why)) < 0)
@@ -308,14 +315,17 @@ static int load_and_commit(load_state *s, bool *committed)
 	if (by_key) {
 		bronze_load_note(s, "floe.key", "%s", key_ids(s));
 		if (s->has_watermark)
-			bronze_load_note(s, "floe.watermark", "%s", bronze_watermark_text(s, s->watermark));
+			bronze_load_note(s, "floe.watermark", "%s",
+					 bronze_watermark_text(s, bronze_watermark_capped(s, s->watermark)));
+		future = bronze_watermark_future(s);
 	}
 	bronze_load_note(s, "floe.rows-read", "%lld", (long long)s->rows_read);
 	if (s->schema_changes)
 		bronze_load_note(s, "floe.columns-changed", "%s", s->schema_changes);
 	if (!full && s->n_removed == 0 && s->out.n == 0) {
-		r->detail = floe_arena_printf(job->arena, "no changes: %s; source snapshot %s",
-					      s->detail ? s->detail : "nothing read", s->position);
+		r->detail = floe_arena_printf(job->arena, "no changes: %s; source snapshot %s%s%s",
+					      s->detail ? s->detail : "nothing read", s->position, future ? "; " : "",
+					      future ? future : "");
 		r->snapshot_id = s->expect_snapshot;
 		return 0;
 	}
@@ -332,6 +342,8 @@ static int load_and_commit(load_state *s, bool *committed)
 	if (s->schema_changes)
 		r->detail = floe_arena_printf(job->arena, "columns changed as the plan says: %s; %s", s->schema_changes,
 					      r->detail);
+	if (future)
+		r->detail = floe_arena_printf(job->arena, "%s; %s", r->detail, future);
 	return 0;
 }
 

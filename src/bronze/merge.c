@@ -38,8 +38,6 @@
 
 #define CHANGE_MAX_BYTES ((uint64_t)64 << 20) /* of COPY data held in memory */
 #define DELETE_MAX_KEYS ((size_t)1 << 20)
-#define NO_FILE ((size_t)-1)
-#define MAX_RANGES 64                         /* key ranges counted per run (one UNION ALL) */
 
 typedef struct merge {
 	bronze_load *l;
@@ -52,15 +50,10 @@ typedef struct merge {
 	floe_vector **chg_keys;
 	size_t n_chg;
 	size_t *chg_file;              /* the file each change goes to (NO_FILE: no files yet) */
-	/* the current snapshot's files, sorted by key */
+	/* the current snapshot's files, sorted by key, and their bounds, touches and key ranges */
 	const floe_iceberg_data_file **files;
-	size_t n_files;
-	floe_vector lower, upper;      /* their first key column's bounds, one row per file */
-	bool *touched;
+	bronze_file_map map;
 	int64_t bronze_rows;
-	/* ranges of files with clean key boundaries: range r is files [range_start[r], range_start[r + 1]) */
-	size_t *range_start;
-	size_t n_ranges;
 	bool *exists;                  /* per change: bronze has its key */
 	/* deleted keys, sorted, and the file each was found in */
 	floe_vector *del;
@@ -193,6 +186,19 @@ cleanup:
 
 /* ---- 2. the files and where each change goes ---- */
 
+const char *bronze_map_bounds(floe_arena *a, floe_vector *lower, floe_vector *upper,
+			      const floe_iceberg_data_file *d, const floe_iceberg_field *key0)
+{
+	const floe_iceberg_column_stats *st = floe_iceberg_data_file_column(d, key0->id);
+	if (d->content != FLOE_ICEBERG_CONTENT_DATA)
+		return "loaded in full: the table has delete files";
+	if (!st || !st->has_lower || !st->has_upper || bronze_key_bound_append(lower, st->lower, st->lower_len) < 0 ||
+	    bronze_key_bound_append(upper, st->upper, st->upper_len) < 0)
+		return floe_arena_printf(a, "loaded in full: data file \"%s\" has no bounds for \"%s\"", d->path,
+					 key0->name);
+	return NULL;
+}
+
 typedef struct file_bounds {
 	const floe_vector *lower, *upper;
 } file_bounds;
@@ -203,6 +209,30 @@ static int by_bounds(const void *x, const void *y, void *ctx)
 	size_t i = *(const size_t *)x, j = *(const size_t *)y;
 	int c = floe_vector_compare_rows(b->lower, i, b->lower, j);
 	return c ? c : floe_vector_compare_rows(b->upper, i, b->upper, j);
+}
+
+const char *bronze_map_sort(bronze_file_map *map, floe_arena *a, const floe_vector *lower,
+			    const floe_vector *upper, size_t n, size_t *order)
+{
+	file_bounds b = { lower, upper };
+	const char *why = NULL;
+	for (size_t f = 0; f < n; f++)
+		order[f] = f;
+	qsort_r(order, n, sizeof(size_t), by_bounds, &b);
+	floe_vector_free(&map->lower);
+	floe_vector_free(&map->upper);
+	floe_vector_init(&map->lower, lower->type, lower->width);
+	floe_vector_init(&map->upper, upper->type, upper->width);
+	for (size_t f = 0; f < n; f++) {
+		floe_vector_append_row(&map->lower, lower, order[f]);
+		floe_vector_append_row(&map->upper, upper, order[f]);
+		/* Disjoint files have ascending upper bounds too; anything else is not ours. */
+		if (f && floe_vector_compare_rows(&map->upper, f - 1, &map->upper, f) > 0)
+			why = "loaded in full: the data files overlap in key ranges";
+	}
+	map->n_files = n;
+	map->touched = floe_arena_alloc(a, (n + 1) * sizeof(bool));
+	return why;
 }
 
 static int list_files(merge *m)
@@ -218,44 +248,27 @@ static int list_files(merge *m)
 	floe_vector_init(&upper, c0->vec, c0->width);
 	size_t *order = floe_arena_alloc(m->a, (scan->n_files + 1) * sizeof(size_t));
 	for (size_t f = 0; f < scan->n_files && !m->full; f++) {
-		const floe_iceberg_data_file *d = &scan->files[f].file;
-		const floe_iceberg_column_stats *st = floe_iceberg_data_file_column(d, key0->id);
-		order[f] = f;
-		m->bronze_rows += d->record_count;
-		if (d->content != FLOE_ICEBERG_CONTENT_DATA)
-			m->full = "loaded in full: the table has delete files";
-		else if (!st || !st->has_lower || !st->has_upper ||
-			 bronze_key_bound_append(&lower, st->lower, st->lower_len) < 0 ||
-			 bronze_key_bound_append(&upper, st->upper, st->upper_len) < 0)
-			m->full = floe_arena_printf(m->a, "loaded in full: data file \"%s\" has no bounds for \"%s\"",
-						    d->path, key0->name);
+		m->bronze_rows += scan->files[f].file.record_count;
+		m->full = bronze_map_bounds(m->a, &lower, &upper, &scan->files[f].file, key0);
 	}
 	if (!m->full) {
-		file_bounds b = { &lower, &upper };
-		qsort_r(order, scan->n_files, sizeof(size_t), by_bounds, &b);
-		floe_vector_init(&m->lower, c0->vec, c0->width);
-		floe_vector_init(&m->upper, c0->vec, c0->width);
+		m->full = bronze_map_sort(&m->map, m->a, &lower, &upper, scan->n_files, order);
 		m->files = floe_arena_alloc(m->a, (scan->n_files + 1) * sizeof(*m->files));
-		for (size_t f = 0; f < scan->n_files; f++) {
+		for (size_t f = 0; f < scan->n_files; f++)
 			m->files[f] = &scan->files[order[f]].file;
-			floe_vector_append_row(&m->lower, &lower, order[f]);
-			floe_vector_append_row(&m->upper, &upper, order[f]);
-			/* Disjoint files have ascending upper bounds too; anything else is not ours. */
-			if (f && floe_vector_compare_rows(&m->upper, f - 1, &m->upper, f) > 0)
-				m->full = "loaded in full: the data files overlap in key ranges";
-		}
-		m->n_files = scan->n_files;
 	}
 	floe_vector_free(&lower);
 	floe_vector_free(&upper);
-	m->touched = floe_arena_alloc(m->a, (m->n_files + 1) * sizeof(bool));
+	if (!m->map.touched)
+		m->map.touched = floe_arena_alloc(m->a, sizeof(bool));
 	return 0;
 }
 
 /* The first file index in [0, n) whose bound row compares `want` to the key (binary search). */
-static size_t first_file(merge *m, const floe_vector *bounds, const floe_vector *key, size_t row, bool above)
+static size_t first_file(const bronze_file_map *map, const floe_vector *bounds, const floe_vector *key, size_t row,
+			 bool above)
 {
-	size_t lo = 0, hi = m->n_files;
+	size_t lo = 0, hi = map->n_files;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		int c = floe_vector_compare_rows(bounds, mid, key, row);
@@ -267,19 +280,18 @@ static size_t first_file(merge *m, const floe_vector *bounds, const floe_vector 
 	return lo;
 }
 
-/* Mark the files a key may live in; return the one it goes to. */
-static size_t route(merge *m, const floe_vector *key0, size_t row)
+size_t bronze_map_route(bronze_file_map *map, const floe_vector *key0, size_t row)
 {
-	if (m->n_files == 0)
-		return NO_FILE;
-	size_t from = first_file(m, &m->upper, key0, row, false); /* upper >= key */
-	size_t to = first_file(m, &m->lower, key0, row, true);    /* lower > key */
+	if (map->n_files == 0)
+		return BRONZE_NO_FILE;
+	size_t from = first_file(map, &map->upper, key0, row, false); /* upper >= key */
+	size_t to = first_file(map, &map->lower, key0, row, true);    /* lower > key */
 	for (size_t f = from; f < to; f++)
-		m->touched[f] = true;
+		map->touched[f] = true;
 	if (from < to)
 		return from;
 	size_t f = to ? to - 1 : 0; /* between files: the one before (or the first) */
-	m->touched[f] = true;
+	map->touched[f] = true;
 	return f;
 }
 
@@ -287,7 +299,7 @@ static void route_changes(merge *m)
 {
 	m->chg_file = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(size_t));
 	for (size_t i = 0; i < m->n_chg; i++)
-		m->chg_file[i] = route(m, m->chg_keys[0], i);
+		m->chg_file[i] = bronze_map_route(&m->map, m->chg_keys[0], i);
 }
 
 /* ---- 3. deletes ---- */
@@ -297,12 +309,12 @@ static int find_existing(merge *m)
 {
 	bronze_scan s;
 	key_order o;
-	const floe_iceberg_data_file **files = floe_arena_alloc(m->a, (m->n_files + 1) * sizeof(*files));
+	const floe_iceberg_data_file **files = floe_arena_alloc(m->a, (m->map.n_files + 1) * sizeof(*files));
 	size_t n = 0, c = 0;
 	int rc, error = -1;
 	floe_vector *keys[64];
-	for (size_t f = 0; f < m->n_files; f++)
-		if (m->touched[f])
+	for (size_t f = 0; f < m->map.n_files; f++)
+		if (m->map.touched[f])
 			files[n++] = m->files[f];
 	m->exists = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
 	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, files, n, m->k->col, m->k->n);
@@ -333,12 +345,12 @@ static int range_where(merge *m, size_t r, floe_buf *out)
 	const char *collate = m->l->cols.copy[m->k->col[0]].vec == FLOE_VEC_STRING ? " COLLATE \"C\"" : "";
 	for (int side = 0; side < 2; side++) {
 		size_t bound = side == 0 ? r : r + 1;
-		if (bound == 0 || bound >= m->n_ranges)
+		if (bound == 0 || bound >= m->map.n_ranges)
 			continue;
 		floe_buf value = FLOE_BUF_INIT;
 		floe_buf_puts(out, out->len ? " AND floe_src." : " WHERE floe_src.");
 		int rc = floe_pg_quote_ident(out, m->l->pg, k0->name) < 0 ||
-			 floe_pg_value_text(&value, &m->lower, m->range_start[bound]) < 0;
+			 floe_pg_value_text(&value, &m->map.lower, m->map.range_start[bound]) < 0;
 		if (!rc) {
 			floe_buf_printf(out, "%s %s ", collate, side == 0 ? ">=" : "<");
 			rc = floe_pg_quote_literal(out, m->l->pg, floe_buf_cstr(&value)) < 0;
@@ -373,7 +385,7 @@ static int source_counts(merge *m, bool all, int64_t *out)
 	floe_buf sql = FLOE_BUF_INIT;
 	floe_pg_result *r = NULL;
 	int error = -1;
-	size_t n = all ? 1 : m->n_ranges;
+	size_t n = all ? 1 : m->map.n_ranges;
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			floe_buf_puts(&sql, "\nUNION ALL ");
@@ -459,7 +471,7 @@ static void add_delete(merge *m, floe_vector *const *keys, size_t row, size_t fi
 	for (size_t i = 0; i < m->k->n; i++)
 		floe_vector_append_row(&m->del[i], keys[i], row);
 	m->del_file[m->n_del++] = file;
-	m->touched[file] = true;
+	m->map.touched[file] = true;
 }
 
 /* Whether key row `row` of `keys` is among the changes (cursor *c advances). */
@@ -491,10 +503,10 @@ static int diff_range(merge *m, size_t r)
 	bronze_scan s;
 	key_order src_order, lake_order;
 	floe_vector *keys[64];
-	size_t c = 0, first = m->range_start[r];
+	size_t c = 0, first = m->map.range_start[r];
 	int rs, rb, error = -1;
 	deletes_init(m);
-	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files + first, m->range_start[r + 1] - first,
+	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files + first, m->map.range_start[r + 1] - first,
 			 m->k->col, m->k->n);
 	order_init(&src_order, m);
 	order_init(&lake_order, m);
@@ -672,20 +684,20 @@ static int rewrite(merge *m)
 	size_t c = 0, d = 0;
 	int error = -1;
 	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows);
-	l->removed = floe_arena_alloc(l->job->arena, (m->n_files + 1) * sizeof(char *));
-	if (m->n_files == 0 && m->n_chg) { /* an empty table: the changes are the rows */
+	l->removed = floe_arena_alloc(l->job->arena, (m->map.n_files + 1) * sizeof(char *));
+	if (m->map.n_files == 0 && m->n_chg) { /* an empty table: the changes are the rows */
 		m->inserted = (int64_t)m->n_chg;
 		for (; c < m->n_chg; c++)
 			if (emit(m, &o, m->chg, c) < 0)
 				goto cleanup;
 	}
-	for (size_t f0 = 0; f0 < m->n_files && !m->full;) {
-		if (!m->touched[f0]) {
+	for (size_t f0 = 0; f0 < m->map.n_files && !m->full;) {
+		if (!m->map.touched[f0]) {
 			f0++;
 			continue;
 		}
 		size_t f1 = f0;
-		while (f1 < m->n_files && m->touched[f1])
+		while (f1 < m->map.n_files && m->map.touched[f1])
 			f1++;
 		size_t mark = l->out.n;
 		o.changed = false;
@@ -723,43 +735,50 @@ static void finish(merge *m, int error)
 	bronze_vectors_free(m->chg, m->chg ? m->ncols : 0);
 	for (size_t i = 0; m->del && i < m->k->n; i++)
 		floe_vector_free(&m->del[i]);
-	floe_vector_free(&m->lower);
-	floe_vector_free(&m->upper);
+	floe_vector_free(&m->map.lower);
+	floe_vector_free(&m->map.upper);
 }
 
-/*
- * Ranges of files whose key boundaries are clean (the upper bound of one below the lower
- * bound of the next), at most MAX_RANGES: a range's keys in the source are exactly those
- * between its first file's lower bound and the next range's.
- */
-static void make_ranges(merge *m)
+void bronze_map_ranges(bronze_file_map *map, floe_arena *a)
 {
-	m->range_start = floe_arena_alloc(m->a, (m->n_files + 2) * sizeof(size_t));
-	m->n_ranges = 0;
-	for (size_t f = 0; f < m->n_files; f++)
-		if (f == 0 || floe_vector_compare_rows(&m->upper, f - 1, &m->lower, f) < 0)
-			m->range_start[m->n_ranges++] = f;
-	if (m->n_ranges > MAX_RANGES) { /* coarser: every k-th boundary */
-		size_t k = (m->n_ranges + MAX_RANGES - 1) / MAX_RANGES, n = 0;
-		for (size_t r = 0; r < m->n_ranges; r += k)
-			m->range_start[n++] = m->range_start[r];
-		m->n_ranges = n;
+	map->range_start = floe_arena_alloc(a, (map->n_files + 2) * sizeof(size_t));
+	map->n_ranges = 0;
+	for (size_t f = 0; f < map->n_files; f++)
+		if (f == 0 || floe_vector_compare_rows(&map->upper, f - 1, &map->lower, f) < 0)
+			map->range_start[map->n_ranges++] = f;
+	if (map->n_ranges > BRONZE_MAX_RANGES) { /* coarser: every k-th boundary */
+		size_t k = (map->n_ranges + BRONZE_MAX_RANGES - 1) / BRONZE_MAX_RANGES, n = 0;
+		for (size_t r = 0; r < map->n_ranges; r += k)
+			map->range_start[n++] = map->range_start[r];
+		map->n_ranges = n;
 	}
-	m->range_start[m->n_ranges] = m->n_files;
+	map->range_start[map->n_ranges] = map->n_files;
 }
 
-/* The range a key (row i of the first key column `v`) falls in by the source's predicate. */
-static size_t range_of(merge *m, const floe_vector *v, size_t i)
+size_t bronze_map_range_of(const bronze_file_map *map, const floe_vector *key0, size_t row)
 {
-	size_t lo = 1, hi = m->n_ranges; /* the largest r >= 1 whose lower bound <= key, else 0 */
+	size_t lo = 1, hi = map->n_ranges; /* the largest r >= 1 whose lower bound <= key, else 0 */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (floe_vector_compare_rows(&m->lower, m->range_start[mid], v, i) <= 0)
+		if (floe_vector_compare_rows(&map->lower, map->range_start[mid], key0, row) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo - 1;
+}
+
+void bronze_map_expect(const bronze_file_map *map, int64_t *expected, const floe_iceberg_data_file *const *files,
+		       const floe_vector *key0, const bool *exists, size_t n_chg)
+{
+	for (size_t r = 0; r < map->n_ranges; r++) {
+		expected[r] = 0;
+		for (size_t f = map->range_start[r]; f < map->range_start[r + 1]; f++)
+			expected[r] += files[f]->record_count;
+	}
+	for (size_t i = 0; i < n_chg; i++)
+		if (!exists[i])
+			expected[bronze_map_range_of(map, key0, i)]++;
 }
 
 /* Whether the load before this one found deletes (the table's current snapshot says so). */
@@ -785,37 +804,32 @@ static bool deleted_last_time(merge *m)
 static int find_deletes(merge *m)
 {
 	double t = seconds();
-	if (m->n_files == 0)
+	if (m->map.n_files == 0)
 		return 0;
 	if (find_existing(m) < 0 || m->full)
 		return m->full ? 0 : -1;
 	step(m, &t, "keys of the touched files read");
-	make_ranges(m);
-	int64_t *expected = floe_arena_alloc(m->a, (m->n_ranges + 1) * sizeof(int64_t));
-	for (size_t r = 0; r < m->n_ranges; r++)
-		for (size_t f = m->range_start[r]; f < m->range_start[r + 1]; f++)
-			expected[r] += m->files[f]->record_count;
-	for (size_t i = 0; i < m->n_chg; i++)
-		if (!m->exists[i])
-			expected[range_of(m, m->chg_keys[0], i)]++;
+	bronze_map_ranges(&m->map, m->a);
+	int64_t *expected = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
+	bronze_map_expect(&m->map, expected, m->files, m->chg_keys[0], m->exists, m->n_chg);
 	int64_t total = 0, source_total = 0;
-	for (size_t r = 0; r < m->n_ranges; r++)
+	for (size_t r = 0; r < m->map.n_ranges; r++)
 		total += expected[r];
-	bool by_range = m->n_ranges == 1;
+	bool by_range = m->map.n_ranges == 1;
 	if (!by_range && deleted_last_time(m)) {
 		by_range = true;
 		floe_log_info("%s: the last load found deletes: the %zu key ranges are counted at once",
-			      m->l->job->table->bronze, m->n_ranges);
+			      m->l->job->table->bronze, m->map.n_ranges);
 	}
 	if (!by_range && source_counts(m, true, &source_total) < 0)
 		return -1;
 	size_t differing = 0;
 	if (by_range || source_total != total) {
-		int64_t *source = floe_arena_alloc(m->a, (m->n_ranges + 1) * sizeof(int64_t));
+		int64_t *source = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
 		if (source_counts(m, false, source) < 0)
 			return -1;
 		step(m, &t, "source counted by key range");
-		for (size_t r = 0; r < m->n_ranges && !m->full; r++) {
+		for (size_t r = 0; r < m->map.n_ranges && !m->full; r++) {
 			if (source[r] == expected[r])
 				continue;
 			differing++;
@@ -823,7 +837,7 @@ static int find_deletes(merge *m)
 				return -1;
 		}
 	}
-	floe_log_info("%s: %zu of %zu key ranges differ in count", m->l->job->table->bronze, differing, m->n_ranges);
+	floe_log_info("%s: %zu of %zu key ranges differ in count", m->l->job->table->bronze, differing, m->map.n_ranges);
 	step(m, &t, differing ? "key sets compared" : "source counted");
 	return 0;
 }
@@ -841,7 +855,7 @@ static void describe(merge *m)
 				      "incremental: %zu rows read, %lld inserted, %lld updated, %lld deleted, "
 				      "%lld of %zu files rewritten%s",
 				      m->n_chg, (long long)m->inserted, (long long)m->updated, (long long)m->deleted,
-				      (long long)m->rewritten, m->n_files,
+				      (long long)m->rewritten, m->map.n_files,
 				      m->late_missing ? floe_arena_printf(l->job->arena,
 					      "; %lld source rows are missing from bronze (late arrivals for reconciliation)",
 					      (long long)m->late_missing) : "");
@@ -851,8 +865,8 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 {
 	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n };
 	int error = -1;
-	floe_vector_init(&m.lower, FLOE_VEC_LONG, 0);
-	floe_vector_init(&m.upper, FLOE_VEC_LONG, 0);
+	floe_vector_init(&m.map.lower, FLOE_VEC_LONG, 0);
+	floe_vector_init(&m.map.upper, FLOE_VEC_LONG, 0);
 	if (m.k->n > 64)
 		m.full = "loaded in full: the key has more than 64 columns";
 	l->watermark = previous;
@@ -939,18 +953,58 @@ cleanup:
 	return error;
 }
 
+int bronze_merge_rows(bronze_load *l, floe_vector *rows, floe_vector *keys, const char **full_reason)
+{
+	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n };
+	floe_vector *key_view[64];
+	int error = -1;
+	floe_vector_init(&m.map.lower, FLOE_VEC_LONG, 0);
+	floe_vector_init(&m.map.upper, FLOE_VEC_LONG, 0);
+	if (m.k->n > 64)
+		m.full = "loaded in full: the key has more than 64 columns";
+	m.chg = rows;
+	m.n_chg = rows[0].len;
+	m.chg_keys = floe_arena_alloc(m.a, (m.k->n + 1) * sizeof(floe_vector *));
+	bronze_key_view(m.k, m.chg_keys, m.chg);
+	if (!m.full && list_files(&m) < 0)
+		goto cleanup;
+	if (m.full)
+		goto done;
+	/* Requested keys the rows lack are deletes, routed like changes: by bounds, ascending. */
+	deletes_init(&m);
+	for (size_t i = 0; i < m.k->n; i++)
+		key_view[i] = &keys[i];
+	size_t c = 0;
+	for (size_t i = 0; i < keys[0].len && !m.full && m.map.n_files; i++)
+		if (!in_changes(&m, &c, key_view, i))
+			add_delete(&m, key_view, i, bronze_map_route(&m.map, key_view[0], i));
+	route_changes(&m);
+	for (size_t d = 1; d < m.n_del; d++)
+		if (m.del_file[d] < m.del_file[d - 1])
+			m.del_file[d] = m.del_file[d - 1];
+	if (!m.full && rewrite(&m) < 0)
+		goto cleanup;
+	if (!m.full)
+		describe(&m);
+done:
+	error = 0;
+cleanup:
+	*full_reason = m.full;
+	m.chg = NULL; /* the caller's */
+	finish(&m, error);
+	return error;
+}
+
 int bronze_merge_keys(bronze_load *l, const char **full_reason)
 {
 	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n };
 	floe_buf values = FLOE_BUF_INIT, where = FLOE_BUF_INIT;
 	const char *cols = NULL;
 	floe_vector *keys = NULL;
-	floe_vector *key_view[64];
 	int error = -1;
-	floe_vector_init(&m.lower, FLOE_VEC_LONG, 0);
-	floe_vector_init(&m.upper, FLOE_VEC_LONG, 0);
+	*full_reason = NULL;
 	if (m.k->n > 64 || l->job->n_repair_keys == 0) {
-		m.full = "no keys to re-read";
+		*full_reason = bronze_repair_reason(l->job->arena, "no keys to re-read");
 		error = 0;
 		goto cleanup;
 	}
@@ -959,32 +1013,18 @@ int bronze_merge_keys(bronze_load *l, const char **full_reason)
 		goto cleanup;
 	floe_buf_printf(&where, " WHERE (%s) IN (%s)", cols, floe_buf_cstr(&values));
 	const char *sql = wrapped(&m, "*", floe_buf_cstr(&where));
-	if (!sql || fetch_rows(&m, sql, "rows to repair") < 0 || m.full || list_files(&m) < 0 || m.full)
-		goto done;
-	/* Requested keys the source no longer has are deletes; the rows it has are the changes. */
-	deletes_init(&m);
-	for (size_t i = 0; i < m.k->n; i++)
-		key_view[i] = &keys[i];
-	size_t c = 0;
-	for (size_t i = 0; i < keys[0].len && !m.full && m.n_files; i++)
-		if (!in_changes(&m, &c, key_view, i))
-			add_delete(&m, key_view, i, route(&m, key_view[0], i));
-	route_changes(&m);
-	for (size_t d = 1; d < m.n_del; d++) /* routed like changes: by bounds, ascending */
-		if (m.del_file[d] < m.del_file[d - 1])
-			m.del_file[d] = m.del_file[d - 1];
-	if (!m.full && rewrite(&m) < 0)
+	if (!sql || fetch_rows(&m, sql, "rows to repair") < 0)
 		goto cleanup;
-	if (!m.full) {
-		describe(&m);
+	error = 0;
+	if (m.full)
+		*full_reason = bronze_repair_reason(l->job->arena, m.full);
+	else if ((error = bronze_merge_rows(l, m.chg, keys, full_reason)) == 0 && *full_reason)
+		*full_reason = bronze_repair_reason(l->job->arena, *full_reason);
+	else if (error == 0)
 		l->detail = floe_arena_printf(l->job->arena, "repair of %zu keys: %s", l->job->n_repair_keys,
 					      l->detail + strlen("incremental: "));
-	}
-done:
-	error = 0;
 cleanup:
-	*full_reason = m.full ? bronze_repair_reason(l->job->arena, m.full) : NULL;
-	finish(&m, error);
+	bronze_vectors_free(m.chg, m.chg ? m.ncols : 0);
 	for (size_t i = 0; keys && i < m.k->n; i++)
 		floe_vector_free(&keys[i]);
 	floe_buf_free(&values);

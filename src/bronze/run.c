@@ -10,6 +10,7 @@
 #include "base/text.h"
 #include "state/state.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,35 +127,35 @@ static void run_one(run_ctx *ctx, bronze_job *job)
 static void show_progress(run_ctx *ctx)
 {
 	struct timespec tick = { 0, 250 * 1000 * 1000 };
+	floe_buf line = FLOE_BUF_INIT;
 	for (;;) {
-		char line[512];
-		size_t len = 0;
+		floe_buf_clear(&line);
 		pthread_mutex_lock(&ctx->mu);
 		bool done = ctx->finished == ctx->n_jobs;
 		double now = now_seconds();
-		for (size_t i = 0; i < ctx->n_jobs && !done && len < sizeof(line) - 100; i++) {
+		for (size_t i = 0; i < ctx->n_jobs && !done && line.len < 400; i++) {
 			const bronze_progress *p = ctx->jobs[i].progress;
 			if (!p->started)
 				continue;
 			double secs = now - p->started;
-			char *table = floe_text_printable(p->table);
-			int n = snprintf(line + len, sizeof(line) - len, "%s%s %s %llu rows %.1f MB/s",
-					 len ? " · " : "", table ? table : "?", p->phase ? p->phase : "starting",
-					 (unsigned long long)p->rows, secs > 0 ? (double)p->bytes / 1e6 / secs : 0.0);
-			free(table);
-			if (n > 0)
-				len += (size_t)n < sizeof(line) - len ? (size_t)n : sizeof(line) - len - 1;
+			const char *phase = atomic_load_explicit(&p->phase, memory_order_relaxed);
+			uint64_t rows = atomic_load_explicit(&p->rows, memory_order_relaxed);
+			uint64_t bytes = atomic_load_explicit(&p->bytes, memory_order_relaxed);
+			floe_buf_puts(&line, line.len ? " · " : "");
+			floe_text_put_printable(&line, p->table);
+			floe_buf_printf(&line, " %s %llu rows %.1f MB/s", phase ? phase : "starting",
+					(unsigned long long)rows, secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
 		}
 		size_t finished = ctx->finished;
 		pthread_mutex_unlock(&ctx->mu);
-		if (done) {
-			fputs("\r\033[K", stderr);
-			return;
-		}
-		fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", finished, ctx->n_jobs, (int)len, line);
+		if (done)
+			break;
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s", finished, ctx->n_jobs, floe_buf_cstr(&line));
 		fflush(stderr);
 		nanosleep(&tick, NULL);
 	}
+	fputs("\r\033[K", stderr);
+	floe_buf_free(&line);
 }
 
 static void *worker(void *arg)
@@ -249,6 +250,33 @@ static void add_unloaded(run_ctx *ctx, floe_bronze_report *rep, floe_arena *a, c
 	record(ctx, &job, finished);
 }
 
+/*
+ * Start up to `want` (at most 64) worker threads; *n says how many run (only those are
+ * joined). Fewer than asked is a warning — the ones that run take every table; none is
+ * an error, and then no table was started.
+ */
+static int start_workers(pthread_t *threads, int *n, int want, run_ctx *ctx)
+{
+	int rc = 0;
+	*n = 0;
+	if (want > 64)
+		want = 64;
+	while (*n < want && (rc = pthread_create(&threads[*n], NULL, worker, ctx)) == 0)
+		(*n)++;
+	if (*n == want)
+		return 0;
+	if (*n > 0) {
+		floe_log_warn("started %d of %d load threads (%s); the others' tables wait for them", *n, want,
+			      strerror(rc));
+		return 0;
+	}
+	errno = rc;
+	floe_error_set_errno(FLOE_ERR_IO, "could not start a load thread");
+	floe_error_hint("The system refused a new thread (see the reason: processes or memory per user); "
+			"free some, or lower --jobs, and run again.");
+	return -1;
+}
+
 typedef struct owned {
 	floe_arena *arena;
 	floe_lock *lock;
@@ -295,23 +323,27 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 			add_unloaded(&ctx, out, own->arena, t);
 	}
 	own->n_jobs = ctx.n_jobs;
-	int jobs = opts->jobs > 0 ? opts->jobs : 2;
 	pthread_t threads[64];
-	int n_threads = jobs > 64 ? 64 : jobs;
+	int n_threads = 0;
 	pthread_mutex_init(&ctx.mu, NULL);
-	for (int i = 0; i < n_threads; i++)
-		pthread_create(&threads[i], NULL, worker, &ctx);
-	if (ctx.progress)
+	bool no_workers = start_workers(threads, &n_threads, opts->jobs > 0 ? opts->jobs : 2, &ctx) < 0;
+	if (!no_workers && ctx.progress)
 		show_progress(&ctx);
 	for (int i = 0; i < n_threads; i++)
 		pthread_join(threads[i], NULL);
 	pthread_mutex_destroy(&ctx.mu);
+	if (no_workers) {
+		floe_state_run_end(ctx.state, out->run_id, "failed");
+		floe_state_close(ctx.state);
+		return -1;
+	}
 	for (size_t i = 0; i < out->n_results; i++) {
 		const floe_bronze_result *r = &out->results[i];
 		out->n_failed += strcmp(r->state, "failed") == 0;
 		if (r->exit_code > out->exit_code)
 			out->exit_code = r->exit_code;
 		out->n_unproven += r->check_state && strcmp(r->check_state, "verified") != 0;
+		out->n_unchecked += !r->check_state && strcmp(r->state, "loaded") == 0;
 	}
 	floe_state_run_end(ctx.state, out->run_id, out->n_failed ? "failed" : "ok");
 	floe_state_close(ctx.state);

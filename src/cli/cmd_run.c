@@ -96,8 +96,11 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 			put_line(out, "", r->detail);
 		}
 	}
-	floe_buf_printf(out, "%zu table%s, %zu failed, %zu not verified\n", rep->n_results,
-			rep->n_results == 1 ? "" : "s", rep->n_failed, rep->n_unproven);
+	floe_buf_printf(out, "%zu table%s, %zu failed, ", rep->n_results, rep->n_results == 1 ? "" : "s", rep->n_failed);
+	if (rep->n_unchecked) /* "0 not verified" would claim a check that did not run */
+		floe_buf_printf(out, "%zu loaded, not reconciled (--no-reconcile)\n", rep->n_unchecked);
+	else
+		floe_buf_printf(out, "%zu not verified\n", rep->n_unproven);
 }
 
 static void render_silver_text(floe_buf *out, const floe_silver_report *rep)
@@ -160,7 +163,8 @@ static void render_json(floe_buf *out, const floe_bronze_report *rep)
 		floe_json_put_member(out, "check_detail", r->check_detail);
 		floe_buf_printf(out, ",\"repaired\":%s}", r->repaired ? "true" : "false");
 	}
-	floe_buf_printf(out, "],\"failed\":%zu,\"not_verified\":%zu", rep->n_failed, rep->n_unproven);
+	floe_buf_printf(out, "],\"failed\":%zu,\"not_verified\":%zu,\"not_reconciled\":%zu", rep->n_failed,
+			rep->n_unproven, rep->n_unchecked);
 }
 
 /* Which layers: both (NULL), "bronze" or "silver". */
@@ -181,7 +185,8 @@ static void render(floe_buf *out, bool json, const floe_bronze_report *b, const 
 		if (bronze)
 			render_json(out, b);
 		else
-			floe_buf_printf(out, "{\"run_id\":\"%s\",\"tables\":[],\"failed\":0,\"not_verified\":0", s->run_id);
+			floe_buf_printf(out, "{\"run_id\":\"%s\",\"tables\":[],\"failed\":0,\"not_verified\":0,\"not_reconciled\":0",
+					s->run_id);
 		if (silver)
 			render_silver_json(out, s);
 		floe_buf_puts(out, "}\n");

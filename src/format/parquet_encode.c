@@ -589,6 +589,17 @@ static int bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
 	return r ? r : (alen > blen) - (alen < blen);
 }
 
+/* The longest byte array among rows [from, to). */
+static size_t longest(const floe_vector *v, size_t from, size_t to)
+{
+	size_t max = 0;
+	for (size_t i = from; i < to; i++) {
+		size_t len = (size_t)(floe_vector_offset(v, i + 1) - floe_vector_offset(v, i));
+		max = len > max ? len : max;
+	}
+	return max;
+}
+
 static int values_bytes(pq_col *c, const floe_vector *v, size_t from, size_t to)
 {
 	bool added = false, dict = c->dict_mode != PQ_DICT_OFF, plain_mode = c->dict_mode != PQ_DICT_ON;
@@ -598,6 +609,11 @@ static int values_bytes(pq_col *c, const floe_vector *v, size_t from, size_t to)
 	/* The extremes of this run, compared with the chunk's once at the end. */
 	const uint8_t *mn = NULL, *mx = NULL;
 	size_t mnl = 0, mxl = 0;
+	if (c->dict_mode == PQ_DICT_TRIAL && longest(v, from, to) > c->opts->dictionary_bytes) {
+		c->dict_mode = PQ_DICT_OFF; /* no dictionary holds it: PLAIN without a copy into one */
+		pq_dict_reset(c);
+		dict = false;
+	}
 	if (dict)
 		idx_reserve(c, to - from);
 	if (plain_mode && !(plain = plain_extend(c, total)))
@@ -628,8 +644,10 @@ static int values_bytes(pq_col *c, const floe_vector *v, size_t from, size_t to)
 	}
 	values_done(c, plain, total, used);
 	if (mn) {
-		pq_stats_bytes(&c->cstats, mn, mnl);
-		pq_stats_bytes(&c->cstats, mx, mxl);
+		/* A prefix longer than any statistic written keeps every bound the same (see
+		 * PQ_STATS_KEEP_BYTES) without a copy of a long value in each statistic. */
+		pq_stats_bytes(&c->cstats, mn, mnl < PQ_STATS_KEEP_BYTES ? mnl : PQ_STATS_KEEP_BYTES);
+		pq_stats_bytes(&c->cstats, mx, mxl < PQ_STATS_KEEP_BYTES ? mxl : PQ_STATS_KEEP_BYTES);
 	}
 	return 0;
 }

@@ -387,6 +387,9 @@ static bool decide_dictionary(pq_col *c)
 	return true;
 }
 
+/* A page's PLAIN buffer larger than this (one huge value made it so) is freed once copied. */
+#define PLAIN_KEEP_BYTES ((size_t)16 << 20)
+
 static int page_body(floe_parquet_writer *w, pq_col *c, bool dict)
 {
 	floe_buf *body = &w->body;
@@ -405,6 +408,8 @@ static int page_body(floe_parquet_writer *w, pq_col *c, bool dict)
 	} else if (floe_buf_put(body, c->plain.ptr, c->plain.len) < 0) {
 		return -1;
 	}
+	if (c->plain.cap > PLAIN_KEEP_BYTES) /* copied: give a huge value's bytes back before compressing */
+		floe_buf_free(&c->plain);
 	return 0;
 }
 

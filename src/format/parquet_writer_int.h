@@ -124,6 +124,13 @@ void pq_stats_bytes(pq_stats *s, const uint8_t *p, size_t len);
  * no value; *max_ok is false when a truncated max cannot be incremented.
  */
 #define PQ_STATS_MAX_BYTES 64
+/*
+ * Byte-array statistics are tracked on at most this many bytes of each value: a prefix longer
+ * than PQ_STATS_MAX_BYTES (plus a UTF-8 sequence) and than Iceberg's 16-code-point bounds, so
+ * the min and max written are the ones the whole values give (a prefix orders no later than its
+ * value; a value between a prefix and its whole shares that prefix), and long ones stay inexact.
+ */
+#define PQ_STATS_KEEP_BYTES (PQ_STATS_MAX_BYTES + 8)
 bool pq_stats_encode(floe_buf *min, floe_buf *max, bool *min_exact, bool *max_exact,
 		     bool *max_ok, const pq_col *c, const pq_stats *s);
 /* The tracked min or max as PLAIN bytes, untouched (for the Iceberg bounds). */

@@ -33,6 +33,21 @@ static const char *local_path(const char *uri)
 	return uri[0] == '/' ? uri : NULL;
 }
 
+/*
+ * An I/O failure at `uri` with errno's reason; the local path becomes the subject of the
+ * error's cause (floe_error_put_cause: "disk full at <path> (the file system mounted at …)").
+ */
+static int io_error(const char *what, const char *uri)
+{
+	int saved = errno;
+	const char *path = local_path(uri);
+	errno = saved;
+	floe_error_set_errno(FLOE_ERR_IO, "could not %s \"%s\"", what, uri);
+	if (path)
+		floe_error_subject("%s", path);
+	return -1;
+}
+
 const char *floe_iceberg_uri_to_path(floe_arena *arena, const char *uri)
 {
 	const char *p = local_path(uri);
@@ -118,11 +133,11 @@ static int local_open_write(void *state, void **h, const char *uri)
 	snprintf(w->tmp, n, "%s.tmp-XXXXXX", w->path);
 	w->fd = mkostemp(w->tmp, O_CLOEXEC);
 	if (w->fd < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not create \"%s\"", uri);
+		io_error("create", uri);
 		free(w->tmp);
 		w->tmp = NULL;
 	} else if (fchmod(w->fd, 0644) < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not create \"%s\"", uri);
+		io_error("create", uri);
 	} else {
 		*h = w;
 		return 0;
@@ -140,7 +155,7 @@ static int local_write(void *h, const void *data, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", w->uri);
+			return io_error("write", w->uri);
 		p += n;
 		len -= (size_t)n;
 	}
@@ -167,18 +182,18 @@ static int local_publish(void *h)
 	int fd = w->fd;
 	w->fd = -1;
 	if (fsync(fd) < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", w->uri);
+		io_error("write", w->uri);
 		close(fd);
 		return -1;
 	}
 	if (close(fd) < 0)
-		return floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", w->uri);
+		return io_error("write", w->uri);
 	if (link(w->tmp, w->path) < 0)
 		return errno == EEXIST ? taken(w->uri)
-				       : floe_error_set_errno(FLOE_ERR_IO, "could not publish \"%s\"", w->uri);
+				       : io_error("publish", w->uri);
 	if (sync_dir_of(w->path) < 0) {
 		/* Not durable, so not published: take the name back. */
-		floe_error_set_errno(FLOE_ERR_IO, "could not sync the directory of \"%s\"", w->uri);
+		io_error("sync the directory of", w->uri);
 		unlink(w->path);
 		return -1;
 	}
@@ -202,12 +217,12 @@ static int local_open_read(void *state, void **h, int64_t *size, const char *uri
 		return -1;
 	}
 	if (fd < 0)
-		return floe_error_set_errno(FLOE_ERR_IO, "could not open \"%s\"", uri);
+		return io_error("open", uri);
 	bool stated = fstat(fd, &st) == 0;
 	if (!stated || !S_ISREG(st.st_mode)) {
 		if (stated)
 			errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL; /* not a regular file */
-		floe_error_set_errno(FLOE_ERR_IO, "could not read \"%s\"", uri);
+		io_error("read", uri);
 		close(fd);
 		return -1;
 	}
@@ -251,7 +266,7 @@ static int local_stat(void *state, const char *uri, bool *exists, int64_t *size)
 	if (stat(local_path(uri), &st) < 0)
 		return errno == ENOENT || errno == ENOTDIR
 			       ? 0
-			       : floe_error_set_errno(FLOE_ERR_IO, "could not stat \"%s\"", uri);
+			       : io_error("stat", uri);
 	*exists = S_ISREG(st.st_mode);
 	*size = *exists ? (int64_t)st.st_size : 0;
 	return 0;
@@ -261,7 +276,7 @@ static int local_remove(void *state, const char *uri)
 {
 	(void)state;
 	if (unlink(local_path(uri)) < 0 && errno != ENOENT && errno != ENOTDIR)
-		return floe_error_set_errno(FLOE_ERR_IO, "could not delete \"%s\"", uri);
+		return io_error("delete", uri);
 	return 0;
 }
 

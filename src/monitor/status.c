@@ -62,17 +62,32 @@ static const floe_state_table_run *latest_of(const floe_state_table_run *runs, s
 	return NULL;
 }
 
-/* A record left `loading` by a run that is no longer running was interrupted. */
-static const char *state_of(floe_state *st, const floe_state_table_run *r)
+/*
+ * A record left `loading` by a run that ended, or whose process is gone (kill -9, a crash: the
+ * ledger still says running), was interrupted; *run is that run when the ledger has it.
+ */
+static const char *state_of(floe_state *st, floe_arena *a, const floe_state_table_run *r, floe_state_run **run)
 {
-	char status[32];
+	*run = NULL;
 	if (!r)
 		return "never loaded";
 	if (strcmp(r->state, "loading") != 0)
 		return r->state;
-	if (floe_state_run_status(st, r->run_id, status, sizeof(status)) == 0 && strcmp(status, "running") != 0)
-		return "interrupted";
-	return "loading";
+	if (floe_state_run_get(st, a, r->run_id, run) < 0) {
+		floe_error_clear();
+		return "loading";
+	}
+	return !*run || strcmp((*run)->status, "running") != 0 || (*run)->gone ? "interrupted" : "loading";
+}
+
+static const char *interrupted_facts(floe_arena *a, const floe_state_table_run *last, const floe_state_run *run)
+{
+	const char *after = "the table is at its previous snapshot; the next run loads it again";
+	if (!run)
+		return floe_arena_printf(a, "run %s ended before the load finished; %s", last->run_id, after);
+	return floe_arena_printf(a, "run %s (pid %lld, started at %s) %s before the load finished; %s", run->run_id,
+				 (long long)run->pid, run->started_at, run->gone ? "was killed or crashed" : "ended",
+				 after);
 }
 
 static const floe_state_reconcile *reconcile_of(const floe_state_reconcile *all, size_t n, const char *table)
@@ -138,11 +153,12 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 {
 	static const char *const good[] = { "loaded", NULL };
 	floe_state_table_run *ok = NULL;
+	floe_state_run *run = NULL;
 	row->table = t->bronze;
 	row->layer = "bronze";
 	row->source = floe_arena_printf(a, "%s.%s", t->schema, t->name);
 	row->mode = t->mode;
-	row->state = state_of(st, last);
+	row->state = state_of(st, a, last, &run);
 	row->last_run = last ? last->run_id : NULL;
 	row->finished_at = last ? last->finished_at : NULL;
 	row->rows = -1;
@@ -159,7 +175,7 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 		row->facts = last->error;
 		row->cause = last->cause;
 	} else if (strcmp(row->state, "interrupted") == 0) {
-		row->facts = "the load's process ended before it finished; the table is at its previous snapshot";
+		row->facts = interrupted_facts(a, last, run);
 	} else if (strcmp(row->state, "never loaded") == 0) {
 		row->facts = strcmp(t->mode, "refused") == 0 ? t->reason : "run `floe run` to load it";
 	} else {
@@ -183,7 +199,8 @@ static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st,
 				  .mode = floe_arena_strdup(a, t->silver->materialized), .rows = -1, .age_seconds = -1 };
 	row->reconcile.control_fired = -1;
 	row->reconcile.diverged_buckets = -1;
-	row->state = last ? state_of(st, last) : "never built";
+	floe_state_run *run = NULL;
+	row->state = last ? state_of(st, a, last, &run) : "never built";
 	row->last_run = last ? last->run_id : NULL;
 	row->finished_at = last ? last->finished_at : NULL;
 	floe_state_table_last_with(st, a, name, good, &ok);

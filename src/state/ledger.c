@@ -125,6 +125,12 @@ void floe_state_close(floe_state *st)
 	free(st);
 }
 
+/* Whether the process of a run marked running no longer exists (this one always does). */
+static bool process_gone(int64_t pid)
+{
+	return pid > 0 && (pid_t)pid != getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
 /* Runs still marked running whose process is gone were interrupted (crash, kill -9). */
 static int mark_interrupted(floe_state *st)
 {
@@ -138,8 +144,7 @@ static int mark_interrupted(floe_state *st)
 		goto cleanup;
 	int rc;
 	while ((rc = floe_db_step(sel)) == 1) {
-		pid_t pid = (pid_t)floe_db_column_int64(sel, 1);
-		if (pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+		if (!process_gone(floe_db_column_int64(sel, 1)))
 			continue;
 		floe_db_bind_text(upd, 1, now);
 		floe_db_bind_text(upd, 2, floe_db_column_text(sel, 0));
@@ -203,16 +208,26 @@ int floe_state_run_end(floe_state *st, const char *run_id, const char *status)
 	return rc < 0 ? -1 : 0;
 }
 
-int floe_state_run_status(floe_state *st, const char *run_id, char *buf, size_t size)
+int floe_state_run_get(floe_state *st, floe_arena *arena, const char *run_id, floe_state_run **out)
 {
 	floe_db_stmt *s = NULL;
-	buf[0] = '\0';
-	if (floe_db_prepare(&s, st->db, "SELECT status FROM runs WHERE run_id = ?") < 0)
+	*out = NULL;
+	if (floe_db_prepare(&s, st->db, "SELECT run_id, command, pid, started_at, finished_at, status FROM runs "
+					"WHERE run_id = ?") < 0)
 		return -1;
 	floe_db_bind_text(s, 1, run_id);
 	int rc = floe_db_step(s);
-	if (rc == 1)
-		snprintf(buf, size, "%s", floe_db_column_text(s, 0));
+	if (rc == 1) {
+		floe_state_run *r = floe_arena_alloc(arena, sizeof(*r));
+		r->run_id = floe_state_column_dup(arena, s, 0);
+		r->command = floe_state_column_dup(arena, s, 1);
+		r->pid = floe_db_column_int64(s, 2);
+		r->started_at = floe_state_column_dup(arena, s, 3);
+		r->finished_at = floe_state_column_dup(arena, s, 4);
+		r->status = floe_state_column_dup(arena, s, 5);
+		r->gone = r->status && strcmp(r->status, "running") == 0 && process_gone(r->pid);
+		*out = r;
+	}
 	floe_db_finalize(s);
 	return rc < 0 ? -1 : 0;
 }

@@ -9,6 +9,7 @@
 #ifndef FLOE_STATE_STATE_H
 #define FLOE_STATE_STATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,8 +32,17 @@ int floe_state_run_begin(floe_state *st, const char *command, char run_id[FLOE_R
 /* status: "ok" | "failed" | "interrupted". */
 int floe_state_run_end(floe_state *st, const char *run_id, const char *status);
 
-/* The status of run `run_id` ("running", "ok", …) into buf; "" when there is no such run. */
-int floe_state_run_status(floe_state *st, const char *run_id, char *buf, size_t size);
+/* A run as the ledger holds it. */
+typedef struct floe_state_run {
+	const char *run_id, *command;
+	int64_t pid;
+	const char *started_at, *finished_at;
+	const char *status;          /* "running" | "ok" | "failed" | "interrupted" */
+	bool gone;                   /* marked running, but its process no longer exists (kill -9, crash) */
+} floe_state_run;
+
+/* Run `run_id` (owned by `arena`), or *out NULL when there is no such run. */
+int floe_state_run_get(floe_state *st, floe_arena *arena, const char *run_id, floe_state_run **out);
 
 typedef struct floe_state_table_run {
 	const char *run_id;

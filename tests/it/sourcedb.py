@@ -1,12 +1,15 @@
 """A private source database per test module: created through the admin connection, read by a
 role of its own through TCP with a password, exactly as floe reads a real source."""
 import json
+import os
 import secrets
+import subprocess
+import time
 from pathlib import Path
 
 import psycopg
 
-from conftest import floe
+from conftest import FLOE, floe
 
 # A trigger function that proves `updated_at` a watermark: attach it with
 # CREATE TRIGGER touch BEFORE UPDATE ON t FOR EACH ROW EXECUTE FUNCTION touch().
@@ -78,6 +81,17 @@ class Source:
         full = {"FLOE_SOURCE_PASSWORD": self.password}
         full.update(env or {})
         return floe("-C", str(directory), *args, env=full, check=check)
+
+    def start_load(self, directory, table, bronze):
+        """`floe run --table table` in the background, returned once it holds the table's load lock."""
+        env = dict(os.environ, FLOE_SOURCE_PASSWORD=self.password)
+        proc = subprocess.Popen([FLOE, "-C", str(directory), "run", "--table", table], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lock = directory / ".floe" / "locks" / f"{bronze}.lock"
+        deadline = time.time() + 30
+        while time.time() < deadline and proc.poll() is None and not (lock.exists() and lock.read_text()):
+            time.sleep(0.01)
+        return proc
 
     def plan(self, directory, *args):
         r = self.floe(directory, "plan", "--json", *args, check=0)

@@ -1,16 +1,12 @@
 """`floe run` loads bronze: every value read back by PyIceberg and DuckDB equals the source's."""
 import json
-import os
 import signal
-import subprocess
-import time
 from decimal import Decimal
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from conftest import FLOE
 import typematrix
 from lakecheck import catalog, lock_of, norm
 from sourcedb import Source
@@ -114,13 +110,7 @@ def test_unknown_table_is_a_usage_error(src, loaded):
 def test_kill_during_a_load_keeps_the_previous_snapshot_and_the_lock_names_the_holder(src, loaded):
     d, _ = loaded
     before = catalog(d).load_table("bronze.big").current_snapshot().snapshot_id
-    env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
-    first = subprocess.Popen([FLOE, "-C", str(d), "run", "--table", "public.big"], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lock = d / ".floe" / "locks" / "bronze.big.lock"
-    deadline = time.time() + 20
-    while time.time() < deadline and first.poll() is None and not (lock.exists() and lock.read_text()):
-        time.sleep(0.01)
+    first = src.start_load(d, "public.big", "bronze.big")
     assert first.poll() is None, "the load finished before the test could interrupt it"
     second = src.floe(d, "run", "--table", "bronze.big", "--json")
     first.send_signal(signal.SIGKILL)

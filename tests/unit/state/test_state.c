@@ -63,7 +63,8 @@ FLOE_TEST(state_dead_running_runs_become_interrupted)
 	char *dir = temp_project();
 	floe_state *st = NULL;
 	char run[FLOE_RUN_ID_MAX], next[FLOE_RUN_ID_MAX];
-	char status_text[32];
+	floe_arena *a = floe_arena_new();
+	floe_state_run *r = NULL;
 	int fds[2];
 	FLOE_CHECK(pipe(fds) == 0);
 	pid_t child = fork();
@@ -80,14 +81,15 @@ FLOE_TEST(state_dead_running_runs_become_interrupted)
 	close(fds[0]);
 	close(fds[1]);
 	FLOE_CHECK(floe_state_open(&st, dir) == 0);
-	FLOE_CHECK(floe_state_run_status(st, run, status_text, sizeof(status_text)) == 0);
-	FLOE_CHECK_STR(status_text, "running");
+	/* still marked running, but its process is gone: status can tell before the next run */
+	FLOE_CHECK(floe_state_run_get(st, a, run, &r) == 0 && r);
+	FLOE_CHECK(r && strcmp(r->status, "running") == 0 && r->gone && r->pid == child && r->started_at);
 	FLOE_CHECK(floe_state_run_begin(st, "run", next) == 0);
-	FLOE_CHECK(floe_state_run_status(st, run, status_text, sizeof(status_text)) == 0);
-	FLOE_CHECK_STR(status_text, "interrupted");
-	FLOE_CHECK(floe_state_run_status(st, next, status_text, sizeof(status_text)) == 0);
-	FLOE_CHECK_STR(status_text, "running");
+	FLOE_CHECK(floe_state_run_get(st, a, run, &r) == 0 && r && strcmp(r->status, "interrupted") == 0 && !r->gone);
+	FLOE_CHECK(floe_state_run_get(st, a, next, &r) == 0 && r && strcmp(r->status, "running") == 0 && !r->gone);
+	FLOE_CHECK(floe_state_run_get(st, a, "r-none", &r) == 0 && !r);
 	floe_state_close(st);
+	floe_arena_free(a);
 	floe_fs_remove_tree(dir);
 	free(dir);
 }

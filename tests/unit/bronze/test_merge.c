@@ -1,0 +1,390 @@
+/*
+ * test_merge.c — the incremental merge's decisions (src/bronze/merge.c): which files a changed
+ * key goes to, which files form key ranges and what each range should count in the source, the
+ * reasons that make a load a full one (overlapping files, missing bounds, delete files), and —
+ * against a real Iceberg table with floe's own Parquet files — that a run of files whose rows all
+ * come out equal is kept while a changed one is rewritten.
+ */
+#include "harness.h"
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/fs.h"
+#include "bronze/bronze_int.h"
+#include "iceberg/catalog.h"
+#include "iceberg/metadata.h"
+#include "iceberg/table.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+/* A map of files with the given [lower, upper] bounds of a bigint key, in that order. */
+static void map_of(bronze_file_map *map, floe_arena *a, const int64_t (*bounds)[2], size_t n)
+{
+	memset(map, 0, sizeof(*map));
+	floe_vector_init(&map->lower, FLOE_VEC_LONG, 0);
+	floe_vector_init(&map->upper, FLOE_VEC_LONG, 0);
+	for (size_t f = 0; f < n; f++) {
+		floe_vector_append_i64(&map->lower, bounds[f][0]);
+		floe_vector_append_i64(&map->upper, bounds[f][1]);
+	}
+	map->n_files = n;
+	map->touched = floe_arena_alloc(a, (n + 1) * sizeof(bool));
+}
+
+static void map_free(bronze_file_map *map)
+{
+	floe_vector_free(&map->lower);
+	floe_vector_free(&map->upper);
+}
+
+/* Route one key; the file it goes to, and the touched files as a bit mask (cleared first). */
+static size_t route_one(bronze_file_map *map, int64_t key, unsigned *touched)
+{
+	floe_vector k;
+	floe_vector_init(&k, FLOE_VEC_LONG, 0);
+	floe_vector_append_i64(&k, key);
+	memset(map->touched, 0, map->n_files * sizeof(bool));
+	size_t f = bronze_map_route(map, &k, 0);
+	*touched = 0;
+	for (size_t i = 0; i < map->n_files; i++)
+		*touched |= (unsigned)map->touched[i] << i;
+	floe_vector_free(&k);
+	return f;
+}
+
+FLOE_TEST(bronze_merge_routes_a_key_to_the_file_that_holds_it)
+{
+	static const int64_t b[][2] = { { 10, 20 }, { 30, 40 }, { 50, 60 } };
+	floe_arena *a = floe_arena_new();
+	bronze_file_map map;
+	unsigned t;
+	map_of(&map, a, b, 3);
+	FLOE_CHECK(route_one(&map, 15, &t) == 0 && t == 1u);
+	FLOE_CHECK(route_one(&map, 10, &t) == 0 && t == 1u);  /* on a lower bound */
+	FLOE_CHECK(route_one(&map, 40, &t) == 1 && t == 2u);  /* on an upper bound */
+	FLOE_CHECK(route_one(&map, 55, &t) == 2 && t == 4u);
+	/* a new key between files goes to the file before it: files grow, they do not multiply */
+	FLOE_CHECK(route_one(&map, 25, &t) == 0 && t == 1u);
+	FLOE_CHECK(route_one(&map, 45, &t) == 1 && t == 2u);
+	/* below every file: the first; above every file: the last */
+	FLOE_CHECK(route_one(&map, 1, &t) == 0 && t == 1u);
+	FLOE_CHECK(route_one(&map, 99, &t) == 2 && t == 4u);
+	map_free(&map);
+	floe_arena_free(a);
+}
+
+FLOE_TEST(bronze_merge_routes_a_key_on_a_shared_bound_to_every_file_that_may_hold_it)
+{
+	/* truncated string bounds can make neighbours share a bound: the key may be in either */
+	static const int64_t b[][2] = { { 10, 30 }, { 30, 40 }, { 50, 60 } };
+	floe_arena *a = floe_arena_new();
+	bronze_file_map map;
+	unsigned t;
+	map_of(&map, a, b, 3);
+	FLOE_CHECK(route_one(&map, 30, &t) == 0 && t == 3u);
+	map_free(&map);
+	map_of(&map, a, b, 0);
+	FLOE_CHECK(route_one(&map, 30, &t) == BRONZE_NO_FILE && t == 0u); /* no files yet */
+	map_free(&map);
+	floe_arena_free(a);
+}
+
+FLOE_TEST(bronze_merge_key_ranges_break_only_at_clean_boundaries)
+{
+	/* 20 < 21 is clean; 30 == 30 is shared (one range); 40 < 50 is clean */
+	static const int64_t b[][2] = { { 10, 20 }, { 21, 30 }, { 30, 40 }, { 50, 60 } };
+	floe_arena *a = floe_arena_new();
+	bronze_file_map map;
+	floe_vector k;
+	map_of(&map, a, b, 4);
+	bronze_map_ranges(&map, a);
+	FLOE_CHECK(map.n_ranges == 3);
+	FLOE_CHECK(map.range_start[0] == 0 && map.range_start[1] == 1 && map.range_start[2] == 3 &&
+		   map.range_start[3] == 4);
+	floe_vector_init(&k, FLOE_VEC_LONG, 0);
+	static const int64_t keys[] = { 5, 20, 21, 45, 49, 50, 99 };
+	static const size_t want[] = { 0, 0, 1, 1, 1, 2, 2 };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		floe_vector_append_i64(&k, keys[i]);
+		FLOE_CHECK(bronze_map_range_of(&map, &k, i) == want[i]);
+	}
+	floe_vector_free(&k);
+	map_free(&map);
+	floe_arena_free(a);
+}
+
+FLOE_TEST(bronze_merge_key_ranges_are_at_most_64)
+{
+	int64_t (*b)[2] = calloc(130, sizeof(*b));
+	floe_arena *a = floe_arena_new();
+	bronze_file_map map;
+	for (int f = 0; f < 130; f++) {
+		b[f][0] = f * 10;
+		b[f][1] = f * 10 + 5;
+	}
+	map_of(&map, a, (const int64_t(*)[2])b, 130);
+	bronze_map_ranges(&map, a);
+	FLOE_CHECK(map.n_ranges > 1 && map.n_ranges <= BRONZE_MAX_RANGES);
+	FLOE_CHECK(map.range_start[0] == 0 && map.range_start[map.n_ranges] == 130);
+	for (size_t r = 0; r < map.n_ranges; r++)
+		FLOE_CHECK(map.range_start[r] < map.range_start[r + 1]);
+	map_free(&map);
+	floe_arena_free(a);
+	free(b);
+}
+
+FLOE_TEST(bronze_merge_finds_the_key_ranges_whose_count_moved)
+{
+	static const int64_t b[][2] = { { 10, 20 }, { 21, 30 }, { 30, 40 }, { 50, 60 } };
+	floe_arena *a = floe_arena_new();
+	floe_iceberg_data_file files[4];
+	const floe_iceberg_data_file *fp[4];
+	bronze_file_map map;
+	floe_vector chg;
+	map_of(&map, a, b, 4);
+	bronze_map_ranges(&map, a);
+	for (int f = 0; f < 4; f++) {
+		files[f] = (floe_iceberg_data_file)FLOE_ICEBERG_DATA_FILE_INIT;
+		files[f].record_count = 10 * (f + 1);
+		fp[f] = &files[f];
+	}
+	/* changes: 5 new (range 0), 25 new and 35 already in bronze (range 1), 55 new (range 2) */
+	static const int64_t keys[] = { 5, 25, 35, 55 };
+	static const bool exists[] = { false, false, true, false };
+	floe_vector_init(&chg, FLOE_VEC_LONG, 0);
+	for (int i = 0; i < 4; i++)
+		floe_vector_append_i64(&chg, keys[i]);
+	int64_t expected[3];
+	bronze_map_expect(&map, expected, fp, &chg, exists, 4);
+	FLOE_CHECK(expected[0] == 10 + 1 && expected[1] == 20 + 30 + 1 && expected[2] == 40 + 1);
+	/* the source lost a row in range 1 only: that range, and no other, gets a key-set diff */
+	const int64_t source[3] = { 11, 50, 41 };
+	size_t moved = 0, which = 99;
+	for (size_t r = 0; r < map.n_ranges; r++)
+		if (source[r] != expected[r]) {
+			moved++;
+			which = r;
+		}
+	FLOE_CHECK(moved == 1 && which == 1);
+	floe_vector_free(&chg);
+	map_free(&map);
+	floe_arena_free(a);
+}
+
+FLOE_TEST(bronze_merge_sorts_files_by_bounds_and_refuses_overlaps)
+{
+	floe_arena *a = floe_arena_new();
+	bronze_file_map map = { 0 };
+	floe_vector lo, up;
+	size_t order[3];
+	static const int64_t in[][2] = { { 50, 60 }, { 10, 20 }, { 30, 40 } };
+	floe_vector_init(&lo, FLOE_VEC_LONG, 0);
+	floe_vector_init(&up, FLOE_VEC_LONG, 0);
+	for (int f = 0; f < 3; f++) {
+		floe_vector_append_i64(&lo, in[f][0]);
+		floe_vector_append_i64(&up, in[f][1]);
+	}
+	FLOE_CHECK(bronze_map_sort(&map, a, &lo, &up, 3, order) == NULL);
+	FLOE_CHECK(order[0] == 1 && order[1] == 2 && order[2] == 0);
+	FLOE_CHECK(map.n_files == 3 && map.lower.v.i64[0] == 10 && map.upper.v.i64[2] == 60);
+	/* [25, 45] reaches into [30, 40]'s range: not files floe wrote; load in full */
+	up.v.i64[1] = 45;
+	lo.v.i64[1] = 25;
+	up.v.i64[2] = 40;
+	const char *why = bronze_map_sort(&map, a, &lo, &up, 3, order);
+	FLOE_CHECK(why && strstr(why, "loaded in full: the data files overlap in key ranges"));
+	floe_vector_free(&lo);
+	floe_vector_free(&up);
+	map_free(&map);
+	floe_arena_free(a);
+}
+
+FLOE_TEST(bronze_merge_needs_bounds_and_no_delete_files)
+{
+	floe_arena *a = floe_arena_new();
+	floe_vector lo, up;
+	floe_iceberg_field key0 = { 1, "id", true, NULL, NULL };
+	floe_iceberg_column_stats with[1] = { { 1, 100, 42, 0, -1, true, true, (const uint8_t *)"\x01\0\0\0\0\0\0\0",
+						 8, (const uint8_t *)"\x2a\0\0\0\0\0\0\0", 8 } };
+	floe_iceberg_column_stats without[1] = { FLOE_ICEBERG_COLUMN_STATS_INIT };
+	floe_iceberg_data_file d = FLOE_ICEBERG_DATA_FILE_INIT;
+	floe_vector_init(&lo, FLOE_VEC_LONG, 0);
+	floe_vector_init(&up, FLOE_VEC_LONG, 0);
+	d.path = "file:///w/bronze/t/data/a.parquet";
+	d.columns = with;
+	d.n_columns = 1;
+	FLOE_CHECK(bronze_map_bounds(a, &lo, &up, &d, &key0) == NULL);
+	FLOE_CHECK(lo.len == 1 && lo.v.i64[0] == 1 && up.v.i64[0] == 42);
+	without[0].field_id = 1;
+	d.columns = without;
+	const char *why = bronze_map_bounds(a, &lo, &up, &d, &key0);
+	FLOE_CHECK_STR(why, "loaded in full: data file \"file:///w/bronze/t/data/a.parquet\" has no bounds for \"id\"");
+	d.n_columns = 0;
+	FLOE_CHECK(bronze_map_bounds(a, &lo, &up, &d, &key0) != NULL);
+	d.columns = with;
+	d.n_columns = 1;
+	d.content = FLOE_ICEBERG_CONTENT_EQUALITY_DELETES;
+	FLOE_CHECK_STR(bronze_map_bounds(a, &lo, &up, &d, &key0), "loaded in full: the table has delete files");
+	floe_vector_free(&lo);
+	floe_vector_free(&up);
+	floe_arena_free(a);
+}
+
+/* ---- the rewrite, against a real table: files of ids 2, 4, … 60 (10 rows each), v = "v<id>" ---- */
+
+typedef struct table_env {
+	char dir[64];
+	floe_arena *a;
+	floe_config config;
+	floe_lock_table lt;
+	bronze_job job;
+	floe_bronze_result result;
+	floe_iceberg_catalog *catalog;
+	bronze_load l;
+	const char *initial[3];    /* the first files' URIs, in key order */
+} table_env;
+
+static const floe_lock_type LONG_T = { .kind = FLOE_PLAN_PRIMITIVE, .primitive = "long" };
+static const floe_lock_type STRING_T = { .kind = FLOE_PLAN_PRIMITIVE, .primitive = "string" };
+static floe_lock_column COLUMNS[2] = {
+	{ .id = 1, .name = "id", .attnum = 1, .pg_type = "bigint", .cls = "exact", .required = true, .type = &LONG_T },
+	{ .id = 2, .name = "v", .attnum = 2, .pg_type = "text", .cls = "exact", .type = &STRING_T },
+};
+static const char *KEY[1] = { "id" };
+
+/* Rows (id, "v<id>" or `text` when given) as fresh vectors of the table's columns. */
+static floe_vector *rows_of(table_env *e, const int64_t *ids, const char *const *texts, size_t n)
+{
+	floe_vector *v = bronze_vectors_new(e->a, &e->l.cols);
+	for (size_t i = 0; i < n; i++) {
+		char text[32];
+		snprintf(text, sizeof(text), "v%lld", (long long)ids[i]);
+		const char *t = texts && texts[i] ? texts[i] : text;
+		floe_vector_append_i64(&v[0], ids[i]);
+		floe_vector_append_bytes(&v[1], t, strlen(t));
+	}
+	return v;
+}
+
+static bool env_table(table_env *e)
+{
+	static const uint32_t oids[2] = { 20, 25 }, elems[2] = { 0, 0 };
+	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
+	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
+	memset(e, 0, sizeof(*e));
+	snprintf(e->dir, sizeof(e->dir), "/tmp/floe-merge-XXXXXX");
+	if (!mkdtemp(e->dir))
+		return false;
+	e->a = floe_arena_new();
+	e->config.bronze.target_file_rows = 10;
+	e->lt = (floe_lock_table){ .schema = "public", .name = "t", .bronze = "bronze.t", .mode = "incremental",
+				   .key = KEY, .n_key = 1, .columns = COLUMNS, .n_columns = 2 };
+	e->job = (bronze_job){ .config = &e->config, .table = &e->lt, .arena = e->a, .result = &e->result };
+	e->l.job = &e->job;
+	co.create = true;
+	co.warehouse = e->dir;
+	if (bronze_columns_build(&e->l.cols, e->a, &e->lt, oids, elems, 2) < 0 ||
+	    floe_iceberg_catalog_open_sql(&e->catalog, floe_arena_printf(e->a, "%s/catalog.db", e->dir), &co) < 0 ||
+	    floe_iceberg_table_create(&e->l.table, e->catalog, "bronze", "t", e->l.cols.schema, NULL) < 0)
+		return false;
+	bronze_keys_init(&e->l.keys, e->a, &e->lt, &e->l.cols);
+	int64_t ids[30];
+	for (int i = 0; i < 30; i++)
+		ids[i] = 2 * (i + 1);
+	floe_vector *v = rows_of(e, ids, NULL, 30);
+	bronze_files_init(&e->l.out, e->a, e->l.table, &e->l.cols, 10);
+	bool ok = true;
+	for (size_t from = 0; from < 30 && ok; from += 10) { /* the writer takes at most `room` rows */
+		floe_vector *part = rows_of(e, ids + from, NULL, 10);
+		ok = bronze_files_write(&e->l.out, part) == 0;
+		bronze_vectors_free(part, 2);
+	}
+	ok = ok && bronze_files_close(&e->l.out) == 0 && e->l.out.n == 3 &&
+	     floe_iceberg_table_replace(e->l.table, e->l.out.files, e->l.out.n, &o) == 0;
+	bronze_vectors_free(v, 2);
+	for (size_t f = 0; ok && f < 3; f++)
+		e->initial[f] = floe_arena_strdup(e->a, e->l.out.files[f].path);
+	e->l.expect_snapshot = floe_iceberg_table_metadata(e->l.table)->current_snapshot_id;
+	return ok;
+}
+
+static void env_table_close(table_env *e)
+{
+	floe_iceberg_table_free(e->l.table);
+	floe_iceberg_catalog_free(e->catalog);
+	floe_fs_remove_tree(e->dir);
+	floe_arena_free(e->a);
+	floe_error_clear();
+}
+
+/* Merge rows (ids, texts) and requested keys; the reason for a full load, if any. */
+static const char *merge(table_env *e, const int64_t *ids, const char *const *texts, size_t n,
+			 const int64_t *keys, size_t n_keys, int *rc)
+{
+	const char *full = NULL;
+	floe_vector *rows = rows_of(e, ids, texts, n);
+	floe_vector key;
+	floe_vector_init(&key, FLOE_VEC_LONG, 0);
+	for (size_t i = 0; i < n_keys; i++)
+		floe_vector_append_i64(&key, keys[i]);
+	e->l.n_removed = 0;
+	*rc = bronze_merge_rows(&e->l, rows, &key, &full);
+	bronze_vectors_free(rows, 2);
+	floe_vector_free(&key);
+	return full;
+}
+
+/* Which of the first files (0: ids 2-20, 1: 22-40, 2: 42-60) the merge's i-th removal is; -1: none. */
+static int removed_file(const table_env *e, size_t i)
+{
+	for (int f = 0; i < e->l.n_removed && f < 3; f++)
+		if (strcmp(e->l.removed[i], e->initial[f]) == 0)
+			return f;
+	return -1;
+}
+
+FLOE_TEST(bronze_merge_keeps_a_file_whose_rows_all_come_out_equal)
+{
+	table_env e;
+	int rc = 0;
+	FLOE_CHECK(env_table(&e));
+	/* the late window re-read two rows that did not change: nothing is rewritten */
+	static const int64_t same[] = { 14, 16 };
+	FLOE_CHECK(merge(&e, same, NULL, 2, same, 2, &rc) == NULL && rc == 0);
+	FLOE_CHECK(e.l.n_removed == 0 && e.l.out.n == 0);
+	/* one of them changed: its file (ids 2-20) alone is rewritten, as one file of 10 rows */
+	static const char *const changed[] = { NULL, "changed" };
+	FLOE_CHECK(merge(&e, same, changed, 2, same, 2, &rc) == NULL && rc == 0);
+	FLOE_CHECK(e.l.n_removed == 1 && removed_file(&e, 0) == 0);
+	FLOE_CHECK(e.l.out.n == 1 && e.l.out.files[0].record_count == 10);
+	bronze_files_discard(&e.l.out, 0);
+	env_table_close(&e);
+}
+
+FLOE_TEST(bronze_merge_rewrites_only_the_files_a_change_or_delete_goes_to)
+{
+	table_env e;
+	int rc = 0;
+	FLOE_CHECK(env_table(&e));
+	/* a new key between the first two files joins the first: it grows to 11 rows */
+	static const int64_t between[] = { 21 };
+	FLOE_CHECK(merge(&e, between, NULL, 1, between, 1, &rc) == NULL && rc == 0);
+	FLOE_CHECK(e.l.n_removed == 1 && removed_file(&e, 0) == 0);
+	FLOE_CHECK(e.l.out.n == 2 && e.l.out.files[0].record_count + e.l.out.files[1].record_count == 11);
+	bronze_files_discard(&e.l.out, 0);
+	/* a requested key the source no longer has is deleted from its file (22-40) only */
+	static const int64_t gone[] = { 30 };
+	FLOE_CHECK(merge(&e, NULL, NULL, 0, gone, 1, &rc) == NULL && rc == 0);
+	FLOE_CHECK(e.l.n_removed == 1 && removed_file(&e, 0) == 1);
+	FLOE_CHECK(e.l.out.n == 1 && e.l.out.files[0].record_count == 9);
+	bronze_files_discard(&e.l.out, 0);
+	/* a change in the last file and a delete in the first: two runs, each rewritten alone */
+	static const int64_t two[] = { 4, 50 };
+	static const int64_t upd[] = { 50 };
+	static const char *const text[] = { "new" };
+	FLOE_CHECK(merge(&e, upd, text, 1, two, 2, &rc) == NULL && rc == 0);
+	FLOE_CHECK(e.l.n_removed == 2 && removed_file(&e, 0) == 0 && removed_file(&e, 1) == 2);
+	bronze_files_discard(&e.l.out, 0);
+	env_table_close(&e);
+}

@@ -148,6 +148,18 @@ static void put_parquet_schema(floe_buf *sql, const floe_iceberg_schema *schema)
 	floe_buf_free(&type);
 }
 
+/* A view's SELECT list of no rows: each column of `schema` a NULL of its type. */
+static void put_no_rows(floe_buf *sql, const floe_iceberg_schema *schema)
+{
+	for (size_t i = 0; i < schema->n_fields; i++) {
+		floe_buf_puts(sql, i ? ", CAST(NULL AS " : "CAST(NULL AS ");
+		floe_query_duck_type(sql, schema->fields[i].type);
+		floe_buf_puts(sql, ") AS ");
+		floe_buf_put_quoted(sql, schema->fields[i].name, '"');
+	}
+	floe_buf_puts(sql, " WHERE false");
+}
+
 int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *name, const floe_iceberg_scan *scan,
 		    const floe_iceberg_schema *schema)
 {
@@ -157,18 +169,22 @@ int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *n
 	floe_buf_putc(&sql, '.');
 	floe_buf_put_quoted(&sql, name, '"');
 	floe_buf_puts(&sql, " AS SELECT ");
-	for (size_t i = 0; i < schema->n_fields; i++) {
+	if (scan->n_files == 0)
+		put_no_rows(&sql, schema);
+	for (size_t i = 0; i < schema->n_fields && scan->n_files > 0; i++) {
 		floe_buf_puts(&sql, i ? ", " : "");
 		view_column(&sql, &schema->fields[i]);
 	}
-	floe_buf_puts(&sql, " FROM read_parquet([");
-	for (size_t i = 0; i < scan->n_files; i++) {
-		floe_buf_puts(&sql, i ? "," : "");
-		floe_buf_put_quoted(&sql, floe_iceberg_uri_to_path(a, scan->files[i].file.path), '\'');
+	if (scan->n_files > 0) {
+		floe_buf_puts(&sql, " FROM read_parquet([");
+		for (size_t i = 0; i < scan->n_files; i++) {
+			floe_buf_puts(&sql, i ? "," : "");
+			floe_buf_put_quoted(&sql, floe_iceberg_uri_to_path(a, scan->files[i].file.path), '\'');
+		}
+		floe_buf_puts(&sql, "], ");
+		put_parquet_schema(&sql, schema);
+		floe_buf_putc(&sql, ')');
 	}
-	floe_buf_puts(&sql, "], ");
-	put_parquet_schema(&sql, schema);
-	floe_buf_putc(&sql, ')');
 	int error = floe_engine_exec(e, floe_buf_cstr(&sql));
 	floe_buf_free(&sql);
 	return error;

@@ -26,8 +26,8 @@ typedef struct floe_iceberg_type floe_iceberg_type;
 /*
  * CREATE VIEW "ns"."name" in `e` over exactly the data files of `scan`, its columns those of
  * `schema` found by field id (read_parquet's schema map): a renamed column reads from files
- * written under its old name, one added since reads as NULL. Silver builds read a bronze
- * snapshot through it.
+ * written under its old name, one added since reads as NULL; a scan without files is a view of
+ * no rows with those columns. Silver builds read a bronze snapshot through it.
  */
 int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *name, const floe_iceberg_scan *scan,
 		    const floe_iceberg_schema *schema);

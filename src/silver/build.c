@@ -128,22 +128,10 @@ static int silver_schema(floe_iceberg_schema **out, floe_arena *a, const floe_lo
 static int empty_view(silver_job *job, const floe_lock_silver *s, const char *ns, const char *name)
 {
 	floe_iceberg_schema *schema;
-	floe_buf sql = FLOE_BUF_INIT;
+	floe_iceberg_scan none = { .snapshot_id = -1 };
 	if (silver_schema(&schema, job->arena, s) < 0)
 		return -1;
-	floe_buf_puts(&sql, "CREATE VIEW ");
-	put_ident(&sql, ns, name);
-	floe_buf_puts(&sql, " AS SELECT ");
-	for (size_t i = 0; i < schema->n_fields; i++) {
-		floe_buf_puts(&sql, i ? ", CAST(NULL AS " : "CAST(NULL AS ");
-		floe_query_duck_type(&sql, schema->fields[i].type);
-		floe_buf_puts(&sql, ") AS ");
-		floe_buf_put_quoted(&sql, schema->fields[i].name, '"');
-	}
-	floe_buf_puts(&sql, " WHERE false");
-	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
-	floe_buf_free(&sql);
-	return error;
+	return floe_query_view(job->engine, job->arena, ns, name, &none, schema);
 }
 
 /*
@@ -540,21 +528,13 @@ static bool unchanged(const build *b)
 	       strcmp(sha, b->model_sha) == 0;
 }
 
-/* A view over `files` of `all` (the bronze snapshot's schema), or an empty one of its shape. */
+/* A view over `files` of `all` (the bronze snapshot's schema): no rows when there are none. */
 static int files_view(silver_job *job, const char *name, const floe_iceberg_scan *all, floe_iceberg_scan_file *files,
-		      size_t n, const char *bname)
+		      size_t n)
 {
 	floe_iceberg_scan part = *all;
 	part.files = files, part.n_files = n;
-	if (n)
-		return floe_query_view(job->engine, job->arena, "main", name, &part, all->schema);
-	floe_buf sql = FLOE_BUF_INIT;
-	floe_buf_printf(&sql, "CREATE VIEW \"%s\" AS SELECT * FROM ", name);
-	put_ident(&sql, BRONZE_FULL, bname);
-	floe_buf_puts(&sql, " LIMIT 0");
-	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
-	floe_buf_free(&sql);
-	return error;
+	return floe_query_view(job->engine, job->arena, "main", name, &part, all->schema);
 }
 
 /* The files of `a` that `b` does not have. */
@@ -578,8 +558,7 @@ static size_t files_minus(floe_arena *arena, const floe_iceberg_scan *a, const f
  * (rows of the files one has and the other has not, matched by key and compared whole): inserted,
  * updated, deleted.
  */
-static int changed_keys(build *b, floe_iceberg_table *bronze, int64_t from, const floe_iceberg_scan *now,
-			const char *bname)
+static int changed_keys(build *b, floe_iceberg_table *bronze, int64_t from, const floe_iceberg_scan *now)
 {
 	silver_job *job = b->job;
 	floe_iceberg_scan *before = NULL;
@@ -590,8 +569,8 @@ static int changed_keys(build *b, floe_iceberg_table *bronze, int64_t from, cons
 		goto cleanup;
 	size_t n_added = files_minus(job->arena, now, before, &added);
 	size_t n_removed = files_minus(job->arena, before, now, &removed);
-	if (files_view(job, "floe_added", now, added, n_added, bname) < 0 ||
-	    files_view(job, "floe_removed", now, removed, n_removed, bname) < 0)
+	if (files_view(job, "floe_added", now, added, n_added) < 0 ||
+	    files_view(job, "floe_removed", now, removed, n_removed) < 0)
 		goto cleanup;
 	/* a full join on the key (bronze's keys are unique) and whole rows compared: 8x faster than EXCEPT ALL */
 	const floe_lock_silver *s = b->s;
@@ -675,7 +654,7 @@ static int choose_scope(build *b, floe_iceberg_table *bronze, const floe_iceberg
 	put_ident(&sql, bns, bname);
 	floe_buf_puts(&sql, " AS SELECT * FROM ");
 	if (from > 0) {
-		if (changed_keys(b, bronze, from, now, bname) < 0 || files_to_rewrite(b) < 0 ||
+		if (changed_keys(b, bronze, from, now) < 0 || files_to_rewrite(b) < 0 ||
 		    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_changed") < 0)
 			goto cleanup;
 		b->incremental = true;

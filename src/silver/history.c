@@ -185,20 +185,7 @@ static int snapshot_view(build *b, floe_iceberg_table *t, int64_t snapshot_id, c
 	floe_buf_printf(&sql, "DROP VIEW IF EXISTS main.%s", name);
 	if (floe_iceberg_table_plan(&scan, b->arena, t, snapshot_id) < 0 || floe_engine_exec(b->engine, floe_buf_cstr(&sql)) < 0)
 		goto cleanup;
-	if (scan->n_files) {
-		error = floe_query_view(b->engine, b->arena, "main", name, scan, schema);
-		goto cleanup;
-	}
-	floe_buf_clear(&sql);
-	floe_buf_printf(&sql, "CREATE VIEW main.%s AS SELECT ", name);
-	for (size_t i = 0; i < schema->n_fields; i++) {
-		floe_buf_puts(&sql, i ? ", CAST(NULL AS " : "CAST(NULL AS ");
-		floe_query_duck_type(&sql, schema->fields[i].type);
-		floe_buf_puts(&sql, ") AS ");
-		floe_buf_put_quoted(&sql, schema->fields[i].name, '"');
-	}
-	floe_buf_puts(&sql, " WHERE false");
-	error = floe_engine_exec(b->engine, floe_buf_cstr(&sql));
+	error = floe_query_view(b->engine, b->arena, "main", name, scan, schema); /* no files: no rows */
 cleanup:
 	floe_buf_free(&sql);
 	return error;

@@ -98,7 +98,7 @@ class History:
         self.seen = {t: set() for t in TABLES}
 
     def load(self):
-        run = json.loads(self.src.floe(self.d, "run", "--json", check=0).out)
+        run = json.loads(self.src.floe(self.d, "run", "--layer", "bronze", "--json", check=0).out)
         cat = catalog(self.d)
         for r in run["tables"]:
             if r["table"] not in TABLES:

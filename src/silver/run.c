@@ -114,14 +114,8 @@ static void failed(silver_job *job)
 	floe_silver_result *r = job->result;
 	const floe_error *e = floe_error_last();
 	floe_buf msg = FLOE_BUF_INIT, cause = FLOE_BUF_INIT;
-	if (e) {
-		floe_buf_puts(&msg, e->message);
-		if (e->detail)
-			floe_buf_printf(&msg, ": %s", e->detail);
-		for (int i = 0; i < e->n_context; i++)
-			floe_buf_printf(&msg, " (%s)", e->context[i]);
-		floe_error_put_cause(&cause, e);
-	}
+	floe_error_put_message(&msg, e);
+	floe_error_put_cause(&cause, e);
 	r->state = "failed";
 	r->error = floe_arena_strdup(job->arena, floe_buf_cstr(&msg));
 	r->cause = job->table_failed ? "a silver test found rows the rules refuse (see the error)"

@@ -65,13 +65,26 @@ static void split(floe_arena *a, const char *qualified, const char **ns, const c
 	*name = dot ? dot + 1 : qualified;
 }
 
-/* source('bronze', X): only the job's own bronze table, at its verified snapshot. */
+/* A dbt model's name: its file's stem ("dbt/models/silver/orders.sql" → "orders"). */
+static bool is_model(const floe_lock_silver *s, const char *name)
+{
+	const char *base = strrchr(s->model, '/');
+	base = base ? base + 1 : s->model;
+	size_t n = strlen(base);
+	n -= n > 4 && strcmp(base + n - 4, ".sql") == 0 ? 4 : 0;
+	return strlen(name) == n && strncmp(base, name, n) == 0;
+}
+
+/*
+ * source('bronze', X): only the job's own bronze table, at its verified snapshot. X is the
+ * table's dbt name (the model's; sources.yml maps it to the bronze table) or the bronze name.
+ */
 static const char *source_rel(void *ctx, const char *source, const char *table)
 {
 	silver_job *job = ctx;
 	const char *ns, *name;
 	split(job->arena, job->table->bronze, &ns, &name);
-	if (strcmp(source, ns) != 0 || strcmp(table, name) != 0)
+	if (strcmp(source, ns) != 0 || (strcmp(table, name) != 0 && !is_model(job->table->silver, table)))
 		return NULL;
 	return ident(job->arena, ns, name);
 }
@@ -91,7 +104,8 @@ static const char *ref_rel(void *ctx, const char *model)
 	silver_job *job = ctx;
 	const char *ns, *name;
 	for (size_t i = 0; i < floe_lock_count(job->lock); i++)
-		if (silver_at(job, i, &ns, &name) && strcmp(name, model) == 0)
+		if (silver_at(job, i, &ns, &name) &&
+		    (strcmp(name, model) == 0 || is_model(floe_lock_at(job->lock, i)->silver, model)))
 			return ident(job->arena, ns, name);
 	return NULL;
 }

@@ -248,7 +248,7 @@ static int run(floe_cli_ctx *ctx)
 	/* A failed table's cause may call for more than 1: source unreachable 3, disk full 4. */
 	rc = rep.exit_code >= FLOE_EXIT_UNREACHABLE ? rep.exit_code : rep.n_failed || rep.n_unproven ? 1 : 0;
 	/* A silver model floe cannot run as written (unsupported Jinja, wrong columns) is the user's: 2. */
-	int s_rc = srep.exit_code >= FLOE_EXIT_USAGE ? srep.exit_code : srep.n_failed ? 1 : 0;
+	int s_rc = srep.exit_code ? srep.exit_code : srep.n_failed ? 1 : 0;
 	rc = s_rc > rc ? s_rc : rc;
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)

@@ -120,7 +120,11 @@ static void failed(silver_job *job)
 	r->error = floe_arena_strdup(job->arena, floe_buf_cstr(&msg));
 	r->cause = job->table_failed ? "a silver test found rows the rules refuse (see the error)"
 				     : floe_arena_strdup(job->arena, floe_buf_cstr(&cause));
-	r->exit_code = e ? (int)floe_error_class_exit(e->cls) : FLOE_EXIT_INTERNAL;
+	/* 2 for a model or lock floe cannot run as written; a machine or service failure keeps its code; else 1 */
+	int code = e ? (int)floe_error_class_exit(e->cls) : FLOE_EXIT_INTERNAL;
+	r->exit_code = e && e->cls == FLOE_ERR_CONFIG ? FLOE_EXIT_USAGE
+		       : code >= FLOE_EXIT_UNREACHABLE  ? code
+							: FLOE_EXIT_CHECK_FAILED;
 	floe_buf_free(&msg);
 	floe_buf_free(&cause);
 	floe_error_clear();
@@ -167,12 +171,12 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 	r->seconds = (double)(floe_iceberg_now_ms() - t0) / 1e3;
 	if (rc < 0)
 		failed(job);
-	else if (strcmp(r->state, "unchanged") != 0)
+	else if (strcmp(r->state, "building") == 0)
 		r->state = "built";
 	if (strcmp(r->state, "unchanged") == 0)
 		r->detail = floe_arena_printf(job->arena, "%lld rows; bronze snapshot %lld and the model are as at the "
 							 "last build", (long long)r->rows, (long long)r->bronze_snapshot_id);
-	else
+	else if (strcmp(r->state, "skipped") != 0) /* skipped: the build said why */
 		describe(job);
 	record(st, job, true);
 }

@@ -27,6 +27,8 @@ typedef struct silver_job {
 	floe_engine *engine;
 	const char *ns, *name;            /* "silver", "orders" */
 	floe_buf notes;                   /* tests failed and warned, quarantine counts: "; "-joined */
+	const floe_lock_silver **refs;    /* the silver tables the model ref()s */
+	size_t n_refs, cap_refs;
 	const char *tmp_dir;              /* where DuckDB writes files before storage takes them; NULL: none yet */
 	int n_tmp;
 	bool table_failed;                /* an error-severity table test failed */

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+import duckdb
+import pyarrow as pa
+
 from lakecheck import catalog, duckdb_iceberg, norm
 from sourcedb import TOUCH, Source
 
@@ -36,6 +39,8 @@ TABLES = {  # bronze table: (source table, key columns)
     "bronze.pairs": ("pairs", ["a", "b"]),
 }
 DBT = ["dbt_scd_id", "dbt_updated_at", "dbt_valid_from", "dbt_valid_to"]
+REPO = Path(__file__).resolve().parents[2]
+DBT_BIN = os.environ.get("FLOE_DBT", str(REPO / ".venv-dbt" / "bin" / "dbt"))  # scripts/setup-dbt.sh
 
 
 @pytest.fixture(scope="module")
@@ -190,3 +195,70 @@ def test_a_run_without_change_adds_nothing(hist):
     hist.check()
     summary = catalog(hist.d).load_table("silver.customers_history").current_snapshot().summary
     assert summary["floe.history-bronze-snapshot"] and summary["floe.run-id"] == "run-x"
+
+
+DBT_PROJECT = {
+    "dbt_project.yml": """name: hist
+version: "1.0"
+profile: hist
+macro-paths: [macros]
+snapshot-paths: [snapshots]
+model-paths: [models]
+dispatch:
+  - macro_namespace: dbt
+    search_order: [hist, dbt]
+""",
+    # dbt's snapshot clock pinned to the observation's time, as floe takes the bronze snapshot's
+    "macros/observed_at.sql": """{% macro duckdb__snapshot_get_time() -%}
+  '{{ var("observed_at") }}'::timestamp
+{%- endmacro %}
+""",
+    "models/sources.yml": """sources:
+  - name: obs
+    schema: obs
+    tables: [{name: customers}, {name: accounts}, {name: pairs}]
+""",
+    "snapshots/history.yml": "snapshots:\n" + "".join(
+        f"""  - name: {name}_history
+    relation: source('obs', '{name}')
+    config:
+      schema: snapshots
+      unique_key: {json.dumps(key)}
+      strategy: check
+      check_cols: all
+      hard_deletes: invalidate
+""" for name, key in [("customers", ["id"]), ("accounts", ["id"]), ("pairs", ["a", "b"])]),
+}
+
+
+def test_real_dbt_snapshot_of_the_same_observations_equals_floes_history(hist, tmp_path):
+    """`dbt snapshot` (dbt-duckdb) run once per observation over the rows that load saw, its clock
+    pinned to the bronze snapshot's time: its snapshot tables equal floe's history tables."""
+    for rel, text in DBT_PROJECT.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    db = tmp_path / "dbt.duckdb"
+    (tmp_path / "profiles.yml").write_text(
+        f"hist:\n  target: dev\n  outputs:\n    dev: {{type: duckdb, path: '{db}', threads: 1}}\n")
+    cat = catalog(hist.d)
+    for bronze, (name, key) in TABLES.items():
+        for at, rows in hist.observations[bronze]:
+            con = duckdb.connect(str(db))
+            con.execute("create schema if not exists obs")
+            obs = pa.Table.from_pylist(rows)  # noqa: F841 (read by DuckDB by name)
+            con.execute(f"create or replace table obs.{name} as select * from obs")
+            con.close()
+            run = subprocess.run([DBT_BIN, "snapshot", "--select", f"{name}_history", "--vars",
+                                  json.dumps({"observed_at": duck_text(at)}), "--project-dir", str(tmp_path),
+                                  "--profiles-dir", str(tmp_path)], capture_output=True, text=True, timeout=300,
+                                 cwd=tmp_path)
+            assert run.returncode == 0, run.stdout + run.stderr
+        con = duckdb.connect(str(db), read_only=True)
+        cur = con.execute(f"select * from main_snapshots.{name}_history")
+        names = [c[0] for c in cur.description]
+        dbt_rows = [dict(zip(names, r)) for r in cur.fetchall()]
+        con.close()
+        floe_rows = cat.load_table(f"silver.{name}_history").scan().to_arrow().to_pylist()
+        assert names == list(floe_rows[0]), (names, list(floe_rows[0]))
+        assert len(dbt_rows) == len(floe_rows) > len(hist.observations[bronze][0][1]), bronze
+        assert as_sorted(dbt_rows, key) == as_sorted(floe_rows, key), bronze

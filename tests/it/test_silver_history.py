@@ -15,11 +15,11 @@ import pytest
 import duckdb
 import pyarrow as pa
 
+from icebergkit import TOOLS
 from lakecheck import catalog, duckdb_iceberg, norm
 from sourcedb import TOUCH, Source
 
-TOOL = str(Path(os.environ.get("FLOE_TOOLS", str(Path(__file__).resolve().parents[2] / "build" / "tools")))
-           / "silver_history")
+TOOL = str(TOOLS / "silver_history")
 
 SQL = TOUCH + '''
 CREATE TABLE public.customers (id int PRIMARY KEY, name text NOT NULL, note text, score numeric(6,2));

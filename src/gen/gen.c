@@ -3,15 +3,17 @@
  * or remove it (the previous lock's hashes tell floe's writing from a person's),
  * write the lock, and commit floe's own files through src/repo.
  */
-#include "gen/gen.h"
+#include "gen/gen_int.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/sha256.h"
+#include "base/text.h"
 #include "plan/lock.h"
 #include "repo/repo.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,8 @@ struct floe_gen_result {
 	floe_repo_change *changes; /* what floe commits: its own files, as written */
 	size_t n_changes, cap_changes;
 	const char *lock_changes;  /* floe_lock_describe_changes */
+	const char **notes;        /* floe_gen_note: tests left out and why */
+	size_t n_notes, cap_notes;
 	char commit[48];
 	bool committed;
 };
@@ -84,8 +88,22 @@ static int write_file(floe_gen_result *r, const char *rel, const char *content)
 	return 0;
 }
 
+floe_arena *floe_gen_arena(floe_gen_result *r)
+{
+	return r->arena;
+}
+
+void floe_gen_note(floe_gen_result *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	r->notes = floe_arena_grow(r->arena, r->notes, r->n_notes, &r->cap_notes, sizeof(*r->notes));
+	r->notes[r->n_notes++] = floe_arena_vprintf(r->arena, fmt, ap);
+	va_end(ap);
+}
+
 /* One generated file: write, keep (hand edit), restore, or leave as it is. */
-static int place(floe_gen_result *r, const char *rel, const char *content, const char *old_hash)
+int floe_gen_place(floe_gen_result *r, const char *rel, const char *content, const char *old_hash)
 {
 	char want[FLOE_SHA256_HEX_LEN + 1], have[FLOE_SHA256_HEX_LEN + 1];
 	bool exists;
@@ -145,7 +163,7 @@ static int write_tables(floe_gen_result *r, const floe_plan *plan, const floe_lo
 		char hex[FLOE_SHA256_HEX_LEN + 1];
 		floe_sha256_hex(hex, t->sql, strlen(t->sql));
 		floe_lock_set_file_hash(next, t->file, hex);
-		if (place(r, t->file, t->sql, floe_lock_file_hash(prev, t->file)) < 0)
+		if (floe_gen_place(r, t->file, t->sql, floe_lock_file_hash(prev, t->file)) < 0)
 			return -1;
 	}
 	return 0;
@@ -181,6 +199,10 @@ static const char *commit_message(floe_gen_result *r)
 			counts[FLOE_GEN_ADDED] + counts[FLOE_GEN_RESTORED], counts[FLOE_GEN_UPDATED],
 			counts[FLOE_GEN_REMOVED], counts[FLOE_GEN_KEPT] + counts[FLOE_GEN_ORPHANED]);
 	floe_buf_puts(&m, r->lock_changes);
+	for (size_t i = 0; i < r->n_notes; i++) {
+		floe_text_put_printable(&m, r->notes[i]);
+		floe_buf_putc(&m, '\n');
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		const floe_gen_file *f = &r->files[i];
 		if (f->action == FLOE_GEN_UNCHANGED)
@@ -206,7 +228,7 @@ static int commit(floe_gen_result *r)
 	return rc;
 }
 
-int floe_gen_from_plan(floe_gen_result **out, const floe_plan *plan, const char *dir)
+int floe_gen_from_plan(floe_gen_result **out, const floe_plan *plan, const floe_config *config, const char *dir)
 {
 	floe_lock *prev = NULL, *next = NULL;
 	floe_buf changes = FLOE_BUF_INIT;
@@ -218,7 +240,8 @@ int floe_gen_from_plan(floe_gen_result **out, const floe_plan *plan, const char 
 	if (floe_fs_mkdir_p(dir, 0755) < 0 || floe_lock_load(&prev, full_path(r, LOCK_FILE)) < 0 ||
 	    floe_lock_build(&next, plan, prev) < 0)
 		goto cleanup;
-	if (write_tables(r, plan, prev, next) < 0 || retire(r, prev, next) < 0 || write_lock(r, next) < 0)
+	if (floe_gen_silver(r, next, plan, config) < 0 || write_tables(r, plan, prev, next) < 0 ||
+	    floe_gen_dbt(r, next, prev, plan, config) < 0 || retire(r, prev, next) < 0 || write_lock(r, next) < 0)
 		goto cleanup;
 	floe_lock_describe_changes(&changes, prev, next);
 	r->lock_changes = floe_arena_strdup(r->arena, floe_buf_cstr(&changes));
@@ -248,7 +271,7 @@ int floe_gen_run(floe_gen_result **out, const floe_config *config, const floe_ge
 		floe_fs_join(&dir, config->project_dir, "pipeline");
 	int rc = floe_plan_build(&plan, config);
 	if (rc == 0)
-		rc = floe_gen_from_plan(out, plan, floe_buf_cstr(&dir));
+		rc = floe_gen_from_plan(out, plan, config, floe_buf_cstr(&dir));
 	floe_plan_free(plan);
 	floe_buf_free(&dir);
 	return rc;
@@ -308,6 +331,13 @@ int floe_gen_render_text(floe_buf *out, const floe_gen_result *r)
 			p += n + (p[n] == '\n');
 		}
 	}
+	if (r->n_notes)
+		floe_buf_puts(out, "silver:\n");
+	for (size_t i = 0; i < r->n_notes; i++) {
+		floe_buf_puts(out, "  ");
+		floe_text_put_printable(out, r->notes[i]);
+		floe_buf_putc(out, '\n');
+	}
 	if (r->committed)
 		return floe_buf_printf(out, "committed %.12s\n", r->commit);
 	return floe_buf_puts(out, "nothing changed: no commit\n");
@@ -341,6 +371,7 @@ int floe_gen_render_json(floe_buf *out, const floe_gen_result *r)
 		p += n + (p[n] == '\n');
 	}
 	floe_json_write_end_array(&w);
+	floe_json_write_member_strings(&w, "notes", r->notes, r->n_notes);
 	floe_json_write_end_object(&w);
 	return floe_json_write_finish(&w);
 }

@@ -47,8 +47,8 @@ typedef struct floe_gen_opts {
 /* Plan the source (floe_plan_build) and generate. */
 int floe_gen_run(floe_gen_result **out, const floe_config *config, const floe_gen_opts *opts);
 
-/* Generate from a plan already built, into `dir`. */
-int floe_gen_from_plan(floe_gen_result **out, const floe_plan *plan, const char *dir);
+/* Generate from a plan already built (and the configuration it was built from), into `dir`. */
+int floe_gen_from_plan(floe_gen_result **out, const floe_plan *plan, const floe_config *config, const char *dir);
 
 void floe_gen_result_free(floe_gen_result *result);
 

@@ -32,26 +32,15 @@ static bool refuse(xlate *x, const char *why)
 	return false;
 }
 
-static void put_ident(floe_buf *b, const char *name)
+void floe_plan_put_quoted(floe_buf *b, const char *s, char quote)
 {
-	floe_buf_putc(b, '"');
-	for (const char *p = name; *p; p++) {
-		if (*p == '"')
-			floe_buf_putc(b, '"');
-		floe_buf_putc(b, *p);
-	}
-	floe_buf_putc(b, '"');
-}
-
-static void put_literal(floe_buf *b, const char *s)
-{
-	floe_buf_putc(b, '\'');
+	floe_buf_putc(b, quote);
 	for (const char *p = s; *p; p++) {
-		if (*p == '\'')
-			floe_buf_putc(b, '\'');
+		if (*p == quote)
+			floe_buf_putc(b, quote);
 		floe_buf_putc(b, *p);
 	}
-	floe_buf_putc(b, '\'');
+	floe_buf_putc(b, quote);
 }
 
 static bool expr(xlate *x, const floe_json_value *node, int depth);
@@ -79,7 +68,7 @@ static bool column_ref(xlate *x, const floe_json_value *v)
 		v2[x->n_columns++] = c->name;
 		x->columns = v2;
 	}
-	put_ident(&x->out, name);
+	floe_plan_put_quoted(&x->out, name, '"');
 	return true;
 }
 
@@ -96,14 +85,16 @@ static const char *const_text(xlate *x, const floe_json_value *v, bool *quote, b
 			return NULL;
 		return floe_arena_printf(x->arena, "%" PRId64, i);
 	}
-	if ((m = floe_json_get(v, "fval")))
-		return floe_plan_node_str(m, "fval");
+	if ((m = floe_json_get(v, "fval"))) { /* copied: the tree is freed after classifying */
+		const char *f = floe_plan_node_str(m, "fval");
+		return f ? floe_arena_strdup(x->arena, f) : NULL;
+	}
 	if ((m = floe_json_get(v, "boolval")))
 		return floe_json_get(m, "boolval") ? "true" : "false";
 	if ((m = floe_json_get(v, "sval"))) {
 		*quote = true;
 		const char *s = floe_plan_node_str(m, "sval");
-		return s ? s : "";
+		return floe_arena_strdup(x->arena, s ? s : "");
 	}
 	return NULL;
 }
@@ -119,7 +110,7 @@ static bool constant(xlate *x, const floe_json_value *v)
 	if (!t)
 		return refuse(x, "it holds a constant floe does not know");
 	if (quote)
-		put_literal(&x->out, t);
+		floe_plan_put_quoted(&x->out, t, '\'');
 	else
 		floe_buf_puts(&x->out, t);
 	return true;

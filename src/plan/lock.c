@@ -122,6 +122,26 @@ void floe_lock_add_project_file(floe_lock *lock, const char *path, const char *s
 	qsort(lock->files, lock->n_files, sizeof(*lock->files), by_path); /* rendered in path order */
 }
 
+void floe_lock_add_table_file(floe_lock *lock, const char *schema, const char *name, const char *path,
+			      const char *sha256)
+{
+	floe_lock_table *t = (floe_lock_table *)floe_lock_find(lock, schema, name);
+	if (!t)
+		return;
+	for (size_t j = 0; j < t->n_files; j++)
+		if (strcmp(t->files[j].path, path) == 0) {
+			t->files[j].sha256 = floe_arena_strdup(lock->arena, sha256);
+			return;
+		}
+	floe_lock_file *files = floe_arena_alloc(lock->arena, sizeof(*files) * (t->n_files + 1));
+	if (t->n_files)
+		memcpy(files, t->files, sizeof(*files) * t->n_files);
+	files[t->n_files].path = floe_arena_strdup(lock->arena, path);
+	files[t->n_files].sha256 = floe_arena_strdup(lock->arena, sha256);
+	t->files = files;
+	t->n_files++;
+}
+
 void floe_lock_set_file_hash(floe_lock *lock, const char *path, const char *sha256)
 {
 	for (size_t i = 0; i < lock->n; i++)

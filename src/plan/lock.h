@@ -183,6 +183,10 @@ int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *pre
 
 void floe_lock_set_file_hash(floe_lock *lock, const char *path, const char *sha256);
 
+/* Add (or update) a file of table schema.name with its generated hash (its dbt model, ...). */
+void floe_lock_add_table_file(floe_lock *lock, const char *schema, const char *name, const char *path,
+			      const char *sha256);
+
 /* The file's text: pretty JSON, one column per line, deterministic. */
 int floe_lock_render(floe_buf *out, const floe_lock *lock);
 

@@ -64,6 +64,18 @@ def dbt(d: Path, *args, check=0):
     return p
 
 
+@pytest.fixture(scope="module", autouse=True)
+def pii_key():
+    """floe generate and run refuse to start without the key when floe.toml masks with hmac."""
+    old = os.environ.get("FLOE_PII_KEY")
+    os.environ["FLOE_PII_KEY"] = PII_KEY
+    yield
+    if old is None:
+        del os.environ["FLOE_PII_KEY"]
+    else:
+        os.environ["FLOE_PII_KEY"] = old
+
+
 @pytest.fixture(scope="module")
 def src(stack):
     s = Source(stack, "dbt_it", "dbt_reader")

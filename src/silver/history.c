@@ -27,6 +27,7 @@
 
 #define SUMMARY_SNAPSHOT "floe.history-bronze-snapshot"
 #define SUMMARY_SEQUENCE "floe.history-bronze-sequence"
+#define SUMMARY_TABLE "floe.history-bronze-table-uuid"
 
 static const char *const dbt_columns[] = { "dbt_scd_id", "dbt_updated_at", "dbt_valid_from", "dbt_valid_to" };
 #define N_DBT 4
@@ -141,15 +142,32 @@ static int build_predicates(build *b)
 	return 0;
 }
 
-/* The sequence number of the newest bronze snapshot the history reflects; 0 when none. */
-static int64_t last_sequence(const floe_iceberg_table *history)
+/*
+ * The sequence number of the newest bronze snapshot the history reflects, into *out: 0 when the
+ * history has no snapshot yet, or when its position is in another bronze table of that name
+ * (dropped and created again: its snapshots are all new observations, and sequence numbers
+ * start over). A history snapshot without a readable position is refused: reading old
+ * observations again over newer versions would corrupt it.
+ */
+static int last_sequence(const build *b, int64_t *out)
 {
-	const floe_iceberg_snapshot *s = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(history));
+	const floe_iceberg_snapshot *s = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(b->history));
 	const char *seq = s ? floe_iceberg_snapshot_summary(s, SUMMARY_SEQUENCE) : NULL;
-	int64_t v = 0;
-	if (seq && floe_text_parse_int64(&v, seq, strlen(seq), 0, INT64_MAX) < 0)
-		v = 0; /* unreadable: process every snapshot again (the result is the same) */
-	return v;
+	const char *uuid = s ? floe_iceberg_snapshot_summary(s, SUMMARY_TABLE) : NULL;
+	*out = 0;
+	if (!s)
+		return 0;
+	if (!uuid || !seq || floe_text_parse_int64(out, seq, strlen(seq), 0, INT64_MAX) < 0) {
+		floe_error_set(FLOE_ERR_CONFIG, "snapshot %" PRId64 " of %s does not say which bronze snapshot it reflects",
+			       s->snapshot_id, b->name);
+		floe_error_detail("Its summary lacks %s or %s, which floe writes with every history commit.",
+				  SUMMARY_TABLE, SUMMARY_SEQUENCE);
+		floe_error_hint("Drop %s to rebuild it from the bronze snapshots still kept.", b->name);
+		return -1;
+	}
+	if (strcmp(uuid, floe_iceberg_table_metadata(b->bronze)->table_uuid) != 0)
+		*out = 0;
+	return 0;
 }
 
 /* Bronze's snapshots on main after sequence number `after`, oldest first, compactions left out. */
@@ -360,16 +378,17 @@ static int commit(build *b, const floe_iceberg_snapshot *last, int64_t expect, c
 {
 	floe_iceberg_commit_opts co = FLOE_ICEBERG_COMMIT_OPTS_INIT;
 	floe_iceberg_data_file file;
-	floe_iceberg_kv summary[3] = {
+	floe_iceberg_kv summary[4] = {
 		{ SUMMARY_SNAPSHOT, floe_arena_printf(b->arena, "%" PRId64, last->snapshot_id) },
 		{ SUMMARY_SEQUENCE, floe_arena_printf(b->arena, "%" PRId64, last->sequence_number) },
+		{ SUMMARY_TABLE, floe_iceberg_table_metadata(b->bronze)->table_uuid },
 		{ "floe.run-id", o->run_id },
 	};
 	const char *uri = floe_iceberg_table_new_data_uri(b->history, b->arena, "parquet");
 	floe_buf bytes = FLOE_BUF_INIT;
 	int error = 0;
 	co.summary = summary;
-	co.n_summary = o->run_id ? 3 : 2;
+	co.n_summary = o->run_id ? 4 : 3;
 	co.expect_snapshot_id = expect;
 	if (store(b, &file, uri, &bytes) < 0) {
 		error = -1;
@@ -390,7 +409,11 @@ static int run(build *b, floe_silver_history_result *r, const floe_silver_histor
 	const floe_iceberg_metadata *hm = floe_iceberg_table_metadata(b->history);
 	int64_t expect = hm->has_current_snapshot ? hm->current_snapshot_id : FLOE_ICEBERG_NO_SNAPSHOT;
 	const floe_iceberg_snapshot **snaps = NULL;
-	size_t n = pending(b, last_sequence(b->history), &snaps);
+	int64_t after = 0;
+	size_t n = 0;
+	if (last_sequence(b, &after) < 0)
+		return -1;
+	n = pending(b, after, &snaps);
 	if (floe_engine_open(&b->engine, NULL) < 0 || build_predicates(b) < 0 ||
 	    snapshot_view(b, b->history, -1, "floe_history_now") < 0 ||
 	    floe_engine_exec(b->engine, "CREATE TABLE floe_history AS SELECT * FROM floe_history_now") < 0)

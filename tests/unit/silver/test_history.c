@@ -142,3 +142,32 @@ FLOE_TEST(silver_history_refuses_a_table_without_key)
 	FLOE_CHECK(floe_error_last()->cls == FLOE_ERR_CONFIG && strstr(floe_error_last()->message, "no key"));
 	env_close(&e);
 }
+
+FLOE_TEST(silver_history_follows_a_recreated_bronze_table_and_refuses_a_snapshot_without_position)
+{
+	env e;
+	floe_silver_history_result r;
+	floe_iceberg_table *h = NULL;
+	const floe_iceberg_schema *schema;
+	FLOE_CHECK(env_open(&e));
+	FLOE_CHECK(observe(&e, "SELECT range::BIGINT AS id, 'v' || range AS v FROM range(4)", NULL));
+	FLOE_CHECK(observe(&e, "SELECT range::BIGINT AS id, 'w' || range AS v FROM range(4)", NULL));
+	FLOE_CHECK(floe_silver_history_build(&r, e.config, &table_t, NULL) == 0 && r.rows == 8);
+	/* bronze.t dropped and created again: its sequence numbers start over, its one snapshot is new */
+	schema = floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(e.bronze));
+	FLOE_CHECK(floe_iceberg_catalog_drop(e.catalog, "bronze", "t") == 0);
+	floe_iceberg_table *old = e.bronze;
+	FLOE_CHECK(floe_iceberg_table_create(&e.bronze, e.catalog, "bronze", "t", schema, NULL) == 0);
+	FLOE_CHECK(observe(&e, "SELECT range::BIGINT AS id, 'w' || range AS v FROM range(3)", NULL));
+	floe_iceberg_table_free(old);
+	FLOE_CHECK(floe_silver_history_build(&r, e.config, &table_t, NULL) == 0);
+	FLOE_CHECK(r.observations == 1 && r.opened == 0 && r.closed == 1 && r.rows == 8); /* id 3 is gone */
+	/* a history snapshot that does not record its bronze position: refused, not replayed */
+	FLOE_CHECK(floe_iceberg_table_load(&h, e.catalog, "silver", "t_history") == 0);
+	FLOE_CHECK(h && floe_iceberg_table_replace(h, NULL, 0, NULL) == 0);
+	FLOE_CHECK(floe_silver_history_build(&r, e.config, &table_t, NULL) < 0);
+	FLOE_CHECK(floe_error_last()->cls == FLOE_ERR_CONFIG &&
+		   strstr(floe_error_last()->message, "does not say which bronze snapshot"));
+	floe_iceberg_table_free(h);
+	env_close(&e);
+}

@@ -35,7 +35,6 @@ static const char *const dbt_columns[] = { "dbt_scd_id", "dbt_updated_at", "dbt_
 /* Everything one build holds. */
 typedef struct build {
 	floe_arena *arena;
-	const floe_lock_table *lt;
 	const char **key;                   /* dbt's unique_key: the silver section's, else bronze's */
 	size_t n_key;
 	floe_iceberg_catalog *catalog;
@@ -44,6 +43,8 @@ typedef struct build {
 	const floe_iceberg_schema *columns; /* bronze's current schema: the history's data columns */
 	floe_buf all_equal;                 /* SQL: every data column of o equals h's */
 	floe_buf scd_key;                   /* SQL: the key's part of dbt_scd_id, over o */
+	floe_buf key_cols;                  /* SQL: the key columns of h */
+	floe_buf key_equal;                 /* SQL: floe_history's key equals c's */
 	const char *name;                   /* "silver.X_history" */
 } build;
 
@@ -134,9 +135,12 @@ static int build_predicates(build *b)
 			return floe_error_set(FLOE_ERR_CONFIG, "key column \"%s\" is not a column of %s", b->key[i],
 					      floe_iceberg_table_name(b->bronze));
 		}
-		floe_buf_puts(&b->scd_key, "coalesce(cast(o.");
-		floe_buf_put_quoted(&b->scd_key, b->key[i], '"');
-		floe_buf_puts(&b->scd_key, " as varchar), '') || '|' || ");
+		floe_buf_clear(&name);
+		floe_buf_put_quoted(&name, b->key[i], '"');
+		floe_buf_printf(&b->scd_key, "coalesce(cast(o.%s as varchar), '') || '|' || ", floe_buf_cstr(&name));
+		floe_buf_printf(&b->key_cols, "%sh.%s", i ? ", " : "", floe_buf_cstr(&name));
+		floe_buf_printf(&b->key_equal, "%sfloe_history.%s IS NOT DISTINCT FROM c.%s", i ? " AND " : "",
+				floe_buf_cstr(&name), floe_buf_cstr(&name));
 	}
 	floe_buf_free(&name);
 	return 0;
@@ -248,23 +252,23 @@ static int observe(build *b, const floe_iceberg_snapshot *s, floe_silver_history
 	if (snapshot_view(b, b->bronze, s->snapshot_id, "floe_obs") < 0)
 		goto cleanup;
 	floe_buf_printf(&sql,
-			"CREATE OR REPLACE TEMP TABLE floe_closing AS SELECT h.dbt_scd_id FROM floe_history h "
+			"CREATE OR REPLACE TEMP TABLE floe_closing AS SELECT %s FROM floe_history h "
 			"WHERE h.dbt_valid_to IS NULL AND NOT EXISTS (SELECT 1 FROM floe_obs o WHERE %s);"
 			"CREATE OR REPLACE TEMP TABLE floe_opening AS SELECT o.* FROM floe_obs o "
 			"WHERE NOT EXISTS (SELECT 1 FROM floe_history h WHERE h.dbt_valid_to IS NULL AND %s);",
-			floe_buf_cstr(&b->all_equal), floe_buf_cstr(&b->all_equal));
+			floe_buf_cstr(&b->key_cols), floe_buf_cstr(&b->all_equal), floe_buf_cstr(&b->all_equal));
 	if (floe_engine_exec(b->engine, floe_buf_cstr(&sql)) < 0 ||
 	    query_count(b->engine, &closing, "SELECT count(*) FROM floe_closing") < 0 ||
 	    query_count(b->engine, &opening, "SELECT count(*) FROM floe_opening") < 0)
 		goto cleanup;
 	floe_buf_clear(&sql);
 	floe_buf_printf(&sql,
-			"UPDATE floe_history SET dbt_valid_to = %s WHERE dbt_valid_to IS NULL AND "
-			"dbt_scd_id IN (SELECT dbt_scd_id FROM floe_closing);"
+			"UPDATE floe_history SET dbt_valid_to = %s FROM floe_closing c "
+			"WHERE floe_history.dbt_valid_to IS NULL AND %s;" /* one open version per key */
 			"INSERT INTO floe_history SELECT o.*, md5(%scoalesce(cast(%s as varchar), '')), %s, %s, "
 			"CAST(NULL AS TIMESTAMP) FROM floe_opening o;",
-			floe_buf_cstr(&at), floe_buf_cstr(&b->scd_key), floe_buf_cstr(&at), floe_buf_cstr(&at),
-			floe_buf_cstr(&at));
+			floe_buf_cstr(&at), floe_buf_cstr(&b->key_equal), floe_buf_cstr(&b->scd_key), floe_buf_cstr(&at),
+			floe_buf_cstr(&at), floe_buf_cstr(&at));
 	if ((closing || opening) && floe_engine_exec(b->engine, floe_buf_cstr(&sql)) < 0)
 		goto cleanup;
 	r->closed += closing;
@@ -436,7 +440,8 @@ int floe_silver_history_build(floe_silver_history_result *out, const floe_config
 	floe_silver_history_opts none = FLOE_SILVER_HISTORY_OPTS_INIT;
 	const char *dot = strchr(table->bronze, '.');
 	const char *x = dot ? dot + 1 : table->bronze;
-	build b = { .arena = floe_arena_new(), .lt = table, .all_equal = FLOE_BUF_INIT, .scd_key = FLOE_BUF_INIT };
+	build b = { .arena = floe_arena_new(), .all_equal = FLOE_BUF_INIT, .scd_key = FLOE_BUF_INIT,
+		    .key_cols = FLOE_BUF_INIT, .key_equal = FLOE_BUF_INIT };
 	floe_silver_history_result r = { .snapshot_id = -1, .bronze_snapshot_id = -1 };
 	int error = -1;
 	b.name = floe_arena_printf(b.arena, "silver.%s_history", x);
@@ -461,6 +466,8 @@ cleanup:
 	floe_iceberg_catalog_free(b.catalog);
 	floe_buf_free(&b.all_equal);
 	floe_buf_free(&b.scd_key);
+	floe_buf_free(&b.key_cols);
+	floe_buf_free(&b.key_equal);
 	floe_arena_free(b.arena);
 	return error;
 }

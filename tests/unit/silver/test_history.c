@@ -36,7 +36,7 @@ static bool env_open(env *e)
 {
 	floe_iceberg_catalog_opts opts = FLOE_ICEBERG_CATALOG_OPTS_INIT;
 	floe_iceberg_schema s = { 0 };
-	floe_iceberg_field f[2];
+	floe_iceberg_field f[3];
 	const char *toml = "[source]\ndatabase = \"d\"\nuser = \"u\"\n";
 	memset(e, 0, sizeof(*e));
 	snprintf(e->dir, sizeof(e->dir), "/tmp/floe-history-XXXXXX");
@@ -46,7 +46,8 @@ static bool env_open(env *e)
 	opts.create = true;
 	f[0] = (floe_iceberg_field){ 1, "id", true, floe_iceberg_type_new(e->a, FLOE_ICEBERG_LONG), NULL };
 	f[1] = (floe_iceberg_field){ 2, "v", false, floe_iceberg_type_new(e->a, FLOE_ICEBERG_STRING), NULL };
-	s.n_fields = 2;
+	f[2] = (floe_iceberg_field){ 3, "w", false, floe_iceberg_type_new(e->a, FLOE_ICEBERG_STRING), NULL };
+	s.n_fields = 3;
 	s.fields = f;
 	return floe_config_parse(&e->config, floe_arena_printf(e->a, "%s/floe.toml", e->dir), toml, strlen(toml)) == 0 &&
 	       floe_fs_mkdir_p(floe_arena_printf(e->a, "%s/warehouse", e->dir), 0755) == 0 &&
@@ -169,5 +170,26 @@ FLOE_TEST(silver_history_follows_a_recreated_bronze_table_and_refuses_a_snapshot
 	FLOE_CHECK(floe_error_last()->cls == FLOE_ERR_CONFIG &&
 		   strstr(floe_error_last()->message, "does not say which bronze snapshot"));
 	floe_iceberg_table_free(h);
+	env_close(&e);
+}
+
+FLOE_TEST(silver_history_closes_by_key_not_by_scd_id)
+{
+	/* keys ('a|b', 'c') and ('a', 'b|c') share a dbt_scd_id (dbt joins key parts with '|'):
+	 * a change to one must close only its own version */
+	env e;
+	floe_silver_history_result r;
+	static const char *vw[] = { "v", "w" };
+	floe_lock_table pair = table_t;
+	pair.key = vw;
+	pair.n_key = 2;
+	FLOE_CHECK(env_open(&e));
+	FLOE_CHECK(observe(&e, "SELECT * FROM (VALUES (1::BIGINT, 'a|b', 'c'), (1::BIGINT, 'a', 'b|c')) t(id, v, w)", NULL));
+	FLOE_CHECK(observe(&e, "SELECT * FROM (VALUES (2::BIGINT, 'a|b', 'c'), (1::BIGINT, 'a', 'b|c')) t(id, v, w)", NULL));
+	FLOE_CHECK(floe_silver_history_build(&r, e.config, &pair, NULL) == 0);
+	FLOE_CHECK(r.opened == 3 && r.closed == 1 && r.rows == 3);
+	FLOE_CHECK_STR(history_query(&e, "SELECT count(DISTINCT dbt_scd_id) || ' ' || string_agg(v || ':' || id || ':' || "
+					 "(dbt_valid_to IS NULL), ',' ORDER BY v, id) FROM h"),
+		       "2 a:1:true,a|b:1:false,a|b:2:true");
 	env_close(&e);
 }

@@ -23,7 +23,7 @@
  * All are strict (NULL in, NULL out), as PostgreSQL's are.
  *
  * And silver's PII masking, the same function dbt runs through floe's dbt-duckdb plugin
- * (src/silver/udfs.h):
+ * (pipeline/dbt/floe_plugins/floe_udfs.py, written by src/gen/dbt_files.c):
  *
  *   floe_hmac(VARCHAR) → VARCHAR        HMAC-SHA256 of the value's bytes keyed by the
  *                                       engine's PII key, 64 lower-case hex digits

@@ -54,13 +54,7 @@ void floe_dbt_yaml_string(floe_buf *b, floe_arena *a, const char *s)
 
 static void ident(floe_buf *b, const char *name)
 {
-	floe_buf_putc(b, '"');
-	for (const char *p = name; *p; p++) {
-		if (*p == '"')
-			floe_buf_putc(b, '"');
-		floe_buf_putc(b, *p);
-	}
-	floe_buf_putc(b, '"');
+	floe_plan_put_quoted(b, name, '"');
 }
 
 /* dbt names: lower-case letters, digits and _, starting with a letter. */

@@ -69,7 +69,7 @@ static const char *test_name(builder *b, const char *base)
 		bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 		floe_buf_putc(&n, ok ? c : (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : '_');
 	}
-	const char *name = floe_arena_strdup(b->a, floe_buf_cstr(&n));
+	const char *first = floe_arena_strdup(b->a, floe_buf_cstr(&n)), *name = first;
 	floe_buf_free(&n);
 	for (int k = 2;; k++) {
 		bool taken = false;
@@ -77,7 +77,7 @@ static const char *test_name(builder *b, const char *base)
 			taken = strcmp(b->s->tests[i].name, name) == 0;
 		if (!taken)
 			return name;
-		name = floe_arena_printf(b->a, "%s_%d", floe_buf_cstr(&n), k);
+		name = floe_arena_printf(b->a, "%s_%d", first, k);
 	}
 }
 

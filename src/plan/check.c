@@ -32,26 +32,15 @@ static bool refuse(xlate *x, const char *why)
 	return false;
 }
 
-static void put_ident(floe_buf *b, const char *name)
+void floe_plan_put_quoted(floe_buf *b, const char *s, char quote)
 {
-	floe_buf_putc(b, '"');
-	for (const char *p = name; *p; p++) {
-		if (*p == '"')
-			floe_buf_putc(b, '"');
-		floe_buf_putc(b, *p);
-	}
-	floe_buf_putc(b, '"');
-}
-
-static void put_literal(floe_buf *b, const char *s)
-{
-	floe_buf_putc(b, '\'');
+	floe_buf_putc(b, quote);
 	for (const char *p = s; *p; p++) {
-		if (*p == '\'')
-			floe_buf_putc(b, '\'');
+		if (*p == quote)
+			floe_buf_putc(b, quote);
 		floe_buf_putc(b, *p);
 	}
-	floe_buf_putc(b, '\'');
+	floe_buf_putc(b, quote);
 }
 
 static bool expr(xlate *x, const floe_json_value *node, int depth);
@@ -79,7 +68,7 @@ static bool column_ref(xlate *x, const floe_json_value *v)
 		v2[x->n_columns++] = c->name;
 		x->columns = v2;
 	}
-	put_ident(&x->out, name);
+	floe_plan_put_quoted(&x->out, name, '"');
 	return true;
 }
 
@@ -121,7 +110,7 @@ static bool constant(xlate *x, const floe_json_value *v)
 	if (!t)
 		return refuse(x, "it holds a constant floe does not know");
 	if (quote)
-		put_literal(&x->out, t);
+		floe_plan_put_quoted(&x->out, t, '\'');
 	else
 		floe_buf_puts(&x->out, t);
 	return true;

@@ -138,6 +138,9 @@ typedef struct floe_plan_check {
 	const char *why_not;         /* not tested: why, one phrase */
 } floe_plan_check;
 
+/* `s` between `quote` characters, each inside doubled: a SQL identifier ('"') or string literal ('\''). */
+void floe_plan_put_quoted(floe_buf *out, const char *s, char quote);
+
 typedef struct floe_plan_table {
 	const char *schema, *name;
 	const char *kind;            /* "table", "partitioned table", "view", ... */

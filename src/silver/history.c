@@ -27,6 +27,7 @@
 
 #define SUMMARY_SNAPSHOT "floe.history-bronze-snapshot"
 #define SUMMARY_SEQUENCE "floe.history-bronze-sequence"
+#define SUMMARY_TABLE "floe.history-bronze-table-uuid"
 
 static const char *const dbt_columns[] = { "dbt_scd_id", "dbt_updated_at", "dbt_valid_from", "dbt_valid_to" };
 #define N_DBT 4
@@ -34,7 +35,6 @@ static const char *const dbt_columns[] = { "dbt_scd_id", "dbt_updated_at", "dbt_
 /* Everything one build holds. */
 typedef struct build {
 	floe_arena *arena;
-	const floe_lock_table *lt;
 	const char **key;                   /* dbt's unique_key: the silver section's, else bronze's */
 	size_t n_key;
 	floe_iceberg_catalog *catalog;
@@ -43,6 +43,8 @@ typedef struct build {
 	const floe_iceberg_schema *columns; /* bronze's current schema: the history's data columns */
 	floe_buf all_equal;                 /* SQL: every data column of o equals h's */
 	floe_buf scd_key;                   /* SQL: the key's part of dbt_scd_id, over o */
+	floe_buf key_cols;                  /* SQL: the key columns of h */
+	floe_buf key_equal;                 /* SQL: floe_history's key equals c's */
 	const char *name;                   /* "silver.X_history" */
 } build;
 
@@ -133,23 +135,43 @@ static int build_predicates(build *b)
 			return floe_error_set(FLOE_ERR_CONFIG, "key column \"%s\" is not a column of %s", b->key[i],
 					      floe_iceberg_table_name(b->bronze));
 		}
-		floe_buf_puts(&b->scd_key, "coalesce(cast(o.");
-		floe_buf_put_quoted(&b->scd_key, b->key[i], '"');
-		floe_buf_puts(&b->scd_key, " as varchar), '') || '|' || ");
+		floe_buf_clear(&name);
+		floe_buf_put_quoted(&name, b->key[i], '"');
+		floe_buf_printf(&b->scd_key, "coalesce(cast(o.%s as varchar), '') || '|' || ", floe_buf_cstr(&name));
+		floe_buf_printf(&b->key_cols, "%sh.%s", i ? ", " : "", floe_buf_cstr(&name));
+		floe_buf_printf(&b->key_equal, "%sfloe_history.%s IS NOT DISTINCT FROM c.%s", i ? " AND " : "",
+				floe_buf_cstr(&name), floe_buf_cstr(&name));
 	}
 	floe_buf_free(&name);
 	return 0;
 }
 
-/* The sequence number of the newest bronze snapshot the history reflects; 0 when none. */
-static int64_t last_sequence(const floe_iceberg_table *history)
+/*
+ * The sequence number of the newest bronze snapshot the history reflects, into *out: 0 when the
+ * history has no snapshot yet, or when its position is in another bronze table of that name
+ * (dropped and created again: its snapshots are all new observations, and sequence numbers
+ * start over). A history snapshot without a readable position is refused: reading old
+ * observations again over newer versions would corrupt it.
+ */
+static int last_sequence(const build *b, int64_t *out)
 {
-	const floe_iceberg_snapshot *s = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(history));
+	const floe_iceberg_snapshot *s = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(b->history));
 	const char *seq = s ? floe_iceberg_snapshot_summary(s, SUMMARY_SEQUENCE) : NULL;
-	int64_t v = 0;
-	if (seq && floe_text_parse_int64(&v, seq, strlen(seq), 0, INT64_MAX) < 0)
-		v = 0; /* unreadable: process every snapshot again (the result is the same) */
-	return v;
+	const char *uuid = s ? floe_iceberg_snapshot_summary(s, SUMMARY_TABLE) : NULL;
+	*out = 0;
+	if (!s)
+		return 0;
+	if (!uuid || !seq || floe_text_parse_int64(out, seq, strlen(seq), 0, INT64_MAX) < 0) {
+		floe_error_set(FLOE_ERR_CONFIG, "snapshot %" PRId64 " of %s does not say which bronze snapshot it reflects",
+			       s->snapshot_id, b->name);
+		floe_error_detail("Its summary lacks %s or %s, which floe writes with every history commit.",
+				  SUMMARY_TABLE, SUMMARY_SEQUENCE);
+		floe_error_hint("Drop %s to rebuild it from the bronze snapshots still kept.", b->name);
+		return -1;
+	}
+	if (strcmp(uuid, floe_iceberg_table_metadata(b->bronze)->table_uuid) != 0)
+		*out = 0;
+	return 0;
 }
 
 /* Bronze's snapshots on main after sequence number `after`, oldest first, compactions left out. */
@@ -217,23 +239,23 @@ static int observe(build *b, const floe_iceberg_snapshot *s, floe_silver_history
 	if (snapshot_view(b, b->bronze, s->snapshot_id, "floe_obs") < 0)
 		goto cleanup;
 	floe_buf_printf(&sql,
-			"CREATE OR REPLACE TEMP TABLE floe_closing AS SELECT h.dbt_scd_id FROM floe_history h "
+			"CREATE OR REPLACE TEMP TABLE floe_closing AS SELECT %s FROM floe_history h "
 			"WHERE h.dbt_valid_to IS NULL AND NOT EXISTS (SELECT 1 FROM floe_obs o WHERE %s);"
 			"CREATE OR REPLACE TEMP TABLE floe_opening AS SELECT o.* FROM floe_obs o "
 			"WHERE NOT EXISTS (SELECT 1 FROM floe_history h WHERE h.dbt_valid_to IS NULL AND %s);",
-			floe_buf_cstr(&b->all_equal), floe_buf_cstr(&b->all_equal));
+			floe_buf_cstr(&b->key_cols), floe_buf_cstr(&b->all_equal), floe_buf_cstr(&b->all_equal));
 	if (floe_engine_exec(b->engine, floe_buf_cstr(&sql)) < 0 ||
 	    query_count(b->engine, &closing, "SELECT count(*) FROM floe_closing") < 0 ||
 	    query_count(b->engine, &opening, "SELECT count(*) FROM floe_opening") < 0)
 		goto cleanup;
 	floe_buf_clear(&sql);
 	floe_buf_printf(&sql,
-			"UPDATE floe_history SET dbt_valid_to = %s WHERE dbt_valid_to IS NULL AND "
-			"dbt_scd_id IN (SELECT dbt_scd_id FROM floe_closing);"
+			"UPDATE floe_history SET dbt_valid_to = %s FROM floe_closing c "
+			"WHERE floe_history.dbt_valid_to IS NULL AND %s;" /* one open version per key */
 			"INSERT INTO floe_history SELECT o.*, md5(%scoalesce(cast(%s as varchar), '')), %s, %s, "
 			"CAST(NULL AS TIMESTAMP) FROM floe_opening o;",
-			floe_buf_cstr(&at), floe_buf_cstr(&b->scd_key), floe_buf_cstr(&at), floe_buf_cstr(&at),
-			floe_buf_cstr(&at));
+			floe_buf_cstr(&at), floe_buf_cstr(&b->key_equal), floe_buf_cstr(&b->scd_key), floe_buf_cstr(&at),
+			floe_buf_cstr(&at), floe_buf_cstr(&at));
 	if ((closing || opening) && floe_engine_exec(b->engine, floe_buf_cstr(&sql)) < 0)
 		goto cleanup;
 	r->closed += closing;
@@ -347,16 +369,17 @@ static int commit(build *b, const floe_iceberg_snapshot *last, int64_t expect, c
 {
 	floe_iceberg_commit_opts co = FLOE_ICEBERG_COMMIT_OPTS_INIT;
 	floe_iceberg_data_file file;
-	floe_iceberg_kv summary[3] = {
+	floe_iceberg_kv summary[4] = {
 		{ SUMMARY_SNAPSHOT, floe_arena_printf(b->arena, "%" PRId64, last->snapshot_id) },
 		{ SUMMARY_SEQUENCE, floe_arena_printf(b->arena, "%" PRId64, last->sequence_number) },
+		{ SUMMARY_TABLE, floe_iceberg_table_metadata(b->bronze)->table_uuid },
 		{ "floe.run-id", o->run_id },
 	};
 	const char *uri = floe_iceberg_table_new_data_uri(b->history, b->arena, "parquet");
 	floe_buf bytes = FLOE_BUF_INIT;
 	int error = 0;
 	co.summary = summary;
-	co.n_summary = o->run_id ? 3 : 2;
+	co.n_summary = o->run_id ? 4 : 3;
 	co.expect_snapshot_id = expect;
 	if (store(b, &file, uri, &bytes) < 0) {
 		error = -1;
@@ -377,7 +400,11 @@ static int run(build *b, floe_silver_history_result *r, const floe_silver_histor
 	const floe_iceberg_metadata *hm = floe_iceberg_table_metadata(b->history);
 	int64_t expect = hm->has_current_snapshot ? hm->current_snapshot_id : FLOE_ICEBERG_NO_SNAPSHOT;
 	const floe_iceberg_snapshot **snaps = NULL;
-	size_t n = pending(b, last_sequence(b->history), &snaps);
+	int64_t after = 0;
+	size_t n = 0;
+	if (last_sequence(b, &after) < 0)
+		return -1;
+	n = pending(b, after, &snaps);
 	if (floe_engine_open(&b->engine, NULL) < 0 || build_predicates(b) < 0 ||
 	    snapshot_view(b, b->history, -1, "floe_history_now") < 0 ||
 	    floe_engine_exec(b->engine, "CREATE TABLE floe_history AS SELECT * FROM floe_history_now") < 0)
@@ -400,7 +427,8 @@ int floe_silver_history_build(floe_silver_history_result *out, const floe_config
 	floe_silver_history_opts none = FLOE_SILVER_HISTORY_OPTS_INIT;
 	const char *dot = strchr(table->bronze, '.');
 	const char *x = dot ? dot + 1 : table->bronze;
-	build b = { .arena = floe_arena_new(), .lt = table, .all_equal = FLOE_BUF_INIT, .scd_key = FLOE_BUF_INIT };
+	build b = { .arena = floe_arena_new(), .all_equal = FLOE_BUF_INIT, .scd_key = FLOE_BUF_INIT,
+		    .key_cols = FLOE_BUF_INIT, .key_equal = FLOE_BUF_INIT };
 	floe_silver_history_result r = { .snapshot_id = -1, .bronze_snapshot_id = -1 };
 	int error = -1;
 	b.name = floe_arena_printf(b.arena, "silver.%s_history", x);
@@ -425,6 +453,8 @@ cleanup:
 	floe_iceberg_catalog_free(b.catalog);
 	floe_buf_free(&b.all_equal);
 	floe_buf_free(&b.scd_key);
+	floe_buf_free(&b.key_cols);
+	floe_buf_free(&b.key_equal);
 	floe_arena_free(b.arena);
 	return error;
 }

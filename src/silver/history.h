@@ -18,8 +18,8 @@
  * where dbt takes the time of the `dbt snapshot` run, floe takes the time of the bronze
  * snapshot, so a table loaded `full` still keeps exactly what each load saw. The newest bronze
  * snapshot processed is recorded in the history snapshot's summary
- * (floe.history-bronze-snapshot, floe.history-bronze-sequence); a build reads only the bronze
- * snapshots after it (compactions, operation "replace", are skipped: they change no row). A
+ * (floe.history-bronze-snapshot, floe.history-bronze-sequence, floe.history-bronze-table-uuid); a
+ * build reads only the bronze snapshots after it (all of a bronze table created again) (compactions, operation "replace", are skipped: they change no row). A
  * build that finds no change commits nothing.
  *
  * The history table is rewritten whole (one data file) at each commit that changes it.

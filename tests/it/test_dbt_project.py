@@ -50,7 +50,7 @@ columns = ["updated_at"]
 max_age_seconds = 86400
 severity = "warn"        # the shop's timeline ends in 2018: stale, reported, not fatal
 '''
-EXTRA = '\n[silver.pii]\n"public.customers.customer_email" = "hmac"\n'
+EXTRA = '\n[silver.pii]\n"public.customers.customer_email" = "hmac"\n"public.customers.customer_city" = "null"\n'
 
 
 def dbt(d: Path, *args, check=0):
@@ -62,6 +62,18 @@ def dbt(d: Path, *args, check=0):
     if check is not None:
         assert p.returncode == check, p.stdout[-6000:] + p.stderr[-3000:]
     return p
+
+
+@pytest.fixture(scope="module", autouse=True)
+def pii_key():
+    """floe generate and run refuse to start without the key when floe.toml masks with hmac."""
+    old = os.environ.get("FLOE_PII_KEY")
+    os.environ["FLOE_PII_KEY"] = PII_KEY
+    yield
+    if old is None:
+        del os.environ["FLOE_PII_KEY"]
+    else:
+        os.environ["FLOE_PII_KEY"] = old
 
 
 @pytest.fixture(scope="module")
@@ -193,6 +205,14 @@ def test_masked_column_holds_the_hmac(src, proj, built):
     for cid, masked in rows:
         assert masked == hmac.new(PII_KEY.encode(), emails[cid].encode(), hashlib.sha256).hexdigest()
         assert masked != emails[cid]
+    with duckdb.connect(str(db), read_only=True) as con:
+        cities = con.execute("select count(*), count(customer_city), any_value(typeof(customer_city)) "
+                             "from silver.customers").fetchone()
+    assert cities == (len(emails), 0, "VARCHAR")  # pii = null: the column kept, typed, empty
+    # a test over the nulled column cannot run in silver: left out and said so
+    assert "column customer_city is masked (pii = null)" in proj["generate"].out
+    assert "not_null_customers_customer_city" not in (proj["dir"] / "pipeline" / "dbt" / "models" / "silver" /
+                                                      "schema.yml").read_text()
 
 
 def test_untranslatable_check_is_named_by_plan_and_generate(src, proj):
@@ -230,6 +250,24 @@ def test_hand_edit_is_kept_and_reported_as_drift(src, proj):
     model.unlink()
     r = src.floe(d, "generate", "--json", check=0)
     assert {f["path"]: f["action"] for f in json.loads(r.out)["files"]}[key] == "restored"
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[[rule]]\ntable = "public.orders"\nkind = "row_count"\nminimum = 1\n',
+     "quality/zz_bad.toml:4:1: unknown key `minimum` in a row_count [[rule]]"),
+    ('[[rule]]\ntable = "public.nope"\nkind = "not_null"\ncolumns = ["a"]\n',
+     "quality/zz_bad.toml:1:1: table public.nope is not among the tables floe plans"),
+    ('[[rule]]\ntable = "public.orders"\nkind = "not_null"\ncolumns = ["nope"]\n',
+     'quality/zz_bad.toml:1:1: public.orders has no column "nope"'),
+])
+def test_quality_rule_mistakes_are_configuration_errors(src, proj, text, message):
+    bad = proj["dir"] / "quality" / "zz_bad.toml"
+    bad.write_text(text)
+    try:
+        r = src.floe(proj["dir"], "generate", check=2)
+        assert message in r.err, r
+    finally:
+        bad.unlink()
 
 
 def test_orphan_foreign_key_fails_relationships(src, proj, built):

@@ -99,7 +99,7 @@ def test_generated_sql_runs_as_the_reader(gen):
     lk = lock(d)
     ran = 0
     for t in lk["tables"]:
-        for path in t["files"]:
+        for path in (f for f in t["files"] if f.startswith("bronze/")):  # not its dbt model
             names, rows = src.run_extraction((d / "pipeline" / path).read_text(), lk["session"])
             assert names == [c["name"] for c in t["columns"]], path
             ran += 1

@@ -12,11 +12,15 @@ from pathlib import Path
 
 import pytest
 
+import duckdb
+import pyarrow as pa
+
+from icebergkit import TOOLS
 from lakecheck import catalog, duckdb_iceberg, norm
+from conftest import floe
 from sourcedb import TOUCH, Source
 
-TOOL = str(Path(os.environ.get("FLOE_TOOLS", str(Path(__file__).resolve().parents[2] / "build" / "tools")))
-           / "silver_history")
+TOOL = str(TOOLS / "silver_history")
 
 SQL = TOUCH + '''
 CREATE TABLE public.customers (id int PRIMARY KEY, name text NOT NULL, note text, score numeric(6,2));
@@ -36,6 +40,8 @@ TABLES = {  # bronze table: (source table, key columns)
     "bronze.pairs": ("pairs", ["a", "b"]),
 }
 DBT = ["dbt_scd_id", "dbt_updated_at", "dbt_valid_from", "dbt_valid_to"]
+REPO = Path(__file__).resolve().parents[2]
+DBT_BIN = os.environ.get("FLOE_DBT", str(REPO / ".venv-dbt" / "bin" / "dbt"))  # scripts/setup-dbt.sh
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +104,7 @@ class History:
         self.seen = {t: set() for t in TABLES}
 
     def load(self):
+        # bronze only: the tool builds the history (floe run's silver layer calls the same function)
         run = json.loads(self.src.floe(self.d, "run", "--layer", "bronze", "--json", check=0).out)
         cat = catalog(self.d)
         for r in run["tables"]:
@@ -190,3 +197,118 @@ def test_a_run_without_change_adds_nothing(hist):
     hist.check()
     summary = catalog(hist.d).load_table("silver.customers_history").current_snapshot().summary
     assert summary["floe.history-bronze-snapshot"] and summary["floe.run-id"] == "run-x"
+
+
+def dbt_project(path: Path, snapshots):
+    """A dbt project snapshotting obs.<name> for each (name, key) of `snapshots` with strategy check on
+    all columns and hard_deletes invalidate; dbt's snapshot clock pinned to var `observed_at`."""
+    files = {
+        "dbt_project.yml": "name: hist\nversion: '1.0'\nprofile: hist\nmacro-paths: [macros]\n"
+                           "snapshot-paths: [snapshots]\nmodel-paths: [models]\n"
+                           "dispatch:\n  - macro_namespace: dbt\n    search_order: [hist, dbt]\n",
+        # floe takes the bronze snapshot's time where dbt takes its own clock: pin dbt's to it
+        "macros/observed_at.sql": "{% macro duckdb__snapshot_get_time() -%}\n"
+                                  "  '{{ var(\"observed_at\") }}'::timestamp\n{%- endmacro %}\n",
+        "models/sources.yml": "sources:\n  - name: obs\n    schema: obs\n    tables: ["
+                              + ", ".join("{name: %s}" % name for name, _ in snapshots) + "]\n",
+        "snapshots/history.yml": "snapshots:\n" + "".join(
+            f"  - name: {name}_history\n    relation: source('obs', '{name}')\n    config:\n"
+            f"      schema: snapshots\n      unique_key: {json.dumps(key)}\n      strategy: check\n"
+            f"      check_cols: all\n      hard_deletes: invalidate\n" for name, key in snapshots),
+        "profiles.yml": f"hist:\n  target: dev\n  outputs:\n    dev: {{type: duckdb, path: '{path / 'dbt.duckdb'}', "
+                        "threads: 1}\n",
+    }
+    for rel, text in files.items():
+        (path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (path / rel).write_text(text)
+    return path / "dbt.duckdb"
+
+
+def dbt_snapshot_run(path: Path, name: str, at: dt.datetime):
+    run = subprocess.run([DBT_BIN, "snapshot", "--select", f"{name}_history", "--vars",
+                          json.dumps({"observed_at": duck_text(at)}), "--project-dir", str(path),
+                          "--profiles-dir", str(path)], capture_output=True, text=True, timeout=300, cwd=path,
+                         env=dict(os.environ, DBT_SEND_ANONYMOUS_USAGE_STATS="false"))
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+
+
+def dbt_rows(db: Path, name: str):
+    con = duckdb.connect(str(db), read_only=True)
+    cur = con.execute(f"select * from main_snapshots.{name}_history")
+    names = [c[0] for c in cur.description]
+    rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    con.close()
+    return names, rows
+
+
+def assert_floe_history_equals(d: Path, name: str, key, db: Path, first_rows: int):
+    names, want = dbt_rows(db, name)
+    tbl = catalog(d).load_table(f"silver.{name}_history")
+    got = tbl.scan().to_arrow().to_pylist()
+    assert names == [f.name for f in tbl.schema().fields], names
+    assert len(want) == len(got) > first_rows, (name, len(want), len(got))
+    assert as_sorted(want, key) == as_sorted(got, key), name
+    duck = duckdb_iceberg().execute(f"select * from iceberg_scan('{tbl.metadata_location}')")
+    cols = [c[0] for c in duck.description]
+    assert as_sorted([dict(zip(cols, r)) for r in duck.fetchall()], key) == as_sorted(want, key), name
+
+
+def test_real_dbt_snapshot_of_the_same_observations_equals_floes_history(hist, tmp_path):
+    """`dbt snapshot` (dbt-duckdb) run once per observation over the rows that load saw, its clock
+    pinned to the bronze snapshot's time: its snapshot tables equal floe's history tables."""
+    db = dbt_project(tmp_path, [(name, key) for name, key in TABLES.values()])
+    for bronze, (name, key) in TABLES.items():
+        for at, rows in hist.observations[bronze]:
+            con = duckdb.connect(str(db))
+            con.execute("create schema if not exists obs")
+            obs = pa.Table.from_pylist(rows)  # noqa: F841 (read by DuckDB by name)
+            con.execute(f"create or replace table obs.{name} as select * from obs")
+            con.close()
+            dbt_snapshot_run(tmp_path, name, at)
+        assert_floe_history_equals(hist.d, name, key, db, len(hist.observations[bronze][0][1]))
+
+
+SHOP = {"bronze.customers": ("customers", ["customer_id"]), "bronze.orders": ("orders", ["order_id"])}
+
+
+def test_shop_tick_run_tick_run_equals_dbt_snapshots_of_the_same_bronze_snapshots(stack, tmp_path):
+    """The issue's check: the shop with customers (full) and orders (incremental) in history, tick →
+    run → tick → run, each history build after its run; real dbt snapshot over each bronze snapshot
+    (read by DuckDB's iceberg extension) with the clock at its time gives the same tables."""
+    src = Source(stack, "hist_shop", "hist_shop_reader")
+    src.create("")
+    target = f"{stack['socket_dir']}:{stack['port']}/hist_shop"
+    floe("shop", "generate", "--scale", "0.01", "--seed", "11", "--target", target, check=0)
+    src.grant_read("public")
+    d = tmp_path / "proj"
+    d.mkdir()
+    src.project(d, extra='\n[silver]\nhistory = ["public.customers", "public.orders"]\n')
+    src.floe(d, "generate", check=0)
+    hist = History(src, d)
+    for step in range(3):
+        if step:
+            floe("shop", "tick", "--target", target, "--orders", "15", "--updates", "30", "--deletes", "3",
+                 check=0)
+        src.floe(d, "run", "--layer", "bronze", check=0)
+        for bronze in SHOP:
+            hist.build(bronze)
+    assert hist.build("bronze.orders")["opened"] == 0  # no new bronze snapshot: nothing
+
+    dbt_dir = tmp_path / "dbt"
+    db = dbt_project(dbt_dir, list(SHOP.values()))
+    cat = catalog(d)
+    for bronze, (name, key) in SHOP.items():
+        tbl = cat.load_table(bronze)
+        snaps = [s for s in tbl.snapshots() if s.summary.operation.value != "replace"]
+        assert len(snaps) >= 2, (bronze, len(snaps))
+        first_rows = None
+        for snap in sorted(snaps, key=lambda s: s.sequence_number):
+            con = duckdb_iceberg()
+            con.execute(f"attach '{db}' as dbt")
+            con.execute("create schema if not exists dbt.obs")
+            con.execute(f"create or replace table dbt.obs.{name} as select * from iceberg_scan("
+                        f"'{tbl.metadata_location}', snapshot_from_id => {snap.snapshot_id})")
+            first_rows = first_rows or con.execute(f"select count(*) from dbt.obs.{name}").fetchone()[0]
+            con.close()
+            dbt_snapshot_run(dbt_dir, name, dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=snap.timestamp_ms))
+        assert_floe_history_equals(d, name, key, db, first_rows)

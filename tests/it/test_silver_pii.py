@@ -1,33 +1,38 @@
 """Silver's PII masking: floe_hmac() in floe's DuckDB (libcrypto) and in the dbt-duckdb plugin
-module floe writes (Python's hmac) give the same hex; a missing key is a configuration error
-before anything is written, and the key never appears in output."""
+`floe generate` writes (Python's hmac, run under real dbt-duckdb from .venv-dbt — scripts/setup-dbt.sh)
+give the same hex; a missing key is a configuration error before anything is written, and the key
+never appears in output."""
 import hashlib
 import hmac
-import importlib.util
+import os
 import random
 import subprocess
-import sys
-import types
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from conftest import floe
 from icebergkit import TOOLS
+from sourcedb import Source
+
+DBT_PYTHON = os.environ.get("FLOE_DBT_PYTHON",
+                            str(Path(__file__).resolve().parents[2] / ".venv-dbt" / "bin" / "python"))
 
 KEY_ENV = "FLOE_TEST_PII_KEY"
-TOML = """[source]
-host = "127.0.0.1"
-port = 1
-database = "shop"
-user = "floe_reader"
-
+SILVER = """
 [silver]
 pii-key-env = "FLOE_TEST_PII_KEY"
 
 [silver.pii]
 "public.customers.email" = "%s"
 """
+TOML = """[source]
+host = "127.0.0.1"
+port = 1
+database = "shop"
+user = "floe_reader"
+""" + SILVER
 ALPHABETS = ["abcXYZ019 -_.@", "äöüßéèêçñ", "漢字かなカナ한국어", "😀🎉👩‍💻🇫🇷", "\t\n'\"\\%"]
 
 
@@ -43,71 +48,64 @@ def random_values(n, seed=13):
     return values
 
 
-def load_plugin_module(path):
-    """The generated module; with a stand-in for dbt-duckdb's BasePlugin when dbt is absent."""
-    if "dbt" not in sys.modules and importlib.util.find_spec("dbt") is None:
-        for name in ["dbt", "dbt.adapters", "dbt.adapters.duckdb", "dbt.adapters.duckdb.plugins"]:
-            sys.modules.setdefault(name, types.ModuleType(name))
-        sys.modules["dbt.adapters.duckdb.plugins"].BasePlugin = type("BasePlugin", (), {})
-    spec = importlib.util.spec_from_file_location("floe_udfs_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+# Run by .venv-dbt's Python: the generated plugin under real dbt-duckdb and DuckDB.
+RUN_PLUGIN = """
+import importlib.util, sys
+import duckdb
+spec = importlib.util.spec_from_file_location("floe_udfs", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+plugin = module.Plugin("floe_udfs", {"pii_key_env": sys.argv[2]})
+con = duckdb.connect()
+plugin.configure_connection(con)
+if sys.argv[3] == "-":
+    print(con.execute("select floe_hmac('x')").fetchone()[0])
+else:
+    con.execute(f"copy (select id, floe_hmac(v) as h from read_parquet('{sys.argv[3]}')) to '{sys.argv[4]}' (format parquet)")
+"""
 
 
-class RecordingConnection:
-    def __init__(self):
-        self.calls = []
+def generated_project(stack, project, key):
+    """A project on a one-table source whose floe.toml masks an email with hmac, generated."""
+    src = Source.readable(stack, "pii_it", "pii_reader",
+                          "CREATE TABLE public.customers (id int PRIMARY KEY, email text);")
+    src.project(project, extra=SILVER % "hmac")
+    src.floe(project, "generate", check=0, env={KEY_ENV: key})
+    return project / "pipeline" / "dbt"
 
-    def create_function(self, name, fn, params, ret, **kwargs):
-        self.calls.append((name, fn, params, ret))
+
+def run_plugin(dbt_dir, *args, env=None):
+    return subprocess.run([DBT_PYTHON, "-c", RUN_PLUGIN, str(dbt_dir / "floe_plugins" / "floe_udfs.py"),
+                           KEY_ENV, *args], capture_output=True, text=True, timeout=120,
+                          env=env if env is not None else os.environ)
 
 
-def test_plugin_and_floe_hmac_agree_on_1000_values(project, monkeypatch):
+def test_generated_plugin_and_floe_hmac_agree_on_1000_values(stack, project, monkeypatch):
     key = "k€y-" + "0123456789abcdef" * 2  # non-ASCII bytes in the key too
-    (project / "floe.toml").write_text(TOML % "hmac")
     monkeypatch.setenv(KEY_ENV, key)
+    dbt_dir = generated_project(stack, project, key)
+    assert f'pii_key_env: "{KEY_ENV}"' in (dbt_dir / "profiles.yml").read_text()
     values = random_values(1000)
     assert sum(v == "" for v in values) >= 2 and any(v and not v.isascii() for v in values)
     pq.write_table(pa.table({"id": pa.array(range(len(values)), pa.int32()),
                              "v": pa.array(values, pa.string())}), project / "in.parquet")
-    subprocess.run([str(TOOLS / "silver_hmac"), "hash", str(project), str(project / "in.parquet"),
-                    str(project / "out.parquet")], check=True, capture_output=True, text=True)
-    floe_hex = dict(zip(*pq.read_table(project / "out.parquet").to_pydict().values()))
-
-    text = subprocess.run([str(TOOLS / "silver_hmac"), "udfs-py", str(project)], check=True,
-                          capture_output=True, text=True).stdout
-    (project / "floe_udfs.py").write_text(text)
-    module = load_plugin_module(project / "floe_udfs.py")
-    assert module.KEY_ENV == KEY_ENV
-    conn = RecordingConnection()
-    module.Plugin.__new__(module.Plugin).configure_connection(conn)
-    assert [(c[0], c[2], c[3]) for c in conn.calls] == [("floe_hmac", ["VARCHAR"], "VARCHAR")]
-    registered = conn.calls[0][1]
-
+    subprocess.run([str(TOOLS / "silver_hmac"), str(project), str(project / "in.parquet"),
+                    str(project / "floe.parquet")], check=True, capture_output=True, text=True)
+    run = run_plugin(dbt_dir, str(project / "in.parquet"), str(project / "dbt.parquet"))
+    assert run.returncode == 0, run.stderr
+    floe_hex = dict(zip(*pq.read_table(project / "floe.parquet").to_pydict().values()))
+    dbt_hex = dict(zip(*pq.read_table(project / "dbt.parquet").to_pydict().values()))
     for i, v in enumerate(values):
         expected = None if v is None else hmac.new(key.encode(), v.encode(), hashlib.sha256).hexdigest()
-        assert floe_hex[i] == expected, (i, v)
-        assert registered(v) == expected, (i, v)
-    assert floe_hex[3] == hmac.new(key.encode(), b"what do ya want for nothing?", hashlib.sha256).hexdigest()
+        assert floe_hex[i] == expected and dbt_hex[i] == expected, (i, v, floe_hex[i], dbt_hex[i])
     assert len({h for h in floe_hex.values() if h}) == len({v for v in values if v is not None})
 
 
-def test_plugin_without_key_fails_naming_the_variable(project, monkeypatch):
-    (project / "floe.toml").write_text(TOML % "hmac")
-    monkeypatch.delenv(KEY_ENV, raising=False)
-    text = subprocess.run([str(TOOLS / "silver_hmac"), "udfs-py", str(project)], check=True,
-                          capture_output=True, text=True).stdout
-    (project / "floe_udfs.py").write_text(text)
-    module = load_plugin_module(project / "floe_udfs.py")
-    conn = RecordingConnection()
-    module.Plugin.__new__(module.Plugin).configure_connection(conn)
-    assert conn.calls[0][1](None) is None
-    try:
-        conn.calls[0][1]("x")
-        raise AssertionError("floe_hmac hashed without a key")
-    except RuntimeError as e:
-        assert KEY_ENV in str(e)
+def test_generated_plugin_without_key_fails_naming_the_variable(stack, project):
+    dbt_dir = generated_project(stack, project, "a-key-of-enough-length-42")
+    env = {k: v for k, v in os.environ.items() if k != KEY_ENV}
+    run = run_plugin(dbt_dir, "-", env=env)
+    assert run.returncode != 0 and KEY_ENV in run.stderr, run
 
 
 def test_missing_key_is_a_config_error_before_anything_is_written(project):

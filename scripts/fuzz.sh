@@ -81,11 +81,17 @@ seed_lock() { # the lock files and PL/pgSQL trees the tests use
 	cp -n tests/unit/plan/lock/*.json "$out/corpus_lock/" 2>/dev/null || true
 }
 
-targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages silver_render}
+seed_quality() { # the rules of docs/silver.md and the TOML corpus
+	seed quality '*.toml'
+	sed -n '/^```toml$/,/^```$/p' docs/silver.md | sed '/^```/d' >"$out/corpus_quality/silver_md.toml"
+}
+
+targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages quality silver_render}
 iceberg_meta=(src/iceberg/schema.c src/iceberg/metadata_read.c src/iceberg/metadata_write.c)
 for t in $targets; do
 	case $t in
 	toml) build toml src/config/toml*.c && seed toml '*.toml' ;;
+	quality) build quality src/config/toml*.c src/config/quality.c && seed_quality ;;
 	json) build json && seed json '*.json' ;;
 	copy_decode) build copy_decode src/format/vector.c src/pg/copy_decode.c && seed_repo copy_decode ;;
 	lock) build lock "${plan_sources[@]}" && seed_lock ;;

@@ -22,8 +22,13 @@ static const char tests[] =
 	"{# " GENERATED " #}\n"
 	"{# floe's data tests for the kinds dbt has no built-in test for; docs/silver.md. #}\n"
 	"\n"
+	"{# A column name as a quoted SQL identifier, a double quote inside doubled. #}\n"
+	"{% macro floe_quote(name) -%}\n"
+	"    \"{{ name | replace('\"', '\"\"') }}\"\n"
+	"{%- endmacro %}\n"
+	"\n"
 	"{% macro floe_column_list(prefix, columns) -%}\n"
-	"    {%- for c in columns %}{{ prefix }}{{ adapter.quote(c) }}{% if not loop.last %}, {% endif %}{% endfor -%}\n"
+	"    {%- for c in columns %}{{ prefix }}{{ floe_quote(c) }}{% if not loop.last %}, {% endif %}{% endfor -%}\n"
 	"{%- endmacro %}\n"
 	"\n"
 	"{% test floe_unique_combination(model, columns) %}\n"
@@ -71,10 +76,10 @@ static const char tests[] =
 	"{% test floe_relationships(model, columns, to, fields) %}\n"
 	"select {{ floe_column_list('child.', columns) }}\n"
 	"from {{ model }} as child\n"
-	"where {% for c in columns %}child.{{ adapter.quote(c) }} is not null and {% endfor %}not exists (\n"
+	"where {% for c in columns %}child.{{ floe_quote(c) }} is not null and {% endfor %}not exists (\n"
 	"    select 1 from {{ to }} as parent\n"
-	"    where {% for i in range(columns | length) %}parent.{{ adapter.quote(fields[i]) }} = "
-	"child.{{ adapter.quote(columns[i]) }}{% if not loop.last %} and {% endif %}{% endfor %})\n"
+	"    where {% for i in range(columns | length) %}parent.{{ floe_quote(fields[i]) }} = "
+	"child.{{ floe_quote(columns[i]) }}{% if not loop.last %} and {% endif %}{% endfor %})\n"
 	"{% endtest %}\n";
 
 static const char bronze_plugin[] =
@@ -162,6 +167,24 @@ static const char udfs_plugin[] =
 	"\n"
 	"        conn.create_function(\"floe_hmac\", floe_hmac, [\"VARCHAR\"], \"VARCHAR\", side_effects=False)\n";
 
+/*
+ * The post-hook of every silver model (dbt_project.yml): after an incremental run, the rows
+ * whose key bronze no longer holds (a source delete) go, so an incremental build holds the
+ * rows a full build gives. dbt only: floe's runtime restricts by the keys bronze changed.
+ */
+static const char remove_deleted[] =
+	"{# " GENERATED " #}\n"
+	"{% macro floe_remove_deleted() -%}\n"
+	"{%- if is_incremental() and config.get('unique_key') and model.sources | length == 1 -%}\n"
+	"{%- set keys = config.get('unique_key') -%}\n"
+	"{%- set keys = [keys] if keys is string else keys -%}\n"
+	"delete from {{ this }} as target where not exists (\n"
+	"    select 1 from {{ source(model.sources[0][0], model.sources[0][1]) }} as bronze\n"
+	"    where {% for k in keys %}bronze.{{ floe_quote(k) }} = target.{{ floe_quote(k) }}"
+	"{% if not loop.last %} and {% endif %}{% endfor %})\n"
+	"{%- endif -%}\n"
+	"{%- endmacro %}\n";
+
 /* What dbt and DuckDB leave in the project: never committed. */
 static const char gitignore[] =
 	"# " GENERATED "\n"
@@ -177,6 +200,7 @@ const floe_dbt_static_file floe_dbt_static_files[] = {
 	{ "dbt/.gitignore", gitignore },
 	{ "dbt/macros/generate_schema_name.sql", generate_schema_name },
 	{ "dbt/macros/floe_tests.sql", tests },
+	{ "dbt/macros/floe_remove_deleted.sql", remove_deleted },
 	{ "dbt/floe_plugins/floe_bronze.py", bronze_plugin },
 	{ "dbt/floe_plugins/floe_udfs.py", udfs_plugin },
 	{ NULL, NULL },

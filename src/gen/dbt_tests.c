@@ -7,8 +7,35 @@
  */
 #include "gen/dbt_int.h"
 #include "base/arena.h"
+#include "plan/plan.h"
 
 #include <string.h>
+
+/* Whether a column name needs quoting in SQL (anything but a plain lower-case identifier). */
+static bool needs_quote(const char *name)
+{
+	if (!(name[0] >= 'a' && name[0] <= 'z') && name[0] != '_')
+		return true;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return true;
+	return false;
+}
+
+/*
+ * A column as dbt puts it into test SQL: dbt quotes a name naively ("a"b" stays broken), so a
+ * name that needs quoting is given already quoted (a double quote doubled) and left unquoted.
+ */
+static const char *sql_name(floe_arena *a, const char *name)
+{
+	if (!needs_quote(name))
+		return name;
+	floe_buf b = FLOE_BUF_INIT;
+	floe_plan_put_quoted(&b, name, '"');
+	const char *s = floe_arena_strdup(a, floe_buf_cstr(&b));
+	floe_buf_free(&b);
+	return s;
+}
 
 typedef struct yml {
 	floe_buf *b;
@@ -80,7 +107,7 @@ static void arguments(yml *y, const floe_lock_test *t, const char *in)
 		floe_buf_printf(b, "\n%s  quote: %s\n", in, t->quote ? "true" : "false");
 	} else if (strcmp(k, "relationships") == 0 && t->n_columns == 1) {
 		floe_buf_printf(b, "%s  to: \"%s\"\n%s  field: ", in, ref_of(y, t->to), in);
-		floe_dbt_yaml_string(b, y->a, t->fields[0]);
+		floe_dbt_yaml_string(b, y->a, sql_name(y->a, t->fields[0]));
 		floe_buf_putc(b, '\n');
 	} else if (strcmp(k, "relationships") == 0) {
 		floe_buf_printf(b, "%s  columns: ", in);
@@ -124,17 +151,6 @@ static void test_entry(yml *y, const floe_lock_test *t, const char *in)
 	floe_buf_puts(y->b, "}\n");
 }
 
-/* A column name dbt must quote in tests (anything but a plain lower-case identifier). */
-static bool needs_quote(const char *name)
-{
-	if (!(name[0] >= 'a' && name[0] <= 'z') && name[0] != '_')
-		return true;
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
-			return true;
-	return false;
-}
-
 static void model(yml *y, const floe_lock_silver *s)
 {
 	floe_buf *b = y->b;
@@ -144,10 +160,10 @@ static void model(yml *y, const floe_lock_silver *s)
 	for (size_t i = 0; i < s->n_columns; i++) {
 		const char *name = s->columns[i].name;
 		floe_buf_puts(b, "      - name: ");
-		floe_dbt_yaml_string(b, y->a, name);
+		floe_dbt_yaml_string(b, y->a, sql_name(y->a, name));
 		floe_buf_puts(b, "\n        description: ");
 		floe_dbt_yaml_string(b, y->a, s->columns[i].description);
-		floe_buf_puts(b, needs_quote(name) ? "\n        quote: true\n" : "\n");
+		floe_buf_puts(b, "\n");
 		bool any = false;
 		for (size_t j = 0; j < s->n_tests; j++) {
 			const floe_lock_test *t = &s->tests[j];

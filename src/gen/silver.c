@@ -299,6 +299,22 @@ static int rules_have_tables(floe_arena *a, const floe_lock *lock, const floe_qu
 	return 0;
 }
 
+static bool has_jinja(const char *s)
+{
+	return strstr(s, "{{") || strstr(s, "{%") || strstr(s, "{#");
+}
+
+/* A name holding Jinja delimiters cannot appear in a model (dbt and floe render it): the column, or NULL. */
+static const char *jinja_name(const floe_lock_table *t)
+{
+	if (has_jinja(t->bronze))
+		return t->bronze;
+	for (size_t i = 0; i < t->n_columns; i++)
+		if (has_jinja(t->columns[i].name))
+			return t->columns[i].name;
+	return NULL;
+}
+
 int floe_gen_silver(floe_gen_result *r, floe_lock *next, const floe_plan *plan, const floe_config *config)
 {
 	floe_quality_rule *rules = NULL;
@@ -313,6 +329,11 @@ int floe_gen_silver(floe_gen_result *r, floe_lock *next, const floe_plan *plan, 
 		const char *stem = t ? stem_of(a, t) : NULL;
 		if (!t || !loadable(t) || !pt->source || !stem)
 			continue;
+		if (jinja_name(t)) {
+			floe_gen_note(r, "%s.%s: no silver model: the name %s holds Jinja delimiters ({{, {%%, {#), which a "
+					 "model cannot carry", t->schema, t->name, jinja_name(t));
+			continue;
+		}
 		floe_lock_silver s;
 		memset(&s, 0, sizeof(s));
 		builder b = { r, a, config, next, t, &s, stem, 0 };

@@ -50,7 +50,8 @@ columns = ["updated_at"]
 max_age_seconds = 86400
 severity = "warn"        # the shop's timeline ends in 2018: stale, reported, not fatal
 '''
-EXTRA = '\n[silver.pii]\n"public.customers.customer_email" = "hmac"\n"public.customers.customer_city" = "null"\n'
+EXTRA = ('\n[silver.pii]\n"public.customers.customer_email" = "hmac"\n"public.customers.customer_city" = "null"\n'
+         '"public.customers.customer_unique_id" = "hmac"\n')
 
 
 def dbt(d: Path, *args, check=0):
@@ -84,14 +85,21 @@ def src(stack):
          "--target", f"{stack['socket_dir']}:{stack['port']}/dbt_it", check=0)
     # A CHECK no DuckDB translation keeps (a regular expression operator): left out, and said so.
     s.admin("ALTER TABLE customers ADD CONSTRAINT customers_email_shape CHECK (customer_email ~ '@')")
-    s.grant_read("public")
+    # Hostile names: quotes in table and column names, Jinja in a comment and in a column name.
+    s.admin('CREATE SCHEMA "Odd Schema"; '
+            'CREATE TABLE "Odd Schema"."Mixed ""Case""" ("Col ""x""" int PRIMARY KEY, "a\'b" text NOT NULL '
+            'CHECK ("a\'b" <> \'x\'), "Up" int CHECK ("Up" > 0 AND "Up" < 100)); '
+            'COMMENT ON TABLE "Odd Schema"."Mixed ""Case""" IS \'has {{ boom }} and {% x %} and "quotes"\'; '
+            'INSERT INTO "Odd Schema"."Mixed ""Case""" VALUES (1, \'it\'\'s\', 5), (2, \'b\', NULL); '
+            'CREATE TABLE "Odd Schema".jin ("{{y}}" int PRIMARY KEY)')
+    s.grant_read("public", "Odd Schema")
     return s
 
 
 @pytest.fixture(scope="module")
 def proj(src, tmp_path_factory):
     d = tmp_path_factory.mktemp("dbtproj")
-    src.project(d, extra=EXTRA)
+    src.project(d, schemas=("public", "Odd Schema"), extra=EXTRA)
     src.floe(d, "init", check=0)
     (d / "quality").mkdir()
     (d / "quality" / "shop.toml").write_text(QUALITY)
@@ -120,7 +128,11 @@ def test_dbt_parse_compile_and_build_are_clean(built):
     assert "WARN 1 freshness_orders_updated_at" in out.replace("\x1b[33m", "").replace("\x1b[0m", ""), out[-3000:]
     # 9 shop tables, each a silver model in schema silver, read from the bronze source
     models = {n["name"]: n for n in built["manifest"]["nodes"].values() if n["resource_type"] == "model"}
-    assert len(models) == 9 and all(m["schema"] == "silver" for m in models.values())
+    assert len(models) == 10 and all(m["schema"] == "silver" for m in models.values())
+    odd = next(m for m in models.values() if m["name"].startswith("odd_schema_mixed_case-"))
+    assert odd["description"] == 'has {{ boom }} and {% x %} and "quotes"'  # rendered as written
+    assert "OK created sql table model silver.odd_schema_mixed_case-" in out.replace(
+        "\x1b[32m", "").replace("\x1b[0m", ""), out[-3000:]
     assert models["orders"]["depends_on"]["nodes"] == ["source.dbt_it.bronze.orders"]
     assert models["orders"]["config"]["materialized"] == "incremental"
     assert models["customers"]["config"]["materialized"] == "table"
@@ -165,7 +177,7 @@ def test_derived_tests_in_schema_yml_and_manifest(proj, built):
     assert "data_tests:" in schema and "arguments:" in schema and "severity: warn" in schema
     assert "\n    tests:" not in schema and "\n        tests:" not in schema
     # every test ran: the models and tests pass, the stale table warns
-    assert f"PASS={len(tests) + 9 - 1} WARN=1" in built["build"].stdout
+    assert f"PASS={len(tests) + 10 - 1} WARN=1" in built["build"].stdout
 
 
 def test_lock_silver_section_and_every_dbt_file_hashed(proj):
@@ -197,18 +209,21 @@ def test_lock_silver_section_and_every_dbt_file_hashed(proj):
 
 def test_masked_column_holds_the_hmac(src, proj, built):
     with src.reader() as conn:
-        emails = dict(conn.execute("select customer_id::text, customer_email from customers").fetchall())
+        clear = {r[0]: r[1:] for r in conn.execute(
+            "select customer_id::text, customer_email, customer_unique_id::text from customers").fetchall()}
     db = proj["dir"] / "pipeline" / "dbt" / "floe_dbt.duckdb"
     with duckdb.connect(str(db), read_only=True) as con:
-        rows = con.execute("select customer_id::varchar, customer_email from silver.customers").fetchall()
-    assert len(rows) == len(emails) > 0
-    for cid, masked in rows:
-        assert masked == hmac.new(PII_KEY.encode(), emails[cid].encode(), hashlib.sha256).hexdigest()
-        assert masked != emails[cid]
+        rows = con.execute("select customer_id::varchar, customer_email, customer_unique_id "
+                           "from silver.customers").fetchall()
+    assert len(rows) == len(clear) > 0
+    mac = lambda v: hmac.new(PII_KEY.encode(), v.encode(), hashlib.sha256).hexdigest()
+    for cid, email, unique_id in rows:
+        assert email == mac(clear[cid][0]) and email != clear[cid][0]
+        assert unique_id == mac(clear[cid][1])  # a uuid column: the HMAC of its text form
     with duckdb.connect(str(db), read_only=True) as con:
         cities = con.execute("select count(*), count(customer_city), any_value(typeof(customer_city)) "
                              "from silver.customers").fetchone()
-    assert cities == (len(emails), 0, "VARCHAR")  # pii = null: the column kept, typed, empty
+    assert cities == (len(clear), 0, "VARCHAR")  # pii = null: the column kept, typed, empty
     # a test over the nulled column cannot run in silver: left out and said so
     assert "column customer_city is masked (pii = null)" in proj["generate"].out
     assert "not_null_customers_customer_city" not in (proj["dir"] / "pipeline" / "dbt" / "models" / "silver" /
@@ -218,6 +233,7 @@ def test_masked_column_holds_the_hmac(src, proj, built):
 def test_untranslatable_check_is_named_by_plan_and_generate(src, proj):
     gen = proj["generate"].out
     assert "CHECK customers_email_shape not tested in silver" in gen and "operator ~" in gen, gen
+    assert "Odd Schema.jin: no silver model: the name {{y}} holds Jinja delimiters" in gen, gen
     plan = src.floe(proj["dir"], "plan", check=0).out
     assert "silver does not test CHECK customers_email_shape" in plan and "operator ~" in plan, plan
 
@@ -247,6 +263,8 @@ def test_hand_edit_is_kept_and_reported_as_drift(src, proj):
     key = "dbt/models/silver/orders.sql"
     orders = lambda lk: next(t for t in lk["tables"] if t["table"] == "orders")["files"][key]
     assert orders(after) == orders(before)  # what floe would write, so the drift stays visible
+    status = json.loads(src.floe(d, "status", "--json", check=0).out)
+    assert status["drift"] and next(t for t in status["tables"] if t["table"] == "bronze.orders")["drift"]
     model.unlink()
     r = src.floe(d, "generate", "--json", check=0)
     assert {f["path"]: f["action"] for f in json.loads(r.out)["files"]}[key] == "restored"
@@ -268,6 +286,33 @@ def test_quality_rule_mistakes_are_configuration_errors(src, proj, text, message
         assert message in r.err, r
     finally:
         bad.unlink()
+
+
+def test_incremental_build_holds_what_a_full_build_gives(src, proj, built):
+    """Updates, inserts and deletes in the source; bronze loads them; dbt's incremental run of
+    silver.orders (the watermark predicate, delete+insert, the floe_remove_deleted post-hook)
+    ends with the source's rows, as a full build would."""
+    d = proj["dir"]
+    with src.reader() as conn:
+        gone = [r[0] for r in conn.execute("select order_id from orders order by order_id limit 2").fetchall()]
+    ids = ", ".join(f"'{g}'" for g in gone)
+    src.admin(f"DELETE FROM reviews WHERE order_id IN ({ids}); DELETE FROM payments WHERE order_id IN ({ids}); "
+              f"DELETE FROM order_items WHERE order_id IN ({ids}); DELETE FROM orders WHERE order_id IN ({ids}); "
+              "UPDATE orders SET order_status = 'canceled' WHERE order_id = "
+              "(SELECT order_id FROM orders ORDER BY order_id DESC LIMIT 1)")
+    floe("shop", "tick", "--target", f"{src.stack['socket_dir']}:{src.stack['port']}/dbt_it", check=0)
+    src.floe(d, "run", check=0)
+    r = dbt(d, "build", "--select", "orders", check=None)
+    assert "OK loaded" in r.stdout or "OK created" in r.stdout or "OK " in r.stdout, r.stdout[-3000:]
+    assert "incremental model silver.orders" in r.stdout, r.stdout[-3000:]
+    with src.reader() as conn:
+        want = sorted(conn.execute("select order_id::text, order_status::text, updated_at from orders").fetchall())
+    db = d / "pipeline" / "dbt" / "floe_dbt.duckdb"
+    with duckdb.connect(str(db), read_only=True) as con:
+        con.execute("SET TimeZone = 'UTC'")
+        got = sorted(con.execute("select order_id::varchar, order_status, updated_at from silver.orders").fetchall())
+    assert not set(gone) & {g[0] for g in got}
+    assert got == want
 
 
 def test_orphan_foreign_key_fails_relationships(src, proj, built):

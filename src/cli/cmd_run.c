@@ -3,6 +3,7 @@
  */
 #include "cli/cli.h"
 #include "doctor/doctor.h"
+#include "base/arena.h"
 #include "base/error.h"
 #include "base/json.h"
 #include "base/text.h"
@@ -207,6 +208,7 @@ static int run(floe_cli_ctx *ctx)
 	floe_silver_report srep = { 0 };
 	floe_bronze_opts opts = FLOE_BRONZE_OPTS_INIT;
 	floe_silver_opts sopts = { 0 };
+	const char **moved = NULL;
 	floe_buf out = FLOE_BUF_INIT;
 	char *tables[MAX_TABLES];
 	size_t n_tables = floe_cli_values(ctx, "table", tables, MAX_TABLES);
@@ -240,6 +242,13 @@ static int run(floe_cli_ctx *ctx)
 	}
 	if (bronze && floe_bronze_run(&rep, config, &opts) < 0)
 		goto cleanup;
+	/* after bronze: silver for the tables whose bronze this run loaded and verified */
+	moved = floe_xcalloc(rep.n_results + 1, sizeof(*moved));
+	for (size_t i = 0; i < rep.n_results; i++)
+		if (strcmp(rep.results[i].state, "loaded") == 0 && rep.results[i].check_state &&
+		    strcmp(rep.results[i].check_state, "verified") == 0)
+			moved[sopts.n_moved++] = rep.results[i].table;
+	sopts.moved = bronze ? moved : NULL;
 	sopts.run_id = bronze ? rep.run_id : NULL;
 	if (silver && floe_silver_run(&srep, config, &sopts) < 0)
 		goto cleanup;
@@ -255,6 +264,7 @@ cleanup:
 		free(tables[i]);
 	floe_bronze_report_free(&rep);
 	floe_silver_report_free(&srep);
+	free(moved);
 	floe_config_free(config);
 	floe_buf_free(&out);
 	return rc;

@@ -23,6 +23,11 @@ static bool wanted(const floe_silver_opts *o, const floe_lock_table *t)
 {
 	if (!t->silver || t->owner || (strcmp(t->mode, "full") != 0 && strcmp(t->mode, "incremental") != 0))
 		return false;
+	bool moved = o->moved == NULL;
+	for (size_t i = 0; i < o->n_moved && !moved; i++)
+		moved = strcmp(o->moved[i], t->bronze) == 0;
+	if (!moved)
+		return false;
 	for (size_t i = 0; i < o->n_tables; i++)
 		if (floe_lock_table_named(t, o->tables[i]) || strcmp(o->tables[i], t->silver->table) == 0)
 			return true;

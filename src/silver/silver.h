@@ -83,6 +83,9 @@ typedef struct floe_silver_opts {
 	const char *const *tables;        /* "bronze.orders", "silver.orders" or "public.orders"; NULL: every table */
 	size_t n_tables;
 	bool full_refresh;                /* rebuild every table in full, even one whose bronze and model are unchanged */
+	const char *const *moved;         /* non-NULL: only these bronze tables ("bronze.orders"), the ones this run
+	                                     loaded and verified (`floe run` after its bronze layer) */
+	size_t n_moved;
 } floe_silver_opts;
 
 typedef struct floe_silver_result {

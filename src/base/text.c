@@ -1,11 +1,14 @@
 /*
- * text.c — edit distance, suggestions, strict integer parsing, terminal-safe text.
+ * text.c — edit distance, suggestions, strict integer parsing, terminal-safe text,
+ * names of enum values read back.
  */
 #include "base/text.h"
 
+#include "base/error.h"
 #include "base/utf8.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_EDIT_LEN 64
@@ -148,4 +151,17 @@ int floe_text_put_printable_padded(floe_buf *out, const char *s, size_t width)
 		if (floe_buf_putc(out, ' ') < 0)
 			return -1;
 	return 0;
+}
+
+int floe_text_name_index(const char *what, const char *const *names, size_t n, const char *text)
+{
+	for (size_t i = 0; text && i < n; i++)
+		if (names[i] && strcmp(names[i], text) == 0)
+			return (int)i;
+	if (what) {
+		char *shown = floe_text_printable(text ? text : "");
+		floe_error_set(FLOE_ERR_CONFIG, "unknown %s \"%s\"", what, shown ? shown : "");
+		free(shown);
+	}
+	return -1;
 }

@@ -38,4 +38,33 @@ char *floe_text_printable(const char *s);
 /* floe_text_put_printable, then spaces up to `width` characters (UTF-8 code points), for columns. */
 int floe_text_put_printable_padded(floe_buf *out, const char *s, size_t width);
 
+/*
+ * The index of `text` in the name table `names` (n entries, each an enum value's
+ * name): how a state or mode read back from a file (the ledger, the lock) becomes
+ * its enum again. -1 when `text` is NULL or names none of them; with `what` not
+ * NULL the error is set too (FLOE_ERR_CONFIG: unknown <what> "<text>").
+ */
+int floe_text_name_index(const char *what, const char *const *names, size_t n, const char *text);
+
+/*
+ * Define the two functions of an enum whose values 0..last are named by the static
+ * table `names` (in the enum's order; the build fails when a value has no name):
+ *   const char *TYPE_name(TYPE value);
+ *   int TYPE_parse(TYPE *out, const char *text);  -- -1 (FLOE_ERR_CONFIG) for other text
+ * `what` names the kind in that error ("load mode"). One table, both directions.
+ */
+#define FLOE_TEXT_NAMES_DEFINE(type, what, names, last)                                                     \
+	_Static_assert(sizeof(names) / sizeof((names)[0]) == (size_t)(last) + 1, "a name for every " what); \
+	const char *type##_name(type value)                                                                 \
+	{                                                                                                   \
+		return (names)[value];                                                                      \
+	}                                                                                                   \
+	int type##_parse(type *out, const char *text)                                                       \
+	{                                                                                                   \
+		int i_ = floe_text_name_index(what, names, sizeof(names) / sizeof((names)[0]), text);       \
+		if (i_ >= 0)                                                                                \
+			*out = (type)i_;                                                                    \
+		return i_ < 0 ? -1 : 0;                                                                     \
+	}
+
 #endif

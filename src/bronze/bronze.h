@@ -13,6 +13,9 @@
 #define FLOE_BRONZE_BRONZE_H
 
 #include "config/config.h"
+#include "plan/plan.h"
+#include "reconcile/outcome.h"
+#include "state/state.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,7 +43,7 @@ typedef struct floe_bronze_check {
 	const char *repair_detail;    /* attempt 1: what the repair did */
 	floe_arena *arena;            /* for everything the check returns */
 	/* returned */
-	const char *state;            /* "verified", "diverged", "unverified", "failed" */
+	floe_reconcile_outcome state; /* verified, diverged, unverified, failed or partial */
 	const char *detail;
 	const char *const *repair_keys; /* diverged: keys to re-copy, as floe_bronze_repair_opts.keys */
 	size_t n_repair_keys;
@@ -63,8 +66,8 @@ typedef struct floe_bronze_opts {
 typedef struct floe_bronze_result {
 	const char *table;          /* "bronze.orders" */
 	const char *source;         /* "public.orders" */
-	const char *mode;           /* the plan's mode */
-	const char *state;          /* "loaded" | "failed" | "refused" | "skipped" */
+	floe_load_mode mode;        /* the plan's mode */
+	floe_table_state state;     /* loaded, failed, refused or skipped (loading while it loads) */
 	int64_t rows, bytes, files;  /* read from the source, and files written, by this load */
 	int64_t table_rows;         /* rows in the table after it (-1: unknown) */
 	int64_t snapshot_id;
@@ -73,7 +76,8 @@ typedef struct floe_bronze_result {
 	const char *error;          /* failed: what failed */
 	const char *cause;          /* failed: the probable cause, for people */
 	int exit_code;              /* failed: the exit code its cause calls for (README "Exit codes") */
-	const char *check_state;    /* the check's verdict (verified, diverged, …); NULL: not checked */
+	bool checked;               /* the check ran: check_state is its verdict */
+	floe_reconcile_outcome check_state; /* verified, diverged, …, or partial */
 	const char *check_detail;
 	bool repaired;              /* the check found divergence and the load repaired it */
 } floe_bronze_result;

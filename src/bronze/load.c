@@ -257,7 +257,7 @@ static bool mergeable(load_state *s, int64_t *previous, const char **why)
 	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(s->table);
 	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(m);
 	*why = NULL;
-	if (strcmp(t->mode, "incremental") != 0)
+	if (t->mode != FLOE_LOAD_INCREMENTAL)
 		return false;
 	if (s->reload_why) {
 		*why = s->reload_why;
@@ -299,7 +299,7 @@ static int load_and_commit(load_state *s, bool *committed)
 	bool full = true;
 	int64_t previous = 0;
 	const char *why = NULL, *future = NULL;
-	bool by_key = strcmp(job->table->mode, "incremental") == 0 && !s->keys.unmergeable;
+	bool by_key = job->table->mode == FLOE_LOAD_INCREMENTAL && !s->keys.unmergeable;
 	if (mergeable(s, &previous, &why)) {
 		previous = bronze_watermark_capped(s, previous);
 		s->watermark = previous;
@@ -362,13 +362,13 @@ static int64_t table_rows(load_state *s)
 /* Ask the check; a failing check is its verdict, never the load's failure (the load committed). */
 static void ask(bronze_job *job, floe_bronze_check *c)
 {
-	c->state = NULL;
+	c->state = FLOE_RECONCILE_FAILED;
 	c->detail = NULL;
 	c->repair_keys = NULL;
 	c->n_repair_keys = 0;
-	if (job->check(job->check_ctx, c) < 0 || !c->state) {
+	if (job->check(job->check_ctx, c) < 0) {
 		const floe_error *e = floe_error_last();
-		c->state = "failed";
+		c->state = FLOE_RECONCILE_FAILED;
 		c->detail = floe_arena_strdup(job->arena, e ? e->message : "the check gave no verdict");
 		floe_error_clear();
 	}
@@ -389,7 +389,7 @@ static int check_and_repair(load_state *s, bool *committed)
 		return 0;
 	bronze_load_progress(s, "reconciling", NULL);
 	ask(job, &c);
-	if (strcmp(c.state, "diverged") == 0 && c.n_repair_keys > 0) {
+	if (c.state == FLOE_RECONCILE_DIVERGED && c.n_repair_keys > 0) {
 		const char *loaded = r->detail;
 		job->repair_keys = c.repair_keys;
 		job->n_repair_keys = c.n_repair_keys;
@@ -408,6 +408,7 @@ static int check_and_repair(load_state *s, bool *committed)
 		c.snapshot_id = r->snapshot_id;
 		ask(job, &c);
 	}
+	r->checked = true;
 	r->check_state = c.state;
 	r->check_detail = c.detail;
 	return 0;

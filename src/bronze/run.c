@@ -58,7 +58,7 @@ static void record(run_ctx *ctx, bronze_job *job, const char *finished)
 	tr.table_name = r->table;
 	tr.layer = "bronze";
 	tr.source = r->source;
-	tr.mode = r->mode;
+	tr.mode = floe_load_mode_name(r->mode);
 	tr.state = r->state;
 	tr.rows = r->table_rows >= 0 ? r->table_rows : r->rows; /* status shows what the table holds */
 	tr.bytes = r->bytes;
@@ -80,7 +80,7 @@ static void run_one(run_ctx *ctx, bronze_job *job)
 	floe_table_lock *lock = NULL;
 	double t0 = now_seconds();
 	pthread_mutex_lock(&ctx->mu);
-	r->state = "loading";
+	r->state = FLOE_TABLE_LOADING;
 	record(ctx, job, NULL);
 	if (job->progress)
 		job->progress->started = t0;
@@ -95,14 +95,14 @@ static void run_one(run_ctx *ctx, bronze_job *job)
 		const floe_error *e = floe_error_last();
 		floe_buf msg = FLOE_BUF_INIT;
 		floe_error_put_message(&msg, e);
-		r->state = "failed";
+		r->state = FLOE_TABLE_FAILED;
 		r->error = floe_arena_strdup(job->arena, floe_buf_cstr(&msg));
 		r->cause = probable_cause(job->arena, e);
 		r->exit_code = e ? (int)floe_error_class_exit(e->cls) : FLOE_EXIT_INTERNAL;
 		floe_buf_free(&msg);
 		floe_error_clear();
 	} else {
-		r->state = "loaded";
+		r->state = FLOE_TABLE_LOADED;
 	}
 	char finished[32];
 	floe_state_now(finished, sizeof(finished));
@@ -180,7 +180,7 @@ static int check_names(const floe_lock *lock, const floe_bronze_opts *o)
 	for (size_t i = 0; i < o->n_tables; i++) {
 		bool found = false;
 		for (size_t k = 0; k < floe_lock_count(lock) && !found; k++) {
-			floe_bronze_opts one = { &o->tables[i], 1, 0, false, NULL, NULL, NULL };
+			floe_bronze_opts one = { .tables = &o->tables[i], .n_tables = 1 };
 			found = wanted(&one, floe_lock_at(lock, k));
 		}
 		if (!found) {
@@ -231,11 +231,11 @@ static void add_unloaded(run_ctx *ctx, floe_bronze_report *rep, floe_arena *a, c
 	floe_bronze_result *r = &rep->results[rep->n_results++];
 	bronze_job job = { .config = ctx->config, .table = t, .run_id = rep->run_id, .result = r, .arena = a };
 	result_init(r, a, t);
-	r->state = strcmp(t->mode, "refused") == 0 || t->owner ? "refused" : "skipped";
+	r->state = t->mode == FLOE_LOAD_REFUSED || t->owner ? FLOE_TABLE_REFUSED : FLOE_TABLE_SKIPPED;
 	r->detail = t->reason;
 	if (t->owner) {
 		r->table = r->source;
-		if (strcmp(t->mode, "refused") != 0)
+		if (t->mode != FLOE_LOAD_REFUSED)
 			r->detail = floe_arena_printf(a, "its bronze name %s belongs to %s, loaded under it before; "
 							 "floe never loads one table into another's", t->bronze, t->owner);
 	}
@@ -289,11 +289,9 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 	own->arena = floe_arena_new();
 	run_ctx ctx = { .config = config, .progress = opts->progress, .check = opts->check,
 			.check_ctx = opts->check_ctx };
-	const char *pipeline = floe_arena_printf(own->arena, "%s/pipeline", config->project_dir);
-	const char *paths[3] = { pipeline,
-				 floe_arena_printf(own->arena, "%s/catalog.db", floe_config_warehouse_dir(config)),
-				 floe_config_warehouse_dir(config) };
-	if (floe_lock_load(&own->lock, floe_arena_printf(own->arena, "%s/lakehouse.lock.json", pipeline)) < 0) {
+	const char *paths[3] = { floe_config_pipeline_dir(own->arena, config),
+				 floe_config_catalog_path(own->arena, config), floe_config_warehouse_dir(config) };
+	if (floe_lock_load(&own->lock, floe_config_lock_path(own->arena, config)) < 0) {
 		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
 		return -1;
 	}
@@ -309,9 +307,9 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 	}
 	for (size_t i = 0; i < n; i++) {
 		const floe_lock_table *t = floe_lock_at(own->lock, i);
-		if (!wanted(opts, t) || strcmp(t->mode, "removed") == 0)
+		if (!wanted(opts, t) || t->mode == FLOE_LOAD_REMOVED)
 			continue;
-		if (!t->owner && (strcmp(t->mode, "full") == 0 || strcmp(t->mode, "incremental") == 0))
+		if (!t->owner && floe_load_mode_loadable(t->mode))
 			add_job(&ctx, out, t, paths);
 		else
 			add_unloaded(&ctx, out, own->arena, t);
@@ -327,19 +325,19 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 		pthread_join(threads[i], NULL);
 	pthread_mutex_destroy(&ctx.mu);
 	if (no_workers) {
-		floe_state_run_end(ctx.state, out->run_id, "failed");
+		floe_state_run_end(ctx.state, out->run_id, FLOE_RUN_FAILED);
 		floe_state_close(ctx.state);
 		return -1;
 	}
 	for (size_t i = 0; i < out->n_results; i++) {
 		const floe_bronze_result *r = &out->results[i];
-		out->n_failed += strcmp(r->state, "failed") == 0;
+		out->n_failed += r->state == FLOE_TABLE_FAILED;
 		if (r->exit_code > out->exit_code)
 			out->exit_code = r->exit_code;
-		out->n_unproven += r->check_state && strcmp(r->check_state, "verified") != 0;
-		out->n_unchecked += !r->check_state && strcmp(r->state, "loaded") == 0;
+		out->n_unproven += r->checked && r->check_state != FLOE_RECONCILE_VERIFIED;
+		out->n_unchecked += !r->checked && r->state == FLOE_TABLE_LOADED;
 	}
-	floe_state_run_end(ctx.state, out->run_id, out->n_failed ? "failed" : "ok");
+	floe_state_run_end(ctx.state, out->run_id, out->n_failed ? FLOE_RUN_FAILED : FLOE_RUN_OK);
 	floe_state_close(ctx.state);
 	return 0;
 }
@@ -362,14 +360,14 @@ int floe_bronze_repair(floe_bronze_result *out, floe_arena *arena, const floe_co
 {
 	run_ctx ctx = { .config = config };
 	floe_lock *lock = NULL;
-	const char *pipeline = floe_arena_printf(arena, "%s/pipeline", config->project_dir);
-	const char *paths[3] = { pipeline, floe_arena_printf(arena, "%s/catalog.db", floe_config_warehouse_dir(config)),
+	const char *paths[3] = { floe_config_pipeline_dir(arena, config), floe_config_catalog_path(arena, config),
 				 floe_config_warehouse_dir(config) };
-	floe_bronze_opts one = { &table, 1, 0, false, NULL, NULL, NULL };
+	floe_bronze_opts one = { .tables = &table, .n_tables = 1 };
 	const floe_lock_table *t = NULL;
 	int error = -1;
 	memset(out, 0, sizeof(*out));
-	if (floe_lock_load(&lock, floe_arena_printf(arena, "%s/lakehouse.lock.json", pipeline)) < 0 ||
+	out->state = FLOE_TABLE_FAILED; /* until the repair runs */
+	if (floe_lock_load(&lock, floe_config_lock_path(arena, config)) < 0 ||
 	    check_names(lock, &one) < 0 || floe_state_open(&ctx.state, config->project_dir) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < floe_lock_count(lock) && !t; i++)
@@ -381,11 +379,11 @@ int floe_bronze_repair(floe_bronze_result *out, floe_arena *arena, const floe_co
 			   .n_repair_keys = opts->n_keys };
 	result_init(out, arena, t);
 	out->table = floe_arena_strdup(arena, t->bronze); /* the lock is freed before the caller reads them */
-	out->mode = floe_arena_strdup(arena, t->mode);
+	out->mode = t->mode;
 	ctx.jobs = &job;
 	ctx.n_jobs = 1;
 	run_one(&ctx, &job);
-	error = strcmp(out->state, "failed") == 0 ? -1 : 0;
+	error = out->state == FLOE_TABLE_FAILED ? -1 : 0;
 cleanup:
 	floe_state_close(ctx.state);
 	floe_lock_free(lock);

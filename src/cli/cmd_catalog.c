@@ -94,7 +94,7 @@ static int run_recover(floe_cli_ctx *ctx)
 	opts.dry_run = floe_cli_flag(ctx, "dry-run");
 	if (floe_cli_load_config(&config, ctx) < 0)
 		goto cleanup;
-	const char *path = floe_arena_printf(arena, "%s/catalog.db", floe_config_warehouse_dir(config));
+	const char *path = floe_config_catalog_path(arena, config);
 	if (floe_iceberg_recover(&r, &n, arena, path, &opts) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < n; i++)

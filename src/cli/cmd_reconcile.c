@@ -84,7 +84,7 @@ static void render_text(floe_buf *out, const floe_reconcile_report *rep)
 	}
 	floe_buf_printf(out, "%zu verified, ", rep->n_verified);
 	if (rep->n_partial)
-		floe_buf_printf(out, "%zu %s, ", rep->n_partial, FLOE_RECONCILE_PARTIAL_NAME);
+		floe_buf_printf(out, "%zu %s, ", rep->n_partial, floe_reconcile_outcome_name(FLOE_RECONCILE_PARTIAL));
 	floe_buf_printf(out, "%zu diverged, %zu unverified, %zu failed\n", rep->n_diverged, rep->n_unverified,
 			rep->n_failed);
 }
@@ -103,11 +103,7 @@ static void render_json(floe_buf *out, const floe_reconcile_report *rep)
 /* A lost catalog stops the command before any table is compared (and says why, once). */
 static int catalog_ready(const floe_config *config)
 {
-	floe_buf path = FLOE_BUF_INIT;
-	floe_buf_printf(&path, "%s/catalog.db", floe_config_warehouse_dir(config));
-	int rc = floe_iceberg_catalog_prepare_sql(floe_buf_cstr(&path), false);
-	floe_buf_free(&path);
-	return rc;
+	return floe_iceberg_catalog_prepare_sql(floe_config_catalog_path(config->arena, config), false);
 }
 
 static int run(floe_cli_ctx *ctx)

@@ -71,26 +71,27 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 	floe_buf_printf(out, "run %s\n", rep->run_id);
 	for (size_t i = 0; i < rep->n_results; i++) {
 		const floe_bronze_result *r = &rep->results[i];
-		floe_buf_printf(out, "  %-8s ", r->state);
+		floe_buf_printf(out, "  %-8s ", floe_table_state_name(r->state));
 		floe_text_put_printable_padded(out, r->table, 32);
 		floe_buf_putc(out, ' ');
-		if (strcmp(r->state, "loaded") == 0) {
+		if (r->state == FLOE_TABLE_LOADED) {
 			floe_buf_printf(out, "%lld rows, ", (long long)r->rows);
 			human_bytes(out, r->bytes);
 			floe_buf_printf(out, " read in %.1f s (", r->seconds);
 			human_bytes(out, r->seconds > 0 ? (int64_t)((double)r->bytes / r->seconds) : 0);
 			floe_buf_printf(out, "/s), %lld file%s, snapshot %lld\n", (long long)r->files, r->files == 1 ? "" : "s",
 					(long long)r->snapshot_id);
-			if ((strcmp(r->mode, "incremental") == 0 || r->repaired) && r->detail) {
+			if ((r->mode == FLOE_LOAD_INCREMENTAL || r->repaired) && r->detail) {
 				floe_buf_puts(out, "           ");
 				put_detail(out, r->detail);
 				floe_buf_putc(out, '\n');
 			}
-			if (r->check_state) {
-				floe_buf_printf(out, "           %s%s: ", r->check_state, r->repaired ? " after a repair" : "");
+			if (r->checked) {
+				floe_buf_printf(out, "           %s%s: ", floe_reconcile_outcome_name(r->check_state),
+						r->repaired ? " after a repair" : "");
 				put_line(out, "", r->check_detail);
 			}
-		} else if (strcmp(r->state, "failed") == 0) {
+		} else if (r->state == FLOE_TABLE_FAILED) {
 			put_line(out, "", r->error);
 			put_line(out, "           probable cause: ", r->cause);
 		} else {
@@ -152,15 +153,15 @@ static void render_json(floe_buf *out, const floe_bronze_report *rep)
 		floe_buf_puts(out, i ? ",{" : "{");
 		floe_json_put_member(out, "table", r->table);
 		floe_json_put_member(out, "source", r->source);
-		floe_json_put_member(out, "mode", r->mode);
-		floe_json_put_member(out, "state", r->state);
+		floe_json_put_member(out, "mode", floe_load_mode_name(r->mode));
+		floe_json_put_member(out, "state", floe_table_state_name(r->state));
 		floe_buf_printf(out, ",\"rows\":%lld,\"bytes\":%lld,\"files\":%lld,\"table_rows\":%lld,"
 				"\"snapshot_id\":%lld,\"seconds\":%.3f", (long long)r->rows, (long long)r->bytes,
 				(long long)r->files, (long long)r->table_rows, (long long)r->snapshot_id, r->seconds);
 		floe_json_put_member(out, "detail", r->detail);
 		floe_json_put_member(out, "error", r->error);
 		floe_json_put_member(out, "cause", r->cause);
-		floe_json_put_member(out, "check", r->check_state);
+		floe_json_put_member(out, "check", r->checked ? floe_reconcile_outcome_name(r->check_state) : NULL);
 		floe_json_put_member(out, "check_detail", r->check_detail);
 		floe_buf_printf(out, ",\"repaired\":%s}", r->repaired ? "true" : "false");
 	}
@@ -213,7 +214,7 @@ static int run(floe_cli_ctx *ctx)
 	char *tables[MAX_TABLES];
 	size_t n_tables = floe_cli_values(ctx, "table", tables, MAX_TABLES);
 	const char *jobs = floe_cli_value(ctx, "jobs"), *tier = floe_cli_value(ctx, "tier");
-	floe_reconcile_check_opts check = { NULL, FLOE_RECONCILE_V3, NULL };
+	floe_reconcile_check_opts check = FLOE_RECONCILE_CHECK_OPTS_INIT;
 	bool bronze, silver;
 	int rc = -1;
 	if (parse_layer(floe_cli_value(ctx, "layer"), &bronze, &silver) < 0)
@@ -245,8 +246,9 @@ static int run(floe_cli_ctx *ctx)
 	/* after bronze: silver for the tables whose bronze this run loaded and verified */
 	moved = floe_xcalloc(rep.n_results + 1, sizeof(*moved));
 	for (size_t i = 0; i < rep.n_results; i++)
-		if (strcmp(rep.results[i].state, "loaded") == 0 && rep.results[i].check_state &&
-		    strcmp(rep.results[i].check_state, "verified") == 0)
+		if (rep.results[i].state == FLOE_TABLE_LOADED && rep.results[i].checked &&
+		    (rep.results[i].check_state == FLOE_RECONCILE_VERIFIED ||
+		     rep.results[i].check_state == FLOE_RECONCILE_PARTIAL))
 			moved[sopts.n_moved++] = rep.results[i].table;
 	sopts.moved = bronze ? moved : NULL;
 	sopts.run_id = bronze ? rep.run_id : NULL;

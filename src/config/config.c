@@ -546,6 +546,7 @@ int floe_config_parse(floe_config **out, const char *path, const char *text, siz
 	if (load_table(&ctx, root, NULL, root_keys) < 0 || check_required(&ctx, root) < 0 ||
 	    set_project_paths(c, path) < 0)
 		goto cleanup;
+	c->warehouse.dir = floe_config_warehouse_dir(c);
 	*out = c;
 	c = NULL;
 	error = 0;
@@ -606,6 +607,8 @@ void floe_config_free(floe_config *config)
 const char *floe_config_warehouse_dir(const floe_config *config)
 {
 	const char *loc = config->warehouse.location;
+	if (config->warehouse.dir)
+		return config->warehouse.dir;
 	if (loc[0] == '/')
 		return loc;
 	return floe_arena_printf(config->arena, "%s/%s", config->project_dir, loc);
@@ -655,7 +658,22 @@ int floe_config_pii_key(const char **out, const floe_config *config)
 
 int floe_config_password_file(floe_buf *out, const char *project_dir)
 {
-	return floe_buf_printf(out, "%s/.floe/secrets/source-password", project_dir);
+	return floe_buf_printf(out, "%s/" FLOE_STATE_DIR "/secrets/source-password", project_dir);
+}
+
+const char *floe_config_pipeline_dir(floe_arena *arena, const floe_config *config)
+{
+	return floe_arena_printf(arena, "%s/" FLOE_PIPELINE_DIR, config->project_dir);
+}
+
+const char *floe_config_lock_path(floe_arena *arena, const floe_config *config)
+{
+	return floe_arena_printf(arena, "%s/" FLOE_PIPELINE_DIR "/" FLOE_LOCK_FILE, config->project_dir);
+}
+
+const char *floe_config_catalog_path(floe_arena *arena, const floe_config *config)
+{
+	return floe_arena_printf(arena, "%s/" FLOE_CATALOG_FILE, floe_config_warehouse_dir(config));
 }
 
 /* A secrets file others can read is not trusted (like ssh and libpq's .pgpass). */

@@ -45,6 +45,7 @@ typedef struct floe_config_source {
 
 typedef struct floe_config_warehouse {
 	const char *location;       /* default "warehouse", relative to the project */
+	const char *dir;            /* location resolved once by floe_config_parse (floe_config_warehouse_dir) */
 	const char *catalog;        /* "sql" (the default and, for now, the only one) */
 	const char *schedule;       /* cron, default "0 * * * *" */
 } floe_config_warehouse;
@@ -89,7 +90,10 @@ int floe_config_parse(floe_config **out, const char *path, const char *text, siz
 
 void floe_config_free(floe_config *config);
 
-/* Absolute path of the warehouse directory (location resolved against the project). */
+/*
+ * Absolute path of the warehouse directory (location resolved against the project), owned
+ * by the config. Resolved once when the file is read, so load threads may call it at once.
+ */
 const char *floe_config_warehouse_dir(const floe_config *config);
 
 /*
@@ -113,6 +117,19 @@ int floe_config_pii_key(const char **out, const floe_config *config);
 
 /* Path of the saved-password file of a project directory, appended to `out`. */
 int floe_config_password_file(floe_buf *out, const char *project_dir);
+
+/*
+ * A project's layout: the names below, each given once. The paths are allocated in
+ * `arena` (the caller's: load threads call these at once, and an arena is not shared).
+ */
+#define FLOE_PIPELINE_DIR "pipeline"           /* under the project: what `floe generate` writes */
+#define FLOE_LOCK_FILE "lakehouse.lock.json"   /* in pipeline/: the deployed plan */
+#define FLOE_STATE_DIR ".floe"                 /* under the project: the run ledger, locks, secrets */
+#define FLOE_CATALOG_FILE "catalog.db"         /* in the warehouse: the Iceberg SQL catalog */
+
+const char *floe_config_pipeline_dir(floe_arena *arena, const floe_config *config); /* PROJECT/pipeline */
+const char *floe_config_lock_path(floe_arena *arena, const floe_config *config);    /* PROJECT/pipeline/lakehouse.lock.json */
+const char *floe_config_catalog_path(floe_arena *arena, const floe_config *config); /* WAREHOUSE/catalog.db */
 
 /* What `floe init` knows when it writes a new floe.toml. */
 typedef struct floe_config_seed {

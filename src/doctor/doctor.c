@@ -384,7 +384,7 @@ static void check_warehouse(floe_doctor_report *r, const floe_config *c)
 	floe_error_clear();
 
 	floe_catalog_sql *cat = NULL;
-	const char *path = floe_arena_printf(r->arena, "%s/catalog.db", dir);
+	const char *path = floe_config_catalog_path(r->arena, c);
 	long long n = 0;
 	if (floe_catalog_sql_open(&cat, path, false) < 0 || floe_catalog_sql_count_tables(cat, &n) < 0)
 		add(r, "catalog.opens", "catalog opens", FLOE_CHECK_FAIL,

@@ -19,7 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LOCK_FILE "lakehouse.lock.json"
 #define MAX_FILE_BYTES ((size_t)64 << 20)
 
 struct floe_gen_result {
@@ -172,17 +171,17 @@ static int write_tables(floe_gen_result *r, const floe_plan *plan, const floe_lo
 static int write_lock(floe_gen_result *r, const floe_lock *next)
 {
 	floe_buf text = FLOE_BUF_INIT, disk = FLOE_BUF_INIT;
-	const char *path = full_path(r, LOCK_FILE);
+	const char *path = full_path(r, FLOE_LOCK_FILE);
 	bool existed = floe_fs_exists(path);
 	int rc = floe_lock_render(&text, next);
 	if (rc == 0 && existed)
 		rc = floe_fs_read_file(&disk, path);
 	bool same = existed && disk.len == text.len && memcmp(disk.ptr, text.ptr, text.len) == 0;
 	if (rc == 0 && !same)
-		rc = write_file(r, LOCK_FILE, floe_buf_cstr(&text));
+		rc = write_file(r, FLOE_LOCK_FILE, floe_buf_cstr(&text));
 	if (rc == 0) {
-		to_commit(r, LOCK_FILE, text.ptr, text.len, false);
-		record(r, LOCK_FILE, same ? FLOE_GEN_UNCHANGED : existed ? FLOE_GEN_UPDATED : FLOE_GEN_ADDED);
+		to_commit(r, FLOE_LOCK_FILE, text.ptr, text.len, false);
+		record(r, FLOE_LOCK_FILE, same ? FLOE_GEN_UNCHANGED : existed ? FLOE_GEN_UPDATED : FLOE_GEN_ADDED);
 	}
 	floe_buf_free(&text);
 	floe_buf_free(&disk);
@@ -237,7 +236,7 @@ int floe_gen_from_plan(floe_gen_result **out, const floe_plan *plan, const floe_
 	r->arena = floe_arena_new();
 	r->dir = floe_arena_strdup(r->arena, dir);
 	*out = NULL;
-	if (floe_fs_mkdir_p(dir, 0755) < 0 || floe_lock_load(&prev, full_path(r, LOCK_FILE)) < 0 ||
+	if (floe_fs_mkdir_p(dir, 0755) < 0 || floe_lock_load(&prev, full_path(r, FLOE_LOCK_FILE)) < 0 ||
 	    floe_lock_build(&next, plan, prev) < 0)
 		goto cleanup;
 	if (floe_gen_silver(r, next, plan, config) < 0 || write_tables(r, plan, prev, next) < 0 ||
@@ -268,7 +267,7 @@ int floe_gen_run(floe_gen_result **out, const floe_config *config, const floe_ge
 	if (opts && opts->dir)
 		floe_buf_puts(&dir, opts->dir);
 	else
-		floe_fs_join(&dir, config->project_dir, "pipeline");
+		floe_fs_join(&dir, config->project_dir, FLOE_PIPELINE_DIR);
 	int rc = floe_plan_build(&plan, config);
 	if (rc == 0)
 		rc = floe_gen_from_plan(out, plan, config, floe_buf_cstr(&dir));

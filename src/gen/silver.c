@@ -28,7 +28,7 @@ typedef struct builder {
 
 static bool loadable(const floe_lock_table *t)
 {
-	return strcmp(t->mode, "incremental") == 0 || strcmp(t->mode, "full") == 0;
+	return floe_load_mode_loadable(t->mode);
 }
 
 /* "orders" of "bronze/orders.sql": the model's name, safe as a file and dbt name. */
@@ -268,7 +268,7 @@ static int build_table(builder *b, const floe_plan_table *pt, const floe_quality
 	s->table = floe_arena_printf(b->a, "silver.%s", t->bronze + strlen("bronze."));
 	s->model = floe_arena_printf(b->a, "dbt/models/silver/%s.sql", b->stem);
 	/* incremental needs a key to replace rows by and a watermark silver still holds in clear */
-	s->materialized = strcmp(t->mode, "incremental") == 0 && t->n_key > 0 && t->watermark &&
+	s->materialized = t->mode == FLOE_LOAD_INCREMENTAL && t->n_key > 0 && t->watermark &&
 					  !pii_of(b, t->watermark) ? "incremental" : "table";
 	s->unique_key = t->key;
 	s->n_unique_key = t->n_key;

@@ -53,7 +53,7 @@ typedef struct floe_iceberg_recover_opts {
 	bool dry_run;             /* decide and report, change nothing (no catalog file created) */
 } floe_iceberg_recover_opts;
 
-#define FLOE_ICEBERG_RECOVER_OPTS_INIT { NULL, false }
+#define FLOE_ICEBERG_RECOVER_OPTS_INIT { .catalog_name = NULL, .dry_run = false }
 
 /*
  * Register every table found under the catalog file's directory (the warehouse)

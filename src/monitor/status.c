@@ -66,18 +66,18 @@ static const floe_state_table_run *latest_of(const floe_state_table_run *runs, s
  * A record left `loading` by a run that ended, or whose process is gone (kill -9, a crash: the
  * ledger still says running), was interrupted; *run is that run when the ledger has it.
  */
-static const char *state_of(floe_state *st, floe_arena *a, const floe_state_table_run *r, floe_state_run **run)
+static floe_table_state state_of(floe_state *st, floe_arena *a, const floe_state_table_run *r, floe_state_run **run)
 {
 	*run = NULL;
 	if (!r)
-		return "never loaded";
-	if (strcmp(r->state, "loading") != 0)
+		return FLOE_TABLE_NEVER_LOADED;
+	if (r->state != FLOE_TABLE_LOADING)
 		return r->state;
 	if (floe_state_run_get(st, a, r->run_id, run) < 0) {
 		floe_error_clear();
-		return "loading";
+		return FLOE_TABLE_LOADING;
 	}
-	return !*run || strcmp((*run)->status, "running") != 0 || (*run)->gone ? "interrupted" : "loading";
+	return !*run || (*run)->status != FLOE_RUN_RUNNING || (*run)->gone ? FLOE_TABLE_INTERRUPTED : FLOE_TABLE_LOADING;
 }
 
 static const char *interrupted_facts(floe_arena *a, const floe_state_table_run *last, const floe_state_run *run)
@@ -109,6 +109,7 @@ static void fill_reconcile(floe_status_row *row, const floe_state_reconcile *rec
 	row->reconcile.diverged_buckets = -1;
 	if (!rec)
 		return;
+	row->reconcile.done = true;
 	row->reconcile.outcome = rec->outcome;
 	row->reconcile.tier = rec->tier;
 	row->reconcile.run_id = rec->run_id;
@@ -121,12 +122,13 @@ static void fill_reconcile(floe_status_row *row, const floe_state_reconcile *rec
 	row->reconcile.error = rec->error;
 	row->reconcile.current = row->snapshot_id && rec->snapshot_id && strcmp(row->snapshot_id, rec->snapshot_id) == 0;
 	bool same_run = last && last->run_id && rec->run_id && strcmp(last->run_id, rec->run_id) == 0;
-	if (!row->reconcile.current || strcmp(row->state, "loaded") != 0 || !last || !last->finished_at ||
+	if (!row->reconcile.current || row->load != FLOE_TABLE_LOADED || !last || !last->finished_at ||
 	    (!same_run && (!rec->started_at || strcmp(rec->started_at, last->finished_at) < 0)))
 		return;
-	bool failed = strcmp(rec->outcome, "failed") == 0;
-	bool partial = rec->excluded && strcmp(rec->outcome, "verified") == 0; /* never plain verified */
-	row->state = failed ? "unverified" : partial ? FLOE_RECONCILE_PARTIAL_NAME : rec->outcome;
+	bool failed = rec->outcome == FLOE_RECONCILE_FAILED;
+	bool partial = rec->excluded && rec->outcome == FLOE_RECONCILE_VERIFIED; /* never plain verified */
+	row->decided = true;
+	row->verdict = failed ? FLOE_RECONCILE_UNVERIFIED : partial ? FLOE_RECONCILE_PARTIAL : rec->outcome;
 	row->facts = failed ? rec->error : rec->detail;
 }
 
@@ -142,8 +144,8 @@ static void fill_history(floe_status_row *row, floe_arena *a, floe_state *st, co
 	}
 	if (!before)
 		return;
-	row->reconcile.history = floe_arena_printf(a, "%s (%s) → repaired → %s", before->outcome,
-						   before->detail ? before->detail : "", rec->outcome);
+	row->reconcile.history = floe_arena_printf(a, "%s (%s) → repaired → %s", floe_reconcile_outcome_name(before->outcome),
+						   before->detail ? before->detail : "", floe_reconcile_outcome_name(rec->outcome));
 	if (row->facts == rec->detail)
 		row->facts = floe_arena_printf(a, "%s; %s", row->reconcile.history, rec->detail ? rec->detail : "");
 }
@@ -151,19 +153,18 @@ static void fill_history(floe_status_row *row, floe_arena *a, floe_state *st, co
 static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
 		     const floe_state_table_run *last, const char *pipeline)
 {
-	static const char *const good[] = { "loaded", NULL };
 	floe_state_table_run *ok = NULL;
 	floe_state_run *run = NULL;
 	row->table = t->bronze;
 	row->layer = "bronze";
 	row->source = floe_arena_printf(a, "%s.%s", t->schema, t->name);
 	row->mode = t->mode;
-	row->state = state_of(st, a, last, &run);
+	row->load = state_of(st, a, last, &run);
 	row->last_run = last ? last->run_id : NULL;
 	row->finished_at = last ? last->finished_at : NULL;
 	row->rows = -1;
 	row->age_seconds = -1;
-	floe_state_table_last_with(st, a, t->bronze, good, &ok);
+	floe_state_table_last_with(st, a, t->bronze, FLOE_TABLE_LOADED, &ok);
 	floe_error_clear();
 	if (ok) {
 		row->rows = ok->rows;
@@ -171,13 +172,13 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 		row->snapshot_id = ok->snapshot_id;
 	}
 	row->drift = has_drift(pipeline, t);
-	if (strcmp(row->state, "failed") == 0) {
+	if (row->load == FLOE_TABLE_FAILED) {
 		row->facts = last->error;
 		row->cause = last->cause;
-	} else if (strcmp(row->state, "interrupted") == 0) {
+	} else if (row->load == FLOE_TABLE_INTERRUPTED) {
 		row->facts = interrupted_facts(a, last, run);
-	} else if (strcmp(row->state, "never loaded") == 0) {
-		row->facts = strcmp(t->mode, "refused") == 0 ? t->reason : "run `floe run` to load it";
+	} else if (row->load == FLOE_TABLE_NEVER_LOADED) {
+		row->facts = t->mode == FLOE_LOAD_REFUSED ? t->reason : "run `floe run` to load it";
 	} else {
 		row->facts = last->detail ? last->detail : t->reason;
 	}
@@ -191,19 +192,18 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
 			    const floe_state_table_run *runs, size_t n_runs)
 {
-	static const char *const good[] = { "built", "unchanged", NULL };
 	const char *name = floe_arena_strdup(a, t->silver->table);
 	const floe_state_table_run *last = latest_of(runs, n_runs, name);
 	floe_state_table_run *ok = NULL;
+	floe_state_run *run = NULL;
 	*row = (floe_status_row){ .table = name, .layer = "silver", .source = floe_arena_strdup(a, t->bronze),
-				  .mode = floe_arena_strdup(a, t->silver->materialized), .rows = -1, .age_seconds = -1 };
+				  .mode = t->mode, .rows = -1, .age_seconds = -1 };
 	row->reconcile.control_fired = -1;
 	row->reconcile.diverged_buckets = -1;
-	floe_state_run *run = NULL;
-	row->state = last ? state_of(st, a, last, &run) : "never built";
+	row->load = state_of(st, a, last, &run);
 	row->last_run = last ? last->run_id : NULL;
 	row->finished_at = last ? last->finished_at : NULL;
-	floe_state_table_last_with(st, a, name, good, &ok);
+	floe_state_table_last_with(st, a, name, FLOE_TABLE_LOADED, &ok);
 	floe_error_clear();
 	if (ok) {
 		row->rows = ok->rows;
@@ -221,8 +221,7 @@ static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st,
 static void check_catalog(floe_status *out, floe_arena *a, const floe_config *config)
 {
 	floe_catalog_sql *cat = NULL;
-	if (floe_catalog_sql_open(&cat, floe_arena_printf(a, "%s/catalog.db", floe_config_warehouse_dir(config)),
-				  false) == 0) {
+	if (floe_catalog_sql_open(&cat, floe_config_catalog_path(a, config), false) == 0) {
 		floe_catalog_sql_close(cat);
 		return;
 	}
@@ -234,10 +233,10 @@ static void check_catalog(floe_status *out, floe_arena *a, const floe_config *co
 		floe_status_row *row = &out->rows[i];
 		if (!row->snapshot_id)
 			continue;
-		out->n_diverged -= strcmp(row->state, "diverged") == 0;
-		out->n_unverified -= strcmp(row->state, "unverified") == 0;
-		out->n_failed -= strcmp(row->state, "failed") == 0;
-		row->state = "catalog missing";
+		out->n_diverged -= row->decided && row->verdict == FLOE_RECONCILE_DIVERGED;
+		out->n_unverified -= row->decided && row->verdict == FLOE_RECONCILE_UNVERIFIED;
+		out->n_failed -= !row->decided && row->load == FLOE_TABLE_FAILED;
+		row->catalog_missing = true;
 		row->facts = out->catalog_error;
 		row->cause = NULL; /* the fix is one for all tables: printed once, below them */
 		out->n_catalog_missing++;
@@ -256,8 +255,8 @@ int floe_status_build(floe_status *out, const floe_config *config)
 	owned *own = floe_xcalloc(1, sizeof(*own));
 	out->owned = own;
 	own->arena = floe_arena_new();
-	const char *pipeline = floe_arena_printf(own->arena, "%s/pipeline", config->project_dir);
-	if (floe_lock_load(&lock, floe_arena_printf(own->arena, "%s/lakehouse.lock.json", pipeline)) < 0) {
+	const char *pipeline = floe_config_pipeline_dir(own->arena, config);
+	if (floe_lock_load(&lock, floe_config_lock_path(own->arena, config)) < 0) {
 		floe_error_hint("Nothing is deployed yet: run `floe plan`, then `floe generate`.");
 		goto cleanup;
 	}
@@ -269,7 +268,7 @@ int floe_status_build(floe_status *out, const floe_config *config)
 	out->rows = floe_arena_alloc(own->arena, (2 * n + 1) * sizeof(*out->rows));
 	for (size_t i = 0; i < n; i++) {
 		const floe_lock_table *t = floe_lock_at(lock, i);
-		if (strcmp(t->mode, "removed") == 0)
+		if (t->mode == FLOE_LOAD_REMOVED)
 			continue;
 		floe_status_row *row = &out->rows[out->n_rows++];
 		/* Copy what the lock owns: the lock is freed below. */
@@ -277,7 +276,6 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		/* A table whose bronze name another owns has records under its source name (bronze/run.c). */
 		copy.bronze = t->owner ? floe_arena_printf(own->arena, "%s.%s", t->schema, t->name)
 				       : floe_arena_strdup(own->arena, t->bronze);
-		copy.mode = floe_arena_strdup(own->arena, t->mode);
 		copy.reason = t->reason ? floe_arena_strdup(own->arena, t->reason) : "";
 		copy.schema = floe_arena_strdup(own->arena, t->schema);
 		copy.name = floe_arena_strdup(own->arena, t->name);
@@ -286,14 +284,14 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		const floe_state_reconcile *rec = reconcile_of(recs, n_recs, copy.bronze);
 		fill_reconcile(row, rec, last);
 		fill_history(row, own->arena, st, rec);
-		out->n_failed += strcmp(row->state, "failed") == 0;
-		out->n_diverged += strcmp(row->state, "diverged") == 0;
-		out->n_unverified += strcmp(row->state, "unverified") == 0;
-		out->n_partial += strcmp(row->state, FLOE_RECONCILE_PARTIAL_NAME) == 0;
+		out->n_failed += !row->decided && row->load == FLOE_TABLE_FAILED;
+		out->n_diverged += row->decided && row->verdict == FLOE_RECONCILE_DIVERGED;
+		out->n_unverified += row->decided && row->verdict == FLOE_RECONCILE_UNVERIFIED;
+		out->n_partial += row->decided && row->verdict == FLOE_RECONCILE_PARTIAL;
 		out->n_drift += row->drift;
-		if (t->silver && !t->owner && strcmp(t->mode, "refused") != 0) {
+		if (t->silver && !t->owner && t->mode != FLOE_LOAD_REFUSED) {
 			fill_silver_row(&out->rows[out->n_rows], own->arena, st, t, runs, n_runs);
-			out->n_failed += strcmp(out->rows[out->n_rows++].state, "failed") == 0;
+			out->n_failed += out->rows[out->n_rows++].load == FLOE_TABLE_FAILED;
 		}
 	}
 	check_catalog(out, own->arena, config);
@@ -302,6 +300,13 @@ cleanup:
 	floe_state_close(st);
 	floe_lock_free(lock);
 	return error;
+}
+
+const char *floe_status_state_name(const floe_status_row *row)
+{
+	if (row->catalog_missing)
+		return "catalog missing";
+	return row->decided ? floe_reconcile_outcome_name(row->verdict) : floe_table_state_name(row->load);
 }
 
 void floe_status_free(floe_status *status)
@@ -336,8 +341,9 @@ int floe_status_render_text(floe_buf *out, const floe_status *s)
 		floe_buf age = FLOE_BUF_INIT;
 		age_text(&age, r->age_seconds);
 		floe_text_put_printable_padded(out, r->table, 34);
-		floe_buf_printf(out, " %-12s %-13s ", r->mode, r->state);
-		size_t over = strlen(r->state) > 13 ? strlen(r->state) - 13 : 0; /* "verified (partial)" */
+		const char *state = floe_status_state_name(r);
+		floe_buf_printf(out, " %-12s %-13s ", floe_load_mode_name(r->mode), state);
+		size_t over = strlen(state) > 13 ? strlen(state) - 13 : 0; /* "verified (partial)" */
 		int width = over < 11 ? 12 - (int)over : 1;
 		if (r->rows >= 0)
 			floe_buf_printf(out, "%*lld", width, (long long)r->rows);
@@ -359,18 +365,18 @@ int floe_status_render_text(floe_buf *out, const floe_status *s)
 	floe_buf_printf(out, "%zu tables, %zu failed, %zu diverged, %zu unverified, ", s->n_rows, s->n_failed,
 			s->n_diverged, s->n_unverified);
 	if (s->n_partial)
-		floe_buf_printf(out, "%zu %s, ", s->n_partial, FLOE_RECONCILE_PARTIAL_NAME);
+		floe_buf_printf(out, "%zu %s, ", s->n_partial, floe_reconcile_outcome_name(FLOE_RECONCILE_PARTIAL));
 	return floe_buf_printf(out, "%zu with drift\n", s->n_drift);
 }
 
 static void put_reconcile_json(floe_buf *out, const floe_status_row *r)
 {
-	if (!r->reconcile.outcome) {
+	if (!r->reconcile.done) {
 		floe_buf_puts(out, ",\"reconcile\":null");
 		return;
 	}
 	floe_buf_puts(out, ",\"reconcile\":{");
-	floe_json_put_member(out, "outcome", r->reconcile.outcome);
+	floe_json_put_member(out, "outcome", floe_reconcile_outcome_name(r->reconcile.outcome));
 	floe_json_put_member(out, "tier", r->reconcile.tier);
 	floe_json_put_member(out, "run_id", r->reconcile.run_id);
 	floe_json_put_member(out, "finished_at", r->reconcile.finished_at);
@@ -395,8 +401,8 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 		floe_json_put_member(out, "table", r->table);
 		floe_json_put_member(out, "layer", r->layer);
 		floe_json_put_member(out, "source", r->source);
-		floe_json_put_member(out, "mode", r->mode);
-		floe_json_put_member(out, "state", r->state);
+		floe_json_put_member(out, "mode", floe_load_mode_name(r->mode));
+		floe_json_put_member(out, "state", floe_status_state_name(r));
 		floe_json_put_member(out, "last_run", r->last_run);
 		floe_json_put_member(out, "finished_at", r->finished_at);
 		floe_json_put_member(out, "snapshot_id", r->snapshot_id);

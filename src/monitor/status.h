@@ -15,6 +15,9 @@
 
 #include "base/buf.h"
 #include "config/config.h"
+#include "plan/plan.h"
+#include "reconcile/outcome.h"
+#include "state/state.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,8 +27,12 @@ typedef struct floe_status_row {
 	const char *table;        /* "bronze.orders" */
 	const char *layer;
 	const char *source;
-	const char *mode;
-	const char *state;
+	floe_load_mode mode;
+	/* The state (floe_status_state_name): the last load's, unless one of these decides. */
+	floe_table_state load;
+	bool decided;             /* a reconciliation of the snapshot the last good load committed decides: */
+	floe_reconcile_outcome verdict; /* verified, diverged, unverified (a failed comparison too) or partial */
+	bool catalog_missing;     /* the catalog does not open: "catalog missing" */
 	const char *last_run;     /* run id, NULL when never */
 	const char *finished_at;  /* ISO 8601, NULL when never */
 	int64_t rows;             /* of the last successful load; -1 unknown */
@@ -34,9 +41,10 @@ typedef struct floe_status_row {
 	bool drift;               /* the pipeline file was edited by hand */
 	const char *facts;        /* why it is in this state */
 	const char *cause;        /* failed: probable cause */
-	/* The newest reconciliation (floe reconcile, or after a load); outcome NULL: never reconciled. */
+	/* The newest reconciliation (floe reconcile, or after a load); done false: never reconciled. */
 	struct {
-		const char *outcome;  /* "verified" | "diverged" | "unverified" | "failed" */
+		bool done;
+		floe_reconcile_outcome outcome; /* verified, diverged, unverified or failed */
 		const char *tier;
 		const char *run_id;
 		const char *finished_at;
@@ -64,6 +72,9 @@ typedef struct floe_status {
 } floe_status;
 
 int floe_status_build(floe_status *out, const floe_config *config);
+
+/* The row's state as `floe status` shows it: "loaded", "verified (partial)", "catalog missing", … */
+const char *floe_status_state_name(const floe_status_row *row);
 void floe_status_free(floe_status *status);
 
 int floe_status_render_text(floe_buf *out, const floe_status *status);

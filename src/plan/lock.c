@@ -286,7 +286,7 @@ static void build_table(floe_lock *lock, const floe_plan_table *t, const floe_lo
 	lt->schema = floe_arena_strdup(a, t->schema);
 	lt->name = floe_arena_strdup(a, t->name);
 	lt->bronze = floe_arena_strdup(a, t->bronze);
-	lt->mode = floe_load_mode_name(t->mode);
+	lt->mode = t->mode;
 	lt->reason = floe_arena_strdup(a, t->reason);
 	lt->watermark = t->watermark ? floe_arena_strdup(a, t->watermark) : NULL;
 	lt->key = floe_arena_alloc(a, sizeof(char *) * (t->n_key + 1));
@@ -306,8 +306,8 @@ static void keep_removed(floe_lock *lock, const floe_lock_table *prev)
 {
 	floe_lock_table *lt = floe_lock_add_table(lock);
 	*lt = *prev; /* strings and columns shared with the previous lock */
-	lt->mode = "removed";
-	if (strcmp(prev->mode, "removed") != 0)
+	lt->mode = FLOE_LOAD_REMOVED;
+	if (prev->mode != FLOE_LOAD_REMOVED)
 		lt->reason = "no longer among the tables floe plans (dropped, excluded, or not a table)";
 	lt->watermark = NULL;
 	lt->n_key = 0;
@@ -397,7 +397,7 @@ static void write_table(floe_json_writer *w, const floe_lock_table *t)
 	floe_json_write_member_cstr(w, "schema", t->schema);
 	floe_json_write_member_cstr(w, "table", t->name);
 	floe_json_write_member_cstr(w, "bronze", t->bronze);
-	floe_json_write_member_cstr(w, "mode", t->mode);
+	floe_json_write_member_cstr(w, "mode", floe_load_mode_name(t->mode));
 	floe_json_write_member_cstr(w, "reason", t->reason);
 	floe_json_write_member_cstr(w, "watermark", t->watermark);
 	floe_json_write_member_strings(w, "key", t->key, t->n_key);
@@ -493,18 +493,18 @@ int floe_lock_describe_changes(floe_buf *out, const floe_lock *before, const flo
 		const floe_lock_table *a = &after->tables[i], *b = floe_lock_find(before, a->schema, a->name);
 		const char *label = shown(after->arena, floe_arena_printf(after->arena, "%s.%s", a->schema, a->name));
 		if (!b) {
-			floe_buf_printf(out, "%s: new table, %s, %zu columns (field ids up to %d)\n", label, a->mode,
-					a->n_columns, a->last_column_id);
+			floe_buf_printf(out, "%s: new table, %s, %zu columns (field ids up to %d)\n", label,
+					floe_load_mode_name(a->mode), a->n_columns, a->last_column_id);
 			continue;
 		}
-		if (strcmp(a->mode, b->mode) != 0)
-			floe_buf_printf(out, "%s: %s → %s\n", label, b->mode, a->mode);
+		if (a->mode != b->mode)
+			floe_buf_printf(out, "%s: %s → %s\n", label, floe_load_mode_name(b->mode), floe_load_mode_name(a->mode));
 		if (!(a->watermark && b->watermark ? strcmp(a->watermark, b->watermark) == 0
 							: a->watermark == b->watermark))
 			floe_buf_printf(out, "%s: watermark %s → %s\n", label,
 					b->watermark ? shown(after->arena, b->watermark) : "none",
 					a->watermark ? shown(after->arena, a->watermark) : "none");
-		if (strcmp(a->mode, "removed") != 0 && strcmp(a->mode, "refused") != 0)
+		if (a->mode != FLOE_LOAD_REMOVED && a->mode != FLOE_LOAD_REFUSED)
 			describe_columns(out, after->arena, label, b, a);
 	}
 	return 0;

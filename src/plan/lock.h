@@ -117,7 +117,7 @@ bool floe_lock_test_row_level(const char *kind);
 
 typedef struct floe_lock_table {
 	const char *schema, *name, *bronze;
-	const char *mode;                 /* incremental, full, refused, removed */
+	floe_load_mode mode;              /* incremental, full, refused or removed */
 	const char *reason;
 	const char *watermark;            /* NULL: none */
 	const char **key;

@@ -182,6 +182,18 @@ static int read_strings(const char ***out, size_t *n, reader *r, const floe_json
 	return 0;
 }
 
+/* The table's load mode: one floe_load_mode names, never skipped (the lock holds no skipped table). */
+static int get_mode(floe_load_mode *out, reader *r, const floe_json_value *obj, const char *path)
+{
+	const char *text = NULL;
+	if (get_string(&text, r, obj, "mode", path, false) < 0)
+		return -1;
+	if (floe_load_mode_parse(out, text) == 0 && *out != FLOE_LOAD_SKIPPED)
+		return 0;
+	floe_error_clear();
+	return bad(r, at(r, path, "mode"), "must be \"incremental\", \"full\", \"refused\" or \"removed\"");
+}
+
 static int read_file_map(floe_lock_file **files, size_t *n_files, reader *r, const floe_json_value *v,
 			 const char *path)
 {
@@ -369,7 +381,7 @@ static int read_table(floe_lock_table *t, reader *r, const floe_json_value *v, c
 	if (want_type(r, v, FLOE_JSON_OBJECT, path) < 0 || get_string(&t->schema, r, v, "schema", path, false) < 0 ||
 	    get_string(&t->name, r, v, "table", path, false) < 0 ||
 	    get_string(&t->bronze, r, v, "bronze", path, false) < 0 ||
-	    get_string(&t->mode, r, v, "mode", path, false) < 0 ||
+	    get_mode(&t->mode, r, v, path) < 0 ||
 	    get_string(&t->reason, r, v, "reason", path, true) < 0 ||
 	    get_string(&t->watermark, r, v, "watermark", path, true) < 0 ||
 	    read_strings(&t->key, &t->n_key, r, floe_json_get(v, "key"), at(r, path, "key")) < 0 ||

@@ -9,6 +9,7 @@
 #include "plan/lock.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/text.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -24,10 +25,13 @@ struct floe_plan {
 	const char *role;
 };
 
-const char *floe_load_mode_name(floe_load_mode mode)
+/* The one name table of floe_load_mode, in its order: floe_load_mode_name and _parse. */
+static const char *const load_mode_names[] = { "incremental", "full", "refused", "skipped", "removed" };
+FLOE_TEXT_NAMES_DEFINE(floe_load_mode, "load mode", load_mode_names, FLOE_LOAD_REMOVED)
+
+bool floe_load_mode_loadable(floe_load_mode mode)
 {
-	static const char *const names[] = { "incremental", "full", "refused", "skipped" };
-	return names[mode];
+	return mode == FLOE_LOAD_FULL || mode == FLOE_LOAD_INCREMENTAL;
 }
 
 static void note(floe_plan *p, floe_plan_table *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -251,7 +255,7 @@ static void refuse_collisions(floe_plan *p, const floe_lock *deployed)
 		lost[i] = t->mode != FLOE_LOAD_SKIPPED && o;
 		if (!lost[i])
 			continue;
-		bool removed = strcmp(o->mode, "removed") == 0;
+		bool removed = o->mode == FLOE_LOAD_REMOVED;
 		refuse_name(p, t, floe_arena_printf(p->arena, "its bronze name %s belongs to %s.%s, loaded under "
 							      "it before%s; floe never loads one table into another's",
 						    t->bronze, o->schema, o->name,
@@ -299,8 +303,7 @@ int floe_plan_build(floe_plan **out, const floe_config *config)
 	floe_arena *arena = floe_arena_new();
 	int error = -1;
 	*out = NULL;
-	const char *lock_path = floe_arena_printf(arena, "%s/pipeline/lakehouse.lock.json", config->project_dir);
-	if (floe_lock_load(&deployed, lock_path) < 0 || floe_pg_connect_source(&pg, config) < 0)
+	if (floe_lock_load(&deployed, floe_config_lock_path(arena, config)) < 0 || floe_pg_connect_source(&pg, config) < 0)
 		goto cleanup;
 	if (floe_pg_relations_inspect(&rels, &n, pg, arena, config->source.schemas.items,
 				      config->source.schemas.count) < 0) {

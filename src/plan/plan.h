@@ -96,10 +96,16 @@ typedef enum floe_load_mode {
 	FLOE_LOAD_INCREMENTAL = 0,
 	FLOE_LOAD_FULL,
 	FLOE_LOAD_REFUSED,
-	FLOE_LOAD_SKIPPED
+	FLOE_LOAD_SKIPPED,
+	FLOE_LOAD_REMOVED         /* lakehouse.lock.json only: a table that left the plan (lock.h) */
 } floe_load_mode;
 
+/* The mode's name as the plan, the lock and the run ledger write it: "incremental", … */
 const char *floe_load_mode_name(floe_load_mode mode);
+/* The mode `text` names (floe_load_mode_name's inverse); -1 (FLOE_ERR_CONFIG) for any other text. */
+int floe_load_mode_parse(floe_load_mode *out, const char *text);
+/* Whether a table of this mode is loaded: full or incremental. */
+bool floe_load_mode_loadable(floe_load_mode mode);
 
 typedef struct floe_plan_column {
 	const char *name;

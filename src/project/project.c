@@ -57,7 +57,7 @@ static int local_stack_port(const char *dir)
 	char path[1100];
 	floe_buf text = FLOE_BUF_INIT;
 	int64_t port = 0;
-	snprintf(path, sizeof(path), "%s/.floe/pg/port", dir);
+	snprintf(path, sizeof(path), "%s/" FLOE_STATE_DIR "/pg/port", dir);
 	if (floe_fs_exists(path) && floe_fs_read_file(&text, path) == 0)
 		floe_text_parse_int64(&port, text.ptr, strcspn(floe_buf_cstr(&text), "\n"), 1, 65535);
 	floe_buf_free(&text);
@@ -209,7 +209,7 @@ static int write_new(init_state *st, const char *rel, const char *text, mode_t m
 
 static int make_layout(init_state *st)
 {
-	if (make_dir(st, "marts", 0755) < 0 || make_dir(st, ".floe", 0700) < 0 ||
+	if (make_dir(st, "marts", 0755) < 0 || make_dir(st, FLOE_STATE_DIR, 0700) < 0 ||
 	    make_dir_at(st, st->warehouse, st->location, 0755) < 0)
 		return -1;
 	if (write_new(st, "marts/README.md",
@@ -217,18 +217,19 @@ static int make_layout(init_state *st)
 		      "dimensions, measures, filters). `floe gold draft marts/NAME.md` turns it into a model.\n",
 		      0644) < 0 ||
 	    write_new(st, ".gitignore", floe_arena_printf(st->arena, "# floe: local state, data and "
-								"credentials stay out of git\n.floe/\n%s%s",
+								"credentials stay out of git\n" FLOE_STATE_DIR "/\n%s%s",
 								st->location[0] == '/' ? "" : st->location,
 								st->location[0] == '/' ? "" : "/\n"),
 		      0644) < 0)
 		return -1;
 	floe_catalog_sql *cat = NULL;
-	const char *path = floe_arena_printf(st->arena, "%s/catalog.db", st->warehouse);
+	const char *path = floe_arena_printf(st->arena, "%s/" FLOE_CATALOG_FILE, st->warehouse);
 	bool existed = floe_fs_exists(path);
 	if (floe_catalog_sql_open(&cat, path, true) < 0)
 		return -1;
 	floe_catalog_sql_close(cat);
-	note(st, existed ? "kept %s/catalog.db" : "created %s/catalog.db (Iceberg SQL catalog)", st->location);
+	note(st, existed ? "kept %s/" FLOE_CATALOG_FILE : "created %s/" FLOE_CATALOG_FILE " (Iceberg SQL catalog)",
+	     st->location);
 	return 0;
 }
 
@@ -240,7 +241,7 @@ static int save_password(init_state *st)
 				st->seed.password_env);
 		return -1;
 	}
-	if (make_dir(st, ".floe/secrets", 0700) < 0)
+	if (make_dir(st, FLOE_STATE_DIR "/secrets", 0700) < 0)
 		return -1;
 	floe_buf path = FLOE_BUF_INIT;
 	floe_config_password_file(&path, st->dir);

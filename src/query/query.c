@@ -280,7 +280,7 @@ static int define_views(floe_engine *e, const floe_config *config, floe_arena *a
 	size_t n = 0;
 	int error = -1;
 	co.warehouse = floe_config_warehouse_dir(config);
-	if (floe_iceberg_catalog_open_sql(&cat, floe_arena_printf(a, "%s/catalog.db", co.warehouse), &co) < 0 ||
+	if (floe_iceberg_catalog_open_sql(&cat, floe_config_catalog_path(a, config), &co) < 0 ||
 	    list_all(cat, a, &t, &n) < 0)
 		goto cleanup;
 	for (size_t k = 0; k < n; k++) {

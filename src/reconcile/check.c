@@ -45,7 +45,7 @@ int floe_reconcile_bronze_check(void *ctx, floe_bronze_check *c)
 	req.max_keys = REPAIR_MAX_KEYS;
 	floe_reconcile_result *r = rc_reconcile_recorded(st, c->arena, &req, c->attempt ? c->repair_detail : NULL);
 	floe_state_close(st);
-	c->state = floe_reconcile_state_name(r); /* "verified (partial)" is not "verified": the run says so */
+	c->state = floe_reconcile_state(r); /* "verified (partial)" is not "verified": the run says so */
 	c->detail = r->error ? r->error : r->detail;
 	if (r->outcome == FLOE_RECONCILE_DIVERGED && c->attempt == 0 && c->table->n_key && r->n_keys &&
 	    r->n_keys < REPAIR_MAX_KEYS)

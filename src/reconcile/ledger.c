@@ -42,7 +42,7 @@ void rc_record(floe_state *st, const floe_reconcile_result *r, const char *start
 	rec.run_id = r->run_id;
 	rec.table_name = r->table;
 	rec.tier = floe_reconcile_tier_name(r->tier);
-	rec.outcome = floe_reconcile_outcome_name(r->outcome);
+	rec.outcome = r->outcome;
 	rec.snapshot_id = snap[0] ? snap : NULL;
 	rec.source_rows = r->outcome == FLOE_RECONCILE_FAILED ? -1 : r->source_rows;
 	rec.lake_rows = r->outcome == FLOE_RECONCILE_FAILED ? -1 : r->lake_rows;

@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
+#include "base/text.h"
 #include "iceberg/catalog.h"
 #include "iceberg/storage.h"
 #include "iceberg/table.h"
@@ -16,29 +17,23 @@
 #include <string.h>
 #include <time.h>
 
-const char *floe_reconcile_outcome_name(floe_reconcile_outcome outcome)
-{
-	switch (outcome) {
-	case FLOE_RECONCILE_VERIFIED:
-		return "verified";
-	case FLOE_RECONCILE_DIVERGED:
-		return "diverged";
-	case FLOE_RECONCILE_UNVERIFIED:
-		return "unverified";
-	case FLOE_RECONCILE_FAILED:
-		return "failed";
-	}
-	return "failed";
-}
+/* The one name table of floe_reconcile_outcome, in its order: floe_reconcile_outcome_name and _parse. */
+static const char *const outcome_names[] = { "verified", "diverged", "unverified", "failed", "verified (partial)" };
+FLOE_TEXT_NAMES_DEFINE(floe_reconcile_outcome, "reconciliation outcome", outcome_names, FLOE_RECONCILE_PARTIAL)
 
 bool floe_reconcile_partial(const floe_reconcile_result *r)
 {
 	return r->outcome == FLOE_RECONCILE_VERIFIED && r->n_excluded > 0;
 }
 
+floe_reconcile_outcome floe_reconcile_state(const floe_reconcile_result *r)
+{
+	return floe_reconcile_partial(r) ? FLOE_RECONCILE_PARTIAL : r->outcome;
+}
+
 const char *floe_reconcile_state_name(const floe_reconcile_result *r)
 {
-	return floe_reconcile_partial(r) ? FLOE_RECONCILE_PARTIAL_NAME : floe_reconcile_outcome_name(r->outcome);
+	return floe_reconcile_outcome_name(floe_reconcile_state(r));
 }
 
 const char *floe_reconcile_tier_name(floe_reconcile_tier tier)
@@ -89,8 +84,7 @@ typedef struct job {
 static int read_extraction(job *j)
 {
 	const floe_lock_table *lt = j->req->table;
-	const char *dir = j->req->pipeline_dir
-		? j->req->pipeline_dir : floe_arena_printf(j->arena, "%s/pipeline", j->req->config->project_dir);
+	const char *dir = j->req->pipeline_dir ? j->req->pipeline_dir : floe_config_pipeline_dir(j->arena, j->req->config);
 	for (size_t i = 0; i < lt->n_files; i++) {
 		if (strncmp(lt->files[i].path, "bronze/", 7) != 0)
 			continue;
@@ -114,7 +108,7 @@ static int open_snapshot(job *j)
 	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
 	floe_buf where = FLOE_BUF_INIT;
 	const char *wh = j->req->warehouse_dir ? j->req->warehouse_dir : floe_config_warehouse_dir(j->req->config);
-	const char *cat = j->req->catalog_path ? j->req->catalog_path : floe_arena_printf(j->arena, "%s/catalog.db", wh);
+	const char *cat = j->req->catalog_path ? j->req->catalog_path : floe_arena_printf(j->arena, "%s/" FLOE_CATALOG_FILE, wh);
 	const char *dot = strchr(j->req->table->bronze, '.');
 	const char *name = dot ? dot + 1 : j->req->table->bronze;
 	co.warehouse = wh;

@@ -27,6 +27,7 @@
 #include "bronze/bronze.h"
 #include "config/config.h"
 #include "plan/lock.h"
+#include "reconcile/outcome.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,14 +41,6 @@ typedef enum floe_reconcile_tier {
 	FLOE_RECONCILE_V3 = 3  /* + bucketed checksums */
 } floe_reconcile_tier;
 
-typedef enum floe_reconcile_outcome {
-	FLOE_RECONCILE_VERIFIED = 0, /* both sides equal, and the planted control was caught */
-	FLOE_RECONCILE_DIVERGED,     /* the sides differ */
-	FLOE_RECONCILE_UNVERIFIED,   /* equal, but the comparison could not prove it can fail */
-	FLOE_RECONCILE_FAILED        /* the comparison did not complete (the error says why) */
-} floe_reconcile_outcome;
-
-const char *floe_reconcile_outcome_name(floe_reconcile_outcome outcome);
 const char *floe_reconcile_tier_name(floe_reconcile_tier tier);
 /* "V1", "v2", "3" → the tier; -1 (error set) for anything else. */
 int floe_reconcile_tier_parse(floe_reconcile_tier *out, const char *text);
@@ -141,12 +134,14 @@ typedef struct floe_reconcile_result {
 
 /*
  * A verified result that left columns out (`excluded`: a type or a file reconciliation
- * cannot read) is partial: its state is "verified (partial)", never plain "verified";
- * like "unverified", it makes `floe run` and `floe reconcile` exit 1 (docs/reconcile.md).
+ * cannot read) is partial: its state is "verified (partial)" (FLOE_RECONCILE_PARTIAL),
+ * never plain "verified"; like "unverified", it makes `floe run` and `floe reconcile`
+ * exit 1 (docs/reconcile.md).
  */
-#define FLOE_RECONCILE_PARTIAL_NAME "verified (partial)"
 bool floe_reconcile_partial(const floe_reconcile_result *r);
-/* The result's state for people: the outcome's name, or FLOE_RECONCILE_PARTIAL_NAME. */
+/* The result's state: its outcome, or FLOE_RECONCILE_PARTIAL for a partial one. */
+floe_reconcile_outcome floe_reconcile_state(const floe_reconcile_result *r);
+/* The result's state for people: floe_reconcile_outcome_name(floe_reconcile_state(r)). */
 const char *floe_reconcile_state_name(const floe_reconcile_result *r);
 
 /*
@@ -222,6 +217,8 @@ typedef struct floe_reconcile_check_opts {
 	floe_reconcile_tier tier;
 	const char *control;           /* NULL: rotate */
 } floe_reconcile_check_opts;
+
+#define FLOE_RECONCILE_CHECK_OPTS_INIT { .tier = FLOE_RECONCILE_V3 }
 
 /*
  * A floe_bronze_check_fn (bronze.h): `ctx` is a floe_reconcile_check_opts. Reconciles

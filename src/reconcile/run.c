@@ -21,11 +21,6 @@ typedef struct owned {
 	floe_pg *pg;      /* --repair: the session holding the exported snapshot */
 } owned;
 
-static bool loadable(const floe_lock_table *t)
-{
-	return strcmp(t->mode, "full") == 0 || strcmp(t->mode, "incremental") == 0;
-}
-
 static bool wanted(const floe_reconcile_opts *o, const floe_lock_table *t)
 {
 	for (size_t i = 0; o->tables && i < o->n_tables; i++)
@@ -46,9 +41,9 @@ static int check_names(const floe_lock *lock, const floe_reconcile_opts *o)
 			floe_error_hint("Name it as bronze.TABLE or SCHEMA.TABLE; `floe status` lists them.");
 			return -1;
 		}
-		if (!loadable(hit)) {
+		if (!floe_load_mode_loadable(hit->mode)) {
 			floe_error_set(FLOE_ERR_USAGE, "table \"%s\" is %s in the deployed plan: there is nothing to reconcile",
-				       o->tables[i], hit->mode);
+				       o->tables[i], floe_load_mode_name(hit->mode));
 			return -1;
 		}
 	}
@@ -57,12 +52,12 @@ static int check_names(const floe_lock *lock, const floe_reconcile_opts *o)
 
 static void count_outcome(floe_reconcile_report *rep, const floe_reconcile_result *r)
 {
-	switch (r->outcome) {
+	switch (floe_reconcile_state(r)) {
 	case FLOE_RECONCILE_VERIFIED:
-		if (floe_reconcile_partial(r))
-			rep->n_partial++;
-		else
-			rep->n_verified++;
+		rep->n_verified++;
+		break;
+	case FLOE_RECONCILE_PARTIAL:
+		rep->n_partial++;
 		break;
 	case FLOE_RECONCILE_DIVERGED:
 		rep->n_diverged++;
@@ -87,7 +82,7 @@ static floe_reconcile_result *repaired(floe_state *st, floe_arena *arena, const 
 				       const floe_reconcile_opts *opts, floe_reconcile_request *req,
 				       floe_reconcile_result *r, const char *run_id)
 {
-	floe_bronze_repair_opts ro = { run_id, opts->pg_snapshot, NULL, 0 };
+	floe_bronze_repair_opts ro = { .run_id = run_id, .pg_snapshot = opts->pg_snapshot };
 	floe_bronze_result br;
 	ro.n_keys = req->table->n_key ? rc_repair_keys(&ro.keys, arena, r, req->table->n_key) : 0;
 	if (ro.n_keys == 0) {
@@ -144,7 +139,7 @@ int floe_reconcile_run(floe_reconcile_report *out, const floe_config *config, co
 	owned *own = floe_xcalloc(1, sizeof(*own));
 	out->owned = own;
 	own->arena = floe_arena_new();
-	const char *path = floe_arena_printf(own->arena, "%s/pipeline/lakehouse.lock.json", config->project_dir);
+	const char *path = floe_config_lock_path(own->arena, config);
 	if (floe_lock_load(&own->lock, path) < 0) {
 		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
 		return -1;
@@ -167,10 +162,10 @@ int floe_reconcile_run(floe_reconcile_report *out, const floe_config *config, co
 	out->results = floe_arena_alloc(own->arena, (n + 1) * sizeof(floe_reconcile_result *));
 	for (size_t i = 0; i < n; i++) {
 		const floe_lock_table *t = floe_lock_at(own->lock, i);
-		if (loadable(t) && wanted(opts, t))
+		if (floe_load_mode_loadable(t->mode) && wanted(opts, t))
 			reconcile_one(out, st, own->arena, config, opts, t);
 	}
-	floe_state_run_end(st, out->run_id, out->n_failed ? "failed" : "ok");
+	floe_state_run_end(st, out->run_id, out->n_failed ? FLOE_RUN_FAILED : FLOE_RUN_OK);
 	floe_state_close(st);
 	return 0;
 }

@@ -21,7 +21,7 @@ typedef struct owned {
 
 static bool wanted(const floe_silver_opts *o, const floe_lock_table *t)
 {
-	if (!t->silver || t->owner || (strcmp(t->mode, "full") != 0 && strcmp(t->mode, "incremental") != 0))
+	if (!t->silver || t->owner || (t->mode != FLOE_LOAD_FULL && t->mode != FLOE_LOAD_INCREMENTAL))
 		return false;
 	bool moved = o->moved == NULL;
 	for (size_t i = 0; i < o->n_moved && !moved; i++)
@@ -77,6 +77,15 @@ static const floe_state_reconcile *verdict_of(const floe_state_reconcile *recs, 
 	return NULL;
 }
 
+/* The ledger's state of a silver outcome: built and unchanged are a good load, building a load. */
+static floe_table_state ledger_state(const char *state)
+{
+	return strcmp(state, "building") == 0 ? FLOE_TABLE_LOADING
+	       : strcmp(state, "failed") == 0 ? FLOE_TABLE_FAILED
+	       : strcmp(state, "skipped") == 0 ? FLOE_TABLE_SKIPPED
+					       : FLOE_TABLE_LOADED;
+}
+
 /* The result into the ledger; `done`: with the time it finished. */
 static void record(floe_state *st, const silver_job *job, bool done)
 {
@@ -87,7 +96,7 @@ static void record(floe_state *st, const silver_job *job, bool done)
 	if (r->snapshot_id > 0)
 		snprintf(snap, sizeof(snap), "%lld", (long long)r->snapshot_id);
 	floe_state_table_run tr = { .run_id = job->run_id, .table_name = r->table, .layer = "silver",
-				    .source = r->bronze, .mode = r->materialized, .state = r->state, .rows = r->rows,
+				    .source = r->bronze, .mode = r->materialized, .state = ledger_state(r->state), .rows = r->rows,
 				    .bytes = -1, .files = -1, .snapshot_id = snap[0] ? snap : NULL,
 				    .detail = r->detail, .error = r->error, .cause = r->cause,
 				    .finished_at = done ? finished : NULL };
@@ -155,10 +164,10 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 	floe_silver_result *r = job->result;
 	floe_table_lock *lock = NULL;
 	int64_t t0 = floe_iceberg_now_ms();
-	if (!rec || strcmp(rec->outcome, "verified") != 0 || !rec->snapshot_id) {
+	if (!rec || rec->outcome != FLOE_RECONCILE_VERIFIED || !rec->snapshot_id) {
 		r->state = "skipped";
 		r->detail = floe_arena_printf(job->arena, "%s is %s: silver is built only over a verified bronze snapshot",
-					      r->bronze, rec ? rec->outcome : "not reconciled yet");
+					      r->bronze, rec ? floe_reconcile_outcome_name(rec->outcome) : "not reconciled yet");
 		record(st, job, true);
 		return;
 	}
@@ -238,7 +247,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 			out->exit_code = r->exit_code;
 	}
 	if (!opts->run_id)
-		floe_state_run_end(st, out->run_id, out->n_failed ? "failed" : "ok");
+		floe_state_run_end(st, out->run_id, out->n_failed ? FLOE_RUN_FAILED : FLOE_RUN_OK);
 	error = 0;
 cleanup:
 	floe_iceberg_catalog_free(cat);

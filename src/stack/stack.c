@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "base/text.h"
+#include "config/config.h"
 #include "pg/pg.h"
 
 #include <arpa/inet.h>
@@ -28,7 +29,7 @@
 
 static int path_into(char *dst, const char *project_dir, const char *rel)
 {
-	if ((size_t)snprintf(dst, FLOE_STACK_PATH_MAX, "%s/.floe/pg%s", project_dir, rel) >= FLOE_STACK_PATH_MAX)
+	if ((size_t)snprintf(dst, FLOE_STACK_PATH_MAX, "%s/" FLOE_STATE_DIR "/pg%s", project_dir, rel) >= FLOE_STACK_PATH_MAX)
 		return floe_error_set(FLOE_ERR_USAGE, "project path \"%s\" is too long", project_dir);
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
+#include "config/config.h"
 #include "db/db.h"
 
 #include <errno.h>
@@ -98,7 +99,7 @@ int floe_state_open(floe_state **out, const char *project_dir)
 	floe_db_opts opts = FLOE_DB_OPTS_INIT;
 	int error = -1;
 	*out = NULL;
-	floe_buf_printf(&dir, "%s/.floe", project_dir);
+	floe_buf_printf(&dir, "%s/" FLOE_STATE_DIR, project_dir);
 	floe_buf_printf(&path, "%s/state.db", dir.ptr);
 	opts.create = true;
 	if (floe_fs_mkdir_p(dir.ptr, 0700) < 0 || floe_db_open(&db, path.ptr, &opts) < 0 ||
@@ -193,14 +194,14 @@ cleanup:
 	return error;
 }
 
-int floe_state_run_end(floe_state *st, const char *run_id, const char *status)
+int floe_state_run_end(floe_state *st, const char *run_id, floe_run_status status)
 {
 	floe_db_stmt *upd = NULL;
 	char now[32];
 	floe_state_now(now, sizeof(now));
 	if (floe_db_prepare(&upd, st->db, "UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?") < 0)
 		return -1;
-	floe_db_bind_text(upd, 1, status);
+	floe_db_bind_text(upd, 1, floe_run_status_name(status));
 	floe_db_bind_text(upd, 2, now);
 	floe_db_bind_text(upd, 3, run_id);
 	int rc = floe_db_step(upd);
@@ -217,6 +218,9 @@ int floe_state_run_get(floe_state *st, floe_arena *arena, const char *run_id, fl
 		return -1;
 	floe_db_bind_text(s, 1, run_id);
 	int rc = floe_db_step(s);
+	floe_run_status status = FLOE_RUN_RUNNING;
+	if (rc == 1 && floe_run_status_parse(&status, floe_db_column_text(s, 5)) < 0)
+		rc = floe_error_context("while reading run %s of the run ledger", run_id);
 	if (rc == 1) {
 		floe_state_run *r = floe_arena_alloc(arena, sizeof(*r));
 		r->run_id = floe_state_column_dup(arena, s, 0);
@@ -224,8 +228,8 @@ int floe_state_run_get(floe_state *st, floe_arena *arena, const char *run_id, fl
 		r->pid = floe_db_column_int64(s, 2);
 		r->started_at = floe_state_column_dup(arena, s, 3);
 		r->finished_at = floe_state_column_dup(arena, s, 4);
-		r->status = floe_state_column_dup(arena, s, 5);
-		r->gone = r->status && strcmp(r->status, "running") == 0 && process_gone(r->pid);
+		r->status = status;
+		r->gone = status == FLOE_RUN_RUNNING && process_gone(r->pid);
 		*out = r;
 	}
 	floe_db_finalize(s);
@@ -250,7 +254,7 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *t)
 			    " rows, bytes, files, snapshot_id, watermark, source_position, detail, error, cause,"
 			    " started_at, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
 		return -1;
-	const char *texts[] = { t->run_id, t->table_name, t->layer, t->source, t->mode, t->state };
+	const char *texts[] = { t->run_id, t->table_name, t->layer, t->source, t->mode, floe_table_state_name(t->state) };
 	for (int i = 0; i < 6; i++)
 		floe_db_bind_text(s, i + 1, texts[i]);
 	floe_state_bind_count(s, 7, t->rows);
@@ -280,11 +284,14 @@ int64_t floe_state_column_count(floe_db_stmt *s, int i)
 	"run_id, table_name, layer, source, mode, state, rows, bytes, files, snapshot_id,"  \
 	" watermark, source_position, detail, error, cause, started_at, finished_at"
 
-static void read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
+/* One record; -1 (error set) when its state is none floe writes. */
+static int read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
 {
-	const char **texts[] = { &t->run_id, &t->table_name, &t->layer, &t->source, &t->mode, &t->state };
-	for (int i = 0; i < 6; i++)
+	const char **texts[] = { &t->run_id, &t->table_name, &t->layer, &t->source, &t->mode };
+	for (int i = 0; i < 5; i++)
 		*texts[i] = floe_state_column_dup(a, s, i);
+	if (floe_table_state_parse(&t->state, floe_db_column_text(s, 5)) < 0)
+		return floe_error_context("while reading the run ledger's record of %s", t->table_name);
 	t->rows = floe_state_column_count(s, 6);
 	t->bytes = floe_state_column_count(s, 7);
 	t->files = floe_state_column_count(s, 8);
@@ -292,6 +299,7 @@ static void read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
 				&t->cause, &t->started_at, &t->finished_at };
 	for (int i = 0; i < 8; i++)
 		*more[i] = floe_state_column_dup(a, s, i + 9);
+	return 0;
 }
 
 int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_run **out, size_t *n_out)
@@ -314,7 +322,10 @@ int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_
 			rows = bigger;
 			cap *= 2;
 		}
-		read_row(arena, s, &rows[n++]);
+		if (read_row(arena, s, &rows[n++]) < 0) {
+			rc = -1;
+			break;
+		}
 	}
 	floe_db_finalize(s);
 	if (rc < 0)
@@ -324,27 +335,21 @@ int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_
 	return 0;
 }
 
-int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name,
-			       const char *const *states, floe_state_table_run **out)
+int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name, floe_table_state state,
+			       floe_state_table_run **out)
 {
 	floe_db_stmt *s = NULL;
 	*out = NULL;
 	if (floe_db_prepare(&s, st->db, "SELECT " TABLE_RUN_COLUMNS " FROM table_runs WHERE table_name = ?"
-					" ORDER BY started_at DESC") < 0)
+					" AND state = ? ORDER BY started_at DESC LIMIT 1") < 0)
 		return -1;
 	floe_db_bind_text(s, 1, table_name);
-	int rc;
-	while ((rc = floe_db_step(s)) == 1) {
-		const char *state = floe_db_column_text(s, 5);
-		bool match = false;
-		for (const char *const *w = states; *w && !match; w++)
-			match = state && strcmp(state, *w) == 0;
-		if (!match)
-			continue;
+	floe_db_bind_text(s, 2, floe_table_state_name(state));
+	int rc = floe_db_step(s);
+	if (rc == 1) {
 		floe_state_table_run *t = floe_arena_alloc(arena, sizeof(*t));
-		read_row(arena, s, t);
-		*out = t;
-		break;
+		rc = read_row(arena, s, t);
+		*out = rc < 0 ? NULL : t;
 	}
 	floe_db_finalize(s);
 	return rc < 0 ? -1 : 0;

@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/fs.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +25,7 @@ struct floe_table_lock {
 /* A file name for any table name: letters, digits, '.', '_' kept, the rest as %XX. */
 static void lock_path(floe_buf *out, const char *project_dir, const char *table_name)
 {
-	floe_buf_printf(out, "%s/.floe/locks/", project_dir);
+	floe_buf_printf(out, "%s/" FLOE_STATE_DIR "/locks/", project_dir);
 	for (const unsigned char *p = (const unsigned char *)table_name; *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 		    *p == '_' || (*p == '.' && p != (const unsigned char *)table_name))
@@ -50,7 +51,7 @@ int floe_state_lock(floe_table_lock **out, const char *project_dir, const char *
 	floe_buf path = FLOE_BUF_INIT, dir = FLOE_BUF_INIT, who = FLOE_BUF_INIT;
 	int fd = -1, error = -1;
 	*out = NULL;
-	floe_buf_printf(&dir, "%s/.floe/locks", project_dir);
+	floe_buf_printf(&dir, "%s/" FLOE_STATE_DIR "/locks", project_dir);
 	lock_path(&path, project_dir, table_name);
 	if (floe_fs_mkdir_p(dir.ptr, 0700) < 0)
 		goto cleanup;

@@ -5,6 +5,7 @@
  */
 #include "state/state_int.h"
 #include "base/arena.h"
+#include "base/error.h"
 
 #include <string.h>
 
@@ -21,7 +22,7 @@ int floe_state_reconcile_put(floe_state *st, const floe_state_reconcile *r)
 	if (floe_db_prepare(&s, st->db, "INSERT OR REPLACE INTO reconcile_results (" RESULT_COLUMNS
 					") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
 		return -1;
-	const char *head[] = { r->run_id, r->table_name, r->tier, r->outcome, r->snapshot_id };
+	const char *head[] = { r->run_id, r->table_name, r->tier, floe_reconcile_outcome_name(r->outcome), r->snapshot_id };
 	for (int i = 0; i < 5; i++)
 		floe_db_bind_text(s, i + 1, head[i]);
 	floe_state_bind_count(s, 6, r->source_rows);
@@ -42,11 +43,15 @@ int floe_state_reconcile_put(floe_state *st, const floe_state_reconcile *r)
 	return rc < 0 ? -1 : 0;
 }
 
-static void read_result(floe_arena *a, floe_db_stmt *s, floe_state_reconcile *r)
+/* One result; -1 (error set) when its outcome is none floe writes. */
+static int read_result(floe_arena *a, floe_db_stmt *s, floe_state_reconcile *r)
 {
-	const char **head[] = { &r->run_id, &r->table_name, &r->tier, &r->outcome, &r->snapshot_id };
-	for (int i = 0; i < 5; i++)
+	const char **head[] = { &r->run_id, &r->table_name, &r->tier };
+	for (int i = 0; i < 3; i++)
 		*head[i] = floe_state_column_dup(a, s, i);
+	r->snapshot_id = floe_state_column_dup(a, s, 4);
+	if (floe_reconcile_outcome_parse(&r->outcome, floe_db_column_text(s, 3)) < 0)
+		return floe_error_context("while reading the run ledger's reconciliation of %s", r->table_name);
 	r->source_rows = floe_state_column_count(s, 5);
 	r->lake_rows = floe_state_column_count(s, 6);
 	r->control = floe_state_column_dup(a, s, 7);
@@ -60,6 +65,7 @@ static void read_result(floe_arena *a, floe_db_stmt *s, floe_state_reconcile *r)
 	r->finished_at = floe_state_column_dup(a, s, 16);
 	r->attempt = (int)floe_state_column_count(s, 17);
 	r->excluded = floe_state_column_dup(a, s, 18);
+	return 0;
 }
 
 int floe_state_reconcile_latest(floe_state *st, floe_arena *arena, floe_state_reconcile **out, size_t *n_out)
@@ -76,7 +82,10 @@ int floe_state_reconcile_latest(floe_state *st, floe_arena *arena, floe_state_re
 		return -1;
 	int rc;
 	while ((rc = floe_db_step(s)) == 1)
-		read_result(arena, s, FLOE_ARENA_PUSH(arena, rows, n, cap));
+		if (read_result(arena, s, FLOE_ARENA_PUSH(arena, rows, n, cap)) < 0) {
+			rc = -1;
+			break;
+		}
 	floe_db_finalize(s);
 	if (rc < 0)
 		return -1;
@@ -113,7 +122,9 @@ int floe_state_reconcile_before(floe_state *st, floe_arena *arena, const floe_st
 	int rc = floe_db_step(s);
 	if (rc == 1) {
 		*out = floe_arena_alloc(arena, sizeof(**out));
-		read_result(arena, s, *out);
+		rc = read_result(arena, s, *out);
+		if (rc < 0)
+			*out = NULL;
 	}
 	floe_db_finalize(s);
 	return rc < 0 ? -1 : 0;

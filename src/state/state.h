@@ -9,6 +9,8 @@
 #ifndef FLOE_STATE_STATE_H
 #define FLOE_STATE_STATE_H
 
+#include "reconcile/outcome.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +20,39 @@ typedef struct floe_state floe_state;
 typedef struct floe_table_lock floe_table_lock;
 
 #define FLOE_RUN_ID_MAX 64
+
+/*
+ * What became of a table in a run: the ledger's table_runs.state, and the state
+ * `floe status` shows before any reconciliation. Its text lives in one name table
+ * (names.c) and only at the edges: the ledger's column, JSON and text output.
+ */
+typedef enum floe_table_state {
+	FLOE_TABLE_NEVER_LOADED = 0, /* no record yet (`floe status`; never stored) */
+	FLOE_TABLE_LOADING,
+	FLOE_TABLE_LOADED,
+	FLOE_TABLE_FAILED,
+	FLOE_TABLE_REFUSED,
+	FLOE_TABLE_SKIPPED,
+	FLOE_TABLE_INTERRUPTED       /* left loading by a run that ended or died (`floe status`; never stored) */
+} floe_table_state;
+
+/* "never loaded", "loading", "loaded", "failed", "refused", "skipped", "interrupted". */
+const char *floe_table_state_name(floe_table_state state);
+/* The state `text` names; -1 (FLOE_ERR_CONFIG) for any other text. */
+int floe_table_state_parse(floe_table_state *out, const char *text);
+
+/* A run's status: the ledger's runs.status. */
+typedef enum floe_run_status {
+	FLOE_RUN_RUNNING = 0,
+	FLOE_RUN_OK,
+	FLOE_RUN_FAILED,
+	FLOE_RUN_INTERRUPTED         /* its process died while the ledger said running */
+} floe_run_status;
+
+/* "running", "ok", "failed", "interrupted". */
+const char *floe_run_status_name(floe_run_status status);
+/* The status `text` names; -1 (FLOE_ERR_CONFIG) for any other text. */
+int floe_run_status_parse(floe_run_status *out, const char *text);
 
 /* Open (creating and migrating) PROJECT/.floe/state.db. */
 int floe_state_open(floe_state **out, const char *project_dir);
@@ -29,15 +64,15 @@ void floe_state_close(floe_state *st);
  */
 int floe_state_run_begin(floe_state *st, const char *command, char run_id[FLOE_RUN_ID_MAX]);
 
-/* status: "ok" | "failed" | "interrupted". */
-int floe_state_run_end(floe_state *st, const char *run_id, const char *status);
+/* status: ok, failed or interrupted. */
+int floe_state_run_end(floe_state *st, const char *run_id, floe_run_status status);
 
 /* A run as the ledger holds it. */
 typedef struct floe_state_run {
 	const char *run_id, *command;
 	int64_t pid;
 	const char *started_at, *finished_at;
-	const char *status;          /* "running" | "ok" | "failed" | "interrupted" */
+	floe_run_status status;
 	bool gone;                   /* marked running, but its process no longer exists (kill -9, crash) */
 } floe_state_run;
 
@@ -49,8 +84,8 @@ typedef struct floe_state_table_run {
 	const char *table_name;      /* "bronze.orders" */
 	const char *layer;           /* "bronze" | "silver" | "gold" */
 	const char *source;          /* "public.orders" */
-	const char *mode;            /* "full" | "incremental" | "refused" */
-	const char *state;           /* "loading" | "loaded" | "failed" | "refused" | … */
+	const char *mode;            /* the plan's mode as the ledger keeps it: "full", "incremental", … */
+	floe_table_state state;      /* loading, loaded, failed, refused or skipped */
 	int64_t rows, bytes, files;  /* -1: unknown */
 	const char *snapshot_id;
 	const char *watermark;
@@ -70,16 +105,16 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *tr);
 /* The newest record of every table and layer, ordered by table name. Owned by `arena`. */
 int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_run **out, size_t *n_out);
 
-/* The newest record of `table_name` whose state is one of the given (NULL-terminated), or none. */
-int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name,
-			       const char *const *states, floe_state_table_run **out);
+/* The newest record of `table_name` in state `state`, or *out NULL when there is none. */
+int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name, floe_table_state state,
+			       floe_state_table_run **out);
 
 /* One reconciliation of one table (reconcile.c): what `floe status` and `floe reconcile` show. */
 typedef struct floe_state_reconcile {
 	const char *run_id;
 	const char *table_name;      /* "bronze.orders" */
 	const char *tier;            /* "V1" | "V2" | "V3" */
-	const char *outcome;         /* "verified" | "diverged" | "unverified" | "failed" */
+	floe_reconcile_outcome outcome; /* verified, diverged, unverified or failed (never partial: see excluded) */
 	const char *snapshot_id;     /* the bronze snapshot compared */
 	int64_t source_rows, lake_rows;
 	const char *control;         /* the planted control, NULL: none */

@@ -46,8 +46,8 @@ int main(int argc, char **argv)
 	o.keys = (const char *const *)argv + argi;
 	o.n_keys = (size_t)((argc - argi) / width);
 	rc = floe_bronze_repair(&r, arena, config, argv[2], &o) < 0 ? 1 : 0;
-	floe_state_run_end(state, run_id, rc ? "failed" : "ok");
-	printf("%s %s\n", r.state ? r.state : "failed", r.error ? r.error : r.detail ? r.detail : "");
+	floe_state_run_end(state, run_id, rc ? FLOE_RUN_FAILED : FLOE_RUN_OK);
+	printf("%s %s\n", floe_table_state_name(r.state), r.error ? r.error : r.detail ? r.detail : "");
 	goto cleanup;
 failed:
 	rc = 1;

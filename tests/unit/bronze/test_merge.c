@@ -278,7 +278,7 @@ static bool env_table(table_env *e)
 		return false;
 	e->a = floe_arena_new();
 	e->config.bronze.target_file_rows = 10;
-	e->lt = (floe_lock_table){ .schema = "public", .name = "t", .bronze = "bronze.t", .mode = "incremental",
+	e->lt = (floe_lock_table){ .schema = "public", .name = "t", .bronze = "bronze.t", .mode = FLOE_LOAD_INCREMENTAL,
 				   .key = KEY, .n_key = 1, .columns = COLUMNS, .n_columns = 2 };
 	e->job = (bronze_job){ .config = &e->config, .table = &e->lt, .arena = e->a, .result = &e->result };
 	e->l.job = &e->job;

@@ -2,6 +2,7 @@
  * test_config.c — the floe.toml model: defaults, the file init writes, error positions.
  */
 #include "harness.h"
+#include "base/arena.h"
 #include "base/error.h"
 #include "base/secret.h"
 #include "config/config.h"
@@ -144,4 +145,34 @@ FLOE_TEST(config_pii_key)
 	floe_secret_reset();
 	floe_config_free(c);
 	floe_config_free(n);
+}
+
+/* The project's layout: pipeline, deployed plan, ledger directory and catalog, the lake inside or elsewhere. */
+FLOE_TEST(config_project_paths)
+{
+	floe_arena *a = floe_arena_new();
+	floe_config *c = parse(minimal);
+	FLOE_CHECK(c != NULL);
+	if (c) {
+		FLOE_CHECK_STR(floe_config_pipeline_dir(a, c), "/p/pipeline");
+		FLOE_CHECK_STR(floe_config_lock_path(a, c), "/p/pipeline/lakehouse.lock.json");
+		FLOE_CHECK_STR(floe_config_catalog_path(a, c), "/p/warehouse/catalog.db");
+		/* resolved once when read: load threads call it at once, and the config's arena is not shared */
+		FLOE_CHECK_STR(floe_config_warehouse_dir(c), "/p/warehouse");
+		FLOE_CHECK(floe_config_warehouse_dir(c) == floe_config_warehouse_dir(c));
+		floe_buf pw = FLOE_BUF_INIT;
+		floe_config_password_file(&pw, c->project_dir);
+		FLOE_CHECK_STR(floe_buf_cstr(&pw), "/p/.floe/secrets/source-password");
+		floe_buf_free(&pw);
+	}
+	floe_config_free(c);
+	c = parse("[source]\ndatabase = \"shop\"\nuser = \"r\"\n[warehouse]\nlocation = \"/data/lake\"\n");
+	FLOE_CHECK(c != NULL);
+	if (c) {
+		FLOE_CHECK_STR(floe_config_catalog_path(a, c), "/data/lake/catalog.db");
+		FLOE_CHECK_STR(floe_config_warehouse_dir(c), "/data/lake");
+		FLOE_CHECK_STR(floe_config_pipeline_dir(a, c), "/p/pipeline"); /* the project's, wherever the lake is */
+	}
+	floe_config_free(c);
+	floe_arena_free(a);
 }

@@ -113,10 +113,10 @@ FLOE_TEST(lock_removed_tables_keep_their_ids)
 	floe_lock *with = lock_of(NULL, v1, 1, true);
 	floe_lock *without = lock_of(with, v1, 1, false);
 	const floe_lock_table *z = floe_lock_find(without, "public", "zeta");
-	FLOE_CHECK(z && strcmp(z->mode, "removed") == 0 && z->n_files == 0 && z->n_columns == 1);
+	FLOE_CHECK(z && z->mode == FLOE_LOAD_REMOVED && z->n_files == 0 && z->n_columns == 1);
 	floe_lock *back = lock_of(without, v1, 1, true);
 	z = floe_lock_find(back, "public", "zeta");
-	FLOE_CHECK(z && strcmp(z->mode, "full") == 0 && z->columns[0].id == 1 && z->last_column_id == 1);
+	FLOE_CHECK(z && z->mode == FLOE_LOAD_FULL && z->columns[0].id == 1 && z->last_column_id == 1);
 	floe_lock_free(with);
 	floe_lock_free(without);
 	floe_lock_free(back);

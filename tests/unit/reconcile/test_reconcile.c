@@ -33,7 +33,7 @@ static floe_lock_table *table_of(floe_arena *a, const char *name, floe_lock_colu
 	t->schema = "public";
 	t->name = name;
 	t->bronze = floe_arena_printf(a, "bronze.%s", name);
-	t->mode = "full";
+	t->mode = FLOE_LOAD_FULL;
 	t->key = keys;
 	t->n_key = 1;
 	t->columns = cols;

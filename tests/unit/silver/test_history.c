@@ -29,7 +29,7 @@ typedef struct env {
 } env;
 
 static const char *key_id[] = { "id" };
-static const floe_lock_table table_t = { .schema = "public", .name = "t", .bronze = "bronze.t", .mode = "full",
+static const floe_lock_table table_t = { .schema = "public", .name = "t", .bronze = "bronze.t", .mode = FLOE_LOAD_FULL,
 					 .key = key_id, .n_key = 1 };
 
 static bool env_open(env *e)

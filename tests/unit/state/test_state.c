@@ -29,15 +29,15 @@ FLOE_TEST(state_runs_and_latest_table_records)
 	t.run_id = run1;
 	t.table_name = "bronze.orders";
 	t.layer = "bronze";
-	t.state = "loaded";
+	t.state = FLOE_TABLE_LOADED;
 	t.rows = 10;
 	t.started_at = "2026-11-30T00:00:00.000Z";
 	FLOE_CHECK(floe_state_table_put(st, &t) == 0);
-	FLOE_CHECK(floe_state_run_end(st, run1, "ok") == 0);
+	FLOE_CHECK(floe_state_run_end(st, run1, FLOE_RUN_OK) == 0);
 	FLOE_CHECK(floe_state_run_begin(st, "run", run2) == 0);
 	FLOE_CHECK(strcmp(run1, run2) != 0);
 	t.run_id = run2;
-	t.state = "failed";
+	t.state = FLOE_TABLE_FAILED;
 	t.rows = -1;
 	t.cause = "source unreachable";
 	t.started_at = "2026-11-30T01:00:00.000Z";
@@ -47,10 +47,9 @@ FLOE_TEST(state_runs_and_latest_table_records)
 	floe_state_table_run *rows = NULL, *last = NULL;
 	size_t n = 0;
 	FLOE_CHECK(floe_state_table_latest(st, a, &rows, &n) == 0 && n == 1);
-	FLOE_CHECK_STR(rows[0].state, "failed");
+	FLOE_CHECK(rows[0].state == FLOE_TABLE_FAILED);
 	FLOE_CHECK(rows[0].rows == -1);
-	static const char *const loaded[] = { "loaded", NULL };
-	FLOE_CHECK(floe_state_table_last_with(st, a, "bronze.orders", loaded, &last) == 0 && last);
+	FLOE_CHECK(floe_state_table_last_with(st, a, "bronze.orders", FLOE_TABLE_LOADED, &last) == 0 && last);
 	FLOE_CHECK(last && last->rows == 10 && strcmp(last->run_id, run1) == 0);
 	floe_arena_free(a);
 	floe_state_close(st);
@@ -83,10 +82,10 @@ FLOE_TEST(state_dead_running_runs_become_interrupted)
 	FLOE_CHECK(floe_state_open(&st, dir) == 0);
 	/* still marked running, but its process is gone: status can tell before the next run */
 	FLOE_CHECK(floe_state_run_get(st, a, run, &r) == 0 && r);
-	FLOE_CHECK(r && strcmp(r->status, "running") == 0 && r->gone && r->pid == child && r->started_at);
+	FLOE_CHECK(r && r->status == FLOE_RUN_RUNNING && r->gone && r->pid == child && r->started_at);
 	FLOE_CHECK(floe_state_run_begin(st, "run", next) == 0);
-	FLOE_CHECK(floe_state_run_get(st, a, run, &r) == 0 && r && strcmp(r->status, "interrupted") == 0 && !r->gone);
-	FLOE_CHECK(floe_state_run_get(st, a, next, &r) == 0 && r && strcmp(r->status, "running") == 0 && !r->gone);
+	FLOE_CHECK(floe_state_run_get(st, a, run, &r) == 0 && r && r->status == FLOE_RUN_INTERRUPTED && !r->gone);
+	FLOE_CHECK(floe_state_run_get(st, a, next, &r) == 0 && r && r->status == FLOE_RUN_RUNNING && !r->gone);
 	FLOE_CHECK(floe_state_run_get(st, a, "r-none", &r) == 0 && !r);
 	floe_state_close(st);
 	floe_arena_free(a);

@@ -3,7 +3,7 @@
 # (default 60). Exits non-zero when a target crashes, leaks, hangs or fails to build.
 #
 # Targets are built with clang (FUZZ_CC to override) against only what they need:
-# src/base/*.c (no third-party dependencies); for TOML src/config/toml*.c; for the lock reader
+# src/base/*.c (libcrypto, for base/hmac.c); for TOML src/config/toml*.c; for the lock reader
 # and the watermark proof the plan module with what it links (libpq, libpg_query, the vectors
 # src/pg needs); for Avro and Iceberg metadata src/format/avro_*.c and src/iceberg/ (zlib); for
 # the Parquet reader (parquet_footer, parquet_pages) src/format with libzstd; for the silver model
@@ -35,7 +35,7 @@ build() { # name, extra sources and libraries...
 	local name=$1
 	shift
 	echo "fuzz.sh: building $out/fuzz_$name"
-	"$cc" "${flags[@]}" "fuzz/fuzz_$name.c" src/base/*.c "$@" -lm -o "$out/fuzz_$name"
+	"$cc" "${flags[@]}" "fuzz/fuzz_$name.c" src/base/*.c "$@" -lcrypto -lm -o "$out/fuzz_$name"
 }
 
 # The plan module and what it calls: config, pg (libpq), sqlparse (libpg_query).

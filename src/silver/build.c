@@ -680,6 +680,8 @@ static int choose_scope(build *b, floe_iceberg_table *bronze, const floe_iceberg
 	silver_job *job = b->job;
 	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
 	int64_t from = incremental_base(b);
+	if (from > 0 && !floe_iceberg_metadata_snapshot(floe_iceberg_table_metadata(bronze), from))
+		from = -1; /* the snapshot silver was built from is expired: build in full */
 	int error = -1;
 	floe_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
 	floe_buf_put_quoted(&sql, bns, '"');

@@ -196,6 +196,20 @@ def test_incremental_processes_changed_keys_and_equals_a_full_build(src, proj):
     assert rows_duckdb(d, "silver.orders") == expected(src, "select * from orders")
 
 
+def test_an_expired_starting_snapshot_builds_in_full(src, proj):
+    d = proj
+    built_from = int(catalog(d).load_table("silver.orders").current_snapshot().summary["floe.bronze-snapshot-id"])
+    src.admin("UPDATE public.orders SET amount = amount + 1 WHERE order_id = 30")
+    r, silver = run(src, d, "--table", "public.orders", "--layer", "bronze")
+    assert r.rc == 0, r.out + r.err
+    bronze = catalog(d).load_table("bronze.orders")
+    bronze.maintenance.expire_snapshots().by_id(built_from).commit()
+    r, silver = run(src, d, "--layer", "silver", "--table", "silver.orders")
+    assert r.rc == 0, r.out + r.err
+    o = silver["silver.orders"]
+    assert o["state"] == "built" and o["changed_keys"] == -1, o
+    assert rows_pyiceberg(d, "silver.orders") == expected(src, "select * from orders")
+
 def test_duplicate_key_fails_unique_and_keeps_the_previous_snapshot(src, proj):
     d = proj
     before = catalog(d).load_table("silver.visits").current_snapshot().snapshot_id

@@ -212,6 +212,18 @@ static const char *class_cause(floe_error_class cls)
 	return "an internal error in floe (please report it)";
 }
 
+int floe_error_put_message(floe_buf *out, const floe_error *e)
+{
+	if (!e)
+		return 0;
+	floe_buf_puts(out, e->message);
+	if (e->detail)
+		floe_buf_printf(out, ": %s", e->detail);
+	for (int i = 0; i < e->n_context; i++)
+		floe_buf_printf(out, " (%s)", e->context[i]);
+	return 0;
+}
+
 int floe_error_put_cause(floe_buf *out, const floe_error *e)
 {
 	if (!e)

@@ -115,6 +115,9 @@ floe_error_code floe_error_code_of_errno(int err);
  */
 int floe_error_put_cause(floe_buf *out, const floe_error *e);
 
+/* `e` on one line, appended to `out`: "message: detail (context) (context)"; NULL `e`: nothing. */
+int floe_error_put_message(floe_buf *out, const floe_error *e);
+
 /* The exit code of an error of class `cls` (README "Exit codes"). */
 floe_exit_code floe_error_class_exit(floe_error_class cls);
 

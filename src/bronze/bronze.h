@@ -23,6 +23,7 @@
 
 typedef struct floe_arena floe_arena;
 typedef struct floe_lock_table floe_lock_table;
+typedef struct floe_lock_type floe_lock_type;
 
 /*
  * The check after each table's load (reconciliation plugs in here): called once the
@@ -111,6 +112,10 @@ typedef struct floe_bronze_repair_opts {
 /* The result (and every string in it) is allocated in `arena`. -1 when the repair failed. */
 int floe_bronze_repair(floe_bronze_result *out, floe_arena *arena, const floe_config *config,
 		       const char *table, const floe_bronze_repair_opts *opts);
+
+/* The lock's type as an Iceberg type (primitives parsed from their text; nested ids the lock's), in `a`. */
+typedef struct floe_iceberg_type floe_iceberg_type;
+int floe_bronze_lock_type(floe_iceberg_type **out, floe_arena *a, const floe_lock_type *lt);
 
 /* Load. Returns 0 when the run happened (tables may have failed: see n_failed). */
 int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const floe_bronze_opts *opts);

@@ -29,8 +29,7 @@ static int vec_of(floe_vec_type *out, const floe_iceberg_type *t)
 	return -1;
 }
 
-/* The lock's type as an Iceberg type (primitives are parsed from their text; ids are the lock's). */
-static int iceberg_type(floe_iceberg_type **out, floe_arena *a, const floe_lock_type *lt)
+int floe_bronze_lock_type(floe_iceberg_type **out, floe_arena *a, const floe_lock_type *lt)
 {
 	if (lt->kind == FLOE_PLAN_PRIMITIVE)
 		return floe_iceberg_type_parse(out, a, lt->primitive, strlen(lt->primitive));
@@ -39,7 +38,7 @@ static int iceberg_type(floe_iceberg_type **out, floe_arena *a, const floe_lock_
 		t->element_id = lt->element_id;
 		t->element_required = lt->element_required;
 		*out = t;
-		return iceberg_type(&t->element, a, lt->element);
+		return floe_bronze_lock_type(&t->element, a, lt->element);
 	}
 	floe_iceberg_type *t = floe_iceberg_type_new(a, FLOE_ICEBERG_STRUCT);
 	t->n_fields = lt->n_fields;
@@ -49,7 +48,7 @@ static int iceberg_type(floe_iceberg_type **out, floe_arena *a, const floe_lock_
 		t->fields[i].id = lf->id;
 		t->fields[i].name = lf->name;
 		t->fields[i].required = lf->required;
-		if (iceberg_type(&t->fields[i].type, a, lf->type) < 0)
+		if (floe_bronze_lock_type(&t->fields[i].type, a, lf->type) < 0)
 			return floe_error_context("in field \"%s\"", lf->name);
 	}
 	*out = t;
@@ -99,7 +98,7 @@ static int one_column(bronze_columns *out, floe_arena *a, const floe_lock_column
 {
 	floe_iceberg_field *f = &out->schema->fields[i];
 	floe_pg_copy_column *c = &out->copy[i];
-	if (iceberg_type(&f->type, a, lc->type) < 0)
+	if (floe_bronze_lock_type(&f->type, a, lc->type) < 0)
 		return floe_error_context("in column \"%s\"", lc->name);
 	f->id = lc->id;
 	f->name = lc->name;

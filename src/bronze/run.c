@@ -94,13 +94,7 @@ static void run_one(run_ctx *ctx, bronze_job *job)
 	if (rc < 0) {
 		const floe_error *e = floe_error_last();
 		floe_buf msg = FLOE_BUF_INIT;
-		if (e) {
-			floe_buf_puts(&msg, e->message);
-			if (e->detail)
-				floe_buf_printf(&msg, ": %s", e->detail);
-			for (int i = 0; i < e->n_context; i++)
-				floe_buf_printf(&msg, " (%s)", e->context[i]);
-		}
+		floe_error_put_message(&msg, e);
 		r->state = FLOE_TABLE_FAILED;
 		r->error = floe_arena_strdup(job->arena, floe_buf_cstr(&msg));
 		r->cause = probable_cause(job->arena, e);

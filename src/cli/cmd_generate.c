@@ -16,7 +16,8 @@ static int run(floe_cli_ctx *ctx)
 	floe_gen_opts opts = FLOE_GEN_OPTS_INIT;
 	floe_buf out = FLOE_BUF_INIT;
 	int rc = -1;
-	if (floe_cli_load_config(&config, ctx) < 0 || floe_gen_run(&result, config, &opts) < 0)
+	if (floe_cli_load_config(&config, ctx) < 0 || floe_config_pii_key(NULL, config) < 0 ||
+	    floe_gen_run(&result, config, &opts) < 0)
 		goto cleanup;
 	if (floe_cli_flag(ctx, "json"))
 		rc = floe_gen_render_json(&out, result);

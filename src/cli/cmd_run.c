@@ -3,11 +3,13 @@
  */
 #include "cli/cli.h"
 #include "doctor/doctor.h"
+#include "base/arena.h"
 #include "base/error.h"
 #include "base/json.h"
 #include "base/text.h"
 #include "bronze/bronze.h"
 #include "reconcile/reconcile.h"
+#include "silver/silver.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,8 @@ static const floe_cli_option options[] = {
 	{ "jobs", 'j', "N", "tables loaded at once (default 2)" },
 	{ "tier", 0, "V1|V2|V3", "how each load is reconciled with its source (default V3)" },
 	{ "no-reconcile", 0, NULL, "load without reconciling (tables stay unverified)" },
+	{ "layer", 0, "bronze|silver", "run one layer only (default: bronze, then silver over what was verified)" },
+	{ "full-refresh", 0, NULL, "rebuild silver tables in full, changed or not" },
 	{ "json", 0, NULL, "print the outcome as JSON" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -101,6 +105,44 @@ static void render_text(floe_buf *out, const floe_bronze_report *rep)
 		floe_buf_printf(out, "%zu not verified\n", rep->n_unproven);
 }
 
+static void render_silver_text(floe_buf *out, const floe_silver_report *rep)
+{
+	for (size_t i = 0; i < rep->n_results; i++) {
+		const floe_silver_result *r = &rep->results[i];
+		floe_buf_printf(out, "  %-9s ", r->state);
+		floe_text_put_printable_padded(out, r->table, 31);
+		floe_buf_putc(out, ' ');
+		put_line(out, "", strcmp(r->state, "failed") == 0 ? r->error : r->detail);
+		if (strcmp(r->state, "failed") == 0)
+			put_line(out, "           probable cause: ", r->cause);
+	}
+	floe_buf_printf(out, "%zu silver table%s, %zu failed\n", rep->n_results, rep->n_results == 1 ? "" : "s",
+			rep->n_failed);
+}
+
+static void render_silver_json(floe_buf *out, const floe_silver_report *rep)
+{
+	floe_buf_puts(out, ",\"silver\":[");
+	for (size_t i = 0; i < rep->n_results; i++) {
+		const floe_silver_result *r = &rep->results[i];
+		floe_buf_puts(out, i ? ",{" : "{");
+		floe_json_put_member(out, "table", r->table);
+		floe_json_put_member(out, "bronze", r->bronze);
+		floe_json_put_member(out, "materialized", r->materialized);
+		floe_json_put_member(out, "state", r->state);
+		floe_buf_printf(out, ",\"rows\":%lld,\"quarantined\":%lld,\"changed_keys\":%lld,\"snapshot_id\":%lld,"
+				"\"bronze_snapshot_id\":%lld,\"tests\":{\"passed\":%d,\"failed\":%d,\"warned\":%d},"
+				"\"seconds\":%.3f", (long long)r->rows, (long long)r->quarantined, (long long)r->changed_keys,
+				(long long)r->snapshot_id, (long long)r->bronze_snapshot_id, r->tests_passed, r->tests_failed,
+				r->tests_warned, r->seconds);
+		floe_json_put_member(out, "detail", r->detail);
+		floe_json_put_member(out, "error", r->error);
+		floe_json_put_member(out, "cause", r->cause);
+		floe_buf_putc(out, '}');
+	}
+	floe_buf_printf(out, "],\"silver_failed\":%zu", rep->n_failed);
+}
+
 static void render_json(floe_buf *out, const floe_bronze_report *rep)
 {
 	floe_buf_puts(out, "{");
@@ -123,21 +165,60 @@ static void render_json(floe_buf *out, const floe_bronze_report *rep)
 		floe_json_put_member(out, "check_detail", r->check_detail);
 		floe_buf_printf(out, ",\"repaired\":%s}", r->repaired ? "true" : "false");
 	}
-	floe_buf_printf(out, "],\"failed\":%zu,\"not_verified\":%zu,\"not_reconciled\":%zu}\n", rep->n_failed,
+	floe_buf_printf(out, "],\"failed\":%zu,\"not_verified\":%zu,\"not_reconciled\":%zu", rep->n_failed,
 			rep->n_unproven, rep->n_unchecked);
+}
+
+/* Which layers: both (NULL), "bronze" or "silver". */
+static int parse_layer(const char *layer, bool *bronze, bool *silver)
+{
+	*bronze = !layer || strcmp(layer, "bronze") == 0;
+	*silver = !layer || strcmp(layer, "silver") == 0;
+	if (*bronze || *silver)
+		return 0;
+	floe_error_set(FLOE_ERR_USAGE, "--layer \"%s\" is not bronze or silver", layer);
+	return -1;
+}
+
+static void render(floe_buf *out, bool json, const floe_bronze_report *b, const floe_silver_report *s, bool bronze,
+		   bool silver)
+{
+	if (json) {
+		if (bronze)
+			render_json(out, b);
+		else
+			floe_buf_printf(out, "{\"run_id\":\"%s\",\"tables\":[],\"failed\":0,\"not_verified\":0,\"not_reconciled\":0",
+					s->run_id);
+		if (silver)
+			render_silver_json(out, s);
+		floe_buf_puts(out, "}\n");
+		return;
+	}
+	if (bronze)
+		render_text(out, b);
+	else
+		floe_buf_printf(out, "run %s\n", s->run_id);
+	if (silver && (s->n_results || !bronze))
+		render_silver_text(out, s);
 }
 
 static int run(floe_cli_ctx *ctx)
 {
 	floe_config *config = NULL;
 	floe_bronze_report rep = { 0 };
+	floe_silver_report srep = { 0 };
 	floe_bronze_opts opts = FLOE_BRONZE_OPTS_INIT;
+	floe_silver_opts sopts = { 0 };
+	const char **moved = NULL;
 	floe_buf out = FLOE_BUF_INIT;
 	char *tables[MAX_TABLES];
 	size_t n_tables = floe_cli_values(ctx, "table", tables, MAX_TABLES);
 	const char *jobs = floe_cli_value(ctx, "jobs"), *tier = floe_cli_value(ctx, "tier");
 	floe_reconcile_check_opts check = FLOE_RECONCILE_CHECK_OPTS_INIT;
+	bool bronze, silver;
 	int rc = -1;
+	if (parse_layer(floe_cli_value(ctx, "layer"), &bronze, &silver) < 0)
+		goto cleanup;
 	if (tier && floe_reconcile_tier_parse(&check.tier, tier) < 0)
 		goto cleanup;
 	if (jobs) {
@@ -148,10 +229,11 @@ static int run(floe_cli_ctx *ctx)
 		}
 		opts.jobs = (int)j;
 	}
-	opts.tables = n_tables ? (const char *const *)tables : NULL;
-	opts.n_tables = n_tables;
+	opts.tables = sopts.tables = n_tables ? (const char *const *)tables : NULL;
+	opts.n_tables = sopts.n_tables = n_tables;
 	opts.progress = isatty(2) && !floe_cli_flag(ctx, "json");
-	if (floe_cli_load_config(&config, ctx) < 0)
+	sopts.full_refresh = floe_cli_flag(ctx, "full-refresh");
+	if (floe_cli_load_config(&config, ctx) < 0 || floe_config_pii_key(NULL, config) < 0)
 		goto cleanup;
 	floe_doctor_warn_role(config);
 	check.config = config;
@@ -159,19 +241,32 @@ static int run(floe_cli_ctx *ctx)
 		opts.check = floe_reconcile_bronze_check;
 		opts.check_ctx = &check;
 	}
-	if (floe_bronze_run(&rep, config, &opts) < 0)
+	if (bronze && floe_bronze_run(&rep, config, &opts) < 0)
 		goto cleanup;
-	if (floe_cli_flag(ctx, "json"))
-		render_json(&out, &rep);
-	else
-		render_text(&out, &rep);
+	/* after bronze: silver for the tables whose bronze this run loaded and verified */
+	moved = floe_xcalloc(rep.n_results + 1, sizeof(*moved));
+	for (size_t i = 0; i < rep.n_results; i++)
+		if (rep.results[i].state == FLOE_TABLE_LOADED && rep.results[i].checked &&
+		    (rep.results[i].check_state == FLOE_RECONCILE_VERIFIED ||
+		     rep.results[i].check_state == FLOE_RECONCILE_PARTIAL))
+			moved[sopts.n_moved++] = rep.results[i].table;
+	sopts.moved = bronze ? moved : NULL;
+	sopts.run_id = bronze ? rep.run_id : NULL;
+	if (silver && floe_silver_run(&srep, config, &sopts) < 0)
+		goto cleanup;
+	render(&out, floe_cli_flag(ctx, "json"), &rep, &srep, bronze, silver);
 	floe_cli_out(&out);
 	/* A failed table's cause may call for more than 1: source unreachable 3, disk full 4. */
 	rc = rep.exit_code >= FLOE_EXIT_UNREACHABLE ? rep.exit_code : rep.n_failed || rep.n_unproven ? 1 : 0;
+	/* A silver model floe cannot run as written (unsupported Jinja, wrong columns) is the user's: 2. */
+	int s_rc = srep.exit_code ? srep.exit_code : srep.n_failed ? 1 : 0;
+	rc = s_rc > rc ? s_rc : rc;
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
 		free(tables[i]);
 	floe_bronze_report_free(&rep);
+	floe_silver_report_free(&srep);
+	free(moved);
 	floe_config_free(config);
 	floe_buf_free(&out);
 	return rc;
@@ -180,7 +275,7 @@ cleanup:
 const floe_cli_command floe_cmd_run = {
 	.name = "run",
 	.summary = "load the deployed plan's tables into bronze (Iceberg), one snapshot each",
-	.usage = "run [--table TABLE …] [--jobs N] [--tier V1|V2|V3] [--no-reconcile] [--json]",
+	.usage = "run [--table TABLE …] [--jobs N] [--tier V1|V2|V3] [--no-reconcile] [--layer bronze|silver] [--full-refresh] [--json]",
 	.description =
 		"Loads every table of pipeline/lakehouse.lock.json (written by `floe generate`) into its\n"
 		"bronze Iceberg table. Each table is read in one repeatable-read, read-only transaction,\n"
@@ -192,10 +287,15 @@ const floe_cli_command floe_cmd_run = {
 		"diverged rows are re-copied and the table reconciled again. A failed table keeps its\n"
 		"previous snapshot; two loads of one table never overlap. Every outcome goes to the run\n"
 		"ledger (.floe/state.db) that `floe status` reads.\n"
+		"Then silver (docs/silver.md): each table's model in pipeline/dbt/models/silver/ is rendered\n"
+		"and run over the bronze snapshot reconciliation verified — never a diverged or unverified\n"
+		"one — tested, failing rows quarantined in silver.X__quarantine, and published in one commit\n"
+		"only when every error-severity test passes (--layer runs one layer only).\n"
 		"Exit 0 when every table loaded and was verified in full, 1 when one failed, diverged,\n"
 		"could not be verified or was verified (partial): a column not compared, named; 3 when a\n"
 		"table failed because the source could not be reached (or ended the session), 4 when the\n"
-		"machine failed it (disk full, I/O) — the higher of the two when tables fail differently.",
+		"machine failed it (disk full, I/O) — the higher of the two when tables fail differently;\n"
+		"a silver table that fails a test, or cannot be built, counts as a failed table.",
 	.examples = "  floe run\n  floe run --table public.orders --table bronze.customers --jobs 2\n"
 		    "  floe run --json | jq '.tables[] | select(.state == \"failed\")'\n",
 	.options = options,

@@ -14,6 +14,7 @@
 #include "config/toml.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -611,6 +612,48 @@ const char *floe_config_warehouse_dir(const floe_config *config)
 	if (loc[0] == '/')
 		return loc;
 	return floe_arena_printf(config->arena, "%s/%s", config->project_dir, loc);
+}
+
+/* Whether some [silver.pii] entry masks with "hmac". */
+static bool masks_with_hmac(const floe_config *config)
+{
+	for (size_t i = 0; i < config->silver.pii.count; i++)
+		if (strcmp(config->silver.pii.values[i], "hmac") == 0)
+			return true;
+	return false;
+}
+
+static void key_hint(const char *name)
+{
+	floe_error_hint("Set %s to a secret of at least 32 random characters (for example "
+			"`openssl rand -hex 32`) and keep it: masked values join only under one key.", name);
+}
+
+int floe_config_pii_key(const char **out, const floe_config *config)
+{
+	const char *name = config->silver.pii_key_env, *key = getenv(name);
+	bool needed = masks_with_hmac(config);
+	if (out)
+		*out = NULL;
+	if (!key || !key[0]) {
+		if (!needed)
+			return 0;
+		floe_error_set(FLOE_ERR_CONFIG, "environment variable %s is %s", name, key ? "empty" : "not set");
+		floe_error_detail("[silver.pii] in %s masks columns with hmac, keyed by the secret in %s "
+				  "([silver] pii-key-env).", config->path, name);
+		key_hint(name);
+		return -1;
+	}
+	if (needed && strlen(key) < FLOE_CONFIG_PII_KEY_MIN) {
+		floe_error_set(FLOE_ERR_CONFIG, "the PII key in %s is too short (%zu bytes, at least %d)", name,
+			       strlen(key), FLOE_CONFIG_PII_KEY_MIN);
+		key_hint(name);
+		return -1;
+	}
+	floe_secret_register(key);
+	if (out)
+		*out = key;
+	return 0;
 }
 
 int floe_config_password_file(floe_buf *out, const char *project_dir)

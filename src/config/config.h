@@ -13,6 +13,7 @@
 #define FLOE_CONFIG_CONFIG_H
 
 #include "base/buf.h"
+#include "base/secret.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -101,6 +102,18 @@ const char *floe_config_warehouse_dir(const floe_config *config);
  * value is registered with base/secret.h so it never reaches output.
  */
 const char *floe_config_source_password(const floe_config *config);
+
+/*
+ * The PII key floe_hmac() masks with: the value of the environment variable named by
+ * [silver] pii-key-env, registered with base/secret.h so it never reaches output. When
+ * [silver.pii] has an "hmac" entry, a missing or empty variable is FLOE_ERR_CONFIG (exit 2)
+ * naming the variable (never a value), as is a key shorter than FLOE_CONFIG_PII_KEY_MIN
+ * bytes (the secret scrubber's minimum: a shorter one could not be kept out of output):
+ * call this before anything is written. Without an "hmac" entry no key is needed
+ * and *out is the variable's value or NULL. `out` may be NULL (validation only).
+ */
+#define FLOE_CONFIG_PII_KEY_MIN FLOE_SECRET_MIN_LEN
+int floe_config_pii_key(const char **out, const floe_config *config);
 
 /* Path of the saved-password file of a project directory, appended to `out`. */
 int floe_config_password_file(floe_buf *out, const char *project_dir);

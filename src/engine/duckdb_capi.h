@@ -238,5 +238,13 @@ bool duckdb_validity_row_is_valid(uint64_t *validity, idx_t row);
 void duckdb_validity_set_row_invalid(uint64_t *validity, idx_t row);
 uint32_t duckdb_string_t_length(duckdb_string_t string);
 const char *duckdb_string_t_data(duckdb_string_t *string);
+/* Copy `len` bytes into row `index` of a VARCHAR output vector. */
+void duckdb_vector_assign_string_element_len(duckdb_vector vector, idx_t index, const char *str, idx_t len);
+
+/* A pointer the function gets back at every call (floe passes its own; `destroy` may be NULL). */
+typedef void (*duckdb_delete_callback_t)(void *data);
+void duckdb_scalar_function_set_extra_info(duckdb_scalar_function scalar_function, void *extra_info,
+					   duckdb_delete_callback_t destroy);
+void *duckdb_scalar_function_get_extra_info(duckdb_function_info info);
 
 #endif

@@ -20,6 +20,7 @@ struct floe_engine {
 	duckdb_database db;
 	duckdb_connection conn;
 	bool sealed; /* floe_engine_seal ran: only reading is left */
+	floe_engine_key pii_key; /* floe_hmac's key; registered by address */
 };
 
 struct floe_engine_result {
@@ -184,7 +185,8 @@ int floe_engine_open(floe_engine **out, const char *path)
 			       path ? path : ":memory:");
 		goto cleanup;
 	}
-	if (floe_engine_register_functions(engine->conn) < 0)
+	if (floe_engine_register_functions(engine->conn) < 0 ||
+	    floe_engine_register_hmac(engine->conn, &engine->pii_key) < 0)
 		goto cleanup;
 	*out = engine;
 	engine = NULL;
@@ -198,10 +200,33 @@ cleanup:
 	return error;
 }
 
+static void wipe_key(floe_engine_key *key)
+{
+	if (key->bytes)
+		explicit_bzero(key->bytes, key->len);
+	free(key->bytes);
+	key->bytes = NULL;
+	key->len = 0;
+}
+
+int floe_engine_set_pii_key(floe_engine *engine, const void *key, size_t len)
+{
+	if (len == 0) {
+		floe_error_set(FLOE_ERR_USAGE, "the PII key is empty");
+		return -1;
+	}
+	wipe_key(&engine->pii_key);
+	engine->pii_key.bytes = floe_xmalloc(len);
+	memcpy(engine->pii_key.bytes, key, len);
+	engine->pii_key.len = len;
+	return 0;
+}
+
 void floe_engine_close(floe_engine *engine)
 {
 	if (!engine)
 		return;
+	wipe_key(&engine->pii_key);
 	if (engine->conn)
 		duckdb_disconnect(&engine->conn);
 	if (engine->db)

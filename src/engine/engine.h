@@ -28,6 +28,15 @@ typedef struct floe_engine_result floe_engine_result;
  */
 int floe_engine_open(floe_engine **out, const char *path);
 
+/*
+ * Key floe_hmac(VARCHAR) → VARCHAR — HMAC-SHA256 of the value's UTF-8 bytes as lower-case
+ * hex, NULL for NULL (silver's PII masking, base/hmac.h) — with the `len` bytes at `key`
+ * (copied; the engine wipes its copy at close). The engine never reads the environment:
+ * the caller passes the key (config.h floe_config_pii_key). Until a key is set, a statement
+ * calling floe_hmac fails.
+ */
+int floe_engine_set_pii_key(floe_engine *engine, const void *key, size_t len);
+
 /* Close the connection and the database. Accepts NULL. */
 void floe_engine_close(floe_engine *engine);
 

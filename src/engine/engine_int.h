@@ -6,12 +6,29 @@
 
 #include "engine/duckdb_capi.h"
 
+#include <stddef.h>
+
 /*
  * Register floe's own scalar functions on `conn` (functions.c):
  * PostgreSQL's hash functions by their names (hashtextextended, hashint4extended, …).
  * Sets the error chain on failure.
  */
 int floe_engine_register_functions(duckdb_connection conn);
+
+/*
+ * The PII key floe_hmac() is keyed with: set by floe_engine_set_pii_key, empty (len 0,
+ * bytes NULL) until then. The engine owns it and wipes it at close.
+ */
+typedef struct floe_engine_key {
+	unsigned char *bytes;
+	size_t len;
+} floe_engine_key;
+
+/*
+ * Register floe_hmac(VARCHAR) → VARCHAR on `conn` (functions.c), keyed by `key` (borrowed:
+ * it must outlive the connection). A call before the key is set fails the statement.
+ */
+int floe_engine_register_hmac(duckdb_connection conn, const floe_engine_key *key);
 
 /*
  * Make the whole process, every thread of it, unable to change any file from now on

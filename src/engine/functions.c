@@ -21,9 +21,16 @@
  *       prints for the value at exactly s fractional digits ("-0.50"), built in C
  *
  * All are strict (NULL in, NULL out), as PostgreSQL's are.
+ *
+ * And silver's PII masking, the same function dbt runs through floe's dbt-duckdb plugin
+ * (pipeline/dbt/floe_plugins/floe_udfs.py, written by src/gen/dbt_files.c):
+ *
+ *   floe_hmac(VARCHAR) → VARCHAR        HMAC-SHA256 of the value's bytes keyed by the
+ *                                       engine's PII key, 64 lower-case hex digits
  */
 #include "engine/engine_int.h"
 #include "base/error.h"
+#include "base/hmac.h"
 #include "base/pghash.h"
 
 #include <stdbool.h>
@@ -299,4 +306,55 @@ int floe_engine_register_functions(duckdb_connection conn)
 		from = i;
 	}
 	return 0;
+}
+
+/* floe_hmac over one chunk: NULL stays NULL; no key, or a libcrypto failure, fails the statement. */
+static void chunk_hmac(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output)
+{
+	const floe_engine_key *key = duckdb_scalar_function_get_extra_info(info);
+	idx_t n = duckdb_data_chunk_get_size(input);
+	duckdb_vector vals = duckdb_data_chunk_get_vector(input, 0);
+	duckdb_string_t *s = duckdb_vector_get_data(vals);
+	uint64_t *val_ok = duckdb_vector_get_validity(vals);
+	uint64_t *out_ok = NULL;
+	char hex[FLOE_HMAC_HEX_LEN + 1];
+
+	if (!key->len) {
+		duckdb_scalar_function_set_error(info, "floe_hmac has no PII key: floe was not given one");
+		return;
+	}
+	for (idx_t i = 0; i < n; i++) {
+		if (val_ok && !duckdb_validity_row_is_valid(val_ok, i)) {
+			if (!out_ok) {
+				duckdb_vector_ensure_validity_writable(output);
+				out_ok = duckdb_vector_get_validity(output);
+			}
+			duckdb_validity_set_row_invalid(out_ok, i);
+			continue;
+		}
+		if (floe_hmac_sha256_hex(hex, key->bytes, key->len, duckdb_string_t_data(&s[i]),
+					 duckdb_string_t_length(s[i])) < 0) {
+			floe_error_clear();
+			duckdb_scalar_function_set_error(info, "floe_hmac: libcrypto could not compute an HMAC-SHA256");
+			return;
+		}
+		duckdb_vector_assign_string_element_len(output, i, hex, FLOE_HMAC_HEX_LEN);
+	}
+}
+
+int floe_engine_register_hmac(duckdb_connection conn, const floe_engine_key *key)
+{
+	duckdb_scalar_function fn = duckdb_create_scalar_function();
+	duckdb_logical_type varchar = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
+	int error = 0;
+	duckdb_scalar_function_set_name(fn, "floe_hmac");
+	duckdb_scalar_function_add_parameter(fn, varchar);
+	duckdb_scalar_function_set_return_type(fn, varchar);
+	duckdb_scalar_function_set_function(fn, chunk_hmac);
+	duckdb_scalar_function_set_extra_info(fn, (void *)key, NULL);
+	if (duckdb_register_scalar_function(conn, fn) != DuckDBSuccess)
+		error = floe_error_set(FLOE_ERR_INTERNAL, "could not register function floe_hmac in DuckDB");
+	duckdb_destroy_logical_type(&varchar);
+	duckdb_destroy_scalar_function(&fn);
+	return error;
 }

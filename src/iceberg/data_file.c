@@ -265,3 +265,32 @@ int floe_iceberg_bound_binary_upper(uint8_t *out, size_t *out_len, const uint8_t
 	}
 	return -1;
 }
+
+void floe_iceberg_data_file_from_parquet(floe_iceberg_data_file *d, floe_arena *a, const char *uri,
+					 const floe_parquet_file_stats *st)
+{
+	floe_iceberg_column_stats *cs = floe_arena_alloc(a, (st->n_columns + 1) * sizeof(*cs));
+	for (size_t i = 0; i < st->n_columns; i++) {
+		const floe_parquet_column_stats *p = &st->columns[i];
+		cs[i] = (floe_iceberg_column_stats)FLOE_ICEBERG_COLUMN_STATS_INIT;
+		cs[i].field_id = p->field_id;
+		cs[i].column_size = p->column_size;
+		cs[i].value_count = p->value_count;
+		cs[i].null_value_count = p->null_count;
+		cs[i].nan_value_count = p->has_nan_count ? p->nan_count : -1;
+		cs[i].has_lower = p->has_lower;
+		cs[i].lower = p->lower;
+		cs[i].lower_len = p->lower_len;
+		cs[i].has_upper = p->has_upper;
+		cs[i].upper = p->upper;
+		cs[i].upper_len = p->upper_len;
+	}
+	*d = (floe_iceberg_data_file)FLOE_ICEBERG_DATA_FILE_INIT;
+	d->path = uri;
+	d->record_count = st->record_count;
+	d->file_size_in_bytes = st->file_size;
+	d->split_offsets = st->split_offsets;
+	d->n_split_offsets = st->n_split_offsets;
+	d->columns = cs;
+	d->n_columns = st->n_columns;
+}

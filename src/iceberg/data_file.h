@@ -14,6 +14,7 @@
 #define FLOE_ICEBERG_DATA_FILE_H
 
 #include "base/arena.h"
+#include "format/parquet.h"
 #include "iceberg/schema.h"
 
 #include <stdbool.h>
@@ -68,6 +69,14 @@ typedef struct floe_iceberg_data_file {
 /* A deep copy in `arena`. */
 floe_iceberg_data_file *floe_iceberg_data_file_copy(floe_arena *arena,
 						    const floe_iceberg_data_file *file);
+
+/*
+ * `d` describes the Parquet file at `uri` from what the Parquet writer or reader computed
+ * (parquet.h floe_parquet_file_stats); the column statistics are allocated in `a`, the rest
+ * borrowed from `st`.
+ */
+void floe_iceberg_data_file_from_parquet(floe_iceberg_data_file *d, floe_arena *a, const char *uri,
+					 const floe_parquet_file_stats *st);
 
 /* The statistics of `field_id`, or NULL. */
 const floe_iceberg_column_stats *floe_iceberg_data_file_column(const floe_iceberg_data_file *file,

@@ -185,6 +185,36 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 }
 
 /*
+ * The silver row of `t` (layer silver): its newest ledger record — state, and the facts behind
+ * it: rows, the bronze snapshot read, tests passed/failed/warned, rows quarantined, or the
+ * failed test with its sample keys — and rows and freshness of its last good build.
+ */
+static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
+			    const floe_state_table_run *runs, size_t n_runs)
+{
+	const char *name = floe_arena_strdup(a, t->silver->table);
+	const floe_state_table_run *last = latest_of(runs, n_runs, name);
+	floe_state_table_run *ok = NULL;
+	floe_state_run *run = NULL;
+	*row = (floe_status_row){ .table = name, .layer = "silver", .source = floe_arena_strdup(a, t->bronze),
+				  .mode = t->mode, .rows = -1, .age_seconds = -1 };
+	row->reconcile.control_fired = -1;
+	row->reconcile.diverged_buckets = -1;
+	row->load = state_of(st, a, last, &run);
+	row->last_run = last ? last->run_id : NULL;
+	row->finished_at = last ? last->finished_at : NULL;
+	floe_state_table_last_with(st, a, name, FLOE_TABLE_LOADED, &ok);
+	floe_error_clear();
+	if (ok) {
+		row->rows = ok->rows;
+		row->age_seconds = age_of(ok->finished_at);
+		row->snapshot_id = ok->snapshot_id;
+	}
+	row->facts = !last ? "run `floe run` to build it" : last->error ? last->error : last->detail;
+	row->cause = last ? last->cause : NULL;
+}
+
+/*
  * A catalog that does not open (deleted, damaged) leaves no table readable, whatever
  * the ledger says: every table that was loaded is `catalog missing` instead.
  */
@@ -235,7 +265,7 @@ int floe_status_build(floe_status *out, const floe_config *config)
 	    floe_state_reconcile_latest(st, own->arena, &recs, &n_recs) < 0)
 		goto cleanup;
 	size_t n = floe_lock_count(lock);
-	out->rows = floe_arena_alloc(own->arena, (n + 1) * sizeof(*out->rows));
+	out->rows = floe_arena_alloc(own->arena, (2 * n + 1) * sizeof(*out->rows));
 	for (size_t i = 0; i < n; i++) {
 		const floe_lock_table *t = floe_lock_at(lock, i);
 		if (t->mode == FLOE_LOAD_REMOVED)
@@ -259,6 +289,10 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		out->n_unverified += row->decided && row->verdict == FLOE_RECONCILE_UNVERIFIED;
 		out->n_partial += row->decided && row->verdict == FLOE_RECONCILE_PARTIAL;
 		out->n_drift += row->drift;
+		if (t->silver && !t->owner && t->mode != FLOE_LOAD_REFUSED) {
+			fill_silver_row(&out->rows[out->n_rows], own->arena, st, t, runs, n_runs);
+			out->n_failed += out->rows[out->n_rows++].load == FLOE_TABLE_FAILED;
+		}
 	}
 	check_catalog(out, own->arena, config);
 	error = 0;

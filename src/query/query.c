@@ -18,8 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-/* An Iceberg type as DuckDB names it (struct fields quoted, so any name is one). */
-static void duck_type(floe_buf *out, const floe_iceberg_type *t)
+void floe_query_duck_type(floe_buf *out, const floe_iceberg_type *t)
 {
 	static const char *const names[] = {
 		[FLOE_ICEBERG_BOOLEAN] = "BOOLEAN", [FLOE_ICEBERG_INT] = "INTEGER", [FLOE_ICEBERG_LONG] = "BIGINT",
@@ -38,19 +37,19 @@ static void duck_type(floe_buf *out, const floe_iceberg_type *t)
 			floe_buf_puts(out, i ? ", " : "");
 			floe_buf_put_quoted(out, t->fields[i].name, '"');
 			floe_buf_putc(out, ' ');
-			duck_type(out, t->fields[i].type);
+			floe_query_duck_type(out, t->fields[i].type);
 		}
 		floe_buf_putc(out, ')');
 		break;
 	case FLOE_ICEBERG_LIST:
-		duck_type(out, t->element);
+		floe_query_duck_type(out, t->element);
 		floe_buf_puts(out, "[]");
 		break;
 	case FLOE_ICEBERG_MAP:
 		floe_buf_puts(out, "MAP(");
-		duck_type(out, t->key);
+		floe_query_duck_type(out, t->key);
 		floe_buf_puts(out, ", ");
-		duck_type(out, t->value);
+		floe_query_duck_type(out, t->value);
 		floe_buf_putc(out, ')');
 		break;
 	default:
@@ -138,7 +137,7 @@ static void put_parquet_schema(floe_buf *sql, const floe_iceberg_schema *schema)
 	for (size_t i = 0; i < schema->n_fields; i++) {
 		const floe_iceberg_field *f = &schema->fields[i];
 		floe_buf_clear(&type);
-		duck_type(&type, f->type);
+		floe_query_duck_type(&type, f->type);
 		floe_buf_printf(sql, "%s%d: {name: ", i ? ", " : "", (int)f->id);
 		floe_buf_put_quoted(sql, f->name, '\'');
 		floe_buf_puts(sql, ", type: ");
@@ -149,18 +148,62 @@ static void put_parquet_schema(floe_buf *sql, const floe_iceberg_schema *schema)
 	floe_buf_free(&type);
 }
 
+/* A view's SELECT list of no rows: each column of `schema` a NULL of its type. */
+static void put_no_rows(floe_buf *sql, const floe_iceberg_schema *schema)
+{
+	for (size_t i = 0; i < schema->n_fields; i++) {
+		floe_buf_puts(sql, i ? ", CAST(NULL AS " : "CAST(NULL AS ");
+		floe_query_duck_type(sql, schema->fields[i].type);
+		floe_buf_puts(sql, ") AS ");
+		floe_buf_put_quoted(sql, schema->fields[i].name, '"');
+	}
+	floe_buf_puts(sql, " WHERE false");
+}
+
+int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *name, floe_iceberg_storage *storage,
+		    const floe_iceberg_scan *scan, const floe_iceberg_schema *schema)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	int error = -1;
+	floe_buf_puts(&sql, "CREATE VIEW ");
+	floe_buf_put_quoted(&sql, ns, '"');
+	floe_buf_putc(&sql, '.');
+	floe_buf_put_quoted(&sql, name, '"');
+	floe_buf_puts(&sql, " AS SELECT ");
+	if (scan->n_files == 0)
+		put_no_rows(&sql, schema);
+	for (size_t i = 0; i < schema->n_fields && scan->n_files > 0; i++) {
+		floe_buf_puts(&sql, i ? ", " : "");
+		view_column(&sql, &schema->fields[i]);
+	}
+	if (scan->n_files > 0) {
+		floe_buf_puts(&sql, " FROM read_parquet([");
+		for (size_t i = 0; i < scan->n_files; i++) {
+			const char *uri = floe_iceberg_storage_engine_uri(storage, a, scan->files[i].file.path);
+			if (!uri)
+				goto cleanup;
+			floe_buf_puts(&sql, i ? "," : "");
+			floe_buf_put_quoted(&sql, uri, '\'');
+		}
+		floe_buf_puts(&sql, "], ");
+		put_parquet_schema(&sql, schema);
+		floe_buf_putc(&sql, ')');
+	}
+	error = floe_engine_exec(e, floe_buf_cstr(&sql));
+cleanup:
+	floe_buf_free(&sql);
+	return error;
+}
+
 /*
- * CREATE VIEW ns.table AS SELECT … FROM read_parquet([files of the current snapshot], schema = …):
- * the columns of the table's current schema found by field id, so a renamed column reads from
- * files written under its old name, and a column added since reads as NULL from older files.
- * The files join `files` once the view exists.
+ * CREATE VIEW ns.table over the files of the current snapshot (floe_query_view); the files
+ * join `files` once the view exists.
  */
 static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, const char *ns, const char *name,
 		      readable *files)
 {
 	floe_iceberg_table *t = NULL;
 	floe_iceberg_scan *scan = NULL;
-	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
 	if (floe_iceberg_table_load(&t, cat, ns, name) < 0 || floe_iceberg_table_plan(&scan, a, t, -1) < 0)
 		goto cleanup;
@@ -169,35 +212,17 @@ static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, 
 		goto cleanup;
 	}
 	const floe_iceberg_schema *schema = floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(t));
-	const char **paths = floe_arena_alloc(a, scan->n_files * sizeof(*paths));
-	floe_buf_puts(&sql, "CREATE VIEW ");
-	floe_buf_put_quoted(&sql, ns, '"');
-	floe_buf_putc(&sql, '.');
-	floe_buf_put_quoted(&sql, name, '"');
-	floe_buf_puts(&sql, " AS SELECT ");
-	for (size_t i = 0; i < schema->n_fields; i++) {
-		floe_buf_puts(&sql, i ? ", " : "");
-		view_column(&sql, &schema->fields[i]);
-	}
-	floe_buf_puts(&sql, " FROM read_parquet([");
-	for (size_t i = 0; i < scan->n_files; i++) {
-		paths[i] = floe_iceberg_storage_engine_uri(floe_iceberg_table_storage(t), a, scan->files[i].file.path);
-		if (!paths[i])
-			goto cleanup;
-		floe_buf_puts(&sql, i ? "," : "");
-		floe_buf_put_quoted(&sql, paths[i], '\'');
-	}
-	floe_buf_puts(&sql, "], ");
-	put_parquet_schema(&sql, schema);
-	floe_buf_putc(&sql, ')');
-	if (floe_engine_exec(e, floe_buf_cstr(&sql)) < 0)
+	if (floe_query_view(e, a, ns, name, floe_iceberg_table_storage(t), scan, schema) < 0)
 		goto cleanup;
-	for (size_t i = 0; i < scan->n_files; i++)
-		*FLOE_ARENA_PUSH(a, files->paths, files->n, files->cap) = paths[i];
+	for (size_t i = 0; i < scan->n_files; i++) {
+		const char *uri = floe_iceberg_storage_engine_uri(floe_iceberg_table_storage(t), a, scan->files[i].file.path);
+		if (!uri)
+			goto cleanup;
+		*FLOE_ARENA_PUSH(a, files->paths, files->n, files->cap) = uri;
+	}
 	error = 0;
 cleanup:
 	floe_iceberg_table_free(t);
-	floe_buf_free(&sql);
 	return error;
 }
 

@@ -17,6 +17,27 @@ typedef enum floe_query_format {
 	FLOE_QUERY_JSON
 } floe_query_format;
 
+typedef struct floe_arena floe_arena;
+typedef struct floe_engine floe_engine;
+typedef struct floe_iceberg_scan floe_iceberg_scan;
+typedef struct floe_iceberg_storage floe_iceberg_storage;
+typedef struct floe_iceberg_schema floe_iceberg_schema;
+typedef struct floe_iceberg_type floe_iceberg_type;
+
+/*
+ * CREATE VIEW "ns"."name" in `e` over exactly the data files of `scan`, its columns those of
+ * `schema` found by field id (read_parquet's schema map): a renamed column reads from files
+ * written under its old name, one added since reads as NULL; a scan without files is a view of
+ * no rows with those columns. Silver builds read a bronze snapshot through it. `storage` (the
+ * table's, floe_iceberg_table_storage) turns each file's URI into what DuckDB opens; NULL only
+ * for a scan without files.
+ */
+int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *name, floe_iceberg_storage *storage,
+		    const floe_iceberg_scan *scan, const floe_iceberg_schema *schema);
+
+/* An Iceberg type as DuckDB names it ("DECIMAL(12,2)", "STRUCT(\"a\" INTEGER)"). */
+void floe_query_duck_type(floe_buf *out, const floe_iceberg_type *t);
+
 /* Run `sql` and render its result into `out`. */
 int floe_query_run(floe_buf *out, const floe_config *config, const char *sql, floe_query_format format);
 

@@ -394,11 +394,7 @@ static const char *error_text(floe_arena *arena)
 	floe_buf msg = FLOE_BUF_INIT;
 	if (!e)
 		return "unknown error";
-	floe_buf_puts(&msg, e->message);
-	if (e->detail)
-		floe_buf_printf(&msg, ": %s", e->detail);
-	for (int i = 0; i < e->n_context; i++)
-		floe_buf_printf(&msg, " (%s)", e->context[i]);
+	floe_error_put_message(&msg, e);
 	const char *text = floe_arena_strdup(arena, floe_buf_cstr(&msg));
 	floe_buf_free(&msg);
 	return text;

@@ -106,3 +106,18 @@ FLOE_TEST(fs_mount_point_of_a_path)
 	FLOE_CHECK(floe_fs_mount_point(&b, "relative/path") < 0);
 	floe_buf_free(&b);
 }
+
+FLOE_TEST(error_put_message_one_line)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	floe_error_set(FLOE_ERR_CHECK, "table \"%s\" failed", "t");
+	floe_error_detail("two rows");
+	floe_error_context("while building %s", "silver.t");
+	floe_error_put_message(&b, floe_error_last());
+	FLOE_CHECK_STR(floe_buf_cstr(&b), "table \"t\" failed: two rows (while building silver.t)");
+	floe_buf_clear(&b);
+	floe_error_put_message(&b, NULL);
+	FLOE_CHECK_STR(floe_buf_cstr(&b), "");
+	floe_error_clear();
+	floe_buf_free(&b);
+}

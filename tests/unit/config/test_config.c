@@ -4,8 +4,10 @@
 #include "harness.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/secret.h"
 #include "config/config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *minimal = "[source]\ndatabase = \"shop\"\nuser = \"r\"\n";
@@ -112,6 +114,37 @@ FLOE_TEST(config_bronze_durations_and_rows)
 	FLOE_CHECK(floe_config_parse_duration("90s") == 90 && floe_config_parse_duration("5m") == 300);
 	FLOE_CHECK(floe_config_parse_duration("1d") == 86400 && floe_config_parse_duration("m") == -1);
 	FLOE_CHECK(floe_config_parse_duration("5 fortnights") == -1 && floe_config_parse_duration("") == -1);
+}
+
+FLOE_TEST(config_pii_key)
+{
+	static const char *hmac_toml = "[source]\ndatabase = \"shop\"\nuser = \"r\"\n[silver]\n"
+				       "pii-key-env = \"FLOE_TEST_PII_KEY\"\n[silver.pii]\n"
+				       "\"public.customers.email\" = \"hmac\"\n";
+	static const char *null_toml = "[source]\ndatabase = \"shop\"\nuser = \"r\"\n[silver]\n"
+				       "pii-key-env = \"FLOE_TEST_PII_KEY\"\n[silver.pii]\n"
+				       "\"public.customers.phone\" = \"null\"\n";
+	floe_config *c = parse(hmac_toml), *n = parse(null_toml);
+	const char *key = "x";
+	FLOE_CHECK(c != NULL && n != NULL);
+	if (!c || !n)
+		return;
+	unsetenv("FLOE_TEST_PII_KEY");
+	FLOE_CHECK(floe_config_pii_key(&key, c) < 0 && key == NULL);
+	FLOE_CHECK(floe_error_last()->cls == FLOE_ERR_CONFIG);
+	FLOE_CHECK(strstr(error_message(), "FLOE_TEST_PII_KEY is not set") != NULL);
+	FLOE_CHECK(floe_config_pii_key(&key, n) == 0 && key == NULL); /* no hmac: no key needed */
+	setenv("FLOE_TEST_PII_KEY", "", 1);
+	FLOE_CHECK(floe_config_pii_key(NULL, c) < 0 && strstr(error_message(), "is empty") != NULL);
+	setenv("FLOE_TEST_PII_KEY", "short-1", 1);
+	FLOE_CHECK(floe_config_pii_key(NULL, c) < 0 && strstr(error_message(), "too short") != NULL);
+	FLOE_CHECK(strstr(error_message(), "short-1") == NULL);
+	setenv("FLOE_TEST_PII_KEY", "a-long-enough-key-0123", 1);
+	FLOE_CHECK(floe_config_pii_key(&key, c) == 0 && key && strcmp(key, "a-long-enough-key-0123") == 0);
+	unsetenv("FLOE_TEST_PII_KEY");
+	floe_secret_reset();
+	floe_config_free(c);
+	floe_config_free(n);
 }
 
 /* The project's layout: pipeline, deployed plan, ledger directory and catalog, the lake inside or elsewhere. */

@@ -1,0 +1,301 @@
+/*
+ * audit.c — the lock's silver tests as SQL over a build: row-level tests pick the rows
+ * to quarantine, and every test is run again on the files written, before they are
+ * published (write-audit-publish).
+ *
+ * A test's failures are a query of (k, n): k a failing entity's key as text, n how many
+ * rows it stands for. Keys shown are the table's key columns (or the test's columns when it
+ * has none), never a column the lock masks (pii): then only "a row".
+ */
+#include "silver/silver_int.h"
+#include "base/arena.h"
+#include "base/error.h"
+#include "base/text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SAMPLE_KEYS 5
+
+static bool is_kind(const floe_lock_test *t, const char *kind)
+{
+	return strcmp(t->kind, kind) == 0;
+}
+
+static bool masked(const floe_lock_silver *s, const char *col)
+{
+	for (size_t i = 0; i < s->n_columns; i++)
+		if (strcmp(s->columns[i].name, col) == 0)
+			return s->columns[i].pii != NULL;
+	return false;
+}
+
+void silver_key_text(floe_buf *sql, const floe_lock_silver *s, const char *const *cols, size_t n)
+{
+	bool hidden = n == 0;
+	for (size_t i = 0; i < n; i++)
+		hidden |= masked(s, cols[i]);
+	if (hidden) {
+		floe_buf_puts(sql, "'a row'");
+		return;
+	}
+	floe_buf_puts(sql, "'(' || concat_ws(', '");
+	for (size_t i = 0; i < n; i++) {
+		floe_buf_puts(sql, ", coalesce(CAST(");
+		floe_buf_put_quoted(sql, cols[i], '"');
+		floe_buf_puts(sql, " AS VARCHAR), 'NULL')");
+	}
+	floe_buf_puts(sql, ") || ')'");
+}
+
+/* The key a failing row is shown by: the table's unique key, else the test's columns. */
+static void row_key(floe_buf *sql, const floe_lock_silver *s, const floe_lock_test *t)
+{
+	if (s->n_unique_key)
+		silver_key_text(sql, s, s->unique_key, s->n_unique_key);
+	else
+		silver_key_text(sql, s, t->columns, t->n_columns);
+}
+
+/* A number from the lock as SQL: only digits, sign, point and exponent pass. */
+static int put_number(floe_buf *sql, const char *num, const floe_lock_test *t)
+{
+	if (!num[0] || strspn(num, "0123456789+-.eE") != strlen(num))
+		return floe_error_set(FLOE_ERR_CONFIG, "test \"%s\" has a bound \"%s\" that is not a number", t->name, num);
+	floe_buf_puts(sql, num);
+	return 0;
+}
+
+/* `col IS NULL OR (…)`, the NULL-passes shape of value tests. */
+static void null_or(floe_buf *sql, const char *col)
+{
+	floe_buf_put_quoted(sql, col, '"');
+	floe_buf_puts(sql, " IS NULL OR ");
+}
+
+/* SQL true for a row that passes row-level test `t`. */
+static int row_pass(floe_buf *sql, const floe_lock_test *t)
+{
+	const char *c = t->n_columns ? t->columns[0] : "";
+	floe_buf_putc(sql, '(');
+	if (is_kind(t, "not_null")) {
+		for (size_t i = 0; i < t->n_columns; i++) {
+			floe_buf_puts(sql, i ? " AND " : "");
+			floe_buf_put_quoted(sql, t->columns[i], '"');
+			floe_buf_puts(sql, " IS NOT NULL");
+		}
+		floe_buf_puts(sql, t->n_columns ? "" : "true");
+	} else if (is_kind(t, "accepted_values")) {
+		null_or(sql, c);
+		floe_buf_put_quoted(sql, c, '"');
+		floe_buf_puts(sql, " IN (");
+		for (size_t i = 0; i < t->n_values; i++) {
+			floe_buf_puts(sql, i ? ", " : "");
+			floe_buf_put_quoted(sql, t->values[i], '\'');
+		}
+		floe_buf_puts(sql, t->n_values ? ")" : "NULL)");
+	} else if (is_kind(t, "row_rule")) {
+		floe_buf_printf(sql, "coalesce((%s), true)", t->expression ? t->expression : "true");
+	} else if (is_kind(t, "range")) {
+		null_or(sql, c);
+		floe_buf_puts(sql, "(true");
+		for (int b = 0; b < 2; b++) {
+			const char *bound = b ? t->max : t->min;
+			if (!bound)
+				continue;
+			floe_buf_puts(sql, " AND ");
+			floe_buf_put_quoted(sql, c, '"');
+			floe_buf_puts(sql, b ? " <= " : " >= ");
+			if (put_number(sql, bound, t) < 0)
+				return -1;
+		}
+		floe_buf_putc(sql, ')');
+	} else if (is_kind(t, "regex")) {
+		null_or(sql, c);
+		floe_buf_puts(sql, "regexp_matches(CAST(");
+		floe_buf_put_quoted(sql, c, '"');
+		floe_buf_puts(sql, " AS VARCHAR), ");
+		floe_buf_put_quoted(sql, t->pattern ? t->pattern : "", '\'');
+		floe_buf_putc(sql, ')');
+	} else {
+		return floe_error_set(FLOE_ERR_CONFIG, "test \"%s\" has an unknown kind \"%s\"", t->name, t->kind);
+	}
+	floe_buf_putc(sql, ')');
+	return 0;
+}
+
+/* `c1 IS NOT NULL AND c2 IS NOT NULL` over `alias.` columns. */
+static void all_not_null(floe_buf *sql, const char *const *cols, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		floe_buf_puts(sql, i ? " AND " : "");
+		floe_buf_put_quoted(sql, cols[i], '"');
+		floe_buf_puts(sql, " IS NOT NULL");
+	}
+	floe_buf_puts(sql, n ? "" : "true");
+}
+
+/* The relation a relationships test's parent is read from: `rel` when it is this table. */
+static const char *parent_of(silver_job *job, const floe_lock_test *t, const char *rel)
+{
+	floe_buf q = FLOE_BUF_INIT;
+	const char *dot = t->to ? strchr(t->to, '.') : NULL;
+	if (!dot)
+		return NULL;
+	if (strcmp(dot + 1, job->name) == 0 && strncmp(t->to, job->ns, (size_t)(dot - t->to)) == 0)
+		return rel;
+	floe_buf_put_quoted(&q, floe_arena_strndup(job->arena, t->to, (size_t)(dot - t->to)), '"');
+	floe_buf_putc(&q, '.');
+	floe_buf_put_quoted(&q, dot + 1, '"');
+	const char *out = floe_arena_strdup(job->arena, floe_buf_cstr(&q));
+	floe_buf_free(&q);
+	return out;
+}
+
+/* The failures query (k, n) of test `t` over `rel`. */
+static int failures_sql(floe_buf *sql, silver_job *job, const floe_lock_test *t, const char *rel)
+{
+	const floe_lock_silver *s = job->table->silver;
+	if (floe_lock_test_row_level(t->kind)) {
+		floe_buf_puts(sql, "SELECT ");
+		row_key(sql, s, t);
+		floe_buf_printf(sql, " AS k, 1 AS n FROM %s WHERE NOT ", rel);
+		return row_pass(sql, t);
+	}
+	if (is_kind(t, "unique") || is_kind(t, "unique_combination")) {
+		floe_buf_puts(sql, "SELECT ");
+		silver_key_text(sql, s, t->columns, t->n_columns);
+		floe_buf_printf(sql, " AS k, count(*) AS n FROM %s WHERE ", rel);
+		all_not_null(sql, t->columns, t->n_columns);
+		floe_buf_puts(sql, " GROUP BY "); /* the columns, not the shown key: a masked one shows as a constant */
+		for (size_t i = 0; i < t->n_columns; i++) {
+			floe_buf_puts(sql, i ? ", " : "");
+			floe_buf_put_quoted(sql, t->columns[i], '"');
+		}
+		floe_buf_puts(sql, " HAVING count(*) > 1");
+	} else if (is_kind(t, "relationships")) {
+		const char *parent = parent_of(job, t, rel);
+		if (!parent || t->n_fields != t->n_columns)
+			return floe_error_set(FLOE_ERR_CONFIG, "test \"%s\" names no parent table and columns", t->name);
+		floe_buf_puts(sql, "SELECT ");
+		row_key(sql, s, t);
+		floe_buf_printf(sql, " AS k, 1 AS n FROM %s c WHERE ", rel);
+		all_not_null(sql, t->columns, t->n_columns);
+		floe_buf_printf(sql, " AND NOT EXISTS (SELECT 1 FROM %s p WHERE true", parent);
+		for (size_t i = 0; i < t->n_columns; i++) {
+			floe_buf_puts(sql, " AND p.");
+			floe_buf_put_quoted(sql, t->fields[i], '"');
+			floe_buf_puts(sql, " = c.");
+			floe_buf_put_quoted(sql, t->columns[i], '"');
+		}
+		floe_buf_putc(sql, ')');
+	} else if (is_kind(t, "row_count")) {
+		floe_buf_printf(sql, "SELECT count(*)::VARCHAR || ' rows' AS k, count(*) AS n FROM %s HAVING false", rel);
+		for (int b = 0; b < 2; b++)
+			if (b ? t->max : t->min) {
+				floe_buf_puts(sql, b ? " OR count(*) > " : " OR count(*) < ");
+				if (put_number(sql, b ? t->max : t->min, t) < 0)
+					return -1;
+			}
+	} else if (is_kind(t, "freshness") && t->n_columns == 1) {
+		floe_buf_puts(sql, "SELECT 'newest ' || coalesce(max(");
+		floe_buf_put_quoted(sql, t->columns[0], '"');
+		floe_buf_printf(sql, ")::VARCHAR, 'none') AS k, 1 AS n FROM %s HAVING coalesce(max(", rel);
+		floe_buf_put_quoted(sql, t->columns[0], '"');
+		floe_buf_printf(sql, ")::TIMESTAMPTZ < now() - to_seconds(%lld), true)", (long long)t->max_age_seconds);
+	} else {
+		return floe_error_set(FLOE_ERR_CONFIG, "test \"%s\" has an unknown kind \"%s\"", t->name, t->kind);
+	}
+	return 0;
+}
+
+/* Rows failing test `t` over `rel` and up to five sample keys ("(5); (7)"). */
+static int count_failures(silver_job *job, const floe_lock_test *t, const char *rel, int64_t *rows, char **samples)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	floe_engine_result *r = NULL;
+	int error = -1;
+	floe_buf_puts(&sql, "WITH f AS (");
+	if (failures_sql(&sql, job, t, rel) < 0)
+		goto cleanup;
+	floe_buf_printf(&sql, ") SELECT coalesce(sum(n), 0)::BIGINT, (SELECT string_agg(k, '; ') FROM "
+			      "(SELECT k FROM f ORDER BY k LIMIT %d)) FROM f", SAMPLE_KEYS);
+	if (floe_engine_query(job->engine, &r, floe_buf_cstr(&sql)) < 0) {
+		floe_error_context("while running test \"%s\" of %s.%s", t->name, job->ns, job->name);
+		goto cleanup;
+	}
+	const char *n = floe_engine_result_text(r, 0, 0), *k = floe_engine_result_text(r, 0, 1);
+	*rows = n ? strtoll(n, NULL, 10) : 0;
+	*samples = floe_arena_strdup(job->arena, k ? k : "");
+	error = 0;
+cleanup:
+	floe_engine_result_free(r);
+	floe_buf_free(&sql);
+	return error;
+}
+
+int silver_quarantine(silver_job *job, int64_t *quarantined)
+{
+	const floe_lock_silver *s = job->table->silver;
+	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
+	int error = -1;
+	if (floe_engine_exec(job->engine, "CREATE TEMP TABLE floe_bad (floe_row BIGINT, floe_rule VARCHAR)") < 0)
+		goto cleanup;
+	for (size_t i = 0; i < s->n_tests; i++) {
+		const floe_lock_test *t = &s->tests[i];
+		if (!floe_lock_test_row_level(t->kind) || strcmp(t->severity, "error") != 0)
+			continue;
+		floe_buf_clear(&sql);
+		floe_buf_puts(&sql, "INSERT INTO floe_bad SELECT floe_row, ");
+		floe_buf_put_quoted(&sql, t->name, '\'');
+		floe_buf_puts(&sql, " FROM floe_build WHERE NOT ");
+		if (row_pass(&sql, t) < 0 || floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0) {
+			floe_error_context("while running test \"%s\" of %s.%s", t->name, job->ns, job->name);
+			goto cleanup;
+		}
+	}
+	floe_buf_clear(&n);
+	if (floe_engine_query_text(job->engine, &n, "SELECT count(DISTINCT floe_row) FROM floe_bad") < 0)
+		goto cleanup;
+	*quarantined = strtoll(floe_buf_cstr(&n), NULL, 10);
+	error = 0;
+cleanup:
+	floe_buf_free(&sql);
+	floe_buf_free(&n);
+	return error;
+}
+
+/* One note: "unique_orders_id (error) failed: 2 rows, keys (5); (5)". */
+static void note(silver_job *job, const floe_lock_test *t, const char *verdict, int64_t rows, const char *samples)
+{
+	floe_buf *b = &job->notes;
+	floe_buf_puts(b, b->len ? "; " : "");
+	floe_buf_printf(b, "%s %s: %lld row%s", t->name, verdict, (long long)rows, rows == 1 ? "" : "s");
+	if (samples && samples[0])
+		floe_buf_printf(b, ", keys %s", samples);
+}
+
+int silver_audit(silver_job *job, const char *relation)
+{
+	const floe_lock_silver *s = job->table->silver;
+	floe_silver_result *r = job->result;
+	for (size_t i = 0; i < s->n_tests; i++) {
+		const floe_lock_test *t = &s->tests[i];
+		int64_t rows = 0;
+		char *samples = NULL;
+		bool error = strcmp(t->severity, "error") == 0;
+		if (count_failures(job, t, relation, &rows, &samples) < 0)
+			return -1;
+		if (rows == 0) {
+			r->tests_passed++;
+		} else if (error) {
+			r->tests_failed++;
+			job->table_failed = true;
+			note(job, t, "failed", rows, samples);
+		} else {
+			r->tests_warned++;
+			note(job, t, "warned", rows, samples);
+		}
+	}
+	return 0;
+}

@@ -57,9 +57,9 @@ echo "== floe generate: pipeline/ as a git repository"
 echo "== floe run: bronze, one Iceberg snapshot per table"
 "$FLOE" -C "$DEMO" run
 
-echo "== floe shop tick, then floe run again: incremental tables load only what changed"
+echo "== floe shop tick, then floe run again: incremental tables load only what changed, silver follows"
 "$FLOE" -C "$DEMO" shop tick --orders 100 --updates 50 --deletes 5
-"$FLOE" -C "$DEMO" run --table public.orders --table public.payments
+"$FLOE" -C "$DEMO" run
 
 echo "== floe status"
 "$FLOE" -C "$DEMO" status

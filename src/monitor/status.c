@@ -306,6 +306,11 @@ const char *floe_status_state_name(const floe_status_row *row)
 {
 	if (row->catalog_missing)
 		return "catalog missing";
+	bool silver = row->layer && strcmp(row->layer, "silver") == 0; /* silver builds share the ledger's states */
+	if (silver && row->load == FLOE_TABLE_LOADED)
+		return "built";
+	if (silver && row->load == FLOE_TABLE_NEVER_LOADED)
+		return "never built";
 	return row->decided ? floe_reconcile_outcome_name(row->verdict) : floe_table_state_name(row->load);
 }
 

@@ -9,6 +9,7 @@
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
 #   make bench-reconcile      md5 vs hashtextextended; floe reconcile V1-V3 vs COPY (bench/reconcile/run.sh)
+#   make bench-silver         floe's silver build vs dbt build; incremental after 0.1 % (bench/silver/run.sh)
 #   make scale-out            Spark reads floe's tables through the JDBC catalog (own venv, Java 17+)
 #   make CC=clang             any C11 compiler; warnings are errors
 
@@ -43,7 +44,7 @@ TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet bench-bronze bench-incremental bench-reconcile scale-out
+.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet bench-bronze bench-incremental bench-silver bench-reconcile scale-out
 
 all: $(BUILD)/floe
 
@@ -111,6 +112,10 @@ bench-bronze: $(BUILD)/floe
 
 bench-incremental: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/incremental.sh
+
+# floe's silver build against real `dbt build` (.venv-dbt) on the same project; incremental after 0.1 %.
+bench-silver: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/silver/run.sh
 
 # Reconciliation's cost: md5 vs hashtextextended in PostgreSQL; V1-V3 of order_items vs its COPY export.
 bench-reconcile: $(BUILD)/floe

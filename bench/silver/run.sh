@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# bench/silver/run.sh — floe's silver build against real `dbt build` on the same generated project,
+# in one run, and an incremental silver build after a 0.1 % change (issue #13's targets: floe at
+# least 2× faster than dbt; the incremental build under 10 % of the full one).
+#
+#   setup    a private PostgreSQL, `floe shop generate --scale S`, init, generate, then
+#            `floe run --layer bronze` (bronze loaded and reconciled once, not timed)
+#   floe     `floe run --layer silver --full-refresh`: every silver table rendered, run in floe's
+#            DuckDB over the verified bronze snapshot, tested and published (each must be `built`)
+#   dbt      `dbt build --full-refresh` from pipeline/dbt with dbt-core + dbt-duckdb (.venv-dbt,
+#            scripts/setup-dbt.sh; $FLOE_DBT to override) over the same bronze tables, its DuckDB
+#            file removed first; the generated profile's threads as written (1)
+#   pairs    floe and dbt alternate, PAIRS times (default 3); medians and dbt / floe
+#   incr     `floe shop tick` sized to 0.1 % of orders, `floe run --layer bronze` (untimed), then
+#            `floe run --layer silver` timed against the full build's median; twice
+# Wall time and peak RSS from /usr/bin/time. Prints a Markdown block; with BENCH_RECORD=1 it is
+# also appended to bench/RESULTS.md.
+#
+#   SCALE=10 bench/silver/run.sh      # orders ≈ 1 M rows
+set -euo pipefail
+
+NAME=silver
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+SCALE="${SCALE:-10}"
+PAIRS="${PAIRS:-3}"
+DBT="${FLOE_DBT:-$ROOT/.venv-dbt/bin/dbt}"
+PY="$ROOT/.venv/bin/python"
+[ -x "$DBT" ] || { echo "bench: dbt not found at $DBT: run scripts/setup-dbt.sh (or set FLOE_DBT)" >&2; exit 2; }
+
+export FLOE_SOURCE_PASSWORD="bench-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+export FLOE_PII_KEY="bench-pii-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+export DBT_SEND_ANONYMOUS_USAGE_STATS=false
+bench_stack_up shop floe_reader
+PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U postgres shop)
+"$FLOE" -C "$WORK" shop generate --scale "$SCALE" --replace >/dev/null
+"$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$WORK" >/dev/null
+"$FLOE" -C "$WORK" generate >/dev/null
+"$FLOE" -C "$WORK" run --layer bronze >/dev/null
+DBTDIR="$WORK/pipeline/dbt"
+
+# timed CMD...: runs CMD (its stdout in $WORK/out), prints "wall-seconds peak-RSS-kB"
+timed() {
+	/usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >"$WORK/out" 2>"$WORK/err" || {
+		tail -c 6000 "$WORK/out" >&2; cat "$WORK/err" >&2; exit 1; }
+	cat "$WORK/time"
+}
+
+# check_silver MODE: every silver table of the lock is in `floe run --json`'s silver array and none
+# failed; MODE full: each `built`. Prints "tables rows changed-keys how-built".
+check_silver() {
+	"$PY" - "$WORK" "$1" <<'PY'
+import json, sys
+work, mode = sys.argv[1], sys.argv[2]
+want = {t["silver"]["table"] for t in json.load(open(f"{work}/pipeline/lakehouse.lock.json"))["tables"]
+        if t.get("silver")}
+got = {r["table"]: r for r in json.load(open(f"{work}/out"))["silver"]}
+bad = [f'{t}: {got[t]["state"] if t in got else "missing"}' for t in sorted(want)
+       if t not in got or got[t]["state"] == "failed" or (mode == "full" and got[t]["state"] != "built")]
+if not want or bad:
+    sys.exit(f"bench: silver not built: {', '.join(bad) or 'no silver table in the lock'}")
+built = [r for r in got.values() if r["state"] == "built"]
+incr = [r for r in built if r["changed_keys"] >= 0]  # -1: built in full
+print(len(want), sum(r["rows"] for r in got.values()), sum(r["changed_keys"] for r in incr),
+      f"{len(incr)} incremental, {len(built) - len(incr)} full, {len(got) - len(built)} unchanged")
+PY
+}
+
+floe_full() {
+	timed "$FLOE" -C "$WORK" run --layer silver --full-refresh --json
+	check_silver full >"$WORK/silver"
+}
+dbt_full() {
+	rm -f "$DBTDIR/floe_dbt.duckdb" "$DBTDIR/floe_dbt.duckdb.wal"
+	(cd "$DBTDIR" && timed "$DBT" build --full-refresh --profiles-dir . --project-dir .)
+	{ grep -o "Done\. PASS=.*" "$WORK/out" || true; } | tail -1 >"$WORK/dbt-done"
+}
+dbt_version() { "$DBT" --version 2>/dev/null | sed -n "s/^ *- $1: *\([0-9.]*\).*/\1/p"; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
+pct() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+floe_times="" dbt_times="" floe_rss=0 dbt_rss=0 pairs_md=""
+for i in $(seq 1 "$PAIRS"); do
+	f=$(floe_full) # assigned first: a failure stops the script (set -e), not only `read`
+	d=$(dbt_full)
+	read -r ft fm <<<"$f"
+	read -r dt dm <<<"$d"
+	floe_times+="$ft"$'\n' dbt_times+="$dt"$'\n'
+	((fm > floe_rss)) && floe_rss=$fm
+	((dm > dbt_rss)) && dbt_rss=$dm
+	pairs_md+="| $i | $ft | $dt | $(ratio "$dt" "$ft")× |"$'\n'
+done
+read -r n_tables silver_rows _ <"$WORK/silver"
+fmed=$(printf '%s' "$floe_times" | median)
+dmed=$(printf '%s' "$dbt_times" | median)
+
+rows_orders=$("${PSQL[@]}" -c 'select count(*) from orders')
+per=$((rows_orders / 1000 / 3 + 1))
+incr_md=""
+for i in 1 2; do
+	"$FLOE" -C "$WORK" shop tick --orders "$per" --updates "$per" --deletes "$per" >/dev/null
+	"$FLOE" -C "$WORK" run --layer bronze >/dev/null
+	r=$(timed "$FLOE" -C "$WORK" run --layer silver --json)
+	c=$(check_silver incr)
+	read -r it im <<<"$r"
+	read -r _ _ changed how <<<"$c"
+	incr_md+="| incremental $i (tick: $per new, $per progressed, $per deleted orders) | $it | $(pct "$it" "$fmed") % | $how | $changed | $((im / 1024)) |"$'\n'
+done
+
+block=$(cat <<MD
+
+### silver build: floe vs dbt build, and incremental — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
+
+Command: \`SCALE=$SCALE bench/silver/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); dbt-core $(dbt_version installed), dbt-duckdb $(dbt_version duckdb); load average before: $load_before
+
+$n_tables silver tables, $silver_rows rows; orders: $rows_orders rows; dbt's last build: $(cat "$WORK/dbt-done").
+
+| pair | floe run --layer silver --full-refresh s | dbt build --full-refresh s | dbt / floe |
+|---|---|---|---|
+${pairs_md}| **median** | **$fmed** | **$dmed** | **$(ratio "$dmed" "$fmed")×** |
+
+Peak RSS: floe $((floe_rss / 1024)) MB, dbt $((dbt_rss / 1024)) MB.
+
+| after a 0.1 % change | floe run --layer silver s | / full build (median) | silver tables built | changed keys | peak RSS MB |
+|---|---|---|---|---|---|
+${incr_md%$'\n'}
+MD
+)
+echo "$block"
+if [ -n "${BENCH_RECORD:-}" ]; then
+	printf '%s\n' "$block" >>"$ROOT/bench/RESULTS.md"
+fi

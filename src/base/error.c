@@ -71,10 +71,7 @@ int floe_error_set_errno(floe_error_class cls, const char *fmt, ...)
 	snprintf(msg, n, "%s: %s", head, why);
 	free(head);
 	set_message(cls, msg);
-	current.sys_errno = saved;
-	floe_error_code code = floe_error_code_of_errno(saved);
-	if (code != FLOE_CODE_NONE)
-		floe_error_code_set(code, NULL);
+	floe_error_errno(saved);
 	return -1;
 }
 

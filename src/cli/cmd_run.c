@@ -235,7 +235,8 @@ static int run(floe_cli_ctx *ctx)
 	sopts.full_refresh = floe_cli_flag(ctx, "full-refresh");
 	if (floe_cli_load_config(&config, ctx) < 0 || floe_config_pii_key(NULL, config) < 0)
 		goto cleanup;
-	floe_doctor_warn_role(config);
+	if (bronze)
+		floe_doctor_warn_role(config); /* only the bronze layer reads the source */
 	check.config = config;
 	if (!floe_cli_flag(ctx, "no-reconcile")) {
 		opts.check = floe_reconcile_bronze_check;

@@ -148,6 +148,7 @@ static const key_spec source_keys[] = {
 	{ "user", KEY_STRING, AT(source.user), NULL, check_nonempty, NULL },
 	{ "password-env", KEY_STRING, AT(source.password_env), NULL, check_env_name, NULL },
 	{ "sslmode", KEY_STRING, AT(source.sslmode), NULL, check_sslmode, NULL },
+	{ "lock-timeout", KEY_DURATION, AT(source.lock_timeout_seconds), NULL, NULL, NULL },
 	{ "schemas", KEY_STRING_LIST, AT(source.schemas), NULL, check_nonempty, NULL },
 	{ "exclude", KEY_STRING_LIST, AT(source.exclude), NULL, check_qualified_table, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
@@ -477,6 +478,7 @@ static void set_defaults(floe_config *c)
 	c->source.port = 5432;
 	c->source.password_env = "FLOE_SOURCE_PASSWORD";
 	c->source.sslmode = "prefer";
+	c->source.lock_timeout_seconds = 60;
 	c->source.schemas.items = default_schemas;
 	c->source.schemas.count = 1;
 	c->warehouse.location = "warehouse";

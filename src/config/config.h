@@ -39,6 +39,7 @@ typedef struct floe_config_source {
 	const char *user;           /* required */
 	const char *password_env;   /* default "FLOE_SOURCE_PASSWORD" */
 	const char *sslmode;        /* default "prefer" */
+	int64_t lock_timeout_seconds; /* "lock-timeout", default 60; 0: wait for a lock as long as it takes */
 	floe_string_list schemas;   /* default ["public"] */
 	floe_string_list exclude;   /* "schema.table" entries */
 } floe_config_source;

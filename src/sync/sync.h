@@ -137,6 +137,8 @@ void floe_sync_result_free(floe_sync_result *result);
 
 int floe_sync_render_text(floe_buf *out, const floe_sync_result *result);
 int floe_sync_render_json(floe_buf *out, const floe_sync_result *result);
+/* Whether the sync found a change or settled a proposal (anything to print). */
+bool floe_sync_has_news(const floe_sync_result *result);
 /* 0, or 1 when a change was refused by [policy]. */
 int floe_sync_exit_code(const floe_sync_result *result);
 
@@ -149,5 +151,19 @@ int floe_sync_exit_code(const floe_sync_result *result);
  * .floe/sync/proposals.json; never fails (an unreadable file pauses nothing, with a warning).
  */
 const char *floe_sync_paused(floe_arena *a, const floe_config *config, const char *schema, const char *name);
+
+/* ---- floe run ---- */
+
+typedef struct floe_lock_table floe_lock_table;
+
+/*
+ * `floe run`'s first step: sync, its report appended to `out` when it found anything. A
+ * sync that fails (another one holds the lock, the source is unreachable) is a warning:
+ * the run goes on with the plan deployed on main.
+ */
+int floe_sync_before_run(floe_buf *out, const floe_config *config);
+
+/* floe_bronze_opts.paused: floe_sync_paused for lock table `t`; `config` is the floe_config. */
+const char *floe_sync_paused_table(void *config, floe_arena *a, const floe_lock_table *t);
 
 #endif

@@ -17,6 +17,7 @@ static const floe_cli_command *const commands[] = {
 	&floe_cmd_doctor,
 	&floe_cmd_plan,
 	&floe_cmd_generate,
+	&floe_cmd_sync,
 	&floe_cmd_run,
 	&floe_cmd_reconcile,
 	&floe_cmd_status,

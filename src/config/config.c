@@ -5,6 +5,7 @@
  * "did you mean" suggestions and the defaults all read from one place.
  */
 #include "config/config.h"
+#include "config/policy.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
@@ -197,7 +198,7 @@ static const key_spec root_keys[] = {
 	{ "watermarks", KEY_STRING_MAP, AT(watermarks), NULL, check_nonempty, check_qualified_table },
 	{ "bronze", KEY_TABLE, 0, bronze_keys, NULL, NULL },
 	{ "silver", KEY_TABLE, 0, silver_keys, NULL, NULL },
-	{ "policy", KEY_STRING_MAP, AT(policy), NULL, check_nonempty, NULL },
+	{ "policy", KEY_STRING_MAP, AT(policy), NULL, floe_policy_action_problem, floe_policy_class_problem },
 	{ "git", KEY_TABLE, 0, git_keys, NULL, NULL },
 	{ "alerts", KEY_TABLE, 0, alerts_keys, NULL, NULL },
 	{ "gold", KEY_TABLE, 0, gold_keys, NULL, NULL },

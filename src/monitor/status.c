@@ -11,6 +11,7 @@
 #include "base/text.h"
 #include "plan/lock.h"
 #include "reconcile/reconcile.h"
+#include "sync/sync.h"
 #include "state/state.h"
 
 #include <stdio.h>
@@ -284,6 +285,13 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		const floe_state_reconcile *rec = reconcile_of(recs, n_recs, copy.bronze);
 		fill_reconcile(row, rec, last);
 		fill_history(row, own->arena, st, rec);
+		const char *paused = floe_sync_paused(own->arena, config, copy.schema, copy.name);
+		if (paused) { /* a schema change waits for a person: that decides, whatever the last load did */
+			row->load = FLOE_TABLE_PAUSED;
+			row->decided = false;
+			row->facts = paused;
+			row->cause = NULL;
+		}
 		out->n_failed += !row->decided && row->load == FLOE_TABLE_FAILED;
 		out->n_diverged += row->decided && row->verdict == FLOE_RECONCILE_DIVERGED;
 		out->n_unverified += row->decided && row->verdict == FLOE_RECONCILE_UNVERIFIED;

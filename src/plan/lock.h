@@ -181,6 +181,13 @@ int floe_lock_set_silver(floe_lock *lock, const char *schema, const char *name, 
  */
 int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *previous);
 
+/*
+ * Table schema.name of `next` as `prev` has it (columns, ids, silver, file hashes), or gone
+ * from `next` when `prev` has no such table: a change held back (floe sync). `next` shares
+ * prev's strings, so it is valid while `prev` lives.
+ */
+void floe_lock_keep_table(floe_lock *next, const floe_lock *prev, const char *schema, const char *name);
+
 void floe_lock_set_file_hash(floe_lock *lock, const char *path, const char *sha256);
 
 /* Add (or update) a file of table schema.name with its generated hash (its dbt model, ...). */

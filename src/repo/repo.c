@@ -9,6 +9,7 @@
 #include "base/fs.h"
 
 #include <git2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,4 +194,113 @@ cleanup:
 	git_tree_free(head_tree);
 	git_commit_free(parent);
 	return error;
+}
+
+/* ---- branches and linked work trees (floe sync) ---- */
+
+int floe_repo_head(floe_repo *repo, char hex[41], char *branch, size_t branch_size)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_reference *head = NULL;
+	hex[0] = '\0';
+	if (branch_size)
+		branch[0] = '\0';
+	if (head_of(&commit, &tree, repo) < 0)
+		return -1;
+	if (commit)
+		git_oid_tostr(hex, GIT_OID_HEXSZ + 1, git_commit_id(commit));
+	if (branch_size && git_reference_lookup(&head, repo->git, "HEAD") == 0 &&
+	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
+		const char *target = git_reference_symbolic_target(head);
+		if (strncmp(target, "refs/heads/", 11) == 0)
+			snprintf(branch, branch_size, "%s", target + 11);
+	}
+	git_error_clear();
+	git_reference_free(head);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return 0;
+}
+
+int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char *name)
+{
+	git_reference *ref = NULL;
+	*exists = false;
+	hex[0] = '\0';
+	int rc = git_branch_lookup(&ref, repo->git, name, GIT_BRANCH_LOCAL);
+	if (rc == GIT_ENOTFOUND) {
+		git_error_clear();
+		return 0;
+	}
+	if (rc < 0)
+		return git_fail("look up a branch", repo->path);
+	const git_oid *id = git_reference_target(ref);
+	if (id) {
+		git_oid_tostr(hex, GIT_OID_HEXSZ + 1, id);
+		*exists = true;
+	}
+	git_reference_free(ref);
+	return 0;
+}
+
+int floe_repo_merged(bool *out, floe_repo *repo, const char *hex)
+{
+	git_oid id, head;
+	*out = false;
+	if (git_oid_fromstr(&id, hex) < 0 || git_reference_name_to_id(&head, repo->git, "HEAD") < 0) {
+		git_error_clear();
+		return 0;
+	}
+	*out = git_oid_equal(&id, &head) || git_graph_descendant_of(repo->git, &head, &id) == 1;
+	git_error_clear();
+	return 0;
+}
+
+int floe_repo_worktree_add(floe_repo *repo, const char *wt_name, const char *path, const char *branch)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_reference *ref = NULL;
+	git_worktree *wt = NULL;
+	git_worktree_add_options o;
+	int error = -1;
+	if (head_of(&commit, &tree, repo) < 0)
+		goto cleanup;
+	if (!commit) {
+		floe_error_set(FLOE_ERR_CONFIG, "git repository \"%s\" has no commit to branch from", repo->path);
+		goto cleanup;
+	}
+	git_worktree_add_options_init(&o, GIT_WORKTREE_ADD_OPTIONS_VERSION);
+	if (git_branch_create(&ref, repo->git, branch, commit, 0) < 0) {
+		git_fail("create a branch", repo->path);
+		goto cleanup;
+	}
+	o.ref = ref;
+	if (git_worktree_add(&wt, repo->git, wt_name, path, &o) < 0) {
+		git_fail("add a work tree", repo->path);
+		goto cleanup;
+	}
+	error = 0;
+cleanup:
+	git_worktree_free(wt);
+	git_reference_free(ref);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return error;
+}
+
+int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name)
+{
+	git_worktree *wt = NULL;
+	git_worktree_prune_options o;
+	if (git_worktree_lookup(&wt, repo->git, wt_name) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	git_worktree_prune_options_init(&o, GIT_WORKTREE_PRUNE_OPTIONS_VERSION);
+	o.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_WORKING_TREE | GIT_WORKTREE_PRUNE_LOCKED;
+	int rc = git_worktree_prune(wt, &o);
+	git_worktree_free(wt);
+	return rc < 0 ? git_fail("remove a work tree", repo->path) : 0;
 }

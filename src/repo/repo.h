@@ -45,4 +45,28 @@ typedef struct floe_repo_commit_opts {
 int floe_repo_commit(bool *committed, char *commit_hex, floe_repo *repo, const floe_repo_change *changes,
 		     size_t n_changes, const floe_repo_commit_opts *opts);
 
+/* ---- branches and linked work trees (floe sync) ---- */
+
+/*
+ * HEAD's commit id into `hex` (41 bytes; "" on an unborn branch) and, when branch_size,
+ * the branch HEAD is on into `branch` ("" when detached).
+ */
+int floe_repo_head(floe_repo *repo, char hex[41], char *branch, size_t branch_size);
+
+/* The tip of local branch `name` into `hex`; *exists false (and 0) when there is no such branch. */
+int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char *name);
+
+/* Whether commit `hex` is HEAD or an ancestor of it (merged); false for a commit the repository lacks. */
+int floe_repo_merged(bool *out, floe_repo *repo, const char *hex);
+
+/*
+ * Create branch `branch` at HEAD and check it out in a new linked work tree at `path`,
+ * named `wt_name` (no '/'); open `path` with floe_repo_open to commit on the branch.
+ * The main work tree is not touched. A branch that exists already is an error.
+ */
+int floe_repo_worktree_add(floe_repo *repo, const char *wt_name, const char *path, const char *branch);
+
+/* Remove the linked work tree `wt_name`: its directory and git's record of it (the branch stays). */
+int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name);
+
 #endif

@@ -33,10 +33,11 @@ typedef enum floe_table_state {
 	FLOE_TABLE_FAILED,
 	FLOE_TABLE_REFUSED,
 	FLOE_TABLE_SKIPPED,
-	FLOE_TABLE_INTERRUPTED       /* left loading by a run that ended or died (`floe status`; never stored) */
+	FLOE_TABLE_INTERRUPTED,      /* left loading by a run that ended or died (`floe status`; never stored) */
+	FLOE_TABLE_PAUSED            /* not loaded: a schema change waits for a person (floe sync's branch) */
 } floe_table_state;
 
-/* "never loaded", "loading", "loaded", "failed", "refused", "skipped", "interrupted". */
+/* "never loaded", "loading", "loaded", "failed", "refused", "skipped", "interrupted", "paused". */
 const char *floe_table_state_name(floe_table_state state);
 /* The state `text` names; -1 (FLOE_ERR_CONFIG) for any other text. */
 int floe_table_state_parse(floe_table_state *out, const char *text);

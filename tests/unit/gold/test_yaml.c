@@ -188,6 +188,6 @@ FLOE_TEST(gold_desc_refusals)
 	FLOE_CHECK(strcmp(desc_refusal(a, "---\nmart: x\ngrain: month\n---\n"), "") == 0);
 	floe_gold_desc *d = NULL;
 	FLOE_CHECK(floe_gold_desc_parse(&d, a, "m.md", "---\nmart: x\0\n---\n", 16) < 0);
-	FLOE_CHECK(strstr(floe_error_last()->message, "NUL byte at offset 10"));
+	FLOE_CHECK(strstr(floe_error_last()->message, "NUL byte at offset 11"));
 	floe_arena_free(a);
 }

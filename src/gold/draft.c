@@ -98,6 +98,7 @@ cleanup:
 	return error;
 }
 
+/* `path`: the description (relative paths are the project's); messages name it as given (r->file). */
 static int draft(floe_gold_draft_result *r, const char *path, const char *dir)
 {
 	floe_buf text;
@@ -109,7 +110,7 @@ static int draft(floe_gold_draft_result *r, const char *path, const char *dir)
 	floe_buf_init(&text, MAX_DESC_BYTES);
 	const char *lock_path = floe_arena_printf(r->arena, "%s/%s", dir, FLOE_LOCK_FILE);
 	if (floe_fs_read_file(&text, path) < 0 ||
-	    floe_gold_desc_parse(&d, r->arena, path, text.ptr ? text.ptr : "", text.len) < 0)
+	    floe_gold_desc_parse(&d, r->arena, r->file, text.ptr ? text.ptr : "", text.len) < 0)
 		goto cleanup;
 	r->mart = d->mart;
 	if (!floe_fs_exists(lock_path)) {
@@ -145,7 +146,8 @@ int floe_gold_draft(floe_gold_draft_result *out, const floe_config *config, cons
 	out->file = floe_arena_strdup(out->arena, path);
 	const char *dir = opts && opts->pipeline_dir ? opts->pipeline_dir
 		: floe_arena_printf(out->arena, "%s/%s", config->project_dir, FLOE_PIPELINE_DIR);
-	if (draft(out, path, dir) < 0)
+	const char *full = path[0] == '/' ? path : floe_arena_printf(out->arena, "%s/%s", config->project_dir, path);
+	if (draft(out, full, dir) < 0)
 		return floe_error_context("while drafting the mart described in %s", path);
 	return 0;
 }

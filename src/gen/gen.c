@@ -127,6 +127,30 @@ int floe_gen_place(floe_gen_result *r, const char *rel, const char *content, con
 	return 0;
 }
 
+/*
+ * The files of the merged gold marts (`floe gold draft` wrote them on a branch a person merged):
+ * generate does not write them, but reports one that differs from what was drafted as drift.
+ */
+static int check_marts(floe_gen_result *r, const floe_lock *next)
+{
+	for (size_t i = 0; i < floe_lock_mart_count(next); i++) {
+		const floe_lock_mart *m = floe_lock_mart_at(next, i);
+		for (size_t j = 0; j < m->n_files; j++) {
+			char have[FLOE_SHA256_HEX_LEN + 1];
+			bool exists;
+			if (hash_file(&exists, have, full_path(r, m->files[j].path)) < 0)
+				return -1;
+			if (!exists)
+				floe_gen_note(r, "gold mart %s: %s is missing; draft the mart again (floe gold draft)", m->name,
+					      m->files[j].path);
+			else
+				record(r, m->files[j].path,
+				       strcmp(have, m->files[j].sha256) == 0 ? FLOE_GEN_UNCHANGED : FLOE_GEN_KEPT);
+		}
+	}
+	return 0;
+}
+
 /* Files of the previous lock that the new one no longer lists. */
 static int retire(floe_gen_result *r, const floe_lock *prev, const floe_lock *next)
 {
@@ -280,8 +304,8 @@ int floe_gen_from_plan_opts(floe_gen_result **out, const floe_plan *plan, const 
 	if (floe_gen_silver(r, next, plan, config) < 0)
 		goto cleanup;
 	hold_back(r, next, prev, plan);
-	if (write_tables(r, plan, prev, next) < 0 ||
-	    floe_gen_dbt(r, next, prev, plan, config) < 0 || retire(r, prev, next) < 0 || write_lock(r, next) < 0)
+	if (write_tables(r, plan, prev, next) < 0 || floe_gen_dbt(r, next, prev, plan, config) < 0 ||
+	    retire(r, prev, next) < 0 || check_marts(r, next) < 0 || write_lock(r, next) < 0)
 		goto cleanup;
 	floe_lock_describe_changes(&changes, prev, next);
 	r->lock_changes = floe_arena_strdup(r->arena, floe_buf_cstr(&changes));

@@ -339,6 +339,8 @@ int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *pre
 	}
 	if (lock->n > 1)
 		qsort(lock->tables, lock->n, sizeof(*lock->tables), by_name);
+	for (size_t i = 0; previous && i < previous->n_marts; i++)
+		floe_lock_set_mart(lock, &previous->marts[i]); /* merged marts stay until a person removes them */
 	floe_lock_mark_owners(lock);
 	*out = lock;
 	return 0;
@@ -471,6 +473,7 @@ int floe_lock_render(floe_buf *out, const floe_lock *lock)
 			floe_json_write_member_cstr(&w, lock->files[i].path, lock->files[i].sha256);
 		floe_json_write_end_object(&w);
 	}
+	floe_lock_write_marts(&w, lock);
 	floe_json_write_end_object(&w);
 	return floe_json_write_finish(&w);
 }

@@ -157,6 +157,35 @@ static int signature(git_signature **out, floe_repo *repo)
 	return 0;
 }
 
+/* Whether refs/heads/<branch> exists and its commit's tree is `tree`. */
+static bool branch_holds(floe_repo *repo, const char *branch, const git_oid *tree)
+{
+	git_reference *ref = NULL;
+	git_commit *tip = NULL;
+	bool same = false;
+	if (git_branch_lookup(&ref, repo->git, branch, GIT_BRANCH_LOCAL) == 0 &&
+	    git_reference_peel((git_object **)&tip, ref, GIT_OBJECT_COMMIT) == 0)
+		same = git_oid_equal(git_commit_tree_id(tip), tree);
+	git_error_clear();
+	git_commit_free(tip);
+	git_reference_free(ref);
+	return same;
+}
+
+/* Point refs/heads/<branch> at `id`, creating it or moving it (a proposal drafted again). */
+static int point_branch(floe_repo *repo, const char *branch, const git_oid *id, const char *message)
+{
+	git_reference *ref = NULL;
+	floe_buf b = FLOE_BUF_INIT;
+	floe_buf_printf(&b, "refs/heads/%s", branch);
+	int rc = git_reference_create(&ref, repo->git, floe_buf_cstr(&b), id, 1, message);
+	git_reference_free(ref);
+	if (rc < 0)
+		git_fail("update the branch", repo->path);
+	floe_buf_free(&b);
+	return rc < 0 ? -1 : 0;
+}
+
 int floe_repo_commit(bool *committed, char *commit_hex, floe_repo *repo, const floe_repo_change *changes,
 		     size_t n_changes, const floe_repo_commit_opts *opts)
 {
@@ -168,17 +197,19 @@ int floe_repo_commit(bool *committed, char *commit_hex, floe_repo *repo, const f
 	*committed = false;
 	if (head_of(&parent, &head_tree, repo) < 0 || build_tree(&tree_id, repo, head_tree, changes, n_changes) < 0)
 		goto cleanup;
-	if (head_tree && git_oid_equal(&tree_id, git_tree_id(head_tree))) {
+	if (opts->branch ? branch_holds(repo, opts->branch, &tree_id)
+			 : head_tree && git_oid_equal(&tree_id, git_tree_id(head_tree))) {
 		error = 0; /* nothing changed */
 		goto cleanup;
 	}
 	if (git_tree_lookup(&tree, repo->git, &tree_id) < 0 || signature(&sig, repo) < 0)
 		goto cleanup_git;
 	const git_commit *parents[1] = { parent };
-	if (git_commit_create(&commit_id, repo->git, "HEAD", sig, sig, NULL, opts->message, tree,
-			      parent ? 1 : 0, parents) < 0)
+	if (git_commit_create(&commit_id, repo->git, opts->branch ? NULL : "HEAD", sig, sig, NULL, opts->message,
+			      tree, parent ? 1 : 0, parents) < 0)
 		goto cleanup_git;
-	if (sync_index(repo, changes, n_changes) < 0)
+	if (opts->branch ? point_branch(repo, opts->branch, &commit_id, opts->message) < 0
+			 : sync_index(repo, changes, n_changes) < 0)
 		goto cleanup;
 	if (commit_hex)
 		git_oid_tostr(commit_hex, GIT_OID_HEXSZ + 1, &commit_id);

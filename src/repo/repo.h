@@ -32,9 +32,16 @@ typedef struct floe_repo_change {
 
 typedef struct floe_repo_commit_opts {
 	const char *message;
+	/*
+	 * NULL: commit on HEAD (the work tree's index follows). A branch name ("floe/mart/x"):
+	 * commit HEAD's tree plus the changes as a child of HEAD and point the branch at it
+	 * (created, or moved from an earlier proposal); HEAD, the index and the work tree stay
+	 * as they are. Nothing is committed when the branch already holds that tree.
+	 */
+	const char *branch;
 } floe_repo_commit_opts;
 
-#define FLOE_REPO_COMMIT_OPTS_INIT { .message = NULL }
+#define FLOE_REPO_COMMIT_OPTS_INIT { .message = NULL, .branch = NULL }
 
 /*
  * Commit `changes` on top of HEAD (or as the first commit). When the resulting

@@ -172,6 +172,10 @@ static void publish_one(floe_publish_result *res, publish_job *job, floe_iceberg
 	res->published = true;
 	goto done;
 failed:
+	if (floe_error_last() && floe_error_last()->code == FLOE_CODE_SOURCE_LOCKED)
+		floe_error_hint("A session holds a lock on %s past [publish] lock-timeout (%lld ms); the previous "
+				"table is unchanged. Publish again when it has finished, or raise lock-timeout.",
+				job->quoted_target, (long long)job->conf->lock_timeout_ms);
 	floe_error_context("while publishing gold.%s", job->mart);
 	record_failure(res, job->arena);
 	if (loaded)

@@ -165,7 +165,7 @@ def test_reader_in_repeatable_read_is_neither_blocked_forever_nor_shown_mixed_ro
         assert r.rc == 1, r
         assert elapsed < 20, elapsed
         m = json.loads(r.out)["marts"][0]
-        assert m["state"] == "failed" and "lock" in m["error"], m
+        assert m["state"] == "failed" and "lock" in m["error"] and "lock-timeout" in m["hint"], m
         assert wh_rows(wh, "orders", reader) == old  # the reader still sees only the old rows
         reader.execute("COMMIT")
     with psycopg.connect(wh, autocommit=True) as c:  # the failed swap dropped its new table

@@ -11,6 +11,7 @@
 #include "reconcile/reconcile.h"
 #include "silver/silver.h"
 #include "sync/sync.h"
+#include "publish/publish.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,31 @@ static void render(floe_buf *out, bool json, const floe_bronze_report *b, const 
 		render_silver_text(out, s);
 }
 
+/*
+ * After every layer: publish the gold marts when [publish] is set (docs/publish.md). Its
+ * outcome joins the output (JSON: a "publish" member); returns its exit code.
+ */
+static int run_publish(floe_buf *out, const floe_config *config, bool json)
+{
+	floe_publish_report rep = { 0 };
+	floe_buf part = FLOE_BUF_INIT;
+	int rc = floe_publish_run(&rep, config, NULL) < 0 ? (int)floe_error_exit_code() : rep.exit_code;
+	if (rc && !rep.n_results) {
+		floe_error_print(stderr);
+		floe_error_clear();
+	}
+	floe_publish_render(&part, &rep, json);
+	if (json && out->len >= 2) {
+		out->len -= 2; /* reopen the run's object: "}\n" */
+		floe_buf_printf(out, ",\"publish\":%.*s}\n", (int)(part.len - 1), part.ptr);
+	} else {
+		floe_buf_put(out, part.ptr, part.len);
+	}
+	floe_buf_free(&part);
+	floe_publish_report_free(&rep);
+	return rc;
+}
+
 static int run(floe_cli_ctx *ctx)
 {
 	floe_config *config = NULL;
@@ -265,12 +291,15 @@ static int run(floe_cli_ctx *ctx)
 	if (silver && floe_silver_run(&srep, config, &sopts) < 0)
 		goto cleanup;
 	render(&out, floe_cli_flag(ctx, "json"), &rep, &srep, bronze, silver);
+	int p_rc = config->publish && !floe_cli_value(ctx, "layer") && !n_tables
+		   ? run_publish(&out, config, floe_cli_flag(ctx, "json")) : 0;
 	floe_cli_out(&out);
 	/* A failed table's cause may call for more than 1: source unreachable 3, disk full 4. */
 	rc = rep.exit_code >= FLOE_EXIT_UNREACHABLE ? rep.exit_code : rep.n_failed || rep.n_unproven ? 1 : 0;
 	/* A silver model floe cannot run as written (unsupported Jinja, wrong columns) is the user's: 2. */
 	int s_rc = srep.exit_code ? srep.exit_code : srep.n_failed ? 1 : 0;
 	rc = s_rc > rc ? s_rc : rc;
+	rc = p_rc > rc ? p_rc : rc;
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
 		free(tables[i]);

@@ -13,6 +13,7 @@
 #include "base/secret.h"
 #include "base/text.h"
 #include "config/toml.h"
+#include "config/publish.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -43,6 +44,15 @@ typedef struct key_spec {
 	value_check check;               /* strings, list items, map values */
 	value_check check_key;           /* map keys */
 } key_spec;
+
+/* Sections parsed in files of their own (config/<section>.c). */
+static const struct own_section {
+	const char *name;
+	int (*load)(floe_config *config, const char *path, const floe_toml_value *section);
+} own_sections[] = {
+	{ "publish", floe_config_publish_load },
+	{ "orchestrators", floe_config_orchestrators_load },
+};
 
 typedef struct load_ctx {
 	floe_config *config;
@@ -461,6 +471,14 @@ static int load_table(load_ctx *ctx, const floe_toml_value *table, const char *s
 	for (size_t i = 0; i < n; i++) {
 		floe_slice key = floe_toml_key_at(table, i);
 		const key_spec *spec = NULL;
+		const struct own_section *own = NULL;
+		for (size_t k = 0; !section && k < sizeof(own_sections) / sizeof(own_sections[0]); k++)
+			own = floe_slice_eq_cstr(key, own_sections[k].name) ? &own_sections[k] : own;
+		if (own) {
+			if (own->load(ctx->config, ctx->path, floe_toml_value_at(table, i)) < 0)
+				return -1;
+			continue;
+		}
 		for (const key_spec *s = specs; s->name; s++)
 			if (floe_slice_eq_cstr(key, s->name))
 				spec = s;
@@ -492,6 +510,7 @@ static void set_defaults(floe_config *c)
 	c->alerts.webhook_env = "FLOE_ALERT_WEBHOOK";
 	c->alerts.otlp_endpoint = "";
 	c->gold_model = "";
+	c->orchestrators = (floe_config_orchestrators)FLOE_CONFIG_ORCHESTRATORS_INIT;
 }
 
 static int check_required(load_ctx *ctx, const floe_toml_value *root)

@@ -13,6 +13,7 @@
 #define FLOE_CONFIG_CONFIG_H
 
 #include "base/buf.h"
+#include "config/orchestrators.h"
 #include "base/secret.h"
 
 #include <stddef.h>
@@ -80,6 +81,8 @@ typedef struct floe_config {
 	const char *git_remote;     /* default "" (no pushes) */
 	floe_config_alerts alerts;
 	const char *gold_model;     /* default "" (rules only) */
+	const struct floe_config_publish *publish; /* [publish] (config/publish.h); NULL: not set */
+	floe_config_orchestrators orchestrators;   /* [orchestrators] (config/orchestrators.h) */
 	floe_arena *arena;
 } floe_config;
 

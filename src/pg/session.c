@@ -164,6 +164,7 @@ floe_error_code floe_pg_code_of_sqlstate(const char *state, bool connected)
 		{ "55P03", FLOE_CODE_SOURCE_LOCKED },       /* lock_not_available */
 		{ "40001", FLOE_CODE_SOURCE_SERIALIZATION }, /* serialization_failure */
 		{ "40P01", FLOE_CODE_SOURCE_SERIALIZATION }, /* deadlock_detected */
+		{ "53100", FLOE_CODE_DISK_FULL },           /* disk_full: the server's disk */
 		{ "08", FLOE_CODE_SOURCE_LOST },            /* connection exception */
 	};
 	for (size_t i = 0; state && strlen(state) == 5 && i < sizeof(map) / sizeof(map[0]); i++)

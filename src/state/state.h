@@ -95,9 +95,10 @@ typedef struct floe_state_table_run {
 	const char *cause;           /* the probable cause, for people */
 	const char *started_at;      /* filled by the ledger when NULL */
 	const char *finished_at;
+	int64_t tests_failed, tests_warned, quarantined; /* silver's tests (version 4); -1: none ran */
 } floe_state_table_run;
 
-#define FLOE_STATE_TABLE_RUN_INIT { .rows = -1, .bytes = -1, .files = -1 }
+#define FLOE_STATE_TABLE_RUN_INIT { .rows = -1, .bytes = -1, .files = -1, .tests_failed = -1, .tests_warned = -1, .quarantined = -1 }
 
 /* Insert or replace the record of (run_id, table_name). */
 int floe_state_table_put(floe_state *st, const floe_state_table_run *tr);
@@ -145,6 +146,13 @@ int floe_state_reconcile_before(floe_state *st, floe_arena *arena, const floe_st
 
 /* How many results `table_name` has (the planted control rotates on it). */
 int floe_state_reconcile_count(floe_state *st, const char *table_name, int64_t *out);
+
+/* How many runs the ledger holds per status (indexed by floe_run_status; serve.c). */
+int floe_state_run_counts(floe_state *st, int64_t out[4]);
+
+/* The last tick a schedule ran (unix seconds), 0 when never (serve.c). */
+int floe_state_tick_get(floe_state *st, const char *schedule, int64_t *out);
+int floe_state_tick_put(floe_state *st, const char *schedule, int64_t tick);
 
 /* Now as ISO 8601 UTC with milliseconds, into buf (at least 32 bytes). */
 void floe_state_now(char *buf, size_t size);

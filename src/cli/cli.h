@@ -101,5 +101,6 @@ extern const floe_cli_command floe_cmd_query;
 extern const floe_cli_command floe_cmd_shop;
 extern const floe_cli_command floe_cmd_catalog;
 extern const floe_cli_command floe_cmd_serve;
+extern const floe_cli_command floe_cmd_alert;
 
 #endif

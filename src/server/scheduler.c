@@ -271,16 +271,19 @@ static void ended(floe_scheduler *s, job *j, int status, int64_t now)
 		      s->max_retries, (long long)(j->retry_at - now));
 }
 
-void floe_scheduler_reap(floe_scheduler *s, int64_t now)
+size_t floe_scheduler_reap(floe_scheduler *s, int64_t now)
 {
+	size_t n = 0;
 	for (;;) {
 		int status = 0;
 		pid_t pid = waitpid(-1, &status, WNOHANG);
 		if (pid <= 0)
-			return;
+			return n;
 		for (size_t i = 0; i < s->n_jobs; i++)
-			if (s->jobs[i].pid == pid)
+			if (s->jobs[i].pid == pid) {
 				ended(s, &s->jobs[i], status, now);
+				n++;
+			}
 	}
 }
 

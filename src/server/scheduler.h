@@ -32,8 +32,8 @@ void floe_scheduler_free(floe_scheduler *s);
 /* Start what is due at `now` (and retries whose time came). */
 void floe_scheduler_tick(floe_scheduler *s, int64_t now);
 
-/* Collect children that ended (never blocks). */
-void floe_scheduler_reap(floe_scheduler *s, int64_t now);
+/* Collect children that ended (never blocks); returns how many did. */
+size_t floe_scheduler_reap(floe_scheduler *s, int64_t now);
 
 /* How many children are running. */
 size_t floe_scheduler_running(const floe_scheduler *s);

@@ -5,8 +5,9 @@
 #include "server/serve.h"
 #include "base/buf.h"
 #include "base/error.h"
-#include "base/fs.h"
 #include "base/log.h"
+#include "monitor/alert.h"
+#include "schedule/clock.h"
 #include "server/http.h"
 #include "server/ops.h"
 #include "server/scheduler.h"
@@ -19,27 +20,13 @@
 #include <unistd.h>
 
 #define MAX_BODY (1u << 20)
+#define ALERT_INTERVAL 30 /* seconds between outbox passes */
 
 static volatile sig_atomic_t signals_seen;
 
 static void on_signal(int sig)
 {
 	signals_seen++;
-}
-
-int64_t floe_serve_now(void)
-{
-	const char *path = getenv("FLOE_TEST_CLOCK");
-	if (!path || !path[0])
-		return (int64_t)time(NULL);
-	floe_buf text = FLOE_BUF_INIT;
-	long long t = -1;
-	if (floe_fs_read_file(&text, path) < 0 || sscanf(floe_buf_cstr(&text), "%lld", &t) != 1) {
-		floe_error_clear();
-		t = (long long)time(NULL);
-	}
-	floe_buf_free(&text);
-	return (int64_t)t;
 }
 
 static size_t counters(void *ctx, floe_metrics_sched **out)
@@ -65,14 +52,18 @@ static int64_t monotonic(void)
 }
 
 /* Run the schedule until a signal; then drain (grace, then SIGTERM) or, on a second signal, kill. */
-static void loop(floe_scheduler *sched, int grace)
+static void loop(floe_scheduler *sched, const floe_config *config, int grace)
 {
-	int64_t deadline = -1;
+	int64_t deadline = -1, alerted = 0;
 	bool stopped = false;
 	struct timespec pause = { 0, 200 * 1000 * 1000 };
 	for (;;) {
-		int64_t now = floe_serve_now();
-		floe_scheduler_reap(sched, now);
+		int64_t now = floe_schedule_now();
+		/* Alerts after every run (the run posts too; the outbox sends each once), and retries of failed posts. */
+		if (floe_scheduler_reap(sched, now) || now - alerted >= ALERT_INTERVAL) {
+			floe_alert_after_run(config, now);
+			alerted = now;
+		}
 		if (signals_seen >= 2) {
 			floe_scheduler_signal(sched, SIGKILL);
 			floe_log_warn("second signal: stopped every running load at once");
@@ -107,7 +98,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 		bin = self;
 	}
 	install_signals();
-	if (floe_scheduler_new(&sched, opts->config, bin, floe_serve_now()) < 0) {
+	if (floe_scheduler_new(&sched, opts->config, bin, floe_schedule_now()) < 0) {
 		floe_error_context("while reading the schedule");
 		goto cleanup;
 	}
@@ -119,7 +110,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 	bool v6 = strchr(opts->host, ':') != NULL;
 	printf("listening on http://%s%s%s:%d\n", v6 ? "[" : "", opts->host, v6 ? "]" : "", floe_http_server_port(http));
 	fflush(stdout);
-	loop(sched, opts->grace_seconds);
+	loop(sched, opts->config, opts->grace_seconds);
 	error = 0;
 cleanup:
 	floe_http_server_free(http);

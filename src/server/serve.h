@@ -24,10 +24,4 @@ typedef struct floe_serve_opts {
 /* Serve until a signal; prints "listening on http://HOST:PORT" when it listens. */
 int floe_serve_run(const floe_serve_opts *opts);
 
-/*
- * Now, in unix seconds: the file named by FLOE_TEST_CLOCK (its first number) when set — a
- * controllable clock for tests only, never for production — else the system clock (UTC).
- */
-int64_t floe_serve_now(void);
-
 #endif

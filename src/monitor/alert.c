@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "base/log.h"
 #include "base/secret.h"
+#include "monitor/otlp.h"
 #include "net/http_client.h"
 #include "state/state.h"
 
@@ -287,6 +288,11 @@ void floe_alert_after_run(const floe_config *config, int64_t now)
 	} else if (rep.failed) {
 		floe_log_warn("alerts: a webhook post failed (%s); the transition is kept and retried later",
 			      rep.last_error);
+	}
+	if (floe_otlp_push(config) < 0) {
+		const floe_error *e = floe_error_last();
+		floe_log_warn("otlp: %s", e && e->message ? e->message : "the push failed");
+		floe_error_clear();
 	}
 }
 

@@ -39,7 +39,7 @@ bool floe_alert_enabled(const floe_config *config);
 /* Queue the transitions of `status` (at `now`, unix seconds) and post what is due. */
 int floe_alert_check(floe_alert_report *out, const floe_config *config, int64_t now);
 
-/* After a run (floe run, floe serve): floe_alert_check, its errors logged, never returned. */
+/* After a run (floe run, floe serve): floe_alert_check and the OTLP push (otlp.h), errors logged, never returned. */
 void floe_alert_after_run(const floe_config *config, int64_t now);
 
 /* Record (and post) a failure an orchestrator reports: state "task failed" of table and layer. */

@@ -210,11 +210,24 @@ static void save_tick(floe_scheduler *s, job *j, int64_t tick)
 	floe_state_close(st);
 }
 
+/* Whether another job of j's table (another layer) has a run going. */
+static bool table_busy(const floe_scheduler *s, const job *j)
+{
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		const job *o = &s->jobs[i];
+		if (o != j && o->pid && o->table && j->table && strcmp(o->table, j->table) == 0)
+			return true;
+	}
+	return false;
+}
+
 void floe_scheduler_tick(floe_scheduler *s, int64_t now)
 {
 	for (size_t i = 0; i < s->n_jobs; i++) {
 		job *j = &s->jobs[i];
 		int64_t tick = due_tick(j->cron, j->last_tick, now);
+		if (!j->pid && table_busy(s, j))
+			continue; /* the table's other layer runs: this one waits its turn (still due) */
 		if (tick >= 0) {
 			save_tick(s, j, tick);
 			if (j->pid) {

@@ -6,7 +6,8 @@
  * schedules for that table) or the gold layer (`gold = …`, one job). Each runs as the
  * child `floe run --table T --layer L --json` (same code path, same ledger). A job
  * never overlaps itself: a tick that finds its previous run still going is skipped and
- * counted. A failed run (any exit but 0 and 2, a configuration error that no retry
+ * counted. Two layers of one table never run at once either: a job whose table's other
+ * layer is running waits (its tick stays due) and starts when that run ends. A failed run (any exit but 0 and 2, a configuration error that no retry
  * fixes) is retried up to `retries` times after rand(0, min(1 h, retry-delay·2^n))
  * seconds. The last tick of each job is kept in the ledger (schedule_ticks): ticks
  * missed while the server was down run once when it starts, not once per tick; a job

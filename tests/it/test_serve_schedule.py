@@ -191,3 +191,21 @@ def test_sigterm_abandons_a_running_load_cleanly_and_a_second_exits_at_once(src,
         assert time.time() - started < 5, "a second SIGTERM exits at once"
     finally:
         blocker.close()
+
+
+def test_two_layers_of_one_table_run_one_after_the_other(src, tmp_path, tmp_path_factory):
+    src.project(tmp_path, extra='\n[schedule]\nbronze = "*/15 * * * *"\nsilver = "*/15 * * * *"\n')
+    src.floe(tmp_path, "init", check=0)
+    src.floe(tmp_path, "generate", check=0)
+    clock = Clock(tmp_path_factory.mktemp("clock") / "now", T0)
+    s = Serve(tmp_path, src.password, env={"FLOE_TEST_CLOCK": str(clock.path)})
+    try:
+        clock.set(T0 + 10 * 60)
+        wait(lambda: finished(tmp_path, "silver.orders", 1) and finished(tmp_path, "silver.customers", 1))
+        for name in ("orders", "customers"):
+            b, sv = runs_of(tmp_path, f"bronze.{name}"), runs_of(tmp_path, f"silver.{name}")
+            assert [x[0] for x in b] == ["loaded"] and [x[0] for x in sv] == ["loaded"], (b, sv)
+            assert b[0][2] <= sv[0][1], "silver starts after the table's bronze run ended"
+        assert metric(s, "floe_scheduler_skipped_runs_total", "bronze.orders") == [0.0]
+    finally:
+        assert s.stop() == 0, s.stderr()

@@ -86,7 +86,7 @@ seed_quality() { # the rules of docs/silver.md and the TOML corpus
 	sed -n '/^```toml$/,/^```$/p' docs/silver.md | sed '/^```/d' >"$out/corpus_quality/silver_md.toml"
 }
 
-targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages quality silver_render gold_desc}
+targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages quality silver_render gold_desc cron}
 iceberg_meta=(src/iceberg/schema.c src/iceberg/metadata_read.c src/iceberg/metadata_write.c)
 for t in $targets; do
 	case $t in
@@ -102,6 +102,7 @@ for t in $targets; do
 	parquet_footer | parquet_pages) build "$t" src/format/*.c -lzstd -lz && seed_repo "$t" ;;
 	silver_render) build silver_render src/silver/render.c && seed_repo silver_render ;;
 	gold_desc) build gold_desc src/gold/yaml.c src/gold/desc.c && seed_repo gold_desc ;;
+	cron) build cron src/schedule/cron.c && seed_repo cron ;;
 	*) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
 	esac
 done

@@ -103,5 +103,7 @@ extern const floe_cli_command floe_cmd_shop;
 extern const floe_cli_command floe_cmd_catalog;
 extern const floe_cli_command floe_cmd_sync;
 extern const floe_cli_command floe_cmd_gold;
+extern const floe_cli_command floe_cmd_serve;
+extern const floe_cli_command floe_cmd_alert;
 
 #endif

@@ -2,6 +2,8 @@
  * cmd_run.c — `floe run [--table T …] [--jobs N]`: load bronze for the deployed plan.
  */
 #include "cli/cli.h"
+#include "monitor/alert.h"
+#include "schedule/clock.h"
 #include "doctor/doctor.h"
 #include "base/arena.h"
 #include "base/error.h"
@@ -300,6 +302,7 @@ static int run(floe_cli_ctx *ctx)
 	int s_rc = srep.exit_code ? srep.exit_code : srep.n_failed ? 1 : 0;
 	rc = s_rc > rc ? s_rc : rc;
 	rc = p_rc > rc ? p_rc : rc;
+	floe_alert_after_run(config, floe_schedule_now()); /* transitions to the webhook; never fails the run */
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
 		free(tables[i]);

@@ -6,6 +6,7 @@
  */
 #include "config/config.h"
 #include "config/policy.h"
+#include "config/schedule.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
@@ -30,7 +31,8 @@ typedef enum key_kind {
 	KEY_ROWS,                        /* a positive integer, int64 */
 	KEY_STRING_LIST,
 	KEY_STRING_MAP,
-	KEY_TABLE
+	KEY_TABLE,
+	KEY_SECTION                      /* a section parsed by its own file (src/config/<section>.c) */
 } key_kind;
 
 /* Returns NULL when `value` is acceptable, else what was expected. */
@@ -145,6 +147,12 @@ static const char *check_cron(const char *v)
 	return fields == 5 ? NULL : "a cron schedule of five fields, e.g. \"0 * * * *\"";
 }
 
+static const char *check_alert_format(const char *v)
+{
+	return strcmp(v, "slack") == 0 || strcmp(v, "teams") == 0 || strcmp(v, "pagerduty") == 0
+		       ? NULL : "`slack`, `teams` or `pagerduty`";
+}
+
 #define AT(field) offsetof(floe_config, field)
 
 static const key_spec project_keys[] = {
@@ -193,6 +201,8 @@ static const key_spec git_keys[] = {
 static const key_spec alerts_keys[] = {
 	{ "webhook-env", KEY_STRING, AT(alerts.webhook_env), NULL, check_env_name, NULL },
 	{ "otlp-endpoint", KEY_STRING, AT(alerts.otlp_endpoint), NULL, NULL, NULL },
+	{ "format", KEY_STRING, AT(alerts.format), NULL, check_alert_format, NULL },
+	{ "routing-key-env", KEY_STRING, AT(alerts.routing_key_env), NULL, check_env_name, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -212,6 +222,7 @@ static const key_spec root_keys[] = {
 	{ "git", KEY_TABLE, 0, git_keys, NULL, NULL },
 	{ "alerts", KEY_TABLE, 0, alerts_keys, NULL, NULL },
 	{ "gold", KEY_TABLE, 0, gold_keys, NULL, NULL },
+	{ "schedule", KEY_SECTION, 0, NULL, NULL, NULL }, /* schedule.c */
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -460,6 +471,8 @@ static int load_key(load_ctx *ctx, const key_spec *spec, const floe_toml_value *
 		if (expect_type(ctx, v, FLOE_TOML_TABLE, name, "a table") < 0)
 			return -1;
 		return load_table(ctx, v, name, spec->children);
+	case KEY_SECTION:
+		return 0;
 	}
 	return -1;
 }
@@ -509,6 +522,8 @@ static void set_defaults(floe_config *c)
 	c->git_remote = "";
 	c->alerts.webhook_env = "FLOE_ALERT_WEBHOOK";
 	c->alerts.otlp_endpoint = "";
+	c->alerts.format = "slack";
+	c->alerts.routing_key_env = "FLOE_PAGERDUTY_ROUTING_KEY";
 	c->gold_model = "";
 	c->orchestrators = (floe_config_orchestrators)FLOE_CONFIG_ORCHESTRATORS_INIT;
 }
@@ -566,6 +581,7 @@ int floe_config_parse(floe_config **out, const char *path, const char *text, siz
 	}
 	const floe_toml_value *root = floe_toml_root(doc);
 	if (load_table(&ctx, root, NULL, root_keys) < 0 || check_required(&ctx, root) < 0 ||
+	    floe_config_schedule_parse(c, floe_toml_get(root, "schedule")) < 0 ||
 	    set_project_paths(c, path) < 0)
 		goto cleanup;
 	c->warehouse.dir = floe_config_warehouse_dir(c);

@@ -66,6 +66,8 @@ typedef struct floe_config_silver {
 typedef struct floe_config_alerts {
 	const char *webhook_env;    /* default "FLOE_ALERT_WEBHOOK" */
 	const char *otlp_endpoint;  /* default "" (off) */
+	const char *format;         /* "slack" (default), "teams" or "pagerduty" */
+	const char *routing_key_env; /* pagerduty: default "FLOE_PAGERDUTY_ROUTING_KEY" */
 } floe_config_alerts;
 
 typedef struct floe_config {
@@ -83,6 +85,7 @@ typedef struct floe_config {
 	const char *gold_model;     /* default "" (rules only) */
 	const struct floe_config_publish *publish; /* [publish] (config/publish.h); NULL: not set */
 	floe_config_orchestrators orchestrators;   /* [orchestrators] (config/orchestrators.h) */
+	const struct floe_config_schedule *schedule; /* [schedule] (schedule.h); NULL: none */
 	floe_arena *arena;
 } floe_config;
 

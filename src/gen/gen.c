@@ -151,6 +151,17 @@ static int check_marts(floe_gen_result *r, const floe_lock *next)
 	return 0;
 }
 
+int floe_gen_put_project_file(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const char *rel,
+			      const char *content)
+{
+	char hex[FLOE_SHA256_HEX_LEN + 1];
+	floe_sha256_hex(hex, content, strlen(content));
+	if (floe_gen_place(r, rel, content, floe_lock_file_hash(prev, rel)) < 0)
+		return -1;
+	floe_lock_add_project_file(next, rel, hex);
+	return 0;
+}
+
 /* Files of the previous lock that the new one no longer lists. */
 static int retire(floe_gen_result *r, const floe_lock *prev, const floe_lock *next)
 {
@@ -305,7 +316,8 @@ int floe_gen_from_plan_opts(floe_gen_result **out, const floe_plan *plan, const 
 		goto cleanup;
 	hold_back(r, next, prev, plan);
 	if (write_tables(r, plan, prev, next) < 0 || floe_gen_dbt(r, next, prev, plan, config) < 0 ||
-	    retire(r, prev, next) < 0 || check_marts(r, next) < 0 || write_lock(r, next) < 0)
+	    floe_gen_dagster(r, next, prev, config, dir) < 0 || retire(r, prev, next) < 0 ||
+	    check_marts(r, next) < 0 || write_lock(r, next) < 0)
 		goto cleanup;
 	floe_lock_describe_changes(&changes, prev, next);
 	r->lock_changes = floe_arena_strdup(r->arena, floe_buf_cstr(&changes));

@@ -100,5 +100,6 @@ extern const floe_cli_command floe_cmd_status;
 extern const floe_cli_command floe_cmd_query;
 extern const floe_cli_command floe_cmd_shop;
 extern const floe_cli_command floe_cmd_catalog;
+extern const floe_cli_command floe_cmd_pentaho;
 
 #endif

@@ -24,6 +24,7 @@ static const floe_cli_command *const commands[] = {
 	&floe_cmd_query,
 	&floe_cmd_stack,
 	&floe_cmd_shop,
+	&floe_cmd_pentaho,
 	NULL,
 };
 

@@ -42,6 +42,11 @@ static void refuse_unparsed_entity(void *ctx, const xmlChar *name, const xmlChar
 	refuse_entity(ctx, name, 0, public_id, system_id, NULL);
 }
 
+/* libxml2 prints some errors (encoding) through its generic handler: keep them off the terminal. */
+static void silent(void *ctx, const char *msg, ...)
+{
+}
+
 static bool is_secret(const char *name, const char *text)
 {
 	return strcasecmp(name, "password") == 0 || strncmp(text, "Encrypted ", 10) == 0;
@@ -312,6 +317,7 @@ int floe_kettle_read(floe_kettle_file **out, floe_arena *arena, const char *path
 		return floe_error_set(FLOE_ERR_CONFIG, "could not read \"%s\": %zu bytes is more than the %zu a Kettle "
 				      "file may have", path, len, FLOE_KETTLE_MAX_BYTES);
 	xmlInitParser();
+	xmlSetGenericErrorFunc(NULL, silent);
 	if (parse_xml(&root, &r, data, len) < 0)
 		return -1;
 	if (!root || (strcmp(root->name, "transformation") != 0 && strcmp(root->name, "job") != 0))

@@ -29,6 +29,7 @@ static const floe_cli_command *const commands[] = {
 	&floe_cmd_stack,
 	&floe_cmd_shop,
 	&floe_cmd_gold,
+	&floe_cmd_pentaho,
 	NULL,
 };
 

@@ -260,6 +260,12 @@ int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char
 	*exists = false;
 	hex[0] = '\0';
 	int rc = git_branch_lookup(&ref, repo->git, name, GIT_BRANCH_LOCAL);
+/* The commit at the tip of refs/heads/<branch>, NULL when the branch does not exist. */
+static int branch_tip(git_commit **out, floe_repo *repo, const char *branch)
+{
+	git_reference *ref = NULL;
+	*out = NULL;
+	int rc = git_branch_lookup(&ref, repo->git, branch, GIT_BRANCH_LOCAL);
 	if (rc == GIT_ENOTFOUND) {
 		git_error_clear();
 		return 0;
@@ -270,6 +276,9 @@ int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char
 	if (id) {
 		git_oid_tostr(hex, GIT_OID_HEXSZ + 1, id);
 		*exists = true;
+	if (rc < 0 || git_reference_peel((git_object **)out, ref, GIT_OBJECT_COMMIT) < 0) {
+		git_reference_free(ref);
+		return git_fail("read a branch", repo->path);
 	}
 	git_reference_free(ref);
 	return 0;
@@ -334,4 +343,83 @@ int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name)
 	int rc = git_worktree_prune(wt, &o);
 	git_worktree_free(wt);
 	return rc < 0 ? git_fail("remove a work tree", repo->path) : 0;
+int floe_repo_commit_branch(bool *committed, char *commit_hex, floe_repo *repo, const char *branch,
+			    const floe_repo_change *changes, size_t n_changes, const floe_repo_commit_opts *opts)
+{
+	git_commit *parent = NULL;
+	git_tree *base_tree = NULL, *tree = NULL;
+	git_signature *sig = NULL;
+	git_oid tree_id, commit_id;
+	floe_buf refname = FLOE_BUF_INIT;
+	int error = -1;
+	*committed = false;
+	if (branch_tip(&parent, repo, branch) < 0)
+		goto cleanup;
+	bool on_branch = parent != NULL;
+	if (on_branch && git_commit_tree(&base_tree, parent) < 0) {
+		git_fail("read a branch's tree", repo->path);
+		goto cleanup;
+	}
+	if ((!on_branch && head_of(&parent, &base_tree, repo) < 0) ||
+	    build_tree(&tree_id, repo, base_tree, changes, n_changes) < 0)
+		goto cleanup;
+	if (on_branch && git_oid_equal(&tree_id, git_tree_id(base_tree))) {
+		error = 0; /* the branch already holds exactly this */
+		goto cleanup;
+	}
+	git_error_clear();
+	floe_buf_printf(&refname, "refs/heads/%s", branch);
+	const git_commit *parents[1] = { parent };
+	if (git_tree_lookup(&tree, repo->git, &tree_id) < 0 || signature(&sig, repo) < 0 ||
+	    git_commit_create(&commit_id, repo->git, floe_buf_cstr(&refname), sig, sig, NULL, opts->message, tree,
+			      parent ? 1 : 0, parents) < 0) {
+		if (!floe_error_last())
+			git_fail("commit on a branch", repo->path);
+		goto cleanup;
+	}
+	if (commit_hex)
+		git_oid_tostr(commit_hex, GIT_OID_HEXSZ + 1, &commit_id);
+	*committed = true;
+	error = 0;
+cleanup:
+	floe_buf_free(&refname);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_tree_free(base_tree);
+	git_commit_free(parent);
+	return error;
+}
+
+int floe_repo_read_branch_file(floe_buf *out, floe_repo *repo, const char *branch, const char *path)
+{
+	git_commit *tip = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	int error = -1;
+	if (branch_tip(&tip, repo, branch) < 0)
+		goto cleanup;
+	if (!tip) {
+		floe_error_set(FLOE_ERR_CONFIG, "no branch \"%s\" in git repository \"%s\"", branch, repo->path);
+		goto cleanup;
+	}
+	if (git_commit_tree(&tree, tip) < 0 || git_tree_entry_bypath(&entry, tree, path) < 0) {
+		git_error_clear();
+		floe_error_set(FLOE_ERR_CONFIG, "no file \"%s\" on branch \"%s\" of git repository \"%s\"", path, branch,
+			       repo->path);
+		goto cleanup;
+	}
+	if (git_blob_lookup(&blob, repo->git, git_tree_entry_id(entry)) < 0) {
+		git_fail("read a file", repo->path);
+		goto cleanup;
+	}
+	error = floe_buf_put(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	if (error < 0)
+		floe_error_set(FLOE_ERR_IO, "file \"%s\" on branch \"%s\" is too large", path, branch);
+cleanup:
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(tip);
+	return error;
 }

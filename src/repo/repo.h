@@ -11,6 +11,8 @@
 #ifndef FLOE_REPO_REPO_H
 #define FLOE_REPO_REPO_H
 
+#include "base/buf.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -75,5 +77,18 @@ int floe_repo_worktree_add(floe_repo *repo, const char *wt_name, const char *pat
 
 /* Remove the linked work tree `wt_name`: its directory and git's record of it (the branch stays). */
 int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name);
+/*
+ * Commit `changes` on branch `branch` (refs/heads/<branch>): on top of its tip, or of HEAD
+ * when the branch does not exist yet. HEAD, the index and the work tree are left alone
+ * (a proposal branch: people review and merge it). Same `committed`/`commit_hex` as above.
+ */
+int floe_repo_commit_branch(bool *committed, char *commit_hex, floe_repo *repo, const char *branch,
+			    const floe_repo_change *changes, size_t n_changes, const floe_repo_commit_opts *opts);
+
+/*
+ * Append the content of `path` at the tip of branch `branch` to `out`. Reads only.
+ * FLOE_ERR_CONFIG when the branch or the path does not exist.
+ */
+int floe_repo_read_branch_file(floe_buf *out, floe_repo *repo, const char *branch, const char *path);
 
 #endif

@@ -71,7 +71,7 @@ typedef struct floe_net_response {
 	floe_buf body;            /* the body when the request had no `write` (bounded: 1 MiB) */
 } floe_net_response;
 
-#define FLOE_NET_RESPONSE_INIT { 0 }
+#define FLOE_NET_RESPONSE_INIT { .headers = FLOE_BUF_INIT, .body = FLOE_BUF_INIT }
 
 /* What to do about a response. */
 typedef enum floe_net_outcome {

@@ -12,10 +12,13 @@ import duckdb
 import duckdb_extension_httpfs
 
 KEY_ID, SECRET = "floe-test-key", "floe-test-secret"
-ENV = {"FLOE_S3_KEY": KEY_ID, "FLOE_S3_SECRET": SECRET,
-       # the pinned httpfs build, from its wheel (scripts/setup.sh puts it beside libduckdb.so)
-       "FLOE_DUCKDB_EXTENSION_DIR": str(Path(duckdb_extension_httpfs.__file__).parent / "extensions"
-                                        / f"v{duckdb.__version__}")}
+WHEEL_DIR = Path(duckdb_extension_httpfs.__file__).parent / "extensions" / f"v{duckdb.__version__}"
+REPO = Path(__file__).resolve().parents[2]
+ENV = {"FLOE_S3_KEY": KEY_ID, "FLOE_S3_SECRET": SECRET}
+# floe loads httpfs from extensions/ beside libduckdb.so, where scripts/setup.sh httpfs puts the
+# pinned build; a checkout whose set-up predates that step points it at the same build's wheel.
+if not (REPO / ".deps" / "duckdb" / "extensions" / "httpfs.duckdb_extension").exists():
+    ENV["FLOE_DUCKDB_EXTENSION_DIR"] = str(WHEEL_DIR)
 
 
 def free_port():
@@ -93,7 +96,7 @@ def pyiceberg_props(endpoint):
 
 def duckdb_s3(con, endpoint):
     """Give a DuckDB connection the pinned httpfs and a secret for the test server."""
-    con.execute(f"LOAD '{ENV['FLOE_DUCKDB_EXTENSION_DIR']}/httpfs.duckdb_extension'")
+    con.execute(f"LOAD '{WHEEL_DIR}/httpfs.duckdb_extension'")
     host = endpoint.split("://", 1)[1]
     con.execute(f"CREATE OR REPLACE SECRET s3test (TYPE s3, KEY_ID '{KEY_ID}', SECRET '{SECRET}', "
                 f"REGION 'us-east-1', ENDPOINT '{host}', URL_STYLE 'path', USE_SSL false)")

@@ -31,6 +31,7 @@ typedef enum key_kind {
 	KEY_ROWS,                        /* a positive integer, int64 */
 	KEY_STRING_LIST,
 	KEY_STRING_MAP,
+	KEY_BOOL,
 	KEY_TABLE,
 	KEY_SECTION                      /* a section parsed by its own file (src/config/<section>.c) */
 } key_kind;
@@ -129,6 +130,12 @@ static const char *check_env_name(const char *v)
 	return NULL;
 }
 
+static const char *check_endpoint(const char *v)
+{
+	return strncmp(v, "http://", 7) == 0 || strncmp(v, "https://", 8) == 0 ? NULL
+	       : "a URL starting with http:// or https://";
+}
+
 static const char *check_cron(const char *v)
 {
 	/* Five whitespace-separated fields of cron characters; the scheduler checks ranges. */
@@ -177,6 +184,13 @@ static const key_spec warehouse_keys[] = {
 	{ "location", KEY_STRING, AT(warehouse.location), NULL, check_nonempty, NULL },
 	{ "catalog", KEY_STRING, AT(warehouse.catalog), NULL, check_catalog, NULL },
 	{ "schedule", KEY_STRING, AT(warehouse.schedule), NULL, check_cron, NULL },
+	/* S3 warehouses (location = "s3://bucket/prefix"; docs/storage.md) */
+	{ "endpoint", KEY_STRING, AT(warehouse.endpoint), NULL, check_endpoint, NULL },
+	{ "region", KEY_STRING, AT(warehouse.region), NULL, check_nonempty, NULL },
+	{ "path-style", KEY_BOOL, AT(warehouse.path_style), NULL, NULL, NULL },
+	{ "access-key-env", KEY_STRING, AT(warehouse.access_key_env), NULL, check_env_name, NULL },
+	{ "secret-key-env", KEY_STRING, AT(warehouse.secret_key_env), NULL, check_env_name, NULL },
+	{ "session-token-env", KEY_STRING, AT(warehouse.session_token_env), NULL, check_env_name, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -467,6 +481,11 @@ static int load_key(load_ctx *ctx, const key_spec *spec, const floe_toml_value *
 		return load_list(ctx, (floe_string_list *)field, v, name, spec->check);
 	case KEY_STRING_MAP:
 		return load_map(ctx, (floe_string_map *)field, v, name, spec);
+	case KEY_BOOL:
+		if (expect_type(ctx, v, FLOE_TOML_BOOL, name, "true or false") < 0)
+			return -1;
+		*(bool *)field = floe_toml_bool(v);
+		return 0;
 	case KEY_TABLE:
 		if (expect_type(ctx, v, FLOE_TOML_TABLE, name, "a table") < 0)
 			return -1;
@@ -516,6 +535,8 @@ static void set_defaults(floe_config *c)
 	c->warehouse.location = "warehouse";
 	c->warehouse.catalog = "sql";
 	c->warehouse.schedule = "0 * * * *";
+	c->warehouse.access_key_env = "AWS_ACCESS_KEY_ID";
+	c->warehouse.secret_key_env = "AWS_SECRET_ACCESS_KEY";
 	c->bronze.late_window_seconds = 300;
 	c->bronze.target_file_rows = 262144;
 	c->silver.pii_key_env = "FLOE_PII_KEY";
@@ -647,9 +668,16 @@ const char *floe_config_warehouse_dir(const floe_config *config)
 	const char *loc = config->warehouse.location;
 	if (config->warehouse.dir)
 		return config->warehouse.dir;
+	if (floe_config_warehouse_is_s3(config))
+		loc = "warehouse"; /* the SQLite catalog stays in the project */
 	if (loc[0] == '/')
 		return loc;
 	return floe_arena_printf(config->arena, "%s/%s", config->project_dir, loc);
+}
+
+bool floe_config_warehouse_is_s3(const floe_config *config)
+{
+	return strncmp(config->warehouse.location, "s3://", 5) == 0;
 }
 
 /* Whether some [silver.pii] entry masks with "hmac". */

@@ -260,12 +260,6 @@ int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char
 	*exists = false;
 	hex[0] = '\0';
 	int rc = git_branch_lookup(&ref, repo->git, name, GIT_BRANCH_LOCAL);
-/* The commit at the tip of refs/heads/<branch>, NULL when the branch does not exist. */
-static int branch_tip(git_commit **out, floe_repo *repo, const char *branch)
-{
-	git_reference *ref = NULL;
-	*out = NULL;
-	int rc = git_branch_lookup(&ref, repo->git, branch, GIT_BRANCH_LOCAL);
 	if (rc == GIT_ENOTFOUND) {
 		git_error_clear();
 		return 0;
@@ -276,6 +270,21 @@ static int branch_tip(git_commit **out, floe_repo *repo, const char *branch)
 	if (id) {
 		git_oid_tostr(hex, GIT_OID_HEXSZ + 1, id);
 		*exists = true;
+	}
+	git_reference_free(ref);
+	return 0;
+}
+
+/* The commit at the tip of refs/heads/<branch>, NULL when the branch does not exist. */
+static int branch_tip(git_commit **out, floe_repo *repo, const char *branch)
+{
+	git_reference *ref = NULL;
+	*out = NULL;
+	int rc = git_branch_lookup(&ref, repo->git, branch, GIT_BRANCH_LOCAL);
+	if (rc == GIT_ENOTFOUND) {
+		git_error_clear();
+		return 0;
+	}
 	if (rc < 0 || git_reference_peel((git_object **)out, ref, GIT_OBJECT_COMMIT) < 0) {
 		git_reference_free(ref);
 		return git_fail("read a branch", repo->path);
@@ -343,6 +352,8 @@ int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name)
 	int rc = git_worktree_prune(wt, &o);
 	git_worktree_free(wt);
 	return rc < 0 ? git_fail("remove a work tree", repo->path) : 0;
+}
+
 int floe_repo_commit_branch(bool *committed, char *commit_hex, floe_repo *repo, const char *branch,
 			    const floe_repo_change *changes, size_t n_changes, const floe_repo_commit_opts *opts)
 {

@@ -66,6 +66,18 @@ def test_readyz_says_why_the_source_is_unreachable(src, proj):
     assert "wrong-password" not in body and "wrong-password" not in s.stderr()
 
 
+def test_readyz_says_when_the_catalog_does_not_open(proj, server):
+    catalog = proj / "warehouse" / "catalog.db"
+    moved = proj / "warehouse" / "catalog.db.away"
+    catalog.rename(moved)
+    try:
+        code, _, body = server.get("/readyz")
+    finally:
+        moved.rename(catalog)
+    assert code == 503 and body.startswith("not ready: catalog:"), body
+    assert server.get("/readyz")[0] == 200
+
+
 def test_metrics_content_type_and_promtool(server):
     code, ctype, body = server.get("/metrics")
     assert code == 200

@@ -6,6 +6,7 @@
 #   make it SANITIZE=thread CC=clang   integration tests under ThreadSanitizer (build-thread-clang/)
 #   make unit | make it       one half of the suite (after `make setup`)
 #   make fuzz FUZZ_SECONDS=60 libFuzzer targets (clang)
+#   make soak                 floe serve on a 1-minute schedule for 30 min with shop traffic (bench/soak/run.sh)
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
 #   make bench-reconcile      md5 vs hashtextextended; floe reconcile V1-V3 vs COPY (bench/reconcile/run.sh)
@@ -45,7 +46,7 @@ TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz clean bench-shop bench-parquet bench-bronze bench-incremental bench-silver bench-reconcile scale-out
+.PHONY: all test unit it setup demo fuzz soak clean bench-shop bench-parquet bench-bronze bench-incremental bench-silver bench-reconcile scale-out
 
 all: $(BUILD)/floe
 
@@ -120,6 +121,10 @@ bench-incremental: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/incremental.sh
 
 # floe's silver build against real `dbt build` (.venv-dbt) on the same project; incremental after 0.1 %.
+# floe serve on a one-minute schedule for SOAK_MINUTES (30) with shop traffic: RSS flat, every run in the ledger, no overlap.
+soak: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) bench/soak/run.sh
+
 bench-silver: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/silver/run.sh
 

@@ -430,6 +430,28 @@ static void put_reconcile_json(floe_buf *out, const floe_status_row *r)
 	floe_buf_putc(out, '}');
 }
 
+static void put_count(floe_buf *out, const char *key, int64_t v)
+{
+	if (v < 0)
+		floe_buf_printf(out, ",\"%s\":null", key);
+	else
+		floe_buf_printf(out, ",\"%s\":%lld", key, (long long)v);
+}
+
+/* The newest run's numbers (what /metrics serves); null when unknown. */
+static void put_last_run_json(floe_buf *out, const floe_status_row *r)
+{
+	if (r->last_duration_seconds < 0)
+		floe_buf_puts(out, ",\"last_run_duration_seconds\":null");
+	else
+		floe_buf_printf(out, ",\"last_run_duration_seconds\":%.3f", r->last_duration_seconds);
+	put_count(out, "last_run_rows_written", r->last_rows_written);
+	put_count(out, "last_run_bytes", r->last_bytes);
+	put_count(out, "tests_failed", r->tests_failed);
+	put_count(out, "tests_warned", r->tests_warned);
+	put_count(out, "quarantined_rows", r->quarantined);
+}
+
 int floe_status_render_json(floe_buf *out, const floe_status *s)
 {
 	floe_buf_puts(out, "{\"tables\":[");
@@ -448,6 +470,7 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 				(long long)r->age_seconds, r->drift ? "true" : "false");
 		floe_json_put_member(out, "facts", r->facts);
 		floe_json_put_member(out, "cause", r->cause);
+		put_last_run_json(out, r);
 		put_reconcile_json(out, r);
 		floe_buf_putc(out, '}');
 	}

@@ -182,4 +182,9 @@ typedef struct floe_gold_report {
 int floe_gold_run(floe_gold_report *out, const floe_config *config, const floe_gold_opts *opts);
 void floe_gold_report_free(floe_gold_report *report);
 
+/* report.c: `floe run`'s lines for gold (none when no mart was built), its JSON members, its exit code. */
+void floe_gold_report_render_text(floe_buf *out, const floe_gold_report *report);
+void floe_gold_report_render_json(floe_buf *out, const floe_gold_report *report); /* ,"gold":[…],"gold_failed":N */
+int floe_gold_report_exit(const floe_gold_report *report);
+
 #endif

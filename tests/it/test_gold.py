@@ -124,3 +124,95 @@ def test_merged_mart_is_kept_by_generate_and_edits_are_drift(src, proj):
     assert edited == [{"path": model, "action": "kept", "drift": True}]
     assert path.read_text().endswith("-- a person's note\n")
     path.write_text(original)
+
+
+def source_monthly(src):
+    """monthly_revenue computed by PostgreSQL from the source itself (silver holds the same rows)."""
+    month = "date_trunc('month', o.order_purchase_timestamp)::date"
+    with src.reader() as conn:
+        revenue = conn.execute(f"select {month}, c.customer_state, sum(i.price) from order_items i "
+                               "join orders o using (order_id) join customers c using (customer_id) "
+                               "where o.order_status <> 'canceled' group by 1, 2").fetchall()
+        orders = conn.execute(f"select {month}, c.customer_state, count(*) from orders o "
+                              "join customers c using (customer_id) "
+                              "where o.order_status <> 'canceled' group by 1, 2").fetchall()
+    rows = {}
+    for m, s, v in revenue:
+        rows.setdefault((m, s), [None, 0])[0] = v
+    for m, s, n in orders:
+        rows.setdefault((m, s), [None, 0])[1] = n
+    return {k: (v[0], v[1], None if v[0] is None or not v[1] else float(v[0]) / v[1]) for k, v in rows.items()}
+
+
+def mart_rows(rows):
+    return {(r[0], r[1]): (r[2], r[3], r[4]) for r in rows}
+
+
+def assert_same(got, want):
+    assert set(got) == set(want)
+    for k, (rev, n, aov) in want.items():
+        g = got[k]
+        assert g[0] == rev and g[1] == n, (k, g, want[k])
+        assert (g[2] is None and aov is None) or abs(g[2] - aov) < 1e-9, (k, g, want[k])
+
+
+def gold_run(src, d, check):
+    r = src.floe(d, "run", "--layer", "gold", "--json", check=check)
+    return {g["mart"]: g for g in json.loads(r.out)["gold"]}
+
+
+def test_run_builds_the_merged_mart_read_back_by_pyiceberg_and_duckdb(src, proj):
+    from lakecheck import catalog, duckdb_iceberg
+    d = proj
+    gold = gold_run(src, d, check=0)["monthly_revenue"]
+    assert gold["state"] == "built" and gold["tests"] == {"passed": 5, "failed": 0}, gold
+    want = source_monthly(src)
+    tbl = catalog(d).load_table("gold.monthly_revenue")
+    cols = [f.name for f in tbl.schema().fields]
+    assert cols == ["month", "state", "revenue", "orders", "average_order_value"]
+    arrow = tbl.scan().to_arrow().to_pylist()
+    assert_same(mart_rows([[r[c] for c in cols] for r in arrow]), want)
+    got = duckdb_iceberg().execute(f"select * from iceberg_scan('{tbl.metadata_location}')").fetchall()
+    assert_same(mart_rows(got), want)
+    assert gold["rows"] == len(want)
+    # floe status shows the mart, its state and its tests
+    st = json.loads(src.floe(d, "status", "--json", check=None).out)
+    (row,) = [t for t in st["tables"] if t["table"] == "gold.monthly_revenue"]
+    assert row["layer"] == "gold" and row["state"] == "built", row
+    assert "tests 5 passed, 0 failed" in json.dumps(row)
+
+
+def plant(d, change):
+    path = d / "pipeline" / "dbt" / "models" / "gold" / "monthly_revenue.sql"
+    original = path.read_text()
+    path.write_text(change(original))
+    return path, original
+
+
+def duplicate_a_row(sql):
+    head, body = sql.split("\nwith\n", 1)
+    body = "with\n" + body
+    return f"{head}\nselect * from ({body}) as a\nunion all\n(select * from ({body}) as b limit 1)\n"
+
+
+@pytest.mark.parametrize("change,failed_test", [
+    (duplicate_a_row, "floe_grain_unique_monthly_revenue failed"),
+    (lambda sql: sql.replace("where (\"orders\".\"order_status\" is distinct from 'canceled')", ""),
+     "monthly_revenue__reconcile_revenue failed"),
+])
+def test_a_planted_failure_fails_a_test_and_keeps_the_snapshot(src, proj, change, failed_test):
+    from lakecheck import catalog
+    d = proj
+    before = catalog(d).load_table("gold.monthly_revenue").current_snapshot().snapshot_id
+    path, original = plant(d, change)
+    try:
+        gold = gold_run(src, d, check=1)["monthly_revenue"]
+    finally:
+        path.write_text(original)
+    assert gold["state"] == "failed" and gold["tests"]["failed"] >= 1, gold
+    assert failed_test in gold["error"] + (gold["detail"] or ""), gold
+    assert "not published" in gold["error"]
+    assert catalog(d).load_table("gold.monthly_revenue").current_snapshot().snapshot_id == before
+    st = json.loads(src.floe(d, "status", "--json", check=None).out)
+    (row,) = [t for t in st["tables"] if t["table"] == "gold.monthly_revenue"]
+    assert row["state"] == "failed"

@@ -176,7 +176,8 @@ int floe_gold_draft_render_text(floe_buf *out, const floe_gold_draft_result *r)
 	if (r->commit[0])
 		floe_buf_printf(out, "proposed on branch %s (commit %.12s):\n", r->branch, r->commit);
 	else
-		floe_buf_printf(out, "branch %s already holds this proposal:\n", r->branch);
+		floe_buf_printf(out, "nothing new to propose: the pipeline's HEAD or branch %s already holds it:\n",
+				r->branch);
 	floe_buf_printf(out, "  %s\n  %s\n", p->model_path, p->schema_path);
 	for (size_t i = 0; i < p->n_tests; i++)
 		floe_buf_printf(out, "  %s\n", p->test_paths[i]);

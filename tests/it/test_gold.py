@@ -111,6 +111,10 @@ def test_merged_mart_is_kept_by_generate_and_edits_are_drift(src, proj):
     d = proj
     git(d, "merge", "--no-edit", "floe/mart/monthly_revenue")
     assert lock_of(d)["marts"][0]["name"] == "monthly_revenue"
+    # drafting a merged mart again proposes nothing (no empty commit on the branch)
+    tip = git(d, "rev-parse", "floe/mart/monthly_revenue")
+    assert draft(src, d, "monthly_revenue", MONTHLY, check=0)["commit"] is None
+    assert git(d, "rev-parse", "floe/mart/monthly_revenue") == tip
     r = src.floe(d, "generate", "--json", check=0)
     gen = json.loads(r.out)
     model = "dbt/models/gold/monthly_revenue.sql"

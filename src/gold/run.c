@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "iceberg/catalog.h"
 #include "iceberg/table.h"
+#include "silver/silver.h"
 #include "state/state.h"
 
 #include <stdio.h>
@@ -60,21 +61,10 @@ static void describe(gold_job *job)
 static void failed(gold_job *job)
 {
 	floe_gold_result *r = job->result;
-	const floe_error *e = floe_error_last();
-	floe_buf msg = FLOE_BUF_INIT, cause = FLOE_BUF_INIT;
-	floe_error_put_message(&msg, e);
-	floe_error_put_cause(&cause, e);
 	r->state = "failed";
-	r->error = floe_arena_strdup(job->arena, floe_buf_cstr(&msg));
-	r->cause = r->tests_failed ? "a gold test failed: the mart disagrees with its grain or with silver (see the error)"
-				   : floe_arena_strdup(job->arena, floe_buf_cstr(&cause));
-	int code = e ? (int)floe_error_class_exit(e->cls) : FLOE_EXIT_INTERNAL;
-	r->exit_code = e && e->cls == FLOE_ERR_CONFIG ? FLOE_EXIT_USAGE
-		       : code >= FLOE_EXIT_UNREACHABLE  ? code
-							: FLOE_EXIT_CHECK_FAILED;
-	floe_buf_free(&msg);
-	floe_buf_free(&cause);
-	floe_error_clear();
+	r->exit_code = floe_silver_failure(&r->error, &r->cause, job->arena, r->tests_failed > 0,
+					   "a gold test failed: the mart disagrees with its grain or with silver "
+					   "(see the error)");
 }
 
 static void run_one(gold_job *job, floe_state *st)
@@ -98,20 +88,6 @@ static void run_one(gold_job *job, floe_state *st)
 	record(st, job, true);
 }
 
-static int open_all(owned *own, const floe_config *config, floe_state **st, floe_iceberg_catalog **cat)
-{
-	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
-	co.warehouse = floe_config_warehouse_dir(config);
-	co.create = true;
-	if (floe_lock_load(&own->lock, floe_config_lock_path(own->arena, config)) < 0) {
-		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
-		return -1;
-	}
-	if (floe_state_open(st, config->project_dir) < 0)
-		return -1;
-	return floe_iceberg_catalog_open_sql(cat, floe_config_catalog_path(own->arena, config), &co);
-}
-
 int floe_gold_run(floe_gold_report *out, const floe_config *config, const floe_gold_opts *opts)
 {
 	floe_gold_opts defaults = { 0 };
@@ -123,7 +99,7 @@ int floe_gold_run(floe_gold_report *out, const floe_config *config, const floe_g
 	owned *own = floe_xcalloc(1, sizeof(*own));
 	out->owned = own;
 	own->arena = floe_arena_new();
-	if (open_all(own, config, &st, &cat) < 0)
+	if (floe_silver_open(&own->lock, &st, &cat, own->arena, config) < 0)
 		goto cleanup;
 	if (opts->run_id)
 		snprintf(out->run_id, sizeof(out->run_id), "%s", opts->run_id);

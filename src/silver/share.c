@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "format/parquet.h"
 #include "query/query.h"
+#include "state/state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,4 +85,37 @@ cleanup:
 	floe_iceberg_storage_free(local);
 	floe_buf_free(&bytes);
 	return error;
+}
+
+int floe_silver_open(floe_lock **lock, floe_state **st, floe_iceberg_catalog **cat, floe_arena *arena,
+		     const floe_config *config)
+{
+	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
+	co.warehouse = floe_config_warehouse_dir(config);
+	co.create = true;
+	if (floe_lock_load(lock, floe_config_lock_path(arena, config)) < 0) {
+		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
+		return -1;
+	}
+	if (floe_state_open(st, config->project_dir) < 0)
+		return -1;
+	return floe_iceberg_catalog_open_sql(cat, floe_config_catalog_path(arena, config), &co);
+}
+
+int floe_silver_failure(const char **message, const char **cause, floe_arena *arena, bool tests_failed,
+			const char *tests_cause)
+{
+	const floe_error *e = floe_error_last();
+	floe_buf msg = FLOE_BUF_INIT, why = FLOE_BUF_INIT;
+	floe_error_put_message(&msg, e);
+	floe_error_put_cause(&why, e);
+	*message = floe_arena_strdup(arena, floe_buf_cstr(&msg));
+	*cause = tests_failed ? tests_cause : floe_arena_strdup(arena, floe_buf_cstr(&why));
+	int code = e ? (int)floe_error_class_exit(e->cls) : FLOE_EXIT_INTERNAL;
+	code = e && e->cls == FLOE_ERR_CONFIG ? FLOE_EXIT_USAGE : code >= FLOE_EXIT_UNREACHABLE ? code
+											 : FLOE_EXIT_CHECK_FAILED;
+	floe_buf_free(&msg);
+	floe_buf_free(&why);
+	floe_error_clear();
+	return code;
 }

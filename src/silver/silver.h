@@ -138,6 +138,22 @@ typedef struct floe_iceberg_data_file floe_iceberg_data_file;
 int floe_silver_current_view(floe_engine *engine, floe_iceberg_catalog *cat, floe_arena *arena, const char *ns,
 			     const char *name, const char *view_ns);
 
+typedef struct floe_state floe_state;
+typedef struct floe_lock floe_lock;
+
+/* The deployed lock (into *lock, freed by the caller), the run ledger and the SQL catalog a build reads and writes. */
+int floe_silver_open(floe_lock **lock, floe_state **st, floe_iceberg_catalog **cat, floe_arena *arena,
+		     const floe_config *config);
+
+/*
+ * The current error as a failed build's outcome: its message on one line and its probable cause
+ * (`tests_failed`: the cause is the failed test, named by `tests_cause`), in `arena`; the error is
+ * cleared. Returns the exit code: 2 for a model or lock floe cannot run as written, a service's
+ * or machine's own code, else 1.
+ */
+int floe_silver_failure(const char **message, const char **cause, floe_arena *arena, bool tests_failed,
+			const char *tests_cause);
+
 /* Where DuckDB writes files before a table's storage takes them: a private directory made on first use. */
 typedef struct floe_silver_spool {
 	floe_engine *engine;

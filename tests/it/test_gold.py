@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+from conftest import floe
 from lakecheck import lock_of
 from sourcedb import Source
 
@@ -33,25 +34,33 @@ def git(d, *args):
     return p.stdout
 
 
-@pytest.fixture(scope="module")
-def src(stack):
-    s = Source(stack, "gold_it", "gold_reader")
+def shop_source(stack, name, seed):
+    """A shop at scale 0.01 in a database of its own, readable by its role."""
+    s = Source(stack, name, name.replace("_it", "_reader"))
     s.create("")
-    from conftest import floe
-    floe("shop", "generate", "--scale", "0.01", "--seed", "3",
-         "--target", f"{stack['socket_dir']}:{stack['port']}/gold_it", check=0)
+    floe("shop", "generate", "--scale", "0.01", "--seed", str(seed),
+         "--target", f"{stack['socket_dir']}:{stack['port']}/{name}", check=0)
     s.grant_read("public")
     return s
 
 
-@pytest.fixture(scope="module")
-def proj(src, tmp_path_factory):
-    d = tmp_path_factory.mktemp("gold")
+def shop_project(src, d):
+    """A project on `src` with its pipeline generated, bronze and silver built, and a marts/ folder."""
     src.project(d)
     src.floe(d, "generate", check=0)
     src.floe(d, "run", check=0)
     (d / "marts").mkdir()
     return d
+
+
+@pytest.fixture(scope="module")
+def src(stack):
+    return shop_source(stack, "gold_it", 3)
+
+
+@pytest.fixture(scope="module")
+def proj(src, tmp_path_factory):
+    return shop_project(src, tmp_path_factory.mktemp("gold"))
 
 
 def draft(src, d, name, text, check):

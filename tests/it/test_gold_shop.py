@@ -6,16 +6,14 @@ month) has the totals each fact gives alone, computed by PostgreSQL from the sou
 import json
 import math
 import shutil
-import subprocess
-from pathlib import Path
 
 import duckdb
 import pytest
 
-from conftest import REPO, floe
+from conftest import REPO
 from lakecheck import catalog, norm
-from sourcedb import Source
 from test_dbt_project import dbt
+from test_gold import git, shop_project, shop_source
 
 MARTS = ["monthly_revenue", "customer_segments", "payment_mix", "seller_scorecard"]
 FAN_OUT = """---
@@ -32,30 +30,14 @@ Item revenue and payments per month of purchase, each aggregated on its own fact
 """
 
 
-def git(d, *args):
-    p = subprocess.run(["git", "-C", str(d / "pipeline"), *args], capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
-    return p.stdout
-
-
 @pytest.fixture(scope="module")
 def src(stack):
-    s = Source(stack, "gold_shop_it", "gold_shop_reader")
-    s.create("")
-    floe("shop", "generate", "--scale", "0.01", "--seed", "11",
-         "--target", f"{stack['socket_dir']}:{stack['port']}/gold_shop_it", check=0)
-    s.grant_read("public")
-    return s
+    return shop_source(stack, "gold_shop_it", 11)
 
 
 @pytest.fixture(scope="module")
 def proj(src, tmp_path_factory):
-    d = tmp_path_factory.mktemp("goldshop")
-    src.project(d)
-    src.floe(d, "generate", check=0)
-    src.floe(d, "run", "--layer", "bronze", check=0)
-    src.floe(d, "run", "--layer", "silver", check=0)
-    (d / "marts").mkdir()
+    d = shop_project(src, tmp_path_factory.mktemp("goldshop"))
     for name in MARTS:
         shutil.copy(REPO / "examples" / "shop" / "marts" / f"{name}.md", d / "marts")
     (d / "marts" / "money_by_month.md").write_text(FAN_OUT)

@@ -160,3 +160,27 @@ cleanup:
 	floe_engine_close(e);
 	gold_kit_free(&k);
 }
+
+FLOE_TEST(gold_sql_measure_filter_applies_after_aggregation)
+{
+	gold_kit k;
+	floe_engine *e = NULL;
+	gold_kit_init(&k);
+	floe_gold_mart *m = gold_kit_resolve(&k, "---\nmart: big_orders\ngrain: [order]\ndimensions:\n"
+						 "  order: orders.order_id\nmeasures:\n  revenue: sum of order_items.price\n"
+						 "filters:\n  - revenue > 20\n---\n");
+	floe_gold_proposal *p = NULL;
+	FLOE_CHECK(m && floe_gold_propose(&p, k.arena, m) == 0);
+	FLOE_CHECK(floe_engine_open(&e, NULL) == 0 && floe_engine_exec(e, rows) == 0);
+	if (!p || !e)
+		goto cleanup;
+	FLOE_CHECK(strstr(p->model, ") as \"floe_mart\"\nwhere (\"revenue\" > 20)\n"));
+	FLOE_CHECK(p->n_tests == 0); /* rows dropped after aggregation: totals no longer reconcile */
+	FLOE_CHECK_STR(text_of(e, k.arena, floe_arena_printf(k.arena, "SELECT string_agg(concat_ws('|', \"order\", revenue), "
+								       "' ' ORDER BY \"order\") FROM (%s)",
+							      render(k.arena, p->model))),
+		       "1|60.00 2|100.00"); /* order 3 (5.00) is left out */
+cleanup:
+	floe_engine_close(e);
+	gold_kit_free(&k);
+}

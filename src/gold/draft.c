@@ -79,6 +79,11 @@ static int propose(floe_gold_draft_result *r, const floe_gold_desc *d, floe_lock
 	size_t n = 0;
 	bool committed = false;
 	int error = -1;
+	if (!floe_repo_exists(dir)) {
+		floe_error_set(FLOE_ERR_CONFIG, "\"%s\" is not a git repository: there is nowhere to propose the mart", dir);
+		floe_error_hint("Run `floe generate`: it writes pipeline/ as a git repository.");
+		return -1;
+	}
 	changes_of(&c, &n, &lm, r->arena, r->proposal);
 	floe_lock_set_mart(lock, &lm);
 	if (floe_lock_render(&lock_text, lock) < 0)

@@ -186,6 +186,7 @@ static const key_spec alerts_keys[] = {
 
 static const key_spec gold_keys[] = {
 	{ "model", KEY_STRING, AT(gold_model), NULL, NULL, NULL },
+	{ "endpoint", KEY_STRING, AT(gold_endpoint), NULL, check_nonempty, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -489,6 +490,7 @@ static void set_defaults(floe_config *c)
 	c->alerts.webhook_env = "FLOE_ALERT_WEBHOOK";
 	c->alerts.otlp_endpoint = "";
 	c->gold_model = "";
+	c->gold_endpoint = "http://127.0.0.1:11434";
 }
 
 static int check_required(load_ctx *ctx, const floe_toml_value *root)

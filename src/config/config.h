@@ -79,6 +79,7 @@ typedef struct floe_config {
 	const char *git_remote;     /* default "" (no pushes) */
 	floe_config_alerts alerts;
 	const char *gold_model;     /* default "" (rules only) */
+	const char *gold_endpoint;  /* the model's Ollama-compatible API, default "http://127.0.0.1:11434" */
 	floe_arena *arena;
 } floe_config;
 

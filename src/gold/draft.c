@@ -104,7 +104,7 @@ cleanup:
 }
 
 /* `path`: the description (relative paths are the project's); messages name it as given (r->file). */
-static int draft(floe_gold_draft_result *r, const char *path, const char *dir)
+static int draft(floe_gold_draft_result *r, const char *path, const char *dir, const floe_gold_model *model)
 {
 	floe_buf text;
 	floe_lock *lock = NULL;
@@ -123,7 +123,7 @@ static int draft(floe_gold_draft_result *r, const char *path, const char *dir)
 		floe_error_hint("Run `floe generate` (and `floe run` for silver) before drafting a mart.");
 		goto cleanup;
 	}
-	if (floe_lock_load(&lock, lock_path) < 0 || floe_gold_resolve(&m, r->arena, d, lock) < 0)
+	if (floe_lock_load(&lock, lock_path) < 0 || floe_gold_resolve(&m, r->arena, d, lock, model) < 0)
 		goto cleanup;
 	r->n_questions = floe_gold_question_count(m);
 	r->questions = r->n_questions ? m->questions : NULL;
@@ -152,7 +152,8 @@ int floe_gold_draft(floe_gold_draft_result *out, const floe_config *config, cons
 	const char *dir = opts && opts->pipeline_dir ? opts->pipeline_dir
 		: floe_arena_printf(out->arena, "%s/%s", config->project_dir, FLOE_PIPELINE_DIR);
 	const char *full = path[0] == '/' ? path : floe_arena_printf(out->arena, "%s/%s", config->project_dir, path);
-	if (draft(out, full, dir) < 0)
+	floe_gold_model model = { .name = config->gold_model, .endpoint = config->gold_endpoint };
+	if (draft(out, full, dir, &model) < 0)
 		return floe_error_context("while drafting the mart described in %s", path);
 	return 0;
 }

@@ -80,12 +80,19 @@ typedef struct floe_gold_reconcile {
 	const char *silver_sql;           /* dbt SQL giving one row, column `total` */
 } floe_gold_reconcile;
 
+/* A local model (Ollama API) that drafts terms the rules cannot resolve ([gold] model, endpoint). */
+typedef struct floe_gold_model {
+	const char *name;                 /* "qwen2.5-coder:7b" */
+	const char *endpoint;             /* "http://127.0.0.1:11434" */
+} floe_gold_model;
+
 /*
- * Resolve `desc` against the silver tables of `lock`. Always returns a mart (NULL only
- * with an error set: out of the description's own shape); it may carry questions, and
- * then it has no SQL.
+ * Resolve `desc` against the silver tables of `lock`; with `model` (NULL: rules only), a measure
+ * the rules leave with a question is drafted by the model and kept only when invent.c accepts
+ * it. Returns a mart (-1 only with an error set); it may carry questions, and then it has no SQL.
  */
-int floe_gold_resolve(floe_gold_mart **out, floe_arena *arena, const floe_gold_desc *desc, const floe_lock *lock);
+int floe_gold_resolve(floe_gold_mart **out, floe_arena *arena, const floe_gold_desc *desc, const floe_lock *lock,
+		      const floe_gold_model *model);
 
 size_t floe_gold_question_count(const floe_gold_mart *m);
 const floe_gold_question *floe_gold_question_at(const floe_gold_mart *m, size_t i);

@@ -68,6 +68,7 @@ typedef struct gold_measure {
 	const char *num_name, *den_name;  /* RATIO, until resolved to indexes */
 	const floe_gold_term *term;
 	const char *label;                /* "measures.revenue" */
+	const char *drafted;              /* the model's accepted draft; NULL: by rule */
 } gold_measure;
 
 typedef struct gold_filter {
@@ -117,6 +118,7 @@ struct floe_gold_mart {
 	size_t n_reads, cap_reads;
 	floe_gold_question *questions;
 	size_t n_questions, cap_questions;
+	const floe_gold_model *model;     /* NULL: rules only */
 };
 
 /* resolve.c */
@@ -135,6 +137,16 @@ int gold_phrase_filter(floe_gold_mart *m, gold_filter *f);
 /* join.c: each fact's joins to the tables its dimensions and filters read */
 void gold_join_facts(floe_gold_mart *m);
 void gold_join_sql(floe_buf *b, const floe_gold_mart *m, const gold_joins *j);
+
+/* invent.c: whether `expr` (a model's draft for `term`) states only what the description does;
+ * *reason NULL when it does, else why not; the silver tables it reads into *tables. -1: an engine error. */
+int gold_invention_check(const char **reason, gold_uses *tables, floe_gold_mart *m, const char *term, const char *expr);
+
+/* ollama.c: the model's answer to `prompt` (one expression, fences and ';' removed). */
+int gold_ollama_generate(floe_buf *out, const char *endpoint, const char *model, const char *prompt);
+
+/* draft_model.c: a measure the rules left with a question, drafted by the model and checked. */
+void gold_model_measure(floe_gold_mart *m, size_t measure);
 
 /* A quoted SQL identifier. */
 void gold_ident(floe_buf *b, const char *name);

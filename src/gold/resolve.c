@@ -173,7 +173,8 @@ static void read_measures(floe_gold_mart *m, const floe_gold_desc *d)
 				 "the measure's name `%s` is also a grain column's; name it differently.", d->measures[i].name);
 			continue;
 		}
-		gold_phrase_measure(m, i);
+		if (gold_phrase_measure(m, i) < 0 && m->model)
+			gold_model_measure(m, i);
 	}
 }
 
@@ -197,11 +198,13 @@ static void read_filters(floe_gold_mart *m, const floe_gold_desc *d)
 	}
 }
 
-int floe_gold_resolve(floe_gold_mart **out, floe_arena *a, const floe_gold_desc *d, const floe_lock *lock)
+int floe_gold_resolve(floe_gold_mart **out, floe_arena *a, const floe_gold_desc *d, const floe_lock *lock,
+		      const floe_gold_model *model)
 {
 	floe_gold_mart *m = floe_arena_alloc(a, sizeof(*m));
 	m->a = a;
 	m->desc = d;
+	m->model = model && model->name && model->name[0] ? model : NULL;
 	load_silver(m, lock);
 	if (m->n_tables == 0)
 		gold_ask(m, FLOE_GOLD_Q_UNKNOWN_TABLE, "mart", d->mart_line,

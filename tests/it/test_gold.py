@@ -229,3 +229,79 @@ def test_a_planted_failure_fails_a_test_and_keeps_the_snapshot(src, proj, change
     st = json.loads(src.floe(d, "status", "--json", check=None).out)
     (row,) = [t for t in st["tables"] if t["table"] == "gold.monthly_revenue"]
     assert row["state"] == "failed"
+
+
+class FakeOllama:
+    """A stand-in for an Ollama server (no model runs offline): POST /api/generate answers a recorded
+    draft chosen by the measure named in the prompt, and every request is kept for the test to check."""
+
+    def __init__(self, drafts):
+        import http.server
+        import threading
+        self.requests = []
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.requests.append({"path": self.path, "type": self.headers["Content-Type"], "body": body})
+                name = next(n for n in drafts if f"The measure: {n}:" in body["prompt"])
+                out = json.dumps({"model": body["model"], "response": drafts[name], "done": True}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+SPREAD = """---
+mart: price_spread
+grain: [month]
+dimensions:
+  month: month of orders.order_purchase_timestamp
+measures:
+  spread: the gap between the highest and the lowest order_items.price
+  cheap_items: how many order_items.price are cheap
+---
+"""
+
+
+def test_a_local_model_drafts_prose_terms_and_inventions_are_rejected(src, proj):
+    d = proj
+    fake = FakeOllama({"spread": "```sql\nmax(order_items.price) - min(order_items.price)\n```",
+                       "cheap_items": "count(*) filter (where order_items.price < 10)"})
+    toml = (d / "floe.toml").read_text()
+    (d / "floe.toml").write_text(toml + f'\n[gold]\nmodel = "fake-coder"\nendpoint = "{fake.url}"\n')
+    try:
+        out = draft(src, d, "price_spread", SPREAD, check=1)
+        # the faithful draft is accepted; the one that invents a condition and a constant is a question
+        (q,) = out["questions"]
+        assert q["term"] == "measures.cheap_items" and q["kind"] == "unsupported", q
+        assert "The local model fake-coder drafted `count(*) filter (where order_items.price < 10)`, rejected:" in q["text"]
+        assert "constant `10`" in q["text"] or "condition" in q["text"]
+        assert out["model"] is None
+        # answered by removing the invented term: the accepted draft is the measure's SQL
+        out = draft(src, d, "price_spread", SPREAD.replace("  cheap_items: how many order_items.price are cheap\n", ""),
+                    check=0)
+        sql = git(d, "show", "floe/mart/price_spread:dbt/models/gold/price_spread.sql")
+        assert "max(order_items.price) - min(order_items.price) as \"spread\"" in sql
+    finally:
+        (d / "floe.toml").write_text(toml)
+        fake.stop()
+    # the protocol: POST /api/generate, JSON, the configured model, not streamed, the term in the prompt
+    assert fake.requests and all(r["path"] == "/api/generate" and r["type"] == "application/json"
+                                 for r in fake.requests)
+    body = fake.requests[0]["body"]
+    assert body["model"] == "fake-coder" and body["stream"] is False
+    assert "order_items(" in body["prompt"] and "The measure: spread:" in body["prompt"]

@@ -40,7 +40,7 @@ build() { # name, extra sources and libraries...
 }
 
 # The plan module and what it calls: config, pg (libpq), sqlparse (libpg_query).
-plan_sources=(src/plan/*.c src/config/*.c src/pg/*.c src/format/vector.c src/sqlparse/*.c -I"$(pg_config --includedir)"
+plan_sources=(src/plan/*.c src/config/*.c src/pg/*.c src/vector/vector.c src/sqlparse/*.c -I"$(pg_config --includedir)"
 	-lpq -lpg_query -lpthread)
 
 seed() { # name, file pattern
@@ -94,7 +94,7 @@ for t in $targets; do
 	toml) build toml src/config/toml*.c && seed toml '*.toml' ;;
 	quality) build quality src/config/toml*.c src/config/quality.c && seed_quality ;;
 	json) build json && seed json '*.json' ;;
-	copy_decode) build copy_decode src/format/vector.c src/pg/copy_decode.c && seed_repo copy_decode ;;
+	copy_decode) build copy_decode src/vector/vector.c src/pg/copy_decode.c && seed_repo copy_decode ;;
 	lock) build lock "${plan_sources[@]}" && seed_lock ;;
 	proof) build proof "${plan_sources[@]}" && seed_lock ;;
 	avro) build avro src/format/avro_*.c src/iceberg/manifest.c src/iceberg/manifest_read.c \

@@ -214,15 +214,14 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
  * it: rows, the bronze snapshot read, tests passed/failed/warned, rows quarantined, or the
  * failed test with its sample keys — and rows and freshness of its last good build.
  */
-static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
-			    const floe_state_table_run *runs, size_t n_runs)
+static void fill_built_row(floe_status_row *row, floe_arena *a, floe_state *st, const char *name, const char *layer,
+			   const char *source, floe_load_mode mode, const floe_state_table_run *runs, size_t n_runs)
 {
-	const char *name = floe_arena_strdup(a, t->silver->table);
 	const floe_state_table_run *last = latest_of(runs, n_runs, name);
 	floe_state_table_run *ok = NULL;
 	floe_state_run *run = NULL;
-	*row = (floe_status_row){ .table = name, .layer = "silver", .source = floe_arena_strdup(a, t->bronze),
-				  .mode = t->mode, .rows = -1, .age_seconds = -1 };
+	*row = (floe_status_row){ .table = name, .layer = layer, .source = source, .mode = mode, .rows = -1,
+				  .age_seconds = -1 };
 	row->reconcile.control_fired = -1;
 	row->reconcile.diverged_buckets = -1;
 	row->load = state_of(st, a, last, &run);
@@ -238,6 +237,21 @@ static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st,
 	row->facts = !last ? "run `floe run` to build it" : last->error ? last->error : last->detail;
 	fill_last(row, last);
 	row->cause = last ? last->cause : NULL;
+}
+
+static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
+			    const floe_state_table_run *runs, size_t n_runs)
+{
+	fill_built_row(row, a, st, floe_arena_strdup(a, t->silver->table), "silver", floe_arena_strdup(a, t->bronze),
+		       t->mode, runs, n_runs);
+}
+
+/* A merged gold mart's row (layer gold): its newest build — state, rows, tests and which failed. */
+static void fill_gold_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_mart *m,
+			  const floe_state_table_run *runs, size_t n_runs)
+{
+	fill_built_row(row, a, st, floe_arena_strdup(a, m->table), "gold", floe_arena_strdup(a, m->model),
+		       FLOE_LOAD_FULL, runs, n_runs);
 }
 
 /*
@@ -291,7 +305,7 @@ int floe_status_build(floe_status *out, const floe_config *config)
 	    floe_state_reconcile_latest(st, own->arena, &recs, &n_recs) < 0)
 		goto cleanup;
 	size_t n = floe_lock_count(lock);
-	out->rows = floe_arena_alloc(own->arena, (2 * n + 1) * sizeof(*out->rows));
+	out->rows = floe_arena_alloc(own->arena, (2 * n + floe_lock_mart_count(lock) + 1) * sizeof(*out->rows));
 	for (size_t i = 0; i < n; i++) {
 		const floe_lock_table *t = floe_lock_at(lock, i);
 		if (t->mode == FLOE_LOAD_REMOVED)
@@ -327,6 +341,10 @@ int floe_status_build(floe_status *out, const floe_config *config)
 			out->n_failed += out->rows[out->n_rows++].load == FLOE_TABLE_FAILED;
 		}
 	}
+	for (size_t i = 0; i < floe_lock_mart_count(lock); i++) {
+		fill_gold_row(&out->rows[out->n_rows], own->arena, st, floe_lock_mart_at(lock, i), runs, n_runs);
+		out->n_failed += out->rows[out->n_rows++].load == FLOE_TABLE_FAILED;
+	}
 	check_catalog(out, own->arena, config);
 	error = 0;
 cleanup:
@@ -339,7 +357,8 @@ const char *floe_status_state_name(const floe_status_row *row)
 {
 	if (row->catalog_missing)
 		return "catalog missing";
-	bool silver = row->layer && strcmp(row->layer, "silver") == 0; /* silver builds share the ledger's states */
+	/* silver and gold builds share the ledger's states */
+	bool silver = row->layer && (strcmp(row->layer, "silver") == 0 || strcmp(row->layer, "gold") == 0);
 	if (silver && row->load == FLOE_TABLE_LOADED)
 		return "built";
 	if (silver && row->load == FLOE_TABLE_NEVER_LOADED)

@@ -197,8 +197,8 @@ int floe_repo_commit(bool *committed, char *commit_hex, floe_repo *repo, const f
 	*committed = false;
 	if (head_of(&parent, &head_tree, repo) < 0 || build_tree(&tree_id, repo, head_tree, changes, n_changes) < 0)
 		goto cleanup;
-	if (opts->branch ? branch_holds(repo, opts->branch, &tree_id)
-			 : head_tree && git_oid_equal(&tree_id, git_tree_id(head_tree))) {
+	if ((head_tree && git_oid_equal(&tree_id, git_tree_id(head_tree))) ||
+	    (opts->branch && branch_holds(repo, opts->branch, &tree_id))) {
 		error = 0; /* nothing changed */
 		goto cleanup;
 	}

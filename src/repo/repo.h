@@ -38,7 +38,7 @@ typedef struct floe_repo_commit_opts {
 	 * NULL: commit on HEAD (the work tree's index follows). A branch name ("floe/mart/x"):
 	 * commit HEAD's tree plus the changes as a child of HEAD and point the branch at it
 	 * (created, or moved from an earlier proposal); HEAD, the index and the work tree stay
-	 * as they are. Nothing is committed when the branch already holds that tree.
+	 * as they are. Nothing is committed when HEAD or the branch already holds that tree.
 	 */
 	const char *branch;
 } floe_repo_commit_opts;

@@ -117,28 +117,7 @@ static const char *ref_rel(void *ctx, const char *model)
 /* A view "ns"."name" over the current snapshot of that Iceberg table: 1; 0 when it has no files. */
 static int current_view(silver_job *job, const char *ns, const char *name, const char *view_ns)
 {
-	floe_iceberg_table *t = NULL;
-	floe_iceberg_scan *scan = NULL;
-	floe_buf ddl = FLOE_BUF_INIT;
-	int error = -1;
-	floe_buf_puts(&ddl, "CREATE SCHEMA IF NOT EXISTS ");
-	floe_buf_put_quoted(&ddl, view_ns, '"');
-	if (floe_engine_exec(job->engine, floe_buf_cstr(&ddl)) < 0)
-		goto cleanup;
-	if (floe_iceberg_table_load(&t, job->cat, ns, name) < 0) {
-		floe_error_clear(); /* not created yet */
-		error = 0;
-		goto cleanup;
-	}
-	if (floe_iceberg_table_plan(&scan, job->arena, t, -1) < 0)
-		goto cleanup;
-	error = scan->n_files ? floe_query_view(job->engine, job->arena, view_ns, name, floe_iceberg_table_storage(t), scan,
-						scan->schema) : 0;
-	error = error < 0 ? -1 : scan->n_files > 0;
-cleanup:
-	floe_iceberg_table_free(t);
-	floe_buf_free(&ddl);
-	return error;
+	return floe_silver_current_view(job->engine, job->cat, job->arena, ns, name, view_ns);
 }
 
 static int silver_schema(floe_iceberg_schema **out, floe_arena *a, const floe_lock_silver *s);
@@ -311,51 +290,15 @@ static int put_select(floe_buf *sql, floe_arena *a, const floe_lock_silver *s, c
 	return 0;
 }
 
-/*
- * DuckDB runs `copy` (a COPY … TO whose target follows: the statement is completed here) into a
- * private temporary file; its bytes go to `dst` at `uri` through the storage layer (created
- * durably, never replacing a file) and `out` describes them from the footer. The temporary file is
- * removed either way; the job's temporary directory when the build ends.
- */
+/* DuckDB's COPY into a new file of `dst` at `uri` (floe_silver_store_copy), in the job's temporary directory. */
 static int store_copy(silver_job *job, floe_iceberg_storage *dst, const char *uri, floe_buf *copy, const char *options,
 		      floe_iceberg_data_file *out)
 {
-	floe_iceberg_storage *local = floe_iceberg_storage_local();
-	floe_parquet_reader *r = NULL;
-	floe_parquet_file_stats st;
-	floe_buf bytes = FLOE_BUF_INIT;
-	const char *tmp_uri = NULL;
-	int error = -1;
-	if (!job->tmp_dir) {
-		const char *tmp = getenv("TMPDIR");
-		char *dir = floe_arena_printf(job->arena, "%s/floe-silver-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-		if (!mkdtemp(dir)) {
-			floe_error_set_errno(FLOE_ERR_IO, "could not create a temporary directory under \"%s\"",
-					     tmp && tmp[0] ? tmp : "/tmp");
-			goto cleanup;
-		}
-		job->tmp_dir = dir;
-	}
-	const char *file = floe_arena_printf(job->arena, "%s/%d.parquet", job->tmp_dir, job->n_tmp++);
-	floe_buf_put_quoted(copy, file, '\'');
-	floe_buf_puts(copy, options);
-	if (floe_engine_exec(job->engine, floe_buf_cstr(copy)) < 0)
-		goto cleanup;
-	tmp_uri = floe_iceberg_path_to_uri(job->arena, file);
-	if (floe_iceberg_storage_read(local, &bytes, tmp_uri) < 0 ||
-	    floe_parquet_reader_open_mem(&r, bytes.ptr, bytes.len, NULL) < 0 ||
-	    floe_parquet_reader_file_stats(&st, r, job->arena) < 0 ||
-	    floe_iceberg_storage_create(dst, uri, bytes.ptr, bytes.len) < 0)
-		goto cleanup;
-	floe_iceberg_data_file_from_parquet(out, job->arena, uri, &st);
-	error = 0;
-cleanup:
-	if (tmp_uri)
-		floe_iceberg_storage_remove(local, tmp_uri);
-	floe_parquet_reader_free(r);
-	floe_iceberg_storage_free(local);
-	floe_buf_free(&bytes);
-	return error;
+	floe_silver_spool sp = { .engine = job->engine, .arena = job->arena, .dir = job->tmp_dir, .n = job->n_tmp };
+	int rc = floe_silver_store_copy(&sp, dst, uri, copy, options, out);
+	job->tmp_dir = sp.dir;
+	job->n_tmp = sp.n;
+	return rc;
 }
 
 /*

@@ -124,4 +124,51 @@ typedef struct floe_silver_report {
 int floe_silver_run(floe_silver_report *out, const floe_config *config, const floe_silver_opts *opts);
 void floe_silver_report_free(floe_silver_report *report);
 
+/* ---- share.c: what a layer built on silver (gold) reuses ---- */
+
+typedef struct floe_engine floe_engine;
+typedef struct floe_iceberg_catalog floe_iceberg_catalog;
+typedef struct floe_iceberg_storage floe_iceberg_storage;
+typedef struct floe_iceberg_data_file floe_iceberg_data_file;
+
+/*
+ * A view "view_ns"."name" in `engine` over the current snapshot of the Iceberg table ns.name of
+ * `cat`: 1; 0 when the table does not exist or has no files (no view made); -1 on error.
+ */
+int floe_silver_current_view(floe_engine *engine, floe_iceberg_catalog *cat, floe_arena *arena, const char *ns,
+			     const char *name, const char *view_ns);
+
+typedef struct floe_state floe_state;
+typedef struct floe_lock floe_lock;
+
+/* The deployed lock (into *lock, freed by the caller), the run ledger and the SQL catalog a build reads and writes. */
+int floe_silver_open(floe_lock **lock, floe_state **st, floe_iceberg_catalog **cat, floe_arena *arena,
+		     const floe_config *config);
+
+/*
+ * The current error as a failed build's outcome: its message on one line and its probable cause
+ * (`tests_failed`: the cause is the failed test, named by `tests_cause`), in `arena`; the error is
+ * cleared. Returns the exit code: 2 for a model or lock floe cannot run as written, a service's
+ * or machine's own code, else 1.
+ */
+int floe_silver_failure(const char **message, const char **cause, floe_arena *arena, bool tests_failed,
+			const char *tests_cause);
+
+/* Where DuckDB writes files before a table's storage takes them: a private directory made on first use. */
+typedef struct floe_silver_spool {
+	floe_engine *engine;
+	floe_arena *arena;
+	const char *dir;                  /* NULL until the first file; remove it (empty) with rmdir when done */
+	int n;
+} floe_silver_spool;
+
+/*
+ * Run `copy` — a COPY (…) TO whose target follows: the statement is completed here with a file of
+ * the spool and `options` — then hand the file's bytes to `dst` at `uri` (created durably, never
+ * replacing a file) and describe them in `out` from the Parquet footer (Iceberg statistics). The
+ * temporary file is removed either way.
+ */
+int floe_silver_store_copy(floe_silver_spool *spool, floe_iceberg_storage *dst, const char *uri, floe_buf *copy,
+			   const char *options, floe_iceberg_data_file *out);
+
 #endif

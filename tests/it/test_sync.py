@@ -206,7 +206,8 @@ def test_a_drop_plus_an_add_is_never_a_rename_and_a_rejected_branch_stays_paused
 BREAKING = {
     "drop-column": ("public.products", {"drop-column"}, True),
     "narrow-type": ("public.sellers", {"narrow-type"}, True),
-    "change-pk": ("public.payments", {"change-key", "add-column"}, False),
+    # the surrogate key is an identity column: NOT NULL with no default expression (the catalog shows none)
+    "change-pk": ("public.payments", {"change-key", "add-required-column"}, False),
     "drop-trigger": ("public.orders", {"change-watermark"}, False),
 }
 

@@ -156,13 +156,12 @@ static int commit_main(ctx *c)
 	return 0;
 }
 
-/* The lock and the lock's JSON text of the work tree at `dir`, for the proposal. */
-static int read_lock(floe_lock **out, floe_buf *json, ctx *c, const char *dir)
+/* The lock of the work tree at `dir`, and the JSON text of main's (its gold `marts`), for the proposal. */
+static int read_lock(floe_lock **out, floe_buf *json, ctx *c, const char *dir, const char *main_dir)
 {
-	const char *path = floe_arena_printf(c->a, "%s/" FLOE_LOCK_FILE, dir);
-	if (floe_lock_load(out, path) < 0)
+	if (floe_lock_load(out, floe_arena_printf(c->a, "%s/" FLOE_LOCK_FILE, dir)) < 0)
 		return -1;
-	return floe_fs_read_file(json, path);
+	return floe_fs_read_file(json, floe_arena_printf(c->a, "%s/" FLOE_LOCK_FILE, main_dir));
 }
 
 /* In the branch's work tree: generate with every other held table held, then write the proposal. */
@@ -184,7 +183,7 @@ static int fill_branch(ctx *c, sync_table *t, const char *dir, const char *first
 	for (size_t i = 0; i < c->n_hold; i++)
 		if (strcmp(c->hold[i], t->table) != 0)
 			others[o.n_hold++] = c->hold[i];
-	if (floe_gen_from_plan_opts(&g, c->plan, c->config, &o) < 0 || read_lock(&after, &json, c, dir) < 0)
+	if (floe_gen_from_plan_opts(&g, c->plan, c->config, &o) < 0 || read_lock(&after, &json, c, dir, c->pipeline) < 0)
 		goto cleanup;
 	const char *text = sync_proposal_text(c->a, t, c->lock, after, first_seen, floe_buf_cstr(&json));
 	*text_out = text;

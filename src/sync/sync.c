@@ -62,7 +62,6 @@ static int group(ctx *c, const floe_sync_table *now, size_t n_now)
 	floe_sync_result *r = c->r;
 	r->actions = floe_arena_alloc(c->a, (r->n_changes + 1) * sizeof(*r->actions));
 	r->tables = floe_arena_alloc(c->a, (r->n_changes + 1) * sizeof(*r->tables));
-	c->hold = floe_arena_alloc(c->a, (r->n_changes + 1) * sizeof(*c->hold));
 	for (size_t i = 0; i < r->n_changes; i++) {
 		floe_sync_change *ch = &r->changes[i];
 		if (floe_sync_action_of(&r->actions[i], c->config, ch->cls) < 0)
@@ -91,6 +90,22 @@ static int group(ctx *c, const floe_sync_table *now, size_t n_now)
 		t->id = fingerprint(c->a, t);
 		c->hold[c->n_hold++] = t->table;
 		r->n_refused += t->action == FLOE_SYNC_REFUSE;
+	}
+	return 0;
+}
+
+/*
+ * A deployed table the plan now refuses (a privilege revoked, a type no longer carried) is no
+ * schema change: main keeps it as deployed, so its loads fail with the cause rather than
+ * being switched off by a sync.
+ */
+static int hold_refused(ctx *c, const floe_sync_table *dep, size_t n_dep, const floe_sync_table *now, size_t n_now)
+{
+	for (size_t i = 0; i < n_dep; i++) {
+		const floe_sync_table *d = &dep[i];
+		for (size_t k = 0; d->loadable && k < n_now; k++)
+			if (!now[k].loadable && strcmp(now[k].schema, d->schema) == 0 && strcmp(now[k].name, d->name) == 0)
+				c->hold[c->n_hold++] = table_key(c->a, d->schema, d->name);
 	}
 	return 0;
 }
@@ -378,7 +393,8 @@ static int sync_locked(ctx *c, const floe_sync_opts *opts)
 	floe_sync_from_lock(&dep, &n_dep, c->a, c->lock);
 	floe_sync_from_plan(&now, &n_now, c->a, plan);
 	floe_sync_classify(&c->r->changes, &c->r->n_changes, c->a, dep, n_dep, now, n_now);
-	if (group(c, now, n_now) < 0 || settle(c) < 0 || commit_main(c) < 0 || push_main(c) < 0 ||
+	c->hold = floe_arena_alloc(c->a, (c->r->n_changes + n_dep + 1) * sizeof(*c->hold));
+	if (group(c, now, n_now) < 0 || hold_refused(c, dep, n_dep, now, n_now) < 0 || settle(c) < 0 || commit_main(c) < 0 || push_main(c) < 0 ||
 	    proposals(c, opts) < 0)
 		goto cleanup;
 	error = 0;

@@ -45,7 +45,10 @@ class Shop:
 
     def run(self, *args, check=None):
         r = self.floe("run", "--json", *args, check=check)
-        return {t["source"]: t for t in json.loads(r.out)["tables"]}
+        out = json.loads(r.out)
+        failed = [s for s in out.get("silver", []) if s["state"] == "failed"]
+        assert not failed, failed  # the regenerated silver models and tests run
+        return {t["source"]: t for t in out["tables"]}
 
     def git(self, *args, check=True):
         env = dict(os.environ, **GIT_ENV)
@@ -201,6 +204,19 @@ def test_a_drop_plus_an_add_is_never_a_rename_and_a_rejected_branch_stays_paused
     assert runs["public.sellers"]["state"] == "loaded", runs["public.sellers"]
     assert "seller_state" not in ids(shop, "bronze.sellers")
     assert_bronze(shop, "bronze.sellers")
+
+
+def test_a_rejected_change_is_withdrawn_when_the_source_changes_back(shop):
+    shop.src.admin("ALTER TABLE public.customers RENAME COLUMN customer_state TO state")
+    t = only_table(shop.sync(), "public.customers")
+    assert t["changes"][0]["class"] == "rename-column" and t["pauses"], t
+    shop.git("branch", "-D", t["branch"])
+    assert only_table(shop.sync(), "public.customers")["state"] == "rejected"
+    shop.src.admin("ALTER TABLE public.customers RENAME COLUMN state TO customer_state")
+    r = shop.sync()
+    assert r["tables"] == [] and any(x.startswith("withdrawn: " + t["branch"]) for x in r["closed"]), r
+    runs = shop.run("--table", "public.customers", "--layer", "bronze")
+    assert runs["public.customers"]["state"] == "loaded", runs["public.customers"]
 
 
 BREAKING = {

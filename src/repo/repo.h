@@ -91,4 +91,23 @@ int floe_repo_commit_branch(bool *committed, char *commit_hex, floe_repo *repo, 
  */
 int floe_repo_read_branch_file(floe_buf *out, floe_repo *repo, const char *branch, const char *path);
 
+/* ---- a remote ([git] remote in floe.toml) ---- */
+
+typedef enum floe_repo_pull {
+	FLOE_REPO_SAME = 0,       /* main is the remote's main */
+	FLOE_REPO_FORWARDED,      /* main (and its work tree) fast-forwarded to the remote's */
+	FLOE_REPO_AHEAD           /* main has commits the remote lacks (or the remote has no main) */
+} floe_repo_pull;
+
+/*
+ * Fetch `remote`'s main and bring main up to it: a fast-forward moves main and updates the
+ * work tree (only files main's tree had unchanged; a local edit in the way is an error). A
+ * main diverged from the remote's is FLOE_ERR_CONFLICT naming both commits: floe never
+ * merges. HEAD must be on main.
+ */
+int floe_repo_pull_main(floe_repo_pull *out, floe_repo *repo, const char *remote);
+
+/* Push local branch `branch` to the same name on `remote`, never forced (refused: FLOE_ERR_CONFLICT). */
+int floe_repo_push(floe_repo *repo, const char *remote, const char *branch);
+
 #endif

@@ -127,28 +127,35 @@ int floe_gen_place(floe_gen_result *r, const char *rel, const char *content, con
 }
 
 /* Files of the previous lock that the new one no longer lists. */
+int floe_gen_retire(floe_gen_result *r, const char *rel, const char *old_hash)
+{
+	const char *path = full_path(r, rel);
+	char have[FLOE_SHA256_HEX_LEN + 1];
+	bool exists;
+	if (!old_hash)
+		return 0;
+	if (hash_file(&exists, have, path) < 0)
+		return -1;
+	if (exists && strcmp(have, old_hash) != 0) {
+		record(r, rel, FLOE_GEN_ORPHANED);
+		return 0;
+	}
+	if (exists && unlink(path) < 0)
+		return floe_error_set_errno(FLOE_ERR_IO, "could not remove \"%s\"", path);
+	to_commit(r, rel, NULL, 0, true);
+	if (exists)
+		record(r, rel, FLOE_GEN_REMOVED);
+	return 0;
+}
+
 static int retire(floe_gen_result *r, const floe_lock *prev, const floe_lock *next)
 {
 	for (size_t i = 0; i < floe_lock_count(prev); i++) {
 		const floe_lock_table *t = floe_lock_at(prev, i);
-		for (size_t j = 0; j < t->n_files; j++) {
-			const char *rel = t->files[j].path, *path = full_path(r, rel);
-			char have[FLOE_SHA256_HEX_LEN + 1];
-			bool exists;
-			if (floe_lock_file_hash(next, rel))
-				continue;
-			if (hash_file(&exists, have, path) < 0)
+		for (size_t j = 0; j < t->n_files; j++)
+			if (!floe_lock_file_hash(next, t->files[j].path) &&
+			    floe_gen_retire(r, t->files[j].path, t->files[j].sha256) < 0)
 				return -1;
-			if (exists && strcmp(have, t->files[j].sha256) != 0) {
-				record(r, rel, FLOE_GEN_ORPHANED);
-				continue;
-			}
-			if (exists && unlink(path) < 0)
-				return floe_error_set_errno(FLOE_ERR_IO, "could not remove \"%s\"", path);
-			to_commit(r, rel, NULL, 0, true);
-			if (exists)
-				record(r, rel, FLOE_GEN_REMOVED);
-		}
 	}
 	return 0;
 }
@@ -240,7 +247,8 @@ int floe_gen_from_plan(floe_gen_result **out, const floe_plan *plan, const floe_
 	    floe_lock_build(&next, plan, prev) < 0)
 		goto cleanup;
 	if (floe_gen_silver(r, next, plan, config) < 0 || write_tables(r, plan, prev, next) < 0 ||
-	    floe_gen_dbt(r, next, prev, plan, config) < 0 || retire(r, prev, next) < 0 || write_lock(r, next) < 0)
+	    floe_gen_dbt(r, next, prev, plan, config) < 0 || floe_gen_airflow(r, next, prev, config) < 0 ||
+	    retire(r, prev, next) < 0 || write_lock(r, next) < 0)
 		goto cleanup;
 	floe_lock_describe_changes(&changes, prev, next);
 	r->lock_changes = floe_arena_strdup(r->arena, floe_buf_cstr(&changes));

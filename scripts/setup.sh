@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # setup.sh — everything floe's build and tests need on a Debian 12 machine, installed once.
 #
-#   scripts/setup.sh [all|packages|duckdb|venv|dbt]  (default: all)
+#   scripts/setup.sh [all|packages|duckdb|venv|dbt|airflow]  (default: all)
 #
 #   packages  the Debian packages in scripts/debian-packages.txt that are missing (apt-get)
 #   duckdb    .deps/duckdb/libduckdb.so from DuckDB's npm platform package, pinned and checksummed
 #   venv      .venv with tests/requirements.txt (pytest, psycopg, DuckDB + iceberg, PyIceberg)
 #   dbt       .venv-dbt with tests/dbt/requirements.txt (dbt-core + dbt-duckdb; scripts/setup-dbt.sh)
+#   airflow   .venv-airflow with tests/airflow/requirements.txt (Airflow 3; scripts/setup-airflow.sh)
 #
 # `make test` runs this first on every CI run, so each step checks before it acts and a
 # machine that has everything is done in about a second. It talks only to package
@@ -226,13 +227,15 @@ all)
 	step_duckdb
 	step_venv
 	scripts/setup-dbt.sh
+	scripts/setup-airflow.sh
 	;;
 packages) step_packages ;;
 duckdb) step_duckdb ;;
 venv) step_venv ;;
 dbt) scripts/setup-dbt.sh ;;
+airflow) scripts/setup-airflow.sh ;;
 *)
-	die "unknown step \"$1\"" "The steps are all, packages, duckdb, venv and dbt." \
+	die "unknown step \"$1\"" "The steps are all, packages, duckdb, venv, dbt and airflow." \
 		"Run scripts/setup.sh with no argument to do all of them."
 	;;
 esac

@@ -8,6 +8,11 @@
 # `airflow dags test floe_shop`: every task, in the lineage's order, as `floe run --table T
 # --layer L --json` against that PostgreSQL. Then every task instance must have succeeded, and
 # `floe status --json` must show every bronze table verified and every silver table built.
+# Then a planted failure: SELECT on public.sellers revoked from floe's reader, a second
+# `airflow dags test` must fail exactly bronze__public__sellers (exit 1: no retry), leave every
+# task downstream of it upstream_failed (never run), run every other task to success, and call
+# the failure callback (`floe alert --task-failed`) once. No output or file of the run holds the
+# source password.
 #
 # A floe without `floe sync` (the command lands with the sync layer) cannot run the DAG's sync
 # task: it is then marked successful without running (`--mark-success-pattern '^sync$'`), and
@@ -67,9 +72,9 @@ from airflow.utils.session import create_session
 project, floe = sys.argv[1], sys.argv[2]
 with create_session() as s:
     run = s.query(DagRun).filter(DagRun.dag_id == "floe_shop").order_by(DagRun.id.desc()).first()
-    tis = {ti.task_id: str(ti.state) for ti in run.get_task_instances(session=s)}
+    tis = {ti.task_id: str(ti.state).rsplit(".", 1)[-1].lower() for ti in run.get_task_instances(session=s)}
     print(f"airflow-test: dag run {run.run_id}: {run.state}; {len(tis)} task instances")
-    bad = {k: v for k, v in tis.items() if not v.endswith("success")}
+    bad = {k: v for k, v in tis.items() if v != "success"}
     assert str(run.state).endswith("success") and not bad, (run.state, bad)
 status = json.loads(subprocess.run([floe, "-C", project, "status", "--json"], capture_output=True, text=True).stdout)
 states = {f'{t["layer"]} {t["table"]}': t["state"] for t in status["tables"]}
@@ -81,3 +86,48 @@ assert all(v == "verified" for k, v in states.items() if k.startswith("bronze ")
 assert silver_tasks and all(v == "built" for k, v in states.items() if k.startswith("silver ")), states
 print(f"airflow-test: ok — {bronze_tasks} bronze tasks verified, {silver_tasks} silver tasks built")
 PY
+
+# --- the planted failure ------------------------------------------------------------------
+ADMIN=(psql -qAt -h "$PROJECT/.floe/pg/run" -p "$PORT" -U postgres shop)
+"${ADMIN[@]}" -c "REVOKE SELECT ON public.sellers FROM floe_reader"
+"$AIRFLOW" dags test floe_shop "${MARK[@]}" >"$WORK/dags-test-failure.log" 2>&1 || true
+"${ADMIN[@]}" -c "GRANT SELECT ON public.sellers TO floe_reader"
+"$VENV/bin/python" - "$WORK/dags-test-failure.log" <<'PY'
+import sys
+from airflow.dag_processing.dagbag import DagBag
+from airflow.models import DagRun
+from airflow.utils.session import create_session
+
+log = open(sys.argv[1]).read()
+with create_session() as s:
+    run = s.query(DagRun).filter(DagRun.dag_id == "floe_shop").order_by(DagRun.id.desc()).first()
+    tis = {ti.task_id: str(ti.state).rsplit(".", 1)[-1].lower() for ti in run.get_task_instances(session=s)}
+import os
+bag = DagBag(dag_folder=os.environ["AIRFLOW__CORE__DAGS_FOLDER"])
+dag = bag.dags["floe_shop"]
+planted = "bronze__public__sellers"
+below = set()
+todo = [planted]
+while todo:
+    for d in dag.get_task(todo.pop()).downstream_task_ids:
+        if d not in below:
+            below.add(d)
+            todo.append(d)
+print(f"airflow-test: planted failure run {run.run_id}: {run.state}; downstream of {planted}: {sorted(below)}")
+assert str(run.state).endswith("failed"), run.state
+assert tis[planted] == "failed", tis
+assert below and all(tis[d] == "upstream_failed" for d in below), {d: tis[d] for d in below}
+others = {k: v for k, v in tis.items() if k != planted and k not in below}
+assert all(v == "success" for v in others.values()), others
+calls = log.count(f"floe alert --task-failed --table public.sellers --layer bronze: exit")
+assert calls == 1, f"the failure callback ran {calls} times"
+line = next(l for l in log.splitlines() if "floe alert --task-failed --table public.sellers" in l)
+print(f"airflow-test: ok — {planted} failed without retry, {len(below)} downstream task(s) upstream_failed, "
+      f"{len(others)} others succeeded; callback: {line.split('floe alert', 1)[1].strip()}")
+PY
+
+if grep -rqF "$FLOE_SOURCE_PASSWORD" "$WORK/dags-test.log" "$WORK/dags-test-failure.log" "$AIRFLOW_HOME" "$PROJECT/pipeline" 2>/dev/null; then
+	echo "airflow-test: the source password appears in Airflow's output or files" >&2
+	exit 1
+fi
+echo "airflow-test: no output or file holds the source password"

@@ -117,7 +117,7 @@ def test_dagbag_loads_the_dag_and_its_graph_is_the_lineage(proj):
     # each task runs floe run --table T --layer L --json; credentials only by variable name
     assert '["run", "--table", "public.orders", "--layer", "silver", "--json"]' in text
     assert '"WH_PASSWORD"' in text and '"FLOE_SOURCE_PASSWORD"' in text
-    assert "alert\", \"--task-failed\", \"--table\", table, \"--layer\", layer, \"--run-id\"" in text
+    assert '_floe("alert", "--task-failed", "--table", table, "--layer", layer, "--run-id",' in text
 
 
 def test_marts_of_the_lock_become_gold_tasks_before_publish(proj, tmp_path_factory):

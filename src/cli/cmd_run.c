@@ -2,6 +2,8 @@
  * cmd_run.c — `floe run [--table T …] [--jobs N]`: load bronze for the deployed plan.
  */
 #include "cli/cli.h"
+#include "monitor/alert.h"
+#include "schedule/clock.h"
 #include "doctor/doctor.h"
 #include "base/arena.h"
 #include "base/error.h"
@@ -10,6 +12,7 @@
 #include "bronze/bronze.h"
 #include "reconcile/reconcile.h"
 #include "silver/silver.h"
+#include "sync/sync.h"
 #include "publish/publish.h"
 
 #include <stdlib.h>
@@ -25,6 +28,7 @@ static const floe_cli_option options[] = {
 	{ "no-reconcile", 0, NULL, "load without reconciling (tables stay unverified)" },
 	{ "layer", 0, "bronze|silver", "run one layer only (default: bronze, then silver over what was verified)" },
 	{ "full-refresh", 0, NULL, "rebuild silver tables in full, changed or not" },
+	{ "no-sync", 0, NULL, "do not run `floe sync` first (load the plan deployed on main as it is)" },
 	{ "json", 0, NULL, "print the outcome as JSON" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -268,6 +272,13 @@ static int run(floe_cli_ctx *ctx)
 		opts.check = floe_reconcile_bronze_check;
 		opts.check_ctx = &check;
 	}
+	if (bronze && !floe_cli_flag(ctx, "no-sync") && floe_sync_before_run(&out, config) < 0)
+		goto cleanup;
+	if (!floe_cli_flag(ctx, "json")) /* sync's report first; JSON stays one document */
+		floe_cli_out(&out);
+	floe_buf_clear(&out);
+	opts.paused = floe_sync_paused_table; /* a schema change waiting for a person pauses its table */
+	opts.paused_ctx = config;
 	if (bronze && floe_bronze_run(&rep, config, &opts) < 0)
 		goto cleanup;
 	/* after bronze: silver for the tables whose bronze this run loaded and verified */
@@ -291,6 +302,7 @@ static int run(floe_cli_ctx *ctx)
 	int s_rc = srep.exit_code ? srep.exit_code : srep.n_failed ? 1 : 0;
 	rc = s_rc > rc ? s_rc : rc;
 	rc = p_rc > rc ? p_rc : rc;
+	floe_alert_after_run(config, floe_schedule_now()); /* transitions to the webhook; never fails the run */
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
 		free(tables[i]);
@@ -305,8 +317,11 @@ cleanup:
 const floe_cli_command floe_cmd_run = {
 	.name = "run",
 	.summary = "load the deployed plan's tables into bronze (Iceberg), one snapshot each",
-	.usage = "run [--table TABLE …] [--jobs N] [--tier V1|V2|V3] [--no-reconcile] [--layer bronze|silver] [--full-refresh] [--json]",
+	.usage = "run [--table TABLE …] [--jobs N] [--tier V1|V2|V3] [--no-reconcile] [--layer bronze|silver] [--full-refresh] [--no-sync] [--json]",
 	.description =
+		"First syncs (`floe sync`, docs/sync.md; --no-sync skips it): safe schema changes are\n"
+		"committed, breaking ones proposed as branches; a table whose rename, drop or narrowing\n"
+		"waits for a person is paused (recorded, not loaded) while the others load.\n"
 		"Loads every table of pipeline/lakehouse.lock.json (written by `floe generate`) into its\n"
 		"bronze Iceberg table. Each table is read in one repeatable-read, read-only transaction,\n"
 		"streamed with COPY … (FORMAT binary) into Parquet, and committed as one snapshot: a\n"

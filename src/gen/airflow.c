@@ -443,20 +443,13 @@ int floe_gen_airflow(floe_gen_result *r, floe_lock *next, const floe_lock *prev,
 	floe_arena *a = floe_gen_arena(r);
 	floe_buf lock_json = FLOE_BUF_INIT, content = FLOE_BUF_INIT;
 	const char *rel = floe_arena_printf(a, "airflow/dags/%s.py", dag_id_of(a, config));
-	char hex[FLOE_SHA256_HEX_LEN + 1];
-	int error = -1;
+	int error = 0;
 	if (!config->orchestrators.airflow)
 		return floe_gen_retire(r, rel, floe_lock_file_hash(prev, rel));
 	if (floe_lock_render(&lock_json, next) < 0 ||
 	    floe_gen_airflow_dag(&content, next, floe_buf_cstr(&lock_json), config) < 0 ||
-	    floe_gen_place(r, rel, floe_buf_cstr(&content), floe_lock_file_hash(prev, rel)) < 0) {
-		floe_error_context("while writing the Airflow DAG %s", rel);
-		goto cleanup;
-	}
-	floe_sha256_hex(hex, content.ptr, content.len);
-	floe_lock_add_project_file(next, rel, hex);
-	error = 0;
-cleanup:
+	    floe_gen_put_project_file(r, next, prev, rel, floe_buf_cstr(&content)) < 0)
+		error = floe_error_context("while writing the Airflow DAG %s", rel);
 	floe_buf_free(&lock_json);
 	floe_buf_free(&content);
 	return error;

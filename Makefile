@@ -11,6 +11,7 @@
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
 #   make bench-reconcile      md5 vs hashtextextended; floe reconcile V1-V3 vs COPY (bench/reconcile/run.sh)
 #   make bench-silver         floe's silver build vs dbt build; incremental after 0.1 % (bench/silver/run.sh)
+#   make airflow-test         real Airflow runs the generated DAG over a small shop (scripts/airflow-test.sh)
 #   make scale-out            Spark reads floe's tables through the JDBC catalog (own venv, Java 17+)
 #   make CC=clang             any C11 compiler; warnings are errors
 
@@ -46,7 +47,7 @@ TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz soak clean bench-shop bench-parquet bench-bronze bench-incremental bench-silver bench-reconcile scale-out
+.PHONY: all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-incremental bench-silver bench-reconcile scale-out
 
 all: $(BUILD)/floe
 
@@ -131,6 +132,10 @@ bench-silver: $(BUILD)/floe
 # Reconciliation's cost: md5 vs hashtextextended in PostgreSQL; V1-V3 of order_items vs its COPY export.
 bench-reconcile: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/reconcile/run.sh
+
+# Real Airflow (.venv-airflow) runs the DAG `floe generate` writes for a small shop: `airflow dags test`.
+airflow-test: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) scripts/airflow-test.sh
 
 bench-shop: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) bench/shop/run.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh — everything floe's build and tests need on a Debian 12 machine, installed once.
 #
-#   scripts/setup.sh [all|packages|duckdb|venv|dbt|dagster]  (default: all)
+#   scripts/setup.sh [all|packages|duckdb|venv|httpfs|dbt|dagster|airflow]  (default: all)
 #
 #   packages  the Debian packages in scripts/debian-packages.txt that are missing (apt-get)
 #   duckdb    .deps/duckdb/libduckdb.so from DuckDB's npm platform package, pinned and checksummed
@@ -10,6 +10,7 @@
 #             duckdb-extension-httpfs wheel the venv step installs, checksummed
 #   dbt       .venv-dbt with tests/dbt/requirements.txt (dbt-core + dbt-duckdb; scripts/setup-dbt.sh)
 #   dagster   .venv-dagster with tests/dagster/requirements.txt (dagster + dg; scripts/setup-dagster.sh)
+#   airflow   .venv-airflow with tests/airflow/requirements.txt (Airflow 3; scripts/setup-airflow.sh)
 #
 # `make test` runs this first on every CI run, so each step checks before it acts and a
 # machine that has everything is done in about a second. It talks only to package
@@ -255,6 +256,7 @@ all)
 	step_httpfs
 	scripts/setup-dbt.sh
 	scripts/setup-dagster.sh
+	scripts/setup-airflow.sh
 	;;
 packages) step_packages ;;
 duckdb) step_duckdb ;;
@@ -262,8 +264,9 @@ venv) step_venv ;;
 httpfs) step_httpfs ;;
 dbt) scripts/setup-dbt.sh ;;
 dagster) scripts/setup-dagster.sh ;;
+airflow) scripts/setup-airflow.sh ;;
 *)
-	die "unknown step \"$1\"" "The steps are all, packages, duckdb, venv, httpfs, dbt and dagster." \
+	die "unknown step \"$1\"" "The steps are all, packages, duckdb, venv, httpfs, dbt, dagster and airflow." \
 		"Run scripts/setup.sh with no argument to do all of them."
 	;;
 esac

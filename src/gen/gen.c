@@ -162,29 +162,36 @@ int floe_gen_put_project_file(floe_gen_result *r, floe_lock *next, const floe_lo
 	return 0;
 }
 
+int floe_gen_retire(floe_gen_result *r, const char *rel, const char *old_hash)
+{
+	const char *path = full_path(r, rel);
+	char have[FLOE_SHA256_HEX_LEN + 1];
+	bool exists;
+	if (!old_hash)
+		return 0;
+	if (hash_file(&exists, have, path) < 0)
+		return -1;
+	if (exists && strcmp(have, old_hash) != 0) {
+		record(r, rel, FLOE_GEN_ORPHANED);
+		return 0;
+	}
+	if (exists && unlink(path) < 0)
+		return floe_error_set_errno(FLOE_ERR_IO, "could not remove \"%s\"", path);
+	to_commit(r, rel, NULL, 0, true);
+	if (exists)
+		record(r, rel, FLOE_GEN_REMOVED);
+	return 0;
+}
+
 /* Files of the previous lock that the new one no longer lists. */
 static int retire(floe_gen_result *r, const floe_lock *prev, const floe_lock *next)
 {
 	for (size_t i = 0; i < floe_lock_count(prev); i++) {
 		const floe_lock_table *t = floe_lock_at(prev, i);
-		for (size_t j = 0; j < t->n_files; j++) {
-			const char *rel = t->files[j].path, *path = full_path(r, rel);
-			char have[FLOE_SHA256_HEX_LEN + 1];
-			bool exists;
-			if (floe_lock_file_hash(next, rel))
-				continue;
-			if (hash_file(&exists, have, path) < 0)
+		for (size_t j = 0; j < t->n_files; j++)
+			if (!floe_lock_file_hash(next, t->files[j].path) &&
+			    floe_gen_retire(r, t->files[j].path, t->files[j].sha256) < 0)
 				return -1;
-			if (exists && strcmp(have, t->files[j].sha256) != 0) {
-				record(r, rel, FLOE_GEN_ORPHANED);
-				continue;
-			}
-			if (exists && unlink(path) < 0)
-				return floe_error_set_errno(FLOE_ERR_IO, "could not remove \"%s\"", path);
-			to_commit(r, rel, NULL, 0, true);
-			if (exists)
-				record(r, rel, FLOE_GEN_REMOVED);
-		}
 	}
 	return 0;
 }
@@ -316,7 +323,8 @@ int floe_gen_from_plan_opts(floe_gen_result **out, const floe_plan *plan, const 
 		goto cleanup;
 	hold_back(r, next, prev, plan);
 	if (write_tables(r, plan, prev, next) < 0 || floe_gen_dbt(r, next, prev, plan, config) < 0 ||
-	    floe_gen_dagster(r, next, prev, config, dir) < 0 || retire(r, prev, next) < 0 ||
+	    floe_gen_dagster(r, next, prev, config, dir) < 0 || floe_gen_airflow(r, next, prev, config) < 0 ||
+	    retire(r, prev, next) < 0 ||
 	    check_marts(r, next) < 0 || write_lock(r, next) < 0)
 		goto cleanup;
 	floe_lock_describe_changes(&changes, prev, next);

@@ -66,6 +66,15 @@ bool floe_gen_has_drift(const floe_gen_result *result);
 /* The commit id, or NULL when nothing changed. */
 const char *floe_gen_commit(const floe_gen_result *result);
 
+/*
+ * The Airflow DAG of `lock` (tables and their silver sections) and of the "marts" array of
+ * `lock_json` (the same lock as text; the gold layer writes that array) for `config` (project
+ * name, schedule, [publish], credential variable names), appended to `out` (airflow.c,
+ * docs/airflow.md). `floe generate` writes it to pipeline/airflow/dags/floe_<project>.py.
+ */
+typedef struct floe_lock floe_lock;
+int floe_gen_airflow_dag(floe_buf *out, const floe_lock *lock, const char *lock_json, const floe_config *config);
+
 int floe_gen_render_text(floe_buf *out, const floe_gen_result *result);
 int floe_gen_render_json(floe_buf *out, const floe_gen_result *result);
 

@@ -17,6 +17,11 @@
  */
 int floe_gen_place(floe_gen_result *r, const char *rel, const char *content, const char *old_hash);
 
+/*
+ * A file floe generated before (`old_hash`: the previous lock's hash; NULL: none, nothing
+ * to do) that it no longer writes: removed when untouched, kept and reported when edited.
+ */
+int floe_gen_retire(floe_gen_result *r, const char *rel, const char *old_hash);
 /* floe_gen_place for a project file (not of one table), its hash recorded in `next`'s top-level files. */
 int floe_gen_put_project_file(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const char *rel,
 			      const char *content);
@@ -38,6 +43,13 @@ int floe_gen_silver(floe_gen_result *r, floe_lock *next, const floe_plan *plan, 
 /* pipeline/dbt/: the dbt project of the silver layer, each file placed and hashed in `next`. */
 int floe_gen_dbt(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_plan *plan,
 		 const floe_config *config);
+
+/*
+ * pipeline/airflow/dags/floe_<project>.py: the Airflow DAG of the lineage in `next` (tables,
+ * silver, the lock's "marts", publish), placed and hashed in `next`'s project files; removed
+ * (when unedited) with [orchestrators] airflow = false (docs/airflow.md).
+ */
+int floe_gen_airflow(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config);
 
 /*
  * pipeline/dagster/: the Dagster project whose assets run `floe run --table T --layer L --json`

@@ -10,6 +10,7 @@ import json
 import os
 import secrets
 import signal
+import struct
 import subprocess
 import time
 from decimal import Decimal
@@ -36,6 +37,9 @@ SCHEMA = pa.schema([
     pa.field("local_at", pa.timestamp("us")),
     pa.field("name", pa.string()),
     pa.field("flag", pa.bool_()),
+    pa.field("clock", pa.time64("us")),
+    pa.field("blob", pa.binary()),
+    pa.field("small", pa.float32()),
 ])
 
 
@@ -53,6 +57,9 @@ def rows(first, n, tag="v1"):
             "local_at": None if null else dt.datetime(2024, 2, 29, 12, 0) + dt.timedelta(minutes=i),
             "name": None if null else f"{tag} Zoë 東京 ✓ {i} 'q' \"d\" \\ tab\t",
             "flag": None if null else i % 2 == 0,
+            "clock": None if null else dt.time(i % 24, i % 60, i % 60, i % 1000000),
+            "blob": None if null else bytes([i % 256, 0, 255, 10]) * (i % 3),
+            "small": None if null else i / 7.0,
         })
     return out
 
@@ -97,9 +104,17 @@ def write_gold(path, name, data, replace=True):
     return cat.load_table(ident)
 
 
+def f32(rows):
+    """real values as their float32 bits: psycopg reads PostgreSQL's shortest text of a real."""
+    for r in rows:
+        if r["small"] is not None:
+            r["small"] = struct.unpack("<I", struct.pack("<f", r["small"]))[0]
+    return rows
+
+
 def lake_rows(path, name):
     t = catalog(path).load_table(f"gold.{name}")
-    return sorted(t.scan().to_arrow().to_pylist(), key=lambda r: r["id"])
+    return f32(sorted(t.scan().to_arrow().to_pylist(), key=lambda r: r["id"]))
 
 
 def wh_rows(dsn, name, conn=None):
@@ -108,7 +123,7 @@ def wh_rows(dsn, name, conn=None):
     try:
         conn.execute("SET TIME ZONE 'UTC'")
         cur = conn.execute(f'SELECT {", ".join(f.name for f in SCHEMA)} FROM marts.{name} ORDER BY id')
-        return [dict(zip([d.name for d in cur.description], r)) for r in cur.fetchall()]
+        return f32([dict(zip([d.name for d in cur.description], r)) for r in cur.fetchall()])
     finally:
         if own:
             conn.close()
@@ -135,7 +150,8 @@ def test_published_table_equals_the_mart(project, stack, wh):
                                "WHERE table_schema = 'marts' AND table_name = 'sales'").fetchall())
         assert types == {"id": "bigint", "qty": "integer", "amount": "numeric(12,2)", "ratio": "double precision",
                          "day": "date", "at": "timestamp with time zone", "local_at": "timestamp without time zone",
-                         "name": "text", "flag": "boolean"}
+                         "name": "text", "flag": "boolean", "clock": "time without time zone", "blob": "bytea",
+                         "small": "real"}
         assert c.execute("SELECT has_table_privilege('analyst', 'marts.sales', 'SELECT')").fetchone()[0]
         assert c.execute("SELECT attnotnull FROM pg_attribute WHERE attrelid = 'marts.sales'::regclass "
                          "AND attname = 'id'").fetchone()[0]
@@ -193,7 +209,7 @@ def test_killed_publish_leaves_the_old_table_and_the_next_one_succeeds(project, 
     write_gold(project, "big", rows(1, 2000, "old"))
     publish(project, check=0)
     old = wh_rows(wh, "big")
-    write_gold(project, "big", rows(1, 300000, "new"))
+    write_gold(project, "big", rows(1, 60000, "new"))
     watcher = psycopg.connect(wh, autocommit=True)
     # 1. SIGKILL while COPY is streaming rows into the new table
     proc = start_publish(project)
@@ -246,6 +262,10 @@ def test_missing_schema_and_missing_section_are_configuration_errors(project, st
     write_gold(project, "s", rows(1, 5))
     r = publish(project, check=2)
     assert 'schema "nowhere" does not exist' in r.err and "CREATE SCHEMA" in r.err
+    make_project(project, stack)
+    r = publish(project, "--mart", "nope")
+    m = json.loads(r.out)["marts"][0]
+    assert r.rc == 2 and m["state"] == "failed" and "nope" in m["error"], r
     (project / "floe.toml").write_text((project / "floe.toml").read_text().split("[publish]")[0])
     r = publish(project, check=2)
     assert "[publish]" in r.err

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# airflow-test.sh — `make airflow-test`: real Airflow runs the DAG `floe generate` writes for the shop.
+#
+# A private PostgreSQL (floe stack) holds an Olist-shaped shop (floe shop generate, FLOE_AIRFLOW_SCALE,
+# default 0.02); `floe init` and `floe generate` write the project and its pipeline/, including
+# pipeline/airflow/dags/floe_shop.py. Airflow (.venv-airflow, scripts/setup-airflow.sh) gets a
+# private AIRFLOW_HOME with its SQLite metadata database, the DAG's pool, and runs
+# `airflow dags test floe_shop`: every task, in the lineage's order, as `floe run --table T
+# --layer L --json` against that PostgreSQL. Then every task instance must have succeeded, and
+# `floe status --json` must show every bronze table verified and every silver table built.
+# Then a planted failure: SELECT on public.sellers revoked from floe's reader, a second
+# `airflow dags test` must fail exactly bronze__public__sellers (exit 1: no retry), leave every
+# task downstream of it upstream_failed (never run), run every other task to success, and call
+# the failure callback (`floe alert --task-failed`) once. No output or file of the run holds the
+# source password.
+#
+# A floe without `floe sync` (the command lands with the sync layer) cannot run the DAG's sync
+# task: it is then marked successful without running (`--mark-success-pattern '^sync$'`), and
+# the script says so.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+FLOE="${FLOE_BIN:-$ROOT/build/floe}"
+VENV="$ROOT/.venv-airflow"
+SCALE="${FLOE_AIRFLOW_SCALE:-0.02}"
+
+"$ROOT/scripts/setup-airflow.sh"
+WORK="$(mktemp -d /tmp/floe-airflow-XXXXXX)"
+chmod 755 "$WORK"
+PROJECT="$WORK/shop"
+mkdir -p "$PROJECT"
+chmod 755 "$PROJECT"
+export AIRFLOW_HOME="$WORK/airflow-home"
+export AIRFLOW__CORE__LOAD_EXAMPLES=False
+export AIRFLOW__CORE__DAGS_FOLDER="$PROJECT/pipeline/airflow/dags"
+export FLOE_BIN="$FLOE"
+export FLOE_SOURCE_PASSWORD="af-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+stop() {
+	"$FLOE" -C "$PROJECT" stack down >/dev/null 2>&1 || true
+	[ -n "${FLOE_AIRFLOW_KEEP:-}" ] || rm -rf "$WORK"
+}
+trap stop EXIT
+
+"$FLOE" -C "$PROJECT" stack up --database shop --reader floe_reader
+PORT="$("$FLOE" -C "$PROJECT" stack status --json | sed -n 's/.*"port":\([0-9]*\).*/\1/p')"
+"$FLOE" -C "$PROJECT" shop generate --scale "$SCALE" --replace >/dev/null
+"$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$PROJECT" >/dev/null
+"$FLOE" -C "$PROJECT" generate >/dev/null
+DAG="$PROJECT/pipeline/airflow/dags/floe_shop.py"
+test -f "$DAG" || { echo "airflow-test: floe generate wrote no $DAG" >&2; exit 1; }
+
+AIRFLOW="$VENV/bin/airflow"
+"$AIRFLOW" db migrate >/dev/null
+"$AIRFLOW" pools set floe_shop_catalog 1 "floe catalog writers" >/dev/null
+MARK=()
+if ! "$FLOE" sync --help >/dev/null 2>&1; then
+	echo "airflow-test: this floe has no \`floe sync\`: the DAG's sync task is marked successful without running"
+	MARK=(--mark-success-pattern '^sync$')
+fi
+START=$(date +%s)
+"$AIRFLOW" dags test floe_shop "${MARK[@]}" >"$WORK/dags-test.log" 2>&1 || {
+	tail -60 "$WORK/dags-test.log" >&2
+	echo "airflow-test: airflow dags test failed (log above)" >&2
+	exit 1
+}
+echo "airflow-test: airflow dags test floe_shop took $(( $(date +%s) - START )) s"
+
+"$VENV/bin/python" - "$PROJECT" "$FLOE" <<'PY'
+import json, subprocess, sys
+from airflow.models import DagRun
+from airflow.utils.session import create_session
+
+project, floe = sys.argv[1], sys.argv[2]
+with create_session() as s:
+    run = s.query(DagRun).filter(DagRun.dag_id == "floe_shop").order_by(DagRun.id.desc()).first()
+    tis = {ti.task_id: str(ti.state).rsplit(".", 1)[-1].lower() for ti in run.get_task_instances(session=s)}
+    print(f"airflow-test: dag run {run.run_id}: {run.state}; {len(tis)} task instances")
+    bad = {k: v for k, v in tis.items() if v != "success"}
+    assert str(run.state).endswith("success") and not bad, (run.state, bad)
+status = json.loads(subprocess.run([floe, "-C", project, "status", "--json"], capture_output=True, text=True).stdout)
+states = {f'{t["layer"]} {t["table"]}': t["state"] for t in status["tables"]}
+print("airflow-test: floe status:", json.dumps(states, sort_keys=True))
+bronze_tasks = sum(1 for k in tis if k.startswith("bronze__"))
+silver_tasks = sum(1 for k in tis if k.startswith("silver__"))
+assert bronze_tasks and bronze_tasks == sum(1 for k in states if k.startswith("bronze ")), (bronze_tasks, states)
+assert all(v == "verified" for k, v in states.items() if k.startswith("bronze ")), states
+assert silver_tasks and all(v == "built" for k, v in states.items() if k.startswith("silver ")), states
+print(f"airflow-test: ok — {bronze_tasks} bronze tasks verified, {silver_tasks} silver tasks built")
+PY
+
+# --- the planted failure ------------------------------------------------------------------
+ADMIN=(psql -qAt -h "$PROJECT/.floe/pg/run" -p "$PORT" -U postgres shop)
+"${ADMIN[@]}" -c "REVOKE SELECT ON public.sellers FROM floe_reader"
+"$AIRFLOW" dags test floe_shop "${MARK[@]}" >"$WORK/dags-test-failure.log" 2>&1 || true
+"${ADMIN[@]}" -c "GRANT SELECT ON public.sellers TO floe_reader"
+"$VENV/bin/python" - "$WORK/dags-test-failure.log" <<'PY'
+import sys
+from airflow.dag_processing.dagbag import DagBag
+from airflow.models import DagRun
+from airflow.utils.session import create_session
+
+log = open(sys.argv[1]).read()
+with create_session() as s:
+    run = s.query(DagRun).filter(DagRun.dag_id == "floe_shop").order_by(DagRun.id.desc()).first()
+    tis = {ti.task_id: str(ti.state).rsplit(".", 1)[-1].lower() for ti in run.get_task_instances(session=s)}
+import os
+bag = DagBag(dag_folder=os.environ["AIRFLOW__CORE__DAGS_FOLDER"])
+dag = bag.dags["floe_shop"]
+planted = "bronze__public__sellers"
+below = set()
+todo = [planted]
+while todo:
+    for d in dag.get_task(todo.pop()).downstream_task_ids:
+        if d not in below:
+            below.add(d)
+            todo.append(d)
+print(f"airflow-test: planted failure run {run.run_id}: {run.state}; downstream of {planted}: {sorted(below)}")
+assert str(run.state).endswith("failed"), run.state
+assert tis[planted] == "failed", tis
+assert below and all(tis[d] == "upstream_failed" for d in below), {d: tis[d] for d in below}
+others = {k: v for k, v in tis.items() if k != planted and k not in below}
+assert all(v == "success" for v in others.values()), others
+calls = log.count(f"floe alert --task-failed --table public.sellers --layer bronze: exit")
+assert calls == 1, f"the failure callback ran {calls} times"
+line = next(l for l in log.splitlines() if "floe alert --task-failed --table public.sellers" in l)
+print(f"airflow-test: ok — {planted} failed without retry, {len(below)} downstream task(s) upstream_failed, "
+      f"{len(others)} others succeeded; callback: {line.split('floe alert', 1)[1].strip()}")
+PY
+
+if grep -rqF "$FLOE_SOURCE_PASSWORD" "$WORK/dags-test.log" "$WORK/dags-test-failure.log" "$AIRFLOW_HOME" "$PROJECT/pipeline" 2>/dev/null; then
+	echo "airflow-test: the source password appears in Airflow's output or files" >&2
+	exit 1
+fi
+echo "airflow-test: no output or file holds the source password"

@@ -251,7 +251,8 @@ int floe_gen_from_plan(floe_gen_result **out, const floe_plan *plan, const floe_
 	    floe_lock_build(&next, plan, prev) < 0)
 		goto cleanup;
 	if (floe_gen_silver(r, next, plan, config) < 0 || write_tables(r, plan, prev, next) < 0 ||
-	    floe_gen_dbt(r, next, prev, plan, config) < 0 || floe_gen_dagster(r, next, prev, config, dir) < 0 || retire(r, prev, next) < 0 || write_lock(r, next) < 0)
+	    floe_gen_dbt(r, next, prev, plan, config) < 0 || floe_gen_dagster(r, next, prev, config, dir) < 0 ||
+	    floe_gen_monitoring(r, next, prev, config) < 0 || retire(r, prev, next) < 0 || write_lock(r, next) < 0)
 		goto cleanup;
 	floe_lock_describe_changes(&changes, prev, next);
 	r->lock_changes = floe_arena_strdup(r->arena, floe_buf_cstr(&changes));

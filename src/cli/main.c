@@ -20,6 +20,7 @@ static const floe_cli_command *const commands[] = {
 	&floe_cmd_run,
 	&floe_cmd_reconcile,
 	&floe_cmd_status,
+	&floe_cmd_check,
 	&floe_cmd_catalog,
 	&floe_cmd_query,
 	&floe_cmd_stack,

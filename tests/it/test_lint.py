@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FLOE, REPO
+from conftest import REPO
 from sourcedb import Source
 
 DBT = os.environ.get("FLOE_DBT", str(REPO / ".venv-dbt" / "bin" / "dbt"))
@@ -32,10 +32,7 @@ sources:
 
 @pytest.fixture(scope="module")
 def src(stack):
-    s = Source(stack, "lint_it", "lint_reader")
-    s.create("")
-    subprocess.run([FLOE, "shop", "generate", "--scale", "0.01", "--seed", "7", "--target",
-                    f"{stack['socket_dir']}:{stack['port']}/lint_it"], check=True, capture_output=True)
+    s = Source(stack, "lint_it", "lint_reader").shop()
     s.admin("COMMENT ON COLUMN sellers.seller_city IS NULL")  # the planted undocumented column
     s.grant_read("public")
     return s

@@ -258,24 +258,77 @@ static void string_operations(pt_trans *t, size_t i, const floe_kettle_node *n)
 	floe_buf_free(&replace);
 }
 
-static void constants(pt_trans *t, size_t i, const floe_kettle_node *n)
+/* A Constant / RowGenerator field: its value, typed; NULL when empty (unless set_empty_string). */
+static const char *const_expr(pt_trans *t, size_t i, const floe_kettle_node *f)
+{
+	const char *type = floe_kettle_text(f, "type"), *v = floe_kettle_text(f, "nullif");
+	const char *sql_type = pt_sql_type(type) ? pt_sql_type(type) : "VARCHAR";
+	if (*floe_kettle_text(f, "format") && *v && strcmp(sql_type, "TIMESTAMP") == 0)
+		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "date \"%s\" is read as ISO, not with format \"%s\"", v,
+			floe_kettle_text(f, "format"));
+	return floe_kettle_yes(f, "set_empty_string") ? "''"
+	       : *v ? pt_typed_lit(t, type, v) : floe_arena_printf(t->a, "cast(NULL as %s)", sql_type);
+}
+
+static const char *const_list(pt_trans *t, size_t i, const floe_kettle_node *n, const char *sep)
 {
 	const floe_kettle_node *fields = floe_kettle_child(n, "fields");
 	floe_buf add = FLOE_BUF_INIT;
-	for (size_t k = 0; fields && k < fields->n_children; k++) {
-		const floe_kettle_node *f = fields->children[k];
-		const char *type = floe_kettle_text(f, "type"), *v = floe_kettle_text(f, "nullif");
-		const char *sql_type = pt_sql_type(type) ? pt_sql_type(type) : "VARCHAR";
-		const char *e = floe_kettle_yes(f, "set_empty_string") ? "''"
-				: *v ? pt_typed_lit(t, type, v) : floe_arena_printf(t->a, "cast(NULL as %s)", sql_type);
-		if (*floe_kettle_text(f, "format") && *v && strcmp(sql_type, "TIMESTAMP") == 0)
-			pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "date \"%s\" is read as ISO, not with format \"%s\"", v,
-				floe_kettle_text(f, "format"));
-		floe_buf_printf(&add, ", %s as %s", e, pt_ident(t, floe_kettle_text(f, "name")));
-	}
-	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select *%s from %s", floe_buf_cstr(&add), need_input(t, i));
-	t->steps[i].sorted_by = pt_input_sorted(t, i);
+	for (size_t k = 0; fields && k < fields->n_children; k++)
+		floe_buf_printf(&add, "%s%s as %s", k ? ", " : sep, const_expr(t, i, fields->children[k]),
+				pt_ident(t, floe_kettle_text(fields->children[k], "name")));
+	const char *r = floe_arena_strdup(t->a, floe_buf_cstr(&add));
 	floe_buf_free(&add);
+	return r;
+}
+
+static void constants(pt_trans *t, size_t i, const floe_kettle_node *n)
+{
+	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select *%s from %s", const_list(t, i, n, ", "), need_input(t, i));
+	t->steps[i].sorted_by = pt_input_sorted(t, i);
+}
+
+/* Generate rows: `limit` rows of constants. */
+static void row_generator(pt_trans *t, size_t i, const floe_kettle_node *n)
+{
+	const char *limit = floe_kettle_text(n, "limit");
+	floe_buf lim = FLOE_BUF_INIT;
+	pt_put_sql_vars(t, &lim, limit, strlen(limit));
+	if (floe_kettle_yes(n, "never_ending"))
+		pt_mark(t, i, FLOE_PENTAHO_UNMAPPED, "a never-ending row generator has no SQL form");
+	const char *cols = const_list(t, i, n, "");
+	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select %s from range(cast(%s as bigint))", *cols ? cols : "1 as floe_row",
+				    lim.len ? floe_buf_cstr(&lim) : "10");
+	floe_buf_free(&lim);
+}
+
+/* Data grid: its lines as a VALUES list, typed by its fields (an empty cell is NULL, as in Kettle). */
+static void data_grid(pt_trans *t, size_t i, const floe_kettle_node *n)
+{
+	const floe_kettle_node *fields = floe_kettle_child(n, "fields"), *data = floe_kettle_child(n, "data");
+	size_t nf = fields ? fields->n_children : 0;
+	floe_buf rows = FLOE_BUF_INIT, names = FLOE_BUF_INIT;
+	for (size_t k = 0; k < nf; k++)
+		floe_buf_printf(&names, "%s%s", k ? ", " : "", pt_ident(t, floe_kettle_text(fields->children[k], "name")));
+	for (size_t l = 0; data && l < data->n_children && nf; l++) {
+		const floe_kettle_node *line = data->children[l];
+		floe_buf_printf(&rows, "%s(", rows.len ? ",\n  " : "  ");
+		for (size_t k = 0; k < nf; k++) {
+			const char *type = floe_kettle_text(fields->children[k], "type");
+			const char *v = k < line->n_children ? line->children[k]->text : "";
+			const char *sql_type = pt_sql_type(type) ? pt_sql_type(type) : "VARCHAR";
+			floe_buf_printf(&rows, "%s%s", k ? ", " : "", *v ? pt_typed_lit(t, type, v)
+							       : floe_arena_printf(t->a, "cast(NULL as %s)", sql_type));
+		}
+		floe_buf_putc(&rows, ')');
+	}
+	if (!rows.len)
+		t->steps[i].rel[0] = pt_cte(t, i, NULL, "select null as floe_no_rows where false");
+	else
+		t->steps[i].rel[0] = pt_cte(t, i, NULL, "select * from (values\n%s\n) as grid(%s)", floe_buf_cstr(&rows),
+					    floe_buf_cstr(&names));
+	floe_buf_free(&rows);
+	floe_buf_free(&names);
 }
 
 /* "a,b" as `"a", "b"` for ORDER BY. */
@@ -373,7 +426,8 @@ bool pt_steps_rows(pt_trans *t, size_t i)
 		{ "TableInput", table_input }, { "FilterRows", filter_rows }, { "Calculator", calculator },
 		{ "SelectValues", select_values }, { "ValueMapper", value_mapper },
 		{ "StringOperations", string_operations }, { "Constant", constants }, { "Sequence", sequence },
-		{ "Formula", formula }, { "GetVariable", get_variable },
+		{ "Formula", formula }, { "GetVariable", get_variable }, { "RowGenerator", row_generator },
+		{ "DataGrid", data_grid },
 	};
 	for (size_t k = 0; k < sizeof(fns) / sizeof(fns[0]); k++)
 		if (strcmp(type, fns[k].type) == 0) {

@@ -60,20 +60,23 @@ def proj(stack, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def steps(proj):
-    """The step files translated, and the branch checked out in a separate work tree for dbt."""
+    """The whole corpus translated once, its branch checked out in a separate work tree for dbt."""
     d = proj["dir"]
-    r = proj["src"].floe(d, "pentaho", "translate", str(STEPS), "--name", "steps", "--json", check=0)
+    r = proj["src"].floe(d, "pentaho", "translate", str(CORPUS), "--name", "corpus", "--json", check=0)
     report = json.loads(r.out)
-    wt = d / "steps-branch"
-    git(d / "pipeline", "worktree", "add", str(wt), "floe/pentaho/steps")
-    return {"report": report, "dbt": wt / "dbt", "wt": wt}
+    wt = d / "corpus-branch"
+    git(d / "pipeline", "worktree", "add", str(wt), "floe/pentaho/corpus")
+    models = wt / "dbt" / "models" / "pentaho" / "corpus"
+    mine = sorted(p.stem for p in models.glob("*.sql") if "(steps/" in p.read_text().splitlines()[0])
+    return {"report": report, "dbt": wt / "dbt", "wt": wt, "step_models": mine}
 
 
 @pytest.fixture(scope="module")
 def built(steps):
-    """dbt builds every translated model but the one with an unmapped step; the database is read back."""
+    """dbt compiles every translated model (real corpus included) and builds the step files' models, but
+    the one with an unmapped step; the database is read back."""
     dbt(steps["dbt"], "compile")
-    dbt(steps["dbt"], "run", "--select", "path:models/pentaho", "--exclude", "pentaho_unmapped__out")
+    dbt(steps["dbt"], "run", "--select", *steps["step_models"], "--exclude", "pentaho_unmapped__out")
 
     def rows(model, order):
         """The model's rows, read by DuckDB (a connection per read: dbt needs the file's lock)."""
@@ -90,25 +93,36 @@ def built(steps):
     return rows
 
 
+@pytest.fixture(scope="module")
+def second_run(steps, built):
+    """One `dbt run` with --vars: InsertUpdate again (its var given), the model with an unmapped step and
+    one whose Kettle variable has no default (both must fail)."""
+    no_default = next(p.stem for p in (steps["dbt"] / "models" / "pentaho" / "corpus").glob("*.sql")
+                      if "floe_pentaho_var(" in p.read_text())
+    p = dbt(steps["dbt"], "run", "--select", "pentaho_insert_update__upsert", "pentaho_unmapped__out", no_default,
+            "--full-refresh", "--vars", '{"MIN_AMOUNT": "100"}', check=1)
+    return {"out": p.stdout, "no_default": no_default}
+
+
 def model_text(steps, name):
-    return (steps["dbt"] / "models" / "pentaho" / "steps" / f"{name}.sql").read_text()
+    return (steps["dbt"] / "models" / "pentaho" / "corpus" / f"{name}.sql").read_text()
 
 
 def status(report, file):
-    return {s["name"]: (s["status"], s["reason"]) for s in report["steps"] if s["file"] == file}
+    return {s["name"]: (s["status"], s["reason"]) for s in report["steps"] if s["file"] == "steps/" + file}
 
 
 def test_branch_holds_models_jobs_and_report_and_main_is_untouched(proj, steps):
     d = proj["dir"] / "pipeline"
     assert git(d, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
-    files = git(d, "ls-tree", "-r", "--name-only", "floe/pentaho/steps").split()
-    assert "proposals/pentaho-steps.md" in files and "proposals/pentaho-steps.json" in files
+    files = git(d, "ls-tree", "-r", "--name-only", "floe/pentaho/corpus").split()
+    assert "proposals/pentaho-corpus.md" in files and "proposals/pentaho-corpus.json" in files
     assert f"dagster/src/floe_pentaho_it/defs/pentaho_nightly.py" in files
-    assert "dbt/models/pentaho/steps/pentaho_filter_rows__big.sql" in files
+    assert "dbt/models/pentaho/corpus/pentaho_filter_rows__big.sql" in files
     assert not [f for f in git(d, "ls-tree", "-r", "--name-only", "main").split() if "pentaho" in f]
     assert git(d, "status", "--porcelain").strip() == ""
     # the same input again: nothing new to commit
-    again = json.loads(proj["src"].floe(proj["dir"], "pentaho", "translate", str(STEPS), "--name", "steps",
+    again = json.loads(proj["src"].floe(proj["dir"], "pentaho", "translate", str(CORPUS), "--name", "corpus",
                                         "--json", check=0).out)
     assert again["commit"] is None
 
@@ -120,17 +134,17 @@ def test_no_password_in_any_output(steps):
             assert SECRET not in text and "Encrypted " not in text, p
 
 
-def test_every_model_compiles_and_reads_bronze_sources(steps):
-    dbt(steps["dbt"], "compile")
+def test_every_model_compiles_and_reads_bronze_sources(built, steps):
     manifest = json.loads((steps["dbt"] / "target" / "manifest.json").read_text())
     models = {n["name"]: n for n in manifest["nodes"].values() if n["resource_type"] == "model"
               and n["name"].startswith("pentaho_")}
-    assert len(models) == 14, sorted(models)  # 13 transformations, FilterRows writes 2
+    assert len(steps["step_models"]) == 16, steps["step_models"]  # 14 files; filter_rows and generated_rows write 2
+    assert len(models) == len(list((steps["dbt"] / "models" / "pentaho" / "corpus").glob("*.sql")))  # 14 transformations; FilterRows and generated_rows write 2
     assert sorted(models["pentaho_stream_lookup__out"]["depends_on"]["nodes"]) == [
         "source.pentaho_it.bronze.customers", "source.pentaho_it.bronze.orders"]
     assert all(m["schema"] == "silver" for m in models.values())
     header = model_text(steps, "pentaho_stream_lookup__out").splitlines()[:2]
-    assert 'Pentaho transformation "stream_lookup" (stream_lookup.ktr), output step "out"' in header[0]
+    assert 'Pentaho transformation "stream_lookup" (steps/stream_lookup.ktr), output step "out"' in header[0]
     assert '"lookup customer" (StreamLookup, mapped)' in header[1]
 
 
@@ -218,24 +232,28 @@ def test_merge_join_on_sorted_inputs(built, steps):
     assert status(steps["report"], "merge_join.ktr")["join"][0] == "mapped"
 
 
-def test_insert_update_keys_and_dbt_vars(built, steps):
+def test_insert_update_keys_and_dbt_vars(built, steps, second_run):
     text = model_text(steps, "pentaho_insert_update__upsert")
     assert "unique_key=['order_id']" in text and "{{ var('MIN_AMOUNT', '50') }}" in text
-    assert [r["order_id"] for r in built("pentaho_insert_update__upsert", "order_id")] == [1, 2, 3, 5, 6]
-    dbt(steps["dbt"], "run", "--select", "pentaho_insert_update__upsert", "--full-refresh",
-        "--vars", '{"MIN_AMOUNT": "100"}')
+    # built with the default (50), then again with --vars MIN_AMOUNT 100 (second_run)
     con = duckdb.connect(str(steps["dbt"] / "floe_dbt.duckdb"), read_only=True)
     ids = [r[0] for r in con.execute("select order_id from silver.pentaho_insert_update__upsert order by 1").fetchall()]
     con.close()
     assert ids == [1, 3, 5]
+    assert "OK created sql incremental model silver.pentaho_insert_update__upsert" in second_run["out"].replace(
+        "\x1b[32m", "").replace("\x1b[0m", "")
 
 
-def test_unmapped_step_fails_the_build_and_keeps_the_dag(steps):
+def test_row_generator_and_data_grid(built, steps):
+    assert [(r["label"], r["n"]) for r in built("pentaho_generated_rows__generated", "n")] == [("x", 7)] * 3
+    assert [(r["k"], r["v"]) for r in built("pentaho_generated_rows__grid_out", "k")] == [(1, "one"), (2, None)]
+
+
+def test_unmapped_step_fails_the_build_and_keeps_the_dag(steps, second_run):
     text = model_text(steps, "pentaho_unmapped__out")
     assert '-- floe: unmapped step "script" (ScriptValueMod)' in text and "var x = amount * 2;" in text
     assert "from s2_script" in text  # the output still reads the placeholder
-    p = dbt(steps["dbt"], "run", "--select", "pentaho_unmapped__out", check=1)
-    assert "were not translated from Pentaho" in p.stdout
+    assert "were not translated from Pentaho" in second_run["out"]
     assert status(steps["report"], "unmapped.ktr")["script"][0] == "unmapped"
 
 
@@ -249,7 +267,7 @@ def test_dagster_job_follows_hops_and_parameters(steps):
     assert "e6 = entry_6_mail(after_4=e4.done)" in text
     assert '"build", "--select", "pentaho_filter_rows__big", "pentaho_filter_rows__rest"' in text
     assert '"run-operation", "pentaho_nightly__prepare"' in text
-    macro = steps["dbt"] / "macros" / "pentaho" / "steps" / "pentaho_nightly__prepare.sql"
+    macro = steps["dbt"] / "macros" / "pentaho" / "corpus" / "pentaho_nightly__prepare.sql"
     assert "-- floe: check SQL entry" in macro.read_text()
     entries = status(steps["report"], "nightly.kjb")
     assert entries["filter"][0] == "mapped" and entries["mail"][0] == "unmapped"
@@ -266,9 +284,8 @@ def corpus_counts():
     return counts
 
 
-def test_coverage_report_counts_every_step_of_the_corpus(proj):
-    r = proj["src"].floe(proj["dir"], "pentaho", "translate", str(CORPUS), "--name", "corpus", "--json", check=0)
-    report = json.loads(r.out)
+def test_coverage_report_counts_every_step_of_the_corpus(proj, steps):
+    report = steps["report"]
     floe_counts = Counter()
     for t in report["types"]:
         floe_counts[("entry" if t["entry"] else "step", t["type"])] += t["mapped"] + t["partial"] + t["unmapped"]
@@ -276,9 +293,16 @@ def test_coverage_report_counts_every_step_of_the_corpus(proj):
     assert report["steps_total"]["total"] == sum(n for (k, _), n in corpus_counts().items() if k == "step")
     assert all(f["error"] is None for f in report["files"])
     assert len(report["files"]) == len([p for p in CORPUS.rglob("*") if p.suffix in (".ktr", ".kjb")])
-    checks = sum(1 for c in report["checks"])
     md = git(proj["dir"] / "pipeline", "show", "floe/pentaho/corpus:proposals/pentaho-corpus.md")
-    assert f"## `-- floe: check` markers ({checks})" in md
+    assert f"## `-- floe: check` markers ({len(report['checks'])})" in md
+    marked = sum(p.read_text().count("-- floe: check ") for p in steps["dbt"].rglob("*.sql")
+                 if "pentaho" in p.parts and "target" not in p.parts)
+    assert marked == len(report["checks"])
+
+
+def test_variable_without_default_compiles_but_fails_runs(second_run):
+    assert "which has no default: pass it with --vars" in second_run["out"]
+    assert second_run["no_default"] in second_run["out"]
 
 
 class Listener:
@@ -344,10 +368,10 @@ def test_hostile_files_are_refused_with_clear_errors(proj, tmp_path):
 
 
 def test_report_names_partial_steps_and_markers(proj, steps):
-    md = git(proj["dir"] / "pipeline", "show", "floe/pentaho/steps:proposals/pentaho-steps.md")
+    md = git(proj["dir"] / "pipeline", "show", "floe/pentaho/corpus:proposals/pentaho-corpus.md")
     assert "| transformation steps (.ktr) |" in md and "## Unmapped steps" in md
-    assert '`unmapped.ktr`: step "script" (ScriptValueMod): step type ScriptValueMod is not translated' in md
+    assert '`steps/unmapped.ktr`: step "script" (ScriptValueMod): step type ScriptValueMod is not translated' in md
     report = steps["report"]
-    marked = {(c["path"].split("/")[-1]) for c in report["checks"]}
+    marked = {c["path"].split("/")[-1] for c in report["checks"]}
     assert "pentaho_group_by_unsorted__out.sql" in marked and "pentaho_unique_unsorted__out.sql" in marked
     assert "pentaho_row_steps__out.sql" not in marked

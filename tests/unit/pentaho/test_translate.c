@@ -66,7 +66,7 @@ FLOE_TEST(pentaho_variables_become_dbt_vars_and_internal_ones_resolve)
 	floe_buf b = FLOE_BUF_INIT;
 	const char *sql = "select '${Internal.Transformation.Filename.Directory}', ${N}, %%M%%, '{{ boom }}'";
 	pt_put_sql_vars(t, &b, sql, strlen(sql));
-	FLOE_CHECK_STR(b.ptr, "select 'dir', {{ var('N', 'it\\'s') }}, {{ var('M') }}, '{{ '{' }}{ boom }}'");
+	FLOE_CHECK_STR(b.ptr, "select 'dir', {{ var('N', 'it\\'s') }}, {{ floe_pentaho_var('M') }}, '{{ '{' }}{ boom }}'");
 	FLOE_CHECK_STR(pt_resolve(a, t->f, "${Internal.Job.Filename.Directory}/../x/${N}/${Q}"), "dir/../x/it's/${Q}");
 	floe_buf_free(&b);
 	floe_arena_free(a);

@@ -29,8 +29,8 @@ static void table_input(pt_trans *t, size_t i, const floe_kettle_node *n)
 			floe_kettle_text(n, "lookup"));
 	const char *body = floe_kettle_yes(n, "variables_active") || strstr(sql, "${") == NULL
 				   ? pt_table_input_sql(t, i, sql) : sql;
-	const char *limit = floe_kettle_text(n, "limit");
-	bool limited = *limit && strcmp(limit, "0") != 0;
+	const char *limit = pt_number(t, i, "limit", floe_kettle_text(n, "limit"), "0");
+	bool limited = strcmp(limit, "0") != 0;
 	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select * from (\n%s\n) as q%s%s", body, limited ? " limit " : "",
 				    limited ? limit : "");
 }
@@ -219,7 +219,7 @@ static const char *string_op(pt_trans *t, size_t i, const floe_kettle_node *f)
 		e = floe_arena_printf(t->a, "trim(%s)", e);
 	if (is(f, "lower_upper", "lower") || is(f, "lower_upper", "upper"))
 		e = floe_arena_printf(t->a, "%s(%s)", floe_kettle_text(f, "lower_upper"), e);
-	const char *len = floe_kettle_text(f, "pad_len"), *ch = floe_kettle_text(f, "pad_char");
+	const char *len = pt_number(t, i, "pad_len", floe_kettle_text(f, "pad_len"), ""), *ch = floe_kettle_text(f, "pad_char");
 	if ((is(f, "padding_type", "left") || is(f, "padding_type", "right")) && *len && *ch)
 		e = floe_arena_printf(t->a, "case when length(%1$s) < %2$s then %3$s(%1$s, %2$s, %4$s) else %1$s end", e,
 				      len, is(f, "padding_type", "left") ? "lpad" : "rpad", pt_lit(t, ch));
@@ -293,7 +293,10 @@ static void row_generator(pt_trans *t, size_t i, const floe_kettle_node *n)
 {
 	const char *limit = floe_kettle_text(n, "limit");
 	floe_buf lim = FLOE_BUF_INIT;
-	pt_put_sql_vars(t, &lim, limit, strlen(limit));
+	if (strstr(limit, "${") || strstr(limit, "%%"))
+		pt_put_sql_vars(t, &lim, limit, strlen(limit));
+	else
+		floe_buf_puts(&lim, pt_number(t, i, "limit", limit, "10"));
 	if (floe_kettle_yes(n, "never_ending"))
 		pt_mark(t, i, FLOE_PENTAHO_UNMAPPED, "a never-ending row generator has no SQL form");
 	const char *cols = const_list(t, i, n, "");
@@ -348,7 +351,8 @@ static const char *order_list(pt_trans *t, const char *fields)
 
 static void sequence(pt_trans *t, size_t i, const floe_kettle_node *n)
 {
-	const char *start = floe_kettle_text(n, "start_at"), *inc = floe_kettle_text(n, "increment_by");
+	const char *start = pt_number(t, i, "start_at", floe_kettle_text(n, "start_at"), "1");
+	const char *inc = pt_number(t, i, "increment_by", floe_kettle_text(n, "increment_by"), "1");
 	const char *sorted = pt_input_sorted(t, i);
 	if (floe_kettle_yes(n, "use_database"))
 		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "database sequence \"%s\" is replaced by row numbers",
@@ -357,8 +361,8 @@ static void sequence(pt_trans *t, size_t i, const floe_kettle_node *n)
 		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "Kettle numbers rows in stream order, which this input does not "
 			"define in SQL: the same numbers, given to rows in an unspecified order");
 	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select *, %s + (row_number() over (%s%s) - 1) * %s as %s from %s",
-				    *start ? start : "1", sorted ? "order by " : "", sorted ? order_list(t, sorted) : "",
-				    *inc ? inc : "1", pt_ident(t, floe_kettle_text(n, "valuename")), need_input(t, i));
+				    start, sorted ? "order by " : "", sorted ? order_list(t, sorted) : "",
+				    inc, pt_ident(t, floe_kettle_text(n, "valuename")), need_input(t, i));
 	t->steps[i].sorted_by = sorted;
 }
 

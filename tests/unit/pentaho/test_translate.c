@@ -72,6 +72,19 @@ FLOE_TEST(pentaho_variables_become_dbt_vars_and_internal_ones_resolve)
 	floe_arena_free(a);
 }
 
+FLOE_TEST(pentaho_numbers_are_checked_before_they_reach_sql)
+{
+	floe_arena *a = floe_arena_new();
+	pt_trans *t = trans_of(a, "<transformation><step><name>in</name><type>TableInput</type><sql>select 1</sql>"
+				  "<limit>3 union select secret from t</limit></step></transformation>");
+	floe_buf_init(&t->steps[0].sql, FLOE_BUF_DEFAULT_MAX);
+	pt_translate_step(t, 0);
+	FLOE_CHECK(t->steps[0].status == FLOE_PENTAHO_UNMAPPED && strstr(t->steps[0].reason, "not a whole number"));
+	FLOE_CHECK(!strstr(floe_buf_cstr(&t->steps[0].sql), "secret"));
+	floe_buf_free(&t->steps[0].sql);
+	floe_arena_free(a);
+}
+
 FLOE_TEST(pentaho_report_read_returns_the_latest_report_and_writes_nothing)
 {
 	char dir[] = "/tmp/floe-pentaho-XXXXXX";

@@ -138,7 +138,7 @@ def test_every_model_compiles_and_reads_bronze_sources(built, steps):
     manifest = json.loads((steps["dbt"] / "target" / "manifest.json").read_text())
     models = {n["name"]: n for n in manifest["nodes"].values() if n["resource_type"] == "model"
               and n["name"].startswith("pentaho_")}
-    assert len(steps["step_models"]) == 16, steps["step_models"]  # 14 files; filter_rows and generated_rows write 2
+    assert len(steps["step_models"]) == 17, steps["step_models"]  # 15 files; filter_rows and generated_rows write 2
     assert len(models) == len(list((steps["dbt"] / "models" / "pentaho" / "corpus").glob("*.sql")))  # 14 transformations; FilterRows and generated_rows write 2
     assert sorted(models["pentaho_stream_lookup__out"]["depends_on"]["nodes"]) == [
         "source.pentaho_it.bronze.customers", "source.pentaho_it.bronze.orders"]
@@ -181,6 +181,12 @@ def test_group_by_sorted_and_memory_group_by_are_exact(built, steps):
     assert groups(built("pentaho_memory_group_by__out", "status nulls first")) == GROUPS
     assert status(steps["report"], "group_by_sorted.ktr")["group"][0] == "mapped"
     assert status(steps["report"], "memory_group_by.ktr")["group"][0] == "mapped"
+
+
+def test_group_by_on_input_sorted_by_the_database_is_exact(built, steps):
+    # "sort in the database": the source query's ORDER BY status makes Kettle's runs the groups
+    assert groups(built("pentaho_group_by_db_sorted__out", "status nulls first")) == GROUPS
+    assert status(steps["report"], "group_by_db_sorted.ktr")["group"] == ("mapped", None)
 
 
 def test_group_by_on_unsorted_input_is_flagged(built, steps):

@@ -62,6 +62,13 @@ const char *pt_cte(pt_trans *t, size_t i, const char *suffix, const char *fmt, .
 /* The sort order its main input carries (NULL unknown). */
 const char *pt_input_sorted(pt_trans *t, size_t i);
 
+/*
+ * A whole number from the step's XML (`text`), as SQL; `fallback` when empty. Anything else
+ * (text where Kettle wants a number) marks the step unmapped and gives `fallback`: numbers are
+ * the only unquoted values a translator writes into SQL.
+ */
+const char *pt_number(pt_trans *t, size_t i, const char *what, const char *text, const char *fallback);
+
 /* `${VAR}` / `%%VAR%%` in SQL: Internal.* resolved, others `{{ var('VAR', 'default') }}`. */
 void pt_put_sql_vars(pt_trans *t, floe_buf *out, const char *text, size_t len);
 /* `${VAR}` resolved to text (Internal.*, parameter defaults); unresolved ones kept as written. */

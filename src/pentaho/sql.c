@@ -77,6 +77,17 @@ const char *pt_typed_lit(pt_trans *t, const char *type, const char *text)
 	return floe_arena_printf(t->a, "cast(%s as %s)", pt_lit(t, text), sql);
 }
 
+const char *pt_number(pt_trans *t, size_t i, const char *what, const char *text, const char *fallback)
+{
+	int64_t v = 0;
+	if (!*text)
+		return fallback;
+	if (floe_text_parse_int64(&v, text, strlen(text), INT64_MIN / 2, INT64_MAX / 2) == 0)
+		return floe_arena_printf(t->a, "%lld", (long long)v);
+	pt_mark(t, i, FLOE_PENTAHO_UNMAPPED, "%s \"%s\" is not a whole number", what, text);
+	return fallback;
+}
+
 const char *pt_edge_rel(pt_trans *t, size_t from, size_t to)
 {
 	pt_step *s = &t->steps[from];

@@ -7,7 +7,7 @@
 # and the watermark proof the plan module with what it links (libpq, libpg_query, the vectors
 # src/pg needs); for Avro and Iceberg metadata src/format/avro_*.c and src/iceberg/ (zlib); for
 # the Parquet reader (parquet_footer, parquet_pages) src/format with libzstd; for the silver model
-# renderer (silver_render) src/silver/render.c; for mart descriptions (gold_desc) src/gold/yaml.c and desc.c;
+# renderer (silver_render) src/silver/render.c; for mart descriptions (gold_desc) src/gold/desc.c over src/yaml (libyaml);
 # for cron expressions (cron) src/schedule/cron.c; for the Kettle reader (kettle) src/pentaho/kettle.c with
 # libxml2; for YAML (yaml) src/yaml/yaml.c with libyaml.
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
@@ -103,7 +103,7 @@ for t in $targets; do
 	iceberg_metadata) build iceberg_metadata "${iceberg_meta[@]}" && seed_repo iceberg_metadata ;;
 	parquet_footer | parquet_pages) build "$t" src/format/*.c -lzstd -lz && seed_repo "$t" ;;
 	silver_render) build silver_render src/silver/render.c && seed_repo silver_render ;;
-	gold_desc) build gold_desc src/gold/yaml.c src/gold/desc.c && seed_repo gold_desc ;;
+	gold_desc) build gold_desc src/gold/desc.c src/yaml/yaml.c -lyaml && seed_repo gold_desc ;;
 	cron) build cron src/schedule/cron.c && seed_repo cron ;;
 	kettle) build kettle src/pentaho/kettle.c $(pkg-config --cflags --libs libxml-2.0) && seed_repo kettle ;;
 	yaml) build yaml src/yaml/yaml.c -lyaml && seed_repo yaml ;;

@@ -15,6 +15,7 @@
 #include "pg/introspect.h"
 #include "pg/pg.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -415,8 +416,7 @@ static int saw_probe(void *ctx, const char *uri, int64_t size, int64_t mtime_ms)
 /* Listing the warehouse failed: was the store unreachable, or were the credentials refused? */
 static void store_refused(floe_doctor_report *r, const char *location)
 {
-	bool creds = floe_error_last() && floe_error_last()->cls == FLOE_ERR_UNREACHABLE &&
-		     floe_iceberg_storage_error_kind() == FLOE_ICEBERG_STORAGE_PERMISSION;
+	bool creds = floe_error_last() && floe_error_last()->sys_errno == EKEYREJECTED;
 	if (creds) {
 		add(r, "objectstore.reachable", "object store reachable", FLOE_CHECK_OK, NULL,
 		    "the store answered at %s", location);

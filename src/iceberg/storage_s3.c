@@ -193,7 +193,8 @@ static int fail_status(const s3_state *s, const floe_net_response *resp, const c
 	} else if ((st == 403 || st == 400 || st == 401) && code_is(code, bad_keys)) {
 		floe_error_set(FLOE_ERR_UNREACHABLE, "%s: the object store refused the credentials (HTTP %ld %s)",
 			       what, st, code);
-		floe_error_errno(EACCES);
+		/* Not EACCES, whose code would make it a file permission problem (exit 4). */
+		floe_error_errno(EKEYREJECTED);
 		floe_error_detail("The access key comes from the environment variable %s and the secret key "
 				  "from %s ([warehouse] access-key-env, secret-key-env).", s->access_env, s->secret_env);
 		floe_error_hint("Check that %s and %s hold a key pair the store accepts (and the session "
@@ -238,6 +239,16 @@ static int64_t content_length(const floe_net_response *resp)
 	return n;
 }
 
+/*
+ * A HEAD answered 403: its reply has no body, so no S3 error code to tell refused credentials
+ * from a denied object. Ask again with a one-byte GET, whose reply says, into `resp`.
+ */
+static int head_refused(s3_state *s, const s3_obj *o, floe_net_response *resp)
+{
+	s3_req r = { .method = "GET", .obj = o, .extra = { "Range: bytes=0-0" } };
+	return s3_call(s, resp, &r);
+}
+
 static int s3_stat(void *state, const char *uri, bool *exists, int64_t *size)
 {
 	floe_arena *arena = floe_arena_new();
@@ -254,7 +265,7 @@ static int s3_stat(void *state, const char *uri, bool *exists, int64_t *size)
 		*exists = true;
 		*size = content_length(&resp);
 		error = *size < 0 ? floe_error_set(FLOE_ERR_IO, "\"%s\": the store gave no size", uri) : 0;
-	} else {
+	} else if (resp.status != 403 || head_refused(state, &o, &resp) == 0) {
 		fail_status(state, &resp, floe_arena_printf(arena, "could not look up \"%s\"", uri));
 	}
 cleanup:

@@ -129,6 +129,7 @@ class FaultProxy:
         self.storm = 0            # requests left to answer 503 SlowDown
         self.storm_served = 0
         self.die_when = None      # predicate(method, path) -> bool
+        self.fail_when = None     # predicate(method, path) -> bool: answer 500 InternalError
         self.seen = []            # (method, path, status) of every request
         self.server = None
         self.start()
@@ -151,8 +152,9 @@ class FaultProxy:
                 body = self.rfile.read(n) if n else None
                 with proxy.lock:
                     die = proxy.die_when is not None and proxy.die_when(self.command, self.path)
-                    storm = not die and proxy.storm > 0
-                    if storm:
+                    fail = not die and proxy.fail_when is not None and proxy.fail_when(self.command, self.path)
+                    storm = not die and (fail or proxy.storm > 0)
+                    if storm and not fail:
                         proxy.storm -= 1
                         proxy.storm_served += 1
                 if die:
@@ -161,9 +163,10 @@ class FaultProxy:
                     threading.Thread(target=proxy.stop).start()
                     return
                 if storm:
-                    reply = b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
-                    proxy.seen.append((self.command, self.path, 503))
-                    self.send_response(503)
+                    status, code = (500, b"InternalError") if fail else (503, b"SlowDown")
+                    reply = b"<Error><Code>" + code + b"</Code><Message>injected by the test</Message></Error>"
+                    proxy.seen.append((self.command, self.path, status))
+                    self.send_response(status)
                     self.send_header("Content-Type", "application/xml")
                     self.send_header("Content-Length", str(len(reply)))
                     self.send_header("Connection", "close")
@@ -182,7 +185,9 @@ class FaultProxy:
                 for k, v in resp.getheaders():
                     if k.lower() not in ("connection", "transfer-encoding", "content-length"):
                         self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
+                # a HEAD's length is the object's, not its empty body's
+                length = resp.getheader("Content-Length") if self.command == "HEAD" else None
+                self.send_header("Content-Length", length or str(len(data)))
                 self.send_header("Connection", "close")
                 self.end_headers()
                 if self.command != "HEAD":

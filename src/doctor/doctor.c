@@ -463,8 +463,10 @@ static void check_object_store(floe_doctor_report *r, const floe_config *c)
 {
 	const char *location = c->warehouse.location;
 	const floe_iceberg_s3_opts *o = floe_iceberg_storage_routed_s3(floe_config_warehouse_dir(c));
+	floe_iceberg_s3_opts quick = o ? *o : (floe_iceberg_s3_opts){ 0 };
 	floe_iceberg_storage *st = NULL;
-	if (!o || floe_iceberg_storage_s3(&st, o) < 0) {
+	quick.attempts = 2; /* a diagnosis, not a load: say what is wrong without waiting it out */
+	if (!o || floe_iceberg_storage_s3(&st, &quick) < 0) {
 		add(r, "objectstore.credentials", "object store credentials set", FLOE_CHECK_FAIL,
 		    error_hint(r, "Set the variables [warehouse] names."), "%s", error_facts(r));
 	} else if (floe_iceberg_storage_list(st, location, saw_probe, &(probe_seen){ "", false }) < 0) {

@@ -98,6 +98,7 @@ typedef struct s3_req {
 	void *write_ctx;
 	void (*rewind)(void *write_ctx); /* before each retry */
 	bool quiet;                  /* leave the error chain alone (cleanup calls) */
+	int attempts;                /* 0: the storage's */
 } s3_req;
 
 /* Perform `r` once, signed. */
@@ -141,14 +142,14 @@ static int s3_call(s3_state *s, floe_net_response *resp, const s3_req *r)
 			r->rewind(r->write_ctx);
 		rc = s3_once(s, arena, resp, r, sha);
 		floe_net_outcome o = floe_net_classify(resp->status, resp->error);
-		if (o != FLOE_NET_RETRY || attempt >= s->attempts)
+		if (o != FLOE_NET_RETRY || attempt >= (r->attempts ? r->attempts : s->attempts))
 			break;
 		if (rc < 0 && !r->quiet)
 			floe_error_clear();
 		floe_net_sleep_ms(floe_net_backoff_ms(attempt, s->backoff_base_ms, 5000));
 	}
 	if (rc < 0 && !r->quiet)
-		floe_error_context("after %d attempts", s->attempts);
+		floe_error_context("after %d attempts", r->attempts ? r->attempts : s->attempts);
 	floe_arena_free(arena);
 	return rc;
 }
@@ -386,16 +387,15 @@ cleanup:
 	return error;
 }
 
+/*
+ * No request at open: a name taken already is refused when the object is published (the PUT or
+ * the completion carries If-None-Match: *, answered 412), which is the check that counts — a
+ * look-up first would cost a round trip per file and still race.
+ */
 static int s3_open_write(void *state, void **h, const char *uri)
 {
 	s3_state *s = state;
-	bool exists = false;
-	int64_t size = 0;
 	*h = NULL;
-	if (s3_stat(s, uri, &exists, &size) < 0)
-		return -1;
-	if (exists)
-		return floe_error_set(FLOE_ERR_EXISTS, "could not create \"%s\": an object is there already", uri);
 	s3_writer *w = floe_xcalloc(1, sizeof(*w));
 	w->s = s;
 	w->arena = floe_arena_new();
@@ -475,7 +475,9 @@ static void s3_discard(void *h)
 	if (w->upload_id) {
 		/* Best effort, keeping the error that brought us here. */
 		floe_net_response resp = FLOE_NET_RESPONSE_INIT;
-		s3_req r = { .method = "DELETE", .obj = &w->obj, .query = upload_query(w, 0), .quiet = true };
+		/* A few tries only: the upload already failed, likely with the store unwell. */
+		s3_req r = { .method = "DELETE", .obj = &w->obj, .query = upload_query(w, 0), .quiet = true,
+			     .attempts = 3 };
 		s3_call(w->s, &resp, &r);
 		floe_net_response_free(&resp);
 	}

@@ -49,18 +49,6 @@ grep -q '^location = "s3://bench/lake"' "$WORK/s3/floe.toml" || { echo "bench: c
 "$FLOE" -C "$WORK/s3" generate >/dev/null
 ROWS="$(psql -X -At -h "$SOCK" -p "$PORT" -U postgres shop -c 'select count(*) from order_items')"
 
-# measure NAME CMD...: best wall seconds and its peak RSS (kB) over ROUNDS
-measure() {
-	local name=$1 best="" rss=""
-	shift
-	for _ in $(seq "$ROUNDS"); do
-		/usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
-		read -r t m <"$WORK/time"
-		if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t rss=$m; fi
-	done
-	echo "$name $best $rss"
-}
-
 loc=$(measure local "$FLOE" -C "$WORK/local" run --no-reconcile --table public.order_items)
 s3=$(measure s3 "$FLOE" -C "$WORK/s3" run --no-reconcile --table public.order_items)
 parts=$(grep -c 'partNumber=' "$WORK/moto.log" || true)

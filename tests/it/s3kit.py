@@ -18,6 +18,7 @@ from pathlib import Path
 import boto3
 import duckdb
 import duckdb_extension_httpfs
+import pytest
 
 WHEEL_DIR = Path(duckdb_extension_httpfs.__file__).parent / "extensions" / f"v{duckdb.__version__}"
 REPO = Path(__file__).resolve().parents[2]
@@ -110,6 +111,14 @@ class Moto:
         con.execute(f"CREATE OR REPLACE SECRET s3test (TYPE s3, KEY_ID '{self.key_id}', SECRET '{self.secret}', "
                     f"REGION 'us-east-1', ENDPOINT '127.0.0.1:{self.port}', URL_STYLE 'path', USE_SSL false)")
         return con
+
+
+@pytest.fixture(scope="session")
+def moto(tmp_path_factory):
+    """One moto for the session (test modules import this fixture); each project gets its own bucket."""
+    m = Moto(tmp_path_factory.mktemp("moto"))
+    yield m
+    m.stop()
 
 
 def warehouse_toml(location, endpoint):

@@ -9,16 +9,10 @@ import pytest
 
 import lakecheck
 import s3kit
+from s3kit import moto  # noqa: F401  (the session's S3 server)
 import test_silver
 import typematrix
 from sourcedb import Source
-
-
-@pytest.fixture(scope="module")
-def moto(tmp_path_factory):
-    m = s3kit.Moto(tmp_path_factory.mktemp("moto"))
-    yield m
-    m.stop()
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
+#include "base/log.h"
 #include "base/sha256.h"
 #include "bronze/bronze.h"
 #include "format/parquet.h"
@@ -26,6 +27,14 @@
 #include <unistd.h>
 
 #define BRONZE_FULL "floe_bronze_snapshot"
+
+void silver_step(silver_job *job, const char *what)
+{
+	int64_t now = floe_iceberg_now_ms();
+	if (job->step_ms)
+		floe_log_debug("%s: %s %.3f s", job->result->table, what, (double)(now - job->step_ms) / 1e3);
+	job->step_ms = now;
+}
 
 /* What the build reads and where it stands. */
 typedef struct build {
@@ -211,7 +220,29 @@ cleanup:
 	return error;
 }
 
-/* CREATE TABLE floe_build: the model's rows, numbered; its columns must be the lock's. */
+/* The ORDER BY of the table's key (nothing for a table without one). */
+static void put_key_order(floe_buf *sql, const floe_lock_silver *s, const char *lead)
+{
+	for (size_t k = 0; k < s->n_unique_key; k++) {
+		floe_buf_puts(sql, k ? ", " : lead);
+		floe_buf_put_quoted(sql, s->unique_key[k], '"');
+	}
+}
+
+/* Whether a lock column is named rowid (DuckDB's row number of a table, which a column shadows). */
+static bool has_rowid_column(const floe_lock_silver *s)
+{
+	for (size_t i = 0; i < s->n_columns; i++)
+		if (strcasecmp(s->columns[i].name, "rowid") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * floe_build: the model's rows sorted by the key, numbered from 0 (floe_row) in that order; its
+ * columns must be the lock's. The numbers are the rows' rowids in the sorted temporary table
+ * (numbering them with row_number() OVER () took a single-threaded pass as long as the model).
+ */
 static int run_model(build *b, floe_buf *model_sql)
 {
 	silver_job *job = b->job;
@@ -220,8 +251,12 @@ static int run_model(build *b, floe_buf *model_sql)
 	int error = -1;
 	while (model.len && strchr(" \t\r\n;", model.ptr[model.len - 1]))
 		model.len--;
-	floe_buf_printf(&sql, "CREATE TEMP TABLE floe_build AS SELECT row_number() OVER () AS floe_row, * FROM (%.*s\n) floe_model",
-			(int)model.len, model.ptr);
+	bool rowid = !has_rowid_column(b->s);
+	floe_buf_printf(&sql, "CREATE TEMP TABLE floe_model_rows AS SELECT %s* FROM (%.*s\n) floe_model",
+			rowid ? "" : "row_number() OVER () - 1 AS floe_row, ", (int)model.len, model.ptr);
+	put_key_order(&sql, b->s, " ORDER BY ");
+	floe_buf_puts(&sql, rowid ? "; CREATE TEMP VIEW floe_build AS SELECT rowid AS floe_row, * FROM floe_model_rows"
+				  : "; CREATE TEMP VIEW floe_build AS SELECT * FROM floe_model_rows");
 	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0) {
 		floe_error_context("while running the model pipeline/%s", b->s->model);
 		goto cleanup;
@@ -341,6 +376,7 @@ static int store_copy(silver_job *job, floe_iceberg_storage *dst, const char *ur
 	floe_buf_puts(copy, options);
 	if (floe_engine_exec(job->engine, floe_buf_cstr(copy)) < 0)
 		goto cleanup;
+	silver_step(job, "copy (DuckDB writes a file)");
 	tmp_uri = floe_iceberg_path_to_uri(job->arena, file);
 	if (floe_iceberg_storage_read(local, &bytes, tmp_uri) < 0 ||
 	    floe_parquet_reader_open_mem(&r, bytes.ptr, bytes.len, NULL) < 0 ||
@@ -348,6 +384,7 @@ static int store_copy(silver_job *job, floe_iceberg_storage *dst, const char *ur
 	    floe_iceberg_storage_create(dst, uri, bytes.ptr, bytes.len) < 0)
 		goto cleanup;
 	floe_iceberg_data_file_from_parquet(out, job->arena, uri, &st);
+	silver_step(job, "store (the file into the table's storage)");
 	error = 0;
 cleanup:
 	if (tmp_uri)
@@ -381,7 +418,7 @@ static void put_changed(floe_buf *sql, const floe_lock_silver *s, const char *al
 	floe_buf_putc(sql, ')');
 }
 
-/* The rows to publish (COPY's query): kept rows of rewritten files, then the build's good rows. */
+/* The rows to publish when files are rewritten: the build's good rows, then the kept rows of those files. */
 static int put_rows(floe_buf *sql, build *b)
 {
 	silver_job *job = b->job;
@@ -402,15 +439,6 @@ static int put_rows(floe_buf *sql, build *b)
 	floe_buf_puts(sql, "]) t WHERE NOT ");
 	put_changed(sql, b->s, "t");
 	return 0;
-}
-
-/* The ORDER BY of the table's key (nothing for a table without one). */
-static void put_key_order(floe_buf *sql, const floe_lock_silver *s, const char *lead)
-{
-	for (size_t k = 0; k < s->n_unique_key; k++) {
-		floe_buf_puts(sql, k ? ", " : lead);
-		floe_buf_put_quoted(sql, s->unique_key[k], '"');
-	}
 }
 
 /* The COPY options with FIELD_IDS for the columns of `schema` (the lock's nested ids for `s`'s columns). */
@@ -438,7 +466,9 @@ static int write_one(build *b, const char *options, int64_t from, int64_t n)
 			      "ORDER BY floe_n) TO ", (long long)from, (long long)(from + n));
 	floe_iceberg_data_file *d = FLOE_ARENA_PUSH(job->arena, b->files, b->n_files, b->cap_files);
 	int error = store_copy(job, floe_iceberg_table_storage(b->silver), uri, &sql, options, d);
-	if (error < 0)
+	if (error == 0 && d->record_count == 0) /* every row of the range was quarantined */
+		floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), uri);
+	if (error < 0 || d->record_count == 0)
 		b->n_files--;
 	floe_buf_free(&sql);
 	return error;
@@ -454,13 +484,21 @@ static int write_files(build *b)
 	silver_job *job = b->job;
 	floe_buf sql = FLOE_BUF_INIT, rows = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
 	int error = -1;
-	if (put_rows(&rows, b) < 0)
-		goto cleanup;
-	floe_buf_puts(&sql, "CREATE TEMP TABLE floe_out AS SELECT row_number() OVER (");
-	put_key_order(&sql, b->s, "ORDER BY ");
-	floe_buf_printf(&sql, ") - 1 AS floe_n, * FROM (%s)", floe_buf_cstr(&rows));
+	if (b->n_removed) { /* kept rows of rewritten files and new ones: sorted together */
+		if (put_rows(&rows, b) < 0)
+			goto cleanup;
+		floe_buf_puts(&sql, "CREATE TEMP TABLE floe_out AS SELECT row_number() OVER (");
+		put_key_order(&sql, b->s, "ORDER BY ");
+		floe_buf_printf(&sql, ") - 1 AS floe_n, * FROM (%s)", floe_buf_cstr(&rows));
+	} else { /* floe_build is sorted already: files by its numbers (a range may lose quarantined rows) */
+		floe_buf_puts(&sql, "CREATE TEMP VIEW floe_out AS SELECT floe_row AS floe_n, ");
+		if (put_select(&sql, job->arena, b->s, "") < 0)
+			goto cleanup;
+		floe_buf_puts(&sql, " FROM floe_build WHERE floe_row NOT IN (SELECT floe_row FROM floe_bad)");
+	}
 	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0 ||
-	    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_out") < 0)
+	    floe_engine_query_text(job->engine, &n, b->n_removed ? "SELECT count(*) FROM floe_out"
+								: "SELECT count(*) FROM floe_model_rows") < 0)
 		goto cleanup;
 	int64_t total = strtoll(floe_buf_cstr(&n), NULL, 10);
 	int64_t per = b->s->n_unique_key && job->config->bronze.target_file_rows > 0 ? job->config->bronze.target_file_rows
@@ -488,14 +526,45 @@ static void discard_files(build *b)
 	b->n_files = 0;
 }
 
-/* floe_written: the table as it would be published — untouched live files plus the new one. */
+static const char *built_from(const build *b, const char *key);
+
+/*
+ * floe_fresh: the build's new rows as written (an incremental build); job->audit_fresh when the
+ * published table passed the same error tests (floe.tests-sha256 of its snapshot).
+ */
+static int fresh_view(build *b)
+{
+	silver_job *job = b->job;
+	floe_buf sql = FLOE_BUF_INIT;
+	char tests[FLOE_SHA256_HEX_LEN + 1];
+	const char *passed = built_from(b, "floe.tests-sha256");
+	silver_tests_sha(tests, b->s);
+	job->audit_fresh = passed && strcmp(passed, tests) == 0;
+	floe_buf_puts(&sql, "CREATE TEMP VIEW floe_fresh AS SELECT ");
+	int error = put_select(&sql, job->arena, b->s, "");
+	floe_buf_puts(&sql, " FROM floe_build WHERE floe_row NOT IN (SELECT floe_row FROM floe_bad)");
+	if (error == 0)
+		error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	floe_buf_free(&sql);
+	return error;
+}
+
+/*
+ * floe_written: the table as it would be published — untouched live files plus the new ones. A
+ * full build publishes exactly floe_out's rows (the new files were written from it, with the lock's
+ * types): the tests read them there, not decoded again from the files.
+ */
 static int written_view(build *b)
 {
 	silver_job *job = b->job;
 	floe_buf sql = FLOE_BUF_INIT;
 	size_t n = 0;
+	if (!b->incremental)
+		return floe_engine_exec(job->engine, "CREATE TEMP VIEW floe_written AS SELECT * EXCLUDE (floe_n) FROM floe_out");
+	if (fresh_view(b) < 0)
+		return -1;
 	floe_buf_puts(&sql, "CREATE TEMP VIEW floe_written AS SELECT * FROM read_parquet([");
-	for (size_t i = 0; b->incremental && b->previous && i < b->previous->n_files; i++) {
+	for (size_t i = 0; b->previous && i < b->previous->n_files; i++) {
 		const char *uri = b->previous->files[i].file.path;
 		bool rewritten = false;
 		for (size_t k = 0; k < b->n_removed; k++)
@@ -510,16 +579,14 @@ static int written_view(build *b)
 		floe_buf_put_quoted(&sql, engine_path(b, b->files[i].path), '\'');
 	}
 	floe_buf_puts(&sql, "])");
-	int error;
-	if (n == 0) { /* nothing to publish: the tests see an empty table of the model's shape */
+	if (n == 0) { /* nothing to publish: the tests see an empty table of the lock's columns */
 		floe_buf_clear(&sql);
-		floe_buf_puts(&sql, "CREATE TEMP VIEW floe_written AS SELECT * EXCLUDE (floe_row) FROM floe_build LIMIT 0");
+		floe_buf_puts(&sql, "CREATE TEMP VIEW floe_written AS SELECT * FROM floe_fresh LIMIT 0");
 	}
-	error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
 	floe_buf_free(&sql);
 	return error;
 }
-
 
 /* The silver table (created, without a snapshot, when missing) and its live files. */
 static int open_silver(build *b)
@@ -588,9 +655,11 @@ static size_t files_minus(floe_arena *arena, const floe_iceberg_scan *a, const f
 }
 
 /*
- * floe_changed: the keys whose rows differ between bronze snapshot `from` and the verified one
- * (rows of the files one has and the other has not, matched by key and compared whole): inserted,
- * updated, deleted.
+ * floe_diff: per key whose rows differ between bronze snapshot `from` and the verified one (rows
+ * of the files one has and the other has not, matched by key and compared whole) — inserted,
+ * updated, deleted — the key, and its row in the verified snapshot (floe_new, NULL: deleted), so
+ * that source() reads the changed rows from here rather than bronze's files again. floe_changed:
+ * the keys.
  */
 static int changed_keys(build *b, floe_iceberg_table *bronze, int64_t from, const floe_iceberg_scan *now)
 {
@@ -606,25 +675,30 @@ static int changed_keys(build *b, floe_iceberg_table *bronze, int64_t from, cons
 	if (files_view(job, bronze, "floe_added", now, added, n_added) < 0 ||
 	    files_view(job, bronze, "floe_removed", now, removed, n_removed) < 0)
 		goto cleanup;
-	/* a full join on the key (bronze's keys are unique) and whole rows compared: 8x faster than EXCEPT ALL */
+	/* a full join on the key (bronze's keys are unique, never NULL) and whole rows compared: 8x
+	   faster than EXCEPT ALL */
 	const floe_lock_silver *s = b->s;
-	floe_buf_puts(&sql, "CREATE TEMP TABLE floe_changed AS SELECT DISTINCT ");
+	floe_buf_puts(&sql, "CREATE TEMP TABLE floe_diff AS SELECT ");
 	for (size_t k = 0; k < s->n_unique_key; k++) {
-		floe_buf_puts(&sql, k ? ", coalesce(a." : "coalesce(a.");
+		floe_buf_puts(&sql, "coalesce(a.");
 		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
 		floe_buf_puts(&sql, ", r.");
 		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
 		floe_buf_puts(&sql, ") AS ");
 		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
+		floe_buf_puts(&sql, ", ");
 	}
-	floe_buf_puts(&sql, " FROM floe_added a FULL JOIN floe_removed r ON true");
+	floe_buf_puts(&sql, "CASE WHEN a.");
+	floe_buf_put_quoted(&sql, s->unique_key[0], '"');
+	floe_buf_puts(&sql, " IS NOT NULL THEN a END AS floe_new FROM floe_added a FULL JOIN floe_removed r ON true");
 	for (size_t k = 0; k < s->n_unique_key; k++) {
 		floe_buf_puts(&sql, " AND a.");
 		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
 		floe_buf_puts(&sql, " = r.");
 		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
 	}
-	floe_buf_puts(&sql, " WHERE a IS NULL OR r IS NULL OR a IS DISTINCT FROM r");
+	floe_buf_puts(&sql, " WHERE a IS DISTINCT FROM r; CREATE TEMP VIEW floe_changed AS SELECT * EXCLUDE (floe_new) "
+			    "FROM floe_diff");
 	error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
 cleanup:
 	floe_buf_free(&sql);
@@ -662,12 +736,27 @@ cleanup:
 	return error;
 }
 
-/* The bronze snapshot an incremental build may start from: the last build's, same model; else -1. */
+/* Whether the model is the one `floe generate` wrote (no hand edit): its row for a key depends only on that key's rows. */
+static bool model_as_generated(const build *b)
+{
+	const floe_lock_table *t = b->job->table;
+	for (size_t i = 0; i < t->n_files; i++)
+		if (strcmp(t->files[i].path, b->s->model) == 0)
+			return strcmp(t->files[i].sha256, b->model_sha) == 0;
+	return false;
+}
+
+/*
+ * The bronze snapshot an incremental build may start from: the last build's, same model; else -1.
+ * An `incremental` model, or a `table` model as generated (a full-mode bronze table: only the keys
+ * whose rows differ from the last build's snapshot are rebuilt, as for incremental bronze).
+ */
 static int64_t incremental_base(const build *b)
 {
 	const char *from = built_from(b, "floe.bronze-snapshot-id"), *sha = built_from(b, "floe.model-sha256");
-	bool ok = !b->job->full_refresh && !b->schema_changed && b->s->n_unique_key > 0 && strcmp(b->s->materialized, "incremental") == 0 &&
-		  from && sha && strcmp(sha, b->model_sha) == 0;
+	bool per_key = strcmp(b->s->materialized, "incremental") == 0 || model_as_generated(b);
+	bool ok = !b->job->full_refresh && !b->schema_changed && b->s->n_unique_key > 0 && per_key && from && sha &&
+		  strcmp(sha, b->model_sha) == 0;
 	return ok ? strtoll(from, NULL, 10) : -1;
 }
 
@@ -695,10 +784,9 @@ static int choose_scope(build *b, floe_iceberg_table *bronze, const floe_iceberg
 			goto cleanup;
 		b->incremental = true;
 		job->result->changed_keys = strtoll(floe_buf_cstr(&n), NULL, 10);
-		/* a changed key's row, if it has one, is in a file added since: keys are unique, and an
-		   untouched file holds the same rows as before */
-		floe_buf_puts(&sql, "floe_added b WHERE ");
-		put_changed(&sql, b->s, "b");
+		/* a changed key's row, if it has one, is in a file added since (floe_diff kept it): keys
+		   are unique, and an untouched file holds the same rows as before */
+		floe_buf_puts(&sql, "(SELECT floe_new.* FROM floe_diff WHERE floe_new IS NOT NULL)");
 	} else {
 		put_ident(&sql, BRONZE_FULL, bname);
 	}
@@ -788,10 +876,12 @@ static int publish(build *b)
 	silver_job *job = b->job;
 	char snap[32];
 	snprintf(snap, sizeof(snap), "%lld", (long long)job->bronze_snapshot);
+	char tests[FLOE_SHA256_HEX_LEN + 1];
+	silver_tests_sha(tests, b->s);
 	floe_iceberg_kv sum[] = { { "floe.run-id", job->run_id }, { "floe.bronze-snapshot-id", snap },
-				  { "floe.model-sha256", b->model_sha } };
+				  { "floe.model-sha256", b->model_sha }, { "floe.tests-sha256", tests } };
 	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
-	o.summary = sum, o.n_summary = 3;
+	o.summary = sum, o.n_summary = 4;
 	o.expect_snapshot_id = b->previous && b->previous->snapshot_id > 0 ? b->previous->snapshot_id
 									    : FLOE_ICEBERG_NO_SNAPSHOT;
 	int rc = b->incremental
@@ -830,10 +920,16 @@ static int audit_publish(build *b)
 	floe_silver_result *r = job->result;
 	floe_buf n = FLOE_BUF_INIT;
 	int error = -1;
-	if (silver_quarantine(job, &r->quarantined) < 0 || note_quarantine(job) < 0 || write_files(b) < 0 ||
-	    written_view(b) < 0 || silver_audit(job, "floe_written") < 0 ||
+	if (silver_quarantine(job, &r->quarantined) < 0 || note_quarantine(job) < 0)
+		goto cleanup;
+	silver_step(job, "quarantine");
+	if (write_files(b) < 0)
+		goto cleanup;
+	silver_step(job, "write");
+	if (written_view(b) < 0 || silver_audit(job, "floe_written") < 0 ||
 	    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_written") < 0)
 		goto cleanup;
+	silver_step(job, "audit");
 	r->rows = strtoll(floe_buf_cstr(&n), NULL, 10);
 	if (job->table_failed) {
 		floe_error_set(FLOE_ERR_CHECK, "%s.%s was not published: an error-severity test failed", job->ns, job->name);
@@ -844,9 +940,11 @@ static int audit_publish(build *b)
 	bool nothing = b->incremental && b->n_removed == 0 && b->n_files == 0;
 	if (!nothing && publish(b) < 0)
 		goto cleanup;
+	silver_step(job, "publish");
 	b->n_files = 0; /* committed: they belong to the table now */
 	if (r->quarantined > 0 && write_quarantine(b) < 0)
 		goto cleanup;
+	silver_step(job, "quarantine table");
 	error = 0;
 cleanup:
 	discard_files(b); /* never referenced: the audit failed (or nothing is left: committed) */
@@ -881,6 +979,7 @@ int silver_build_table(silver_job *job)
 	const char *bns, *bname;
 	split(job->arena, job->table->bronze, &bns, &bname);
 	split(job->arena, b.s->table, &job->ns, &job->name);
+	silver_step(job, "start");
 	if (floe_iceberg_table_load(&bronze, job->cat, bns, bname) < 0 ||
 	    floe_iceberg_table_plan(&scan, job->arena, bronze, job->bronze_snapshot) < 0)
 		goto cleanup;
@@ -895,6 +994,7 @@ int silver_build_table(silver_job *job)
 	}
 	if (open_silver(&b) < 0 || render_model(&b, &model) < 0)
 		goto cleanup;
+	silver_step(job, "open");
 	if (unchanged(&b)) {
 		job->result->state = "unchanged";
 		job->result->rows = b.previous ? b.previous->record_count : 0;
@@ -907,8 +1007,12 @@ int silver_build_table(silver_job *job)
 	    floe_engine_exec(job->engine, "CREATE SCHEMA IF NOT EXISTS \"" BRONZE_FULL "\"") < 0 ||
 	    floe_query_view(job->engine, job->arena, BRONZE_FULL, bname, floe_iceberg_table_storage(bronze), scan,
 			    scan->schema) < 0 ||
-	    choose_scope(&b, bronze, scan, bns, bname) < 0 || run_model(&b, &model) < 0)
+	    choose_scope(&b, bronze, scan, bns, bname) < 0)
 		goto cleanup;
+	silver_step(job, "scope");
+	if (run_model(&b, &model) < 0)
+		goto cleanup;
+	silver_step(job, "model");
 	error = audit_publish(&b);
 cleanup:
 	floe_iceberg_table_free(bronze);

@@ -32,7 +32,14 @@ typedef struct silver_job {
 	const char *tmp_dir;              /* where DuckDB writes files before storage takes them; NULL: none yet */
 	int n_tmp;
 	bool table_failed;                /* an error-severity table test failed */
+	int64_t step_ms;                  /* when the last step ended (silver_step) */
+	bool audit_fresh;                 /* the table's other rows passed these very error tests when published:
+	                                     error row tests read floe_fresh (the new rows) only, uniqueness
+	                                     only the groups of a new row's values */
 } silver_job;
+
+/* Log (debug: floe -vv) how long the step `what` of the build took since the previous one. */
+void silver_step(silver_job *job, const char *what);
 
 /* build.c: render, run, quarantine, write, audit, publish. -1 with the error set when it failed. */
 int silver_build_table(silver_job *job);
@@ -54,6 +61,9 @@ int silver_quarantine(silver_job *job, int64_t *quarantined);
  * failures and warnings in the notes; job->table_failed when an error-severity test failed.
  */
 int silver_audit(silver_job *job, const char *relation);
+
+/* The SHA-256 (hex) of the lock's error-severity tests of `s`: what a published snapshot passed. */
+void silver_tests_sha(char out[65], const floe_lock_silver *s);
 
 /* An SQL expression showing a row's key ("(5, 'a')") — 'a row' when a key column is masked. */
 void silver_key_text(floe_buf *sql, const floe_lock_silver *s, const char *const *cols, size_t n);

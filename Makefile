@@ -25,11 +25,12 @@ BUILD := build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))$(if $(findstrin
 SANFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 
 PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0)
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral -Wvla
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc -I$(PG_INCLUDE) -MMD -MP
-LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)' -lpq -lsqlite3 -lpg_query -lgit2 -lz -lzstd -lseccomp -lcrypto -lm -lpthread
+LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)' -lpq -lsqlite3 -lpg_query -lgit2 $(shell pkg-config --libs libxml-2.0) -lz -lzstd -lseccomp -lmicrohttpd -lcurl -lcrypto -lm -lpthread
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
@@ -62,8 +63,13 @@ $(BUILD)/floe: $(BUILD)/src/cli/main.o $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduc
 $(BUILD)/unit_tests: $(UNIT_OBJ) $(TOOL_SUPPORT_OBJ) $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
+# floe_build_info's commit label (/metrics).
+$(BUILD)/src/monitor/metrics.o: ALL_CFLAGS += -DFLOE_COMMIT='"$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)"'
+
 $(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Itests/unit -Itests/tools/support
 $(BUILD)/tests/tools/%.o: ALL_CFLAGS += -Itests/tools/support
+# libxml2 (Kettle files) is called from src/pentaho only.
+$(BUILD)/src/pentaho/%.o: ALL_CFLAGS += $(XML_CFLAGS)
 
 # Test tools (tests/tools/NAME.c → build/tools/NAME): programs the integration tests drive.
 $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(TOOL_SUPPORT_OBJ) $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so

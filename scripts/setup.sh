@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # setup.sh — everything floe's build and tests need on a Debian 12 machine, installed once.
 #
-#   scripts/setup.sh [all|packages|duckdb|venv|dbt]  (default: all)
+#   scripts/setup.sh [all|packages|duckdb|venv|dbt|dagster]  (default: all)
 #
 #   packages  the Debian packages in scripts/debian-packages.txt that are missing (apt-get)
 #   duckdb    .deps/duckdb/libduckdb.so from DuckDB's npm platform package, pinned and checksummed
 #   venv      .venv with tests/requirements.txt (pytest, psycopg, DuckDB + iceberg, PyIceberg)
+#   httpfs    .deps/duckdb/extensions/httpfs.duckdb_extension (S3 warehouses), from the pinned
+#             duckdb-extension-httpfs wheel the venv step installs, checksummed
 #   dbt       .venv-dbt with tests/dbt/requirements.txt (dbt-core + dbt-duckdb; scripts/setup-dbt.sh)
+#   dagster   .venv-dagster with tests/dagster/requirements.txt (dagster + dg; scripts/setup-dagster.sh)
 #
 # `make test` runs this first on every CI run, so each step checks before it acts and a
 # machine that has everything is done in about a second. It talks only to package
@@ -218,6 +221,30 @@ step_venv() {
 	say "venv ok (installed $req)"
 }
 
+# --- httpfs: DuckDB's S3 support for floe's engine ----------------------------------------
+# floe loads it by path from extensions/ beside libduckdb.so (src/engine/s3.c), never downloads
+# it. The build is the one in the duckdb-extension-httpfs wheel of tests/requirements.txt (same
+# version as DuckDB); to move to a new release record sha256sum of its .duckdb_extension here.
+HTTPFS_SHA256_x86_64="887c392b1e49128d11667c81e3698d8b00dfdeb456771acf66d05a0f74f7b7d8"
+
+step_httpfs() {
+	local dest="$DUCKDB_DIR/extensions/httpfs.duckdb_extension" want src
+	want="$(eval printf '%s' "\${HTTPFS_SHA256_$(uname -m)-}")"
+	[ -n "$want" ] || { say "httpfs: no pinned build for $(uname -m); S3 warehouses unavailable"; return 0; }
+	if [ -f "$dest" ] && [ "$(sha256_of "$dest")" = "$want" ]; then
+		say "httpfs ok"
+		return 0
+	fi
+	src="$(.venv/bin/python -c 'import pathlib, duckdb, duckdb_extension_httpfs as m; print(pathlib.Path(m.__file__).parent / "extensions" / f"v{duckdb.__version__}" / "httpfs.duckdb_extension")')" ||
+		die "the duckdb-extension-httpfs wheel is not installed in .venv" "" "Run scripts/setup.sh venv first."
+	[ "$(sha256_of "$src")" = "$want" ] ||
+		die "checksum mismatch for $src" "Expected sha256 $want; the wheel holds another build." \
+			"Keep duckdb-extension-httpfs at DuckDB's version in tests/requirements.txt, or record the new build's checksum in scripts/setup.sh."
+	mkdir -p "$DUCKDB_DIR/extensions"
+	cp "$src" "$dest.tmp" && mv -f "$dest.tmp" "$dest"
+	say "httpfs ok (installed $dest)"
+}
+
 # --- main ----------------------------------------------------------------------------------
 
 case "${1:-all}" in
@@ -225,14 +252,18 @@ all)
 	step_packages
 	step_duckdb
 	step_venv
+	step_httpfs
 	scripts/setup-dbt.sh
+	scripts/setup-dagster.sh
 	;;
 packages) step_packages ;;
 duckdb) step_duckdb ;;
 venv) step_venv ;;
+httpfs) step_httpfs ;;
 dbt) scripts/setup-dbt.sh ;;
+dagster) scripts/setup-dagster.sh ;;
 *)
-	die "unknown step \"$1\"" "The steps are all, packages, duckdb, venv and dbt." \
+	die "unknown step \"$1\"" "The steps are all, packages, duckdb, venv, httpfs, dbt and dagster." \
 		"Run scripts/setup.sh with no argument to do all of them."
 	;;
 esac

@@ -59,6 +59,9 @@ typedef struct floe_bronze_opts {
 	const char *command;        /* for the ledger: "run" */
 	floe_bronze_check_fn check; /* NULL: loads are not checked */
 	void *check_ctx;
+	/* Why table `t` is paused (recorded as paused, not loaded), in `a`; NULL: it loads. NULL: none is. */
+	const char *(*paused)(void *ctx, floe_arena *a, const floe_lock_table *t);
+	void *paused_ctx;
 } floe_bronze_opts;
 
 #define FLOE_BRONZE_OPTS_INIT { .command = "run" }

@@ -244,6 +244,20 @@ static void add_unloaded(run_ctx *ctx, floe_bronze_report *rep, floe_arena *a, c
 	record(ctx, &job, finished);
 }
 
+/* A table a schema change pauses (floe sync): recorded as paused, with why. */
+static void add_paused(run_ctx *ctx, floe_bronze_report *rep, floe_arena *a, const floe_lock_table *t,
+		       const char *why)
+{
+	floe_bronze_result *r = &rep->results[rep->n_results++];
+	bronze_job job = { .config = ctx->config, .table = t, .run_id = rep->run_id, .result = r, .arena = a };
+	char finished[32];
+	result_init(r, a, t);
+	r->state = FLOE_TABLE_PAUSED;
+	r->detail = why;
+	floe_state_now(finished, sizeof(finished));
+	record(ctx, &job, finished);
+}
+
 /*
  * Start up to `want` (at most 64) worker threads; *n says how many run (only those are
  * joined). Fewer than asked is a warning — the ones that run take every table; none is
@@ -309,7 +323,10 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 		const floe_lock_table *t = floe_lock_at(own->lock, i);
 		if (!wanted(opts, t) || t->mode == FLOE_LOAD_REMOVED)
 			continue;
-		if (!t->owner && floe_load_mode_loadable(t->mode))
+		const char *paused = opts->paused ? opts->paused(opts->paused_ctx, own->arena, t) : NULL;
+		if (paused)
+			add_paused(&ctx, out, own->arena, t, paused);
+		else if (!t->owner && floe_load_mode_loadable(t->mode))
 			add_job(&ctx, out, t, paths);
 		else
 			add_unloaded(&ctx, out, own->arena, t);

@@ -256,6 +256,10 @@ int floe_cli_load_config(floe_config **out, const floe_cli_ctx *ctx)
 	else
 		floe_buf_printf(&path, "%s/floe.toml", ctx->project_dir ? ctx->project_dir : ".");
 	int rc = floe_config_load(out, floe_buf_cstr(&path));
+	if (rc == 0 && (rc = floe_cli_route_warehouse(*out)) < 0) {
+		floe_config_free(*out);
+		*out = NULL;
+	}
 	floe_buf_free(&path);
 	return rc;
 }

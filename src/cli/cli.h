@@ -83,6 +83,8 @@ const floe_cli_command *floe_cli_subcommand(const floe_cli_command *parent, cons
 
 /* Load the project's floe.toml (per -C / --config). */
 int floe_cli_load_config(floe_config **out, const floe_cli_ctx *ctx);
+/* Route an S3 warehouse for the process (cli/warehouse.c); called by floe_cli_load_config. */
+int floe_cli_route_warehouse(const floe_config *config);
 
 /* Write to stdout with registered secrets scrubbed. */
 void floe_cli_out(const floe_buf *text);
@@ -98,7 +100,13 @@ extern const floe_cli_command floe_cmd_run;
 extern const floe_cli_command floe_cmd_reconcile;
 extern const floe_cli_command floe_cmd_status;
 extern const floe_cli_command floe_cmd_query;
+extern const floe_cli_command floe_cmd_publish;
 extern const floe_cli_command floe_cmd_shop;
 extern const floe_cli_command floe_cmd_catalog;
+extern const floe_cli_command floe_cmd_sync;
+extern const floe_cli_command floe_cmd_gold;
+extern const floe_cli_command floe_cmd_serve;
+extern const floe_cli_command floe_cmd_alert;
+extern const floe_cli_command floe_cmd_pentaho;
 
 #endif

@@ -2,6 +2,8 @@
  * cmd_run.c — `floe run [--table T …] [--jobs N]`: load bronze for the deployed plan.
  */
 #include "cli/cli.h"
+#include "monitor/alert.h"
+#include "schedule/clock.h"
 #include "doctor/doctor.h"
 #include "base/arena.h"
 #include "base/error.h"
@@ -10,6 +12,8 @@
 #include "bronze/bronze.h"
 #include "reconcile/reconcile.h"
 #include "silver/silver.h"
+#include "sync/sync.h"
+#include "publish/publish.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,7 @@ static const floe_cli_option options[] = {
 	{ "no-reconcile", 0, NULL, "load without reconciling (tables stay unverified)" },
 	{ "layer", 0, "bronze|silver", "run one layer only (default: bronze, then silver over what was verified)" },
 	{ "full-refresh", 0, NULL, "rebuild silver tables in full, changed or not" },
+	{ "no-sync", 0, NULL, "do not run `floe sync` first (load the plan deployed on main as it is)" },
 	{ "json", 0, NULL, "print the outcome as JSON" },
 	{ NULL, 0, NULL, NULL },
 };
@@ -202,6 +207,31 @@ static void render(floe_buf *out, bool json, const floe_bronze_report *b, const 
 		render_silver_text(out, s);
 }
 
+/*
+ * After every layer: publish the gold marts when [publish] is set (docs/publish.md). Its
+ * outcome joins the output (JSON: a "publish" member); returns its exit code.
+ */
+static int run_publish(floe_buf *out, const floe_config *config, bool json)
+{
+	floe_publish_report rep = { 0 };
+	floe_buf part = FLOE_BUF_INIT;
+	int rc = floe_publish_run(&rep, config, NULL) < 0 ? (int)floe_error_exit_code() : rep.exit_code;
+	if (rc && !rep.n_results) {
+		floe_error_print(stderr);
+		floe_error_clear();
+	}
+	floe_publish_render(&part, &rep, json);
+	if (json && out->len >= 2) {
+		out->len -= 2; /* reopen the run's object: "}\n" */
+		floe_buf_printf(out, ",\"publish\":%.*s}\n", (int)(part.len - 1), part.ptr);
+	} else {
+		floe_buf_put(out, part.ptr, part.len);
+	}
+	floe_buf_free(&part);
+	floe_publish_report_free(&rep);
+	return rc;
+}
+
 static int run(floe_cli_ctx *ctx)
 {
 	floe_config *config = NULL;
@@ -242,6 +272,13 @@ static int run(floe_cli_ctx *ctx)
 		opts.check = floe_reconcile_bronze_check;
 		opts.check_ctx = &check;
 	}
+	if (bronze && !floe_cli_flag(ctx, "no-sync") && floe_sync_before_run(&out, config) < 0)
+		goto cleanup;
+	if (!floe_cli_flag(ctx, "json")) /* sync's report first; JSON stays one document */
+		floe_cli_out(&out);
+	floe_buf_clear(&out);
+	opts.paused = floe_sync_paused_table; /* a schema change waiting for a person pauses its table */
+	opts.paused_ctx = config;
 	if (bronze && floe_bronze_run(&rep, config, &opts) < 0)
 		goto cleanup;
 	/* after bronze: silver for the tables whose bronze this run loaded and verified */
@@ -256,12 +293,16 @@ static int run(floe_cli_ctx *ctx)
 	if (silver && floe_silver_run(&srep, config, &sopts) < 0)
 		goto cleanup;
 	render(&out, floe_cli_flag(ctx, "json"), &rep, &srep, bronze, silver);
+	int p_rc = config->publish && !floe_cli_value(ctx, "layer") && !n_tables
+		   ? run_publish(&out, config, floe_cli_flag(ctx, "json")) : 0;
 	floe_cli_out(&out);
 	/* A failed table's cause may call for more than 1: source unreachable 3, disk full 4. */
 	rc = rep.exit_code >= FLOE_EXIT_UNREACHABLE ? rep.exit_code : rep.n_failed || rep.n_unproven ? 1 : 0;
 	/* A silver model floe cannot run as written (unsupported Jinja, wrong columns) is the user's: 2. */
 	int s_rc = srep.exit_code ? srep.exit_code : srep.n_failed ? 1 : 0;
 	rc = s_rc > rc ? s_rc : rc;
+	rc = p_rc > rc ? p_rc : rc;
+	floe_alert_after_run(config, floe_schedule_now()); /* transitions to the webhook; never fails the run */
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
 		free(tables[i]);
@@ -276,8 +317,11 @@ cleanup:
 const floe_cli_command floe_cmd_run = {
 	.name = "run",
 	.summary = "load the deployed plan's tables into bronze (Iceberg), one snapshot each",
-	.usage = "run [--table TABLE …] [--jobs N] [--tier V1|V2|V3] [--no-reconcile] [--layer bronze|silver] [--full-refresh] [--json]",
+	.usage = "run [--table TABLE …] [--jobs N] [--tier V1|V2|V3] [--no-reconcile] [--layer bronze|silver] [--full-refresh] [--no-sync] [--json]",
 	.description =
+		"First syncs (`floe sync`, docs/sync.md; --no-sync skips it): safe schema changes are\n"
+		"committed, breaking ones proposed as branches; a table whose rename, drop or narrowing\n"
+		"waits for a person is paused (recorded, not loaded) while the others load.\n"
 		"Loads every table of pipeline/lakehouse.lock.json (written by `floe generate`) into its\n"
 		"bronze Iceberg table. Each table is read in one repeatable-read, read-only transaction,\n"
 		"streamed with COPY … (FORMAT binary) into Parquet, and committed as one snapshot: a\n"

@@ -5,6 +5,8 @@
  * "did you mean" suggestions and the defaults all read from one place.
  */
 #include "config/config.h"
+#include "config/policy.h"
+#include "config/schedule.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
@@ -12,6 +14,7 @@
 #include "base/secret.h"
 #include "base/text.h"
 #include "config/toml.h"
+#include "config/publish.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -28,7 +31,9 @@ typedef enum key_kind {
 	KEY_ROWS,                        /* a positive integer, int64 */
 	KEY_STRING_LIST,
 	KEY_STRING_MAP,
-	KEY_TABLE
+	KEY_BOOL,
+	KEY_TABLE,
+	KEY_SECTION                      /* a section parsed by its own file (src/config/<section>.c) */
 } key_kind;
 
 /* Returns NULL when `value` is acceptable, else what was expected. */
@@ -42,6 +47,15 @@ typedef struct key_spec {
 	value_check check;               /* strings, list items, map values */
 	value_check check_key;           /* map keys */
 } key_spec;
+
+/* Sections parsed in files of their own (config/<section>.c). */
+static const struct own_section {
+	const char *name;
+	int (*load)(floe_config *config, const char *path, const floe_toml_value *section);
+} own_sections[] = {
+	{ "publish", floe_config_publish_load },
+	{ "orchestrators", floe_config_orchestrators_load },
+};
 
 typedef struct load_ctx {
 	floe_config *config;
@@ -116,6 +130,12 @@ static const char *check_env_name(const char *v)
 	return NULL;
 }
 
+static const char *check_endpoint(const char *v)
+{
+	return strncmp(v, "http://", 7) == 0 || strncmp(v, "https://", 8) == 0 ? NULL
+	       : "a URL starting with http:// or https://";
+}
+
 static const char *check_cron(const char *v)
 {
 	/* Five whitespace-separated fields of cron characters; the scheduler checks ranges. */
@@ -134,6 +154,12 @@ static const char *check_cron(const char *v)
 	return fields == 5 ? NULL : "a cron schedule of five fields, e.g. \"0 * * * *\"";
 }
 
+static const char *check_alert_format(const char *v)
+{
+	return strcmp(v, "slack") == 0 || strcmp(v, "teams") == 0 || strcmp(v, "pagerduty") == 0
+		       ? NULL : "`slack`, `teams` or `pagerduty`";
+}
+
 #define AT(field) offsetof(floe_config, field)
 
 static const key_spec project_keys[] = {
@@ -148,6 +174,7 @@ static const key_spec source_keys[] = {
 	{ "user", KEY_STRING, AT(source.user), NULL, check_nonempty, NULL },
 	{ "password-env", KEY_STRING, AT(source.password_env), NULL, check_env_name, NULL },
 	{ "sslmode", KEY_STRING, AT(source.sslmode), NULL, check_sslmode, NULL },
+	{ "lock-timeout", KEY_DURATION, AT(source.lock_timeout_seconds), NULL, NULL, NULL },
 	{ "schemas", KEY_STRING_LIST, AT(source.schemas), NULL, check_nonempty, NULL },
 	{ "exclude", KEY_STRING_LIST, AT(source.exclude), NULL, check_qualified_table, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
@@ -157,6 +184,13 @@ static const key_spec warehouse_keys[] = {
 	{ "location", KEY_STRING, AT(warehouse.location), NULL, check_nonempty, NULL },
 	{ "catalog", KEY_STRING, AT(warehouse.catalog), NULL, check_catalog, NULL },
 	{ "schedule", KEY_STRING, AT(warehouse.schedule), NULL, check_cron, NULL },
+	/* S3 warehouses (location = "s3://bucket/prefix"; docs/storage.md) */
+	{ "endpoint", KEY_STRING, AT(warehouse.endpoint), NULL, check_endpoint, NULL },
+	{ "region", KEY_STRING, AT(warehouse.region), NULL, check_nonempty, NULL },
+	{ "path-style", KEY_BOOL, AT(warehouse.path_style), NULL, NULL, NULL },
+	{ "access-key-env", KEY_STRING, AT(warehouse.access_key_env), NULL, check_env_name, NULL },
+	{ "secret-key-env", KEY_STRING, AT(warehouse.secret_key_env), NULL, check_env_name, NULL },
+	{ "session-token-env", KEY_STRING, AT(warehouse.session_token_env), NULL, check_env_name, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -181,6 +215,8 @@ static const key_spec git_keys[] = {
 static const key_spec alerts_keys[] = {
 	{ "webhook-env", KEY_STRING, AT(alerts.webhook_env), NULL, check_env_name, NULL },
 	{ "otlp-endpoint", KEY_STRING, AT(alerts.otlp_endpoint), NULL, NULL, NULL },
+	{ "format", KEY_STRING, AT(alerts.format), NULL, check_alert_format, NULL },
+	{ "routing-key-env", KEY_STRING, AT(alerts.routing_key_env), NULL, check_env_name, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -196,10 +232,11 @@ static const key_spec root_keys[] = {
 	{ "watermarks", KEY_STRING_MAP, AT(watermarks), NULL, check_nonempty, check_qualified_table },
 	{ "bronze", KEY_TABLE, 0, bronze_keys, NULL, NULL },
 	{ "silver", KEY_TABLE, 0, silver_keys, NULL, NULL },
-	{ "policy", KEY_STRING_MAP, AT(policy), NULL, check_nonempty, NULL },
+	{ "policy", KEY_STRING_MAP, AT(policy), NULL, floe_policy_action_problem, floe_policy_class_problem },
 	{ "git", KEY_TABLE, 0, git_keys, NULL, NULL },
 	{ "alerts", KEY_TABLE, 0, alerts_keys, NULL, NULL },
 	{ "gold", KEY_TABLE, 0, gold_keys, NULL, NULL },
+	{ "schedule", KEY_SECTION, 0, NULL, NULL, NULL }, /* schedule.c */
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -444,10 +481,17 @@ static int load_key(load_ctx *ctx, const key_spec *spec, const floe_toml_value *
 		return load_list(ctx, (floe_string_list *)field, v, name, spec->check);
 	case KEY_STRING_MAP:
 		return load_map(ctx, (floe_string_map *)field, v, name, spec);
+	case KEY_BOOL:
+		if (expect_type(ctx, v, FLOE_TOML_BOOL, name, "true or false") < 0)
+			return -1;
+		*(bool *)field = floe_toml_bool(v);
+		return 0;
 	case KEY_TABLE:
 		if (expect_type(ctx, v, FLOE_TOML_TABLE, name, "a table") < 0)
 			return -1;
 		return load_table(ctx, v, name, spec->children);
+	case KEY_SECTION:
+		return 0;
 	}
 	return -1;
 }
@@ -459,6 +503,14 @@ static int load_table(load_ctx *ctx, const floe_toml_value *table, const char *s
 	for (size_t i = 0; i < n; i++) {
 		floe_slice key = floe_toml_key_at(table, i);
 		const key_spec *spec = NULL;
+		const struct own_section *own = NULL;
+		for (size_t k = 0; !section && k < sizeof(own_sections) / sizeof(own_sections[0]); k++)
+			own = floe_slice_eq_cstr(key, own_sections[k].name) ? &own_sections[k] : own;
+		if (own) {
+			if (own->load(ctx->config, ctx->path, floe_toml_value_at(table, i)) < 0)
+				return -1;
+			continue;
+		}
 		for (const key_spec *s = specs; s->name; s++)
 			if (floe_slice_eq_cstr(key, s->name))
 				spec = s;
@@ -477,18 +529,24 @@ static void set_defaults(floe_config *c)
 	c->source.port = 5432;
 	c->source.password_env = "FLOE_SOURCE_PASSWORD";
 	c->source.sslmode = "prefer";
+	c->source.lock_timeout_seconds = 60;
 	c->source.schemas.items = default_schemas;
 	c->source.schemas.count = 1;
 	c->warehouse.location = "warehouse";
 	c->warehouse.catalog = "sql";
 	c->warehouse.schedule = "0 * * * *";
+	c->warehouse.access_key_env = "AWS_ACCESS_KEY_ID";
+	c->warehouse.secret_key_env = "AWS_SECRET_ACCESS_KEY";
 	c->bronze.late_window_seconds = 300;
 	c->bronze.target_file_rows = 262144;
 	c->silver.pii_key_env = "FLOE_PII_KEY";
 	c->git_remote = "";
 	c->alerts.webhook_env = "FLOE_ALERT_WEBHOOK";
 	c->alerts.otlp_endpoint = "";
+	c->alerts.format = "slack";
+	c->alerts.routing_key_env = "FLOE_PAGERDUTY_ROUTING_KEY";
 	c->gold_model = "";
+	c->orchestrators = (floe_config_orchestrators)FLOE_CONFIG_ORCHESTRATORS_INIT;
 }
 
 static int check_required(load_ctx *ctx, const floe_toml_value *root)
@@ -544,6 +602,7 @@ int floe_config_parse(floe_config **out, const char *path, const char *text, siz
 	}
 	const floe_toml_value *root = floe_toml_root(doc);
 	if (load_table(&ctx, root, NULL, root_keys) < 0 || check_required(&ctx, root) < 0 ||
+	    floe_config_schedule_parse(c, floe_toml_get(root, "schedule")) < 0 ||
 	    set_project_paths(c, path) < 0)
 		goto cleanup;
 	c->warehouse.dir = floe_config_warehouse_dir(c);
@@ -609,9 +668,16 @@ const char *floe_config_warehouse_dir(const floe_config *config)
 	const char *loc = config->warehouse.location;
 	if (config->warehouse.dir)
 		return config->warehouse.dir;
+	if (floe_config_warehouse_is_s3(config))
+		loc = "warehouse"; /* the SQLite catalog stays in the project */
 	if (loc[0] == '/')
 		return loc;
 	return floe_arena_printf(config->arena, "%s/%s", config->project_dir, loc);
+}
+
+bool floe_config_warehouse_is_s3(const floe_config *config)
+{
+	return strncmp(config->warehouse.location, "s3://", 5) == 0;
 }
 
 /* Whether some [silver.pii] entry masks with "hmac". */

@@ -13,8 +13,10 @@
 #define FLOE_CONFIG_CONFIG_H
 
 #include "base/buf.h"
+#include "config/orchestrators.h"
 #include "base/secret.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +41,7 @@ typedef struct floe_config_source {
 	const char *user;           /* required */
 	const char *password_env;   /* default "FLOE_SOURCE_PASSWORD" */
 	const char *sslmode;        /* default "prefer" */
+	int64_t lock_timeout_seconds; /* "lock-timeout", default 60; 0: wait for a lock as long as it takes */
 	floe_string_list schemas;   /* default ["public"] */
 	floe_string_list exclude;   /* "schema.table" entries */
 } floe_config_source;
@@ -48,6 +51,14 @@ typedef struct floe_config_warehouse {
 	const char *dir;            /* location resolved once by floe_config_parse (floe_config_warehouse_dir) */
 	const char *catalog;        /* "sql" (the default and, for now, the only one) */
 	const char *schedule;       /* cron, default "0 * * * *" */
+	/* location = "s3://bucket/prefix" (docs/storage.md): the store and the names of the
+	   variables holding its credentials (never the values) */
+	const char *endpoint;       /* NULL: AWS */
+	const char *region;         /* NULL: us-east-1 */
+	bool path_style;
+	const char *access_key_env; /* default "AWS_ACCESS_KEY_ID" */
+	const char *secret_key_env; /* default "AWS_SECRET_ACCESS_KEY" */
+	const char *session_token_env; /* NULL: none */
 } floe_config_warehouse;
 
 typedef struct floe_config_bronze {
@@ -64,6 +75,8 @@ typedef struct floe_config_silver {
 typedef struct floe_config_alerts {
 	const char *webhook_env;    /* default "FLOE_ALERT_WEBHOOK" */
 	const char *otlp_endpoint;  /* default "" (off) */
+	const char *format;         /* "slack" (default), "teams" or "pagerduty" */
+	const char *routing_key_env; /* pagerduty: default "FLOE_PAGERDUTY_ROUTING_KEY" */
 } floe_config_alerts;
 
 typedef struct floe_config {
@@ -79,6 +92,9 @@ typedef struct floe_config {
 	const char *git_remote;     /* default "" (no pushes) */
 	floe_config_alerts alerts;
 	const char *gold_model;     /* default "" (rules only) */
+	const struct floe_config_publish *publish; /* [publish] (config/publish.h); NULL: not set */
+	floe_config_orchestrators orchestrators;   /* [orchestrators] (config/orchestrators.h) */
+	const struct floe_config_schedule *schedule; /* [schedule] (schedule.h); NULL: none */
 	floe_arena *arena;
 } floe_config;
 
@@ -95,6 +111,8 @@ void floe_config_free(floe_config *config);
  * by the config. Resolved once when the file is read, so load threads may call it at once.
  */
 const char *floe_config_warehouse_dir(const floe_config *config);
+/* Whether the tables live on S3 (location "s3://…"); the warehouse dir then holds only the catalog. */
+bool floe_config_warehouse_is_s3(const floe_config *config);
 
 /*
  * The source password: the environment variable named by password-env, else the

@@ -186,7 +186,8 @@ int floe_engine_open(floe_engine **out, const char *path)
 		goto cleanup;
 	}
 	if (floe_engine_register_functions(engine->conn) < 0 ||
-	    floe_engine_register_hmac(engine->conn, &engine->pii_key) < 0)
+	    floe_engine_register_hmac(engine->conn, &engine->pii_key) < 0 ||
+	    floe_engine_run_open_hook(engine) < 0)
 		goto cleanup;
 	*out = engine;
 	engine = NULL;

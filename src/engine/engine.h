@@ -15,6 +15,7 @@
 #ifndef FLOE_ENGINE_ENGINE_H
 #define FLOE_ENGINE_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/buf.h"
@@ -36,6 +37,29 @@ int floe_engine_open(floe_engine **out, const char *path);
  * calling floe_hmac fails.
  */
 int floe_engine_set_pii_key(floe_engine *engine, const void *key, size_t len);
+
+/*
+ * Let the engine read `s3://` objects (an S3 warehouse, src/engine/s3.c): load the httpfs
+ * extension from `extension_dir` (NULL: `extensions/` beside libduckdb.so, where
+ * scripts/setup.sh puts the pinned build) — never a download — and create a temporary
+ * secret from the credentials (borrowed; never in a message).
+ */
+typedef struct floe_engine_s3 {
+	const char *endpoint;       /* "http(s)://host[:port]" */
+	const char *region;
+	bool path_style;
+	const char *key_id, *secret, *session_token; /* session_token may be NULL */
+	const char *extension_dir;
+} floe_engine_s3;
+int floe_engine_use_s3(floe_engine *engine, const floe_engine_s3 *s3);
+
+/*
+ * A function every floe_engine_open runs on the new engine before returning it (the CLI
+ * sets one for an S3 warehouse: floe_engine_use_s3 with its credentials); NULL: none.
+ * Process-wide; a failure fails the open.
+ */
+typedef int (*floe_engine_open_hook)(floe_engine *engine, void *ctx);
+void floe_engine_set_open_hook(floe_engine_open_hook fn, void *ctx);
 
 /* Close the connection and the database. Accepts NULL. */
 void floe_engine_close(floe_engine *engine);

@@ -37,4 +37,8 @@ int floe_engine_register_hmac(duckdb_connection conn, const floe_engine_key *key
  */
 int floe_engine_forbid_writes(void);
 
+/* Run the open hook (s3.c floe_engine_set_open_hook) on a new engine; 0 when none is set. */
+struct floe_engine;
+int floe_engine_run_open_hook(struct floe_engine *engine);
+
 #endif

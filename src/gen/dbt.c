@@ -30,13 +30,12 @@ typedef struct emit {
 static int put_file(emit *e, const char *rel, const char *content, const floe_lock_table *table)
 {
 	char hex[FLOE_SHA256_HEX_LEN + 1];
+	if (!table)
+		return floe_gen_put_project_file(e->r, e->next, e->prev, rel, content);
 	floe_sha256_hex(hex, content, strlen(content));
 	if (floe_gen_place(e->r, rel, content, floe_lock_file_hash(e->prev, rel)) < 0)
 		return -1;
-	if (table)
-		floe_lock_add_table_file(e->next, table->schema, table->name, rel, hex);
-	else
-		floe_lock_add_project_file(e->next, rel, hex);
+	floe_lock_add_table_file(e->next, table->schema, table->name, rel, hex);
 	return 0;
 }
 

@@ -33,6 +33,7 @@ struct floe_gen_result {
 	size_t n_notes, cap_notes;
 	char commit[48];
 	bool committed;
+	const floe_gen_opts *opts;
 };
 
 const char *floe_gen_action_name(floe_gen_action action)
@@ -126,6 +127,41 @@ int floe_gen_place(floe_gen_result *r, const char *rel, const char *content, con
 	return 0;
 }
 
+/*
+ * The files of the merged gold marts (`floe gold draft` wrote them on a branch a person merged):
+ * generate does not write them, but reports one that differs from what was drafted as drift.
+ */
+static int check_marts(floe_gen_result *r, const floe_lock *next)
+{
+	for (size_t i = 0; i < floe_lock_mart_count(next); i++) {
+		const floe_lock_mart *m = floe_lock_mart_at(next, i);
+		for (size_t j = 0; j < m->n_files; j++) {
+			char have[FLOE_SHA256_HEX_LEN + 1];
+			bool exists;
+			if (hash_file(&exists, have, full_path(r, m->files[j].path)) < 0)
+				return -1;
+			if (!exists)
+				floe_gen_note(r, "gold mart %s: %s is missing; draft the mart again (floe gold draft)", m->name,
+					      m->files[j].path);
+			else
+				record(r, m->files[j].path,
+				       strcmp(have, m->files[j].sha256) == 0 ? FLOE_GEN_UNCHANGED : FLOE_GEN_KEPT);
+		}
+	}
+	return 0;
+}
+
+int floe_gen_put_project_file(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const char *rel,
+			      const char *content)
+{
+	char hex[FLOE_SHA256_HEX_LEN + 1];
+	floe_sha256_hex(hex, content, strlen(content));
+	if (floe_gen_place(r, rel, content, floe_lock_file_hash(prev, rel)) < 0)
+		return -1;
+	floe_lock_add_project_file(next, rel, hex);
+	return 0;
+}
+
 /* Files of the previous lock that the new one no longer lists. */
 static int retire(floe_gen_result *r, const floe_lock *prev, const floe_lock *next)
 {
@@ -153,11 +189,37 @@ static int retire(floe_gen_result *r, const floe_lock *prev, const floe_lock *ne
 	return 0;
 }
 
+/* Whether schema.name is among the tables whose changes are held back (opts->hold). */
+static bool held(const floe_gen_result *r, const char *schema, const char *name)
+{
+	size_t n = strlen(schema);
+	for (size_t i = 0; r->opts && i < r->opts->n_hold; i++) {
+		const char *h = r->opts->hold[i];
+		if (strncmp(h, schema, n) == 0 && h[n] == '.' && strcmp(h + n + 1, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void hold_back(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_plan *plan)
+{
+	for (size_t i = 0; i < floe_plan_count(plan); i++) {
+		const floe_plan_table *t = floe_plan_at(plan, i);
+		if (held(r, t->schema, t->name))
+			floe_lock_keep_table(next, prev, t->schema, t->name);
+	}
+	for (size_t i = 0; i < floe_lock_count(prev); i++) {
+		const floe_lock_table *t = floe_lock_at(prev, i);
+		if (held(r, t->schema, t->name))
+			floe_lock_keep_table(next, prev, t->schema, t->name);
+	}
+}
+
 static int write_tables(floe_gen_result *r, const floe_plan *plan, const floe_lock *prev, floe_lock *next)
 {
 	for (size_t i = 0; i < floe_plan_count(plan); i++) {
 		const floe_plan_table *t = floe_plan_at(plan, i);
-		if (!t->sql)
+		if (!t->sql || held(r, t->schema, t->name))
 			continue;
 		char hex[FLOE_SHA256_HEX_LEN + 1];
 		floe_sha256_hex(hex, t->sql, strlen(t->sql));
@@ -194,7 +256,8 @@ static const char *commit_message(floe_gen_result *r)
 	size_t counts[FLOE_GEN_ORPHANED + 1] = { 0 };
 	for (size_t i = 0; i < r->n; i++)
 		counts[r->files[i].action]++;
-	floe_buf_printf(&m, "floe generate: %zu added, %zu updated, %zu removed, %zu kept as edited\n\n",
+	floe_buf_printf(&m, "%s: %zu added, %zu updated, %zu removed, %zu kept as edited\n\n",
+			r->opts && r->opts->title ? r->opts->title : "floe generate",
 			counts[FLOE_GEN_ADDED] + counts[FLOE_GEN_RESTORED], counts[FLOE_GEN_UPDATED],
 			counts[FLOE_GEN_REMOVED], counts[FLOE_GEN_KEPT] + counts[FLOE_GEN_ORPHANED]);
 	floe_buf_puts(&m, r->lock_changes);
@@ -229,23 +292,38 @@ static int commit(floe_gen_result *r)
 
 int floe_gen_from_plan(floe_gen_result **out, const floe_plan *plan, const floe_config *config, const char *dir)
 {
+	floe_gen_opts opts = FLOE_GEN_OPTS_INIT;
+	opts.dir = dir;
+	return floe_gen_from_plan_opts(out, plan, config, &opts);
+}
+
+int floe_gen_from_plan_opts(floe_gen_result **out, const floe_plan *plan, const floe_config *config,
+			    const floe_gen_opts *opts)
+{
 	floe_lock *prev = NULL, *next = NULL;
 	floe_buf changes = FLOE_BUF_INIT;
 	floe_gen_result *r = floe_xcalloc(1, sizeof(*r));
 	int error = -1;
 	r->arena = floe_arena_new();
+	r->opts = opts;
+	const char *dir = opts->dir ? opts->dir : floe_config_pipeline_dir(r->arena, config);
 	r->dir = floe_arena_strdup(r->arena, dir);
 	*out = NULL;
 	if (floe_fs_mkdir_p(dir, 0755) < 0 || floe_lock_load(&prev, full_path(r, FLOE_LOCK_FILE)) < 0 ||
 	    floe_lock_build(&next, plan, prev) < 0)
 		goto cleanup;
-	if (floe_gen_silver(r, next, plan, config) < 0 || write_tables(r, plan, prev, next) < 0 ||
-	    floe_gen_dbt(r, next, prev, plan, config) < 0 || retire(r, prev, next) < 0 || write_lock(r, next) < 0)
+	if (floe_gen_silver(r, next, plan, config) < 0)
+		goto cleanup;
+	hold_back(r, next, prev, plan);
+	if (write_tables(r, plan, prev, next) < 0 || floe_gen_dbt(r, next, prev, plan, config) < 0 ||
+	    floe_gen_dagster(r, next, prev, config, dir) < 0 || retire(r, prev, next) < 0 ||
+	    check_marts(r, next) < 0 || write_lock(r, next) < 0)
 		goto cleanup;
 	floe_lock_describe_changes(&changes, prev, next);
 	r->lock_changes = floe_arena_strdup(r->arena, floe_buf_cstr(&changes));
 	if (commit(r) < 0)
 		goto cleanup;
+	r->opts = NULL; /* the caller's, borrowed for the call */
 	*out = r;
 	r = NULL;
 	error = 0;

@@ -40,6 +40,10 @@ typedef struct floe_gen_result floe_gen_result;
 
 typedef struct floe_gen_opts {
 	const char *dir;      /* NULL: <project>/pipeline */
+	/* Tables ("schema.table") kept as the previous lock has them: their changes held back (floe sync). */
+	const char *const *hold;
+	size_t n_hold;
+	const char *title;    /* the commit message's first words; NULL: "floe generate" */
 } floe_gen_opts;
 
 #define FLOE_GEN_OPTS_INIT { .dir = NULL }
@@ -49,6 +53,10 @@ int floe_gen_run(floe_gen_result **out, const floe_config *config, const floe_ge
 
 /* Generate from a plan already built (and the configuration it was built from), into `dir`. */
 int floe_gen_from_plan(floe_gen_result **out, const floe_plan *plan, const floe_config *config, const char *dir);
+
+/* The same, with options (opts->dir: NULL means the project's pipeline/). */
+int floe_gen_from_plan_opts(floe_gen_result **out, const floe_plan *plan, const floe_config *config,
+			    const floe_gen_opts *opts);
 
 void floe_gen_result_free(floe_gen_result *result);
 

@@ -17,6 +17,10 @@
  */
 int floe_gen_place(floe_gen_result *r, const char *rel, const char *content, const char *old_hash);
 
+/* floe_gen_place for a project file (not of one table), its hash recorded in `next`'s top-level files. */
+int floe_gen_put_project_file(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const char *rel,
+			      const char *content);
+
 /* A line for the output and the commit message ("public.t: CHECK c not tested in silver: …"). */
 void floe_gen_note(floe_gen_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -34,5 +38,13 @@ int floe_gen_silver(floe_gen_result *r, floe_lock *next, const floe_plan *plan, 
 /* pipeline/dbt/: the dbt project of the silver layer, each file placed and hashed in `next`. */
 int floe_gen_dbt(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_plan *plan,
 		 const floe_config *config);
+
+/*
+ * pipeline/dagster/: the Dagster project whose assets run `floe run --table T --layer L --json`
+ * (dagster.c, docs/dagster.md), each file placed and hashed in `next`. `pipeline_dir` is where
+ * pipeline/ is written (the project's location is written relative to it).
+ */
+int floe_gen_dagster(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config,
+		     const char *pipeline_dir);
 
 #endif

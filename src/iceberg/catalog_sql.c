@@ -9,6 +9,7 @@
  * only when that read fails too is the outcome UNKNOWN.
  */
 #include "iceberg/catalog_sql.h"
+#include "iceberg/storage_s3.h"
 #include "iceberg/catalog.h"
 #include "iceberg/recover.h"
 
@@ -364,15 +365,14 @@ int floe_iceberg_catalog_open_sql(floe_iceberg_catalog **out, const char *path,
 		free(sql->name);
 		sql->name = floe_xstrndup(opts->name, strlen(opts->name));
 	}
-	if (opts->warehouse) {
-		warehouse = floe_iceberg_path_to_uri(arena, opts->warehouse);
-	} else {
-		warehouse = floe_iceberg_path_to_uri(arena, slash ? floe_arena_strndup(arena, path,
-							     (size_t)(slash - path)) : ".");
-	}
-	if (!warehouse)
+	const char *dir = opts->warehouse ? opts->warehouse
+			  : slash ? floe_arena_strndup(arena, path, (size_t)(slash - path)) : ".";
+	const floe_iceberg_s3_opts *s3 = floe_iceberg_storage_routed_s3(dir);
+	floe_iceberg_storage *storage = NULL;
+	warehouse = s3 ? s3->location : floe_iceberg_path_to_uri(arena, dir);
+	if (!warehouse || (s3 ? floe_iceberg_storage_s3(&storage, s3) : 0) < 0)
 		goto cleanup;
-	*out = floe_iceberg_catalog_new(&sql_ops, sql, floe_iceberg_storage_local(), warehouse);
+	*out = floe_iceberg_catalog_new(&sql_ops, sql, storage ? storage : floe_iceberg_storage_local(), warehouse);
 	sql = NULL;
 	error = 0;
 cleanup:

@@ -11,6 +11,7 @@
 #include "base/text.h"
 #include "plan/lock.h"
 #include "reconcile/reconcile.h"
+#include "sync/sync.h"
 #include "state/state.h"
 
 #include <stdio.h>
@@ -32,6 +33,29 @@ static int64_t age_of(const char *iso)
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
 	return (int64_t)(time(NULL) - timegm(&tm));
+}
+
+/* Seconds from one ledger stamp to another ("…T05:49:30.123Z"), with milliseconds; -1 if unreadable. */
+static double seconds_between(const char *from, const char *to)
+{
+	int64_t a = age_of(from), b = age_of(to);
+	unsigned ma = 0, mb = 0;
+	if (a < 0 || b < 0 || !to)
+		return -1;
+	sscanf(strchr(from, '.') ? strchr(from, '.') + 1 : "0", "%3u", &ma);
+	sscanf(strchr(to, '.') ? strchr(to, '.') + 1 : "0", "%3u", &mb);
+	return (double)(a - b) + ((double)mb - (double)ma) / 1000.0;
+}
+
+/* The metrics of the newest record: what that run took, wrote, read; silver's test counts. */
+static void fill_last(floe_status_row *row, const floe_state_table_run *last)
+{
+	row->last_duration_seconds = last ? seconds_between(last->started_at, last->finished_at) : -1;
+	row->last_rows_written = last ? last->rows : -1;
+	row->last_bytes = last ? last->bytes : -1;
+	row->tests_failed = last ? last->tests_failed : -1;
+	row->tests_warned = last ? last->tests_warned : -1;
+	row->quarantined = last ? last->quarantined : -1;
 }
 
 static bool has_drift(const char *pipeline, const floe_lock_table *t)
@@ -172,6 +196,7 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 		row->snapshot_id = ok->snapshot_id;
 	}
 	row->drift = has_drift(pipeline, t);
+	fill_last(row, last);
 	if (row->load == FLOE_TABLE_FAILED) {
 		row->facts = last->error;
 		row->cause = last->cause;
@@ -211,6 +236,7 @@ static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st,
 		row->snapshot_id = ok->snapshot_id;
 	}
 	row->facts = !last ? "run `floe run` to build it" : last->error ? last->error : last->detail;
+	fill_last(row, last);
 	row->cause = last ? last->cause : NULL;
 }
 
@@ -284,6 +310,13 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		const floe_state_reconcile *rec = reconcile_of(recs, n_recs, copy.bronze);
 		fill_reconcile(row, rec, last);
 		fill_history(row, own->arena, st, rec);
+		const char *paused = floe_sync_paused(own->arena, config, copy.schema, copy.name);
+		if (paused) { /* a schema change waits for a person: that decides, whatever the last load did */
+			row->load = FLOE_TABLE_PAUSED;
+			row->decided = false;
+			row->facts = paused;
+			row->cause = NULL;
+		}
 		out->n_failed += !row->decided && row->load == FLOE_TABLE_FAILED;
 		out->n_diverged += row->decided && row->verdict == FLOE_RECONCILE_DIVERGED;
 		out->n_unverified += row->decided && row->verdict == FLOE_RECONCILE_UNVERIFIED;

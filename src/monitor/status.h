@@ -39,6 +39,10 @@ typedef struct floe_status_row {
 	int64_t age_seconds;      /* since the last successful load finished; -1 never */
 	const char *snapshot_id;
 	bool drift;               /* the pipeline file was edited by hand */
+	/* The newest record's run (the metrics): seconds, rows written, bytes; -1 unknown. */
+	double last_duration_seconds;
+	int64_t last_rows_written, last_bytes;
+	int64_t tests_failed, tests_warned, quarantined; /* silver: the newest build's; -1 unknown */
 	const char *facts;        /* why it is in this state */
 	const char *cause;        /* failed: probable cause */
 	/* The newest reconciliation (floe reconcile, or after a load); done false: never reconciled. */

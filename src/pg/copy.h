@@ -103,6 +103,17 @@ int floe_pg_decode_field(floe_vector *v, const floe_pg_copy_column *col, const u
 typedef struct floe_buf floe_buf;
 int floe_pg_value_text(floe_buf *out, const floe_vector *v, size_t row);
 
+/*
+ * The other direction (copy_encode.c): COPY … FROM STDIN (FORMAT binary) bytes appended to
+ * `out` — the header, each row's field count, each field (row `row` of `v`, a primitive
+ * vector: its *_recv form, NULL as length -1; a list or struct is FLOE_ERR_USAGE), and the
+ * trailer. Stream them with floe_pg_copy_in_put (pg.h).
+ */
+void floe_pg_copy_put_header(floe_buf *out);
+void floe_pg_copy_put_row_start(floe_buf *out, uint16_t n_fields);
+int floe_pg_encode_field(floe_buf *out, const floe_vector *v, size_t row);
+void floe_pg_copy_put_trailer(floe_buf *out);
+
 /* `v` made an empty vector of the shape `col` decodes into (nested vectors included). */
 void floe_pg_copy_vector_init(floe_vector *v, const floe_pg_copy_column *col);
 

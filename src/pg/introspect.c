@@ -128,6 +128,7 @@ int floe_pg_connect_source(floe_pg **out, const floe_config *config)
 	t.database = config->source.database;
 	t.user = config->source.user;
 	t.sslmode = config->source.sslmode;
+	t.lock_timeout_seconds = config->source.lock_timeout_seconds;
 	t.password = floe_config_source_password(config);
 	t.read_only = true;
 	return floe_pg_connect(out, &t);

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct floe_pg floe_pg;
 typedef struct floe_pg_result floe_pg_result;
@@ -28,6 +29,7 @@ typedef struct floe_pg_target {
 	const char *sslmode;  /* NULL: libpq default */
 	bool read_only;       /* default_transaction_read_only = on for the session */
 	int connect_timeout;  /* seconds; 0: 10 */
+	int64_t lock_timeout_seconds; /* the session's lock_timeout; 0: PostgreSQL's default (wait forever) */
 	const char *password_env; /* the variable the password came from, named in hints; NULL: [source] */
 } floe_pg_target;
 

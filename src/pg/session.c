@@ -70,7 +70,7 @@ int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
 {
 	const char *keys[16], *vals[16];
 	int n = 0;
-	char port[16], timeout[16];
+	char port[16], timeout[16], options[160];
 	*out = NULL;
 
 	snprintf(port, sizeof(port), "%d", t->port);
@@ -85,10 +85,13 @@ int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
 		keys[n] = "sslmode", vals[n++] = t->sslmode;
 	keys[n] = "connect_timeout", vals[n++] = timeout;
 	keys[n] = "application_name", vals[n++] = "floe";
-	/* Read-only is set at startup, so no statement of ours runs before it applies. */
-	keys[n] = "options",
-	vals[n++] = t->read_only ? "-c default_transaction_read_only=on -c client_encoding=UTF8"
-				 : "-c client_encoding=UTF8";
+	/* Read-only and lock_timeout are set at startup, so no statement of ours runs before they
+	 * apply. Without a lock timeout, a read queued behind another session's ALTER TABLE waits
+	 * forever — and every later query on that table queues behind floe's read. */
+	snprintf(options, sizeof(options), "-c client_encoding=UTF8%s -c lock_timeout=%lld",
+		 t->read_only ? " -c default_transaction_read_only=on" : "",
+		 (long long)(t->lock_timeout_seconds > 0 ? t->lock_timeout_seconds * 1000 : 0));
+	keys[n] = "options", vals[n++] = options;
 	keys[n] = NULL, vals[n] = NULL;
 
 	floe_pg *pg = floe_xcalloc(1, sizeof(*pg));
@@ -161,6 +164,7 @@ floe_error_code floe_pg_code_of_sqlstate(const char *state, bool connected)
 		{ "55P03", FLOE_CODE_SOURCE_LOCKED },       /* lock_not_available */
 		{ "40001", FLOE_CODE_SOURCE_SERIALIZATION }, /* serialization_failure */
 		{ "40P01", FLOE_CODE_SOURCE_SERIALIZATION }, /* deadlock_detected */
+		{ "53100", FLOE_CODE_DISK_FULL },           /* disk_full: the server's disk */
 		{ "08", FLOE_CODE_SOURCE_LOST },            /* connection exception */
 	};
 	for (size_t i = 0; state && strlen(state) == 5 && i < sizeof(map) / sizeof(map[0]); i++)

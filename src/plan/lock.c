@@ -339,9 +339,39 @@ int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *pre
 	}
 	if (lock->n > 1)
 		qsort(lock->tables, lock->n, sizeof(*lock->tables), by_name);
+	for (size_t i = 0; previous && i < previous->n_marts; i++)
+		floe_lock_set_mart(lock, &previous->marts[i]); /* merged marts stay until a person removes them */
 	floe_lock_mark_owners(lock);
 	*out = lock;
 	return 0;
+}
+
+/*
+ * Table schema.name of `next` as `prev` has it (its columns, ids, silver section and file
+ * hashes), or gone from `next` when `prev` lacks it: a change held back (floe sync).
+ * Shares prev's strings: `next` is valid while `prev` lives.
+ */
+void floe_lock_keep_table(floe_lock *next, const floe_lock *prev, const char *schema, const char *name)
+{
+	const floe_lock_table *p = floe_lock_find(prev, schema, name);
+	floe_lock_table *t = (floe_lock_table *)floe_lock_find(next, schema, name);
+	if (!t && !p)
+		return;
+	if (!p) {
+		size_t i = (size_t)(t - next->tables);
+		memmove(&next->tables[i], &next->tables[i + 1], (next->n - i - 1) * sizeof(*t));
+		next->n--;
+		return;
+	}
+	if (!t)
+		t = floe_lock_add_table(next);
+	*t = *p;
+	t->files = floe_arena_alloc(next->arena, sizeof(*t->files) * (p->n_files + 1));
+	if (p->n_files)
+		memcpy(t->files, p->files, sizeof(*t->files) * p->n_files);
+	if (next->n > 1)
+		qsort(next->tables, next->n, sizeof(*next->tables), by_name);
+	floe_lock_mark_owners(next);
 }
 
 /* ---- rendering ---- */
@@ -443,6 +473,7 @@ int floe_lock_render(floe_buf *out, const floe_lock *lock)
 			floe_json_write_member_cstr(&w, lock->files[i].path, lock->files[i].sha256);
 		floe_json_write_end_object(&w);
 	}
+	floe_lock_write_marts(&w, lock);
 	floe_json_write_end_object(&w);
 	return floe_json_write_finish(&w);
 }

@@ -131,6 +131,31 @@ typedef struct floe_lock_table {
 	const floe_lock_silver *silver;   /* NULL: no silver table (refused, removed, or not generated yet) */
 } floe_lock_table;
 
+/*
+ * A gold mart merged into the pipeline (docs/gold.md), the lock's top-level "marts": its
+ * table, its dbt model, the silver tables it reads, its grain columns, the hash of the model
+ * floe drafted and every file of the mart with the hash of what floe wrote (a hand edit is drift).
+ */
+typedef struct floe_lock_mart {
+	const char *name;                 /* "monthly_revenue" */
+	const char *table;                /* "gold.monthly_revenue" */
+	const char *model;                /* "dbt/models/gold/monthly_revenue.sql" */
+	const char **reads;               /* "silver.orders", sorted */
+	size_t n_reads;
+	const char **grain;
+	size_t n_grain;
+	const char *hash;                 /* SHA-256 of the model as drafted */
+	floe_lock_file *files;            /* model, schema file, data tests */
+	size_t n_files;
+} floe_lock_mart;
+
+size_t floe_lock_mart_count(const floe_lock *lock);
+const floe_lock_mart *floe_lock_mart_at(const floe_lock *lock, size_t i);
+const floe_lock_mart *floe_lock_mart_find(const floe_lock *lock, const char *name);
+
+/* Add or replace (by name) a mart: a deep copy into the lock's arena; marts stay sorted by name. */
+void floe_lock_set_mart(floe_lock *lock, const floe_lock_mart *mart);
+
 /* Parse lock text; `name` labels messages. Errors: FLOE_ERR_CONFIG with the JSON path. */
 int floe_lock_parse(floe_lock **out, const char *name, const char *text, size_t len);
 
@@ -180,6 +205,13 @@ int floe_lock_set_silver(floe_lock *lock, const char *schema, const char *name, 
  * floe_lock_set_file_hash once the content is known.
  */
 int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *previous);
+
+/*
+ * Table schema.name of `next` as `prev` has it (columns, ids, silver, file hashes), or gone
+ * from `next` when `prev` has no such table: a change held back (floe sync). `next` shares
+ * prev's strings, so it is valid while `prev` lives.
+ */
+void floe_lock_keep_table(floe_lock *next, const floe_lock *prev, const char *schema, const char *name);
 
 void floe_lock_set_file_hash(floe_lock *lock, const char *path, const char *sha256);
 

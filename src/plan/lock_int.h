@@ -15,6 +15,8 @@ struct floe_lock {
 	size_t n, cap;
 	floe_lock_file *files;    /* project files (top-level "files") */
 	size_t n_files, cap_files;
+	floe_lock_mart *marts;    /* top-level "marts", sorted by name */
+	size_t n_marts, cap_marts;
 };
 
 floe_lock *floe_lock_new(void);
@@ -28,5 +30,8 @@ void floe_lock_write_silver(floe_json_writer *w, const floe_lock_silver *s);
 
 /* lock.c's type writer, shared with the silver columns. */
 void floe_lock_write_type(floe_json_writer *w, const floe_lock_type *t);
+
+/* lock_mart.c: the top-level "marts" member (key and array), written when there are marts. */
+void floe_lock_write_marts(floe_json_writer *w, const floe_lock *lock);
 
 #endif

@@ -407,6 +407,41 @@ static int read_table(floe_lock_table *t, reader *r, const floe_json_value *v, c
 	return read_silver(&t->silver, r, silver, at(r, path, "silver"));
 }
 
+/* ---- gold marts ---- */
+
+static int read_mart(floe_lock_mart *m, reader *r, const floe_json_value *v, const char *path)
+{
+	if (want_type(r, v, FLOE_JSON_OBJECT, path) < 0 || get_string(&m->name, r, v, "name", path, false) < 0 ||
+	    get_string(&m->table, r, v, "table", path, false) < 0 ||
+	    get_string(&m->model, r, v, "model", path, false) < 0 ||
+	    get_string(&m->hash, r, v, "hash", path, false) < 0 ||
+	    read_strings(&m->reads, &m->n_reads, r, floe_json_get(v, "reads"), at(r, path, "reads")) < 0 ||
+	    read_strings(&m->grain, &m->n_grain, r, floe_json_get(v, "grain"), at(r, path, "grain")) < 0)
+		return -1;
+	const floe_json_value *files = floe_json_get(v, "files");
+	if (files && read_file_map(&m->files, &m->n_files, r, files, at(r, path, "files")) < 0)
+		return -1;
+	return 0;
+}
+
+/* The optional "marts" array (none before gold). */
+static int read_marts(floe_lock *lock, reader *r, const floe_json_value *v)
+{
+	if (!v || floe_json_type_of(v) == FLOE_JSON_NULL)
+		return 0;
+	if (want_type(r, v, FLOE_JSON_ARRAY, "marts") < 0)
+		return -1;
+	for (size_t i = 0; i < floe_json_count(v); i++) {
+		floe_lock_mart m = { 0 };
+		if (read_mart(&m, r, floe_json_value_at(v, i), item(r, "marts", i)) < 0)
+			return -1;
+		if (floe_lock_mart_find(lock, m.name))
+			return bad(r, item(r, "marts", i), "repeats a mart listed before it");
+		floe_lock_set_mart(lock, &m);
+	}
+	return 0;
+}
+
 static int read_root(floe_lock *lock, reader *r, const floe_json_value *root)
 {
 	int format = 0;
@@ -430,12 +465,12 @@ static int read_root(floe_lock *lock, reader *r, const floe_json_value *root)
 			return bad(r, item(r, "tables", i), "repeats a table listed before it");
 	}
 	const floe_json_value *files = floe_json_get(root, "files");
-	if (!files)
-		return 0; /* no project files (a lock from before the dbt project) */
-	if (read_file_map(&lock->files, &lock->n_files, r, files, "files") < 0)
-		return -1;
-	lock->cap_files = lock->n_files;
-	return 0;
+	if (files) { /* none in a lock from before the dbt project */
+		if (read_file_map(&lock->files, &lock->n_files, r, files, "files") < 0)
+			return -1;
+		lock->cap_files = lock->n_files;
+	}
+	return read_marts(lock, r, floe_json_get(root, "marts"));
 }
 
 int floe_lock_parse(floe_lock **out, const char *name, const char *text, size_t len)

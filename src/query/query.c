@@ -119,12 +119,45 @@ static void put_shown(floe_buf *sql, const char *expr, const floe_iceberg_type *
 	floe_buf_free(&inner);
 }
 
+/* Whether a lower bound (Appendix D, little-endian) is the type's smallest value: -infinity. */
+static bool bound_is_smallest(const floe_iceberg_column_stats *c, int width)
+{
+	if (!c->has_lower || c->lower_len != (size_t)width)
+		return true;  /* unknown: it may be */
+	uint64_t v = 0;
+	for (int i = width - 1; i >= 0; i--)
+		v = v << 8 | c->lower[i];
+	return v == (width == 4 ? UINT64_C(0x80000000) : UINT64_C(0x8000000000000000));
+}
+
+/*
+ * Whether a file of `scan` may hold -infinity in the top-level instant column `f`: only then
+ * does the view need its CASE, which hides the column's statistics from DuckDB (a filter on it
+ * could no longer skip row groups). A file without the column's lower bound may.
+ */
+static bool may_hold_minus_infinity(const floe_iceberg_scan *scan, const floe_iceberg_field *f)
+{
+	int width = f->type->id == FLOE_ICEBERG_DATE ? 4 : 8;
+	for (size_t i = 0; i < scan->n_files; i++) {
+		const floe_iceberg_data_file *d = &scan->files[i].file;
+		const floe_iceberg_column_stats *c = NULL;
+		for (size_t j = 0; j < d->n_columns && !c; j++)
+			c = d->columns[j].field_id == f->id ? &d->columns[j] : NULL;
+		if (!c || (c->value_count != c->null_value_count && bound_is_smallest(c, width)))
+			return true;
+	}
+	return false;
+}
+
 /* One column of a view: the expression that shows it, named as the column. */
-static void view_column(floe_buf *sql, const floe_iceberg_field *f)
+static void view_column(floe_buf *sql, const floe_iceberg_field *f, const floe_iceberg_scan *scan)
 {
 	floe_buf name = FLOE_BUF_INIT;
 	floe_buf_put_quoted(&name, f->name, '"');
-	put_shown(sql, floe_buf_cstr(&name), f->type, 0);
+	if (instant_type(f->type) && !may_hold_minus_infinity(scan, f))
+		floe_buf_puts(sql, floe_buf_cstr(&name));
+	else
+		put_shown(sql, floe_buf_cstr(&name), f->type, 0);
 	floe_buf_printf(sql, " AS %s", floe_buf_cstr(&name));
 	floe_buf_free(&name);
 }
@@ -174,7 +207,7 @@ int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *n
 		put_no_rows(&sql, schema);
 	for (size_t i = 0; i < schema->n_fields && scan->n_files > 0; i++) {
 		floe_buf_puts(&sql, i ? ", " : "");
-		view_column(&sql, &schema->fields[i]);
+		view_column(&sql, &schema->fields[i], scan);
 	}
 	if (scan->n_files > 0) {
 		floe_buf_puts(&sql, " FROM read_parquet([");

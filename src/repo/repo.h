@@ -11,6 +11,8 @@
 #ifndef FLOE_REPO_REPO_H
 #define FLOE_REPO_REPO_H
 
+#include "base/buf.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -32,9 +34,16 @@ typedef struct floe_repo_change {
 
 typedef struct floe_repo_commit_opts {
 	const char *message;
+	/*
+	 * NULL: commit on HEAD (the work tree's index follows). A branch name ("floe/mart/x"):
+	 * commit HEAD's tree plus the changes as a child of HEAD and point the branch at it
+	 * (created, or moved from an earlier proposal); HEAD, the index and the work tree stay
+	 * as they are. Nothing is committed when the branch already holds that tree.
+	 */
+	const char *branch;
 } floe_repo_commit_opts;
 
-#define FLOE_REPO_COMMIT_OPTS_INIT { .message = NULL }
+#define FLOE_REPO_COMMIT_OPTS_INIT { .message = NULL, .branch = NULL }
 
 /*
  * Commit `changes` on top of HEAD (or as the first commit). When the resulting
@@ -44,5 +53,42 @@ typedef struct floe_repo_commit_opts {
  */
 int floe_repo_commit(bool *committed, char *commit_hex, floe_repo *repo, const floe_repo_change *changes,
 		     size_t n_changes, const floe_repo_commit_opts *opts);
+
+/* ---- branches and linked work trees (floe sync) ---- */
+
+/*
+ * HEAD's commit id into `hex` (41 bytes; "" on an unborn branch) and, when branch_size,
+ * the branch HEAD is on into `branch` ("" when detached).
+ */
+int floe_repo_head(floe_repo *repo, char hex[41], char *branch, size_t branch_size);
+
+/* The tip of local branch `name` into `hex`; *exists false (and 0) when there is no such branch. */
+int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char *name);
+
+/* Whether commit `hex` is HEAD or an ancestor of it (merged); false for a commit the repository lacks. */
+int floe_repo_merged(bool *out, floe_repo *repo, const char *hex);
+
+/*
+ * Create branch `branch` at HEAD and check it out in a new linked work tree at `path`,
+ * named `wt_name` (no '/'); open `path` with floe_repo_open to commit on the branch.
+ * The main work tree is not touched. A branch that exists already is an error.
+ */
+int floe_repo_worktree_add(floe_repo *repo, const char *wt_name, const char *path, const char *branch);
+
+/* Remove the linked work tree `wt_name`: its directory and git's record of it (the branch stays). */
+int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name);
+/*
+ * Commit `changes` on branch `branch` (refs/heads/<branch>): on top of its tip, or of HEAD
+ * when the branch does not exist yet. HEAD, the index and the work tree are left alone
+ * (a proposal branch: people review and merge it). Same `committed`/`commit_hex` as above.
+ */
+int floe_repo_commit_branch(bool *committed, char *commit_hex, floe_repo *repo, const char *branch,
+			    const floe_repo_change *changes, size_t n_changes, const floe_repo_commit_opts *opts);
+
+/*
+ * Append the content of `path` at the tip of branch `branch` to `out`. Reads only.
+ * FLOE_ERR_CONFIG when the branch or the path does not exist.
+ */
+int floe_repo_read_branch_file(floe_buf *out, floe_repo *repo, const char *branch, const char *path);
 
 #endif

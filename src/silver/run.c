@@ -99,7 +99,8 @@ static void record(floe_state *st, const silver_job *job, bool done)
 				    .source = r->bronze, .mode = r->materialized, .state = ledger_state(r->state), .rows = r->rows,
 				    .bytes = -1, .files = -1, .snapshot_id = snap[0] ? snap : NULL,
 				    .detail = r->detail, .error = r->error, .cause = r->cause,
-				    .finished_at = done ? finished : NULL };
+				    .finished_at = done ? finished : NULL, .tests_failed = done ? r->tests_failed : -1,
+				    .tests_warned = done ? r->tests_warned : -1, .quarantined = done ? r->quarantined : -1 };
 	if (floe_state_table_put(st, &tr) < 0) {
 		floe_log_warn("could not record %s in the run ledger", r->table);
 		floe_error_clear();

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LEDGER_VERSION 3
+#define LEDGER_VERSION 4
 
 static const char *schema_v1 =
 	"CREATE TABLE runs ("
@@ -59,6 +59,19 @@ static const char *schema_v2 =
 /* Version 3: the columns a reconciliation did not compare (a verified result is then partial). */
 static const char *schema_v3 = "ALTER TABLE reconcile_results ADD COLUMN excluded TEXT;";
 
+/* Version 4 (serve): silver's test counts; the scheduler's last tick per schedule; the alert outbox. */
+static const char *schema_v4 =
+	"ALTER TABLE table_runs ADD COLUMN tests_failed INTEGER;"
+	"ALTER TABLE table_runs ADD COLUMN tests_warned INTEGER;"
+	"ALTER TABLE table_runs ADD COLUMN quarantined INTEGER;"
+	"CREATE TABLE schedule_ticks (schedule TEXT PRIMARY KEY, last_tick INTEGER NOT NULL);"
+	"CREATE TABLE alert_state (key TEXT PRIMARY KEY, state TEXT NOT NULL, bad INTEGER NOT NULL, since TEXT NOT NULL);"
+	"CREATE TABLE alert_outbox ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, table_name TEXT NOT NULL, layer TEXT NOT NULL,"
+	" from_state TEXT, to_state TEXT NOT NULL, bad INTEGER NOT NULL, facts TEXT, cause TEXT, run_id TEXT,"
+	" created_at TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt INTEGER NOT NULL DEFAULT 0,"
+	" sent_at TEXT, last_error TEXT);";
+
 void floe_state_now(char *buf, size_t size)
 {
 	struct timespec ts;
@@ -85,7 +98,8 @@ static int migrate(floe_db *db)
 	if (floe_db_begin(db) < 0)
 		return -1;
 	if ((version < 1 && floe_db_exec(db, schema_v1) < 0) || (version < 2 && floe_db_exec(db, schema_v2) < 0) ||
-	    (version < 3 && floe_db_exec(db, schema_v3) < 0) || floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
+	    (version < 3 && floe_db_exec(db, schema_v3) < 0) ||
+	    (version < 4 && floe_db_exec(db, schema_v4) < 0) || floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
 		floe_db_rollback(db);
 		return -1;
 	}
@@ -252,7 +266,8 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *t)
 	if (floe_db_prepare(&s, st->db,
 			    "INSERT OR REPLACE INTO table_runs (run_id, table_name, layer, source, mode, state,"
 			    " rows, bytes, files, snapshot_id, watermark, source_position, detail, error, cause,"
-			    " started_at, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
+			    " started_at, finished_at, tests_failed, tests_warned, quarantined)"
+			    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
 		return -1;
 	const char *texts[] = { t->run_id, t->table_name, t->layer, t->source, t->mode, floe_table_state_name(t->state) };
 	for (int i = 0; i < 6; i++)
@@ -264,6 +279,9 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *t)
 			       t->cause, t->started_at ? t->started_at : now, t->finished_at };
 	for (int i = 0; i < 8; i++)
 		floe_db_bind_text(s, i + 10, more[i]);
+	floe_state_bind_count(s, 18, t->tests_failed);
+	floe_state_bind_count(s, 19, t->tests_warned);
+	floe_state_bind_count(s, 20, t->quarantined);
 	int rc = floe_db_step(s);
 	floe_db_finalize(s);
 	return rc < 0 ? -1 : 0;
@@ -282,7 +300,8 @@ int64_t floe_state_column_count(floe_db_stmt *s, int i)
 
 #define TABLE_RUN_COLUMNS                                                                   \
 	"run_id, table_name, layer, source, mode, state, rows, bytes, files, snapshot_id,"  \
-	" watermark, source_position, detail, error, cause, started_at, finished_at"
+	" watermark, source_position, detail, error, cause, started_at, finished_at,"       \
+	" tests_failed, tests_warned, quarantined"
 
 /* One record; -1 (error set) when its state is none floe writes. */
 static int read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
@@ -299,6 +318,9 @@ static int read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
 				&t->cause, &t->started_at, &t->finished_at };
 	for (int i = 0; i < 8; i++)
 		*more[i] = floe_state_column_dup(a, s, i + 9);
+	t->tests_failed = floe_state_column_count(s, 17);
+	t->tests_warned = floe_state_column_count(s, 18);
+	t->quarantined = floe_state_column_count(s, 19);
 	return 0;
 }
 

@@ -8,9 +8,9 @@
 
 /* floe_table_state_name and floe_table_state_parse */
 static const char *const table_state_names[] = {
-	"never loaded", "loading", "loaded", "failed", "refused", "skipped", "interrupted",
+	"never loaded", "loading", "loaded", "failed", "refused", "skipped", "interrupted", "paused",
 };
-FLOE_TEXT_NAMES_DEFINE(floe_table_state, "table state", table_state_names, FLOE_TABLE_INTERRUPTED)
+FLOE_TEXT_NAMES_DEFINE(floe_table_state, "table state", table_state_names, FLOE_TABLE_PAUSED)
 
 /* floe_run_status_name and floe_run_status_parse */
 static const char *const run_status_names[] = { "running", "ok", "failed", "interrupted" };

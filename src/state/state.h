@@ -33,10 +33,11 @@ typedef enum floe_table_state {
 	FLOE_TABLE_FAILED,
 	FLOE_TABLE_REFUSED,
 	FLOE_TABLE_SKIPPED,
-	FLOE_TABLE_INTERRUPTED       /* left loading by a run that ended or died (`floe status`; never stored) */
+	FLOE_TABLE_INTERRUPTED,      /* left loading by a run that ended or died (`floe status`; never stored) */
+	FLOE_TABLE_PAUSED            /* not loaded: a schema change waits for a person (floe sync's branch) */
 } floe_table_state;
 
-/* "never loaded", "loading", "loaded", "failed", "refused", "skipped", "interrupted". */
+/* "never loaded", "loading", "loaded", "failed", "refused", "skipped", "interrupted", "paused". */
 const char *floe_table_state_name(floe_table_state state);
 /* The state `text` names; -1 (FLOE_ERR_CONFIG) for any other text. */
 int floe_table_state_parse(floe_table_state *out, const char *text);
@@ -95,9 +96,10 @@ typedef struct floe_state_table_run {
 	const char *cause;           /* the probable cause, for people */
 	const char *started_at;      /* filled by the ledger when NULL */
 	const char *finished_at;
+	int64_t tests_failed, tests_warned, quarantined; /* silver's tests (version 4); -1: none ran */
 } floe_state_table_run;
 
-#define FLOE_STATE_TABLE_RUN_INIT { .rows = -1, .bytes = -1, .files = -1 }
+#define FLOE_STATE_TABLE_RUN_INIT { .rows = -1, .bytes = -1, .files = -1, .tests_failed = -1, .tests_warned = -1, .quarantined = -1 }
 
 /* Insert or replace the record of (run_id, table_name). */
 int floe_state_table_put(floe_state *st, const floe_state_table_run *tr);
@@ -145,6 +147,45 @@ int floe_state_reconcile_before(floe_state *st, floe_arena *arena, const floe_st
 
 /* How many results `table_name` has (the planted control rotates on it). */
 int floe_state_reconcile_count(floe_state *st, const char *table_name, int64_t *out);
+
+/* How many runs the ledger holds per status (indexed by floe_run_status; serve.c). */
+int floe_state_run_counts(floe_state *st, int64_t out[4]);
+
+/* The last tick a schedule ran (unix seconds), 0 when never (serve.c). */
+int floe_state_tick_get(floe_state *st, const char *schedule, int64_t *out);
+int floe_state_tick_put(floe_state *st, const char *schedule, int64_t tick);
+
+/*
+ * A state transition to alert on (alert.c): the alert outbox. A key is "floe/<project>/<table>/<layer>".
+ */
+typedef struct floe_state_alert {
+	int64_t id;                  /* the outbox row; 0 before it is queued */
+	const char *key, *table_name, *layer;
+	const char *from_state;      /* NULL: first seen; set by floe_state_alert_observe */
+	const char *to_state;
+	bool bad;                    /* a failure state (trigger), else a recovery (resolve) */
+	const char *facts, *cause, *run_id;
+	const char *created_at;      /* ISO 8601 */
+	int64_t attempts;
+	const char *last_error;      /* of the last failed attempt: HTTP status and reason, never the URL */
+	floe_arena *arena;           /* observe: where from_state is copied */
+} floe_state_alert;
+
+/*
+ * Compare e->to_state with the state last notified for e->key and remember it, in one
+ * transaction: a change into or out of a bad state (or the first sight of a bad one; or
+ * `force`) is queued in the outbox once (*queued true), whoever else observes the same.
+ */
+int floe_state_alert_observe(floe_state *st, floe_state_alert *e, bool force, bool *queued);
+
+/* Transitions not yet sent whose next attempt is due at `now` (unix seconds), oldest first. */
+int floe_state_alert_pending(floe_state *st, floe_arena *arena, int64_t now, floe_state_alert **out, size_t *n_out);
+
+/* Claim attempt of `id` (due at `now`), moving its next attempt to `next_attempt`; *claimed false: another has it. */
+int floe_state_alert_claim(floe_state *st, int64_t id, int64_t now, int64_t next_attempt, bool *claimed);
+
+/* The attempt's outcome: sent_at set (sent, never again), or last_error (retried later). */
+int floe_state_alert_result(floe_state *st, int64_t id, const char *sent_at, const char *last_error);
 
 /* Now as ISO 8601 UTC with milliseconds, into buf (at least 32 bytes). */
 void floe_state_now(char *buf, size_t size);

@@ -12,7 +12,16 @@ import duckdb_extension_iceberg
 from pyiceberg.catalog.sql import SqlCatalog
 
 
+# Projects whose warehouse is on S3 (tests/it/test_s3.py): project dir -> (location, endpoint).
+S3_WAREHOUSES = {}
+
+
 def catalog(d: Path):
+    if str(d) in S3_WAREHOUSES:
+        import s3kit
+        location, endpoint = S3_WAREHOUSES[str(d)]
+        return SqlCatalog("floe", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=location,
+                          **s3kit.pyiceberg_props(endpoint))
     return SqlCatalog("floe", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=f"file://{d}/warehouse")
 
 
@@ -39,12 +48,16 @@ def norm(v):
     return v
 
 
-def duckdb_iceberg():
+def duckdb_iceberg(d: Path = None):
+    """DuckDB with the iceberg extension (and httpfs with a secret when `d` is on S3)."""
     con = duckdb.connect(config={"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"})
     for mod, name in ((duckdb_extension_avro, "avro"), (duckdb_extension_iceberg, "iceberg")):
         path = Path(mod.__file__).parent / "extensions" / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"
         con.execute(f"LOAD '{path}'")
     con.execute("SET TimeZone = 'UTC'")
+    if d is not None and str(d) in S3_WAREHOUSES:
+        import s3kit
+        s3kit.duckdb_s3(con, S3_WAREHOUSES[str(d)][1])
     return con
 
 
@@ -64,7 +77,7 @@ def pyiceberg_rows(d: Path, bronze: str, snapshot_id=None):
 
 def duckdb_rows(d: Path, bronze: str):
     tbl = catalog(d).load_table(bronze)
-    rows = duckdb_iceberg().execute(f"select * from iceberg_scan('{tbl.metadata_location}')").fetchall()
+    rows = duckdb_iceberg(d).execute(f"select * from iceberg_scan('{tbl.metadata_location}')").fetchall()
     return sorted(([norm(v) for v in r] for r in rows), key=repr)
 
 

@@ -16,6 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from conftest import FLOE
@@ -30,6 +31,8 @@ CREATE TABLE public.priv (id int PRIMARY KEY, v text);
 INSERT INTO public.priv SELECT g, 'v' || g FROM generate_series(1, 50) g;
 CREATE TABLE public.busy (id int PRIMARY KEY, v text);
 INSERT INTO public.busy SELECT g, 'v' || g FROM generate_series(1, 50) g;
+CREATE TABLE public.locked (id int PRIMARY KEY, v text);
+INSERT INTO public.locked SELECT g, 'v' || g FROM generate_series(1, 50) g;
 CREATE TABLE public.fill (id int, a text, b text);
 INSERT INTO public.fill SELECT g, md5(g::text), md5((g * 7)::text) FROM generate_series(1, 40000) g;
 '''
@@ -167,6 +170,21 @@ def test_privilege_revoked_after_generate(src, base):
     finally:
         src.admin(f"GRANT SELECT ON public.priv TO {src.role}")
     assert_no_orphans(d, "bronze.priv")
+
+
+def test_table_locked_in_the_source_fails_after_the_lock_timeout(src, base):
+    """Another session's ACCESS EXCLUSIVE lock (an ALTER TABLE in progress) no longer makes the
+    load wait forever: after `source.lock-timeout` the table fails with the lock as its cause
+    (SQLSTATE 55P03), and loads once the lock is gone."""
+    d = project(src, base, "locked", extra='lock-timeout = "1s"\n')
+    with psycopg.connect(src.admin_dsn) as conn:  # a transaction held open until ROLLBACK
+        conn.execute("LOCK TABLE public.locked IN ACCESS EXCLUSIVE MODE")
+        started = time.monotonic()
+        assert_cause(src, d, "public.locked", "bronze.locked", 1, "a lock in the source blocked floe's read")
+        assert time.monotonic() - started < 60
+        conn.execute("ROLLBACK")
+    assert_no_orphans(d, "bronze.locked")
+    assert "loaded" in run_text(src, d, "public.locked", 0)
 
 
 ASCII = '''

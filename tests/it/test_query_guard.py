@@ -26,6 +26,9 @@ INSERT INTO public.edges VALUES
  (4, '0044-03-15 12:00:00 BC', '0044-03-15 12:00:00+00 BC', '0044-03-15 BC'),
  (5, '2024-02-29 23:59:59.999999', '2024-02-29 23:59:59.999999+00', '2024-02-29'),
  (6, NULL, NULL, NULL);
+CREATE TABLE public.plain_times (id int PRIMARY KEY, ts timestamp, d date);
+INSERT INTO public.plain_times SELECT g, '2024-01-01'::timestamp + g * interval '1 hour',
+  '2024-01-01'::date + g FROM generate_series(1, 100) g;
 CREATE TYPE stamp AS (at timestamptz, "on" date, label text);
 CREATE TABLE public.nested (id int PRIMARY KEY, s stamp, tsa timestamp[], ss stamp[]);
 INSERT INTO public.nested VALUES
@@ -170,3 +173,21 @@ def test_infinities_inside_composites_and_arrays_print(src, proj):
         {"id": "1", "s": "{'at': -infinity, 'on': -infinity, 'label': past}",
          "tsa": "[-infinity, infinity, NULL]", "ss": "[{'at': -infinity, 'on': 0001-01-01, 'label': x}]"},
         {"id": "2", "s": None, "tsa": None, "ss": None}], r
+
+
+def view_sql(src, proj, name):
+    r = src.floe(proj, "query", "--json", f"select sql from duckdb_views() where view_name = '{name}'", check=0)
+    return json.loads(r.out)[0]["sql"]
+
+
+def test_a_time_column_without_minus_infinity_reaches_duckdb_as_it_is(src, proj):
+    """The view rewrites floe's -infinity into DuckDB's only where a file's statistics say the
+    column may hold it: elsewhere the column is read as it is, so DuckDB's filters on it reach the
+    Parquet scan and skip row groups by their statistics."""
+    plain = view_sql(src, proj, "plain_times")
+    assert "CASE" not in plain and "-infinity" not in plain, plain
+    edges = view_sql(src, proj, "edges")
+    assert edges.count("'-infinity'") >= 3, edges  # ts, tz and d hold -infinity: shown as DuckDB's
+    r = src.floe(proj, "query", "--json",
+                 "select count(*) as n from bronze.plain_times where ts >= '2024-01-02' and d <= '2024-02-01'", check=0)
+    assert json.loads(r.out) == [{"n": "8"}], r.out  # g from 24 (ts) to 31 (d)

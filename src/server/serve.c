@@ -1,0 +1,119 @@
+/*
+ * serve.c — `floe serve`'s main loop: the HTTP server on its own thread, the scheduler
+ * and the signals on this one (see serve.h).
+ */
+#include "server/serve.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "monitor/alert.h"
+#include "schedule/clock.h"
+#include "server/http.h"
+#include "server/ops.h"
+#include "server/scheduler.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_BODY (1u << 20)
+#define ALERT_INTERVAL 30 /* seconds between outbox passes */
+
+static volatile sig_atomic_t signals_seen;
+
+static void on_signal(int sig)
+{
+	signals_seen++;
+}
+
+static size_t counters(void *ctx, floe_metrics_sched **out)
+{
+	return floe_scheduler_counters(ctx, out);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { 0 };
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int64_t monotonic(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec;
+}
+
+/* Run the schedule until a signal; then drain (grace, then SIGTERM) or, on a second signal, kill. */
+static void loop(floe_scheduler *sched, const floe_config *config, int grace)
+{
+	int64_t deadline = -1, alerted = 0;
+	bool stopped = false;
+	struct timespec pause = { 0, 200 * 1000 * 1000 };
+	for (;;) {
+		int64_t now = floe_schedule_now();
+		/* Alerts after every run (the run posts too; the outbox sends each once), and retries of failed posts. */
+		if (floe_scheduler_reap(sched, now) || now - alerted >= ALERT_INTERVAL) {
+			floe_alert_after_run(config, now);
+			alerted = now;
+		}
+		if (signals_seen >= 2) {
+			floe_scheduler_signal(sched, SIGKILL);
+			floe_log_warn("second signal: stopped every running load at once");
+			return;
+		}
+		if (signals_seen == 1 && deadline < 0) {
+			deadline = monotonic() + grace;
+			floe_log_info("stopping: no new runs; %zu running get %ds to finish", floe_scheduler_running(sched), grace);
+		}
+		if (deadline < 0)
+			floe_scheduler_tick(sched, now);
+		else if (floe_scheduler_running(sched) == 0)
+			return;
+		else if (!stopped && monotonic() >= deadline) {
+			floe_scheduler_signal(sched, SIGTERM);
+			stopped = true;
+		}
+		nanosleep(&pause, NULL);
+	}
+}
+
+int floe_serve_run(const floe_serve_opts *opts)
+{
+	floe_http_server *http = NULL;
+	floe_scheduler *sched = NULL;
+	char self[4096] = "";
+	int error = -1;
+	const char *bin = opts->floe_bin;
+	if (!bin) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		self[n > 0 ? n : 0] = '\0';
+		bin = self;
+	}
+	install_signals();
+	if (floe_scheduler_new(&sched, opts->config, bin, floe_schedule_now()) < 0) {
+		floe_error_context("while reading the schedule");
+		goto cleanup;
+	}
+	floe_server_ops ops = { opts->config, counters, sched };
+	http = floe_http_server_new(MAX_BODY);
+	floe_server_ops_routes(http, &ops);
+	if (floe_http_server_listen(http, opts->host, opts->port) < 0)
+		goto cleanup;
+	bool v6 = strchr(opts->host, ':') != NULL;
+	printf("listening on http://%s%s%s:%d\n", v6 ? "[" : "", opts->host, v6 ? "]" : "", floe_http_server_port(http));
+	fflush(stdout);
+	loop(sched, opts->config, opts->grace_seconds);
+	error = 0;
+cleanup:
+	floe_http_server_free(http);
+	floe_scheduler_free(sched);
+	return error;
+}

@@ -1,0 +1,244 @@
+"""`floe generate` writes pipeline/dagster/, and real Dagster (dagster + dg, .venv-dagster from
+scripts/setup-dagster.sh, or $FLOE_DAGSTER_BIN) loads it: `dg check defs` passes, `dg list defs
+--json` shows floe/sync, an asset per table and layer with the lineage's dependencies, the
+reconciliation and silver-test checks and the schedule; `dg launch` of one bronze asset runs
+floe (the run is in floe's ledger) and records its checks as passed; a divergence planted for real
+into the bronze table with PyIceberg makes the checks fail and blocks the silver asset.
+"""
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from pyiceberg.catalog.sql import SqlCatalog
+
+from conftest import FLOE, REPO
+from lakecheck import lock_of
+from sourcedb import Source
+
+BIN = Path(os.environ.get("FLOE_DAGSTER_BIN", str(REPO / ".venv-dagster" / "bin")))
+TABLE = "public.sellers"
+RECONCILE = {"reconcile_v1_row_counts", "reconcile_v2_column_aggregates", "reconcile_v3_bucket_checksums",
+             "planted_control"}
+
+# Run inside .venv-dagster against the project's code location and DAGSTER_HOME's instance:
+# print what the instance recorded for the asset keys given (materializations, check results).
+RECORDED = r'''
+import json, sys
+import dagster as dg
+from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
+instance = dg.DagsterInstance.get()
+out = {}
+for k in sys.argv[2:]:
+    key = dg.AssetKey(k.split("/"))
+    ev = instance.get_latest_materialization_event(key)
+    checks = {}
+    for spec_key in json.loads(sys.argv[1]).get(k, []):
+        ck = dg.AssetCheckKey(key, spec_key)
+        recs = instance.event_log_storage.get_asset_check_execution_history(ck, limit=1)
+        if recs:
+            e = recs[0].event.dagster_event.event_specific_data if recs[0].event else None
+            checks[spec_key] = {"status": recs[0].status.value, "passed": e.passed if e else None,
+                                "metadata": {m: str(v.value) for m, v in (e.metadata if e else {}).items()}}
+    out[k] = {"materialized": ev is not None, "run_id": ev.run_id if ev else None, "checks": checks}
+print(json.dumps(out))
+'''
+
+# The planted divergence's run: bronze's reconciliation checks and the silver asset, bronze itself
+# not reloaded (it would overwrite the plant), executed by Dagster in this process.
+CHECKS_THEN_SILVER = r'''
+import json, sys
+import dagster as dg
+from floe_{pkg}.definitions import defs
+bronze, silver = dg.AssetKey(sys.argv[1].split("/")), dg.AssetKey(sys.argv[2].split("/"))
+d = defs()
+job = d.resolve_implicit_global_asset_job_def()
+checks = [dg.AssetCheckKey(bronze, n) for n in json.loads(sys.argv[3])]
+sub = job.get_subset(asset_selection={silver}, asset_check_selection=set(checks) | {
+    dg.AssetCheckKey(silver, "tests_error"), dg.AssetCheckKey(silver, "tests_warn")})
+r = sub.execute_in_process(instance=dg.DagsterInstance.get(), raise_on_error=False)
+print(json.dumps({
+    "success": r.success,
+    "checks": {e.check_name: e.passed for e in r.get_asset_check_evaluations()},
+    "materialized": [ev.asset_key.to_user_string() for ev in r.get_asset_materialization_events()],
+    "started": [ev.step_key for ev in r.all_events if ev.event_type_value == "STEP_START"],
+    "failed": [ev.step_key for ev in r.all_events if ev.event_type_value == "STEP_FAILURE"],
+}))
+'''
+
+
+def tool(name):
+    p = BIN / name
+    if not p.exists():
+        pytest.fail(f"{p} not found: run scripts/setup-dagster.sh (or set FLOE_DAGSTER_BIN)")
+    return str(p)
+
+
+@pytest.fixture(scope="module")
+def src(stack):
+    s = Source(stack, "dagster_it", "dagster_reader")
+    s.create("")
+    subprocess.run([FLOE, "shop", "generate", "--scale", "0.01", "--seed", "7", "--target",
+                    f"{stack['socket_dir']}:{stack['port']}/dagster_it"], check=True, capture_output=True)
+    s.grant_read("public")
+    return s
+
+
+@pytest.fixture(scope="module")
+def proj(src, tmp_path_factory):
+    d = tmp_path_factory.mktemp("dgproj")
+    src.project(d, extra='\n[warehouse]\nschedule = "17 3 * * *"\n')
+    src.floe(d, "init", check=0)
+    gen = src.floe(d, "generate", check=0)
+    home = d / ".dagster_home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text((d / "pipeline" / "dagster" / "dagster.yaml").read_text() +
+                                       "telemetry:\n  enabled: false\n")
+    env = dict(os.environ, DAGSTER_HOME=str(home), PYTHONPATH=str(d / "pipeline" / "dagster" / "src"),
+               FLOE_BIN=FLOE, FLOE_SOURCE_PASSWORD=src.password, PATH=f"{BIN}:{os.environ['PATH']}")
+    return {"dir": d, "dg": d / "pipeline" / "dagster", "env": env, "generate": gen}
+
+
+def run(proj, *cmd, timeout=300):
+    p = subprocess.run(list(cmd), cwd=proj["dg"], env=proj["env"], capture_output=True, text=True, timeout=timeout)
+    return p
+
+
+def dg(proj, *args, check=0):
+    p = run(proj, tool("dg"), *args)
+    if check is not None:
+        assert p.returncode == check, p.stdout[-4000:] + p.stderr[-4000:]
+    return p
+
+
+@pytest.fixture(scope="module")
+def defs(proj):
+    return json.loads(dg(proj, "list", "defs", "--json").stdout)
+
+
+def recorded(proj, checks):
+    p = run(proj, tool("python"), "-c", RECORDED, json.dumps(checks), *checks)
+    assert p.returncode == 0, p.stderr[-4000:]
+    return json.loads(p.stdout)
+
+
+def test_generated_project_layout_and_hashes(proj):
+    d, dgd = proj["dir"], proj["dg"]
+    py = (dgd / "pyproject.toml").read_text()
+    assert "[tool.dg]" in py and 'directory_type = "project"' in py and 'root_module = "floe_dagster_it"' in py
+    assert '"dagster~=1.13.0"' in py
+    pkg = dgd / "src" / "floe_dagster_it"
+    assert "load_from_defs_folder" in (pkg / "definitions.py").read_text()
+    assets = (pkg / "defs" / "floe_assets.py").read_text()
+    assert 'PROJECT_FROM_PIPELINE = ".."' in assets and 'POOL = "floe_dagster_it_sql_catalog"' in assets
+    assert "from __future__" not in assets  # breaks Dagster's context annotations
+    assert src_password_nowhere(proj, dgd)
+    lock = lock_of(d)
+    committed = subprocess.run(["git", "-C", str(d / "pipeline"), "ls-files", "dagster"], capture_output=True,
+                               text=True, check=True).stdout.split()
+    assert len(committed) == 7, committed
+    for rel in committed:
+        assert hashlib.sha256((d / "pipeline" / rel).read_bytes()).hexdigest() == lock["files"][rel], rel
+
+
+def src_password_nowhere(proj, dgd):
+    secret = proj["env"]["FLOE_SOURCE_PASSWORD"]
+    return all(secret not in f.read_text() for f in dgd.rglob("*") if f.is_file())
+
+
+def test_dg_check_defs_passes(proj):
+    p = dg(proj, "check", "defs")
+    assert "All definitions loaded successfully" in p.stdout + p.stderr
+
+
+def test_dg_list_defs_shows_assets_checks_and_schedule(proj, defs):
+    lock = lock_of(proj["dir"])
+    loadable = [t for t in lock["tables"] if t["mode"] in ("full", "incremental")]
+    assets = {a["asset_key"]: a for a in defs["assets"]}
+    assert set(assets) == ({"floe/sync"} | {"bronze/" + t["table"] for t in loadable} |
+                           {"silver/" + t["table"] for t in loadable if t.get("silver")})
+    assert assets["bronze/sellers"]["dependency_keys"] == ["floe/sync"]
+    assert assets["bronze/sellers"]["group_name"] == "bronze" and assets["bronze/sellers"]["kinds"] == ["iceberg"]
+    assert set(assets["silver/sellers"]["dependency_keys"]) == {"bronze/sellers", "silver/geolocation"}
+    # lineage: silver.orders' foreign key to customers makes customers upstream of it
+    assert set(assets["silver/orders"]["dependency_keys"]) == {"bronze/orders", "silver/customers"}
+    checks = {}
+    for c in defs["asset_checks"]:
+        checks.setdefault(c["asset_key"], set()).add(c["name"])
+    assert checks["bronze/sellers"] == RECONCILE
+    assert checks["silver/sellers"] == {"tests_error", "tests_warn"}
+    assert defs["schedules"] == [{"name": "floe_pipeline", "cron_schedule": "17 3 * * *"}]
+
+
+def test_schedule_is_running_in_utc_and_assets_share_the_catalog_pool(proj):
+    code = ("import json; from floe_dagster_it.definitions import defs; d = defs(); "
+            "s = d.resolve_schedule_def('floe_pipeline'); "
+            "print(json.dumps([s.default_status.value, s.execution_timezone, "
+            "sorted({a.op.pool for a in d.assets})]))")
+    p = run(proj, tool("python"), "-c", code)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert json.loads(p.stdout) == ["RUNNING", "UTC", ["floe_dagster_it_sql_catalog"]]
+
+
+@pytest.fixture(scope="module")
+def launched(proj):
+    """`dg launch` of one bronze asset: floe loads and reconciles public.sellers."""
+    return dg(proj, "launch", "--assets", "bronze/sellers")
+
+
+def test_launching_one_bronze_asset_runs_floe_and_passes_its_checks(src, proj, launched):
+    rec = recorded(proj, {"bronze/sellers": sorted(RECONCILE)})["bronze/sellers"]
+    assert rec["materialized"], rec
+    assert {k: v["passed"] for k, v in rec["checks"].items()} == {k: True for k in RECONCILE}, rec
+    # floe ran: the ledger has the load, verified
+    st = json.loads(src.floe(proj["dir"], "status", "--json", check=0).out)
+    row = next(t for t in st["tables"] if t["table"] == "bronze.sellers")
+    assert row["state"] == "verified" and row["reconcile"]["control_fired"], row
+
+
+def plant_divergence(d):
+    """One value of bronze.sellers changed in the lake, through PyIceberg (an independent writer)."""
+    cat = SqlCatalog("floe", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=f"file://{d}/warehouse")
+    tbl = cat.load_table("bronze.sellers")
+    arrow = tbl.scan().to_arrow()
+    rows = sorted(arrow.to_pylist(), key=lambda r: r["seller_id"])
+    rows[0]["seller_city"] = (rows[0]["seller_city"] or "") + " (planted)"
+    tbl.overwrite(pa.Table.from_pylist(rows, schema=arrow.schema))
+
+
+def test_a_planted_divergence_fails_the_checks_and_blocks_silver(proj, launched):
+    plant_divergence(proj["dir"])
+    script = CHECKS_THEN_SILVER.replace("{pkg}", "dagster_it")
+    p = run(proj, tool("python"), "-c", script, "bronze/sellers", "silver/sellers", json.dumps(sorted(RECONCILE)))
+    assert p.returncode == 0, p.stderr[-4000:]
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    assert r["success"] is False
+    assert r["checks"]["reconcile_v1_row_counts"] is True            # same number of rows
+    assert r["checks"]["reconcile_v3_bucket_checksums"] is False     # one row's value differs
+    assert r["checks"]["reconcile_v2_column_aggregates"] is False
+    # the blocking checks failed the bronze step: silver never started
+    assert r["failed"] == ["bronze__sellers"] and r["started"] == ["bronze__sellers"], r
+    assert r["materialized"] == [], r
+
+
+def test_sync_asset_runs_floe_sync_and_fails_as_floe_does(src, proj):
+    direct = src.floe(proj["dir"], "sync", "--json")
+    p = dg(proj, "launch", "--assets", "floe/sync", check=None)
+    if direct.rc == 0:
+        assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    else:  # `floe sync` is not there yet, or failed: the asset fails and says floe's exit code
+        assert p.returncode != 0
+        assert f"floe sync failed: floe exited {direct.rc}" in p.stdout + p.stderr, p.stdout[-3000:]
+
+
+def test_a_hand_edit_is_kept_and_reported_as_drift(src, proj):
+    d = proj["dir"]
+    f = proj["dg"] / "src" / "floe_dagster_it" / "defs" / "floe_assets.py"
+    f.write_text(f.read_text() + "\n# a person's edit\n")
+    out = src.floe(d, "generate", check=0).out
+    assert "dagster/src/floe_dagster_it/defs/floe_assets.py" in out and "kept" in out, out
+    assert f.read_text().endswith("# a person's edit\n")

@@ -192,8 +192,8 @@ static void render(floe_buf *out, bool json, const floe_bronze_report *b, const 
 		if (bronze)
 			render_json(out, b);
 		else
-			floe_buf_printf(out, "{\"run_id\":\"%s\",\"tables\":[],\"failed\":0,\"not_verified\":0,\"not_reconciled\":0",
-					s->run_id);
+			floe_buf_printf(out, "{\"run_id\":\"%s\",\"tables\":[],\"failed\":0,\"not_verified\":0,\"not_reconciled\":%zu",
+					s->run_id, s->n_not_reconciled);
 		if (silver)
 			render_silver_json(out, s);
 		floe_buf_puts(out, "}\n");

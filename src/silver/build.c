@@ -827,37 +827,93 @@ static int quarantine_schema(floe_iceberg_schema **out, floe_arena *a, const flo
 	return 0;
 }
 
-/* Append this run's quarantined rows to silver.X__quarantine (created when missing). */
+/* Whether the quarantine table holds every key column of `s` (none is masked): its rows can be matched to keys. */
+static bool quarantine_keyed(const floe_lock_silver *s)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < s->n_unique_key; k++)
+		for (size_t i = 0; i < s->n_columns; i++)
+			n += strcmp(s->columns[i].name, s->unique_key[k]) == 0 && !s->columns[i].pii;
+	return s->n_unique_key > 0 && n == s->n_unique_key;
+}
+
+/*
+ * COPY's query of the quarantine's rows after this build: this build's failing rows, then
+ * (incremental) the earlier rows of the keys it did not change — unless a key column is masked
+ * (nothing to match on): then every earlier row. `old` the table's live files (NULL: none).
+ */
+static void put_quarantine_rows(floe_buf *sql, build *b, const floe_iceberg_schema *schema, floe_iceberg_table *t,
+				const floe_iceberg_scan *old)
+{
+	silver_job *job = b->job;
+	floe_buf_puts(sql, "COPY (SELECT ");
+	put_casts(sql, schema, "");
+	floe_buf_puts(sql, " FROM (SELECT b.*, q.floe_rule, ");
+	floe_buf_put_quoted(sql, job->run_id, '\'');
+	floe_buf_puts(sql, " AS floe_run_id, now() AS floe_failed_at FROM floe_bad q JOIN floe_build b USING (floe_row)"
+			   " ORDER BY floe_row, floe_rule)");
+	if (b->incremental && old && old->n_files) {
+		floe_buf_puts(sql, " UNION ALL SELECT * FROM read_parquet([");
+		for (size_t i = 0; i < old->n_files; i++) {
+			const char *uri = floe_iceberg_storage_engine_uri(floe_iceberg_table_storage(t), job->arena,
+									  old->files[i].file.path);
+			floe_buf_puts(sql, i ? ", " : "");
+			floe_buf_put_quoted(sql, uri ? uri : "", '\'');
+		}
+		floe_buf_puts(sql, "]) t");
+		if (quarantine_keyed(b->s)) {
+			floe_buf_puts(sql, " WHERE NOT ");
+			put_changed(sql, b->s, "t");
+		}
+	}
+	floe_buf_puts(sql, ") TO ");
+}
+
+/*
+ * silver.X__quarantine after a published build holds the rows the table keeps out, each once per
+ * failed rule: a full build replaces its rows with this build's; an incremental one replaces those
+ * of the keys it changed (docs/silver.md). Created at the first build that quarantines a row.
+ */
 static int write_quarantine(build *b)
 {
 	silver_job *job = b->job;
 	floe_iceberg_schema *schema;
 	floe_iceberg_table *t = NULL;
+	floe_iceberg_scan *old = NULL;
 	floe_iceberg_data_file d;
 	floe_buf sql = FLOE_BUF_INIT;
 	const char *name = floe_arena_printf(job->arena, "%s__quarantine", job->name);
 	int error = -1;
+	if (b->incremental && job->result->changed_keys == 0)
+		return 0; /* no key changed: what it holds stands */
 	if (quarantine_schema(&schema, job->arena, b->s) < 0)
 		goto cleanup;
 	if (floe_iceberg_table_load(&t, job->cat, job->ns, name) < 0) {
 		floe_error_clear();
-		if (floe_iceberg_table_create(&t, job->cat, job->ns, name, schema, NULL) < 0)
+		error = 0;
+		if (job->result->quarantined == 0 ||
+		    (error = floe_iceberg_table_create(&t, job->cat, job->ns, name, schema, NULL)) < 0)
 			goto cleanup;
+		error = -1;
+	}
+	if (floe_iceberg_table_plan(&old, job->arena, t, -1) < 0)
+		goto cleanup;
+	if (job->result->quarantined == 0 && old->n_files == 0) { /* nothing held, nothing to hold */
+		error = 0;
+		goto cleanup;
 	}
 	const char *uri = floe_iceberg_table_new_data_uri(t, job->arena, "parquet");
-	floe_buf_puts(&sql, "COPY (SELECT ");
-	put_casts(&sql, schema, "");
-	floe_buf_puts(&sql, " FROM (SELECT b.*, q.floe_rule, ");
-	floe_buf_put_quoted(&sql, job->run_id, '\'');
-	floe_buf_puts(&sql, " AS floe_run_id, now() AS floe_failed_at FROM floe_bad q JOIN floe_build b USING (floe_row)"
-			    " ORDER BY floe_row, floe_rule)) TO ");
+	put_quarantine_rows(&sql, b, schema, t, old);
 	floe_iceberg_kv sum[] = { { "floe.run-id", job->run_id } };
 	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
 	o.summary = sum, o.n_summary = 1;
 	if (store_copy(job, floe_iceberg_table_storage(t), uri, &sql, copy_options(job->arena, schema, NULL), &d) < 0)
 		goto cleanup;
-	if (floe_iceberg_table_append(t, &d, 1, &o) < 0) {
-		if (!floe_iceberg_table_may_have_landed(t))
+	size_t n = d.record_count > 0;
+	if (!n)
+		floe_iceberg_storage_remove(floe_iceberg_table_storage(t), uri);
+	if (floe_iceberg_table_replace(t, &d, n, &o) < 0) {
+		if (n && !floe_iceberg_table_may_have_landed(t))
 			floe_iceberg_storage_remove(floe_iceberg_table_storage(t), uri);
 		goto cleanup;
 	}
@@ -942,7 +998,7 @@ static int audit_publish(build *b)
 		goto cleanup;
 	silver_step(job, "publish");
 	b->n_files = 0; /* committed: they belong to the table now */
-	if (r->quarantined > 0 && write_quarantine(b) < 0)
+	if (write_quarantine(b) < 0)
 		goto cleanup;
 	silver_step(job, "quarantine table");
 	error = 0;

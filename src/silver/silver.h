@@ -104,6 +104,7 @@ typedef struct floe_silver_result {
 	const char *error;                /* failed: what failed */
 	const char *cause;                /* failed: the probable cause */
 	int exit_code;                    /* failed: README "Exit codes" */
+	bool not_reconciled;              /* skipped: its bronze snapshot is not verified */
 } floe_silver_result;
 
 typedef struct floe_silver_report {
@@ -111,6 +112,7 @@ typedef struct floe_silver_report {
 	floe_silver_result *results;
 	size_t n_results;
 	size_t n_failed;
+	size_t n_not_reconciled;          /* skipped: their bronze snapshot is not verified (never built over it) */
 	int exit_code;                    /* the highest of the failed tables' exit codes */
 	void *owned;
 } floe_silver_report;

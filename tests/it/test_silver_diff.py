@@ -20,6 +20,12 @@ name = "unique_regions_code"
 table = "public.regions"
 kind = "unique"
 columns = ["code"]
+
+[[rule]]
+name = "not_null_regions_name"
+table = "public.regions"
+kind = "not_null"
+columns = ["name"]
 '''
 
 
@@ -53,6 +59,25 @@ def rows(d):
 def expected(src):
     with src.reader() as conn:
         return sorted(([norm(v) for v in r] for r in conn.execute("select * from regions").fetchall()), key=repr)
+
+
+def status_of(src, d, table):
+    st = json.loads(src.floe(d, "status", "--json", check=None).out)
+    return next(t for t in st["tables"] if t["table"] == table)
+
+
+def quarantine(d):
+    got = catalog(d).load_table("silver.regions__quarantine").scan().to_arrow().to_pylist()
+    return sorted((r["region_id"], r["floe_rule"]) for r in got)
+
+
+def test_status_json_counts_the_silver_tests_as_numbers(src, proj):
+    d = proj
+    lock = json.loads((d / "pipeline" / "lakehouse.lock.json").read_text())
+    n = len(next(t for t in lock["tables"] if t.get("silver", {}).get("table") == "silver.regions")["silver"]["tests"])
+    row = status_of(src, d, "silver.regions")
+    assert (row["tests_passed"], row["tests_failed"], row["tests_warned"], row["quarantined_rows"]) == (n, 0, 0, 0), row
+    assert "tests_passed" not in status_of(src, d, "bronze.regions")
 
 
 def test_a_full_bronze_table_rebuilds_only_its_changed_keys(src, proj):
@@ -111,3 +136,43 @@ def test_a_hand_edited_table_model_builds_in_full(src, proj):
         want = sorted(([norm(v) for v in r] for r in conn.execute(
             "select region_id, code, upper(name) from regions").fetchall()), key=repr)
     assert rows(d) == want
+    src.floe(d, "generate", check=0)  # the hand edit stays (drift): put the generated model back
+    m.write_text(m.read_text().replace('upper("name") as "name"', '"name"', 1))
+    r, silver = run(src, d, "--layer", "silver")
+    assert r.rc == 0 and rows(d) == expected(src), r.out + r.err
+
+
+def test_a_full_refresh_does_not_quarantine_the_same_row_again(src, proj):
+    d = proj
+    src.admin("INSERT INTO public.regions VALUES (600, 'r600', NULL)")
+    r, silver = run(src, d)
+    assert r.rc == 0 and silver["silver.regions"]["quarantined"] == 1, r.out + r.err
+    assert quarantine(d) == [(600, "not_null_regions_name")]
+    assert status_of(src, d, "silver.regions")["quarantined_rows"] == 1
+    for _ in range(2):
+        r, silver = run(src, d, "--layer", "silver", "--full-refresh")
+        assert r.rc == 0 and silver["silver.regions"]["quarantined"] == 1, r.out + r.err
+    assert quarantine(d) == [(600, "not_null_regions_name")]
+    # an incremental build that does not touch the row keeps it once; one that fixes it removes it
+    src.admin("UPDATE public.regions SET name = 'other' WHERE region_id = 10")
+    r, silver = run(src, d)
+    assert r.rc == 0 and silver["silver.regions"]["changed_keys"] == 1, silver
+    assert quarantine(d) == [(600, "not_null_regions_name")]
+    src.admin("UPDATE public.regions SET name = 'fixed' WHERE region_id = 600")
+    r, silver = run(src, d)
+    assert r.rc == 0 and silver["silver.regions"]["changed_keys"] == 1, silver
+    assert quarantine(d) == [] and rows(d) == expected(src)
+
+
+def test_silver_alone_counts_the_tables_whose_bronze_is_not_reconciled(src, proj):
+    d = proj
+    src.admin("CREATE TABLE public.zones (zone_id int PRIMARY KEY, label text)")
+    src.admin("INSERT INTO public.zones VALUES (1, 'a'), (2, 'b')")
+    src.admin(f"GRANT SELECT ON public.zones TO {src.role}")
+    src.floe(d, "generate", check=0)
+    r = src.floe(d, "run", "--table", "public.zones", "--layer", "bronze", "--no-reconcile", check=0)
+    r, silver = run(src, d, "--layer", "silver", "--table", "public.zones")
+    assert r.rc == 0, r.out + r.err
+    out = json.loads(r.out)
+    assert out["not_reconciled"] == 1 and silver["silver.zones"]["state"] == "skipped", out
+    assert "not reconciled" in silver["silver.zones"]["detail"], silver

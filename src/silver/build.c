@@ -1058,8 +1058,10 @@ int silver_build_table(silver_job *job)
 		goto cleanup;
 	}
 	const char *key = NULL;
-	if (floe_config_pii_key(&key, job->config) < 0 || floe_engine_open(&job->engine, NULL) < 0 ||
-	    (key && floe_engine_set_pii_key(job->engine, key, strlen(key)) < 0) || parent_views(job) < 0 ||
+	if (floe_config_pii_key(&key, job->config) < 0 || floe_engine_open(&job->engine, NULL) < 0)
+		goto cleanup;
+	floe_engine_hide_data_in_errors(job->engine); /* a failed build's error never quotes a row's value */
+	if ((key && floe_engine_set_pii_key(job->engine, key, strlen(key)) < 0) || parent_views(job) < 0 ||
 	    floe_engine_exec(job->engine, "CREATE SCHEMA IF NOT EXISTS \"" BRONZE_FULL "\"") < 0 ||
 	    floe_query_view(job->engine, job->arena, BRONZE_FULL, bname, floe_iceberg_table_storage(bronze), scan,
 			    scan->schema) < 0 ||

@@ -176,3 +176,21 @@ def test_silver_alone_counts_the_tables_whose_bronze_is_not_reconciled(src, proj
     out = json.loads(r.out)
     assert out["not_reconciled"] == 1 and silver["silver.zones"]["state"] == "skipped", out
     assert "not reconciled" in silver["silver.zones"]["detail"], silver
+
+
+def test_a_failed_build_names_duckdbs_error_class_never_a_value(src, proj):
+    d = proj
+    src.admin("UPDATE public.regions SET name = 'PLANTEDVALUE' || region_id")
+    m = d / "pipeline" / "dbt" / "models" / "silver" / "regions.sql"
+    text = m.read_text()
+    m.write_text(text.replace('"name"', 'cast("name" as int) as "name"', 1))  # DuckDB quotes what it cannot convert
+    r, silver = run(src, d)
+    assert r.rc != 0, r.out + r.err
+    err = silver["silver.regions"]["error"]
+    assert "DuckDB's Conversion error" in err and "pipeline/dbt/models/silver/regions.sql" in err, err
+    row = status_of(src, d, "silver.regions")
+    assert row["state"] == "failed", row
+    ledger = [p.read_bytes().decode("latin-1") for p in (d / ".floe").glob("state.db*")]
+    for where in [r.out, r.err, src.floe(d, "status", check=None).out, json.dumps(row)] + ledger:
+        assert "PLANTEDVALUE" not in where
+    m.write_text(text)

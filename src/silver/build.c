@@ -49,6 +49,8 @@ typedef struct build {
 	size_t n_removed, cap_removed;
 	floe_iceberg_data_file *files;    /* the new data files (none: no rows), key ranges in order */
 	size_t n_files, cap_files;
+	const char **tmp;                 /* where each new file is until published (store_files): NULL once stored */
+	size_t n_tmp_files, cap_tmp;
 } build;
 
 static void put_ident(floe_buf *b, const char *ns, const char *name)
@@ -346,27 +348,38 @@ static int put_select(floe_buf *sql, floe_arena *a, const floe_lock_silver *s, c
 	return 0;
 }
 
+static const char *tmp_uri_of(silver_job *job, const char *tmp)
+{
+	return floe_iceberg_path_to_uri(job->arena, tmp);
+}
+
+static void remove_tmp(silver_job *job, const char *tmp)
+{
+	floe_iceberg_storage *local = floe_iceberg_storage_local();
+	floe_iceberg_storage_remove(local, tmp_uri_of(job, tmp));
+	floe_iceberg_storage_free(local);
+}
+
 /*
  * DuckDB runs `copy` (a COPY … TO whose target follows: the statement is completed here) into a
- * private temporary file; its bytes go to `dst` at `uri` through the storage layer (created
- * durably, never replacing a file) and `out` describes them from the footer. The temporary file is
- * removed either way; the job's temporary directory when the build ends.
+ * private temporary file (*tmp, under the job's temporary directory, removed when the build ends)
+ * and `out` describes it from its footer, its path the temporary file's until it is stored.
  */
-static int store_copy(silver_job *job, floe_iceberg_storage *dst, const char *uri, floe_buf *copy, const char *options,
-		      floe_iceberg_data_file *out)
+static int copy_to_tmp(silver_job *job, floe_buf *copy, const char *options, const char **tmp,
+		       floe_iceberg_data_file *out)
 {
 	floe_iceberg_storage *local = floe_iceberg_storage_local();
 	floe_parquet_reader *r = NULL;
 	floe_parquet_file_stats st;
 	floe_buf bytes = FLOE_BUF_INIT;
-	const char *tmp_uri = NULL;
 	int error = -1;
+	*tmp = NULL;
 	if (!job->tmp_dir) {
-		const char *tmp = getenv("TMPDIR");
-		char *dir = floe_arena_printf(job->arena, "%s/floe-silver-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+		const char *dir_env = getenv("TMPDIR");
+		char *dir = floe_arena_printf(job->arena, "%s/floe-silver-XXXXXX", dir_env && dir_env[0] ? dir_env : "/tmp");
 		if (!mkdtemp(dir)) {
 			floe_error_set_errno(FLOE_ERR_IO, "could not create a temporary directory under \"%s\"",
-					     tmp && tmp[0] ? tmp : "/tmp");
+					     dir_env && dir_env[0] ? dir_env : "/tmp");
 			goto cleanup;
 		}
 		job->tmp_dir = dir;
@@ -374,25 +387,48 @@ static int store_copy(silver_job *job, floe_iceberg_storage *dst, const char *ur
 	const char *file = floe_arena_printf(job->arena, "%s/%d.parquet", job->tmp_dir, job->n_tmp++);
 	floe_buf_put_quoted(copy, file, '\'');
 	floe_buf_puts(copy, options);
-	if (floe_engine_exec(job->engine, floe_buf_cstr(copy)) < 0)
-		goto cleanup;
-	silver_step(job, "copy (DuckDB writes a file)");
-	tmp_uri = floe_iceberg_path_to_uri(job->arena, file);
-	if (floe_iceberg_storage_read(local, &bytes, tmp_uri) < 0 ||
+	*tmp = file;
+	const char *tmp_uri = floe_iceberg_path_to_uri(job->arena, file);
+	if (floe_engine_exec(job->engine, floe_buf_cstr(copy)) < 0 || floe_iceberg_storage_read(local, &bytes, tmp_uri) < 0 ||
 	    floe_parquet_reader_open_mem(&r, bytes.ptr, bytes.len, NULL) < 0 ||
-	    floe_parquet_reader_file_stats(&st, r, job->arena) < 0 ||
-	    floe_iceberg_storage_create(dst, uri, bytes.ptr, bytes.len) < 0)
+	    floe_parquet_reader_file_stats(&st, r, job->arena) < 0)
 		goto cleanup;
-	floe_iceberg_data_file_from_parquet(out, job->arena, uri, &st);
-	silver_step(job, "store (the file into the table's storage)");
+	floe_iceberg_data_file_from_parquet(out, job->arena, tmp_uri, &st);
+	silver_step(job, "copy (DuckDB writes a file)");
 	error = 0;
 cleanup:
-	if (tmp_uri)
-		floe_iceberg_storage_remove(local, tmp_uri);
+	if (error < 0 && *tmp)
+		floe_iceberg_storage_remove(local, tmp_uri_of(job, *tmp));
 	floe_parquet_reader_free(r);
 	floe_iceberg_storage_free(local);
 	floe_buf_free(&bytes);
 	return error;
+}
+
+/* The temporary file `tmp` into `dst` at `uri` through the storage layer (created durably, never replacing a file); `tmp` removed. */
+static int store_tmp(silver_job *job, floe_iceberg_storage *dst, const char *uri, const char *tmp)
+{
+	floe_iceberg_storage *local = floe_iceberg_storage_local();
+	floe_buf bytes = FLOE_BUF_INIT;
+	int error = floe_iceberg_storage_read(local, &bytes, tmp_uri_of(job, tmp));
+	if (error == 0)
+		error = floe_iceberg_storage_create(dst, uri, bytes.ptr, bytes.len);
+	floe_iceberg_storage_remove(local, tmp_uri_of(job, tmp));
+	silver_step(job, "store (a file into the table's storage)");
+	floe_iceberg_storage_free(local);
+	floe_buf_free(&bytes);
+	return error;
+}
+
+/* copy_to_tmp, then store_tmp at `uri` of `dst`: `out` names `uri`. */
+static int store_copy(silver_job *job, floe_iceberg_storage *dst, const char *uri, floe_buf *copy, const char *options,
+		      floe_iceberg_data_file *out)
+{
+	const char *tmp;
+	if (copy_to_tmp(job, copy, options, &tmp, out) < 0 || store_tmp(job, dst, uri, tmp) < 0)
+		return -1;
+	out->path = uri;
+	return 0;
 }
 
 /*
@@ -461,15 +497,17 @@ static int write_one(build *b, const char *options, int64_t from, int64_t n)
 {
 	silver_job *job = b->job;
 	floe_buf sql = FLOE_BUF_INIT;
-	const char *uri = floe_iceberg_table_new_data_uri(b->silver, job->arena, "parquet");
+	const char *tmp;
 	floe_buf_printf(&sql, "COPY (SELECT * EXCLUDE (floe_n) FROM floe_out WHERE floe_n >= %lld AND floe_n < %lld "
 			      "ORDER BY floe_n) TO ", (long long)from, (long long)(from + n));
-	floe_iceberg_data_file *d = FLOE_ARENA_PUSH(job->arena, b->files, b->n_files, b->cap_files);
-	int error = store_copy(job, floe_iceberg_table_storage(b->silver), uri, &sql, options, d);
-	if (error == 0 && d->record_count == 0) /* every row of the range was quarantined */
-		floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), uri);
-	if (error < 0 || d->record_count == 0)
-		b->n_files--;
+	floe_iceberg_data_file d;
+	int error = copy_to_tmp(job, &sql, options, &tmp, &d);
+	if (error == 0 && d.record_count == 0) /* every row of the range was quarantined */
+		remove_tmp(job, tmp);
+	else if (error == 0) {
+		*FLOE_ARENA_PUSH(job->arena, b->files, b->n_files, b->cap_files) = d;
+		*FLOE_ARENA_PUSH(job->arena, b->tmp, b->n_tmp_files, b->cap_tmp) = tmp;
+	}
 	floe_buf_free(&sql);
 	return error;
 }
@@ -522,8 +560,49 @@ cleanup:
 static void discard_files(build *b)
 {
 	for (size_t i = 0; i < b->n_files; i++)
-		floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), b->files[i].path);
-	b->n_files = 0;
+		if (b->tmp[i])
+			remove_tmp(b->job, b->tmp[i]);
+		else if (b->files[i].path)
+			floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), b->files[i].path);
+	b->n_files = b->n_tmp_files = 0;
+}
+
+/*
+ * The silver table, created now when it is not yet (with the lock's columns and field ids, every
+ * column optional): a build whose tests fail leaves no table behind, not even an empty one.
+ */
+static int create_silver(build *b)
+{
+	silver_job *job = b->job;
+	floe_iceberg_schema *schema;
+	floe_iceberg_create_opts co = FLOE_ICEBERG_CREATE_OPTS_INIT;
+	floe_iceberg_kv props[] = { { "floe.source-table", job->table->bronze } };
+	co.properties = props;
+	co.n_properties = 1;
+	if (b->silver)
+		return 0;
+	if (silver_schema(&schema, job->arena, b->s) < 0)
+		return -1;
+	return floe_iceberg_table_create(&b->silver, job->cat, job->ns, job->name, schema, &co);
+}
+
+/* The new files from their temporary place into the table's storage, each at a new data URI. */
+static int store_files(build *b)
+{
+	silver_job *job = b->job;
+	if (create_silver(b) < 0)
+		return -1;
+	for (size_t i = 0; i < b->n_files; i++) {
+		const char *uri = floe_iceberg_table_new_data_uri(b->silver, job->arena, "parquet");
+		if (store_tmp(job, floe_iceberg_table_storage(b->silver), uri, b->tmp[i]) < 0) {
+			b->tmp[i] = NULL; /* removed: nothing of it is left */
+			b->files[i].path = NULL;
+			return -1;
+		}
+		b->tmp[i] = NULL;
+		b->files[i].path = uri;
+	}
+	return 0;
 }
 
 static const char *built_from(const build *b, const char *key);
@@ -574,9 +653,9 @@ static int written_view(build *b)
 			floe_buf_put_quoted(&sql, engine_path(b, uri), '\'');
 		}
 	}
-	for (size_t i = 0; i < b->n_files; i++) {
+	for (size_t i = 0; i < b->n_files; i++) { /* not stored yet: at their temporary place */
 		floe_buf_puts(&sql, n++ ? ", " : "");
-		floe_buf_put_quoted(&sql, engine_path(b, b->files[i].path), '\'');
+		floe_buf_put_quoted(&sql, b->tmp[i], '\'');
 	}
 	floe_buf_puts(&sql, "])");
 	if (n == 0) { /* nothing to publish: the tests see an empty table of the lock's columns */
@@ -588,27 +667,23 @@ static int written_view(build *b)
 	return error;
 }
 
-/* The silver table (created, without a snapshot, when missing) and its live files. */
+/* The silver table and its live files, its schema brought to the lock's; b->silver NULL: not created yet. */
 static int open_silver(build *b)
 {
 	silver_job *job = b->job;
 	floe_iceberg_schema *schema;
-	floe_iceberg_create_opts co = FLOE_ICEBERG_CREATE_OPTS_INIT;
-	floe_iceberg_kv props[] = { { "floe.source-table", job->table->bronze } };
-	co.properties = props;
-	co.n_properties = 1;
-	bool exists = floe_iceberg_table_load(&b->silver, job->cat, job->ns, job->name) == 0;
-	if (!exists && floe_error_last()->cls != FLOE_ERR_CONFIG)
-		return -1;
-	floe_error_clear();
+	if (floe_iceberg_table_load(&b->silver, job->cat, job->ns, job->name) < 0) {
+		b->silver = NULL;
+		if (floe_error_last()->cls != FLOE_ERR_CONFIG)
+			return -1;
+		floe_error_clear(); /* created when its first build publishes (create_silver) */
+		return 0;
+	}
 	if (silver_schema(&schema, job->arena, b->s) < 0)
 		return -1;
-	if (exists) {
-		int changed = silver_align_schema(b->silver, job->arena, schema);
-		b->schema_changed = changed > 0;
-		return changed < 0 ? -1 : floe_iceberg_table_plan(&b->previous, job->arena, b->silver, -1);
-	}
-	return floe_iceberg_table_create(&b->silver, job->cat, job->ns, job->name, schema, &co);
+	int changed = silver_align_schema(b->silver, job->arena, schema);
+	b->schema_changed = changed > 0;
+	return changed < 0 ? -1 : floe_iceberg_table_plan(&b->previous, job->arena, b->silver, -1);
 }
 
 /* The current silver snapshot's summary value of `key`, or NULL. */
@@ -940,6 +1015,8 @@ static int publish(build *b)
 	o.summary = sum, o.n_summary = 4;
 	o.expect_snapshot_id = b->previous && b->previous->snapshot_id > 0 ? b->previous->snapshot_id
 									    : FLOE_ICEBERG_NO_SNAPSHOT;
+	if (store_files(b) < 0)
+		return floe_error_context("while publishing %s.%s", job->ns, job->name);
 	int rc = b->incremental
 			 ? floe_iceberg_table_rewrite(b->silver, b->removed, b->n_removed, b->files, b->n_files, &o)
 			 : floe_iceberg_table_replace(b->silver, b->files, b->n_files, &o);

@@ -194,3 +194,29 @@ def test_a_failed_build_names_duckdbs_error_class_never_a_value(src, proj):
     for where in [r.out, r.err, src.floe(d, "status", check=None).out, json.dumps(row)] + ledger:
         assert "PLANTEDVALUE" not in where
     m.write_text(text)
+
+
+def test_a_first_build_that_fails_its_tests_leaves_no_table(src, proj):
+    d = proj
+    src.admin("CREATE TABLE public.pairs (pair_id int, label text)")
+    src.admin("INSERT INTO public.pairs VALUES (1, 'a'), (1, 'b'), (2, 'c')")
+    src.admin(f"GRANT SELECT ON public.pairs TO {src.role}")
+    rules = d / "quality" / "rules.toml"
+    rules.write_text(rules.read_text() + '''
+[[rule]]
+name = "unique_pairs_pair_id"
+table = "public.pairs"
+kind = "unique"
+columns = ["pair_id"]
+''')
+    src.floe(d, "generate", check=0)
+    r, silver = run(src, d, "--table", "public.pairs")
+    assert r.rc == 1 and silver["silver.pairs"]["state"] == "failed", r.out + r.err
+    assert "unique_pairs_pair_id failed: 2 rows, keys (1)" in silver["silver.pairs"]["error"], silver
+    # readers see no silver.pairs at all — not an empty table — and no file of the build is left
+    assert not catalog(d).table_exists("silver.pairs")
+    assert not list((d / "warehouse").glob("silver/pairs*/**/*.parquet"))
+    src.admin("DELETE FROM public.pairs WHERE label = 'b'")
+    r, silver = run(src, d, "--table", "public.pairs")
+    assert r.rc == 0 and silver["silver.pairs"]["state"] == "built", r.out + r.err
+    assert catalog(d).load_table("silver.pairs").scan().to_arrow().num_rows == 2

@@ -315,12 +315,7 @@ static const char *audit_scope(silver_job *job, const floe_lock_test *t, const c
 		return relation;
 	floe_buf q = FLOE_BUF_INIT;
 	floe_buf_printf(&q, "(SELECT * FROM %s w WHERE EXISTS (SELECT 1 FROM floe_fresh f WHERE true", relation);
-	for (size_t i = 0; i < t->n_columns; i++) {
-		floe_buf_puts(&q, " AND f.");
-		floe_buf_put_quoted(&q, t->columns[i], '"');
-		floe_buf_puts(&q, " = w.");
-		floe_buf_put_quoted(&q, t->columns[i], '"');
-	}
+	silver_put_equal(&q, t->columns, t->n_columns, "f", "w");
 	floe_buf_puts(&q, "))");
 	const char *out = floe_arena_strdup(job->arena, floe_buf_cstr(&q));
 	floe_buf_free(&q);

@@ -14,15 +14,20 @@
 #include <string.h>
 
 /* EXISTS (a row of floe_changed with the key of `alias`'s row). */
+void silver_put_equal(floe_buf *sql, const char *const *cols, size_t n, const char *left, const char *right)
+{
+	for (size_t k = 0; k < n; k++) {
+		floe_buf_printf(sql, " AND %s.", left);
+		floe_buf_put_quoted(sql, cols[k], '"');
+		floe_buf_printf(sql, " = %s.", right);
+		floe_buf_put_quoted(sql, cols[k], '"');
+	}
+}
+
 void silver_put_changed(floe_buf *sql, const floe_lock_silver *s, const char *alias)
 {
 	floe_buf_puts(sql, "EXISTS (SELECT 1 FROM floe_changed c WHERE true");
-	for (size_t k = 0; k < s->n_unique_key; k++) {
-		floe_buf_puts(sql, " AND c.");
-		floe_buf_put_quoted(sql, s->unique_key[k], '"');
-		floe_buf_printf(sql, " = %s.", alias);
-		floe_buf_put_quoted(sql, s->unique_key[k], '"');
-	}
+	silver_put_equal(sql, s->unique_key, s->n_unique_key, "c", alias);
 	floe_buf_putc(sql, ')');
 }
 
@@ -88,12 +93,7 @@ static int changed_keys(silver_build *b, floe_iceberg_table *bronze, int64_t fro
 	floe_buf_puts(&sql, "CASE WHEN a.");
 	floe_buf_put_quoted(&sql, s->unique_key[0], '"');
 	floe_buf_puts(&sql, " IS NOT NULL THEN a END AS floe_new FROM floe_added a FULL JOIN floe_removed r ON true");
-	for (size_t k = 0; k < s->n_unique_key; k++) {
-		floe_buf_puts(&sql, " AND a.");
-		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
-		floe_buf_puts(&sql, " = r.");
-		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
-	}
+	silver_put_equal(&sql, s->unique_key, s->n_unique_key, "a", "r");
 	floe_buf_puts(&sql, " WHERE a IS DISTINCT FROM r; CREATE TEMP VIEW floe_changed AS SELECT * EXCLUDE (floe_new) "
 			    "FROM floe_diff");
 	error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));

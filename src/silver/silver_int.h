@@ -123,6 +123,9 @@ void silver_discard_files(silver_build *b);
 
 /* ---- diff.c: an incremental build's scope ---- */
 
+/* " AND left."c" = right."c"" for each of the `n` columns. */
+void silver_put_equal(floe_buf *sql, const char *const *cols, size_t n, const char *left, const char *right);
+
 /* EXISTS (a row of floe_changed with the key of `alias`'s row). */
 void silver_put_changed(floe_buf *sql, const floe_lock_silver *s, const char *alias);
 

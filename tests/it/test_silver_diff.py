@@ -8,6 +8,7 @@ import pytest
 
 from lakecheck import catalog, norm
 from sourcedb import Source
+from test_silver import run  # `floe run --json`: the result and its silver tables by name
 
 SQL = '''
 CREATE TABLE public.regions (region_id int PRIMARY KEY, code text NOT NULL, name text);
@@ -44,11 +45,6 @@ def proj(src, tmp_path_factory):
     r = src.floe(d, "run", "--json", check=0)
     assert {t["table"]: t["state"] for t in json.loads(r.out)["silver"]} == {"silver.regions": "built"}
     return d
-
-
-def run(src, d, *args):
-    r = src.floe(d, "run", "--json", *args, check=None)
-    return r, {t["table"]: t for t in json.loads(r.out).get("silver", [])}
 
 
 def rows(d):

@@ -194,8 +194,8 @@ static void render(floe_buf *out, bool json, const floe_bronze_report *b, const 
 		if (bronze)
 			render_json(out, b);
 		else
-			floe_buf_printf(out, "{\"run_id\":\"%s\",\"tables\":[],\"failed\":0,\"not_verified\":0,\"not_reconciled\":0",
-					silver ? s->run_id : g->run_id);
+			floe_buf_printf(out, "{\"run_id\":\"%s\",\"tables\":[],\"failed\":0,\"not_verified\":0,\"not_reconciled\":%zu",
+					silver ? s->run_id : g->run_id, silver ? s->n_not_reconciled : (size_t)0);
 		if (silver)
 			render_silver_json(out, s);
 		floe_gold_report_render_json(out, g);

@@ -56,6 +56,7 @@ static void fill_last(floe_status_row *row, const floe_state_table_run *last)
 	row->tests_failed = last ? last->tests_failed : -1;
 	row->tests_warned = last ? last->tests_warned : -1;
 	row->quarantined = last ? last->quarantined : -1;
+	row->tests_passed = last ? last->tests_passed : -1;
 }
 
 static bool has_drift(const char *pipeline, const floe_lock_table *t)
@@ -276,6 +277,7 @@ static void check_catalog(floe_status *out, floe_arena *a, const floe_config *co
 		out->n_diverged -= row->decided && row->verdict == FLOE_RECONCILE_DIVERGED;
 		out->n_unverified -= row->decided && row->verdict == FLOE_RECONCILE_UNVERIFIED;
 		out->n_failed -= !row->decided && row->load == FLOE_TABLE_FAILED;
+		out->n_interrupted -= !row->decided && row->load == FLOE_TABLE_INTERRUPTED;
 		row->catalog_missing = true;
 		row->facts = out->catalog_error;
 		row->cause = NULL; /* the fix is one for all tables: printed once, below them */
@@ -332,13 +334,15 @@ int floe_status_build(floe_status *out, const floe_config *config)
 			row->cause = NULL;
 		}
 		out->n_failed += !row->decided && row->load == FLOE_TABLE_FAILED;
+		out->n_interrupted += !row->decided && row->load == FLOE_TABLE_INTERRUPTED;
 		out->n_diverged += row->decided && row->verdict == FLOE_RECONCILE_DIVERGED;
 		out->n_unverified += row->decided && row->verdict == FLOE_RECONCILE_UNVERIFIED;
 		out->n_partial += row->decided && row->verdict == FLOE_RECONCILE_PARTIAL;
 		out->n_drift += row->drift;
 		if (t->silver && !t->owner && t->mode != FLOE_LOAD_REFUSED) {
 			fill_silver_row(&out->rows[out->n_rows], own->arena, st, t, runs, n_runs);
-			out->n_failed += out->rows[out->n_rows++].load == FLOE_TABLE_FAILED;
+			out->n_failed += out->rows[out->n_rows].load == FLOE_TABLE_FAILED;
+			out->n_interrupted += out->rows[out->n_rows++].load == FLOE_TABLE_INTERRUPTED;
 		}
 	}
 	for (size_t i = 0; i < floe_lock_mart_count(lock); i++) {
@@ -423,6 +427,8 @@ int floe_status_render_text(floe_buf *out, const floe_status *s)
 			s->n_diverged, s->n_unverified);
 	if (s->n_partial)
 		floe_buf_printf(out, "%zu %s, ", s->n_partial, floe_reconcile_outcome_name(FLOE_RECONCILE_PARTIAL));
+	if (s->n_interrupted)
+		floe_buf_printf(out, "%zu interrupted, ", s->n_interrupted);
 	return floe_buf_printf(out, "%zu with drift\n", s->n_drift);
 }
 
@@ -457,7 +463,7 @@ static void put_count(floe_buf *out, const char *key, int64_t v)
 		floe_buf_printf(out, ",\"%s\":%lld", key, (long long)v);
 }
 
-/* The newest run's numbers (what /metrics serves); null when unknown. */
+/* The newest run's numbers (what /metrics serves) and its tests; null when unknown (or none ran). */
 static void put_last_run_json(floe_buf *out, const floe_status_row *r)
 {
 	if (r->last_duration_seconds < 0)
@@ -466,6 +472,7 @@ static void put_last_run_json(floe_buf *out, const floe_status_row *r)
 		floe_buf_printf(out, ",\"last_run_duration_seconds\":%.3f", r->last_duration_seconds);
 	put_count(out, "last_run_rows_written", r->last_rows_written);
 	put_count(out, "last_run_bytes", r->last_bytes);
+	put_count(out, "tests_passed", r->tests_passed);
 	put_count(out, "tests_failed", r->tests_failed);
 	put_count(out, "tests_warned", r->tests_warned);
 	put_count(out, "quarantined_rows", r->quarantined);
@@ -497,6 +504,7 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 	floe_json_put_member(out, "catalog_error", s->catalog_error);
 	floe_json_put_member(out, "catalog_hint", s->catalog_hint);
 	return floe_buf_printf(out, ",\"catalog_missing\":%zu,\"failed\":%zu,\"diverged\":%zu,\"unverified\":%zu,"
-			       "\"partial\":%zu,\"drift\":%zu}\n",
-			       s->n_catalog_missing, s->n_failed, s->n_diverged, s->n_unverified, s->n_partial, s->n_drift);
+			       "\"partial\":%zu,\"interrupted\":%zu,\"drift\":%zu}\n",
+			       s->n_catalog_missing, s->n_failed, s->n_diverged, s->n_unverified, s->n_partial,
+			       s->n_interrupted, s->n_drift);
 }

@@ -100,7 +100,8 @@ static void record(floe_state *st, const silver_job *job, bool done)
 				    .bytes = -1, .files = -1, .snapshot_id = snap[0] ? snap : NULL,
 				    .detail = r->detail, .error = r->error, .cause = r->cause,
 				    .finished_at = done ? finished : NULL, .tests_failed = done ? r->tests_failed : -1,
-				    .tests_warned = done ? r->tests_warned : -1, .quarantined = done ? r->quarantined : -1 };
+				    .tests_warned = done ? r->tests_warned : -1, .quarantined = done ? r->quarantined : -1,
+				    .tests_passed = done ? r->tests_passed : -1 };
 	if (floe_state_table_put(st, &tr) < 0) {
 		floe_log_warn("could not record %s in the run ledger", r->table);
 		floe_error_clear();
@@ -154,6 +155,7 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 	int64_t t0 = floe_iceberg_now_ms();
 	if (!rec || rec->outcome != FLOE_RECONCILE_VERIFIED || !rec->snapshot_id) {
 		r->state = "skipped";
+		r->not_reconciled = true;
 		r->detail = floe_arena_printf(job->arena, "%s is %s: silver is built only over a verified bronze snapshot",
 					      r->bronze, rec ? floe_reconcile_outcome_name(rec->outcome) : "not reconciled yet");
 		record(st, job, true);
@@ -216,6 +218,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 		run_one(&job, st, verdict_of(recs, n_recs, order[i]->bronze));
 		floe_buf_free(&job.notes);
 		out->n_failed += strcmp(r->state, "failed") == 0;
+		out->n_not_reconciled += r->not_reconciled;
 		if (r->exit_code > out->exit_code)
 			out->exit_code = r->exit_code;
 	}

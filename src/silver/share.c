@@ -54,8 +54,8 @@ static int spool_dir(floe_silver_spool *sp)
 	return 0;
 }
 
-int floe_silver_store_copy(floe_silver_spool *sp, floe_iceberg_storage *dst, const char *uri, floe_buf *copy,
-			   const char *options, floe_iceberg_data_file *out)
+int floe_silver_spool_copy(floe_silver_spool *sp, floe_buf *copy, const char *options, const char **tmp,
+			   floe_iceberg_data_file *out)
 {
 	floe_iceberg_storage *local = floe_iceberg_storage_local();
 	floe_parquet_reader *r = NULL;
@@ -63,28 +63,51 @@ int floe_silver_store_copy(floe_silver_spool *sp, floe_iceberg_storage *dst, con
 	floe_buf bytes = FLOE_BUF_INIT;
 	const char *tmp_uri = NULL;
 	int error = -1;
+	*tmp = NULL;
 	if (spool_dir(sp) < 0)
 		goto cleanup;
 	const char *file = floe_arena_printf(sp->arena, "%s/%d.parquet", sp->dir, sp->n++);
 	floe_buf_put_quoted(copy, file, '\'');
 	floe_buf_puts(copy, options);
-	if (floe_engine_exec(sp->engine, floe_buf_cstr(copy)) < 0)
-		goto cleanup;
 	tmp_uri = floe_iceberg_path_to_uri(sp->arena, file);
-	if (floe_iceberg_storage_read(local, &bytes, tmp_uri) < 0 ||
+	if (floe_engine_exec(sp->engine, floe_buf_cstr(copy)) < 0 || floe_iceberg_storage_read(local, &bytes, tmp_uri) < 0 ||
 	    floe_parquet_reader_open_mem(&r, bytes.ptr, bytes.len, NULL) < 0 ||
-	    floe_parquet_reader_file_stats(&st, r, sp->arena) < 0 ||
-	    floe_iceberg_storage_create(dst, uri, bytes.ptr, bytes.len) < 0)
+	    floe_parquet_reader_file_stats(&st, r, sp->arena) < 0)
 		goto cleanup;
-	floe_iceberg_data_file_from_parquet(out, sp->arena, uri, &st);
+	floe_iceberg_data_file_from_parquet(out, sp->arena, tmp_uri, &st);
+	*tmp = file;
 	error = 0;
 cleanup:
-	if (tmp_uri)
+	if (error < 0 && tmp_uri)
 		floe_iceberg_storage_remove(local, tmp_uri);
 	floe_parquet_reader_free(r);
 	floe_iceberg_storage_free(local);
 	floe_buf_free(&bytes);
 	return error;
+}
+
+int floe_silver_spool_store(floe_silver_spool *sp, floe_iceberg_storage *dst, const char *uri, const char *tmp)
+{
+	floe_iceberg_storage *local = floe_iceberg_storage_local();
+	floe_buf bytes = FLOE_BUF_INIT;
+	const char *tmp_uri = floe_iceberg_path_to_uri(sp->arena, tmp);
+	int error = floe_iceberg_storage_read(local, &bytes, tmp_uri);
+	if (error == 0)
+		error = floe_iceberg_storage_create(dst, uri, bytes.ptr, bytes.len);
+	floe_iceberg_storage_remove(local, tmp_uri);
+	floe_iceberg_storage_free(local);
+	floe_buf_free(&bytes);
+	return error;
+}
+
+int floe_silver_store_copy(floe_silver_spool *sp, floe_iceberg_storage *dst, const char *uri, floe_buf *copy,
+			   const char *options, floe_iceberg_data_file *out)
+{
+	const char *tmp;
+	if (floe_silver_spool_copy(sp, copy, options, &tmp, out) < 0 || floe_silver_spool_store(sp, dst, uri, tmp) < 0)
+		return -1;
+	out->path = uri;
+	return 0;
 }
 
 int floe_silver_open(floe_lock **lock, floe_state **st, floe_iceberg_catalog **cat, floe_arena *arena,

@@ -104,6 +104,7 @@ typedef struct floe_silver_result {
 	const char *error;                /* failed: what failed */
 	const char *cause;                /* failed: the probable cause */
 	int exit_code;                    /* failed: README "Exit codes" */
+	bool not_reconciled;              /* skipped: its bronze snapshot is not verified */
 } floe_silver_result;
 
 typedef struct floe_silver_report {
@@ -111,6 +112,7 @@ typedef struct floe_silver_report {
 	floe_silver_result *results;
 	size_t n_results;
 	size_t n_failed;
+	size_t n_not_reconciled;          /* skipped: their bronze snapshot is not verified (never built over it) */
 	int exit_code;                    /* the highest of the failed tables' exit codes */
 	void *owned;
 } floe_silver_report;
@@ -164,7 +166,17 @@ typedef struct floe_silver_spool {
 
 /*
  * Run `copy` — a COPY (…) TO whose target follows: the statement is completed here with a file of
- * the spool and `options` — then hand the file's bytes to `dst` at `uri` (created durably, never
+ * the spool and `options` — into a temporary file (*tmp, a path in the spool's directory) that `out`
+ * describes from its Parquet footer (out->path: the temporary file's URI). Nothing is left on error.
+ */
+int floe_silver_spool_copy(floe_silver_spool *spool, floe_buf *copy, const char *options, const char **tmp,
+			   floe_iceberg_data_file *out);
+
+/* The temporary file `tmp` into `dst` at `uri` (created durably, never replacing a file); `tmp` removed either way. */
+int floe_silver_spool_store(floe_silver_spool *spool, floe_iceberg_storage *dst, const char *uri, const char *tmp);
+
+/*
+ * floe_silver_spool_copy, then floe_silver_spool_store: hand the file's bytes to `dst` at `uri` (created durably, never
  * replacing a file) and describe them in `out` from the Parquet footer (Iceberg statistics). The
  * temporary file is removed either way.
  */

@@ -1,21 +1,16 @@
 /*
  * ollama.c — the Ollama-compatible HTTP API (POST <endpoint>/api/generate, not streamed),
- * the one module that calls libcurl. A local model drafts a term the rules could not
+ * through src/net (the one module that calls libcurl). A local model drafts a term the rules could not
  * resolve; what it answers is checked by invent.c before anything uses it.
  */
 #include "gold/gold_int.h"
 #include "base/error.h"
 #include "base/json.h"
 
-#include <curl/curl.h>
+#include "net/http_client.h"
 #include <string.h>
 
 #define MAX_ANSWER ((size_t)1 << 20)
-
-static size_t take(char *data, size_t size, size_t n, void *ctx)
-{
-	return floe_buf_put(ctx, data, size * n) == 0 ? size * n : 0; /* too long: curl stops */
-}
 
 /* The "response" member of the answer, with code fences, blank lines and a trailing ';' removed. */
 static int answer_of(floe_buf *out, const floe_buf *body, const char *url)
@@ -50,34 +45,22 @@ static int answer_of(floe_buf *out, const floe_buf *body, const char *url)
 
 static int post(floe_buf *body, const char *url, const char *request)
 {
-	CURL *curl = curl_easy_init();
-	struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
-	long status = 0;
+	floe_http_post_result res = { 0 };
 	int error = -1;
-	curl_easy_setopt(curl, CURLOPT_URL, url);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, take);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, body);
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 5L);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT, 300L);
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	CURLcode rc = curl_easy_perform(curl);
-	if (rc != CURLE_OK) {
-		floe_error_set(FLOE_ERR_UNREACHABLE, "could not ask the model at \"%s\": %s", url, curl_easy_strerror(rc));
+	if (floe_http_post(&res, url, "application/json", request, strlen(request), 300) < 0) {
+		floe_error_context("while asking the model at \"%s\"", url);
 		floe_error_hint("Start the model server (ollama serve) or set [gold] endpoint in floe.toml; without "
 				"[gold] model floe resolves terms by its rules only.");
 		goto cleanup;
 	}
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-	if (status != 200) {
-		floe_error_set(FLOE_ERR_UNREACHABLE, "the model at \"%s\" answered HTTP %ld", url, status);
+	if (res.status != 200) {
+		floe_error_set(FLOE_ERR_UNREACHABLE, "the model at \"%s\" answered HTTP %ld", url, res.status);
 		goto cleanup;
 	}
+	floe_buf_put(body, res.body.ptr ? res.body.ptr : "", res.body.len);
 	error = 0;
 cleanup:
-	curl_slist_free_all(headers);
-	curl_easy_cleanup(curl);
+	floe_buf_free(&res.body);
 	return error;
 }
 

@@ -59,6 +59,8 @@ const char *pt_main_input(pt_trans *t, size_t i, const char *const *info);
 /* Define CTE "<rel> as (\n<body>\n)" of step i; returns rel. */
 const char *pt_cte(pt_trans *t, size_t i, const char *suffix, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Fields "a,b" as `"a"<suffix>, "b"<suffix>` (ORDER BY lists). */
+const char *pt_field_list(pt_trans *t, const char *fields, const char *suffix);
 /* The sort order its main input carries (NULL unknown). */
 const char *pt_input_sorted(pt_trans *t, size_t i);
 

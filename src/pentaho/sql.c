@@ -180,3 +180,17 @@ const char *pt_slug(floe_arena *a, const char *name)
 	floe_buf_free(&b);
 	return r;
 }
+
+const char *pt_field_list(pt_trans *t, const char *fields, const char *suffix)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	for (const char *p = fields; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		floe_buf_printf(&b, "%s%s%s", b.len ? ", " : "", pt_ident(t, floe_arena_strndup(t->a, p, n)), suffix);
+		p += n + (comma ? 1 : 0);
+	}
+	const char *r = floe_arena_strdup(t->a, floe_buf_cstr(&b));
+	floe_buf_free(&b);
+	return r;
+}

@@ -334,21 +334,6 @@ static void data_grid(pt_trans *t, size_t i, const floe_kettle_node *n)
 	floe_buf_free(&names);
 }
 
-/* "a,b" as `"a", "b"` for ORDER BY. */
-static const char *order_list(pt_trans *t, const char *fields)
-{
-	floe_buf b = FLOE_BUF_INIT;
-	for (const char *p = fields; *p;) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-		floe_buf_printf(&b, "%s%s", b.len ? ", " : "", pt_ident(t, floe_arena_strndup(t->a, p, n)));
-		p += n + (comma ? 1 : 0);
-	}
-	const char *r = floe_arena_strdup(t->a, floe_buf_cstr(&b));
-	floe_buf_free(&b);
-	return r;
-}
-
 static void sequence(pt_trans *t, size_t i, const floe_kettle_node *n)
 {
 	const char *start = pt_number(t, i, "start_at", floe_kettle_text(n, "start_at"), "1");
@@ -361,7 +346,7 @@ static void sequence(pt_trans *t, size_t i, const floe_kettle_node *n)
 		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "Kettle numbers rows in stream order, which this input does not "
 			"define in SQL: the same numbers, given to rows in an unspecified order");
 	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select *, %s + (row_number() over (%s%s) - 1) * %s as %s from %s",
-				    start, sorted ? "order by " : "", sorted ? order_list(t, sorted) : "",
+				    start, sorted ? "order by " : "", sorted ? pt_field_list(t, sorted, "") : "",
 				    inc, pt_ident(t, floe_kettle_text(n, "valuename")), need_input(t, i));
 	t->steps[i].sorted_by = sorted;
 }

@@ -162,7 +162,7 @@ static void check_distribution(pt_trans *t, size_t i)
 	size_t n = 0;
 	for (size_t h = 0; h < t->f->n_hops; h++)
 		n += t->f->hops[h].from == i;
-	if (n > 1 && !t->steps[i].rel[1] && strcmp(floe_kettle_text(t->f->steps[i].node, "distribute"), "N") != 0)
+	if (n > 1 && !t->steps[i].rel[1] && !t->steps[i].n_branch && strcmp(floe_kettle_text(t->f->steps[i].node, "distribute"), "N") != 0)
 		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "Kettle distributes its rows round-robin over its %zu next steps; "
 			"each of them reads every row here (if the hops meant copies, choose \"copy rows\" in Spoon)", n);
 }

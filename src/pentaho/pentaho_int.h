@@ -17,6 +17,10 @@ typedef struct pt_step {
 	floe_pentaho_status status;
 	const char *reason;         /* why partial or unmapped; NULL when mapped */
 	const char *rel[2];         /* the CTE holding its rows; [1]: FilterRows' false branch */
+	struct pt_branch {
+		const char *to, *rel;   /* SwitchCase: the CTE the hop to step `to` reads */
+	} *branches;
+	size_t n_branch, cap_branch;
 	floe_buf sql;               /* its CTE definitions: "name as (…),\n" each */
 	const char *sorted_by;      /* "a,b": the rows are known sorted by these fields; NULL unknown */
 	const char *config;         /* output steps: the dbt config() arguments */

@@ -92,6 +92,9 @@ const char *pt_edge_rel(pt_trans *t, size_t from, size_t to)
 {
 	pt_step *s = &t->steps[from];
 	const floe_kettle_node *n = t->f->steps[from].node;
+	for (size_t b = 0; b < s->n_branch; b++)
+		if (strcmp(s->branches[b].to, t->f->steps[to].name) == 0)
+			return s->branches[b].rel;
 	if (s->rel[1] && strcmp(floe_kettle_text(n, "send_false_to"), t->f->steps[to].name) == 0)
 		return s->rel[1];
 	return s->rel[0];

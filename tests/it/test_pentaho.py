@@ -138,7 +138,7 @@ def test_every_model_compiles_and_reads_bronze_sources(built, steps):
     manifest = json.loads((steps["dbt"] / "target" / "manifest.json").read_text())
     models = {n["name"]: n for n in manifest["nodes"].values() if n["resource_type"] == "model"
               and n["name"].startswith("pentaho_")}
-    assert len(steps["step_models"]) == 21, steps["step_models"]  # 16 files; 2 of them write 2, distribute 4
+    assert len(steps["step_models"]) == 24, steps["step_models"]  # 17 files; 2 write 2, distribute 4, switch_case 3
     assert len(models) == len(list((steps["dbt"] / "models" / "pentaho" / "corpus").glob("*.sql")))  # 14 transformations; FilterRows and generated_rows write 2
     assert sorted(models["pentaho_stream_lookup__out"]["depends_on"]["nodes"]) == [
         "source.pentaho_it.bronze.customers", "source.pentaho_it.bronze.orders"]
@@ -155,6 +155,13 @@ def test_filter_rows_both_branches(built, steps):
     assert big == [1, 4, 5]
     assert rest == [2, 3, 6, 7]
     assert status(steps["report"], "filter_rows.ktr")["split"] == ("mapped", None)
+
+
+def test_switch_case_sends_each_row_to_its_case_and_the_rest_to_the_default(built, steps):
+    assert [r["id"] for r in built("pentaho_switch_case__paid", "id")] == [1, 2, 5, 7]
+    assert [r["id"] for r in built("pentaho_switch_case__no_status", "id")] == [4]   # the empty case is NULL
+    assert [r["id"] for r in built("pentaho_switch_case__other", "id")] == [3, 6]
+    assert status(steps["report"], "switch_case.ktr")["switch"] == ("mapped", None)
 
 
 def test_stream_lookup_defaults_only_when_no_row_matched(built):

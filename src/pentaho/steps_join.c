@@ -105,10 +105,16 @@ static void stream_lookup(pt_trans *t, size_t i, const floe_kettle_node *n)
 				pt_ident(t, floe_kettle_text(key, "name")), field);
 	}
 	lookup_values(t, &cols, &picked, lookup, "r.floe_found");
-	/* one lookup row per key, so every input row stays one row, as in Kettle's hash lookup */
-	const char *lk = pt_cte(t, i, "lookup", "select %s%s, true as floe_found from %s\nqualify row_number() over (partition by %s) = 1",
+	/*
+	 * One lookup row per key, so every input row stays one row, as in Kettle's hash lookup, which
+	 * keeps the last row of a key (StreamLookup.addToCache overwrites); NULL keys match each other.
+	 */
+	const char *sorted = t->steps[li].sorted_by;
+	const char *lk = pt_cte(t, i, "lookup", "select %s%s, true as floe_found from %s\n"
+				"qualify row_number() over (partition by %s%s%s) = 1%s",
 				floe_buf_cstr(&keys), floe_buf_cstr(&picked), pt_edge_rel(t, (size_t)li, i),
-				floe_buf_cstr(&keys));
+				floe_buf_cstr(&keys), sorted ? " order by " : "", sorted ? pt_field_list(t, sorted, " desc") : "",
+				sorted ? "" : "\n-- several rows of one key: Kettle keeps the last one read; here one of them");
 	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select m.*%s from %s as m\nleft join %s as r on %s", floe_buf_cstr(&cols),
 				    main, lk, on.len ? floe_buf_cstr(&on) : "true");
 	t->steps[i].sorted_by = pt_input_sorted(t, i);

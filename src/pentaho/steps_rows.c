@@ -49,6 +49,55 @@ static void filter_rows(pt_trans *t, size_t i, const floe_kettle_node *n)
 	t->steps[i].sorted_by = pt_input_sorted(t, i);
 }
 
+/* The SwitchCase cases sending rows to `target` (NULL: every case), OR-ed; "false" when none. */
+static const char *switch_cond(pt_trans *t, const floe_kettle_node *n, const char *target)
+{
+	const floe_kettle_node *cases = floe_kettle_child(n, "cases");
+	const char *f = pt_ident(t, floe_kettle_text(n, "fieldname")), *type = floe_kettle_text(n, "case_value_type");
+	bool contains = floe_kettle_yes(n, "use_contains");
+	floe_buf b = FLOE_BUF_INIT;
+	for (size_t k = 0; cases && k < cases->n_children; k++) {
+		const floe_kettle_node *c = cases->children[k];
+		if (target && strcmp(floe_kettle_text(c, "target_step"), target) != 0)
+			continue;
+		const char *v = floe_kettle_text(c, "value");
+		floe_buf_puts(&b, b.len ? " or " : "");
+		if (!*v) /* an empty case value is Kettle's NULL case */
+			floe_buf_printf(&b, "%s is null", f);
+		else if (contains)
+			floe_buf_printf(&b, "contains(cast(%s as varchar), %s)", f, pt_lit(t, v));
+		else
+			floe_buf_printf(&b, "%s = %s", f, pt_typed_lit(t, type, v));
+	}
+	const char *r = b.len ? floe_arena_printf(t->a, "coalesce(%s, false)", floe_buf_cstr(&b)) : "false";
+	floe_buf_free(&b);
+	return r;
+}
+
+/* Switch / case: one CTE per next step, holding the rows of its cases; the default gets the rest. */
+static void switch_case(pt_trans *t, size_t i, const floe_kettle_node *n)
+{
+	const char *in = need_input(t, i), *def = floe_kettle_text(n, "default_target_step");
+	pt_step *st = &t->steps[i];
+	if (floe_kettle_yes(n, "use_contains"))
+		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "a value containing several cases' values goes to each of their "
+			"steps here; check Kettle's choice");
+	size_t k = 0;
+	for (size_t h = 0; h < t->f->n_hops; h++) {
+		if (t->f->hops[h].from != i)
+			continue;
+		const char *to = t->f->steps[t->f->hops[h].to].name;
+		const char *cond = strcmp(to, def) == 0 ? floe_arena_printf(t->a, "not %s", switch_cond(t, n, NULL))
+							: switch_cond(t, n, to);
+		const char *rel = pt_cte(t, i, floe_arena_printf(t->a, "to%zu", ++k), "select * from %s\nwhere %s", in, cond);
+		struct pt_branch *b = FLOE_ARENA_PUSH(t->a, st->branches, st->n_branch, st->cap_branch);
+		b->to = to;
+		b->rel = rel;
+	}
+	st->rel[0] = in;
+	st->sorted_by = pt_input_sorted(t, i);
+}
+
 static const struct {
 	const char *type, *fmt; /* %1$s A, %2$s B, %3$s C */
 } calcs[] = {
@@ -334,21 +383,6 @@ static void data_grid(pt_trans *t, size_t i, const floe_kettle_node *n)
 	floe_buf_free(&names);
 }
 
-/* "a,b" as `"a", "b"` for ORDER BY. */
-static const char *order_list(pt_trans *t, const char *fields)
-{
-	floe_buf b = FLOE_BUF_INIT;
-	for (const char *p = fields; *p;) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-		floe_buf_printf(&b, "%s%s", b.len ? ", " : "", pt_ident(t, floe_arena_strndup(t->a, p, n)));
-		p += n + (comma ? 1 : 0);
-	}
-	const char *r = floe_arena_strdup(t->a, floe_buf_cstr(&b));
-	floe_buf_free(&b);
-	return r;
-}
-
 static void sequence(pt_trans *t, size_t i, const floe_kettle_node *n)
 {
 	const char *start = pt_number(t, i, "start_at", floe_kettle_text(n, "start_at"), "1");
@@ -361,7 +395,7 @@ static void sequence(pt_trans *t, size_t i, const floe_kettle_node *n)
 		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "Kettle numbers rows in stream order, which this input does not "
 			"define in SQL: the same numbers, given to rows in an unspecified order");
 	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select *, %s + (row_number() over (%s%s) - 1) * %s as %s from %s",
-				    start, sorted ? "order by " : "", sorted ? order_list(t, sorted) : "",
+				    start, sorted ? "order by " : "", sorted ? pt_field_list(t, sorted, "") : "",
 				    inc, pt_ident(t, floe_kettle_text(n, "valuename")), need_input(t, i));
 	t->steps[i].sorted_by = sorted;
 }
@@ -431,7 +465,7 @@ bool pt_steps_rows(pt_trans *t, size_t i)
 		{ "SelectValues", select_values }, { "ValueMapper", value_mapper },
 		{ "StringOperations", string_operations }, { "Constant", constants }, { "Sequence", sequence },
 		{ "Formula", formula }, { "GetVariable", get_variable }, { "RowGenerator", row_generator },
-		{ "DataGrid", data_grid },
+		{ "DataGrid", data_grid }, { "SwitchCase", switch_case },
 	};
 	for (size_t k = 0; k < sizeof(fns) / sizeof(fns[0]); k++)
 		if (strcmp(type, fns[k].type) == 0) {

@@ -138,7 +138,7 @@ def test_every_model_compiles_and_reads_bronze_sources(built, steps):
     manifest = json.loads((steps["dbt"] / "target" / "manifest.json").read_text())
     models = {n["name"]: n for n in manifest["nodes"].values() if n["resource_type"] == "model"
               and n["name"].startswith("pentaho_")}
-    assert len(steps["step_models"]) == 17, steps["step_models"]  # 15 files; filter_rows and generated_rows write 2
+    assert len(steps["step_models"]) == 24, steps["step_models"]  # 17 files; 2 write 2, distribute 4, switch_case 3
     assert len(models) == len(list((steps["dbt"] / "models" / "pentaho" / "corpus").glob("*.sql")))  # 14 transformations; FilterRows and generated_rows write 2
     assert sorted(models["pentaho_stream_lookup__out"]["depends_on"]["nodes"]) == [
         "source.pentaho_it.bronze.customers", "source.pentaho_it.bronze.orders"]
@@ -155,6 +155,13 @@ def test_filter_rows_both_branches(built, steps):
     assert big == [1, 4, 5]
     assert rest == [2, 3, 6, 7]
     assert status(steps["report"], "filter_rows.ktr")["split"] == ("mapped", None)
+
+
+def test_switch_case_sends_each_row_to_its_case_and_the_rest_to_the_default(built, steps):
+    assert [r["id"] for r in built("pentaho_switch_case__paid", "id")] == [1, 2, 5, 7]
+    assert [r["id"] for r in built("pentaho_switch_case__no_status", "id")] == [4]   # the empty case is NULL
+    assert [r["id"] for r in built("pentaho_switch_case__other", "id")] == [3, 6]
+    assert status(steps["report"], "switch_case.ktr")["switch"] == ("mapped", None)
 
 
 def test_stream_lookup_defaults_only_when_no_row_matched(built):
@@ -253,6 +260,15 @@ def test_insert_update_keys_and_dbt_vars(built, steps, second_run):
 def test_row_generator_and_data_grid(built, steps):
     assert [(r["label"], r["n"]) for r in built("pentaho_generated_rows__generated", "n")] == [("x", 7)] * 3
     assert [(r["k"], r["v"]) for r in built("pentaho_generated_rows__grid_out", "k")] == [(1, "one"), (2, None)]
+
+
+def test_round_robin_distribution_is_flagged_copies_are_not(built, steps):
+    st = status(steps["report"], "distribute.ktr")
+    assert st["spread"][0] == "partial" and "round-robin over its 2 next steps" in st["spread"][1]
+    assert st["copy"] == ("mapped", None)
+    # each output of the copying step holds every row, as Kettle's copies do
+    assert [r["id"] for r in built("pentaho_distribute__c", "id")] == [1, 2, 3]
+    assert [r["id"] for r in built("pentaho_distribute__d", "id")] == [1, 2, 3]
 
 
 def test_unmapped_step_fails_the_build_and_keeps_the_dag(steps, second_run):

@@ -127,9 +127,11 @@ static int commit(floe_pentaho_result *r, const char *pipeline_dir)
 	floe_buf_printf(&msg, "pentaho: translate %s (%zu files) — proposal, review before merging\n", r->name, r->n_files);
 	floe_repo_commit_opts o = FLOE_REPO_COMMIT_OPTS_INIT;
 	o.message = floe_buf_cstr(&msg);
+	o.branch = r->branch;
+	o.on_branch_tip = true;
 	int error = floe_repo_open(&repo, pipeline_dir, false);
 	if (error == 0)
-		error = floe_repo_commit_branch(&committed, r->commit, repo, r->branch, changes, r->n_out, &o);
+		error = floe_repo_commit(&committed, r->commit, repo, changes, r->n_out, &o);
 	if (error == 0 && !committed)
 		r->commit[0] = 0;
 	floe_repo_close(repo);

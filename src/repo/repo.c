@@ -186,6 +186,24 @@ static int point_branch(floe_repo *repo, const char *branch, const git_oid *id, 
 	return rc < 0 ? -1 : 0;
 }
 
+/* The commit at the tip of refs/heads/<branch>, NULL when the branch does not exist. */
+static int branch_tip(git_commit **out, floe_repo *repo, const char *branch)
+{
+	git_reference *ref = NULL;
+	*out = NULL;
+	int rc = git_branch_lookup(&ref, repo->git, branch, GIT_BRANCH_LOCAL);
+	if (rc == GIT_ENOTFOUND) {
+		git_error_clear();
+		return 0;
+	}
+	if (rc < 0 || git_reference_peel((git_object **)out, ref, GIT_OBJECT_COMMIT) < 0) {
+		git_reference_free(ref);
+		return git_fail("read a branch", repo->path);
+	}
+	git_reference_free(ref);
+	return 0;
+}
+
 int floe_repo_commit(bool *committed, char *commit_hex, floe_repo *repo, const floe_repo_change *changes,
 		     size_t n_changes, const floe_repo_commit_opts *opts)
 {
@@ -195,7 +213,13 @@ int floe_repo_commit(bool *committed, char *commit_hex, floe_repo *repo, const f
 	git_oid tree_id, commit_id;
 	int error = -1;
 	*committed = false;
-	if (head_of(&parent, &head_tree, repo) < 0 || build_tree(&tree_id, repo, head_tree, changes, n_changes) < 0)
+	if (opts->branch && opts->on_branch_tip && branch_tip(&parent, repo, opts->branch) < 0)
+		goto cleanup;
+	if (parent && git_commit_tree(&head_tree, parent) < 0) {
+		git_fail("read a branch's tree", repo->path);
+		goto cleanup;
+	}
+	if ((!parent && head_of(&parent, &head_tree, repo) < 0) || build_tree(&tree_id, repo, head_tree, changes, n_changes) < 0)
 		goto cleanup;
 	if ((head_tree && git_oid_equal(&tree_id, git_tree_id(head_tree))) ||
 	    (opts->branch && branch_holds(repo, opts->branch, &tree_id))) {
@@ -275,23 +299,6 @@ int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char
 	return 0;
 }
 
-/* The commit at the tip of refs/heads/<branch>, NULL when the branch does not exist. */
-static int branch_tip(git_commit **out, floe_repo *repo, const char *branch)
-{
-	git_reference *ref = NULL;
-	*out = NULL;
-	int rc = git_branch_lookup(&ref, repo->git, branch, GIT_BRANCH_LOCAL);
-	if (rc == GIT_ENOTFOUND) {
-		git_error_clear();
-		return 0;
-	}
-	if (rc < 0 || git_reference_peel((git_object **)out, ref, GIT_OBJECT_COMMIT) < 0) {
-		git_reference_free(ref);
-		return git_fail("read a branch", repo->path);
-	}
-	git_reference_free(ref);
-	return 0;
-}
 
 int floe_repo_merged(bool *out, floe_repo *repo, const char *hex)
 {
@@ -352,53 +359,6 @@ int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name)
 	int rc = git_worktree_prune(wt, &o);
 	git_worktree_free(wt);
 	return rc < 0 ? git_fail("remove a work tree", repo->path) : 0;
-}
-
-int floe_repo_commit_branch(bool *committed, char *commit_hex, floe_repo *repo, const char *branch,
-			    const floe_repo_change *changes, size_t n_changes, const floe_repo_commit_opts *opts)
-{
-	git_commit *parent = NULL;
-	git_tree *base_tree = NULL, *tree = NULL;
-	git_signature *sig = NULL;
-	git_oid tree_id, commit_id;
-	floe_buf refname = FLOE_BUF_INIT;
-	int error = -1;
-	*committed = false;
-	if (branch_tip(&parent, repo, branch) < 0)
-		goto cleanup;
-	bool on_branch = parent != NULL;
-	if (on_branch && git_commit_tree(&base_tree, parent) < 0) {
-		git_fail("read a branch's tree", repo->path);
-		goto cleanup;
-	}
-	if ((!on_branch && head_of(&parent, &base_tree, repo) < 0) ||
-	    build_tree(&tree_id, repo, base_tree, changes, n_changes) < 0)
-		goto cleanup;
-	if (on_branch && git_oid_equal(&tree_id, git_tree_id(base_tree))) {
-		error = 0; /* the branch already holds exactly this */
-		goto cleanup;
-	}
-	git_error_clear();
-	floe_buf_printf(&refname, "refs/heads/%s", branch);
-	const git_commit *parents[1] = { parent };
-	if (git_tree_lookup(&tree, repo->git, &tree_id) < 0 || signature(&sig, repo) < 0 ||
-	    git_commit_create(&commit_id, repo->git, floe_buf_cstr(&refname), sig, sig, NULL, opts->message, tree,
-			      parent ? 1 : 0, parents) < 0) {
-		if (!floe_error_last())
-			git_fail("commit on a branch", repo->path);
-		goto cleanup;
-	}
-	if (commit_hex)
-		git_oid_tostr(commit_hex, GIT_OID_HEXSZ + 1, &commit_id);
-	*committed = true;
-	error = 0;
-cleanup:
-	floe_buf_free(&refname);
-	git_signature_free(sig);
-	git_tree_free(tree);
-	git_tree_free(base_tree);
-	git_commit_free(parent);
-	return error;
 }
 
 int floe_repo_read_branch_file(floe_buf *out, floe_repo *repo, const char *branch, const char *path)

@@ -41,9 +41,14 @@ typedef struct floe_repo_commit_opts {
 	 * as they are. Nothing is committed when HEAD or the branch already holds that tree.
 	 */
 	const char *branch;
+	/*
+	 * With `branch`: build on the branch's own tip when it exists (a proposal that accumulates,
+	 * e.g. a Pentaho translation run again), on HEAD only for a new branch.
+	 */
+	bool on_branch_tip;
 } floe_repo_commit_opts;
 
-#define FLOE_REPO_COMMIT_OPTS_INIT { .message = NULL, .branch = NULL }
+#define FLOE_REPO_COMMIT_OPTS_INIT { .message = NULL, .branch = NULL, .on_branch_tip = false }
 
 /*
  * Commit `changes` on top of HEAD (or as the first commit). When the resulting
@@ -77,14 +82,6 @@ int floe_repo_worktree_add(floe_repo *repo, const char *wt_name, const char *pat
 
 /* Remove the linked work tree `wt_name`: its directory and git's record of it (the branch stays). */
 int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name);
-/*
- * Commit `changes` on branch `branch` (refs/heads/<branch>): on top of its tip, or of HEAD
- * when the branch does not exist yet. HEAD, the index and the work tree are left alone
- * (a proposal branch: people review and merge it). Same `committed`/`commit_hex` as above.
- */
-int floe_repo_commit_branch(bool *committed, char *commit_hex, floe_repo *repo, const char *branch,
-			    const floe_repo_change *changes, size_t n_changes, const floe_repo_commit_opts *opts);
-
 /*
  * Append the content of `path` at the tip of branch `branch` to `out`. Reads only.
  * FLOE_ERR_CONFIG when the branch or the path does not exist.

@@ -97,12 +97,16 @@ FLOE_TEST(pentaho_report_read_returns_the_latest_report_and_writes_nothing)
 	bool done = false;
 	char head[41] = "", tip[41] = "";
 	FLOE_CHECK(floe_repo_commit(&done, head, repo, &main_file, 1, &o) == 0 && done);
+	floe_repo_commit_opts ob = FLOE_REPO_COMMIT_OPTS_INIT;
+	ob.message = "proposal";
+	ob.branch = "floe/pentaho/etl";
+	ob.on_branch_tip = true;
 	const char *v1 = "{\"name\": \"etl\", \"v\": 1}\n", *v2 = "{\"name\": \"etl\", \"v\": 2}\n";
 	floe_repo_change report = { .path = "proposals/pentaho-etl.json", .data = v1, .len = strlen(v1) };
-	FLOE_CHECK(floe_repo_commit_branch(&done, tip, repo, "floe/pentaho/etl", &report, 1, &o) == 0 && done);
+	FLOE_CHECK(floe_repo_commit(&done, tip, repo, &report, 1, &ob) == 0 && done);
 	report.data = v2;
 	report.len = strlen(v2);
-	FLOE_CHECK(floe_repo_commit_branch(&done, tip, repo, "floe/pentaho/etl", &report, 1, &o) == 0 && done);
+	FLOE_CHECK(floe_repo_commit(&done, tip, repo, &report, 1, &ob) == 0 && done);
 	floe_repo_close(repo);
 
 	floe_buf out = FLOE_BUF_INIT;
@@ -117,7 +121,7 @@ FLOE_TEST(pentaho_report_read_returns_the_latest_report_and_writes_nothing)
 	FLOE_CHECK(!floe_fs_exists(p.ptr));
 	FLOE_CHECK(floe_repo_open(&repo, dir, false) == 0);
 	char again[41] = "";
-	FLOE_CHECK(floe_repo_commit_branch(&done, again, repo, "floe/pentaho/etl", &report, 1, &o) == 0 && !done);
+	FLOE_CHECK(floe_repo_commit(&done, again, repo, &report, 1, &ob) == 0 && !done);
 	FLOE_CHECK(floe_repo_commit(&done, again, repo, &main_file, 1, &o) == 0 && !done);
 	floe_repo_close(repo);
 	floe_buf_free(&p);

@@ -56,10 +56,26 @@ def run(assets, checks):
         "errors": [str(ev.event_specific_data.error.message) for ev in r.all_events
                    if ev.event_type_value == "STEP_FAILURE"],
     }
+# floe.toml's [schedule] (a layer, a table), read when the module loads: load it again elsewhere.
+import importlib.util, os, pathlib
+def schedules_for(toml):
+    os.environ["FLOE_PROJECT_DIR"] = sys.argv[4]
+    pathlib.Path(sys.argv[4], "floe.toml").write_text(toml)
+    spec = importlib.util.spec_from_file_location("again", sys.modules["floe_dagster_it.defs.floe_assets"].__file__)
+    try:
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    except ValueError as e:
+        return str(e)
+    return {x.name: [x.cron_schedule, sorted(k.to_user_string() for k in x.target.job_def.selection.resolve(d.resolve_asset_graph()))]
+            for x in mod.defs.schedules}
+layered = schedules_for('[schedule]\nbronze = "*/15 * * * *"\n"public.sellers" = "0 2 * * *"\nretries = 3\n')
+unknown = schedules_for('[schedule]\n"public.nope" = "0 2 * * *"\n')
 checks = {dg.AssetCheckKey(bronze, n) for n in names}
 checks |= {dg.AssetCheckKey(silver, "tests_error"), dg.AssetCheckKey(silver, "tests_warn")}
 print(json.dumps({
     "launched": {"materialized": instance.get_latest_materialization_event(bronze) is not None, "checks": recorded},
+    "layered": layered, "unknown": unknown,
     "schedule": [s.default_status.value, s.execution_timezone], "pools": sorted({a.op.pool for a in d.assets}),
     "sync": run({dg.AssetKey(["floe", "sync"])}, set()), "planted": run({silver}, checks)}))
 """
@@ -187,7 +203,9 @@ def plant_divergence(d):
 def executed(proj, launched):
     """A divergence planted after the verified launch, then EXECUTE."""
     plant_divergence(proj["dir"])
-    return python(proj, EXECUTE, "bronze/sellers", "silver/sellers", json.dumps(sorted(RECONCILE)))
+    elsewhere = proj["dir"] / "elsewhere"
+    elsewhere.mkdir()
+    return python(proj, EXECUTE, "bronze/sellers", "silver/sellers", json.dumps(sorted(RECONCILE)), str(elsewhere))
 
 
 def test_launching_one_bronze_asset_runs_floe_and_passes_its_checks(launched, executed):
@@ -200,6 +218,15 @@ def test_launching_one_bronze_asset_runs_floe_and_passes_its_checks(launched, ex
 def test_schedule_is_running_in_utc_and_assets_share_the_catalog_pool(executed):
     assert executed["schedule"] == ["RUNNING", "UTC"]
     assert executed["pools"] == ["floe_dagster_it_sql_catalog"]
+
+
+def test_schedule_section_gives_a_schedule_per_layer_and_table(executed):
+    lay = executed["layered"]
+    assert set(lay) == {"floe_bronze", "floe_public__sellers"}, lay
+    assert lay["floe_bronze"][0] == "*/15 * * * *"
+    assert "floe/sync" in lay["floe_bronze"][1] and all(k.startswith(("bronze/", "floe/")) for k in lay["floe_bronze"][1])
+    assert lay["floe_public__sellers"] == ["0 2 * * *", ["bronze/sellers", "silver/sellers"]]
+    assert "names no layer" in executed["unknown"] and "public.nope" in executed["unknown"]
 
 
 def test_a_planted_divergence_fails_the_checks_and_blocks_silver(executed):

@@ -56,10 +56,46 @@ def run(assets, checks):
         "errors": [str(ev.event_specific_data.error.message) for ev in r.all_events
                    if ev.event_type_value == "STEP_FAILURE"],
     }
+# floe.toml's [schedule] (a layer, a table), read when the module loads: load it again elsewhere.
+import importlib.util, os, pathlib
+def schedules_for(toml):
+    os.environ["FLOE_PROJECT_DIR"] = sys.argv[4]
+    pathlib.Path(sys.argv[4], "floe.toml").write_text(toml)
+    spec = importlib.util.spec_from_file_location("again", sys.modules["floe_dagster_it.defs.floe_assets"].__file__)
+    try:
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    except ValueError as e:
+        return str(e)
+    return {x.name: [x.cron_schedule, sorted(k.to_user_string() for k in x.target.job_def.selection.resolve(d.resolve_asset_graph()))]
+            for x in mod.defs.schedules}
+# gold marts from the lock's "marts" (written by the gold generator): an asset each, reading silver
+lock = json.loads(pathlib.Path(sys.modules["floe_dagster_it.defs.floe_assets"].PIPELINE_DIR, "lakehouse.lock.json").read_text())
+lock["marts"] = [{"name": "seller_cities", "table": "gold.seller_cities", "reads": ["silver.sellers"],
+                  "tests": [{"name": "unique_city", "severity": "error"}]},
+                 {"name": "top_cities", "table": "gold.top_cities", "reads": ["gold.seller_cities", "silver.geolocation"]}]
+mart = [a for a in sys.modules["floe_dagster_it.defs.floe_assets"].build_assets(lock, "p")[0]
+        if dg.AssetKey(["gold", "seller_cities"]) in a.keys][0]
+top = [a for a in sys.modules["floe_dagster_it.defs.floe_assets"].build_assets(lock, "p")[0]
+       if dg.AssetKey(["gold", "top_cities"]) in a.keys][0]
+lock["marts"][0]["reads"] = ["silver.nope"]
+try:
+    sys.modules["floe_dagster_it.defs.floe_assets"].build_assets(lock, "p")
+    bad_mart = None
+except ValueError as e:
+    bad_mart = str(e)
+gold = {"deps": sorted(k.to_user_string() for k in mart.asset_deps[dg.AssetKey(["gold", "seller_cities"])]),
+        "top_deps": sorted(k.to_user_string() for k in top.asset_deps[dg.AssetKey(["gold", "top_cities"])]),
+        "bad": bad_mart,
+        "group": mart.group_names_by_key[dg.AssetKey(["gold", "seller_cities"])],
+        "checks": sorted(c.name for c in mart.check_keys)}
+layered = schedules_for('[schedule]\nbronze = "*/15 * * * *"\n"public.sellers" = "0 2 * * *"\nretries = 3\n')
+unknown = schedules_for('[schedule]\n"public.nope" = "0 2 * * *"\n')
 checks = {dg.AssetCheckKey(bronze, n) for n in names}
 checks |= {dg.AssetCheckKey(silver, "tests_error"), dg.AssetCheckKey(silver, "tests_warn")}
 print(json.dumps({
     "launched": {"materialized": instance.get_latest_materialization_event(bronze) is not None, "checks": recorded},
+    "layered": layered, "unknown": unknown, "gold": gold,
     "schedule": [s.default_status.value, s.execution_timezone], "pools": sorted({a.op.pool for a in d.assets}),
     "sync": run({dg.AssetKey(["floe", "sync"])}, set()), "planted": run({silver}, checks)}))
 """
@@ -187,7 +223,9 @@ def plant_divergence(d):
 def executed(proj, launched):
     """A divergence planted after the verified launch, then EXECUTE."""
     plant_divergence(proj["dir"])
-    return python(proj, EXECUTE, "bronze/sellers", "silver/sellers", json.dumps(sorted(RECONCILE)))
+    elsewhere = proj["dir"] / "elsewhere"
+    elsewhere.mkdir()
+    return python(proj, EXECUTE, "bronze/sellers", "silver/sellers", json.dumps(sorted(RECONCILE)), str(elsewhere))
 
 
 def test_launching_one_bronze_asset_runs_floe_and_passes_its_checks(launched, executed):
@@ -200,6 +238,22 @@ def test_launching_one_bronze_asset_runs_floe_and_passes_its_checks(launched, ex
 def test_schedule_is_running_in_utc_and_assets_share_the_catalog_pool(executed):
     assert executed["schedule"] == ["RUNNING", "UTC"]
     assert executed["pools"] == ["floe_dagster_it_sql_catalog"]
+
+
+def test_schedule_section_gives_a_schedule_per_layer_and_table(executed):
+    lay = executed["layered"]
+    assert set(lay) == {"floe_bronze", "floe_public__sellers"}, lay
+    assert lay["floe_bronze"][0] == "*/15 * * * *"
+    assert "floe/sync" in lay["floe_bronze"][1] and all(k.startswith(("bronze/", "floe/")) for k in lay["floe_bronze"][1])
+    assert lay["floe_public__sellers"] == ["0 2 * * *", ["bronze/sellers", "silver/sellers"]]
+    assert "names no layer" in executed["unknown"] and "public.nope" in executed["unknown"]
+
+
+def test_gold_marts_from_the_lock_read_their_silver_tables(executed):
+    g = executed["gold"]
+    assert (g["deps"], g["group"], g["checks"]) == (["silver/sellers"], "gold", ["tests_error", "tests_warn"])
+    assert g["top_deps"] == ["gold/seller_cities", "silver/geolocation"]  # a mart may read a mart
+    assert "mart seller_cities reads silver.nope" in g["bad"]
 
 
 def test_a_planted_divergence_fails_the_checks_and_blocks_silver(executed):

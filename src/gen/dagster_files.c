@@ -152,7 +152,7 @@ const char floe_dagster_assets_body[] =
 	"        if key not in context.selected_asset_keys:       # the checks alone: reconcile what is there\n"
 	"            yield from selected(context, reconcile_now(context, table, key))\n"
 	"            return\n"
-	"        out, p = floe(context, \"run\", \"--table\", table, \"--layer\", \"bronze\", \"--json\")\n"
+	"        out, p = floe(context, \"run\", \"--table\", table, \"--layer\", \"bronze\", \"--no-sync\", \"--json\")\n"
 	"        rows = (out or {}).get(\"tables\") or []\n"
 	"        if not rows:\n"
 	"            raise failure(f\"floe run --table {table} --layer bronze\", p)\n"

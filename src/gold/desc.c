@@ -25,6 +25,17 @@ static floe_gold_term term_of(const floe_yaml *key, const floe_yaml *value)
 				 .col = value->col };
 }
 
+/* A name of the mart or of one of its columns: lower case, digits, underscores, at most 63 bytes. */
+static bool mart_name_ok(const char *s)
+{
+	if (!s[0] || strlen(s) > 63 || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
 /* A mapping of names to phrases (dimensions, measures). */
 static int named_terms(floe_gold_term **out, size_t *n, floe_arena *a, const char *file, const floe_yaml *y,
 		       const char *key)
@@ -36,6 +47,9 @@ static int named_terms(floe_gold_term **out, size_t *n, floe_arena *a, const cha
 		return shape(file, y, key, "a mapping of names to phrases");
 	*out = floe_arena_alloc(a, (y->n ? y->n : 1) * sizeof(**out));
 	for (size_t i = 0; i < y->n; i++) {
+		if (!mart_name_ok(y->keys[i]->scalar))
+			return shape(file, y->keys[i], y->keys[i]->scalar,
+				     "a name of lower-case letters, digits and underscores (it names a column of the mart)");
 		if (y->items[i]->kind != FLOE_YAML_SCALAR || y->items[i]->empty)
 			return shape(file, y->items[i], y->keys[i]->scalar, "a phrase on one line");
 		(*out)[(*n)++] = term_of(y->keys[i], y->items[i]);
@@ -63,15 +77,6 @@ static int listed_terms(floe_gold_term **out, size_t *n, floe_arena *a, const ch
 	return 0;
 }
 
-static bool mart_name_ok(const char *s)
-{
-	if (!s[0] || strlen(s) > 63 || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-			return false;
-	return true;
-}
 
 static int check_keys(const char *file, const floe_yaml *root)
 {

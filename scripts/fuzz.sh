@@ -7,7 +7,7 @@
 # and the watermark proof the plan module with what it links (libpq, libpg_query, the vectors
 # src/pg needs); for Avro and Iceberg metadata src/format/avro_*.c and src/iceberg/ (zlib); for
 # the Parquet reader (parquet_footer, parquet_pages) src/format with libzstd; for the silver model
-# renderer (silver_render) src/silver/render.c; for mart descriptions (gold_desc) src/gold/yaml.c and desc.c.
+# renderer (silver_render) src/silver/render.c; for mart descriptions (gold_desc) src/gold's reader, grammar, joins and SQL with the plan module.
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
 # (tests/data/toml-test, vendored; or $FLOE_TEST_DATA_DIR) and from fuzz/corpus/<target>/ (small files kept in git;
 # the Parquet seeds are made by `build/tools/parquet_fixture seeds DIR`); crash inputs land in
@@ -101,7 +101,8 @@ for t in $targets; do
 	iceberg_metadata) build iceberg_metadata "${iceberg_meta[@]}" && seed_repo iceberg_metadata ;;
 	parquet_footer | parquet_pages) build "$t" src/format/*.c -lzstd -lz && seed_repo "$t" ;;
 	silver_render) build silver_render src/silver/render.c && seed_repo silver_render ;;
-	gold_desc) build gold_desc src/gold/yaml.c src/gold/desc.c && seed_repo gold_desc ;;
+	gold_desc) build gold_desc src/gold/yaml.c src/gold/desc.c src/gold/phrase.c src/gold/resolve.c src/gold/join.c \
+		src/gold/sql.c "${plan_sources[@]}" && seed_repo gold_desc ;;
 	*) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
 	esac
 done

@@ -7,7 +7,7 @@
 # and the watermark proof the plan module with what it links (libpq, libpg_query, the vectors
 # src/pg needs); for Avro and Iceberg metadata src/format/avro_*.c and src/iceberg/ (zlib); for
 # the Parquet reader (parquet_footer, parquet_pages) src/format with libzstd; for the silver model
-# renderer (silver_render) src/silver/render.c; for mart descriptions (gold_desc) src/gold/desc.c over src/yaml (libyaml);
+# renderer (silver_render) src/silver/render.c; for mart descriptions (gold_desc) src/gold's reader (over src/yaml, libyaml), grammar, joins and SQL with the plan module;
 # for cron expressions (cron) src/schedule/cron.c; for the Kettle reader (kettle) src/pentaho/kettle.c with
 # libxml2; for YAML (yaml) src/yaml/yaml.c with libyaml; for S3 replies (s3_xml) src/net/xml.c.
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
@@ -41,7 +41,7 @@ build() { # name, extra sources and libraries...
 }
 
 # The plan module and what it calls: config, pg (libpq), sqlparse (libpg_query).
-plan_sources=(src/plan/*.c src/config/*.c src/pg/*.c src/vector/vector.c src/sqlparse/*.c -I"$(pg_config --includedir)"
+plan_sources=(src/plan/*.c src/config/*.c src/schedule/cron.c src/pg/*.c src/vector/vector.c src/sqlparse/*.c -I"$(pg_config --includedir)"
 	-lpq -lpg_query -lpthread)
 
 seed() { # name, file pattern
@@ -103,7 +103,8 @@ for t in $targets; do
 	iceberg_metadata) build iceberg_metadata "${iceberg_meta[@]}" && seed_repo iceberg_metadata ;;
 	parquet_footer | parquet_pages) build "$t" src/format/*.c -lzstd -lz && seed_repo "$t" ;;
 	silver_render) build silver_render src/silver/render.c && seed_repo silver_render ;;
-	gold_desc) build gold_desc src/gold/desc.c src/yaml/yaml.c -lyaml && seed_repo gold_desc ;;
+	gold_desc) build gold_desc src/gold/desc.c src/yaml/yaml.c src/gold/phrase.c src/gold/resolve.c src/gold/join.c \
+		src/gold/sql.c "${plan_sources[@]}" -lyaml && seed_repo gold_desc ;;
 	cron) build cron src/schedule/cron.c && seed_repo cron ;;
 	kettle) build kettle src/pentaho/kettle.c $(pkg-config --cflags --libs libxml-2.0) && seed_repo kettle ;;
 	yaml) build yaml src/yaml/yaml.c -lyaml && seed_repo yaml ;;

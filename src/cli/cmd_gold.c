@@ -62,11 +62,16 @@ static const floe_cli_command gold_draft = {
 
 static const floe_cli_command *const gold_actions[] = { &gold_draft, NULL };
 
+static const floe_cli_option no_options[] = {
+	{ NULL, 0, NULL, NULL },
+};
+
 const floe_cli_command floe_cmd_gold = {
 	.name = "gold",
 	.summary = "gold marts from plain descriptions (marts/<name>.md)",
 	.usage = "gold draft marts/<name>.md [--json]",
 	.description = "Gold marts are described in Markdown and drafted into tested dbt models (docs/gold.md).",
 	.examples = "  floe gold draft marts/monthly_revenue.md\n",
+	.options = no_options,
 	.subcommands = gold_actions,
 };

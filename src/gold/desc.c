@@ -32,6 +32,36 @@ static floe_gold_term term_of(floe_arena *a, const floe_yaml_node *key, const fl
 				 .text = floe_arena_strdup(a, value->value), .line = value->line, .col = value->col };
 }
 
+/* A name of the mart or of one of its columns: lower case, digits, underscores, at most 63 bytes. */
+static bool mart_name_ok(const char *s)
+{
+	if (!s[0] || strlen(s) > 63 || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* The first key of mapping `y` before pair i with the same text as pair i's key, else NULL. */
+static const floe_yaml_node *earlier_key(const floe_yaml_node *y, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (y->items[2 * j]->kind == FLOE_YAML_SCALAR && strcmp(y->items[2 * j]->value, y->items[2 * i]->value) == 0)
+			return y->items[2 * j];
+	return NULL;
+}
+
+/* A key written twice would silently keep one of its values: refused, naming both places. */
+static int duplicate(const char *file, const floe_yaml_node *y, size_t i)
+{
+	const floe_yaml_node *first = earlier_key(y, i), *again = y->items[2 * i];
+	if (!first)
+		return 0;
+	return floe_error_set(FLOE_ERR_CONFIG, "\"%s\" in \"%s\" at %d:%d is given twice (first at %d:%d)", again->value, file,
+			      again->line, again->col, first->line, first->col);
+}
+
 /* A mapping of names to phrases (dimensions, measures). */
 static int named_terms(floe_gold_term **out, size_t *n, floe_arena *a, const char *file,
 		       const floe_yaml_node *y, const char *key)
@@ -46,6 +76,11 @@ static int named_terms(floe_gold_term **out, size_t *n, floe_arena *a, const cha
 		const floe_yaml_node *k = y->items[2 * i], *v = y->items[2 * i + 1];
 		if (k->kind != FLOE_YAML_SCALAR)
 			return shape(file, k, key, "a mapping whose keys are names");
+		if (!mart_name_ok(k->value))
+			return shape(file, k, k->value,
+				     "a name of lower-case letters, digits and underscores (it names a column of the mart)");
+		if (duplicate(file, y, i) < 0)
+			return -1;
 		if (v->kind != FLOE_YAML_SCALAR || empty(v))
 			return shape(file, v, k->value, "a phrase on one line");
 		(*out)[(*n)++] = term_of(a, k, v);
@@ -73,15 +108,6 @@ static int listed_terms(floe_gold_term **out, size_t *n, floe_arena *a, const ch
 	return 0;
 }
 
-static bool mart_name_ok(const char *s)
-{
-	if (!s[0] || strlen(s) > 63 || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-			return false;
-	return true;
-}
 
 static int check_keys(const char *file, const floe_yaml_node *root)
 {
@@ -89,6 +115,8 @@ static int check_keys(const char *file, const floe_yaml_node *root)
 		const floe_yaml_node *key = root->items[2 * i];
 		if (key->kind != FLOE_YAML_SCALAR)
 			return shape(file, key, "a key", "a name");
+		if (duplicate(file, root, i) < 0)
+			return -1;
 		const char *k = key->value;
 		bool known = false;
 		for (size_t j = 0; keys[j]; j++)

@@ -103,6 +103,11 @@ cleanup:
 	return error;
 }
 
+static void free_lock(void *lock)
+{
+	floe_lock_free(lock);
+}
+
 /* `path`: the description (relative paths are the project's); messages name it as given (r->file). */
 static int draft(floe_gold_draft_result *r, const char *path, const char *dir, const floe_gold_model *model)
 {
@@ -111,6 +116,7 @@ static int draft(floe_gold_draft_result *r, const char *path, const char *dir, c
 	floe_gold_desc *d = NULL;
 	floe_gold_mart *m = NULL;
 	floe_gold_proposal *p = NULL;
+	floe_lock *lock_owned = NULL;
 	int error = -1;
 	floe_buf_init(&text, MAX_DESC_BYTES);
 	const char *lock_path = floe_arena_printf(r->arena, "%s/%s", dir, FLOE_LOCK_FILE);
@@ -123,7 +129,11 @@ static int draft(floe_gold_draft_result *r, const char *path, const char *dir, c
 		floe_error_hint("Run `floe generate` (and `floe run` for silver) before drafting a mart.");
 		goto cleanup;
 	}
-	if (floe_lock_load(&lock, lock_path) < 0 || floe_gold_resolve(&m, r->arena, d, lock, model) < 0)
+	if (floe_lock_load(&lock, lock_path) < 0)
+		goto cleanup;
+	floe_arena_on_cleanup(r->arena, free_lock, lock); /* the mart and its proposal borrow the lock's names */
+	lock_owned = lock;
+	if (floe_gold_resolve(&m, r->arena, d, lock_owned, model) < 0)
 		goto cleanup;
 	r->n_questions = floe_gold_question_count(m);
 	r->questions = r->n_questions ? m->questions : NULL;
@@ -133,12 +143,13 @@ static int draft(floe_gold_draft_result *r, const char *path, const char *dir, c
 		if (floe_gold_propose(&p, r->arena, m) < 0)
 			goto cleanup;
 		r->proposal = p;
-		if (propose(r, d, lock, dir) < 0)
+		if (propose(r, d, lock_owned, dir) < 0)
 			goto cleanup;
 	}
 	error = 0;
 cleanup:
-	floe_lock_free(lock);
+	if (!lock_owned)
+		floe_lock_free(lock);
 	floe_buf_free(&text);
 	return error;
 }

@@ -305,3 +305,10 @@ def test_a_local_model_drafts_prose_terms_and_inventions_are_rejected(src, proj)
     body = fake.requests[0]["body"]
     assert body["model"] == "fake-coder" and body["stream"] is False
     assert "order_items(" in body["prompt"] and "The measure: spread:" in body["prompt"]
+
+
+def test_gold_without_an_action_prints_its_help():
+    r = floe("gold", check=2)
+    assert "gold draft" in r.out + r.err
+    r = floe("gold", "draft", check=2)
+    assert "needs more arguments" in r.err

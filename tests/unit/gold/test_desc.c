@@ -75,6 +75,14 @@ FLOE_TEST(gold_desc_refusals)
 	FLOE_CHECK(strstr(desc_refusal(a, "---\nmart: Bad-Name\n---\n"), "names no mart"));
 	FLOE_CHECK(strstr(desc_refusal(a, "---\nmart: x\nmeasures: [a]\n---\n"), "at 3:11 must be a mapping"));
 	FLOE_CHECK(strstr(desc_refusal(a, "---\nmart: x\nfilters:\n  a: b\n---\n"), "must be a list"));
+	FLOE_CHECK(strstr(desc_refusal(a, "---\nmart: x\nmeasures:\n  ../../x: sum of t.c\n---\n"),
+			  "\"../../x\" in \"m.md\" at 4:3 must be a name of lower-case letters"));
+	FLOE_CHECK(strstr(desc_refusal(a, "---\nmart: x\ndimensions:\n  'a\"b': t.c\n---\n"), "must be a name"));
+	FLOE_CHECK(strstr(desc_refusal(a, "---\nmart: x\nmeasures:\n  n: count of t.c\n  n: sum of t.c\n---\n"),
+			  "\"n\" in \"m.md\" at 5:3 is given twice (first at 4:3)"));
+	FLOE_CHECK(strstr(desc_refusal(a, "---\nmart: x\nmart: y\n---\n"), "is given twice"));
+	FLOE_CHECK(strstr(desc_refusal(a, "---\nmart: x\nfilters: &f [a]\ngrain: *f\nmeasures: {a: *f}\n---\n"),
+			  "must be a phrase on one line"));
 	FLOE_CHECK(strcmp(desc_refusal(a, "---\nmart: x\ngrain: month\n---\n"), "") == 0);
 	floe_gold_desc *d = NULL;
 	FLOE_CHECK(floe_gold_desc_parse(&d, a, "m.md", "---\nmart: x\0\n---\n", 16) < 0);

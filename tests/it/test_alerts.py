@@ -166,3 +166,25 @@ def test_task_failed_is_recorded_when_the_webhook_is_down_and_sent_later(src, tm
     assert "bronze.orders (bronze) is task failed" in body["text"]
     assert "task timed out" in body["text"] and "manual__2027" in body["text"]
     no_secrets(d)
+
+
+def test_a_failed_silver_test_posts_its_transition(src, tmp_path, receiver):
+    (tmp_path / "quality").mkdir()
+    (tmp_path / "quality" / "orders.toml").write_text(
+        '[[rule]]\nname = "orders_row_count"\ntable = "public.orders"\nkind = "row_count"\nmax = 50\n')
+    d = make_project(src, tmp_path)
+    env = floe_env(receiver)
+    src.floe(d, "run", env=env, check=0)
+    assert receiver.requests == []
+    src.admin("INSERT INTO public.orders VALUES (999999, 5000000)")
+    try:
+        src.floe(d, "run", env=env, check=1)
+        bodies = receiver.accepted()
+        assert len(bodies) == 1, bodies
+        text = bodies[0]["text"]
+        assert "silver.orders (silver) is failed (was built)" in text, text
+        assert "orders_row_count" in text and "probable cause: a silver test found rows" in text
+    finally:
+        src.admin("DELETE FROM public.orders WHERE order_id = 999999")
+    src.floe(d, "run", env=env, check=0)
+    assert "silver.orders (silver) recovered: built (was failed)" in receiver.accepted()[-1]["text"]

@@ -11,6 +11,7 @@
 #include "base/fs.h"
 #include "base/proc.h"
 #include "base/sha256.h"
+#include "base/text.h"
 #include "gen/gen.h"
 #include "plan/plan.h"
 #include "repo/repo.h"
@@ -179,6 +180,24 @@ static int read_lock(floe_lock **out, floe_buf *json, ctx *c, const char *dir, c
 	return floe_fs_read_file(json, floe_arena_printf(c->a, "%s/" FLOE_LOCK_FILE, main_dir));
 }
 
+/* The proposal's commit message: one line per change, shown printable (read on terminals). */
+static const char *proposal_message(ctx *c, const sync_table *t, const char *path)
+{
+	floe_buf m = FLOE_BUF_INIT;
+	floe_buf_printf(&m, "floe sync: proposal %s for ", t->id);
+	floe_text_put_printable(&m, t->table);
+	floe_buf_puts(&m, "\n\n");
+	for (size_t i = 0; i < t->n; i++) {
+		floe_buf_printf(&m, "%s: ", floe_sync_class_name(t->changes[i].cls));
+		floe_text_put_printable(&m, t->changes[i].what);
+		floe_buf_putc(&m, '\n');
+	}
+	floe_buf_printf(&m, "\nThe evidence, the reach and what merging does: %s\n", path);
+	const char *s = floe_arena_strdup(c->a, floe_buf_cstr(&m));
+	floe_buf_free(&m);
+	return s;
+}
+
 /* In the branch's work tree: generate with every other held table held, then write the proposal. */
 static int fill_branch(ctx *c, sync_table *t, const char *dir, const char *first_seen, char tip[48],
 		       const char **text_out)
@@ -205,7 +224,7 @@ static int fill_branch(ctx *c, sync_table *t, const char *dir, const char *first
 	floe_repo_change ch = { floe_arena_printf(c->a, "proposals/%s.md", t->id), text, strlen(text), false };
 	const char *path = floe_arena_printf(c->a, "%s/%s", dir, ch.path);
 	floe_fs_write_opts wo = FLOE_FS_WRITE_OPTS_INIT;
-	co.message = floe_arena_printf(c->a, "floe sync: proposal %s for %s\n\n%s", t->id, t->table, text);
+	co.message = proposal_message(c, t, ch.path);
 	if (floe_fs_mkdir_p(floe_arena_printf(c->a, "%s/proposals", dir), 0755) < 0 ||
 	    floe_fs_write_atomic(path, text, ch.len, &wo) < 0 || floe_repo_open(&wt, dir, false) < 0 ||
 	    floe_repo_commit(&committed, tip, wt, &ch, 1, &co) < 0)

@@ -294,13 +294,18 @@ static int propose(ctx *c, sync_table *t, const char *first_seen)
 		floe_repo_worktree_remove(c->repo, t->id); /* a sync that died half way */
 		floe_fs_remove_tree(dir);
 	}
-	if (floe_repo_worktree_add(c->repo, t->id, dir, branch) < 0)
-		return floe_error_context("while making branch %s", branch);
-	int rc = fill_branch(c, t, dir, first_seen, tip, &text);
-	if (floe_repo_worktree_remove(c->repo, t->id) < 0 && rc == 0)
-		rc = -1;
-	if (rc < 0)
-		return floe_error_context("while making branch %s", branch);
+	bool exists = false;
+	if (floe_repo_branch_tip(&exists, tip, c->repo, branch) < 0)
+		return -1;
+	if (!exists) { /* it exists when the ledger was lost: the same changes, the same branch; adopt it */
+		if (floe_repo_worktree_add(c->repo, t->id, dir, branch) < 0)
+			return floe_error_context("while making branch %s", branch);
+		int rc = fill_branch(c, t, dir, first_seen, tip, &text);
+		if (floe_repo_worktree_remove(c->repo, t->id) < 0 && rc == 0)
+			rc = -1;
+		if (rc < 0)
+			return floe_error_context("while making branch %s", branch);
+	}
 	sync_proposal *p = sync_ledger_add(&c->r->ledger, c->a);
 	floe_buf summary = FLOE_BUF_INIT;
 	for (size_t i = 0; i < t->n; i++)
@@ -311,8 +316,8 @@ static int propose(ctx *c, sync_table *t, const char *first_seen)
 			      .pr = "" };
 	floe_buf_free(&summary);
 	t->proposal = p;
-	t->proposed_now = true;
-	return publish(c, p, text);
+	t->proposed_now = !exists;
+	return exists ? 0 : publish(c, p, text);
 }
 
 /* A refused table pauses like a proposed one (when its class pauses), without a branch. */

@@ -57,6 +57,14 @@ static const char *fingerprint(floe_arena *a, const sync_table *t)
 	return floe_arena_strndup(a, hex, 8);
 }
 
+static void own_names(floe_arena *a, floe_sync_change *ch)
+{
+	ch->schema = floe_arena_strdup(a, ch->schema);
+	ch->table = floe_arena_strdup(a, ch->table);
+	ch->column = ch->column ? floe_arena_strdup(a, ch->column) : NULL;
+	ch->old_name = ch->old_name ? floe_arena_strdup(a, ch->old_name) : NULL;
+}
+
 /* Group the changes by table, each table's action the strongest of its changes'. */
 static int group(ctx *c, const floe_sync_table *now, size_t n_now)
 {
@@ -65,6 +73,7 @@ static int group(ctx *c, const floe_sync_table *now, size_t n_now)
 	r->tables = floe_arena_alloc(c->a, (r->n_changes + 1) * sizeof(*r->tables));
 	for (size_t i = 0; i < r->n_changes; i++) {
 		floe_sync_change *ch = &r->changes[i];
+		own_names(c->a, ch); /* the result outlives the plan and the lock they point into */
 		if (floe_sync_action_of(&r->actions[i], c->config, ch->cls) < 0)
 			return -1;
 		const char *key = table_key(c->a, ch->schema, ch->table);
@@ -78,6 +87,7 @@ static int group(ctx *c, const floe_sync_table *now, size_t n_now)
 			const floe_lock_table *lt = floe_lock_find(c->lock, ch->schema, ch->table);
 			if (!t->bronze && lt)
 				t->bronze = lt->bronze;
+			t->bronze = t->bronze ? floe_arena_strdup(c->a, t->bronze) : NULL;
 		}
 		t->n++;
 		if (r->actions[i] > t->action)

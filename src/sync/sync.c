@@ -12,6 +12,7 @@
 #include "base/proc.h"
 #include "base/sha256.h"
 #include "base/text.h"
+#include "config/policy.h"
 #include "gen/gen.h"
 #include "plan/plan.h"
 #include "repo/repo.h"
@@ -491,4 +492,24 @@ int floe_sync_exit_code(const floe_sync_result *result)
 bool floe_sync_has_news(const floe_sync_result *result)
 {
 	return result->n_tables || result->n_closed || result->commit;
+}
+
+static const char *const action_names[] = { "commit", "branch", "refuse" };
+
+const char *floe_sync_action_name(floe_sync_action action)
+{
+	return action_names[action];
+}
+
+int floe_sync_action_of(floe_sync_action *out, const floe_config *config, floe_sync_class cls)
+{
+	const char *set = floe_policy_action(config, floe_sync_class_name(cls));
+	*out = floe_sync_class_breaking(cls) ? FLOE_SYNC_BRANCH : FLOE_SYNC_COMMIT;
+	if (!set)
+		return 0;
+	int i = floe_text_name_index("policy action", action_names, 3, set);
+	if (i < 0)
+		return floe_error_context("in [policy] of floe.toml, for %s", floe_sync_class_name(cls));
+	*out = (floe_sync_action)i;
+	return 0;
 }

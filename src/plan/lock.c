@@ -346,11 +346,7 @@ int floe_lock_build(floe_lock **out, const floe_plan *plan, const floe_lock *pre
 	return 0;
 }
 
-/*
- * Table schema.name of `next` as `prev` has it (its columns, ids, silver section and file
- * hashes), or gone from `next` when `prev` lacks it: a change held back (floe sync).
- * Shares prev's strings: `next` is valid while `prev` lives.
- */
+/* A change held back (lock.h): the table as `prev` has it, sharing prev's strings. */
 void floe_lock_keep_table(floe_lock *next, const floe_lock *prev, const char *schema, const char *name)
 {
 	const floe_lock_table *p = floe_lock_find(prev, schema, name);

@@ -10,9 +10,7 @@
  */
 #include "sync/sync.h"
 #include "base/arena.h"
-#include "base/error.h"
 #include "base/text.h"
-#include "config/policy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -319,25 +317,5 @@ int floe_sync_classify(floe_sync_change **out, size_t *n_out, floe_arena *a, con
 			table(&l, NULL, &now[i]);
 	*out = l.items;
 	*n_out = l.n;
-	return 0;
-}
-
-static const char *const action_names[] = { "commit", "branch", "refuse" };
-
-const char *floe_sync_action_name(floe_sync_action action)
-{
-	return action_names[action];
-}
-
-int floe_sync_action_of(floe_sync_action *out, const floe_config *config, floe_sync_class cls)
-{
-	const char *set = floe_policy_action(config, floe_sync_class_name(cls));
-	*out = floe_sync_class_breaking(cls) ? FLOE_SYNC_BRANCH : FLOE_SYNC_COMMIT;
-	if (!set)
-		return 0;
-	int i = floe_text_name_index("policy action", action_names, 3, set);
-	if (i < 0)
-		return floe_error_context("in [policy] of floe.toml, for %s", floe_sync_class_name(cls));
-	*out = (floe_sync_action)i;
 	return 0;
 }

@@ -11,6 +11,8 @@
 #include "base/fs.h"
 #include "base/proc.h"
 #include "base/sha256.h"
+#include "base/text.h"
+#include "config/policy.h"
 #include "gen/gen.h"
 #include "plan/plan.h"
 #include "repo/repo.h"
@@ -56,6 +58,14 @@ static const char *fingerprint(floe_arena *a, const sync_table *t)
 	return floe_arena_strndup(a, hex, 8);
 }
 
+static void own_names(floe_arena *a, floe_sync_change *ch)
+{
+	ch->schema = floe_arena_strdup(a, ch->schema);
+	ch->table = floe_arena_strdup(a, ch->table);
+	ch->column = ch->column ? floe_arena_strdup(a, ch->column) : NULL;
+	ch->old_name = ch->old_name ? floe_arena_strdup(a, ch->old_name) : NULL;
+}
+
 /* Group the changes by table, each table's action the strongest of its changes'. */
 static int group(ctx *c, const floe_sync_table *now, size_t n_now)
 {
@@ -64,6 +74,7 @@ static int group(ctx *c, const floe_sync_table *now, size_t n_now)
 	r->tables = floe_arena_alloc(c->a, (r->n_changes + 1) * sizeof(*r->tables));
 	for (size_t i = 0; i < r->n_changes; i++) {
 		floe_sync_change *ch = &r->changes[i];
+		own_names(c->a, ch); /* the result outlives the plan and the lock they point into */
 		if (floe_sync_action_of(&r->actions[i], c->config, ch->cls) < 0)
 			return -1;
 		const char *key = table_key(c->a, ch->schema, ch->table);
@@ -77,6 +88,7 @@ static int group(ctx *c, const floe_sync_table *now, size_t n_now)
 			const floe_lock_table *lt = floe_lock_find(c->lock, ch->schema, ch->table);
 			if (!t->bronze && lt)
 				t->bronze = lt->bronze;
+			t->bronze = t->bronze ? floe_arena_strdup(c->a, t->bronze) : NULL;
 		}
 		t->n++;
 		if (r->actions[i] > t->action)
@@ -179,6 +191,24 @@ static int read_lock(floe_lock **out, floe_buf *json, ctx *c, const char *dir, c
 	return floe_fs_read_file(json, floe_arena_printf(c->a, "%s/" FLOE_LOCK_FILE, main_dir));
 }
 
+/* The proposal's commit message: one line per change, shown printable (read on terminals). */
+static const char *proposal_message(ctx *c, const sync_table *t, const char *path)
+{
+	floe_buf m = FLOE_BUF_INIT;
+	floe_buf_printf(&m, "floe sync: proposal %s for ", t->id);
+	floe_text_put_printable(&m, t->table);
+	floe_buf_puts(&m, "\n\n");
+	for (size_t i = 0; i < t->n; i++) {
+		floe_buf_printf(&m, "%s: ", floe_sync_class_name(t->changes[i].cls));
+		floe_text_put_printable(&m, t->changes[i].what);
+		floe_buf_putc(&m, '\n');
+	}
+	floe_buf_printf(&m, "\nThe evidence, the reach and what merging does: %s\n", path);
+	const char *s = floe_arena_strdup(c->a, floe_buf_cstr(&m));
+	floe_buf_free(&m);
+	return s;
+}
+
 /* In the branch's work tree: generate with every other held table held, then write the proposal. */
 static int fill_branch(ctx *c, sync_table *t, const char *dir, const char *first_seen, char tip[48],
 		       const char **text_out)
@@ -205,7 +235,7 @@ static int fill_branch(ctx *c, sync_table *t, const char *dir, const char *first
 	floe_repo_change ch = { floe_arena_printf(c->a, "proposals/%s.md", t->id), text, strlen(text), false };
 	const char *path = floe_arena_printf(c->a, "%s/%s", dir, ch.path);
 	floe_fs_write_opts wo = FLOE_FS_WRITE_OPTS_INIT;
-	co.message = floe_arena_printf(c->a, "floe sync: proposal %s for %s\n\n%s", t->id, t->table, text);
+	co.message = proposal_message(c, t, ch.path);
 	if (floe_fs_mkdir_p(floe_arena_printf(c->a, "%s/proposals", dir), 0755) < 0 ||
 	    floe_fs_write_atomic(path, text, ch.len, &wo) < 0 || floe_repo_open(&wt, dir, false) < 0 ||
 	    floe_repo_commit(&committed, tip, wt, &ch, 1, &co) < 0)
@@ -275,13 +305,18 @@ static int propose(ctx *c, sync_table *t, const char *first_seen)
 		floe_repo_worktree_remove(c->repo, t->id); /* a sync that died half way */
 		floe_fs_remove_tree(dir);
 	}
-	if (floe_repo_worktree_add(c->repo, t->id, dir, branch) < 0)
-		return floe_error_context("while making branch %s", branch);
-	int rc = fill_branch(c, t, dir, first_seen, tip, &text);
-	if (floe_repo_worktree_remove(c->repo, t->id) < 0 && rc == 0)
-		rc = -1;
-	if (rc < 0)
-		return floe_error_context("while making branch %s", branch);
+	bool exists = false;
+	if (floe_repo_branch_tip(&exists, tip, c->repo, branch) < 0)
+		return -1;
+	if (!exists) { /* it exists when the ledger was lost: the same changes, the same branch; adopt it */
+		if (floe_repo_worktree_add(c->repo, t->id, dir, branch) < 0)
+			return floe_error_context("while making branch %s", branch);
+		int rc = fill_branch(c, t, dir, first_seen, tip, &text);
+		if (floe_repo_worktree_remove(c->repo, t->id) < 0 && rc == 0)
+			rc = -1;
+		if (rc < 0)
+			return floe_error_context("while making branch %s", branch);
+	}
 	sync_proposal *p = sync_ledger_add(&c->r->ledger, c->a);
 	floe_buf summary = FLOE_BUF_INIT;
 	for (size_t i = 0; i < t->n; i++)
@@ -292,8 +327,8 @@ static int propose(ctx *c, sync_table *t, const char *first_seen)
 			      .pr = "" };
 	floe_buf_free(&summary);
 	t->proposal = p;
-	t->proposed_now = true;
-	return publish(c, p, text);
+	t->proposed_now = !exists;
+	return exists ? 0 : publish(c, p, text);
 }
 
 /* A refused table pauses like a proposed one (when its class pauses), without a branch. */
@@ -457,4 +492,24 @@ int floe_sync_exit_code(const floe_sync_result *result)
 bool floe_sync_has_news(const floe_sync_result *result)
 {
 	return result->n_tables || result->n_closed || result->commit;
+}
+
+static const char *const action_names[] = { "commit", "branch", "refuse" };
+
+const char *floe_sync_action_name(floe_sync_action action)
+{
+	return action_names[action];
+}
+
+int floe_sync_action_of(floe_sync_action *out, const floe_config *config, floe_sync_class cls)
+{
+	const char *set = floe_policy_action(config, floe_sync_class_name(cls));
+	*out = floe_sync_class_breaking(cls) ? FLOE_SYNC_BRANCH : FLOE_SYNC_COMMIT;
+	if (!set)
+		return 0;
+	int i = floe_text_name_index("policy action", action_names, 3, set);
+	if (i < 0)
+		return floe_error_context("in [policy] of floe.toml, for %s", floe_sync_class_name(cls));
+	*out = (floe_sync_action)i;
+	return 0;
 }

@@ -156,6 +156,12 @@ def test_a_rename_is_a_branch_that_pauses_its_table_until_merged(shop):
     # a second sync: the same branch stands, nothing new
     again = shop.sync()
     assert only_table(again, "public.order_items")["new_branch"] is False and shop.branches() == {branch}
+    text = shop.floe("sync").out
+    assert f"open       public.order_items  branch {branch}  paused" in text, text
+    assert "rename-column        branch  column freight_value renamed to shipping_cost" in text, text
+    (shop.d / ".floe" / "sync" / "proposals.json").unlink()  # the ledger lost: the branch is adopted again
+    again = shop.sync()
+    assert only_table(again, "public.order_items")["new_branch"] is False and shop.branches() == {branch}
 
     runs = shop.run()
     assert runs["public.order_items"]["state"] == "paused" and branch in runs["public.order_items"]["detail"]

@@ -8,11 +8,13 @@
 # `airflow dags test floe_shop`: every task, in the lineage's order, as `floe run --table T
 # --layer L --json` against that PostgreSQL. Then every task instance must have succeeded, and
 # `floe status --json` must show every bronze table verified and every silver table built.
-# Then a planted failure: SELECT on public.sellers revoked from floe's reader, a second
-# `airflow dags test` must fail exactly bronze__public__sellers (exit 1: no retry), leave every
+# Then a planted failure: one order item's price set to numeric NaN, which no Iceberg decimal can
+# carry, so a second `airflow dags test` must fail exactly bronze__public__order_items (the load
+# refuses the value: exit 1, no retry), leave every
 # task downstream of it upstream_failed (never run), run every other task to success, and call
-# the failure callback (`floe alert --task-failed`) once. No output or file of the run holds the
-# source password.
+# the failure callback (`floe alert --task-failed`) once — which posts one `task failed` message
+# to a webhook receiver this script runs on a private port ([alerts], FLOE_ALERT_WEBHOOK). No
+# output or file of the run holds the source password.
 #
 # A floe without `floe sync` (the command lands with the sync layer) cannot run the DAG's sync
 # task: it is then marked successful without running (`--mark-success-pattern '^sync$'`), and
@@ -34,11 +36,34 @@ export AIRFLOW__CORE__LOAD_EXAMPLES=False
 export AIRFLOW__CORE__DAGS_FOLDER="$PROJECT/pipeline/airflow/dags"
 export FLOE_BIN="$FLOE"
 export FLOE_SOURCE_PASSWORD="af-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+HOOK_PID=""
 stop() {
+	[ -z "$HOOK_PID" ] || kill "$HOOK_PID" 2>/dev/null || true
 	"$FLOE" -C "$PROJECT" stack down >/dev/null 2>&1 || true
 	[ -n "${FLOE_AIRFLOW_KEEP:-}" ] || rm -rf "$WORK"
 }
 trap stop EXIT
+
+# The webhook receiver: every POST body, one JSON line each, in $WORK/hook.jsonl.
+"$VENV/bin/python" - "$WORK" <<'PY' &
+import http.server, json, sys
+work = sys.argv[1]
+class Hook(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with open(f"{work}/hook.jsonl", "ab") as f:
+            f.write(body.replace(b"\n", b" ") + b"\n")
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+srv = http.server.HTTPServer(("127.0.0.1", 0), Hook)
+open(f"{work}/hook.port", "w").write(str(srv.server_address[1]))
+srv.serve_forever()
+PY
+HOOK_PID=$!
+for _ in $(seq 100); do [ -s "$WORK/hook.port" ] && break; sleep 0.1; done
+export FLOE_ALERT_WEBHOOK="http://127.0.0.1:$(cat "$WORK/hook.port")/hook"
 
 "$FLOE" -C "$PROJECT" stack up --database shop --reader floe_reader
 PORT="$("$FLOE" -C "$PROJECT" stack status --json | sed -n 's/.*"port":\([0-9]*\).*/\1/p')"
@@ -89,11 +114,10 @@ PY
 
 # --- the planted failure ------------------------------------------------------------------
 ADMIN=(psql -qAt -h "$PROJECT/.floe/pg/run" -p "$PORT" -U postgres shop)
-"${ADMIN[@]}" -c "REVOKE SELECT ON public.sellers FROM floe_reader"
+"${ADMIN[@]}" -c "UPDATE public.order_items SET price = 'NaN' WHERE ctid = (SELECT min(ctid) FROM public.order_items)"
 "$AIRFLOW" dags test floe_shop "${MARK[@]}" >"$WORK/dags-test-failure.log" 2>&1 || true
-"${ADMIN[@]}" -c "GRANT SELECT ON public.sellers TO floe_reader"
-"$VENV/bin/python" - "$WORK/dags-test-failure.log" <<'PY'
-import sys
+"$VENV/bin/python" - "$WORK/dags-test-failure.log" "$WORK/hook.jsonl" <<'PY'
+import json, sys
 from airflow.dag_processing.dagbag import DagBag
 from airflow.models import DagRun
 from airflow.utils.session import create_session
@@ -105,7 +129,7 @@ with create_session() as s:
 import os
 bag = DagBag(dag_folder=os.environ["AIRFLOW__CORE__DAGS_FOLDER"])
 dag = bag.dags["floe_shop"]
-planted = "bronze__public__sellers"
+planted = "bronze__public__order_items"
 below = set()
 todo = [planted]
 while todo:
@@ -119,15 +143,21 @@ assert tis[planted] == "failed", tis
 assert below and all(tis[d] == "upstream_failed" for d in below), {d: tis[d] for d in below}
 others = {k: v for k, v in tis.items() if k != planted and k not in below}
 assert all(v == "success" for v in others.values()), others
-calls = log.count(f"floe alert --task-failed --table public.sellers --layer bronze: exit")
+calls = log.count(f"floe alert --task-failed --table public.order_items --layer bronze: exit")
 assert calls == 1, f"the failure callback ran {calls} times"
-line = next(l for l in log.splitlines() if "floe alert --task-failed --table public.sellers" in l)
+line = next(l for l in log.splitlines() if "floe alert --task-failed --table public.order_items" in l)
+assert line.endswith("exit 0"), line
+posts = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+task_failed = [p for p in posts if "task failed" in json.dumps(p)]
+assert "order_items" in json.dumps(task_failed), task_failed
+assert len(task_failed) == 1, posts
 print(f"airflow-test: ok — {planted} failed without retry, {len(below)} downstream task(s) upstream_failed, "
-      f"{len(others)} others succeeded; callback: {line.split('floe alert', 1)[1].strip()}")
+      f"{len(others)} others succeeded; callback: {line.split('floe alert', 1)[1].strip()}; "
+      f"webhook: {len(posts)} post(s), one task failed: {task_failed[0].get('text', task_failed[0])!r:.160}")
 PY
 
-if grep -rqF "$FLOE_SOURCE_PASSWORD" "$WORK/dags-test.log" "$WORK/dags-test-failure.log" "$AIRFLOW_HOME" "$PROJECT/pipeline" 2>/dev/null; then
-	echo "airflow-test: the source password appears in Airflow's output or files" >&2
+if grep -rqF -e "$FLOE_SOURCE_PASSWORD" -e "$FLOE_ALERT_WEBHOOK" "$WORK/dags-test.log" "$WORK/dags-test-failure.log" "$AIRFLOW_HOME" "$PROJECT/pipeline" 2>/dev/null; then
+	echo "airflow-test: the source password or the webhook URL appears in Airflow's output or files" >&2
 	exit 1
 fi
-echo "airflow-test: no output or file holds the source password"
+echo "airflow-test: no output or file holds the source password or the webhook URL"

@@ -152,6 +152,7 @@ def test_marts_of_the_lock_become_gold_tasks_before_publish(proj, tmp_path_facto
 
 
 def test_hand_edit_is_kept_as_drift_and_airflow_false_removes_the_file(src, proj):
+    assert (proj / "pipeline" / "dagster" / "pyproject.toml").exists()
     path = proj / "pipeline" / "airflow" / "dags" / "floe_airflow_it.py"
     original = path.read_text()
     path.write_text(original.replace('"retries": 3', '"retries": 5'))
@@ -160,10 +161,11 @@ def test_hand_edit_is_kept_as_drift_and_airflow_false_removes_the_file(src, proj
     assert files["airflow/dags/floe_airflow_it.py"] == "kept"
     assert '"retries": 5' in path.read_text()
     path.write_text(original)
-    (proj / "floe.toml").write_text((proj / "floe.toml").read_text() + "\n[orchestrators]\nairflow = false\n")
+    (proj / "floe.toml").write_text((proj / "floe.toml").read_text() + "\n[orchestrators]\nairflow = false\ndagster = false\n")
     r = src.floe(proj, "generate", "--json", check=0)
     files = {f["path"]: f["action"] for f in json.loads(r.out)["files"]}
     assert files["airflow/dags/floe_airflow_it.py"] == "removed"
     assert not path.exists()
     lock = json.loads((proj / "pipeline" / "lakehouse.lock.json").read_text())
-    assert not any(p.startswith("airflow/") for p in lock["files"])
+    assert not any(p.startswith(("airflow/", "dagster/")) for p in lock["files"])
+    assert not (proj / "pipeline" / "dagster" / "pyproject.toml").exists()

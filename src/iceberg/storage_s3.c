@@ -4,8 +4,8 @@
  *
  * Writers buffer one part (8 MiB by default): an object that fits is one conditional PUT
  * (`If-None-Match: *`: create, never replace) at close; a larger one becomes a multipart
- * upload whose parts go out as they fill, completed (conditionally) at close — memory stays
- * one part whatever the size. Until completion nothing is visible at the key; a failed
+ * upload whose parts go out as they fill, each by a thread while the next fills, completed
+ * (conditionally) at close — memory stays two parts whatever the size. Until completion nothing is visible at the key; a failed
  * write or close, or an abort, aborts the upload (AbortMultipartUpload). Readers are
  * ranged GETs; listing is ListObjectsV2; stat is HEAD. Every request is retried with
  * jittered backoff while floe_net_classify says it may help (5xx, SlowDown, 429, broken

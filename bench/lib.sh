@@ -24,15 +24,15 @@ bench_stack_up() {
 	SOCK="$WORK/.floe/pg/run"
 }
 
-# measure NAME CMD...: "NAME best-wall-seconds its-peak-RSS-kB" over ROUNDS runs of CMD (stdout
-# discarded; a failure prints its stderr and exits)
+# measure NAME CMD...: "NAME best-wall-seconds its-peak-RSS-kB its-CPU-seconds" (user + system)
+# over ROUNDS runs of CMD (stdout discarded; a failure prints its stderr and exits)
 measure() {
-	local name=$1 best="" rss=""
+	local name=$1 best="" rss="" cpu=""
 	shift
 	for _ in $(seq "$ROUNDS"); do
-		/usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
-		read -r t m <"$WORK/time"
-		if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t rss=$m; fi
+		/usr/bin/time -f '%e %M %U %S' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
+		read -r t m u k <"$WORK/time"
+		if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t rss=$m cpu=$(awk "BEGIN { print $u + $k }"); fi
 	done
-	echo "$name $best $rss"
+	echo "$name $best $rss $cpu"
 }

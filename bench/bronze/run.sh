@@ -52,9 +52,9 @@ duck=$(measure duckdb "$PY" "$WORK/duck.py")
 
 floe_bytes=$(find "$WORK/warehouse" -name '*.parquet' -newer "$WORK/pipeline/lakehouse.lock.json" -printf '%s\n' | sort -n | tail -1)
 duck_bytes=$(stat -c %s "$WORK/duck.parquet")
-read -r _ lt lm <<<"$limit"
-read -r _ ft fm <<<"$floe"
-read -r _ dt dm <<<"$duck"
+read -r _ lt lm _ <<<"$limit"
+read -r _ ft fm _ <<<"$floe"
+read -r _ dt dm _ <<<"$duck"
 ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 
 block=$(cat <<MD

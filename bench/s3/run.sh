@@ -7,7 +7,8 @@
 #           here on a private port; in memory, on this machine): the Parquet file streamed by
 #           multipart upload in 8 MiB parts, manifests and metadata by conditional PUT
 #
-# Wall time (best of ROUNDS), peak RSS (/usr/bin/time). Targets (issue #19): peak RSS under 256 MB
+# Wall time (best of ROUNDS), peak RSS and floe's CPU seconds (/usr/bin/time): the CPU column
+# separates floe's own cost from the time it waits on the server. Targets (issue #19): peak RSS under 256 MB
 # and the S3 load within 1.5× of the local one. Prints a Markdown block; with BENCH_RECORD=1 it is
 # also appended to bench/RESULTS.md. The server shares the machine's cores with floe.
 #
@@ -52,8 +53,8 @@ ROWS="$(psql -X -At -h "$SOCK" -p "$PORT" -U postgres shop -c 'select count(*) f
 loc=$(measure local "$FLOE" -C "$WORK/local" run --no-reconcile --table public.order_items)
 s3=$(measure s3 "$FLOE" -C "$WORK/s3" run --no-reconcile --table public.order_items)
 parts=$(grep -c 'partNumber=' "$WORK/moto.log" || true)
-read -r _ lt lm <<<"$loc"
-read -r _ st sm <<<"$s3"
+read -r _ lt lm lc <<<"$loc"
+read -r _ st sm sc <<<"$s3"
 ratio=$(awk "BEGIN { printf \"%.2f\", $st / $lt }")
 verdict() { # peak RSS and ratio against the targets
 	local ok=yes
@@ -68,10 +69,10 @@ block=$(cat <<MD
 
 Command: \`SCALE=$SCALE bench/s3/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); $ROWS rows; best of $ROUNDS; $parts part uploads seen by the server; load average before: $(cut -d' ' -f1-3 /proc/loadavg)
 
-| | wall s | peak RSS MB | vs local |
-|---|---|---|---|
-| floe run → local disk | $lt | $((lm / 1024)) | 1.00× |
-| floe run → S3 (moto on this machine) | $st | $((sm / 1024)) | ${ratio}× |
+| | wall s | peak RSS MB | floe CPU s (user + sys) | vs local |
+|---|---|---|---|---|
+| floe run → local disk | $lt | $((lm / 1024)) | $lc | 1.00× |
+| floe run → S3 (moto on this machine) | $st | $((sm / 1024)) | $sc | ${ratio}× |
 
 Targets met (peak RSS < 256 MB, S3 ≤ 1.5× local): $(verdict)
 MD

@@ -4,8 +4,8 @@
  *
  * Writers buffer one part (8 MiB by default): an object that fits is one conditional PUT
  * (`If-None-Match: *`: create, never replace) at close; a larger one becomes a multipart
- * upload whose parts go out as they fill, completed (conditionally) at close — memory stays
- * one part whatever the size. Until completion nothing is visible at the key; a failed
+ * upload whose parts go out as they fill, each by a thread while the next fills, completed
+ * (conditionally) at close — memory stays two parts whatever the size. Until completion nothing is visible at the key; a failed
  * write or close, or an abort, aborts the upload (AbortMultipartUpload). Readers are
  * ranged GETs; listing is ListObjectsV2; stat is HEAD. Every request is retried with
  * jittered backoff while floe_net_classify says it may help (5xx, SlowDown, 429, broken
@@ -14,6 +14,7 @@
 #include "iceberg/storage_s3.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,18 @@ static const char *error_code(floe_arena *arena, const floe_net_response *resp)
 	return out;
 }
 
+/* Append `text` escaped for XML character data. */
+static void put_xml_text(floe_buf *out, const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		const char *esc = *p == '"' ? "&quot;" : *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : NULL;
+		if (esc)
+			floe_buf_puts(out, esc);
+		else
+			floe_buf_putc(out, *p);
+	}
+}
+
 static bool code_is(const char *code, const char *const *list)
 {
 	for (; *list; list++)
@@ -301,15 +314,39 @@ cleanup:
 
 /* ---- writers ---- */
 
+/*
+ * One part of a multipart upload, sent by a thread of its own while the writer fills the next
+ * part: encoding and uploading overlap, and memory stays two parts. Errors are thread-local, so
+ * the thread's is carried back in the fields below and set again in the writer's thread.
+ */
+typedef struct part_job {
+	s3_state *s;
+	const s3_obj *obj;     /* the writer's, unchanged while the job runs */
+	const char *uri;
+	const char *upload_id;
+	const floe_buf *data;  /* the writer's spare buffer */
+	int number;
+	int rc;
+	char *etag;            /* on success */
+	floe_error_class cls;  /* on failure: the error, to set again */
+	int sys_errno;
+	char *message, *detail, *hint;
+} part_job;
+
 typedef struct s3_writer {
 	s3_state *s;
 	floe_arena *arena;
 	char *uri;
 	s3_obj obj;
 	floe_buf part;        /* the part being filled (at most part_size bytes) */
+	floe_buf spare;       /* the part being sent */
 	char *upload_id;      /* once the object went multipart */
 	floe_buf complete;    /* the CompleteMultipartUpload body so far */
-	int parts;
+	int parts;            /* parts handed off */
+	part_job job;
+	bool pending;         /* job holds a result to collect */
+	bool threaded;        /* … from a thread still to join */
+	pthread_t thread;
 } s3_writer;
 
 /* `resp` a success, else the error set for `what`. */
@@ -343,65 +380,129 @@ cleanup:
 	return error;
 }
 
-/* The upload id, encoded for a query. */
-static const char *upload_query(s3_writer *w, int part)
+/* The query naming `upload_id` (and part `part` when positive), encoded, in `arena`. */
+static const char *upload_query(floe_arena *arena, const char *upload_id, int part)
 {
 	floe_buf q = FLOE_BUF_INIT;
 	if (part > 0)
 		floe_buf_printf(&q, "partNumber=%d&", part);
 	floe_buf_puts(&q, "uploadId=");
-	floe_net_uri_encode(&q, w->upload_id, strlen(w->upload_id), false);
-	const char *out = floe_arena_strdup(w->arena, floe_buf_cstr(&q));
+	floe_net_uri_encode(&q, upload_id, strlen(upload_id), false);
+	const char *out = floe_arena_strdup(arena, floe_buf_cstr(&q));
 	floe_buf_free(&q);
 	return out;
 }
 
-/* Send the filled part as the next part of the upload (started first if need be). */
-static int send_part(s3_writer *w)
+static char *dup_or_null(const char *s)
 {
-	floe_net_response resp = FLOE_NET_RESPONSE_INIT;
-	floe_buf etag = FLOE_BUF_INIT;
-	int error = -1;
-	if (!w->upload_id && start_upload(w) < 0)
-		goto cleanup;
-	int n = w->parts + 1;
-	s3_req r = { .method = "PUT", .obj = &w->obj, .query = upload_query(w, n),
-		     .body = w->part.ptr, .body_len = w->part.len };
-	if (s3_call(w->s, &resp, &r) < 0 || expect_ok(w, &resp, "upload a part of") < 0)
-		goto cleanup;
-	if (floe_net_response_header(&resp, "etag", &etag) < 0) {
-		floe_error_set(FLOE_ERR_IO, "the store took part %d of \"%s\" without an ETag", n, w->uri);
-		goto cleanup;
-	}
-	floe_buf_printf(&w->complete, "<Part><PartNumber>%d</PartNumber><ETag>", n);
-	for (const char *p = floe_buf_cstr(&etag); *p; p++)
-		floe_buf_puts(&w->complete, *p == '"' ? "&quot;" : *p == '&' ? "&amp;" : *p == '<' ? "&lt;"
-					     : (char[2]){ *p, 0 });
-	floe_buf_puts(&w->complete, "</ETag></Part>");
-	w->parts = n;
-	floe_buf_clear(&w->part);
-	error = 0;
-cleanup:
-	floe_buf_free(&etag);
-	floe_net_response_free(&resp);
-	return error;
+	return s ? floe_xstrndup(s, strlen(s)) : NULL;
 }
 
-/*
- * No request at open: a name taken already is refused when the object is published (the PUT or
- * the completion carries If-None-Match: *, answered 412), which is the check that counts — a
- * look-up first would cost a round trip per file and still race.
- */
+/* Send the job's part; its result (ETag, or the error) in the job. */
+static void *part_send(void *arg)
+{
+	part_job *j = arg;
+	floe_arena *arena = floe_arena_new();
+	floe_net_response resp = FLOE_NET_RESPONSE_INIT;
+	floe_buf etag = FLOE_BUF_INIT;
+	j->rc = -1;
+	s3_req r = { .method = "PUT", .obj = j->obj, .query = upload_query(arena, j->upload_id, j->number),
+		     .body = j->data->ptr ? j->data->ptr : "", .body_len = j->data->len };
+	if (s3_call(j->s, &resp, &r) < 0)
+		goto cleanup;
+	if (resp.status < 200 || resp.status >= 300) {
+		fail_status(j->s, &resp, floe_arena_printf(arena, "could not upload part %d of \"%s\"", j->number, j->uri));
+		goto cleanup;
+	}
+	if (floe_net_response_header(&resp, "etag", &etag) < 0) {
+		floe_error_set(FLOE_ERR_IO, "the store took part %d of \"%s\" without an ETag", j->number, j->uri);
+		goto cleanup;
+	}
+	j->etag = floe_xstrndup(floe_buf_cstr(&etag), etag.len);
+	j->rc = 0;
+cleanup:
+	if (j->rc < 0) {
+		const floe_error *e = floe_error_last();
+		j->cls = e ? e->cls : FLOE_ERR_INTERNAL;
+		j->sys_errno = e ? e->sys_errno : 0;
+		j->message = dup_or_null(e ? e->message : "could not upload a part");
+		j->detail = dup_or_null(e ? e->detail : NULL);
+		j->hint = dup_or_null(e ? e->hint : NULL);
+	}
+	floe_buf_free(&etag);
+	floe_net_response_free(&resp);
+	floe_arena_free(arena);
+	return NULL;
+}
+
+static void job_free(part_job *j)
+{
+	free(j->etag);
+	free(j->message);
+	free(j->detail);
+	free(j->hint);
+	j->etag = j->message = j->detail = j->hint = NULL;
+}
+
+/* Wait for the part on its way and add it to the completion, or set its error. */
+static int collect_part(s3_writer *w)
+{
+	part_job *j = &w->job;
+	int rc = 0;
+	if (!w->pending)
+		return 0;
+	if (w->threaded)
+		pthread_join(w->thread, NULL);
+	w->pending = w->threaded = false;
+	if (j->rc < 0) {
+		floe_error_set(j->cls, "%s", j->message);
+		floe_error_errno(j->sys_errno);
+		if (j->detail)
+			floe_error_detail("%s", j->detail);
+		if (j->hint)
+			floe_error_hint("%s", j->hint);
+		rc = -1;
+	} else {
+		floe_buf_printf(&w->complete, "<Part><PartNumber>%d</PartNumber><ETag>", j->number);
+		put_xml_text(&w->complete, j->etag);
+		floe_buf_puts(&w->complete, "</ETag></Part>");
+	}
+	job_free(j);
+	return rc;
+}
+
+/* Hand the filled part off as the next part of the upload (started first if need be). */
+static int send_part(s3_writer *w, bool in_background)
+{
+	floe_buf t;
+	if (collect_part(w) < 0 || (!w->upload_id && start_upload(w) < 0))
+		return -1;
+	t = w->spare, w->spare = w->part, w->part = t;
+	floe_buf_clear(&w->part);
+	w->job = (part_job){ .s = w->s, .obj = &w->obj, .uri = w->uri, .upload_id = w->upload_id,
+			     .data = &w->spare, .number = ++w->parts };
+	w->pending = true;
+	w->threaded = in_background && pthread_create(&w->thread, NULL, part_send, &w->job) == 0;
+	if (!w->threaded)
+		part_send(&w->job);
+	return 0;
+}
+
 static int s3_open_write(void *state, void **h, const char *uri)
 {
 	s3_state *s = state;
-	*h = NULL;
+	/*
+	 * No request here: a taken name is refused when the object is published (the PUT or the
+	 * completion carries If-None-Match: *, answered 412) — a look-up now would cost a round
+	 * trip per file and still race.
+	 */
 	s3_writer *w = floe_xcalloc(1, sizeof(*w));
 	w->s = s;
 	w->arena = floe_arena_new();
 	w->uri = floe_arena_strdup(w->arena, uri);
 	parse_uri(w->arena, uri, &w->obj);
 	floe_buf_init(&w->part, s->part_size);
+	floe_buf_init(&w->spare, s->part_size);
 	floe_buf_init(&w->complete, (size_t)64 << 20);
 	*h = w;
 	return 0;
@@ -417,7 +518,7 @@ static int s3_write(void *h, const void *data, size_t len)
 			return -1;
 		p += n;
 		len -= n;
-		if (w->part.len == w->s->part_size && send_part(w) < 0)
+		if (w->part.len == w->s->part_size && send_part(w, true) < 0)
 			return -1;
 	}
 	return 0;
@@ -428,11 +529,12 @@ static int complete_upload(s3_writer *w)
 	floe_net_response resp = FLOE_NET_RESPONSE_INIT;
 	floe_arena *arena = floe_arena_new();
 	int error = -1;
-	if ((w->part.len > 0 || w->parts == 0) && send_part(w) < 0)
+	if (((w->part.len > 0 || w->parts == 0) && send_part(w, false) < 0) || collect_part(w) < 0)
 		goto cleanup;
 	floe_buf_puts(&w->complete, "</CompleteMultipartUpload>");
-	s3_req r = { .method = "POST", .obj = &w->obj, .query = upload_query(w, 0), .body = w->complete.ptr,
-		     .body_len = w->complete.len, .extra = { "If-None-Match: *", "Content-Type: application/xml" } };
+	s3_req r = { .method = "POST", .obj = &w->obj, .query = upload_query(arena, w->upload_id, 0),
+		     .body = w->complete.ptr, .body_len = w->complete.len,
+		     .extra = { "If-None-Match: *", "Content-Type: application/xml" } };
 	if (s3_call(w->s, &resp, &r) < 0 || expect_ok(w, &resp, "complete the upload of") < 0)
 		goto cleanup;
 	/* S3 may answer 200 and then report a failure in the body. */
@@ -453,7 +555,7 @@ static int s3_publish(void *h)
 	s3_writer *w = h;
 	floe_net_response resp = FLOE_NET_RESPONSE_INIT;
 	int error = -1;
-	if (w->upload_id) {
+	if (w->upload_id || w->pending) {
 		error = complete_upload(w);
 		goto cleanup;
 	}
@@ -472,16 +574,20 @@ static void s3_discard(void *h)
 	s3_writer *w = h;
 	if (!w)
 		return;
+	if (w->pending && w->threaded)
+		pthread_join(w->thread, NULL);
+	job_free(&w->job);
 	if (w->upload_id) {
-		/* Best effort, keeping the error that brought us here. */
+		/* Best effort, keeping the error that brought us here; a few tries only: the upload
+		   already failed, likely with the store unwell. */
 		floe_net_response resp = FLOE_NET_RESPONSE_INIT;
-		/* A few tries only: the upload already failed, likely with the store unwell. */
-		s3_req r = { .method = "DELETE", .obj = &w->obj, .query = upload_query(w, 0), .quiet = true,
-			     .attempts = 3 };
+		s3_req r = { .method = "DELETE", .obj = &w->obj, .query = upload_query(w->arena, w->upload_id, 0),
+			     .quiet = true, .attempts = 3 };
 		s3_call(w->s, &resp, &r);
 		floe_net_response_free(&resp);
 	}
 	floe_buf_free(&w->part);
+	floe_buf_free(&w->spare);
 	floe_buf_free(&w->complete);
 	floe_arena_free(w->arena);
 	free(w);

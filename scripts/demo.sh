@@ -64,9 +64,9 @@ echo "== floe shop tick, then floe run again: incremental tables load only what 
 
 echo "== floe gold draft: the shop's example marts (examples/shop/marts), each proposed on a branch, merged, built"
 mkdir -p "$DEMO/marts"
-cp "$ROOT"/examples/shop/marts/*.md "$DEMO/marts/"
-for mart in "$DEMO"/marts/*.md; do
-	name="$(basename "$mart" .md)"
+for example in "$ROOT"/examples/shop/marts/*.md; do # (floe init's marts/README.md is not a mart)
+	name="$(basename "$example" .md)"
+	cp "$example" "$DEMO/marts/$name.md"
 	"$FLOE" -C "$DEMO" gold draft "marts/$name.md"
 	git -C "$DEMO/pipeline" merge --quiet --no-edit "floe/mart/$name"
 done

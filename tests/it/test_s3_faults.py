@@ -6,6 +6,9 @@ variable, never showing its value; `floe doctor` checks the store. floe talks to
 fault-injecting proxy (tests/it/s3kit.py) that passes requests through untouched otherwise; readers
 go to moto directly."""
 import json
+import os
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +17,8 @@ import lakecheck
 import s3kit
 from s3kit import moto  # noqa: F401  (the session's S3 server)
 from sourcedb import Source
+
+TOOLS = Path(os.environ.get("FLOE_TOOLS", Path(__file__).resolve().parents[2] / "build" / "tools"))
 
 SQL = '''
 CREATE TABLE public.big (id bigint PRIMARY KEY, a text, b text);
@@ -145,3 +150,24 @@ def test_doctor_checks_the_object_store(src, moto, proxy, tmp_path):
     down = checks(src.floe(d, "doctor", "--json", env=moto.env()))
     assert down["objectstore.reachable"]["status"] == "fail", down["objectstore.reachable"]
     assert "endpoint" in down["objectstore.reachable"]["todo"]
+
+
+@pytest.mark.parametrize("size", [1000, 9 * 1024 * 1024 + 17], ids=["put", "multipart"])
+def test_a_taken_name_is_never_replaced_and_ranged_reads_are_exact(moto, tmp_path, size):
+    """floe's s3 backend itself (build/tools/s3_object): publishing over an existing object is
+    refused by the server (If-None-Match: * on the PUT and on the multipart completion: 412), the
+    first object stays, and reading it back in 1 MiB ranges returns exactly its bytes."""
+    tool = [str(TOOLS / "s3_object"), moto.endpoint]
+    env = {**os.environ, **moto.env()}
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.write_bytes(os.urandom(size))
+    second.write_bytes(os.urandom(size))
+    uri = f"s3://{moto.bucket()}/obj/a b=1.bin"
+    put = lambda f: subprocess.run(tool + ["put", uri, str(f)], env=env, capture_output=True, text=True)
+    assert put(first).returncode == 0
+    r = put(second)
+    assert r.returncode == 1 and "exists" in r.stderr, r.stderr
+    got = subprocess.run(tool + ["get", uri], env=env, capture_output=True)
+    assert got.returncode == 0 and got.stdout == first.read_bytes()
+    bucket = uri[5:].split("/")[0]
+    assert moto.client().list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []

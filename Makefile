@@ -6,8 +6,10 @@
 #   make it SANITIZE=thread CC=clang   integration tests under ThreadSanitizer (build-thread-clang/)
 #   make unit | make it       one half of the suite (after `make setup`)
 #   make fuzz FUZZ_SECONDS=60 libFuzzer targets (clang)
+#   make soak                 floe serve on a 1-minute schedule for 30 min with shop traffic (bench/soak/run.sh)
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
+#   make bench-s3             a full bronze load to S3 (moto) vs local disk (bench/s3/run.sh)
 #   make bench-reconcile      md5 vs hashtextextended; floe reconcile V1-V3 vs COPY (bench/reconcile/run.sh)
 #   make bench-silver         floe's silver build vs dbt build; incremental after 0.1 % (bench/silver/run.sh)
 #   make airflow-test         real Airflow runs the generated DAG over a small shop (scripts/airflow-test.sh)
@@ -31,7 +33,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 	-Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral -Wvla
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc -I$(PG_INCLUDE) -MMD -MP
-LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)' -lpq -lsqlite3 -lpg_query -lgit2 $(shell pkg-config --libs libxml-2.0) -lz -lzstd -lseccomp -lmicrohttpd -lcurl -lcrypto -lm -lpthread
+LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)' -lpq -lsqlite3 -lpg_query -lgit2 $(shell pkg-config --libs libxml-2.0) -lz -lzstd -lseccomp -lmicrohttpd -lcurl -lcrypto -lyaml -lm -lpthread
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
@@ -46,7 +48,7 @@ TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz clean airflow-test bench-shop bench-parquet bench-bronze bench-incremental bench-silver bench-reconcile scale-out
+.PHONY: all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-s3 bench-incremental bench-silver bench-reconcile scale-out
 
 all: $(BUILD)/floe
 
@@ -117,10 +119,18 @@ scale-out: $(BUILD)/floe
 bench-bronze: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/run.sh
 
+# A full bronze load to an S3 warehouse (moto, started by the script) against local disk (SCALE=45: ≈ 5 M rows).
+bench-s3: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/s3/run.sh
+
 bench-incremental: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/incremental.sh
 
 # floe's silver build against real `dbt build` (.venv-dbt) on the same project; incremental after 0.1 %.
+# floe serve on a one-minute schedule for SOAK_MINUTES (30) with shop traffic: RSS flat, every run in the ledger, no overlap.
+soak: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) bench/soak/run.sh
+
 bench-silver: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/silver/run.sh
 

@@ -3,7 +3,7 @@
 #
 #   NAME=bronze; . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"; bench_stack_up shop floe_reader
 #
-# Sets ROOT, FLOE, WORK; bench_stack_up sets PORT and SOCK.
+# Sets ROOT, FLOE, WORK; bench_stack_up sets PORT and SOCK; measure times a command (ROUNDS runs).
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FLOE="${FLOE_BIN:-$ROOT/build/floe}"
@@ -22,4 +22,17 @@ bench_stack_up() {
 	fi
 	PORT="$("$FLOE" -C "$WORK" stack status --json | sed -n 's/.*"port":\([0-9]*\).*/\1/p')"
 	SOCK="$WORK/.floe/pg/run"
+}
+
+# measure NAME CMD...: "NAME best-wall-seconds its-peak-RSS-kB" over ROUNDS runs of CMD (stdout
+# discarded; a failure prints its stderr and exits)
+measure() {
+	local name=$1 best="" rss=""
+	shift
+	for _ in $(seq "$ROUNDS"); do
+		/usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
+		read -r t m <"$WORK/time"
+		if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t rss=$m; fi
+	done
+	echo "$name $best $rss"
 }

@@ -1,6 +1,6 @@
 /*
  * fuzz_gold_desc.c — libFuzzer target for mart descriptions (marts/<name>.md: YAML front
- * matter in the subset of src/gold/yaml.h), which people write.
+ * matter read by src/yaml (libyaml)), which people write.
  *
  * Parsing must either succeed or fail with a config error naming the file, never read past
  * the input; a parsed description written back with a question section must parse again to

@@ -3,7 +3,8 @@
 #
 # Installs what is missing, builds floe, starts a private PostgreSQL for the demo project
 # (floe stack), fills it with `floe shop generate`, creates the project with `floe init`, and checks
-# everything with `floe doctor`. The cluster is stopped at the end; set FLOE_DEMO_KEEP=1
+# everything with `floe doctor`, then loads, builds silver and the shop's example gold marts (drafted
+# from examples/shop/marts by `floe gold draft`, merged). The cluster is stopped at the end; set FLOE_DEMO_KEEP=1
 # to keep it running and explore (then `build/floe -C <dir> stack down`).
 set -euo pipefail
 
@@ -61,6 +62,16 @@ echo "== floe shop tick, then floe run again: incremental tables load only what 
 "$FLOE" -C "$DEMO" shop tick --orders 100 --updates 50 --deletes 5
 "$FLOE" -C "$DEMO" run
 
+echo "== floe gold draft: the shop's example marts (examples/shop/marts), each proposed on a branch, merged, built"
+mkdir -p "$DEMO/marts"
+cp "$ROOT"/examples/shop/marts/*.md "$DEMO/marts/"
+for mart in "$DEMO"/marts/*.md; do
+	name="$(basename "$mart" .md)"
+	"$FLOE" -C "$DEMO" gold draft "marts/$name.md"
+	git -C "$DEMO/pipeline" merge --quiet --no-edit "floe/mart/$name"
+done
+"$FLOE" -C "$DEMO" run --layer gold
+
 echo "== floe status"
 "$FLOE" -C "$DEMO" status
 
@@ -75,6 +86,7 @@ Try next (FLOE_DEMO_KEEP=1 make demo keeps the PostgreSQL running; export FLOE_S
   build/floe -C $DEMO shop tick --orders 100 --updates 50 --deletes 5   # live changes in the source
   build/floe -C $DEMO run && build/floe -C $DEMO status                   # load them (orders and payments incrementally)
   build/floe -C $DEMO query "from bronze.payments limit 5"
+  build/floe -C $DEMO query "from gold.seller_scorecard order by revenue desc limit 5"
   .venv/bin/python -c "from pyiceberg.catalog.sql import SqlCatalog; \\
     c = SqlCatalog('floe', uri='sqlite:///$DEMO/warehouse/catalog.db'); print(c.load_table('bronze.orders').scan().to_arrow().num_rows)"
 EOF2

@@ -7,8 +7,9 @@
 # and the watermark proof the plan module with what it links (libpq, libpg_query, the vectors
 # src/pg needs); for Avro and Iceberg metadata src/format/avro_*.c and src/iceberg/ (zlib); for
 # the Parquet reader (parquet_footer, parquet_pages) src/format with libzstd; for the silver model
-# renderer (silver_render) src/silver/render.c; for mart descriptions (gold_desc) src/gold/yaml.c and desc.c.
-# renderer (silver_render) src/silver/render.c; for the Kettle reader (kettle) src/pentaho/kettle.c with libxml2.
+# renderer (silver_render) src/silver/render.c; for mart descriptions (gold_desc) src/gold/desc.c over src/yaml (libyaml);
+# for cron expressions (cron) src/schedule/cron.c; for the Kettle reader (kettle) src/pentaho/kettle.c with
+# libxml2; for YAML (yaml) src/yaml/yaml.c with libyaml; for S3 replies (s3_xml) src/net/xml.c.
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
 # (tests/data/toml-test, vendored; or $FLOE_TEST_DATA_DIR) and from fuzz/corpus/<target>/ (small files kept in git;
 # the Parquet seeds are made by `build/tools/parquet_fixture seeds DIR`); crash inputs land in
@@ -40,7 +41,7 @@ build() { # name, extra sources and libraries...
 }
 
 # The plan module and what it calls: config, pg (libpq), sqlparse (libpg_query).
-plan_sources=(src/plan/*.c src/config/*.c src/pg/*.c src/format/vector.c src/sqlparse/*.c -I"$(pg_config --includedir)"
+plan_sources=(src/plan/*.c src/config/*.c src/pg/*.c src/vector/vector.c src/sqlparse/*.c -I"$(pg_config --includedir)"
 	-lpq -lpg_query -lpthread)
 
 seed() { # name, file pattern
@@ -87,14 +88,14 @@ seed_quality() { # the rules of docs/silver.md and the TOML corpus
 	sed -n '/^```toml$/,/^```$/p' docs/silver.md | sed '/^```/d' >"$out/corpus_quality/silver_md.toml"
 }
 
-targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages quality silver_render gold_desc cron kettle}
+targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages quality silver_render gold_desc cron kettle yaml s3_xml}
 iceberg_meta=(src/iceberg/schema.c src/iceberg/metadata_read.c src/iceberg/metadata_write.c)
 for t in $targets; do
 	case $t in
 	toml) build toml src/config/toml*.c && seed toml '*.toml' ;;
 	quality) build quality src/config/toml*.c src/config/quality.c && seed_quality ;;
 	json) build json && seed json '*.json' ;;
-	copy_decode) build copy_decode src/format/vector.c src/pg/copy_decode.c && seed_repo copy_decode ;;
+	copy_decode) build copy_decode src/vector/vector.c src/pg/copy_decode.c && seed_repo copy_decode ;;
 	lock) build lock "${plan_sources[@]}" && seed_lock ;;
 	proof) build proof "${plan_sources[@]}" && seed_lock ;;
 	avro) build avro src/format/avro_*.c src/iceberg/manifest.c src/iceberg/manifest_read.c \
@@ -102,9 +103,11 @@ for t in $targets; do
 	iceberg_metadata) build iceberg_metadata "${iceberg_meta[@]}" && seed_repo iceberg_metadata ;;
 	parquet_footer | parquet_pages) build "$t" src/format/*.c -lzstd -lz && seed_repo "$t" ;;
 	silver_render) build silver_render src/silver/render.c && seed_repo silver_render ;;
-	gold_desc) build gold_desc src/gold/yaml.c src/gold/desc.c && seed_repo gold_desc ;;
+	gold_desc) build gold_desc src/gold/desc.c src/yaml/yaml.c -lyaml && seed_repo gold_desc ;;
 	cron) build cron src/schedule/cron.c && seed_repo cron ;;
 	kettle) build kettle src/pentaho/kettle.c $(pkg-config --cflags --libs libxml-2.0) && seed_repo kettle ;;
+	yaml) build yaml src/yaml/yaml.c -lyaml && seed_repo yaml ;;
+	s3_xml) build s3_xml src/net/xml.c && seed_repo s3_xml ;;
 	*) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
 	esac
 done

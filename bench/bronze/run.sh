@@ -33,18 +33,6 @@ bench_stack_up shop floe_reader
 SQL="$(grep -v '^--' "$WORK/pipeline/bronze/order_items.sql")"
 ROWS="$(psql -X -At -h "$SOCK" -p "$PORT" -U postgres shop -c 'select count(*) from order_items')"
 
-# measure NAME CMD...: best wall seconds and its peak RSS (kB) over ROUNDS
-measure() {
-	local name=$1 best="" rss=""
-	shift
-	for _ in $(seq "$ROUNDS"); do
-		/usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
-		read -r t m <"$WORK/time"
-		if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t rss=$m; fi
-	done
-	echo "$name $best $rss"
-}
-
 limit=$(measure limit psql -X -h "$SOCK" -p "$PORT" -U postgres shop \
 	-c "\\copy ($SQL) TO '/dev/null' (FORMAT binary)")
 floe=$(measure floe "$FLOE" -C "$WORK" run --no-reconcile --table public.order_items)

@@ -99,6 +99,7 @@ extern const floe_cli_command floe_cmd_generate;
 extern const floe_cli_command floe_cmd_run;
 extern const floe_cli_command floe_cmd_reconcile;
 extern const floe_cli_command floe_cmd_status;
+extern const floe_cli_command floe_cmd_check;
 extern const floe_cli_command floe_cmd_query;
 extern const floe_cli_command floe_cmd_publish;
 extern const floe_cli_command floe_cmd_shop;

@@ -14,6 +14,7 @@
 #include "silver/silver.h"
 #include "sync/sync.h"
 #include "publish/publish.h"
+#include "gold/gold.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@ static const floe_cli_option options[] = {
 	{ "jobs", 'j', "N", "tables loaded at once (default 2)" },
 	{ "tier", 0, "V1|V2|V3", "how each load is reconciled with its source (default V3)" },
 	{ "no-reconcile", 0, NULL, "load without reconciling (tables stay unverified)" },
-	{ "layer", 0, "bronze|silver", "run one layer only (default: bronze, then silver over what was verified)" },
+	{ "layer", 0, "bronze|silver|gold", "run one layer only (default: bronze, then silver over what was verified, then gold)" },
 	{ "full-refresh", 0, NULL, "rebuild silver tables in full, changed or not" },
 	{ "no-sync", 0, NULL, "do not run `floe sync` first (load the plan deployed on main as it is)" },
 	{ "json", 0, NULL, "print the outcome as JSON" },
@@ -174,37 +175,40 @@ static void render_json(floe_buf *out, const floe_bronze_report *rep)
 			rep->n_unproven, rep->n_unchecked);
 }
 
-/* Which layers: both (NULL), "bronze" or "silver". */
-static int parse_layer(const char *layer, bool *bronze, bool *silver)
+/* Which layers: all (NULL), "bronze", "silver" or "gold". */
+static int parse_layer(const char *layer, bool *bronze, bool *silver, bool *gold)
 {
 	*bronze = !layer || strcmp(layer, "bronze") == 0;
 	*silver = !layer || strcmp(layer, "silver") == 0;
-	if (*bronze || *silver)
+	*gold = !layer || strcmp(layer, "gold") == 0;
+	if (*bronze || *silver || *gold)
 		return 0;
-	floe_error_set(FLOE_ERR_USAGE, "--layer \"%s\" is not bronze or silver", layer);
+	floe_error_set(FLOE_ERR_USAGE, "--layer \"%s\" is not bronze, silver or gold", layer);
 	return -1;
 }
 
 static void render(floe_buf *out, bool json, const floe_bronze_report *b, const floe_silver_report *s, bool bronze,
-		   bool silver)
+		   bool silver, const floe_gold_report *g)
 {
 	if (json) {
 		if (bronze)
 			render_json(out, b);
 		else
-			floe_buf_printf(out, "{\"run_id\":\"%s\",\"tables\":[],\"failed\":0,\"not_verified\":0,\"not_reconciled\":0",
-					s->run_id);
+			floe_buf_printf(out, "{\"run_id\":\"%s\",\"tables\":[],\"failed\":0,\"not_verified\":0,\"not_reconciled\":%zu",
+					silver ? s->run_id : g->run_id, silver ? s->n_not_reconciled : (size_t)0);
 		if (silver)
 			render_silver_json(out, s);
+		floe_gold_report_render_json(out, g);
 		floe_buf_puts(out, "}\n");
 		return;
 	}
 	if (bronze)
 		render_text(out, b);
 	else
-		floe_buf_printf(out, "run %s\n", s->run_id);
+		floe_buf_printf(out, "run %s\n", silver ? s->run_id : g->run_id);
 	if (silver && (s->n_results || !bronze))
 		render_silver_text(out, s);
+	floe_gold_report_render_text(out, g);
 }
 
 /*
@@ -237,6 +241,7 @@ static int run(floe_cli_ctx *ctx)
 	floe_config *config = NULL;
 	floe_bronze_report rep = { 0 };
 	floe_silver_report srep = { 0 };
+	floe_gold_report grep = { 0 };
 	floe_bronze_opts opts = FLOE_BRONZE_OPTS_INIT;
 	floe_silver_opts sopts = { 0 };
 	const char **moved = NULL;
@@ -245,9 +250,9 @@ static int run(floe_cli_ctx *ctx)
 	size_t n_tables = floe_cli_values(ctx, "table", tables, MAX_TABLES);
 	const char *jobs = floe_cli_value(ctx, "jobs"), *tier = floe_cli_value(ctx, "tier");
 	floe_reconcile_check_opts check = FLOE_RECONCILE_CHECK_OPTS_INIT;
-	bool bronze, silver;
+	bool bronze, silver, gold;
 	int rc = -1;
-	if (parse_layer(floe_cli_value(ctx, "layer"), &bronze, &silver) < 0)
+	if (parse_layer(floe_cli_value(ctx, "layer"), &bronze, &silver, &gold) < 0)
 		goto cleanup;
 	if (tier && floe_reconcile_tier_parse(&check.tier, tier) < 0)
 		goto cleanup;
@@ -292,7 +297,11 @@ static int run(floe_cli_ctx *ctx)
 	sopts.run_id = bronze ? rep.run_id : NULL;
 	if (silver && floe_silver_run(&srep, config, &sopts) < 0)
 		goto cleanup;
-	render(&out, floe_cli_flag(ctx, "json"), &rep, &srep, bronze, silver);
+	floe_gold_opts gopts = { .run_id = bronze ? rep.run_id : silver ? srep.run_id : NULL, .n_marts = n_tables,
+				 .marts = n_tables ? (const char *const *)tables : NULL };
+	if (gold && floe_gold_run(&grep, config, &gopts) < 0)
+		goto cleanup;
+	render(&out, floe_cli_flag(ctx, "json"), &rep, &srep, bronze, silver, &grep);
 	int p_rc = config->publish && !floe_cli_value(ctx, "layer") && !n_tables
 		   ? run_publish(&out, config, floe_cli_flag(ctx, "json")) : 0;
 	floe_cli_out(&out);
@@ -301,6 +310,7 @@ static int run(floe_cli_ctx *ctx)
 	/* A silver model floe cannot run as written (unsupported Jinja, wrong columns) is the user's: 2. */
 	int s_rc = srep.exit_code ? srep.exit_code : srep.n_failed ? 1 : 0;
 	rc = s_rc > rc ? s_rc : rc;
+	rc = floe_gold_report_exit(&grep) > rc ? floe_gold_report_exit(&grep) : rc;
 	rc = p_rc > rc ? p_rc : rc;
 	floe_alert_after_run(config, floe_schedule_now()); /* transitions to the webhook; never fails the run */
 cleanup:
@@ -308,6 +318,7 @@ cleanup:
 		free(tables[i]);
 	floe_bronze_report_free(&rep);
 	floe_silver_report_free(&srep);
+	floe_gold_report_free(&grep);
 	free(moved);
 	floe_config_free(config);
 	floe_buf_free(&out);
@@ -317,7 +328,7 @@ cleanup:
 const floe_cli_command floe_cmd_run = {
 	.name = "run",
 	.summary = "load the deployed plan's tables into bronze (Iceberg), one snapshot each",
-	.usage = "run [--table TABLE …] [--jobs N] [--tier V1|V2|V3] [--no-reconcile] [--layer bronze|silver] [--full-refresh] [--no-sync] [--json]",
+	.usage = "run [--table TABLE …] [--jobs N] [--tier V1|V2|V3] [--no-reconcile] [--layer bronze|silver|gold] [--full-refresh] [--no-sync] [--json]",
 	.description =
 		"First syncs (`floe sync`, docs/sync.md; --no-sync skips it): safe schema changes are\n"
 		"committed, breaking ones proposed as branches; a table whose rename, drop or narrowing\n"
@@ -336,11 +347,13 @@ const floe_cli_command floe_cmd_run = {
 		"and run over the bronze snapshot reconciliation verified — never a diverged or unverified\n"
 		"one — tested, failing rows quarantined in silver.X__quarantine, and published in one commit\n"
 		"only when every error-severity test passes (--layer runs one layer only).\n"
+		"Then gold (docs/gold.md): each merged mart is built over silver, its grain and\n"
+		"reconciliation tests run, and published only when they pass (--table gold.NAME: one).\n"
 		"Exit 0 when every table loaded and was verified in full, 1 when one failed, diverged,\n"
 		"could not be verified or was verified (partial): a column not compared, named; 3 when a\n"
 		"table failed because the source could not be reached (or ended the session), 4 when the\n"
 		"machine failed it (disk full, I/O) — the higher of the two when tables fail differently;\n"
-		"a silver table that fails a test, or cannot be built, counts as a failed table.",
+		"a silver table or gold mart that fails a test, or cannot be built, counts as a failed table.",
 	.examples = "  floe run\n  floe run --table public.orders --table bronze.customers --jobs 2\n"
 		    "  floe run --json | jq '.tables[] | select(.state == \"failed\")'\n",
 	.options = options,

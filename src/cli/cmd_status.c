@@ -22,7 +22,7 @@ static int run(floe_cli_ctx *ctx)
 	else
 		floe_status_render_text(&out, &st);
 	floe_cli_out(&out);
-	rc = st.n_failed || st.n_diverged || st.n_catalog_missing ? 1 : 0;
+	rc = st.n_failed || st.n_diverged || st.n_interrupted || st.n_catalog_missing ? 1 : 0;
 cleanup:
 	floe_status_free(&st);
 	floe_config_free(config);

@@ -23,6 +23,7 @@ static const floe_cli_command *const commands[] = {
 	&floe_cmd_status,
 	&floe_cmd_serve,
 	&floe_cmd_alert,
+	&floe_cmd_check,
 	&floe_cmd_catalog,
 	&floe_cmd_query,
 	&floe_cmd_publish,

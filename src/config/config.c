@@ -222,6 +222,7 @@ static const key_spec alerts_keys[] = {
 
 static const key_spec gold_keys[] = {
 	{ "model", KEY_STRING, AT(gold_model), NULL, NULL, NULL },
+	{ "endpoint", KEY_STRING, AT(gold_endpoint), NULL, check_nonempty, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -547,6 +548,7 @@ static void set_defaults(floe_config *c)
 	c->alerts.routing_key_env = "FLOE_PAGERDUTY_ROUTING_KEY";
 	c->gold_model = "";
 	c->orchestrators = (floe_config_orchestrators)FLOE_CONFIG_ORCHESTRATORS_INIT;
+	c->gold_endpoint = "http://127.0.0.1:11434";
 }
 
 static int check_required(load_ctx *ctx, const floe_toml_value *root)

@@ -11,9 +11,11 @@
 #include "base/text.h"
 #include "engine/engine.h"
 #include "iceberg/catalog_sql.h"
+#include "iceberg/storage_s3.h"
 #include "pg/introspect.h"
 #include "pg/pg.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -396,6 +398,90 @@ static void check_warehouse(floe_doctor_report *r, const floe_config *c)
 	floe_error_clear();
 }
 
+/* Whether the list callback saw `ctx`'s probe URI. */
+typedef struct probe_seen {
+	const char *uri;
+	bool seen;
+} probe_seen;
+
+static int saw_probe(void *ctx, const char *uri, int64_t size, int64_t mtime_ms)
+{
+	probe_seen *p = ctx;
+	(void)size, (void)mtime_ms;
+	if (strcmp(uri, p->uri) == 0)
+		p->seen = true;
+	return 0;
+}
+
+/* Listing the warehouse failed: was the store unreachable, or were the credentials refused? */
+static void store_refused(floe_doctor_report *r, const char *location)
+{
+	bool creds = floe_error_last() && floe_error_last()->sys_errno == EKEYREJECTED;
+	if (creds) {
+		add(r, "objectstore.reachable", "object store reachable", FLOE_CHECK_OK, NULL,
+		    "the store answered at %s", location);
+		add(r, "objectstore.credentials", "object store accepts the credentials", FLOE_CHECK_FAIL,
+		    error_hint(r, "Check the access and secret key variables."), "%s", error_facts(r));
+	} else {
+		add(r, "objectstore.reachable", "object store reachable", FLOE_CHECK_FAIL,
+		    error_hint(r, "Check `endpoint` (and `path-style`) under [warehouse], and that the store is up."),
+		    "%s", error_facts(r));
+	}
+}
+
+/* Write, list and delete a probe object under the warehouse location. */
+static void probe_store(floe_doctor_report *r, floe_iceberg_storage *st, const char *location)
+{
+	const char *probe = floe_arena_printf(r->arena, "%s/.floe-doctor-probe-%ld", location, (long)getpid());
+	probe_seen seen = { probe, false };
+	bool gone = false;
+	if (floe_iceberg_storage_create(st, probe, "ok\n", 3) < 0) {
+		add(r, "objectstore.write", "can write to the warehouse location", FLOE_CHECK_FAIL,
+		    error_hint(r, "Give the key permission to write under the location."), "%s", error_facts(r));
+		return;
+	}
+	add(r, "objectstore.write", "can write to the warehouse location", FLOE_CHECK_OK, NULL, "wrote %s", probe);
+	if (floe_iceberg_storage_list(st, location, saw_probe, &seen) < 0 || !seen.seen)
+		add(r, "objectstore.list", "can list the warehouse location", FLOE_CHECK_FAIL,
+		    "Give the key permission to list the bucket (s3:ListBucket).",
+		    "%s", seen.seen || floe_error_last() ? error_facts(r) : "the probe object was not listed");
+	else
+		add(r, "objectstore.list", "can list the warehouse location", FLOE_CHECK_OK, NULL,
+		    "listed %s and found the probe", location);
+	floe_error_clear();
+	if (floe_iceberg_storage_remove(st, probe) < 0 || floe_iceberg_storage_exists(st, probe, &gone) < 0 || gone)
+		add(r, "objectstore.delete", "can delete in the warehouse location", FLOE_CHECK_FAIL,
+		    "Give the key permission to delete objects under the location (expiry and orphan removal need it).",
+		    "%s", floe_error_last() ? error_facts(r) : "the probe object is still there after DELETE");
+	else
+		add(r, "objectstore.delete", "can delete in the warehouse location", FLOE_CHECK_OK, NULL,
+		    "deleted the probe");
+}
+
+/* An S3 warehouse: credentials present, store reachable and accepting them, write/list/delete. */
+static void check_object_store(floe_doctor_report *r, const floe_config *c)
+{
+	const char *location = c->warehouse.location;
+	const floe_iceberg_s3_opts *o = floe_iceberg_storage_routed_s3(floe_config_warehouse_dir(c));
+	floe_iceberg_s3_opts quick = o ? *o : (floe_iceberg_s3_opts){ 0 };
+	floe_iceberg_storage *st = NULL;
+	quick.attempts = 2; /* a diagnosis, not a load: say what is wrong without waiting it out */
+	if (!o || floe_iceberg_storage_s3(&st, &quick) < 0) {
+		add(r, "objectstore.credentials", "object store credentials set", FLOE_CHECK_FAIL,
+		    error_hint(r, "Set the variables [warehouse] names."), "%s", error_facts(r));
+	} else if (floe_iceberg_storage_list(st, location, saw_probe, &(probe_seen){ "", false }) < 0) {
+		store_refused(r, location);
+	} else {
+		add(r, "objectstore.reachable", "object store reachable", FLOE_CHECK_OK, NULL,
+		    "listed %s", location);
+		add(r, "objectstore.credentials", "object store accepts the credentials", FLOE_CHECK_OK, NULL,
+		    "signed requests accepted (keys from %s, %s)", o->access_key_env, o->secret_key_env);
+		probe_store(r, st, location);
+	}
+	floe_iceberg_storage_free(st);
+	floe_error_clear();
+}
+
 static void check_engine(floe_doctor_report *r)
 {
 	floe_engine *e = NULL;
@@ -419,6 +505,8 @@ int floe_doctor_run(floe_doctor_report **out, const floe_config *config)
 	add(r, "config.valid", "floe.toml is valid", FLOE_CHECK_OK, NULL, "%s", config->path);
 	check_source(r, config);
 	check_warehouse(r, config);
+	if (floe_config_warehouse_is_s3(config))
+		check_object_store(r, config);
 	check_engine(r);
 	*out = r;
 	return 0;

@@ -20,6 +20,7 @@ struct floe_engine {
 	duckdb_database db;
 	duckdb_connection conn;
 	bool sealed; /* floe_engine_seal ran: only reading is left */
+	bool hide_data; /* floe_engine_hide_data_in_errors ran: DuckDB's text only where it quotes no data */
 	floe_engine_key pii_key; /* floe_hmac's key; registered by address */
 };
 
@@ -138,15 +139,41 @@ static void detail_from_duckdb(const char *why)
 		floe_error_detail("%.*s", (int)len, why);
 }
 
-/* Set the floe error for a failed duckdb_query: what failed, DuckDB's text as detail. */
-static int set_query_error(duckdb_result *res, const char *sql, bool user)
+/* DuckDB's name of its error class (duckdb.h's duckdb_error_type, 0..42). */
+static const char *error_type_name(duckdb_error_type type)
+{
+	static const char *const names[] = {
+		"Invalid", "Out of Range", "Conversion", "Unknown Type", "Decimal", "Mismatch Type",
+		"Divide by Zero", "Object Size", "Invalid Type", "Serialization", "Transaction", "Not Implemented",
+		"Expression", "Catalog", "Parser", "Planner", "Scheduler", "Executor", "Constraint", "Index", "Stat",
+		"Connection", "Syntax", "Settings", "Binder", "Network", "Optimizer", "Null Pointer", "IO",
+		"Interrupt", "Fatal", "Internal", "Invalid Input", "Out of Memory", "Permission",
+		"Parameter Not Resolved", "Parameter Not Allowed", "Dependency", "HTTP", "Missing Extension",
+		"Autoload", "Sequence", "Invalid Configuration"
+	};
+	return (unsigned)type < sizeof(names) / sizeof(names[0]) ? names[type] : "unknown";
+}
+
+/* Whether DuckDB's text for an error of `type` quotes only the statement, never data. */
+static bool quotes_no_data(duckdb_error_type type)
+{
+	return type == DUCKDB_ERROR_PARSER || type == DUCKDB_ERROR_SYNTAX || type == DUCKDB_ERROR_BINDER ||
+	       type == DUCKDB_ERROR_CATALOG;
+}
+
+/* Set the floe error for a failed duckdb_query: what failed, DuckDB's text (or class) as detail. */
+static int set_query_error(const floe_engine *engine, duckdb_result *res, const char *sql, bool user)
 {
 	char excerpt[80];
 	duckdb_error_type type = duckdb_result_error_type(res);
 
 	sql_excerpt(excerpt, sizeof(excerpt), sql);
 	floe_error_set(user ? user_class_of(type) : class_of(type), "DuckDB could not run \"%s\"", excerpt);
-	detail_from_duckdb(duckdb_result_error(res));
+	if (engine->hide_data && !quotes_no_data(type))
+		floe_error_detail("DuckDB's %s error (its text is not shown: it may quote the data).",
+				  error_type_name(type));
+	else
+		detail_from_duckdb(duckdb_result_error(res));
 	return -1;
 }
 
@@ -242,7 +269,7 @@ int floe_engine_exec(floe_engine *engine, const char *sql)
 
 	assert(engine && sql);
 	if (duckdb_query(engine->conn, sql, &res) != DuckDBSuccess)
-		error = set_query_error(&res, sql, false);
+		error = set_query_error(engine, &res, sql, false);
 	duckdb_destroy_result(&res);
 	return error;
 }
@@ -297,7 +324,7 @@ static int query_as(floe_engine *engine, floe_engine_result **out, const char *r
 
 	*out = NULL;
 	if (duckdb_query(engine->conn, run, &res) != DuckDBSuccess) {
-		set_query_error(&res, shown, user);
+		set_query_error(engine, &res, shown, user);
 		goto cleanup;
 	}
 	result = floe_xcalloc(1, sizeof(*result));
@@ -359,7 +386,7 @@ static int set_unprepared_error(floe_engine *engine, const char *sql, const char
 	char excerpt[80];
 
 	if (duckdb_query(engine->conn, sql, &res) != DuckDBSuccess) {
-		set_query_error(&res, sql, true);
+		set_query_error(engine, &res, sql, true);
 	} else {
 		sql_excerpt(excerpt, sizeof(excerpt), sql);
 		floe_error_set(FLOE_ERR_INTERNAL, "DuckDB could not prepare \"%s\"", excerpt);
@@ -529,4 +556,10 @@ void floe_engine_result_free(floe_engine_result *result)
 const char *floe_engine_version(void)
 {
 	return duckdb_library_version();
+}
+
+void floe_engine_hide_data_in_errors(floe_engine *engine)
+{
+	assert(engine);
+	engine->hide_data = true;
 }

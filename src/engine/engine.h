@@ -39,6 +39,15 @@ int floe_engine_open(floe_engine **out, const char *path);
 int floe_engine_set_pii_key(floe_engine *engine, const void *key, size_t len);
 
 /*
+ * From now on a failed statement's error gives DuckDB's error class ("DuckDB's Conversion
+ * error"), never DuckDB's text, which may quote the data it could not convert or compute (a
+ * masked column's clear value). Only parser, syntax, binder and catalog errors, which quote the
+ * statement and never data, keep their text. For engines that run over data a message must not
+ * show (silver).
+ */
+void floe_engine_hide_data_in_errors(floe_engine *engine);
+
+/*
  * Let the engine read `s3://` objects (an S3 warehouse, src/engine/s3.c): load the httpfs
  * extension from `extension_dir` (NULL: `extensions/` beside libduckdb.so, where
  * scripts/setup.sh puts the pinned build) — never a download — and create a temporary

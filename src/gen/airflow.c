@@ -213,6 +213,8 @@ static size_t add_node(dag *d, const char *layer, const char *table, const char 
 		n->args[n->n_args++] = table;
 		n->args[n->n_args++] = "--layer";
 		n->args[n->n_args++] = layer;
+		if (strcmp(layer, "bronze") == 0)
+			n->args[n->n_args++] = "--no-sync"; /* the sync task ran first */
 	}
 	n->args[n->n_args++] = "--json";
 	return d->n_nodes - 1;

@@ -196,7 +196,23 @@ static const char gitignore[] =
 	"floe_dbt.duckdb.wal\n"
 	"__pycache__/\n";
 
+/* sqlfluff's settings for this project (floe check --lint; docs/lint.md): floe quotes every
+ * identifier on purpose (hostile names), and its config() lines are long. */
+static const char sqlfluff_cfg[] =
+	"# " GENERATED "\n"
+	"# sqlfluff (`floe check --lint`, docs/lint.md): DuckDB SQL with dbt's Jinja.\n"
+	"[sqlfluff]\n"
+	"dialect = duckdb\n"
+	"templater = jinja\n"
+	"max_line_length = 160\n"
+	"# floe quotes every identifier on purpose, so any name a source has works\n"
+	"exclude_rules = RF06\n"
+	"\n"
+	"[sqlfluff:rules:layout.long_lines]\n"
+	"ignore_comment_lines = True\n";
+
 const floe_dbt_static_file floe_dbt_static_files[] = {
+	{ "dbt/.sqlfluff", sqlfluff_cfg },
 	{ "dbt/.gitignore", gitignore },
 	{ "dbt/macros/generate_schema_name.sql", generate_schema_name },
 	{ "dbt/macros/floe_tests.sql", tests },

@@ -341,7 +341,7 @@ int floe_gen_from_plan_opts(floe_gen_result **out, const floe_plan *plan, const 
 	hold_back(r, next, prev, plan);
 	if (write_tables(r, plan, prev, next) < 0 || floe_gen_dbt(r, next, prev, plan, config) < 0 ||
 	    dagster_or_retire(r, next, prev, config, dir) < 0 || floe_gen_airflow(r, next, prev, config) < 0 ||
-	    retire(r, prev, next) < 0 ||
+	    floe_gen_monitoring(r, next, prev, config) < 0 || retire(r, prev, next) < 0 ||
 	    check_marts(r, next) < 0 || write_lock(r, next) < 0)
 		goto cleanup;
 	floe_lock_describe_changes(&changes, prev, next);

@@ -59,4 +59,7 @@ int floe_gen_airflow(floe_gen_result *r, floe_lock *next, const floe_lock *prev,
 int floe_gen_dagster(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config,
 		     const char *pipeline_dir);
 
+/* pipeline/monitoring/: the Grafana dashboard and the example Prometheus configuration (monitoring.c). */
+int floe_gen_monitoring(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config);
+
 #endif

@@ -5,7 +5,7 @@
  * and written again, or not, on every draft.
  */
 #include "gold/gold.h"
-#include "gold/yaml.h"
+#include "yaml/yaml.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/text.h"
@@ -14,51 +14,61 @@
 
 static const char *const keys[] = { "mart", "grain", "dimensions", "measures", "filters", NULL };
 
-static int shape(const char *file, const floe_yaml *y, const char *key, const char *want)
+/* A node as floe reads a description: a key with nothing after it is an empty scalar. */
+static bool empty(const floe_yaml_node *y)
+{
+	return y->kind == FLOE_YAML_SCALAR && y->len == 0;
+}
+
+static int shape(const char *file, const floe_yaml_node *y, const char *key, const char *want)
 {
 	return floe_error_set(FLOE_ERR_CONFIG, "\"%s\" in \"%s\" at %d:%d must be %s", key, file, y->line, y->col, want);
 }
 
-static floe_gold_term term_of(const floe_yaml *key, const floe_yaml *value)
+/* The term `key: value` (key NULL in a list), its text copied into `a` (the YAML tree is freed). */
+static floe_gold_term term_of(floe_arena *a, const floe_yaml_node *key, const floe_yaml_node *value)
 {
-	return (floe_gold_term){ .name = key ? key->scalar : NULL, .text = value->scalar, .line = value->line,
-				 .col = value->col };
+	return (floe_gold_term){ .name = key ? floe_arena_strdup(a, key->value) : NULL,
+				 .text = floe_arena_strdup(a, value->value), .line = value->line, .col = value->col };
 }
 
 /* A mapping of names to phrases (dimensions, measures). */
-static int named_terms(floe_gold_term **out, size_t *n, floe_arena *a, const char *file, const floe_yaml *y,
-		       const char *key)
+static int named_terms(floe_gold_term **out, size_t *n, floe_arena *a, const char *file,
+		       const floe_yaml_node *y, const char *key)
 {
 	*n = 0;
-	if (!y || (y->kind == FLOE_YAML_SCALAR && y->empty))
+	if (!y || empty(y))
 		return 0;
-	if (y->kind != FLOE_YAML_MAP)
+	if (y->kind != FLOE_YAML_MAPPING)
 		return shape(file, y, key, "a mapping of names to phrases");
 	*out = floe_arena_alloc(a, (y->n ? y->n : 1) * sizeof(**out));
 	for (size_t i = 0; i < y->n; i++) {
-		if (y->items[i]->kind != FLOE_YAML_SCALAR || y->items[i]->empty)
-			return shape(file, y->items[i], y->keys[i]->scalar, "a phrase on one line");
-		(*out)[(*n)++] = term_of(y->keys[i], y->items[i]);
+		const floe_yaml_node *k = y->items[2 * i], *v = y->items[2 * i + 1];
+		if (k->kind != FLOE_YAML_SCALAR)
+			return shape(file, k, key, "a mapping whose keys are names");
+		if (v->kind != FLOE_YAML_SCALAR || empty(v))
+			return shape(file, v, k->value, "a phrase on one line");
+		(*out)[(*n)++] = term_of(a, k, v);
 	}
 	return 0;
 }
 
 /* A list of phrases (grain, filters); one scalar is a list of one. */
-static int listed_terms(floe_gold_term **out, size_t *n, floe_arena *a, const char *file, const floe_yaml *y,
-			const char *key)
+static int listed_terms(floe_gold_term **out, size_t *n, floe_arena *a, const char *file,
+			const floe_yaml_node *y, const char *key)
 {
 	*n = 0;
-	if (!y || (y->kind == FLOE_YAML_SCALAR && y->empty))
+	if (!y || empty(y))
 		return 0;
-	if (y->kind == FLOE_YAML_MAP)
+	if (y->kind == FLOE_YAML_MAPPING)
 		return shape(file, y, key, "a list");
-	size_t count = y->kind == FLOE_YAML_SEQ ? y->n : 1;
+	size_t count = y->kind == FLOE_YAML_SEQUENCE ? y->n : 1;
 	*out = floe_arena_alloc(a, (count ? count : 1) * sizeof(**out));
 	for (size_t i = 0; i < count; i++) {
-		const floe_yaml *item = y->kind == FLOE_YAML_SEQ ? y->items[i] : y;
-		if (item->kind != FLOE_YAML_SCALAR || item->empty)
+		const floe_yaml_node *item = y->kind == FLOE_YAML_SEQUENCE ? y->items[i] : y;
+		if (item->kind != FLOE_YAML_SCALAR || empty(item))
 			return shape(file, item, key, "a list of phrases, each on one line");
-		(*out)[(*n)++] = term_of(NULL, item);
+		(*out)[(*n)++] = term_of(a, NULL, item);
 	}
 	return 0;
 }
@@ -73,16 +83,19 @@ static bool mart_name_ok(const char *s)
 	return true;
 }
 
-static int check_keys(const char *file, const floe_yaml *root)
+static int check_keys(const char *file, const floe_yaml_node *root)
 {
 	for (size_t i = 0; i < root->n; i++) {
-		const char *k = root->keys[i]->scalar;
+		const floe_yaml_node *key = root->items[2 * i];
+		if (key->kind != FLOE_YAML_SCALAR)
+			return shape(file, key, "a key", "a name");
+		const char *k = key->value;
 		bool known = false;
 		for (size_t j = 0; keys[j]; j++)
 			known = known || strcmp(keys[j], k) == 0;
 		if (!known) {
 			floe_error_set(FLOE_ERR_CONFIG, "unknown key \"%s\" in \"%s\" at %d:%d", k, file,
-				       root->keys[i]->line, root->keys[i]->col);
+				       key->line, key->col);
 			const char *s = floe_text_suggest(k, keys);
 			if (s)
 				floe_error_hint("Did you mean \"%s\"?", s);
@@ -160,7 +173,7 @@ static int front_matter(size_t *yaml_end, size_t *body, const char *file, const 
 	return -1;
 }
 
-static int read_terms(floe_gold_desc *d, floe_arena *a, const floe_yaml *root)
+static int read_terms(floe_gold_desc *d, floe_arena *a, const floe_yaml_node *root)
 {
 	const char *f = d->file;
 	if (named_terms(&d->dimensions, &d->n_dimensions, a, f, floe_yaml_get(root, "dimensions"), "dimensions") < 0 ||
@@ -171,41 +184,50 @@ static int read_terms(floe_gold_desc *d, floe_arena *a, const floe_yaml *root)
 	return 0;
 }
 
+/*
+ * The front matter read by libyaml (src/yaml) from the file's first line to the closing `---`:
+ * the opening `---` is YAML's own document start, so lines and columns are the file's.
+ */
 int floe_gold_desc_parse(floe_gold_desc **out, floe_arena *a, const char *file, const char *text, size_t len)
 {
-	size_t yaml_end = 0, body = 0, first = 0;
-	floe_yaml *root = NULL;
+	size_t yaml_end = 0, body = 0;
+	floe_yaml_doc *doc = NULL;
+	int error = -1;
 	*out = NULL;
 	const char *nul = memchr(text, '\0', len);
 	if (nul)
 		return floe_error_set(FLOE_ERR_CONFIG, "\"%s\" holds a NUL byte at offset %zu (not a text file)", file,
 				      (size_t)(nul - text));
-	if (front_matter(&yaml_end, &body, file, text, len) < 0)
-		return -1;
-	line_end(text, len, 0, &first);
-	if (floe_yaml_parse(&root, a, file, 2, text + first, yaml_end - first) < 0)
-		return -1;
-	if (root->kind != FLOE_YAML_MAP)
-		return shape(file, root, "the front matter", "a mapping (mart, grain, dimensions, measures, filters)");
+	if (front_matter(&yaml_end, &body, file, text, len) < 0 || floe_yaml_parse(&doc, file, text, yaml_end) < 0)
+		goto cleanup;
+	const floe_yaml_node *root = floe_yaml_root(doc);
+	if (!root || root->kind != FLOE_YAML_MAPPING) {
+		floe_error_set(FLOE_ERR_CONFIG, "the front matter of \"%s\" must be a mapping (mart, grain, dimensions, "
+			       "measures, filters)", file);
+		goto cleanup;
+	}
 	if (check_keys(file, root) < 0)
-		return -1;
+		goto cleanup;
 	floe_gold_desc *d = floe_arena_alloc(a, sizeof(*d));
 	d->file = floe_arena_strdup(a, file);
-	const floe_yaml *m = floe_yaml_get(root, "mart");
-	if (!m || m->kind != FLOE_YAML_SCALAR || !mart_name_ok(m->scalar)) {
+	const floe_yaml_node *m = floe_yaml_get(root, "mart");
+	if (!m || m->kind != FLOE_YAML_SCALAR || !mart_name_ok(m->value)) {
 		floe_error_set(FLOE_ERR_CONFIG, "\"%s\" names no mart", file);
 		floe_error_hint("Give \"mart:\" a name of lower-case letters, digits and underscores (the table "
 				"gold.<name>).");
-		return -1;
+		goto cleanup;
 	}
-	d->mart = m->scalar;
+	d->mart = floe_arena_strdup(a, m->value);
 	d->mart_line = m->line;
 	if (read_terms(d, a, root) < 0)
-		return -1;
+		goto cleanup;
 	d->front = floe_arena_strndup(a, text, body);
 	d->prose = prose_of(a, text + body, len - body);
 	*out = d;
-	return 0;
+	error = 0;
+cleanup:
+	floe_yaml_free(doc);
+	return error;
 }
 
 int floe_gold_desc_with_questions(floe_buf *out, const floe_gold_desc *d, const floe_gold_question *q, size_t n)

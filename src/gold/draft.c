@@ -79,6 +79,11 @@ static int propose(floe_gold_draft_result *r, const floe_gold_desc *d, floe_lock
 	size_t n = 0;
 	bool committed = false;
 	int error = -1;
+	if (!floe_repo_exists(dir)) {
+		floe_error_set(FLOE_ERR_CONFIG, "\"%s\" is not a git repository: there is nowhere to propose the mart", dir);
+		floe_error_hint("Run `floe generate`: it writes pipeline/ as a git repository.");
+		return -1;
+	}
 	changes_of(&c, &n, &lm, r->arena, r->proposal);
 	floe_lock_set_mart(lock, &lm);
 	if (floe_lock_render(&lock_text, lock) < 0)
@@ -99,7 +104,7 @@ cleanup:
 }
 
 /* `path`: the description (relative paths are the project's); messages name it as given (r->file). */
-static int draft(floe_gold_draft_result *r, const char *path, const char *dir)
+static int draft(floe_gold_draft_result *r, const char *path, const char *dir, const floe_gold_model *model)
 {
 	floe_buf text;
 	floe_lock *lock = NULL;
@@ -118,7 +123,7 @@ static int draft(floe_gold_draft_result *r, const char *path, const char *dir)
 		floe_error_hint("Run `floe generate` (and `floe run` for silver) before drafting a mart.");
 		goto cleanup;
 	}
-	if (floe_lock_load(&lock, lock_path) < 0 || floe_gold_resolve(&m, r->arena, d, lock) < 0)
+	if (floe_lock_load(&lock, lock_path) < 0 || floe_gold_resolve(&m, r->arena, d, lock, model) < 0)
 		goto cleanup;
 	r->n_questions = floe_gold_question_count(m);
 	r->questions = r->n_questions ? m->questions : NULL;
@@ -147,7 +152,8 @@ int floe_gold_draft(floe_gold_draft_result *out, const floe_config *config, cons
 	const char *dir = opts && opts->pipeline_dir ? opts->pipeline_dir
 		: floe_arena_printf(out->arena, "%s/%s", config->project_dir, FLOE_PIPELINE_DIR);
 	const char *full = path[0] == '/' ? path : floe_arena_printf(out->arena, "%s/%s", config->project_dir, path);
-	if (draft(out, full, dir) < 0)
+	floe_gold_model model = { .name = config->gold_model, .endpoint = config->gold_endpoint };
+	if (draft(out, full, dir, &model) < 0)
 		return floe_error_context("while drafting the mart described in %s", path);
 	return 0;
 }
@@ -176,7 +182,8 @@ int floe_gold_draft_render_text(floe_buf *out, const floe_gold_draft_result *r)
 	if (r->commit[0])
 		floe_buf_printf(out, "proposed on branch %s (commit %.12s):\n", r->branch, r->commit);
 	else
-		floe_buf_printf(out, "branch %s already holds this proposal:\n", r->branch);
+		floe_buf_printf(out, "nothing new to propose: the pipeline's HEAD or branch %s already holds it:\n",
+				r->branch);
 	floe_buf_printf(out, "  %s\n  %s\n", p->model_path, p->schema_path);
 	for (size_t i = 0; i < p->n_tests; i++)
 		floe_buf_printf(out, "  %s\n", p->test_paths[i]);

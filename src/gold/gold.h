@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct floe_arena floe_arena;
 
@@ -79,12 +80,19 @@ typedef struct floe_gold_reconcile {
 	const char *silver_sql;           /* dbt SQL giving one row, column `total` */
 } floe_gold_reconcile;
 
+/* A local model (Ollama API) that drafts terms the rules cannot resolve ([gold] model, endpoint). */
+typedef struct floe_gold_model {
+	const char *name;                 /* "qwen2.5-coder:7b" */
+	const char *endpoint;             /* "http://127.0.0.1:11434" */
+} floe_gold_model;
+
 /*
- * Resolve `desc` against the silver tables of `lock`. Always returns a mart (NULL only
- * with an error set: out of the description's own shape); it may carry questions, and
- * then it has no SQL.
+ * Resolve `desc` against the silver tables of `lock`; with `model` (NULL: rules only), a measure
+ * the rules leave with a question is drafted by the model and kept only when invent.c accepts
+ * it. Returns a mart (-1 only with an error set); it may carry questions, and then it has no SQL.
  */
-int floe_gold_resolve(floe_gold_mart **out, floe_arena *arena, const floe_gold_desc *desc, const floe_lock *lock);
+int floe_gold_resolve(floe_gold_mart **out, floe_arena *arena, const floe_gold_desc *desc, const floe_lock *lock,
+		      const floe_gold_model *model);
 
 size_t floe_gold_question_count(const floe_gold_mart *m);
 const floe_gold_question *floe_gold_question_at(const floe_gold_mart *m, size_t i);
@@ -141,5 +149,49 @@ int floe_gold_draft_render_json(floe_buf *out, const floe_gold_draft_result *r);
 /* Rewrite a description's text with `questions` under `## Questions` (none: the section removed). */
 int floe_gold_desc_with_questions(floe_buf *out, const floe_gold_desc *desc, const floe_gold_question *questions,
 				  size_t n);
+
+/* ---- run.c: `floe run --layer gold` ---- */
+
+typedef struct floe_gold_opts {
+	const char *run_id;               /* the run gold belongs to (`floe run`'s); NULL: a new run */
+	const char *const *marts;         /* "monthly_revenue" or "gold.monthly_revenue"; NULL: every merged mart */
+	size_t n_marts;
+} floe_gold_opts;
+
+typedef struct floe_gold_result {
+	const char *mart;                 /* "monthly_revenue" */
+	const char *table;                /* "gold.monthly_revenue" */
+	const char *state;                /* "built" | "failed" */
+	int64_t rows;                     /* rows published (-1: unknown) */
+	int64_t snapshot_id;              /* published (0: none) */
+	int tests_passed, tests_failed;
+	double seconds;
+	const char *detail;               /* rows, the tests and which failed */
+	const char *error, *cause;        /* failed */
+	int exit_code;                    /* failed: README "Exit codes" */
+} floe_gold_result;
+
+typedef struct floe_gold_report {
+	char run_id[64];
+	floe_gold_result *results;
+	size_t n_results, n_failed;
+	int exit_code;
+	void *owned;
+} floe_gold_report;
+
+/*
+ * Build every merged mart of the lock (its "marts"), each in floe's DuckDB over the silver
+ * tables' current snapshots: the model as committed (a hand edit runs as edited) written into
+ * gold.<name>, the grain tests and the reconciliation tests run on the written file, and one
+ * commit only when all pass — else the previous snapshot stays. Outcomes go to the ledger
+ * (layer gold). Returns 0 when the run happened (marts may have failed: n_failed).
+ */
+int floe_gold_run(floe_gold_report *out, const floe_config *config, const floe_gold_opts *opts);
+void floe_gold_report_free(floe_gold_report *report);
+
+/* report.c: `floe run`'s lines for gold (none when no mart was built), its JSON members, its exit code. */
+void floe_gold_report_render_text(floe_buf *out, const floe_gold_report *report);
+void floe_gold_report_render_json(floe_buf *out, const floe_gold_report *report); /* ,"gold":[…],"gold_failed":N */
+int floe_gold_report_exit(const floe_gold_report *report);
 
 #endif

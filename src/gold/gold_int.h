@@ -46,7 +46,9 @@ typedef struct gold_dim {
 
 typedef enum gold_measure_kind {
 	GOLD_AGGREGATE = 0,               /* agg_sql over the fact table */
-	GOLD_RATIO                        /* num / den, both measures */
+	GOLD_RATIO,                       /* num / den, both measures */
+	GOLD_NTILE,                       /* the bucket (1..buckets) of measure `num` among the mart's rows */
+	GOLD_SHARE                        /* measure `num` over its total per `within` (a dimension; NULL: all rows) */
 } gold_measure_kind;
 
 typedef struct gold_measure {
@@ -57,10 +59,16 @@ typedef struct gold_measure {
 	const char *agg_sql;              /* sum("order_items"."price") */
 	bool additive;                    /* sum, count: totals reconcile with silver */
 	bool count_like;                  /* count, count distinct: 0 where the fact has no rows */
-	size_t num, den;                  /* RATIO */
+	size_t num, den;                  /* RATIO; NTILE and SHARE: num */
+	int buckets;                      /* NTILE */
+	const char *within;               /* SHARE */
+	gold_uses uses;                   /* AGGREGATE: tables its condition reads (rate of) */
+	bool bridged;                     /* AGGREGATE `through` a table: dimensions reached from `bridge` */
+	size_t bridge;
 	const char *num_name, *den_name;  /* RATIO, until resolved to indexes */
 	const floe_gold_term *term;
 	const char *label;                /* "measures.revenue" */
+	const char *drafted;              /* the model's accepted draft; NULL: by rule */
 } gold_measure;
 
 typedef struct gold_filter {
@@ -71,11 +79,24 @@ typedef struct gold_filter {
 	const char *label;
 } gold_filter;
 
-/* The joins of one fact table: the edges used, each table once. */
-typedef struct gold_fact {
-	size_t table;
+/* Joins from one table: the edges used, each table reached once. */
+typedef struct gold_joins {
+	size_t from;
 	size_t *edges;
 	size_t n_edges, cap_edges;
+} gold_joins;
+
+/*
+ * One fact table aggregated at the grain. Bridged (`through B`): the dimensions are reached from
+ * B, whose rows are first reduced to the distinct (key of `parent`, dimensions) pairs; the fact
+ * joins them on the parent's key (a review counted once for each seller of its order).
+ */
+typedef struct gold_fact {
+	size_t table;
+	gold_joins joins;
+	bool bridged;
+	size_t bridge, parent;
+	gold_joins bridge_joins;
 } gold_fact;
 
 struct floe_gold_mart {
@@ -97,11 +118,13 @@ struct floe_gold_mart {
 	size_t n_reads, cap_reads;
 	floe_gold_question *questions;
 	size_t n_questions, cap_questions;
+	const floe_gold_model *model;     /* NULL: rules only */
 };
 
 /* resolve.c */
 const gold_table *gold_table_named(const floe_gold_mart *m, const char *name, size_t *index);
 int gold_measure_named(const floe_gold_mart *m, const char *name);
+bool gold_in_grain(const floe_gold_desc *d, const char *name);
 void gold_ask(floe_gold_mart *m, floe_gold_question_kind kind, const char *term, int line, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 void gold_uses_add(floe_gold_mart *m, gold_uses *u, size_t table);
@@ -113,7 +136,17 @@ int gold_phrase_filter(floe_gold_mart *m, gold_filter *f);
 
 /* join.c: each fact's joins to the tables its dimensions and filters read */
 void gold_join_facts(floe_gold_mart *m);
-void gold_join_sql(floe_buf *b, const floe_gold_mart *m, const gold_fact *f);
+void gold_join_sql(floe_buf *b, const floe_gold_mart *m, const gold_joins *j);
+
+/* invent.c: whether `expr` (a model's draft for `term`) states only what the description does;
+ * *reason NULL when it does, else why not; the silver tables it reads into *tables. -1: an engine error. */
+int gold_invention_check(const char **reason, gold_uses *tables, floe_gold_mart *m, const char *term, const char *expr);
+
+/* ollama.c: the model's answer to `prompt` (one expression, fences and ';' removed). */
+int gold_ollama_generate(floe_buf *out, const char *endpoint, const char *model, const char *prompt);
+
+/* draft_model.c: a measure the rules left with a question, drafted by the model and checked. */
+void gold_model_measure(floe_gold_mart *m, size_t measure);
 
 /* A quoted SQL identifier. */
 void gold_ident(floe_buf *b, const char *name);

@@ -76,87 +76,132 @@ static const char *path_text(const floe_gold_mart *m, const gold_path *p)
 	return s;
 }
 
-static gold_fact *fact_of(floe_gold_mart *m, size_t table)
+static gold_fact *fact_of(floe_gold_mart *m, const gold_measure *g)
 {
 	for (size_t i = 0; i < m->n_facts; i++)
-		if (m->facts[i].table == table)
+		if (m->facts[i].table == g->fact && m->facts[i].bridged == g->bridged &&
+		    (!g->bridged || m->facts[i].bridge == g->bridge))
 			return &m->facts[i];
 	gold_fact *f = FLOE_ARENA_PUSH(m->a, m->facts, m->n_facts, m->cap_facts);
-	f->table = table;
+	f->table = f->joins.from = g->fact;
+	f->bridged = g->bridged;
+	f->bridge = f->bridge_joins.from = g->bridge;
 	return f;
 }
 
-/* Add the path's edges to the fact; a table reached already by another edge asks. */
-static void add_path(floe_gold_mart *m, gold_fact *f, const gold_path *p, const char *label, int line)
+/* Add the path's edges to the joins; a table reached already by another edge asks. */
+static void add_path(floe_gold_mart *m, gold_joins *j, const gold_path *p, const char *label, int line)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		const gold_edge *e = &m->edges[p->edges[i]];
 		bool have = false;
-		for (size_t k = 0; k < f->n_edges; k++) {
-			const gold_edge *o = &m->edges[f->edges[k]];
-			if (f->edges[k] == p->edges[i])
+		for (size_t k = 0; k < j->n_edges; k++) {
+			const gold_edge *o = &m->edges[j->edges[k]];
+			if (j->edges[k] == p->edges[i])
 				have = true;
 			else if (o->to == e->to) {
 				gold_ask(m, FLOE_GOLD_Q_AMBIGUOUS_PATH, label, line,
 					 "`%s` joins %s through `%s.%s`, and another term through `%s.%s`; one mart joins "
-					 "a table one way: use the same `via` in both terms.", m->tables[f->table].name,
+					 "a table one way: use the same `via` in both terms.", m->tables[j->from].name,
 					 m->tables[e->to].name, m->tables[e->from].name, e->columns[0],
 					 m->tables[o->from].name, o->columns[0]);
 				return;
 			}
 		}
 		if (!have)
-			*FLOE_ARENA_PUSH(m->a, f->edges, f->n_edges, f->cap_edges) = p->edges[i];
+			*FLOE_ARENA_PUSH(m->a, j->edges, j->n_edges, j->cap_edges) = p->edges[i];
 	}
 }
 
-static void reach(floe_gold_mart *m, gold_fact *f, const gold_uses *u, const char *label, int line)
+static size_t paths(search *s, const floe_gold_mart *m, size_t from, size_t to, const gold_uses *u)
+{
+	*s = (search){ .m = m, .to = to, .via_table = u ? u->via_table : NULL, .via_column = u ? u->via_column : NULL };
+	dfs(s, from);
+	return s->n_found;
+}
+
+static void reach(floe_gold_mart *m, gold_joins *j, const gold_uses *u, const char *label, int line)
 {
 	for (size_t i = 0; i < u->n; i++) {
-		if (u->tables[i] == f->table)
+		if (u->tables[i] == j->from)
 			continue;
-		search s = { .m = m, .to = u->tables[i], .via_table = u->via_table, .via_column = u->via_column };
-		dfs(&s, f->table);
-		const char *from = m->tables[f->table].name, *to = m->tables[u->tables[i]].name;
-		if (s.n_found == 0)
+		search s;
+		size_t n = paths(&s, m, j->from, u->tables[i], u);
+		const char *from = m->tables[j->from].name, *to = m->tables[u->tables[i]].name;
+		if (n == 0)
 			gold_ask(m, FLOE_GOLD_Q_NO_PATH, label, line,
 				 "%s is aggregated here, but no chain of foreign keys leads from %s to %s%s: joining them "
-				 "would repeat %s rows (fan-out) or needs a key silver does not have; drop the term or "
-				 "aggregate a table that references %s.", from, from, to,
+				 "would repeat %s rows (fan-out) or needs a key silver does not have; drop the term, "
+				 "aggregate a table that references %s, or count through one (`… through <table>`).",
+				 from, from, to,
 				 u->via_table ? floe_arena_printf(m->a, " via `%s.%s`", u->via_table, u->via_column) : "",
 				 from, to);
-		else if (s.n_found > 1)
+		else if (n > 1)
 			gold_ask(m, FLOE_GOLD_Q_AMBIGUOUS_PATH, label, line,
 				 "%s reaches %s by %s paths: %s; or %s; add `via <table.column>` to the term to pick one "
-				 "(e.g. `via %s.%s`).", from, to, s.n_found == 2 ? "two" : "several",
+				 "(e.g. `via %s.%s`).", from, to, n == 2 ? "two" : "several",
 				 path_text(m, &s.found[0]), path_text(m, &s.found[1]),
 				 m->tables[m->edges[s.found[0].edges[0]].from].name, m->edges[s.found[0].edges[0]].columns[0]);
 		else
-			add_path(m, f, &s.found[0], label, line);
+			add_path(m, j, &s.found[0], label, line);
 	}
+}
+
+/* The nearest table the bridge reaches (one path) that the fact is or reaches (one path). */
+static bool bridge_parent(floe_gold_mart *m, gold_fact *f)
+{
+	for (size_t len = 1; len <= GOLD_MAX_PATH; len++)
+		for (size_t t = 0; t < m->n_tables; t++) {
+			search s;
+			if (t == f->bridge || paths(&s, m, f->bridge, t, NULL) != 1 || s.found[0].n != len)
+				continue;
+			if (t == f->table || paths(&s, m, f->table, t, NULL) == 1) {
+				f->parent = t;
+				return true;
+			}
+		}
+	return false;
+}
+
+static void join_fact(floe_gold_mart *m, const gold_measure *g, gold_fact *f)
+{
+	gold_joins *dims = &f->joins;
+	reach(m, &f->joins, &g->uses, g->label, g->term->line);
+	for (size_t k = 0; k < m->n_filters; k++)
+		if (m->filters[k].sql && !m->filters[k].on_measures)
+			reach(m, &f->joins, &m->filters[k].uses, m->filters[k].label, m->filters[k].term->line);
+	if (f->bridged) {
+		if (!bridge_parent(m, f)) {
+			gold_ask(m, FLOE_GOLD_Q_NO_PATH, g->label, g->term->line,
+				 "%s and %s reach no table in common along foreign keys, so %s rows cannot be counted "
+				 "through %s.", m->tables[f->table].name, m->tables[f->bridge].name,
+				 m->tables[f->table].name, m->tables[f->bridge].name);
+			return;
+		}
+		gold_uses parent = { .tables = &f->parent, .n = 1 };
+		reach(m, &f->joins, &parent, g->label, g->term->line);
+		reach(m, &f->bridge_joins, &parent, g->label, g->term->line);
+		dims = &f->bridge_joins;
+	}
+	for (size_t k = 0; k < m->n_dims; k++)
+		if (m->dims[k].sql)
+			reach(m, dims, &m->dims[k].uses, floe_arena_printf(m->a, "dimensions.%s", m->dims[k].name),
+			      m->dims[k].term->line);
 }
 
 void gold_join_facts(floe_gold_mart *m)
 {
 	for (size_t i = 0; i < m->n_measures; i++) {
 		const gold_measure *g = &m->measures[i];
-		if (g->kind != GOLD_AGGREGATE || !g->agg_sql)
-			continue;
-		gold_fact *f = fact_of(m, g->fact);
-		for (size_t k = 0; k < m->n_dims; k++)
-			if (m->dims[k].sql)
-				reach(m, f, &m->dims[k].uses, floe_arena_printf(m->a, "dimensions.%s", m->dims[k].name),
-				      m->dims[k].term->line);
-		for (size_t k = 0; k < m->n_filters; k++)
-			if (m->filters[k].sql && !m->filters[k].on_measures)
-				reach(m, f, &m->filters[k].uses, m->filters[k].label, m->filters[k].term->line);
+		if (g->kind == GOLD_AGGREGATE && g->agg_sql)
+			join_fact(m, g, fact_of(m, g));
 	}
 }
 
-void gold_join_sql(floe_buf *b, const floe_gold_mart *m, const gold_fact *f)
+void gold_join_sql(floe_buf *b, const floe_gold_mart *m, const gold_joins *j)
 {
-	for (size_t i = 0; i < f->n_edges; i++) {
-		const gold_edge *e = &m->edges[f->edges[i]];
+	for (size_t i = 0; i < j->n_edges; i++) {
+		const gold_edge *e = &m->edges[j->edges[i]];
 		const gold_table *to = &m->tables[e->to], *from = &m->tables[e->from];
 		floe_buf_printf(b, "    left join {{ ref('%s') }} as ", to->model);
 		gold_ident(b, to->name);

@@ -40,6 +40,8 @@ typedef struct phrase {
 	int depth;
 } phrase;
 
+static int or_expr(phrase *ph, floe_buf *b);
+
 static bool ident_char(char c, bool first)
 {
 	return isalpha((unsigned char)c) || c == '_' || (!first && isdigit((unsigned char)c));
@@ -384,6 +386,47 @@ static int number_of(phrase *ph, gold_measure *g)
 	return 0;
 }
 
+/* `number of distinct t.c`: the distinct values of a column (not additive: a value may be in two rows of the mart). */
+static int distinct_of(phrase *ph, gold_measure *g)
+{
+	const char *col = NULL;
+	size_t table = 0;
+	if (expect_column(ph, &col, &table) < 0)
+		return -1;
+	g->kind = GOLD_AGGREGATE;
+	g->fact = table;
+	g->agg_sql = floe_arena_printf(ph->m->a, "count(distinct %s)", col);
+	g->count_like = true;
+	return 0;
+}
+
+/*
+ * `rate of <condition>`: the share of the fact's rows where the condition holds (a row where it
+ * is unknown counts as not holding). The fact is the table of the condition's first column; the
+ * others are joined to it like a dimension's.
+ */
+static int rate_of(phrase *ph, gold_measure *g)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	gold_uses *keep = ph->uses;
+	int error = -1;
+	ph->uses = &g->uses;
+	if (or_expr(ph, &b) < 0)
+		goto cleanup;
+	if (ph->measures || g->uses.n == 0) {
+		unsupported(ph, "`rate of` a condition on columns (`rate of orders.x > orders.y`)");
+		goto cleanup;
+	}
+	g->kind = GOLD_AGGREGATE;
+	g->fact = g->uses.tables[0];
+	g->agg_sql = floe_arena_printf(ph->m->a, "avg(case when %s then 1.0 else 0.0 end)", b.ptr);
+	error = 0;
+cleanup:
+	ph->uses = keep;
+	floe_buf_free(&b);
+	return error;
+}
+
 /* `[the] agg of t.c` or `[the] number of X` into `g` (an aggregate). */
 static int aggregate(phrase *ph, gold_measure *g)
 {
@@ -391,7 +434,12 @@ static int aggregate(phrase *ph, gold_measure *g)
 	if (accept(ph, "number")) {
 		if (!accept(ph, "of"))
 			return unsupported(ph, agg_expected);
-		return number_of(ph, g);
+		return accept(ph, "distinct") ? distinct_of(ph, g) : number_of(ph, g);
+	}
+	if (accept(ph, "rate")) {
+		if (!accept(ph, "of"))
+			return unsupported(ph, agg_expected);
+		return rate_of(ph, g);
 	}
 	const tok *t = peek(ph, 0);
 	for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++) {
@@ -412,6 +460,24 @@ static int aggregate(phrase *ph, gold_measure *g)
 	return unsupported(ph, agg_expected);
 }
 
+/* The measure named `word` (not `self`) into *ref; else a question with candidates. */
+static int measure_ref(floe_gold_mart *m, size_t self, const char *word, size_t *ref)
+{
+	const gold_measure *g = &m->measures[self];
+	int i = gold_measure_named(m, word);
+	if (i >= 0 && (size_t)i != self) {
+		*ref = (size_t)i;
+		return 0;
+	}
+	const char **names = floe_arena_alloc(m->a, (m->n_measures + 1) * sizeof(*names));
+	for (size_t k = 0; k < m->n_measures; k++)
+		names[k] = m->measures[k].hidden || k == self ? "" : m->measures[k].name;
+	const char *c = candidates(m->a, "", word, names, m->n_measures);
+	gold_ask(m, FLOE_GOLD_Q_UNKNOWN_WORD, g->label, g->term->line, "`%s` in \"%s\" names no measure%s%s", word,
+		 g->term->text, c ? "; did you mean " : ".", c ? floe_arena_printf(m->a, "%s?", c) : "");
+	return -1;
+}
+
 /* One side of `X divided by Y`: a measure's name (its index in *ref) or an inline aggregate. */
 static int ratio_side(floe_gold_mart *m, size_t self, const char *text, const char *side, size_t *ref)
 {
@@ -421,20 +487,8 @@ static int ratio_side(floe_gold_mart *m, size_t self, const char *text, const ch
 	phrase_init(&ph, m, &term, g->label, NULL);
 	accept(&ph, "the");
 	const tok *t = peek(&ph, 0);
-	if (t->k == T_WORD && peek(&ph, 1)->k == T_END && !is_word(t, "number")) {
-		int i = gold_measure_named(m, t->text);
-		if (i >= 0 && (size_t)i != self) {
-			*ref = (size_t)i;
-			return 0;
-		}
-		const char **names = floe_arena_alloc(m->a, (m->n_measures + 1) * sizeof(*names));
-		for (size_t k = 0; k < m->n_measures; k++)
-			names[k] = m->measures[k].hidden || k == self ? "" : m->measures[k].name;
-		const char *c = candidates(m->a, "", t->text, names, m->n_measures);
-		gold_ask(m, FLOE_GOLD_Q_UNKNOWN_WORD, g->label, g->term->line, "`%s` in \"%s\" names no measure%s%s",
-			 t->text, g->term->text, c ? "; did you mean " : ".", c ? floe_arena_printf(m->a, "%s?", c) : "");
-		return -1;
-	}
+	if (t->k == T_WORD && peek(&ph, 1)->k == T_END && !is_word(t, "number"))
+		return measure_ref(m, self, t->text, ref);
 	const char *name = floe_arena_printf(m->a, "floe_%s_%s", g->name, side);
 	gold_measure *h = FLOE_ARENA_PUSH(m->a, m->measures, m->n_measures, m->cap_measures);
 	g = &m->measures[self];
@@ -473,16 +527,92 @@ static int ratio(floe_gold_mart *m, size_t self, const char *at)
 	return 0;
 }
 
+/*
+ * `… through <table>`: the aggregate's rows reach the dimensions through that table (order_items
+ * for a review's sellers), each counted once per distinct dimension values of its bridge rows.
+ * Not additive: a row counts for each of them.
+ */
+static int through(phrase *ph, gold_measure *g)
+{
+	if (!accept(ph, "through"))
+		return 0;
+	const tok *t = peek(ph, 0);
+	size_t ti = 0;
+	if (t->k != T_WORD)
+		return unsupported(ph, "`through <table>` (the table that links the rows to the dimensions)");
+	ph->at++;
+	if (!gold_table_named(ph->m, t->text, &ti)) {
+		ask_table(ph, t->text);
+		return -1;
+	}
+	g->bridged = true;
+	g->bridge = ti;
+	g->additive = false;
+	return 0;
+}
+
+static const struct {
+	const char *word;
+	int buckets;
+} tiles[] = { { "tercile", 3 }, { "quartile", 4 }, { "quintile", 5 }, { "decile", 10 } };
+
+static const char window_expected[] = "`quintile of <measure>` (tercile, quartile, decile too) or "
+				      "`share of <measure> [within <dimension>]`";
+
+/* `[the] quintile of M` or `[the] share of M [within D]`: 1 when the phrase is one (resolved or asked), 0 when not. */
+static int window(floe_gold_mart *m, size_t self, phrase *ph)
+{
+	const tok *t = peek(ph, 0);
+	int buckets = 0;
+	for (size_t i = 0; i < sizeof(tiles) / sizeof(tiles[0]); i++)
+		buckets = is_word(t, tiles[i].word) ? tiles[i].buckets : buckets;
+	if ((!buckets && !is_word(t, "share")) || !is_word(peek(ph, 1), "of"))
+		return 0;
+	ph->at += 2;
+	accept(ph, "the");
+	const tok *w = peek(ph, 0);
+	size_t of = 0;
+	if (w->k != T_WORD) {
+		unsupported(ph, window_expected);
+		return 1;
+	}
+	ph->at++;
+	if (measure_ref(m, self, w->text, &of) < 0)
+		return 1;
+	gold_measure *g = &m->measures[self];
+	g->kind = buckets ? GOLD_NTILE : GOLD_SHARE;
+	g->num = of;
+	g->buckets = buckets;
+	if (!buckets && accept(ph, "within")) {
+		const tok *d = peek(ph, 0);
+		if (d->k != T_WORD || !gold_in_grain(m->desc, d->text)) {
+			gold_ask(m, FLOE_GOLD_Q_UNKNOWN_WORD, g->label, g->term->line,
+				 "`within` names a dimension of the grain, and `%s` is none.", d->k == T_END ? "" : d->text);
+			return 1;
+		}
+		g->within = d->text;
+		ph->at++;
+	}
+	if (peek(ph, 0)->k != T_END)
+		unsupported(ph, window_expected);
+	return 1;
+}
+
 int gold_phrase_measure(floe_gold_mart *m, size_t index)
 {
 	gold_measure *g = &m->measures[index];
 	const char *div = strcasestr(g->term->text, " divided by ");
 	if (div)
 		return ratio(m, index, div);
+	phrase wp;
+	phrase_init(&wp, m, g->term, g->label, NULL);
+	accept(&wp, "the");
+	if (window(m, index, &wp))
+		return 0;
 	phrase ph;
 	gold_uses u = { 0 };
 	phrase_init(&ph, m, g->term, g->label, &u);
-	if (aggregate(&ph, g) < 0 || finish(&ph, agg_expected) < 0)
+	if (aggregate(&ph, g) < 0 || through(&ph, &m->measures[index]) < 0 || finish(&ph, agg_expected) < 0)
 		return -1;
 	return 0;
 }
@@ -493,7 +623,6 @@ static const char filter_expected[] =
 	"a condition such as `table.column is not 'value'`, `table.column >= 10`, `table.column in ('a', 'b')`, "
 	"or one on a measure (`revenue > 1000`), joined by and/or";
 
-static int or_expr(phrase *ph, floe_buf *b);
 static int not_expr_in(phrase *ph, floe_buf *b);
 
 static bool literal(phrase *ph, floe_buf *b)

@@ -119,7 +119,7 @@ static void load_silver(floe_gold_mart *m, const floe_lock *lock)
 	}
 }
 
-static bool in_grain(const floe_gold_desc *d, const char *name)
+bool gold_in_grain(const floe_gold_desc *d, const char *name)
 {
 	for (size_t i = 0; i < d->n_grain; i++)
 		if (strcmp(d->grain[i].text, name) == 0)
@@ -151,7 +151,7 @@ static void read_dimensions(floe_gold_mart *m, const floe_gold_desc *d)
 		gold_phrase_dimension(m, dim);
 	}
 	for (size_t i = 0; i < d->n_dimensions; i++)
-		if (!in_grain(d, d->dimensions[i].name))
+		if (!gold_in_grain(d, d->dimensions[i].name))
 			gold_ask(m, FLOE_GOLD_Q_GRAIN, floe_arena_printf(m->a, "dimensions.%s", d->dimensions[i].name),
 				 d->dimensions[i].line,
 				 "the dimension `%s` is not in the grain; add it to `grain:` (one row per value) or remove "
@@ -168,12 +168,13 @@ static void read_measures(floe_gold_mart *m, const floe_gold_desc *d)
 		gold_ask(m, FLOE_GOLD_Q_UNSUPPORTED, "measures", d->mart_line,
 			 "the mart has no measures; add at least one under `measures:` (e.g. `orders: number of orders`).");
 	for (size_t i = 0; i < d->n_measures; i++) {
-		if (in_grain(d, d->measures[i].name)) {
+		if (gold_in_grain(d, d->measures[i].name)) {
 			gold_ask(m, FLOE_GOLD_Q_UNSUPPORTED, m->measures[i].label, d->measures[i].line,
 				 "the measure's name `%s` is also a grain column's; name it differently.", d->measures[i].name);
 			continue;
 		}
-		gold_phrase_measure(m, i);
+		if (gold_phrase_measure(m, i) < 0 && m->model)
+			gold_model_measure(m, i);
 	}
 }
 
@@ -181,11 +182,11 @@ static void read_measures(floe_gold_mart *m, const floe_gold_desc *d)
 static bool cyclic(const floe_gold_mart *m, size_t i, int depth)
 {
 	const gold_measure *g = &m->measures[i];
-	if (g->kind != GOLD_RATIO)
+	if (g->kind == GOLD_AGGREGATE)
 		return false;
 	if (depth > 16)
 		return true;
-	return cyclic(m, g->num, depth + 1) || cyclic(m, g->den, depth + 1);
+	return cyclic(m, g->num, depth + 1) || (g->kind == GOLD_RATIO && cyclic(m, g->den, depth + 1));
 }
 
 static void read_filters(floe_gold_mart *m, const floe_gold_desc *d)
@@ -197,11 +198,13 @@ static void read_filters(floe_gold_mart *m, const floe_gold_desc *d)
 	}
 }
 
-int floe_gold_resolve(floe_gold_mart **out, floe_arena *a, const floe_gold_desc *d, const floe_lock *lock)
+int floe_gold_resolve(floe_gold_mart **out, floe_arena *a, const floe_gold_desc *d, const floe_lock *lock,
+		      const floe_gold_model *model)
 {
 	floe_gold_mart *m = floe_arena_alloc(a, sizeof(*m));
 	m->a = a;
 	m->desc = d;
+	m->model = model && model->name && model->name[0] ? model : NULL;
 	load_silver(m, lock);
 	if (m->n_tables == 0)
 		gold_ask(m, FLOE_GOLD_Q_UNKNOWN_TABLE, "mart", d->mart_line,

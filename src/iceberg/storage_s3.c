@@ -98,6 +98,7 @@ typedef struct s3_req {
 	void *write_ctx;
 	void (*rewind)(void *write_ctx); /* before each retry */
 	bool quiet;                  /* leave the error chain alone (cleanup calls) */
+	int attempts;                /* 0: the storage's */
 } s3_req;
 
 /* Perform `r` once, signed. */
@@ -141,14 +142,14 @@ static int s3_call(s3_state *s, floe_net_response *resp, const s3_req *r)
 			r->rewind(r->write_ctx);
 		rc = s3_once(s, arena, resp, r, sha);
 		floe_net_outcome o = floe_net_classify(resp->status, resp->error);
-		if (o != FLOE_NET_RETRY || attempt >= s->attempts)
+		if (o != FLOE_NET_RETRY || attempt >= (r->attempts ? r->attempts : s->attempts))
 			break;
 		if (rc < 0 && !r->quiet)
 			floe_error_clear();
 		floe_net_sleep_ms(floe_net_backoff_ms(attempt, s->backoff_base_ms, 5000));
 	}
 	if (rc < 0 && !r->quiet)
-		floe_error_context("after %d attempts", s->attempts);
+		floe_error_context("after %d attempts", r->attempts ? r->attempts : s->attempts);
 	floe_arena_free(arena);
 	return rc;
 }
@@ -193,7 +194,8 @@ static int fail_status(const s3_state *s, const floe_net_response *resp, const c
 	} else if ((st == 403 || st == 400 || st == 401) && code_is(code, bad_keys)) {
 		floe_error_set(FLOE_ERR_UNREACHABLE, "%s: the object store refused the credentials (HTTP %ld %s)",
 			       what, st, code);
-		floe_error_errno(EACCES);
+		/* Not EACCES, whose code would make it a file permission problem (exit 4). */
+		floe_error_errno(EKEYREJECTED);
 		floe_error_detail("The access key comes from the environment variable %s and the secret key "
 				  "from %s ([warehouse] access-key-env, secret-key-env).", s->access_env, s->secret_env);
 		floe_error_hint("Check that %s and %s hold a key pair the store accepts (and the session "
@@ -238,6 +240,16 @@ static int64_t content_length(const floe_net_response *resp)
 	return n;
 }
 
+/*
+ * A HEAD answered 403: its reply has no body, so no S3 error code to tell refused credentials
+ * from a denied object. Ask again with a one-byte GET, whose reply says, into `resp`.
+ */
+static int head_refused(s3_state *s, const s3_obj *o, floe_net_response *resp)
+{
+	s3_req r = { .method = "GET", .obj = o, .extra = { "Range: bytes=0-0" } };
+	return s3_call(s, resp, &r);
+}
+
 static int s3_stat(void *state, const char *uri, bool *exists, int64_t *size)
 {
 	floe_arena *arena = floe_arena_new();
@@ -254,7 +266,7 @@ static int s3_stat(void *state, const char *uri, bool *exists, int64_t *size)
 		*exists = true;
 		*size = content_length(&resp);
 		error = *size < 0 ? floe_error_set(FLOE_ERR_IO, "\"%s\": the store gave no size", uri) : 0;
-	} else {
+	} else if (resp.status != 403 || head_refused(state, &o, &resp) == 0) {
 		fail_status(state, &resp, floe_arena_printf(arena, "could not look up \"%s\"", uri));
 	}
 cleanup:
@@ -375,16 +387,15 @@ cleanup:
 	return error;
 }
 
+/*
+ * No request at open: a name taken already is refused when the object is published (the PUT or
+ * the completion carries If-None-Match: *, answered 412), which is the check that counts — a
+ * look-up first would cost a round trip per file and still race.
+ */
 static int s3_open_write(void *state, void **h, const char *uri)
 {
 	s3_state *s = state;
-	bool exists = false;
-	int64_t size = 0;
 	*h = NULL;
-	if (s3_stat(s, uri, &exists, &size) < 0)
-		return -1;
-	if (exists)
-		return floe_error_set(FLOE_ERR_EXISTS, "could not create \"%s\": an object is there already", uri);
 	s3_writer *w = floe_xcalloc(1, sizeof(*w));
 	w->s = s;
 	w->arena = floe_arena_new();
@@ -464,7 +475,9 @@ static void s3_discard(void *h)
 	if (w->upload_id) {
 		/* Best effort, keeping the error that brought us here. */
 		floe_net_response resp = FLOE_NET_RESPONSE_INIT;
-		s3_req r = { .method = "DELETE", .obj = &w->obj, .query = upload_query(w, 0), .quiet = true };
+		/* A few tries only: the upload already failed, likely with the store unwell. */
+		s3_req r = { .method = "DELETE", .obj = &w->obj, .query = upload_query(w, 0), .quiet = true,
+			     .attempts = 3 };
 		s3_call(w->s, &resp, &r);
 		floe_net_response_free(&resp);
 	}

@@ -56,6 +56,7 @@ static void fill_last(floe_status_row *row, const floe_state_table_run *last)
 	row->tests_failed = last ? last->tests_failed : -1;
 	row->tests_warned = last ? last->tests_warned : -1;
 	row->quarantined = last ? last->quarantined : -1;
+	row->tests_passed = last ? last->tests_passed : -1;
 }
 
 static bool has_drift(const char *pipeline, const floe_lock_table *t)
@@ -214,15 +215,14 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
  * it: rows, the bronze snapshot read, tests passed/failed/warned, rows quarantined, or the
  * failed test with its sample keys — and rows and freshness of its last good build.
  */
-static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
-			    const floe_state_table_run *runs, size_t n_runs)
+static void fill_built_row(floe_status_row *row, floe_arena *a, floe_state *st, const char *name, const char *layer,
+			   const char *source, floe_load_mode mode, const floe_state_table_run *runs, size_t n_runs)
 {
-	const char *name = floe_arena_strdup(a, t->silver->table);
 	const floe_state_table_run *last = latest_of(runs, n_runs, name);
 	floe_state_table_run *ok = NULL;
 	floe_state_run *run = NULL;
-	*row = (floe_status_row){ .table = name, .layer = "silver", .source = floe_arena_strdup(a, t->bronze),
-				  .mode = t->mode, .rows = -1, .age_seconds = -1 };
+	*row = (floe_status_row){ .table = name, .layer = layer, .source = source, .mode = mode, .rows = -1,
+				  .age_seconds = -1 };
 	row->reconcile.control_fired = -1;
 	row->reconcile.diverged_buckets = -1;
 	row->load = state_of(st, a, last, &run);
@@ -238,6 +238,21 @@ static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st,
 	row->facts = !last ? "run `floe run` to build it" : last->error ? last->error : last->detail;
 	fill_last(row, last);
 	row->cause = last ? last->cause : NULL;
+}
+
+static void fill_silver_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
+			    const floe_state_table_run *runs, size_t n_runs)
+{
+	fill_built_row(row, a, st, floe_arena_strdup(a, t->silver->table), "silver", floe_arena_strdup(a, t->bronze),
+		       t->mode, runs, n_runs);
+}
+
+/* A merged gold mart's row (layer gold): its newest build — state, rows, tests and which failed. */
+static void fill_gold_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_mart *m,
+			  const floe_state_table_run *runs, size_t n_runs)
+{
+	fill_built_row(row, a, st, floe_arena_strdup(a, m->table), "gold", floe_arena_strdup(a, m->model),
+		       FLOE_LOAD_FULL, runs, n_runs);
 }
 
 /*
@@ -262,6 +277,7 @@ static void check_catalog(floe_status *out, floe_arena *a, const floe_config *co
 		out->n_diverged -= row->decided && row->verdict == FLOE_RECONCILE_DIVERGED;
 		out->n_unverified -= row->decided && row->verdict == FLOE_RECONCILE_UNVERIFIED;
 		out->n_failed -= !row->decided && row->load == FLOE_TABLE_FAILED;
+		out->n_interrupted -= !row->decided && row->load == FLOE_TABLE_INTERRUPTED;
 		row->catalog_missing = true;
 		row->facts = out->catalog_error;
 		row->cause = NULL; /* the fix is one for all tables: printed once, below them */
@@ -291,7 +307,7 @@ int floe_status_build(floe_status *out, const floe_config *config)
 	    floe_state_reconcile_latest(st, own->arena, &recs, &n_recs) < 0)
 		goto cleanup;
 	size_t n = floe_lock_count(lock);
-	out->rows = floe_arena_alloc(own->arena, (2 * n + 1) * sizeof(*out->rows));
+	out->rows = floe_arena_alloc(own->arena, (2 * n + floe_lock_mart_count(lock) + 1) * sizeof(*out->rows));
 	for (size_t i = 0; i < n; i++) {
 		const floe_lock_table *t = floe_lock_at(lock, i);
 		if (t->mode == FLOE_LOAD_REMOVED)
@@ -318,14 +334,20 @@ int floe_status_build(floe_status *out, const floe_config *config)
 			row->cause = NULL;
 		}
 		out->n_failed += !row->decided && row->load == FLOE_TABLE_FAILED;
+		out->n_interrupted += !row->decided && row->load == FLOE_TABLE_INTERRUPTED;
 		out->n_diverged += row->decided && row->verdict == FLOE_RECONCILE_DIVERGED;
 		out->n_unverified += row->decided && row->verdict == FLOE_RECONCILE_UNVERIFIED;
 		out->n_partial += row->decided && row->verdict == FLOE_RECONCILE_PARTIAL;
 		out->n_drift += row->drift;
 		if (t->silver && !t->owner && t->mode != FLOE_LOAD_REFUSED) {
 			fill_silver_row(&out->rows[out->n_rows], own->arena, st, t, runs, n_runs);
-			out->n_failed += out->rows[out->n_rows++].load == FLOE_TABLE_FAILED;
+			out->n_failed += out->rows[out->n_rows].load == FLOE_TABLE_FAILED;
+			out->n_interrupted += out->rows[out->n_rows++].load == FLOE_TABLE_INTERRUPTED;
 		}
+	}
+	for (size_t i = 0; i < floe_lock_mart_count(lock); i++) {
+		fill_gold_row(&out->rows[out->n_rows], own->arena, st, floe_lock_mart_at(lock, i), runs, n_runs);
+		out->n_failed += out->rows[out->n_rows++].load == FLOE_TABLE_FAILED;
 	}
 	check_catalog(out, own->arena, config);
 	error = 0;
@@ -339,7 +361,8 @@ const char *floe_status_state_name(const floe_status_row *row)
 {
 	if (row->catalog_missing)
 		return "catalog missing";
-	bool silver = row->layer && strcmp(row->layer, "silver") == 0; /* silver builds share the ledger's states */
+	/* silver and gold builds share the ledger's states */
+	bool silver = row->layer && (strcmp(row->layer, "silver") == 0 || strcmp(row->layer, "gold") == 0);
 	if (silver && row->load == FLOE_TABLE_LOADED)
 		return "built";
 	if (silver && row->load == FLOE_TABLE_NEVER_LOADED)
@@ -404,6 +427,8 @@ int floe_status_render_text(floe_buf *out, const floe_status *s)
 			s->n_diverged, s->n_unverified);
 	if (s->n_partial)
 		floe_buf_printf(out, "%zu %s, ", s->n_partial, floe_reconcile_outcome_name(FLOE_RECONCILE_PARTIAL));
+	if (s->n_interrupted)
+		floe_buf_printf(out, "%zu interrupted, ", s->n_interrupted);
 	return floe_buf_printf(out, "%zu with drift\n", s->n_drift);
 }
 
@@ -430,6 +455,29 @@ static void put_reconcile_json(floe_buf *out, const floe_status_row *r)
 	floe_buf_putc(out, '}');
 }
 
+static void put_count(floe_buf *out, const char *key, int64_t v)
+{
+	if (v < 0)
+		floe_buf_printf(out, ",\"%s\":null", key);
+	else
+		floe_buf_printf(out, ",\"%s\":%lld", key, (long long)v);
+}
+
+/* The newest run's numbers (what /metrics serves) and its tests; null when unknown (or none ran). */
+static void put_last_run_json(floe_buf *out, const floe_status_row *r)
+{
+	if (r->last_duration_seconds < 0)
+		floe_buf_puts(out, ",\"last_run_duration_seconds\":null");
+	else
+		floe_buf_printf(out, ",\"last_run_duration_seconds\":%.3f", r->last_duration_seconds);
+	put_count(out, "last_run_rows_written", r->last_rows_written);
+	put_count(out, "last_run_bytes", r->last_bytes);
+	put_count(out, "tests_passed", r->tests_passed);
+	put_count(out, "tests_failed", r->tests_failed);
+	put_count(out, "tests_warned", r->tests_warned);
+	put_count(out, "quarantined_rows", r->quarantined);
+}
+
 int floe_status_render_json(floe_buf *out, const floe_status *s)
 {
 	floe_buf_puts(out, "{\"tables\":[");
@@ -448,6 +496,7 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 				(long long)r->age_seconds, r->drift ? "true" : "false");
 		floe_json_put_member(out, "facts", r->facts);
 		floe_json_put_member(out, "cause", r->cause);
+		put_last_run_json(out, r);
 		put_reconcile_json(out, r);
 		floe_buf_putc(out, '}');
 	}
@@ -455,6 +504,7 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 	floe_json_put_member(out, "catalog_error", s->catalog_error);
 	floe_json_put_member(out, "catalog_hint", s->catalog_hint);
 	return floe_buf_printf(out, ",\"catalog_missing\":%zu,\"failed\":%zu,\"diverged\":%zu,\"unverified\":%zu,"
-			       "\"partial\":%zu,\"drift\":%zu}\n",
-			       s->n_catalog_missing, s->n_failed, s->n_diverged, s->n_unverified, s->n_partial, s->n_drift);
+			       "\"partial\":%zu,\"interrupted\":%zu,\"drift\":%zu}\n",
+			       s->n_catalog_missing, s->n_failed, s->n_diverged, s->n_unverified, s->n_partial,
+			       s->n_interrupted, s->n_drift);
 }

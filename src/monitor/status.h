@@ -43,6 +43,7 @@ typedef struct floe_status_row {
 	double last_duration_seconds;
 	int64_t last_rows_written, last_bytes;
 	int64_t tests_failed, tests_warned, quarantined; /* silver: the newest build's; -1 unknown */
+	int64_t tests_passed;     /* silver: the newest build's; -1 unknown */
 	const char *facts;        /* why it is in this state */
 	const char *cause;        /* failed: probable cause */
 	/* The newest reconciliation (floe reconcile, or after a load); done false: never reconciled. */
@@ -69,6 +70,7 @@ typedef struct floe_status {
 	size_t n_rows;
 	size_t n_failed, n_drift, n_diverged, n_unverified;
 	size_t n_partial;         /* "verified (partial)": a column not compared */
+	size_t n_interrupted;     /* a load or build whose process ended before it finished */
 	/* The catalog does not open (lost, damaged): why, and what to do; each loaded table's state is "catalog missing". */
 	const char *catalog_error, *catalog_hint;
 	size_t n_catalog_missing;

@@ -242,8 +242,10 @@ int floe_net_perform(floe_net_response *resp, const floe_net_request *req)
 			floe_error_set(FLOE_ERR_INTERNAL, "could not start an HTTP request to \"%s\"", where);
 		goto cleanup;
 	}
-	/* An upload without Expect: 100-continue: servers that ignore it would stall a second. */
-	hdrs = curl_slist_append(hdrs, "Expect:");
+	/*
+	 * No "Expect:" line to suppress 100-continue: libcurl 7.88 would sign it as an empty
+	 * header, which servers then reject. libcurl's own Expect is not signed.
+	 */
 	for (size_t i = 0; i < req->n_headers; i++)
 		hdrs = curl_slist_append(hdrs, req->headers[i]);
 	set_options(c, req, &t, hdrs);

@@ -1,89 +1,75 @@
 /*
- * http_client.c — POST over libcurl (see http_client.h). Errors name curl's reason, never the URL.
+ * http_client.c — a POST whose URL is a secret (webhooks, OTLP, a local model's API; see
+ * http_client.h), made through floe_net_perform (http.c, the one caller of libcurl). The
+ * request runs quiet and the error set here names the transport's reason, never the URL.
  */
 #include "net/http_client.h"
+#include "net/http.h"
 #include "base/error.h"
 
-#include <curl/curl.h>
-#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define MAX_RESPONSE (64u << 10)
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static void global_init(void)
+static const char *reason(floe_net_error e)
 {
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static size_t on_body(char *data, size_t size, size_t n, void *arg)
-{
-	floe_buf *b = arg;
-	size_t len = size * n;
-	if (b->len + len <= MAX_RESPONSE)
-		floe_buf_put(b, data, len);
-	return len;
-}
-
-static size_t on_header(char *data, size_t size, size_t n, void *arg)
-{
-	int64_t *retry_after = arg;
-	size_t len = size * n;
-	static const char name[] = "retry-after:";
-	if (len > sizeof(name) && strncasecmp(data, name, sizeof(name) - 1) == 0) {
-		char text[32] = "";
-		size_t m = len - (sizeof(name) - 1) < sizeof(text) - 1 ? len - (sizeof(name) - 1) : sizeof(text) - 1;
-		memcpy(text, data + sizeof(name) - 1, m);
-		char *end = NULL;
-		long long v = strtoll(text, &end, 10);
-		if (end != text && v >= 0)
-			*retry_after = v;
+	switch (e) {
+	case FLOE_NET_ERR_RESOLVE: return "the host name did not resolve";
+	case FLOE_NET_ERR_CONNECT: return "the connection was refused or the host is unreachable";
+	case FLOE_NET_ERR_TIMEOUT: return "it timed out";
+	case FLOE_NET_ERR_TRANSFER: return "the connection broke during the request";
+	case FLOE_NET_ERR_TLS: return "the TLS handshake or certificate failed";
+	default: return "the request could not be made (is the URL well formed?)";
 	}
-	return len;
+}
+
+/* Retry-After in seconds, -1 when absent or not a number of seconds. */
+static int64_t retry_after(const floe_net_response *resp)
+{
+	floe_buf v = FLOE_BUF_INIT;
+	int64_t out = -1;
+	if (floe_net_response_header(resp, "Retry-After", &v) == 0) {
+		char *end = NULL;
+		long long n = strtoll(floe_buf_cstr(&v), &end, 10);
+		out = end && *end == '\0' && n >= 0 ? n : -1;
+	}
+	floe_buf_free(&v);
+	return out;
 }
 
 int floe_http_post(floe_http_post_result *result, const char *url, const char *content_type, const char *body,
 		   size_t len, int timeout_seconds)
 {
-	struct curl_slist *headers = NULL;
+	floe_net_request req = FLOE_NET_REQUEST_INIT;
+	floe_net_response resp = FLOE_NET_RESPONSE_INIT;
 	char ctype[128];
+	const char *headers[1] = { ctype };
 	int error = -1;
-	pthread_once(&once, global_init);
 	memset(result, 0, sizeof(*result));
 	result->retry_after = -1;
 	floe_buf_init(&result->body, MAX_RESPONSE + 1);
-	CURL *curl = curl_easy_init();
-	if (!curl) {
-		floe_error_set(FLOE_ERR_INTERNAL, "could not start an HTTP client");
-		goto cleanup;
-	}
 	snprintf(ctype, sizeof(ctype), "Content-Type: %s", content_type);
-	headers = curl_slist_append(headers, ctype);
-	curl_easy_setopt(curl, CURLOPT_URL, url);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT, (long)timeout_seconds);
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &result->body);
-	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(curl, CURLOPT_HEADERDATA, &result->retry_after);
-	CURLcode rc = curl_easy_perform(curl);
-	if (rc != CURLE_OK) {
-		floe_error_set(FLOE_ERR_UNREACHABLE, "the HTTP request failed: %s", curl_easy_strerror(rc));
+	req.method = "POST";
+	req.url = url;
+	req.headers = headers;
+	req.n_headers = 1;
+	req.body = body;
+	req.body_len = len;
+	req.timeout_ms = (long)timeout_seconds * 1000;
+	req.quiet = true; /* its message would quote the URL */
+	if (floe_net_perform(&resp, &req) < 0) {
+		floe_error_set(FLOE_ERR_UNREACHABLE, "the HTTP request failed: %s", reason(resp.error));
 		floe_error_hint("Check that the URL in the variable is right and the service reachable from here.");
 		goto cleanup;
 	}
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result->status);
+	result->status = resp.status;
+	result->retry_after = retry_after(&resp);
+	floe_buf_put(&result->body, resp.body.ptr ? resp.body.ptr : "", resp.body.len < MAX_RESPONSE ? resp.body.len
+											      : MAX_RESPONSE);
 	error = 0;
 cleanup:
-	curl_slist_free_all(headers);
-	if (curl)
-		curl_easy_cleanup(curl);
+	floe_net_response_free(&resp);
 	return error;
 }

@@ -1,5 +1,6 @@
 /*
- * http_client.h — outgoing HTTP POSTs (alert webhooks, OTLP): the one module that calls libcurl.
+ * http_client.h — outgoing HTTP POSTs to a URL that is a secret (alert webhooks, OTLP, a local
+ * model's API), made through http.h (src/net is the one module that calls libcurl).
  *
  * The URL is a secret (a Slack or Teams webhook URL is a credential): it is never put into
  * an error message, a log line or a result.

@@ -89,8 +89,8 @@ int floe_net_xml_next(floe_buf *out, const char *xml, size_t len, size_t *cursor
 	floe_buf_puts(out, "");
 	for (size_t i = start; i < end;) {
 		size_t used = 1;
-		if (xml[i] == '<')
-			return floe_error_set(FLOE_ERR_IO, "malformed XML reply: <%s> holds markup", tag);
+		if (xml[i] == '<' || xml[i] == '\0')
+			return floe_error_set(FLOE_ERR_IO, "malformed XML reply: <%s> holds markup or a NUL", tag);
 		if (xml[i] == '&' ? decode_ref(out, xml + i, end - i, &used) < 0 : floe_buf_putc(out, xml[i]) < 0)
 			return floe_error_set(FLOE_ERR_IO, "malformed XML reply: a bad reference in <%s>", tag);
 		i += used;

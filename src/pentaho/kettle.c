@@ -101,8 +101,12 @@ static int parse_xml(floe_kettle_node **root, reader *r, const char *data, size_
 	}
 	if (!doc || !xmlDocGetRootElement(doc)) {
 		const xmlError *e = xmlCtxtGetLastError(ctxt);
-		floe_error_set(FLOE_ERR_CONFIG, "could not read \"%s\": malformed XML at line %d: %s", r->path,
-			       e ? e->line : 0, e && e->message ? e->message : "no root element");
+		const char *msg = e && e->message ? e->message : "no root element";
+		size_t n = strlen(msg);
+		while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+			n--; /* libxml2 ends its messages with a newline */
+		floe_error_set(FLOE_ERR_CONFIG, "could not read \"%s\": malformed XML at line %d: %.*s", r->path,
+			       e ? e->line : 0, (int)n, msg);
 		goto cleanup;
 	}
 	error = copy_node(root, r, xmlDocGetRootElement(doc), 0);

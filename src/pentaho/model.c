@@ -153,14 +153,30 @@ static bool has_next(const floe_kettle_file *f, size_t i)
 	return false;
 }
 
+/*
+ * A step with several next steps hands its rows out round-robin unless it is set to copy them
+ * (<distribute>N</distribute>); FilterRows chooses by its condition. Each model reads them all.
+ */
+static void check_distribution(pt_trans *t, size_t i)
+{
+	size_t n = 0;
+	for (size_t h = 0; h < t->f->n_hops; h++)
+		n += t->f->hops[h].from == i;
+	if (n > 1 && !t->steps[i].rel[1] && !t->steps[i].n_branch && strcmp(floe_kettle_text(t->f->steps[i].node, "distribute"), "N") != 0)
+		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "Kettle distributes its rows round-robin over its %zu next steps; "
+			"each of them reads every row here (if the hops meant copies, choose \"copy rows\" in Spoon)", n);
+}
+
 void pt_translate_trans(pt_run *run, const floe_kettle_file *f)
 {
 	pt_trans t = { .a = run->a, .f = f, .lock = run->lock };
 	t.steps = floe_arena_alloc(run->a, (f->n_steps + 1) * sizeof(pt_step));
 	for (size_t i = 0; i < f->n_steps; i++)
 		floe_buf_init(&t.steps[i].sql, FLOE_BUF_DEFAULT_MAX);
-	for (size_t k = 0; k < f->n_steps; k++)
+	for (size_t k = 0; k < f->n_steps; k++) {
 		pt_translate_step(&t, f->order[k]);
+		check_distribution(&t, f->order[k]);
+	}
 	size_t n_models = run->n_models;
 	for (size_t k = 0; k < f->n_steps; k++) {
 		size_t i = f->order[k];

@@ -17,6 +17,10 @@ typedef struct pt_step {
 	floe_pentaho_status status;
 	const char *reason;         /* why partial or unmapped; NULL when mapped */
 	const char *rel[2];         /* the CTE holding its rows; [1]: FilterRows' false branch */
+	struct pt_branch {
+		const char *to, *rel;   /* SwitchCase: the CTE the hop to step `to` reads */
+	} *branches;
+	size_t n_branch, cap_branch;
 	floe_buf sql;               /* its CTE definitions: "name as (…),\n" each */
 	const char *sorted_by;      /* "a,b": the rows are known sorted by these fields; NULL unknown */
 	const char *config;         /* output steps: the dbt config() arguments */
@@ -59,8 +63,17 @@ const char *pt_main_input(pt_trans *t, size_t i, const char *const *info);
 /* Define CTE "<rel> as (\n<body>\n)" of step i; returns rel. */
 const char *pt_cte(pt_trans *t, size_t i, const char *suffix, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Fields "a,b" as `"a"<suffix>, "b"<suffix>` (ORDER BY lists). */
+const char *pt_field_list(pt_trans *t, const char *fields, const char *suffix);
 /* The sort order its main input carries (NULL unknown). */
 const char *pt_input_sorted(pt_trans *t, size_t i);
+
+/*
+ * A whole number from the step's XML (`text`), as SQL; `fallback` when empty. Anything else
+ * (text where Kettle wants a number) marks the step unmapped and gives `fallback`: numbers are
+ * the only unquoted values a translator writes into SQL.
+ */
+const char *pt_number(pt_trans *t, size_t i, const char *what, const char *text, const char *fallback);
 
 /* `${VAR}` / `%%VAR%%` in SQL: Internal.* resolved, others `{{ var('VAR', 'default') }}`. */
 void pt_put_sql_vars(pt_trans *t, floe_buf *out, const char *text, size_t len);

@@ -191,14 +191,20 @@ int floe_pentaho_render_markdown(floe_buf *b, const floe_pentaho_result *r)
 	return 0;
 }
 
+/* "mapped": n, "partial": n, "unmapped": n — then the object ends. */
+static void json_end_counts(floe_json_writer *w, counts c)
+{
+	for (int k = 0; k < 3; k++)
+		floe_json_write_member_int(w, status_names[k], (int64_t)c.n[k]);
+	floe_json_write_end_object(w);
+}
+
 static void json_counts(floe_json_writer *w, const char *key, counts c)
 {
 	floe_json_write_key(w, key);
 	floe_json_write_begin_object(w, true);
 	floe_json_write_member_int(w, "total", (int64_t)(c.n[0] + c.n[1] + c.n[2]));
-	for (int k = 0; k < 3; k++)
-		floe_json_write_member_int(w, status_names[k], (int64_t)c.n[k]);
-	floe_json_write_end_object(w);
+	json_end_counts(w, c);
 }
 
 static void json_types(floe_json_writer *w, const floe_pentaho_result *r)
@@ -212,9 +218,7 @@ static void json_types(floe_json_writer *w, const floe_pentaho_result *r)
 		floe_json_write_begin_object(w, true);
 		floe_json_write_member_cstr(w, "type", r->steps[i].type);
 		floe_json_write_member_bool(w, "entry", r->steps[i].entry);
-		for (int k = 0; k < 3; k++)
-			floe_json_write_member_int(w, status_names[k], (int64_t)c.n[k]);
-		floe_json_write_end_object(w);
+		json_end_counts(w, c);
 	}
 	floe_json_write_end_array(w);
 }
@@ -231,9 +235,7 @@ static void json_files(floe_json_writer *w, const floe_pentaho_result *r)
 		floe_json_write_member_cstr(w, "kind", f->is_job ? "job" : "transformation");
 		floe_json_write_member_cstr(w, "error", f->error);
 		floe_json_write_member_int(w, "outputs", (int64_t)f->n_outputs);
-		for (int k = 0; k < 3; k++)
-			floe_json_write_member_int(w, status_names[k], (int64_t)c.n[k]);
-		floe_json_write_end_object(w);
+		json_end_counts(w, c);
 	}
 	floe_json_write_end_array(w);
 }

@@ -136,6 +136,41 @@ static const char *rewrite(pt_trans *t, size_t i, const char *sql, walk *w, cons
 	return s;
 }
 
+/* The name a sort key's column reference ends with, or NULL for an expression. */
+static const char *sort_column(const floe_json_value *sortby)
+{
+	const floe_json_value *fields = floe_json_get(floe_json_get(floe_json_get(sortby, "node"), "ColumnRef"), "fields");
+	size_t n = floe_json_count(fields);
+	const floe_json_value *last = n ? floe_json_get(floe_json_value_at(fields, n - 1), "String") : NULL;
+	const floe_json_value *name = last ? floe_json_get(last, "sval") : NULL;
+	name = name ? name : (last ? floe_json_get(last, "str") : NULL);
+	return name ? floe_json_string(name).ptr : NULL;
+}
+
+/*
+ * The query's top-level ORDER BY, when every key is a column: Kettle reads the rows in that
+ * order, so a later Group by, Unique or Merge join sees sorted input ("sort in the database").
+ */
+static const char *order_of(pt_trans *t, const floe_json_doc *doc)
+{
+	const floe_json_value *stmts = floe_json_get(floe_json_root(doc), "stmts");
+	if (floe_json_count(stmts) != 1)
+		return NULL;
+	const floe_json_value *sel = floe_json_get(floe_json_get(floe_json_value_at(stmts, 0), "stmt"), "SelectStmt");
+	const floe_json_value *keys = floe_json_get(sel, "sortClause");
+	floe_buf b = FLOE_BUF_INIT;
+	bool ok = floe_json_count(keys) > 0;
+	for (size_t k = 0; ok && k < floe_json_count(keys); k++) {
+		const char *col = sort_column(floe_json_get(floe_json_value_at(keys, k), "SortBy"));
+		ok = col != NULL;
+		if (ok)
+			floe_buf_printf(&b, "%s%s", k ? "," : "", col);
+	}
+	const char *r = ok ? floe_arena_strdup(t->a, floe_buf_cstr(&b)) : NULL;
+	floe_buf_free(&b);
+	return r;
+}
+
 const char *pt_table_input_sql(pt_trans *t, size_t i, const char *sql)
 {
 	char *ph = placeholders(sql);
@@ -159,6 +194,7 @@ const char *pt_table_input_sql(pt_trans *t, size_t i, const char *sql)
 	if (w.n_refs)
 		qsort(w.refs, w.n_refs, sizeof(*w.refs), by_start);
 	r = rewrite(t, i, sql, &w, tok, n_tok);
+	t->steps[i].sorted_by = order_of(t, doc);
 cleanup:
 	floe_json_free(doc);
 	free(ph);

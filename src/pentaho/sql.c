@@ -77,10 +77,24 @@ const char *pt_typed_lit(pt_trans *t, const char *type, const char *text)
 	return floe_arena_printf(t->a, "cast(%s as %s)", pt_lit(t, text), sql);
 }
 
+const char *pt_number(pt_trans *t, size_t i, const char *what, const char *text, const char *fallback)
+{
+	int64_t v = 0;
+	if (!*text)
+		return fallback;
+	if (floe_text_parse_int64(&v, text, strlen(text), INT64_MIN / 2, INT64_MAX / 2) == 0)
+		return floe_arena_printf(t->a, "%lld", (long long)v);
+	pt_mark(t, i, FLOE_PENTAHO_UNMAPPED, "%s \"%s\" is not a whole number", what, text);
+	return fallback;
+}
+
 const char *pt_edge_rel(pt_trans *t, size_t from, size_t to)
 {
 	pt_step *s = &t->steps[from];
 	const floe_kettle_node *n = t->f->steps[from].node;
+	for (size_t b = 0; b < s->n_branch; b++)
+		if (strcmp(s->branches[b].to, t->f->steps[to].name) == 0)
+			return s->branches[b].rel;
 	if (s->rel[1] && strcmp(floe_kettle_text(n, "send_false_to"), t->f->steps[to].name) == 0)
 		return s->rel[1];
 	return s->rel[0];
@@ -166,6 +180,20 @@ const char *pt_slug(floe_arena *a, const char *name)
 	floe_buf b = FLOE_BUF_INIT;
 	put_slug(&b, name);
 	const char *r = floe_arena_strdup(a, b.len ? floe_buf_cstr(&b) : "x");
+	floe_buf_free(&b);
+	return r;
+}
+
+const char *pt_field_list(pt_trans *t, const char *fields, const char *suffix)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	for (const char *p = fields; *p;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		floe_buf_printf(&b, "%s%s%s", b.len ? ", " : "", pt_ident(t, floe_arena_strndup(t->a, p, n)), suffix);
+		p += n + (comma ? 1 : 0);
+	}
+	const char *r = floe_arena_strdup(t->a, floe_buf_cstr(&b));
 	floe_buf_free(&b);
 	return r;
 }

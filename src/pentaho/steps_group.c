@@ -73,7 +73,8 @@ static const char *aggregate(pt_trans *t, size_t i, const floe_kettle_node *f)
 		if (aggs[k].order)
 			pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "aggregate %s of \"%s\" depends on the row order, which SQL "
 				"does not keep", type, floe_kettle_text(f, "subject"));
-		return floe_arena_printf(t->a, aggs[k].fmt, subject, *vf ? vf : "50", pt_lit(t, vf));
+		const char *pct = strcmp(type, "PERCENTILE") == 0 ? pt_number(t, i, "percentile", vf, "50") : "50";
+		return floe_arena_printf(t->a, aggs[k].fmt, subject, pct, pt_lit(t, vf));
 	}
 	pt_mark(t, i, FLOE_PENTAHO_UNMAPPED, "aggregate %s is not translated", type);
 	return "NULL";

@@ -60,8 +60,12 @@ static void merge_join(pt_trans *t, size_t i, const floe_kettle_node *n)
 	floe_buf_free(&on);
 }
 
-/* The lookup's value columns: `coalesce(r."v", default) as "rename"`, appended to `cols`. */
-static void lookup_values(pt_trans *t, floe_buf *cols, floe_buf *picked, const floe_kettle_node *lookup)
+/*
+ * The lookup's value columns, appended to `cols`: the default only when no row matched
+ * (`found`: an expression true for a match), as Kettle does; a matched NULL stays NULL.
+ */
+static void lookup_values(pt_trans *t, floe_buf *cols, floe_buf *picked, const floe_kettle_node *lookup,
+			  const char *found)
 {
 	for (size_t k = 0; lookup && k < lookup->n_children; k++) {
 		const floe_kettle_node *v = lookup->children[k];
@@ -71,7 +75,7 @@ static void lookup_values(pt_trans *t, floe_buf *cols, floe_buf *picked, const f
 		const char *def = floe_kettle_text(v, "default"), *type = floe_kettle_text(v, "type");
 		const char *col = floe_arena_printf(t->a, "r.%s", pt_ident(t, name));
 		if (*def)
-			col = floe_arena_printf(t->a, "coalesce(%s, %s)", col, pt_typed_lit(t, type, def));
+			col = floe_arena_printf(t->a, "case when %s then %s else %s end", found, col, pt_typed_lit(t, type, def));
 		floe_buf_printf(cols, ", %s as %s", col, pt_ident(t, *rename ? rename : name));
 		if (picked)
 			floe_buf_printf(picked, ", %s", pt_ident(t, name));
@@ -100,11 +104,17 @@ static void stream_lookup(pt_trans *t, size_t i, const floe_kettle_node *n)
 		floe_buf_printf(&on, "%sm.%s is not distinct from r.%s", on.len ? " and " : "",
 				pt_ident(t, floe_kettle_text(key, "name")), field);
 	}
-	lookup_values(t, &cols, &picked, lookup);
-	/* one lookup row per key, so every input row stays one row, as in Kettle's hash lookup */
-	const char *lk = pt_cte(t, i, "lookup", "select %s%s from %s\nqualify row_number() over (partition by %s) = 1",
+	lookup_values(t, &cols, &picked, lookup, "r.floe_found");
+	/*
+	 * One lookup row per key, so every input row stays one row, as in Kettle's hash lookup, which
+	 * keeps the last row of a key (StreamLookup.addToCache overwrites); NULL keys match each other.
+	 */
+	const char *sorted = t->steps[li].sorted_by;
+	const char *lk = pt_cte(t, i, "lookup", "select %s%s, true as floe_found from %s\n"
+				"qualify row_number() over (partition by %s%s%s) = 1%s",
 				floe_buf_cstr(&keys), floe_buf_cstr(&picked), pt_edge_rel(t, (size_t)li, i),
-				floe_buf_cstr(&keys));
+				floe_buf_cstr(&keys), sorted ? " order by " : "", sorted ? pt_field_list(t, sorted, " desc") : "",
+				sorted ? "" : "\n-- several rows of one key: Kettle keeps the last one read; here one of them");
 	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select m.*%s from %s as m\nleft join %s as r on %s", floe_buf_cstr(&cols),
 				    main, lk, on.len ? floe_buf_cstr(&on) : "true");
 	t->steps[i].sorted_by = pt_input_sorted(t, i);
@@ -152,7 +162,12 @@ static void db_lookup(pt_trans *t, size_t i, const floe_kettle_node *n)
 				floe_kettle_text(lookup->children[k], "condition"));
 		floe_buf_printf(&on, "%s%s", on.len ? " and " : "", cond ? cond : "false");
 	}
-	lookup_values(t, &cols, NULL, lookup);
+	const char *first_key = NULL;
+	for (size_t k = 0; lookup && k < lookup->n_children && !first_key; k++)
+		if (strcmp(lookup->children[k]->name, "key") == 0)
+			first_key = floe_kettle_text(lookup->children[k], "field");
+	lookup_values(t, &cols, NULL, lookup,
+		      first_key ? floe_arena_printf(t->a, "r.%s is not null", pt_ident(t, first_key)) : "true");
 	const char *order = floe_kettle_text(lookup, "orderby");
 	floe_buf ob = FLOE_BUF_INIT;
 	pt_put_jinja_safe(&ob, order);

@@ -29,8 +29,8 @@ static void table_input(pt_trans *t, size_t i, const floe_kettle_node *n)
 			floe_kettle_text(n, "lookup"));
 	const char *body = floe_kettle_yes(n, "variables_active") || strstr(sql, "${") == NULL
 				   ? pt_table_input_sql(t, i, sql) : sql;
-	const char *limit = floe_kettle_text(n, "limit");
-	bool limited = *limit && strcmp(limit, "0") != 0;
+	const char *limit = pt_number(t, i, "limit", floe_kettle_text(n, "limit"), "0");
+	bool limited = strcmp(limit, "0") != 0;
 	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select * from (\n%s\n) as q%s%s", body, limited ? " limit " : "",
 				    limited ? limit : "");
 }
@@ -47,6 +47,55 @@ static void filter_rows(pt_trans *t, size_t i, const floe_kettle_node *n)
 	t->steps[i].rel[0] = pt_cte(t, i, "true", "select * from %s\nwhere %s", in, cond);
 	t->steps[i].rel[1] = pt_cte(t, i, "false", "select * from %s\nwhere not %s", in, cond);
 	t->steps[i].sorted_by = pt_input_sorted(t, i);
+}
+
+/* The SwitchCase cases sending rows to `target` (NULL: every case), OR-ed; "false" when none. */
+static const char *switch_cond(pt_trans *t, const floe_kettle_node *n, const char *target)
+{
+	const floe_kettle_node *cases = floe_kettle_child(n, "cases");
+	const char *f = pt_ident(t, floe_kettle_text(n, "fieldname")), *type = floe_kettle_text(n, "case_value_type");
+	bool contains = floe_kettle_yes(n, "use_contains");
+	floe_buf b = FLOE_BUF_INIT;
+	for (size_t k = 0; cases && k < cases->n_children; k++) {
+		const floe_kettle_node *c = cases->children[k];
+		if (target && strcmp(floe_kettle_text(c, "target_step"), target) != 0)
+			continue;
+		const char *v = floe_kettle_text(c, "value");
+		floe_buf_puts(&b, b.len ? " or " : "");
+		if (!*v) /* an empty case value is Kettle's NULL case */
+			floe_buf_printf(&b, "%s is null", f);
+		else if (contains)
+			floe_buf_printf(&b, "contains(cast(%s as varchar), %s)", f, pt_lit(t, v));
+		else
+			floe_buf_printf(&b, "%s = %s", f, pt_typed_lit(t, type, v));
+	}
+	const char *r = b.len ? floe_arena_printf(t->a, "coalesce(%s, false)", floe_buf_cstr(&b)) : "false";
+	floe_buf_free(&b);
+	return r;
+}
+
+/* Switch / case: one CTE per next step, holding the rows of its cases; the default gets the rest. */
+static void switch_case(pt_trans *t, size_t i, const floe_kettle_node *n)
+{
+	const char *in = need_input(t, i), *def = floe_kettle_text(n, "default_target_step");
+	pt_step *st = &t->steps[i];
+	if (floe_kettle_yes(n, "use_contains"))
+		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "a value containing several cases' values goes to each of their "
+			"steps here; check Kettle's choice");
+	size_t k = 0;
+	for (size_t h = 0; h < t->f->n_hops; h++) {
+		if (t->f->hops[h].from != i)
+			continue;
+		const char *to = t->f->steps[t->f->hops[h].to].name;
+		const char *cond = strcmp(to, def) == 0 ? floe_arena_printf(t->a, "not %s", switch_cond(t, n, NULL))
+							: switch_cond(t, n, to);
+		const char *rel = pt_cte(t, i, floe_arena_printf(t->a, "to%zu", ++k), "select * from %s\nwhere %s", in, cond);
+		struct pt_branch *b = FLOE_ARENA_PUSH(t->a, st->branches, st->n_branch, st->cap_branch);
+		b->to = to;
+		b->rel = rel;
+	}
+	st->rel[0] = in;
+	st->sorted_by = pt_input_sorted(t, i);
 }
 
 static const struct {
@@ -219,7 +268,7 @@ static const char *string_op(pt_trans *t, size_t i, const floe_kettle_node *f)
 		e = floe_arena_printf(t->a, "trim(%s)", e);
 	if (is(f, "lower_upper", "lower") || is(f, "lower_upper", "upper"))
 		e = floe_arena_printf(t->a, "%s(%s)", floe_kettle_text(f, "lower_upper"), e);
-	const char *len = floe_kettle_text(f, "pad_len"), *ch = floe_kettle_text(f, "pad_char");
+	const char *len = pt_number(t, i, "pad_len", floe_kettle_text(f, "pad_len"), ""), *ch = floe_kettle_text(f, "pad_char");
 	if ((is(f, "padding_type", "left") || is(f, "padding_type", "right")) && *len && *ch)
 		e = floe_arena_printf(t->a, "case when length(%1$s) < %2$s then %3$s(%1$s, %2$s, %4$s) else %1$s end", e,
 				      len, is(f, "padding_type", "left") ? "lpad" : "rpad", pt_lit(t, ch));
@@ -258,44 +307,86 @@ static void string_operations(pt_trans *t, size_t i, const floe_kettle_node *n)
 	floe_buf_free(&replace);
 }
 
-static void constants(pt_trans *t, size_t i, const floe_kettle_node *n)
+/* A Constant / RowGenerator field: its value, typed; NULL when empty (unless set_empty_string). */
+static const char *const_expr(pt_trans *t, size_t i, const floe_kettle_node *f)
+{
+	const char *type = floe_kettle_text(f, "type"), *v = floe_kettle_text(f, "nullif");
+	const char *sql_type = pt_sql_type(type) ? pt_sql_type(type) : "VARCHAR";
+	if (*floe_kettle_text(f, "format") && *v && strcmp(sql_type, "TIMESTAMP") == 0)
+		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "date \"%s\" is read as ISO, not with format \"%s\"", v,
+			floe_kettle_text(f, "format"));
+	return floe_kettle_yes(f, "set_empty_string") ? "''"
+	       : *v ? pt_typed_lit(t, type, v) : floe_arena_printf(t->a, "cast(NULL as %s)", sql_type);
+}
+
+static const char *const_list(pt_trans *t, size_t i, const floe_kettle_node *n, const char *sep)
 {
 	const floe_kettle_node *fields = floe_kettle_child(n, "fields");
 	floe_buf add = FLOE_BUF_INIT;
-	for (size_t k = 0; fields && k < fields->n_children; k++) {
-		const floe_kettle_node *f = fields->children[k];
-		const char *type = floe_kettle_text(f, "type"), *v = floe_kettle_text(f, "nullif");
-		const char *sql_type = pt_sql_type(type) ? pt_sql_type(type) : "VARCHAR";
-		const char *e = floe_kettle_yes(f, "set_empty_string") ? "''"
-				: *v ? pt_typed_lit(t, type, v) : floe_arena_printf(t->a, "cast(NULL as %s)", sql_type);
-		if (*floe_kettle_text(f, "format") && *v && strcmp(sql_type, "TIMESTAMP") == 0)
-			pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "date \"%s\" is read as ISO, not with format \"%s\"", v,
-				floe_kettle_text(f, "format"));
-		floe_buf_printf(&add, ", %s as %s", e, pt_ident(t, floe_kettle_text(f, "name")));
-	}
-	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select *%s from %s", floe_buf_cstr(&add), need_input(t, i));
-	t->steps[i].sorted_by = pt_input_sorted(t, i);
+	for (size_t k = 0; fields && k < fields->n_children; k++)
+		floe_buf_printf(&add, "%s%s as %s", k ? ", " : sep, const_expr(t, i, fields->children[k]),
+				pt_ident(t, floe_kettle_text(fields->children[k], "name")));
+	const char *r = floe_arena_strdup(t->a, floe_buf_cstr(&add));
 	floe_buf_free(&add);
+	return r;
 }
 
-/* "a,b" as `"a", "b"` for ORDER BY. */
-static const char *order_list(pt_trans *t, const char *fields)
+static void constants(pt_trans *t, size_t i, const floe_kettle_node *n)
 {
-	floe_buf b = FLOE_BUF_INIT;
-	for (const char *p = fields; *p;) {
-		const char *comma = strchr(p, ',');
-		size_t n = comma ? (size_t)(comma - p) : strlen(p);
-		floe_buf_printf(&b, "%s%s", b.len ? ", " : "", pt_ident(t, floe_arena_strndup(t->a, p, n)));
-		p += n + (comma ? 1 : 0);
+	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select *%s from %s", const_list(t, i, n, ", "), need_input(t, i));
+	t->steps[i].sorted_by = pt_input_sorted(t, i);
+}
+
+/* Generate rows: `limit` rows of constants. */
+static void row_generator(pt_trans *t, size_t i, const floe_kettle_node *n)
+{
+	const char *limit = floe_kettle_text(n, "limit");
+	floe_buf lim = FLOE_BUF_INIT;
+	if (strstr(limit, "${") || strstr(limit, "%%"))
+		pt_put_sql_vars(t, &lim, limit, strlen(limit));
+	else
+		floe_buf_puts(&lim, pt_number(t, i, "limit", limit, "10"));
+	if (floe_kettle_yes(n, "never_ending"))
+		pt_mark(t, i, FLOE_PENTAHO_UNMAPPED, "a never-ending row generator has no SQL form");
+	const char *cols = const_list(t, i, n, "");
+	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select %s from range(cast(%s as bigint))", *cols ? cols : "1 as floe_row",
+				    lim.len ? floe_buf_cstr(&lim) : "10");
+	floe_buf_free(&lim);
+}
+
+/* Data grid: its lines as a VALUES list, typed by its fields (an empty cell is NULL, as in Kettle). */
+static void data_grid(pt_trans *t, size_t i, const floe_kettle_node *n)
+{
+	const floe_kettle_node *fields = floe_kettle_child(n, "fields"), *data = floe_kettle_child(n, "data");
+	size_t nf = fields ? fields->n_children : 0;
+	floe_buf rows = FLOE_BUF_INIT, names = FLOE_BUF_INIT;
+	for (size_t k = 0; k < nf; k++)
+		floe_buf_printf(&names, "%s%s", k ? ", " : "", pt_ident(t, floe_kettle_text(fields->children[k], "name")));
+	for (size_t l = 0; data && l < data->n_children && nf; l++) {
+		const floe_kettle_node *line = data->children[l];
+		floe_buf_printf(&rows, "%s(", rows.len ? ",\n  " : "  ");
+		for (size_t k = 0; k < nf; k++) {
+			const char *type = floe_kettle_text(fields->children[k], "type");
+			const char *v = k < line->n_children ? line->children[k]->text : "";
+			const char *sql_type = pt_sql_type(type) ? pt_sql_type(type) : "VARCHAR";
+			floe_buf_printf(&rows, "%s%s", k ? ", " : "", *v ? pt_typed_lit(t, type, v)
+							       : floe_arena_printf(t->a, "cast(NULL as %s)", sql_type));
+		}
+		floe_buf_putc(&rows, ')');
 	}
-	const char *r = floe_arena_strdup(t->a, floe_buf_cstr(&b));
-	floe_buf_free(&b);
-	return r;
+	if (!rows.len)
+		t->steps[i].rel[0] = pt_cte(t, i, NULL, "select null as floe_no_rows where false");
+	else
+		t->steps[i].rel[0] = pt_cte(t, i, NULL, "select * from (values\n%s\n) as grid(%s)", floe_buf_cstr(&rows),
+					    floe_buf_cstr(&names));
+	floe_buf_free(&rows);
+	floe_buf_free(&names);
 }
 
 static void sequence(pt_trans *t, size_t i, const floe_kettle_node *n)
 {
-	const char *start = floe_kettle_text(n, "start_at"), *inc = floe_kettle_text(n, "increment_by");
+	const char *start = pt_number(t, i, "start_at", floe_kettle_text(n, "start_at"), "1");
+	const char *inc = pt_number(t, i, "increment_by", floe_kettle_text(n, "increment_by"), "1");
 	const char *sorted = pt_input_sorted(t, i);
 	if (floe_kettle_yes(n, "use_database"))
 		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "database sequence \"%s\" is replaced by row numbers",
@@ -304,8 +395,8 @@ static void sequence(pt_trans *t, size_t i, const floe_kettle_node *n)
 		pt_mark(t, i, FLOE_PENTAHO_PARTIAL, "Kettle numbers rows in stream order, which this input does not "
 			"define in SQL: the same numbers, given to rows in an unspecified order");
 	t->steps[i].rel[0] = pt_cte(t, i, NULL, "select *, %s + (row_number() over (%s%s) - 1) * %s as %s from %s",
-				    *start ? start : "1", sorted ? "order by " : "", sorted ? order_list(t, sorted) : "",
-				    *inc ? inc : "1", pt_ident(t, floe_kettle_text(n, "valuename")), need_input(t, i));
+				    start, sorted ? "order by " : "", sorted ? pt_field_list(t, sorted, "") : "",
+				    inc, pt_ident(t, floe_kettle_text(n, "valuename")), need_input(t, i));
 	t->steps[i].sorted_by = sorted;
 }
 
@@ -373,7 +464,8 @@ bool pt_steps_rows(pt_trans *t, size_t i)
 		{ "TableInput", table_input }, { "FilterRows", filter_rows }, { "Calculator", calculator },
 		{ "SelectValues", select_values }, { "ValueMapper", value_mapper },
 		{ "StringOperations", string_operations }, { "Constant", constants }, { "Sequence", sequence },
-		{ "Formula", formula }, { "GetVariable", get_variable },
+		{ "Formula", formula }, { "GetVariable", get_variable }, { "RowGenerator", row_generator },
+		{ "DataGrid", data_grid }, { "SwitchCase", switch_case },
 	};
 	for (size_t k = 0; k < sizeof(fns) / sizeof(fns[0]); k++)
 		if (strcmp(type, fns[k].type) == 0) {

@@ -100,6 +100,19 @@ static void translate_file(pt_run *run, const char *dir, const char *rel, bool j
 		pt_translate_trans(run, f);
 }
 
+/* The macro a variable without a default compiles through: it fails runs and builds until it is given. */
+static const char VAR_MACRO[] =
+	"{#- floe pentaho translate: a Kettle variable without a default. Compiling shows ${NAME};\n"
+	"    run and build fail until it is passed: dbt run --vars '{NAME: value}'. -#}\n"
+	"{% macro floe_pentaho_var(name) -%}\n"
+	"{%- set v = var(name, none) -%}\n"
+	"{%- if v is not none -%}{{ v }}\n"
+	"{%- elif execute and flags.WHICH in ['run', 'build', 'test', 'snapshot', 'seed'] -%}\n"
+	"{{ exceptions.raise_compiler_error(\"floe: this model needs dbt variable \" ~ name ~ \" (Kettle's ${\" ~ name ~ \"}), which has no default: pass it with --vars\") }}\n"
+	"{%- else -%}{{ '${' ~ name ~ '}' }}\n"
+	"{%- endif -%}\n"
+	"{%- endmacro %}\n";
+
 static int commit(floe_pentaho_result *r, const char *pipeline_dir)
 {
 	floe_repo *repo = NULL;
@@ -114,9 +127,11 @@ static int commit(floe_pentaho_result *r, const char *pipeline_dir)
 	floe_buf_printf(&msg, "pentaho: translate %s (%zu files) — proposal, review before merging\n", r->name, r->n_files);
 	floe_repo_commit_opts o = FLOE_REPO_COMMIT_OPTS_INIT;
 	o.message = floe_buf_cstr(&msg);
+	o.branch = r->branch;
+	o.on_branch_tip = true;
 	int error = floe_repo_open(&repo, pipeline_dir, false);
 	if (error == 0)
-		error = floe_repo_commit_branch(&committed, r->commit, repo, r->branch, changes, r->n_out, &o);
+		error = floe_repo_commit(&committed, r->commit, repo, changes, r->n_out, &o);
 	if (error == 0 && !committed)
 		r->commit[0] = 0;
 	floe_repo_close(repo);
@@ -167,6 +182,7 @@ int floe_pentaho_translate(floe_pentaho_result **out, const floe_pentaho_opts *o
 	for (int jobs = 0; jobs < 2; jobs++)
 		for (size_t i = 0; i < files.n; i++)
 			translate_file(&run, o->dir, files.paths[i], jobs);
+	pt_add_output(&run, "dbt/macros/pentaho/floe_pentaho_var.sql", VAR_MACRO);
 	floe_buf md = FLOE_BUF_INIT, json = FLOE_BUF_INIT;
 	floe_pentaho_render_markdown(&md, r);
 	floe_pentaho_render_json(&json, r);

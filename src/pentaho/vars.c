@@ -84,8 +84,8 @@ void pt_put_sql_vars(pt_trans *t, floe_buf *out, const char *text, size_t len)
 		const char *in = internal(t->a, t->f, v), *def = param_default(t->f, v);
 		if (in) {
 			pt_put_jinja_safe(out, in);
-		} else {
-			floe_buf_puts(out, "{{ var(");
+		} else { /* without a default: floe_pentaho_var fails `dbt run` until the variable is given */
+			floe_buf_puts(out, def ? "{{ var(" : "{{ floe_pentaho_var(");
 			put_jinja_string(out, v);
 			if (def) {
 				floe_buf_puts(out, ", ");

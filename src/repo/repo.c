@@ -186,6 +186,24 @@ static int point_branch(floe_repo *repo, const char *branch, const git_oid *id, 
 	return rc < 0 ? -1 : 0;
 }
 
+/* The commit at the tip of refs/heads/<branch>, NULL when the branch does not exist. */
+static int branch_tip(git_commit **out, floe_repo *repo, const char *branch)
+{
+	git_reference *ref = NULL;
+	*out = NULL;
+	int rc = git_branch_lookup(&ref, repo->git, branch, GIT_BRANCH_LOCAL);
+	if (rc == GIT_ENOTFOUND) {
+		git_error_clear();
+		return 0;
+	}
+	if (rc < 0 || git_reference_peel((git_object **)out, ref, GIT_OBJECT_COMMIT) < 0) {
+		git_reference_free(ref);
+		return git_fail("read a branch", repo->path);
+	}
+	git_reference_free(ref);
+	return 0;
+}
+
 int floe_repo_commit(bool *committed, char *commit_hex, floe_repo *repo, const floe_repo_change *changes,
 		     size_t n_changes, const floe_repo_commit_opts *opts)
 {
@@ -195,10 +213,16 @@ int floe_repo_commit(bool *committed, char *commit_hex, floe_repo *repo, const f
 	git_oid tree_id, commit_id;
 	int error = -1;
 	*committed = false;
-	if (head_of(&parent, &head_tree, repo) < 0 || build_tree(&tree_id, repo, head_tree, changes, n_changes) < 0)
+	if (opts->branch && opts->on_branch_tip && branch_tip(&parent, repo, opts->branch) < 0)
 		goto cleanup;
-	if (opts->branch ? branch_holds(repo, opts->branch, &tree_id)
-			 : head_tree && git_oid_equal(&tree_id, git_tree_id(head_tree))) {
+	if (parent && git_commit_tree(&head_tree, parent) < 0) {
+		git_fail("read a branch's tree", repo->path);
+		goto cleanup;
+	}
+	if ((!parent && head_of(&parent, &head_tree, repo) < 0) || build_tree(&tree_id, repo, head_tree, changes, n_changes) < 0)
+		goto cleanup;
+	if ((head_tree && git_oid_equal(&tree_id, git_tree_id(head_tree))) ||
+	    (opts->branch && branch_holds(repo, opts->branch, &tree_id))) {
 		error = 0; /* nothing changed */
 		goto cleanup;
 	}
@@ -275,23 +299,6 @@ int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char
 	return 0;
 }
 
-/* The commit at the tip of refs/heads/<branch>, NULL when the branch does not exist. */
-static int branch_tip(git_commit **out, floe_repo *repo, const char *branch)
-{
-	git_reference *ref = NULL;
-	*out = NULL;
-	int rc = git_branch_lookup(&ref, repo->git, branch, GIT_BRANCH_LOCAL);
-	if (rc == GIT_ENOTFOUND) {
-		git_error_clear();
-		return 0;
-	}
-	if (rc < 0 || git_reference_peel((git_object **)out, ref, GIT_OBJECT_COMMIT) < 0) {
-		git_reference_free(ref);
-		return git_fail("read a branch", repo->path);
-	}
-	git_reference_free(ref);
-	return 0;
-}
 
 int floe_repo_merged(bool *out, floe_repo *repo, const char *hex)
 {
@@ -354,53 +361,6 @@ int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name)
 	return rc < 0 ? git_fail("remove a work tree", repo->path) : 0;
 }
 
-int floe_repo_commit_branch(bool *committed, char *commit_hex, floe_repo *repo, const char *branch,
-			    const floe_repo_change *changes, size_t n_changes, const floe_repo_commit_opts *opts)
-{
-	git_commit *parent = NULL;
-	git_tree *base_tree = NULL, *tree = NULL;
-	git_signature *sig = NULL;
-	git_oid tree_id, commit_id;
-	floe_buf refname = FLOE_BUF_INIT;
-	int error = -1;
-	*committed = false;
-	if (branch_tip(&parent, repo, branch) < 0)
-		goto cleanup;
-	bool on_branch = parent != NULL;
-	if (on_branch && git_commit_tree(&base_tree, parent) < 0) {
-		git_fail("read a branch's tree", repo->path);
-		goto cleanup;
-	}
-	if ((!on_branch && head_of(&parent, &base_tree, repo) < 0) ||
-	    build_tree(&tree_id, repo, base_tree, changes, n_changes) < 0)
-		goto cleanup;
-	if (on_branch && git_oid_equal(&tree_id, git_tree_id(base_tree))) {
-		error = 0; /* the branch already holds exactly this */
-		goto cleanup;
-	}
-	git_error_clear();
-	floe_buf_printf(&refname, "refs/heads/%s", branch);
-	const git_commit *parents[1] = { parent };
-	if (git_tree_lookup(&tree, repo->git, &tree_id) < 0 || signature(&sig, repo) < 0 ||
-	    git_commit_create(&commit_id, repo->git, floe_buf_cstr(&refname), sig, sig, NULL, opts->message, tree,
-			      parent ? 1 : 0, parents) < 0) {
-		if (!floe_error_last())
-			git_fail("commit on a branch", repo->path);
-		goto cleanup;
-	}
-	if (commit_hex)
-		git_oid_tostr(commit_hex, GIT_OID_HEXSZ + 1, &commit_id);
-	*committed = true;
-	error = 0;
-cleanup:
-	floe_buf_free(&refname);
-	git_signature_free(sig);
-	git_tree_free(tree);
-	git_tree_free(base_tree);
-	git_commit_free(parent);
-	return error;
-}
-
 int floe_repo_read_branch_file(floe_buf *out, floe_repo *repo, const char *branch, const char *path)
 {
 	git_commit *tip = NULL;
@@ -432,5 +392,134 @@ cleanup:
 	git_tree_entry_free(entry);
 	git_tree_free(tree);
 	git_commit_free(tip);
+	return error;
+}
+
+/* ---- a remote (floe sync's [git] remote) ---- */
+
+static int fetch_main(git_oid *out, bool *found, floe_repo *repo, git_remote *remote, const char *name)
+{
+	git_fetch_options fo;
+	char *spec = NULL;
+	int error = -1;
+	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+	size_t len = strlen(name) + 64;
+	spec = floe_xmalloc(len);
+	snprintf(spec, len, "+refs/heads/main:refs/remotes/%s/main", name);
+	git_strarray specs = { &spec, 1 };
+	if (git_remote_fetch(remote, &specs, &fo, "floe sync: fetch") < 0) {
+		git_fail("fetch from the remote", repo->path);
+		goto cleanup;
+	}
+	snprintf(spec, len, "refs/remotes/%s/main", name);
+	*found = git_reference_name_to_id(out, repo->git, spec) == 0;
+	git_error_clear();
+	error = 0;
+cleanup:
+	free(spec);
+	return error;
+}
+
+/* Move main (HEAD) and the work tree to `to`, touching only files main's tree had unchanged. */
+static int fast_forward(floe_repo *repo, const git_oid *to)
+{
+	git_object *target = NULL;
+	git_reference *head = NULL, *moved = NULL;
+	git_checkout_options co;
+	int error = -1;
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = GIT_CHECKOUT_SAFE;
+	if (git_object_lookup(&target, repo->git, to, GIT_OBJECT_COMMIT) < 0 ||
+	    git_checkout_tree(repo->git, target, &co) < 0 || git_repository_head(&head, repo->git) < 0 ||
+	    git_reference_set_target(&moved, head, to, "floe sync: fast-forward main from the remote") < 0) {
+		git_fail("fast-forward main", repo->path);
+		goto cleanup;
+	}
+	error = 0;
+cleanup:
+	git_reference_free(moved);
+	git_reference_free(head);
+	git_object_free(target);
+	return error;
+}
+
+int floe_repo_pull_main(floe_repo_pull *out, floe_repo *repo, const char *remote_name)
+{
+	git_remote *remote = NULL;
+	git_oid theirs, ours;
+	bool found = false;
+	int error = -1;
+	*out = FLOE_REPO_SAME;
+	if (git_remote_lookup(&remote, repo->git, remote_name) < 0) {
+		git_fail("find the remote", repo->path);
+		floe_error_hint("[git] remote in floe.toml names \"%s\": add it with `git -C pipeline remote add %s URL`, "
+				"or remove the setting.", remote_name, remote_name);
+		goto cleanup;
+	}
+	if (fetch_main(&theirs, &found, repo, remote, remote_name) < 0 ||
+	    git_reference_name_to_id(&ours, repo->git, "HEAD") < 0) {
+		if (!floe_error_last())
+			git_fail("read HEAD", repo->path);
+		goto cleanup;
+	}
+	if (!found || git_oid_equal(&theirs, &ours)) {
+		*out = found ? FLOE_REPO_SAME : FLOE_REPO_AHEAD;
+	} else if (git_graph_descendant_of(repo->git, &theirs, &ours) == 1) {
+		if (fast_forward(repo, &theirs) < 0)
+			goto cleanup;
+		*out = FLOE_REPO_FORWARDED;
+	} else if (git_graph_descendant_of(repo->git, &ours, &theirs) == 1) {
+		*out = FLOE_REPO_AHEAD;
+	} else {
+		char a[GIT_OID_HEXSZ + 1], b[GIT_OID_HEXSZ + 1];
+		git_oid_tostr(a, sizeof(a), &ours);
+		git_oid_tostr(b, sizeof(b), &theirs);
+		floe_error_set(FLOE_ERR_CONFLICT, "main of \"%s\" (%.12s) and %s/main (%.12s) have diverged", repo->path, a,
+			       remote_name, b);
+		floe_error_hint("Someone committed on both sides; floe never merges and never force-pushes. Reconcile "
+				"them with git (merge or rebase main onto %s/main, then push), and sync again.", remote_name);
+		goto cleanup;
+	}
+	error = 0;
+cleanup:
+	git_remote_free(remote);
+	return error;
+}
+
+/* libgit2 reports a ref the remote refused here, not as the push's return code. */
+static int push_status(const char *refname, const char *status, void *data)
+{
+	char *refused = data;
+	if (status && !refused[0])
+		snprintf(refused, 256, "%s: %s", refname, status);
+	return 0;
+}
+
+int floe_repo_push(floe_repo *repo, const char *remote_name, const char *branch)
+{
+	git_remote *remote = NULL;
+	git_push_options po;
+	char refused[256] = "";
+	int error = -1;
+	size_t len = 2 * strlen(branch) + 32;
+	char *spec = floe_xmalloc(len);
+	snprintf(spec, len, "refs/heads/%s:refs/heads/%s", branch, branch); /* no '+': never forced */
+	git_strarray specs = { &spec, 1 };
+	git_push_options_init(&po, GIT_PUSH_OPTIONS_VERSION);
+	po.callbacks.push_update_reference = push_status;
+	po.callbacks.payload = refused;
+	if (git_remote_lookup(&remote, repo->git, remote_name) < 0 || git_remote_push(remote, &specs, &po) < 0) {
+		git_fail("push to the remote", repo->path);
+		goto cleanup;
+	}
+	if (refused[0]) {
+		floe_error_set(FLOE_ERR_CONFLICT, "%s refused the push of %s (%s)", remote_name, branch, refused);
+		floe_error_hint("floe never force-pushes: bring the two together with git, then sync again.");
+		goto cleanup;
+	}
+	error = 0;
+cleanup:
+	free(spec);
+	git_remote_free(remote);
 	return error;
 }

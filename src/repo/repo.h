@@ -38,12 +38,17 @@ typedef struct floe_repo_commit_opts {
 	 * NULL: commit on HEAD (the work tree's index follows). A branch name ("floe/mart/x"):
 	 * commit HEAD's tree plus the changes as a child of HEAD and point the branch at it
 	 * (created, or moved from an earlier proposal); HEAD, the index and the work tree stay
-	 * as they are. Nothing is committed when the branch already holds that tree.
+	 * as they are. Nothing is committed when HEAD or the branch already holds that tree.
 	 */
 	const char *branch;
+	/*
+	 * With `branch`: build on the branch's own tip when it exists (a proposal that accumulates,
+	 * e.g. a Pentaho translation run again), on HEAD only for a new branch.
+	 */
+	bool on_branch_tip;
 } floe_repo_commit_opts;
 
-#define FLOE_REPO_COMMIT_OPTS_INIT { .message = NULL, .branch = NULL }
+#define FLOE_REPO_COMMIT_OPTS_INIT { .message = NULL, .branch = NULL, .on_branch_tip = false }
 
 /*
  * Commit `changes` on top of HEAD (or as the first commit). When the resulting
@@ -78,17 +83,28 @@ int floe_repo_worktree_add(floe_repo *repo, const char *wt_name, const char *pat
 /* Remove the linked work tree `wt_name`: its directory and git's record of it (the branch stays). */
 int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name);
 /*
- * Commit `changes` on branch `branch` (refs/heads/<branch>): on top of its tip, or of HEAD
- * when the branch does not exist yet. HEAD, the index and the work tree are left alone
- * (a proposal branch: people review and merge it). Same `committed`/`commit_hex` as above.
- */
-int floe_repo_commit_branch(bool *committed, char *commit_hex, floe_repo *repo, const char *branch,
-			    const floe_repo_change *changes, size_t n_changes, const floe_repo_commit_opts *opts);
-
-/*
  * Append the content of `path` at the tip of branch `branch` to `out`. Reads only.
  * FLOE_ERR_CONFIG when the branch or the path does not exist.
  */
 int floe_repo_read_branch_file(floe_buf *out, floe_repo *repo, const char *branch, const char *path);
+
+/* ---- a remote ([git] remote in floe.toml) ---- */
+
+typedef enum floe_repo_pull {
+	FLOE_REPO_SAME = 0,       /* main is the remote's main */
+	FLOE_REPO_FORWARDED,      /* main (and its work tree) fast-forwarded to the remote's */
+	FLOE_REPO_AHEAD           /* main has commits the remote lacks (or the remote has no main) */
+} floe_repo_pull;
+
+/*
+ * Fetch `remote`'s main and bring main up to it: a fast-forward moves main and updates the
+ * work tree (only files main's tree had unchanged; a local edit in the way is an error). A
+ * main diverged from the remote's is FLOE_ERR_CONFLICT naming both commits: floe never
+ * merges. HEAD must be on main.
+ */
+int floe_repo_pull_main(floe_repo_pull *out, floe_repo *repo, const char *remote);
+
+/* Push local branch `branch` to the same name on `remote`, never forced (refused: FLOE_ERR_CONFLICT). */
+int floe_repo_push(floe_repo *repo, const char *remote, const char *branch);
 
 #endif

@@ -65,31 +65,32 @@ static void add_job(floe_scheduler *s, const floe_schedule_entry *e, const char 
 	j->key = table && layer ? floe_arena_printf(s->arena, "%s %s", layer, table) : table ? table : layer;
 }
 
-/* One job per table and scheduled layer; a table's own schedule replaces its layer jobs. */
+/*
+ * One bronze job per table; one silver job and one gold job for the whole layer (floe run builds
+ * silver in lineage order: a relationships test's parent before its children, so every table is
+ * tested against parents of the same tick); a table's own schedule replaces its layer jobs.
+ */
 static void plan_jobs(floe_scheduler *s, const floe_config_schedule *sc, const floe_lock *lock)
 {
 	size_t n = floe_lock_count(lock);
-	s->jobs = floe_arena_alloc(s->arena, (2 * n + 1) * sizeof(*s->jobs));
+	const floe_schedule_entry *b = entry_for(sc, "bronze");
+	s->jobs = floe_arena_alloc(s->arena, (n + 3) * sizeof(*s->jobs));
 	for (size_t i = 0; i < n; i++) {
 		const floe_lock_table *t = floe_lock_at(lock, i);
 		if (t->mode == FLOE_LOAD_REMOVED || t->mode == FLOE_LOAD_REFUSED || t->owner)
 			continue;
 		const char *name = floe_arena_printf(s->arena, "%s.%s", t->schema, t->name);
 		const char *bronze = floe_arena_strdup(s->arena, t->bronze);
-		const floe_schedule_entry *own = entry_for(sc, name), *b = entry_for(sc, "bronze"),
-					  *sv = entry_for(sc, "silver");
-		if (own) {
-			add_job(s, own, name, NULL, bronze);
-			continue;
-		}
-		if (b)
-			add_job(s, b, name, "bronze", bronze);
-		if (sv && t->silver)
-			add_job(s, sv, name, "silver", floe_arena_strdup(s->arena, t->silver->table));
+		const floe_schedule_entry *own = entry_for(sc, name);
+		if (own || b)
+			add_job(s, own ? own : b, name, own ? NULL : "bronze", bronze);
 	}
-	const floe_schedule_entry *g = entry_for(sc, "gold");
-	if (g)
-		add_job(s, g, NULL, "gold", "gold");
+	static const char *const layers[] = { "silver", "gold" };
+	for (int i = 0; i < 2; i++) {
+		const floe_schedule_entry *e = entry_for(sc, layers[i]);
+		if (e)
+			add_job(s, e, NULL, layers[i], "all");
+	}
 }
 
 /* Each job's last tick from the ledger; a job never run starts from now (no catch-up of the past). */
@@ -210,12 +211,15 @@ static void save_tick(floe_scheduler *s, job *j, int64_t tick)
 	floe_state_close(st);
 }
 
-/* Whether another job of j's table (another layer) has a run going. */
+/*
+ * Whether a run j must not overlap is going: another job of j's table (a table's own schedule
+ * and its bronze job), or any run at all when j or that run covers a whole layer (silver, gold).
+ */
 static bool table_busy(const floe_scheduler *s, const job *j)
 {
 	for (size_t i = 0; i < s->n_jobs; i++) {
 		const job *o = &s->jobs[i];
-		if (o != j && o->pid && o->table && j->table && strcmp(o->table, j->table) == 0)
+		if (o != j && o->pid && (!o->table || !j->table || strcmp(o->table, j->table) == 0))
 			return true;
 	}
 	return false;
@@ -227,7 +231,7 @@ void floe_scheduler_tick(floe_scheduler *s, int64_t now)
 		job *j = &s->jobs[i];
 		int64_t tick = due_tick(j->cron, j->last_tick, now);
 		if (!j->pid && table_busy(s, j))
-			continue; /* the table's other layer runs: this one waits its turn (still due) */
+			continue; /* a run it must not overlap is going: it waits its turn (still due) */
 		if (tick >= 0) {
 			save_tick(s, j, tick);
 			if (j->pid) {

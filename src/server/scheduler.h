@@ -1,13 +1,15 @@
 /*
  * scheduler.h — the jobs of [schedule] and the child processes that run them.
  *
- * A job is one table and layer (`bronze = …`, `silver = …`: one job per table of the
- * deployed plan), a table's every layer (`"public.orders" = …`, instead of the layer
- * schedules for that table) or the gold layer (`gold = …`, one job). Each runs as the
- * child `floe run --table T --layer L --json` (same code path, same ledger). A job
- * never overlaps itself: a tick that finds its previous run still going is skipped and
- * counted. Two layers of one table never run at once either: a job whose table's other
- * layer is running waits (its tick stays due) and starts when that run ends. A failed run (any exit but 0 and 2, a configuration error that no retry
+ * A job is one table's bronze layer (`bronze = …`: one job per table of the deployed
+ * plan), a table's every layer (`"public.orders" = …`, instead of its bronze job), or a
+ * whole layer (`silver = …`, `gold = …`: one job each, so floe run builds silver in lineage
+ * order, parents before children). Each runs as a child `floe run [--table T] [--layer L]
+ * --json` (same code path, same ledger). A job never overlaps itself: a tick that finds
+ * its previous run still going is skipped and counted. Two jobs touching one table never
+ * run at once either: a job waits (its tick stays due) while another job of its table
+ * runs, and a whole-layer job (silver, gold) waits for every other run to end, and they
+ * for it. A failed run (any exit but 0 and 2, a configuration error that no retry
  * fixes) is retried up to `retries` times after rand(0, min(1 h, retry-delay·2^n))
  * seconds. The last tick of each job is kept in the ledger (schedule_ticks): ticks
  * missed while the server was down run once when it starts, not once per tick; a job

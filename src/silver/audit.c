@@ -10,8 +10,10 @@
 #include "silver/silver_int.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/sha256.h"
 #include "base/text.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,6 +267,61 @@ cleanup:
 	return error;
 }
 
+static void hash_str(floe_sha256 *h, const char *v)
+{
+	floe_sha256_update(h, v ? v : "\x01", v ? strlen(v) + 1 : 1);
+}
+
+static void hash_list(floe_sha256 *h, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		hash_str(h, v[i]);
+	floe_sha256_update(h, "\x02", 1);
+}
+
+void silver_tests_sha(char out[65], const floe_lock_silver *s)
+{
+	floe_sha256 h;
+	unsigned char d[FLOE_SHA256_LEN];
+	floe_sha256_init(&h);
+	for (size_t i = 0; i < s->n_tests; i++) {
+		const floe_lock_test *t = &s->tests[i];
+		if (strcmp(t->severity, "error") != 0)
+			continue;
+		const char *one[] = { t->name, t->kind, t->to, t->expression, t->pattern, t->min, t->max, t->quote ? "q" : "" };
+		hash_list(&h, one, sizeof(one) / sizeof(one[0]));
+		hash_list(&h, t->columns, t->n_columns);
+		hash_list(&h, t->fields, t->n_fields);
+		hash_list(&h, t->values, t->n_values);
+		floe_sha256_update(&h, &t->max_age_seconds, sizeof(t->max_age_seconds));
+	}
+	floe_sha256_final(d, &h);
+	for (size_t i = 0; i < FLOE_SHA256_LEN; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+/*
+ * What test `t` reads: `relation`, or when the other rows passed it at the last publish
+ * (job->audit_fresh, an error test) only what a new row can fail — a row test the new rows
+ * (floe_fresh), a uniqueness test the groups holding a new row's values.
+ */
+static const char *audit_scope(silver_job *job, const floe_lock_test *t, const char *relation)
+{
+	if (!job->audit_fresh || strcmp(t->severity, "error") != 0)
+		return relation;
+	if (floe_lock_test_row_level(t->kind))
+		return "floe_fresh";
+	if (!is_kind(t, "unique") && !is_kind(t, "unique_combination"))
+		return relation;
+	floe_buf q = FLOE_BUF_INIT;
+	floe_buf_printf(&q, "(SELECT * FROM %s w WHERE EXISTS (SELECT 1 FROM floe_fresh f WHERE true", relation);
+	silver_put_equal(&q, t->columns, t->n_columns, "f", "w");
+	floe_buf_puts(&q, "))");
+	const char *out = floe_arena_strdup(job->arena, floe_buf_cstr(&q));
+	floe_buf_free(&q);
+	return out;
+}
+
 /* One note: "unique_orders_id (error) failed: 2 rows, keys (5); (5)". */
 static void note(silver_job *job, const floe_lock_test *t, const char *verdict, int64_t rows, const char *samples)
 {
@@ -284,8 +341,9 @@ int silver_audit(silver_job *job, const char *relation)
 		int64_t rows = 0;
 		char *samples = NULL;
 		bool error = strcmp(t->severity, "error") == 0;
-		if (count_failures(job, t, relation, &rows, &samples) < 0)
+		if (count_failures(job, t, audit_scope(job, t, relation), &rows, &samples) < 0)
 			return -1;
+		silver_step(job, t->name);
 		if (rows == 0) {
 			r->tests_passed++;
 		} else if (error) {

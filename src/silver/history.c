@@ -405,7 +405,10 @@ static int run(build *b, floe_silver_history_result *r, const floe_silver_histor
 	if (last_sequence(b, &after) < 0)
 		return -1;
 	n = pending(b, after, &snaps);
-	if (floe_engine_open(&b->engine, NULL) < 0 || build_predicates(b) < 0 ||
+	if (floe_engine_open(&b->engine, NULL) < 0)
+		return -1;
+	floe_engine_hide_data_in_errors(b->engine); /* its errors never quote a row's value */
+	if (build_predicates(b) < 0 ||
 	    snapshot_view(b, b->history, -1, "floe_history_now") < 0 ||
 	    floe_engine_exec(b->engine, "CREATE TABLE floe_history AS SELECT * FROM floe_history_now") < 0)
 		return -1;

@@ -100,7 +100,8 @@ static void record(floe_state *st, const silver_job *job, bool done)
 				    .bytes = -1, .files = -1, .snapshot_id = snap[0] ? snap : NULL,
 				    .detail = r->detail, .error = r->error, .cause = r->cause,
 				    .finished_at = done ? finished : NULL, .tests_failed = done ? r->tests_failed : -1,
-				    .tests_warned = done ? r->tests_warned : -1, .quarantined = done ? r->quarantined : -1 };
+				    .tests_warned = done ? r->tests_warned : -1, .quarantined = done ? r->quarantined : -1,
+				    .tests_passed = done ? r->tests_passed : -1 };
 	if (floe_state_table_put(st, &tr) < 0) {
 		floe_log_warn("could not record %s in the run ledger", r->table);
 		floe_error_clear();
@@ -127,22 +128,9 @@ static void describe(silver_job *job)
 static void failed(silver_job *job)
 {
 	floe_silver_result *r = job->result;
-	const floe_error *e = floe_error_last();
-	floe_buf msg = FLOE_BUF_INIT, cause = FLOE_BUF_INIT;
-	floe_error_put_message(&msg, e);
-	floe_error_put_cause(&cause, e);
 	r->state = "failed";
-	r->error = floe_arena_strdup(job->arena, floe_buf_cstr(&msg));
-	r->cause = job->table_failed ? "a silver test found rows the rules refuse (see the error)"
-				     : floe_arena_strdup(job->arena, floe_buf_cstr(&cause));
-	/* 2 for a model or lock floe cannot run as written; a machine or service failure keeps its code; else 1 */
-	int code = e ? (int)floe_error_class_exit(e->cls) : FLOE_EXIT_INTERNAL;
-	r->exit_code = e && e->cls == FLOE_ERR_CONFIG ? FLOE_EXIT_USAGE
-		       : code >= FLOE_EXIT_UNREACHABLE  ? code
-							: FLOE_EXIT_CHECK_FAILED;
-	floe_buf_free(&msg);
-	floe_buf_free(&cause);
-	floe_error_clear();
+	r->exit_code = floe_silver_failure(&r->error, &r->cause, job->arena, job->table_failed,
+					   "a silver test found rows the rules refuse (see the error)");
 }
 
 /* silver.X_history brought up to date with bronze's snapshots (history.h), its counts in the notes. */
@@ -167,6 +155,7 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 	int64_t t0 = floe_iceberg_now_ms();
 	if (!rec || rec->outcome != FLOE_RECONCILE_VERIFIED || !rec->snapshot_id) {
 		r->state = "skipped";
+		r->not_reconciled = true;
 		r->detail = floe_arena_printf(job->arena, "%s is %s: silver is built only over a verified bronze snapshot",
 					      r->bronze, rec ? floe_reconcile_outcome_name(rec->outcome) : "not reconciled yet");
 		record(st, job, true);
@@ -196,21 +185,6 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 	record(st, job, true);
 }
 
-static int open_all(owned *own, const floe_config *config, floe_state **st, floe_iceberg_catalog **cat)
-{
-	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
-	co.warehouse = floe_config_warehouse_dir(config);
-	co.create = true;
-	const char *pipeline = floe_arena_printf(own->arena, "%s/pipeline", config->project_dir);
-	if (floe_lock_load(&own->lock, floe_arena_printf(own->arena, "%s/lakehouse.lock.json", pipeline)) < 0) {
-		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
-		return -1;
-	}
-	if (floe_state_open(st, config->project_dir) < 0)
-		return -1;
-	return floe_iceberg_catalog_open_sql(cat, floe_arena_printf(own->arena, "%s/catalog.db", co.warehouse), &co);
-}
-
 int floe_silver_run(floe_silver_report *out, const floe_config *config, const floe_silver_opts *opts)
 {
 	floe_silver_opts defaults = { 0 };
@@ -225,7 +199,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 	owned *own = floe_xcalloc(1, sizeof(*own));
 	out->owned = own;
 	own->arena = floe_arena_new();
-	if (open_all(own, config, &st, &cat) < 0 || floe_state_reconcile_latest(st, own->arena, &recs, &n_recs) < 0)
+	if (floe_silver_open(&own->lock, &st, &cat, own->arena, config) < 0 || floe_state_reconcile_latest(st, own->arena, &recs, &n_recs) < 0)
 		goto cleanup;
 	if (opts->run_id)
 		snprintf(out->run_id, sizeof(out->run_id), "%s", opts->run_id);
@@ -244,6 +218,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 		run_one(&job, st, verdict_of(recs, n_recs, order[i]->bronze));
 		floe_buf_free(&job.notes);
 		out->n_failed += strcmp(r->state, "failed") == 0;
+		out->n_not_reconciled += r->not_reconciled;
 		if (r->exit_code > out->exit_code)
 			out->exit_code = r->exit_code;
 	}

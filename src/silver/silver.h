@@ -104,6 +104,7 @@ typedef struct floe_silver_result {
 	const char *error;                /* failed: what failed */
 	const char *cause;                /* failed: the probable cause */
 	int exit_code;                    /* failed: README "Exit codes" */
+	bool not_reconciled;              /* skipped: its bronze snapshot is not verified */
 } floe_silver_result;
 
 typedef struct floe_silver_report {
@@ -111,6 +112,7 @@ typedef struct floe_silver_report {
 	floe_silver_result *results;
 	size_t n_results;
 	size_t n_failed;
+	size_t n_not_reconciled;          /* skipped: their bronze snapshot is not verified (never built over it) */
 	int exit_code;                    /* the highest of the failed tables' exit codes */
 	void *owned;
 } floe_silver_report;
@@ -123,5 +125,62 @@ typedef struct floe_silver_report {
  */
 int floe_silver_run(floe_silver_report *out, const floe_config *config, const floe_silver_opts *opts);
 void floe_silver_report_free(floe_silver_report *report);
+
+/* ---- share.c: what a layer built on silver (gold) reuses ---- */
+
+typedef struct floe_engine floe_engine;
+typedef struct floe_iceberg_catalog floe_iceberg_catalog;
+typedef struct floe_iceberg_storage floe_iceberg_storage;
+typedef struct floe_iceberg_data_file floe_iceberg_data_file;
+
+/*
+ * A view "view_ns"."name" in `engine` over the current snapshot of the Iceberg table ns.name of
+ * `cat`: 1; 0 when the table does not exist or has no files (no view made); -1 on error.
+ */
+int floe_silver_current_view(floe_engine *engine, floe_iceberg_catalog *cat, floe_arena *arena, const char *ns,
+			     const char *name, const char *view_ns);
+
+typedef struct floe_state floe_state;
+typedef struct floe_lock floe_lock;
+
+/* The deployed lock (into *lock, freed by the caller), the run ledger and the SQL catalog a build reads and writes. */
+int floe_silver_open(floe_lock **lock, floe_state **st, floe_iceberg_catalog **cat, floe_arena *arena,
+		     const floe_config *config);
+
+/*
+ * The current error as a failed build's outcome: its message on one line and its probable cause
+ * (`tests_failed`: the cause is the failed test, named by `tests_cause`), in `arena`; the error is
+ * cleared. Returns the exit code: 2 for a model or lock floe cannot run as written, a service's
+ * or machine's own code, else 1.
+ */
+int floe_silver_failure(const char **message, const char **cause, floe_arena *arena, bool tests_failed,
+			const char *tests_cause);
+
+/* Where DuckDB writes files before a table's storage takes them: a private directory made on first use. */
+typedef struct floe_silver_spool {
+	floe_engine *engine;
+	floe_arena *arena;
+	const char *dir;                  /* NULL until the first file; remove it (empty) with rmdir when done */
+	int n;
+} floe_silver_spool;
+
+/*
+ * Run `copy` — a COPY (…) TO whose target follows: the statement is completed here with a file of
+ * the spool and `options` — into a temporary file (*tmp, a path in the spool's directory) that `out`
+ * describes from its Parquet footer (out->path: the temporary file's URI). Nothing is left on error.
+ */
+int floe_silver_spool_copy(floe_silver_spool *spool, floe_buf *copy, const char *options, const char **tmp,
+			   floe_iceberg_data_file *out);
+
+/* The temporary file `tmp` into `dst` at `uri` (created durably, never replacing a file); `tmp` removed either way. */
+int floe_silver_spool_store(floe_silver_spool *spool, floe_iceberg_storage *dst, const char *uri, const char *tmp);
+
+/*
+ * floe_silver_spool_copy, then floe_silver_spool_store: hand the file's bytes to `dst` at `uri` (created durably, never
+ * replacing a file) and describe them in `out` from the Parquet footer (Iceberg statistics). The
+ * temporary file is removed either way.
+ */
+int floe_silver_store_copy(floe_silver_spool *spool, floe_iceberg_storage *dst, const char *uri, floe_buf *copy,
+			   const char *options, floe_iceberg_data_file *out);
 
 #endif

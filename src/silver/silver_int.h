@@ -32,10 +32,117 @@ typedef struct silver_job {
 	const char *tmp_dir;              /* where DuckDB writes files before storage takes them; NULL: none yet */
 	int n_tmp;
 	bool table_failed;                /* an error-severity table test failed */
+	int64_t step_ms;                  /* when the last step ended (silver_step) */
+	bool audit_fresh;                 /* the table's other rows passed these very error tests when published:
+	                                     error row tests read floe_fresh (the new rows) only, uniqueness
+	                                     only the groups of a new row's values */
 } silver_job;
 
-/* build.c: render, run, quarantine, write, audit, publish. -1 with the error set when it failed. */
+/* The schema source() reads bronze's verified snapshot under (the whole of it, whatever the scope). */
+#define SILVER_BRONZE_FULL "floe_bronze_snapshot"
+
+/* What one table's build reads and where it stands (build.c and the files it calls). */
+typedef struct silver_build {
+	silver_job *job;
+	const floe_lock_silver *s;
+	floe_iceberg_table *silver;       /* NULL: not created yet (create at publish) */
+	floe_iceberg_scan *previous;      /* the silver table's live files; NULL: none */
+	const char *model_sha;
+	bool incremental;                 /* restricted to floe_changed's keys */
+	bool schema_changed;              /* the table was brought to the lock's columns: build in full */
+	const char **removed;             /* incremental: silver files rewritten */
+	size_t n_removed, cap_removed;
+	floe_iceberg_data_file *files;    /* the new data files (none: no rows), key ranges in order */
+	size_t n_files, cap_files;
+	const char **tmp;                 /* where each new file is until published (store_files): NULL once stored */
+	size_t n_tmp_files, cap_tmp;
+} silver_build;
+
+/* ---- build.c: render, run, quarantine, write, audit, publish ---- */
+
+/* Log (debug: floe -vv) how long the step `what` of the build took since the previous one. */
+void silver_step(silver_job *job, const char *what);
+
+/* One table's build. -1 with the error set when it failed. */
 int silver_build_table(silver_job *job);
+
+/* The current silver snapshot's summary value of `key`, or NULL (no table, no snapshot). */
+const char *silver_built_from(const silver_build *b, const char *key);
+
+/* ---- model.c: what the model reads, the model run ---- */
+
+/* "ns"."name" into `b`; silver_ident the same into the arena. */
+void silver_put_ident(floe_buf *b, const char *ns, const char *name);
+const char *silver_ident(floe_arena *a, const char *ns, const char *name);
+
+/* "ns.name" split at its first dot into the arena (no dot: "silver"). */
+void silver_split(floe_arena *a, const char *qualified, const char **ns, const char **name);
+
+/* Views of the silver tables this build reads, each at its current snapshot (none yet: no rows). */
+int silver_parent_views(silver_job *job);
+
+/* The model file rendered into `sql` (a hand edit runs as edited); its SHA-256 into b->model_sha. */
+int silver_render_model(silver_build *b, floe_buf *sql);
+
+/* floe_build: the model's rows sorted by the key, numbered from 0 (floe_row); its columns the lock's. */
+int silver_run_model(silver_build *b, floe_buf *model_sql);
+
+/* ---- write.c: the build's files ---- */
+
+/* The lock's silver columns as an Iceberg schema (every column optional: a model may null one). */
+int silver_schema(floe_iceberg_schema **out, floe_arena *a, const floe_lock_silver *s);
+
+/* A SELECT list casting each column to its Iceberg type's DuckDB type (silver_put_select: the lock's columns). */
+void silver_put_casts(floe_buf *sql, const floe_iceberg_schema *schema, const char *prefix);
+int silver_put_select(floe_buf *sql, floe_arena *a, const floe_lock_silver *s, const char *prefix);
+
+/* The ORDER BY of the table's key, led by `lead` (nothing for a table without one). */
+void silver_put_key_order(floe_buf *sql, const floe_lock_silver *s, const char *lead);
+
+/* The COPY options with FIELD_IDS for `schema`'s columns (`s`: the lock's nested ids; NULL: flat). */
+const char *silver_copy_options(floe_arena *a, const floe_iceberg_schema *schema, const floe_lock_silver *s);
+
+/*
+ * DuckDB runs `copy` (a COPY … TO whose target is completed here) into a private temporary file;
+ * its bytes go to `dst` at `uri` (created durably, never replacing a file), `out` describes them.
+ */
+int silver_store_copy(silver_job *job, floe_iceberg_storage *dst, const char *uri, floe_buf *copy, const char *options,
+		      floe_iceberg_data_file *out);
+
+/* What DuckDB opens for a file of the silver table ("" when the storage hands over nothing: error set). */
+const char *silver_engine_path(silver_build *b, const char *uri);
+
+/* The rows to publish, sorted by key, into temporary files of key ranges (b->files, b->tmp). */
+int silver_write_files(silver_build *b);
+
+/* The new files into the table's storage (the table created first when missing): at publish. */
+int silver_store_files(silver_build *b);
+
+/* Delete the new files, wherever they are (nothing references them). */
+void silver_discard_files(silver_build *b);
+
+/* ---- diff.c: an incremental build's scope ---- */
+
+/* " AND left."c" = right."c"" for each of the `n` columns. */
+void silver_put_equal(floe_buf *sql, const char *const *cols, size_t n, const char *left, const char *right);
+
+/* EXISTS (a row of floe_changed with the key of `alias`'s row). */
+void silver_put_changed(floe_buf *sql, const floe_lock_silver *s, const char *alias);
+
+/*
+ * "bronze"."X", what source() reads: the verified snapshot whole, or — incremental — only the
+ * rows of the keys bronze changed since the snapshot silver was last built from.
+ */
+int silver_choose_scope(silver_build *b, floe_iceberg_table *bronze, const floe_iceberg_scan *now, const char *bns,
+			const char *bname);
+
+/* ---- quarantine.c: silver.X__quarantine ---- */
+
+/* The quarantine's rows after a published build (a full build replaces them, incremental those of its keys). */
+int silver_write_quarantine(silver_build *b);
+
+/* Per rule, the rows this build quarantined, into the notes. */
+int silver_note_quarantine(silver_job *job);
 
 /* evolve.c: table `t`'s current schema brought to `want` (the lock's silver columns) by field id: 1 when it changed. */
 int silver_align_schema(floe_iceberg_table *t, floe_arena *a, const floe_iceberg_schema *want);
@@ -54,6 +161,9 @@ int silver_quarantine(silver_job *job, int64_t *quarantined);
  * failures and warnings in the notes; job->table_failed when an error-severity test failed.
  */
 int silver_audit(silver_job *job, const char *relation);
+
+/* The SHA-256 (hex) of the lock's error-severity tests of `s`: what a published snapshot passed. */
+void silver_tests_sha(char out[65], const floe_lock_silver *s);
 
 /* An SQL expression showing a row's key ("(5, 'a')") — 'a row' when a key column is masked. */
 void silver_key_text(floe_buf *sql, const floe_lock_silver *s, const char *const *cols, size_t n);

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LEDGER_VERSION 4
+#define LEDGER_VERSION 5
 
 static const char *schema_v1 =
 	"CREATE TABLE runs ("
@@ -59,6 +59,9 @@ static const char *schema_v2 =
 /* Version 3: the columns a reconciliation did not compare (a verified result is then partial). */
 static const char *schema_v3 = "ALTER TABLE reconcile_results ADD COLUMN excluded TEXT;";
 
+/* Version 5 (silver): the tests a silver build passed, beside version 4's failed and warned. */
+static const char *schema_v5 = "ALTER TABLE table_runs ADD COLUMN tests_passed INTEGER;";
+
 /* Version 4 (serve): silver's test counts; the scheduler's last tick per schedule; the alert outbox. */
 static const char *schema_v4 =
 	"ALTER TABLE table_runs ADD COLUMN tests_failed INTEGER;"
@@ -99,7 +102,8 @@ static int migrate(floe_db *db)
 		return -1;
 	if ((version < 1 && floe_db_exec(db, schema_v1) < 0) || (version < 2 && floe_db_exec(db, schema_v2) < 0) ||
 	    (version < 3 && floe_db_exec(db, schema_v3) < 0) ||
-	    (version < 4 && floe_db_exec(db, schema_v4) < 0) || floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
+	    (version < 4 && floe_db_exec(db, schema_v4) < 0) || (version < 5 && floe_db_exec(db, schema_v5) < 0) ||
+	    floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
 		floe_db_rollback(db);
 		return -1;
 	}
@@ -266,8 +270,8 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *t)
 	if (floe_db_prepare(&s, st->db,
 			    "INSERT OR REPLACE INTO table_runs (run_id, table_name, layer, source, mode, state,"
 			    " rows, bytes, files, snapshot_id, watermark, source_position, detail, error, cause,"
-			    " started_at, finished_at, tests_failed, tests_warned, quarantined)"
-			    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
+			    " started_at, finished_at, tests_failed, tests_warned, quarantined, tests_passed)"
+			    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
 		return -1;
 	const char *texts[] = { t->run_id, t->table_name, t->layer, t->source, t->mode, floe_table_state_name(t->state) };
 	for (int i = 0; i < 6; i++)
@@ -282,6 +286,7 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *t)
 	floe_state_bind_count(s, 18, t->tests_failed);
 	floe_state_bind_count(s, 19, t->tests_warned);
 	floe_state_bind_count(s, 20, t->quarantined);
+	floe_state_bind_count(s, 21, t->tests_passed);
 	int rc = floe_db_step(s);
 	floe_db_finalize(s);
 	return rc < 0 ? -1 : 0;
@@ -301,7 +306,7 @@ int64_t floe_state_column_count(floe_db_stmt *s, int i)
 #define TABLE_RUN_COLUMNS                                                                   \
 	"run_id, table_name, layer, source, mode, state, rows, bytes, files, snapshot_id,"  \
 	" watermark, source_position, detail, error, cause, started_at, finished_at,"       \
-	" tests_failed, tests_warned, quarantined"
+	" tests_failed, tests_warned, quarantined, tests_passed"
 
 /* One record; -1 (error set) when its state is none floe writes. */
 static int read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
@@ -321,6 +326,7 @@ static int read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
 	t->tests_failed = floe_state_column_count(s, 17);
 	t->tests_warned = floe_state_column_count(s, 18);
 	t->quarantined = floe_state_column_count(s, 19);
+	t->tests_passed = floe_state_column_count(s, 20);
 	return 0;
 }
 

@@ -97,9 +97,10 @@ typedef struct floe_state_table_run {
 	const char *started_at;      /* filled by the ledger when NULL */
 	const char *finished_at;
 	int64_t tests_failed, tests_warned, quarantined; /* silver's tests (version 4); -1: none ran */
+	int64_t tests_passed;        /* silver (version 5); -1: none ran */
 } floe_state_table_run;
 
-#define FLOE_STATE_TABLE_RUN_INIT { .rows = -1, .bytes = -1, .files = -1, .tests_failed = -1, .tests_warned = -1, .quarantined = -1 }
+#define FLOE_STATE_TABLE_RUN_INIT { .rows = -1, .bytes = -1, .files = -1, .tests_failed = -1, .tests_warned = -1, .quarantined = -1, .tests_passed = -1 }
 
 /* Insert or replace the record of (run_id, table_name). */
 int floe_state_table_put(floe_state *st, const floe_state_table_run *tr);

@@ -120,7 +120,8 @@ sync_proposal *sync_ledger_live(sync_ledger *l, const char *table)
 {
 	for (size_t i = l->n; i-- > 0;) {
 		sync_proposal *p = &l->items[i];
-		if (strcmp(p->table, table) == 0 && (strcmp(p->state, "open") == 0 || strcmp(p->state, "rejected") == 0))
+		if (strcmp(p->table, table) == 0 && (strcmp(p->state, "open") == 0 || strcmp(p->state, "rejected") == 0 ||
+						     strcmp(p->state, "refused") == 0))
 			return p;
 	}
 	return NULL;
@@ -137,8 +138,12 @@ const char *floe_sync_paused(floe_arena *a, const floe_config *config, const cha
 	const sync_proposal *p = sync_ledger_live(&l, table);
 	if (!p || !p->pauses)
 		return NULL;
+	if (strcmp(p->state, "refused") == 0)
+		return floe_arena_printf(a, "paused: [policy] in floe.toml refuses this change: %s; it stays paused until the "
+					 "source changes back or the policy allows it", p->summary);
 	if (strcmp(p->state, "rejected") == 0)
 		return floe_arena_printf(a, "paused: branch %s was rejected (deleted unmerged): %s; it stays paused until "
 					 "the source changes back or `floe sync --repropose %s`", p->branch, p->summary, table);
-	return floe_arena_printf(a, "paused: branch %s open: %s; merge it into main to resume", p->branch, p->summary);
+	return floe_arena_printf(a, "paused: branch %s open: %s; merge it into main to resume%s%s", p->branch, p->summary,
+				 p->pr[0] ? "; pull request: " : "", p->pr);
 }

@@ -9,6 +9,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
+#include "base/proc.h"
 #include "base/sha256.h"
 #include "gen/gen.h"
 #include "plan/plan.h"
@@ -31,6 +32,7 @@ typedef struct ctx {
 	const char **hold;            /* tables whose changes main does not take */
 	size_t n_hold;
 	const char *now;
+	floe_repo_pull pulled;
 } ctx;
 
 static const char *table_key(floe_arena *a, const char *schema, const char *name)
@@ -60,7 +62,6 @@ static int group(ctx *c, const floe_sync_table *now, size_t n_now)
 	floe_sync_result *r = c->r;
 	r->actions = floe_arena_alloc(c->a, (r->n_changes + 1) * sizeof(*r->actions));
 	r->tables = floe_arena_alloc(c->a, (r->n_changes + 1) * sizeof(*r->tables));
-	c->hold = floe_arena_alloc(c->a, (r->n_changes + 1) * sizeof(*c->hold));
 	for (size_t i = 0; i < r->n_changes; i++) {
 		floe_sync_change *ch = &r->changes[i];
 		if (floe_sync_action_of(&r->actions[i], c->config, ch->cls) < 0)
@@ -93,6 +94,22 @@ static int group(ctx *c, const floe_sync_table *now, size_t n_now)
 	return 0;
 }
 
+/*
+ * A deployed table the plan now refuses (a privilege revoked, a type no longer carried) is no
+ * schema change: main keeps it as deployed, so its loads fail with the cause rather than
+ * being switched off by a sync.
+ */
+static int hold_refused(ctx *c, const floe_sync_table *dep, size_t n_dep, const floe_sync_table *now, size_t n_now)
+{
+	for (size_t i = 0; i < n_dep; i++) {
+		const floe_sync_table *d = &dep[i];
+		for (size_t k = 0; d->loadable && k < n_now; k++)
+			if (!now[k].loadable && strcmp(now[k].schema, d->schema) == 0 && strcmp(now[k].name, d->name) == 0)
+				c->hold[c->n_hold++] = table_key(c->a, d->schema, d->name);
+	}
+	return 0;
+}
+
 static const sync_table *table_of(const floe_sync_result *r, const char *table)
 {
 	for (size_t i = 0; i < r->n_tables; i++)
@@ -118,12 +135,12 @@ static int settle(ctx *c)
 	sync_ledger *l = &c->r->ledger;
 	for (size_t i = 0; i < l->n; i++) {
 		sync_proposal *p = &l->items[i];
-		if (strcmp(p->state, "open") != 0 && strcmp(p->state, "rejected") != 0)
+		if (strcmp(p->state, "open") != 0 && strcmp(p->state, "rejected") != 0 && strcmp(p->state, "refused") != 0)
 			continue;
 		bool merged = false, exists = false;
 		char tip[48];
 		if (floe_repo_merged(&merged, c->repo, p->commit) < 0 ||
-		    floe_repo_branch_tip(&exists, tip, c->repo, p->branch) < 0)
+		    (p->branch[0] && floe_repo_branch_tip(&exists, tip, c->repo, p->branch) < 0))
 			return -1;
 		const sync_table *t = table_of(c->r, p->table);
 		if (merged)
@@ -154,17 +171,17 @@ static int commit_main(ctx *c)
 	return 0;
 }
 
-/* The lock and the lock's JSON text of the work tree at `dir`, for the proposal. */
-static int read_lock(floe_lock **out, floe_buf *json, ctx *c, const char *dir)
+/* The lock of the work tree at `dir`, and the JSON text of main's (its gold `marts`), for the proposal. */
+static int read_lock(floe_lock **out, floe_buf *json, ctx *c, const char *dir, const char *main_dir)
 {
-	const char *path = floe_arena_printf(c->a, "%s/" FLOE_LOCK_FILE, dir);
-	if (floe_lock_load(out, path) < 0)
+	if (floe_lock_load(out, floe_arena_printf(c->a, "%s/" FLOE_LOCK_FILE, dir)) < 0)
 		return -1;
-	return floe_fs_read_file(json, path);
+	return floe_fs_read_file(json, floe_arena_printf(c->a, "%s/" FLOE_LOCK_FILE, main_dir));
 }
 
 /* In the branch's work tree: generate with every other held table held, then write the proposal. */
-static int fill_branch(ctx *c, sync_table *t, const char *dir, const char *first_seen, char tip[48])
+static int fill_branch(ctx *c, sync_table *t, const char *dir, const char *first_seen, char tip[48],
+		       const char **text_out)
 {
 	floe_gen_result *g = NULL;
 	floe_lock *after = NULL;
@@ -181,9 +198,10 @@ static int fill_branch(ctx *c, sync_table *t, const char *dir, const char *first
 	for (size_t i = 0; i < c->n_hold; i++)
 		if (strcmp(c->hold[i], t->table) != 0)
 			others[o.n_hold++] = c->hold[i];
-	if (floe_gen_from_plan_opts(&g, c->plan, c->config, &o) < 0 || read_lock(&after, &json, c, dir) < 0)
+	if (floe_gen_from_plan_opts(&g, c->plan, c->config, &o) < 0 || read_lock(&after, &json, c, dir, c->pipeline) < 0)
 		goto cleanup;
 	const char *text = sync_proposal_text(c->a, t, c->lock, after, first_seen, floe_buf_cstr(&json));
+	*text_out = text;
 	floe_repo_change ch = { floe_arena_printf(c->a, "proposals/%s.md", t->id), text, strlen(text), false };
 	const char *path = floe_arena_printf(c->a, "%s/%s", dir, ch.path);
 	floe_fs_write_opts wo = FLOE_FS_WRITE_OPTS_INIT;
@@ -209,12 +227,48 @@ static const char *branch_name(ctx *c, const sync_table *t)
 	return floe_arena_printf(c->a, "floe/change/%.*s/%s", (int)(strlen(stem) - 4), stem, t->id);
 }
 
+/* `gh pr create` for the pushed branch: title, and the proposal as the body. */
+static const char *pull_request(ctx *c, const sync_proposal *p, const char *body)
+{
+	floe_proc_result res;
+	floe_proc_opts o = FLOE_PROC_OPTS_INIT;
+	const char *title = floe_arena_printf(c->a, "floe: %s (%s)", p->summary, p->table);
+	const char *argv[] = { "gh", "pr", "create", "--base", "main", "--head", p->branch, "--title", title,
+			       "--body", body, NULL };
+	if (!floe_proc_have("gh"))
+		return floe_arena_printf(c->a, "open one by hand: gh is not installed (branch pushed to %s)",
+					 c->config->git_remote);
+	o.cwd = c->pipeline;
+	if (floe_proc_run(&res, argv, &o) < 0) {
+		floe_error_clear();
+		return "open one by hand: gh could not be started";
+	}
+	const char *pr = res.exit_code == 0
+		? floe_arena_printf(c->a, "opened %.*s", (int)strcspn(floe_buf_cstr(&res.out), "\n"), floe_buf_cstr(&res.out))
+		: floe_arena_printf(c->a, "open one by hand: gh pr create exited %d (%.*s)", res.exit_code,
+				    (int)strcspn(floe_buf_cstr(&res.err), "\n"), floe_buf_cstr(&res.err));
+	floe_proc_result_free(&res);
+	return pr;
+}
+
+/* [git] remote: push the new branch (never forced), then ask for a pull request. */
+static int publish(ctx *c, sync_proposal *p, const char *body)
+{
+	if (!c->config->git_remote[0])
+		return 0;
+	if (floe_repo_push(c->repo, c->config->git_remote, p->branch) < 0)
+		return floe_error_context("while pushing %s", p->branch);
+	p->pr = pull_request(c, p, body);
+	return 0;
+}
+
 static int propose(ctx *c, sync_table *t, const char *first_seen)
 {
 	const char *work = floe_arena_printf(c->a, "%s/.floe/sync/work", c->config->project_dir);
 	const char *dir = floe_arena_printf(c->a, "%s/%s", work, t->id);
 	const char *branch = branch_name(c, t);
 	char tip[48] = "";
+	const char *text = NULL;
 	if (floe_fs_mkdir_p(work, 0700) < 0)
 		return -1;
 	if (floe_fs_exists(dir)) {
@@ -223,7 +277,7 @@ static int propose(ctx *c, sync_table *t, const char *first_seen)
 	}
 	if (floe_repo_worktree_add(c->repo, t->id, dir, branch) < 0)
 		return floe_error_context("while making branch %s", branch);
-	int rc = fill_branch(c, t, dir, first_seen, tip);
+	int rc = fill_branch(c, t, dir, first_seen, tip, &text);
 	if (floe_repo_worktree_remove(c->repo, t->id) < 0 && rc == 0)
 		rc = -1;
 	if (rc < 0)
@@ -239,7 +293,7 @@ static int propose(ctx *c, sync_table *t, const char *first_seen)
 	floe_buf_free(&summary);
 	t->proposal = p;
 	t->proposed_now = true;
-	return 0;
+	return publish(c, p, text);
 }
 
 /* A refused table pauses like a proposed one (when its class pauses), without a branch. */
@@ -247,7 +301,7 @@ static void refuse(ctx *c, sync_table *t)
 {
 	sync_proposal *p = sync_ledger_add(&c->r->ledger, c->a);
 	*p = (sync_proposal){ .id = t->id, .table = t->table, .bronze = t->bronze ? t->bronze : "",
-			      .branch = "(none: refused by [policy])", .commit = "", .state = "rejected",
+			      .branch = "", .commit = "", .state = "refused",
 			      .pauses = t->pauses, .first_seen = c->now, .summary = t->changes[0].what, .pr = "" };
 	t->proposal = p;
 }
@@ -271,6 +325,10 @@ static int proposals(ctx *c, const floe_sync_opts *opts)
 		if (p && strcmp(p->id, t->id) == 0 && strcmp(p->state, "rejected") == 0 && repropose_of(opts, t)) {
 			first_seen = p->first_seen;
 			p->state = "reproposed";
+			p = NULL;
+		}
+		if (p && strcmp(p->state, "refused") == 0 && t->action != FLOE_SYNC_REFUSE) {
+			p->state = "superseded"; /* [policy] no longer refuses it */
 			p = NULL;
 		}
 		if (p && strcmp(p->id, t->id) == 0) {
@@ -303,6 +361,24 @@ static int check_repo(ctx *c)
 	return 0;
 }
 
+/* [git] remote: main first fast-forwarded from the remote's (a merge done on the forge arrives here). */
+static int pull(ctx *c)
+{
+	if (!c->config->git_remote[0])
+		return 0;
+	if (floe_repo_pull_main(&c->pulled, c->repo, c->config->git_remote) < 0)
+		return floe_error_context("while bringing main up to %s/main", c->config->git_remote);
+	return 0;
+}
+
+/* [git] remote: main pushed when it has commits the remote lacks (safe changes floe committed). */
+static int push_main(ctx *c)
+{
+	if (!c->config->git_remote[0] || (!c->r->commit && c->pulled != FLOE_REPO_AHEAD))
+		return 0;
+	return floe_repo_push(c->repo, c->config->git_remote, "main");
+}
+
 static int sync_locked(ctx *c, const floe_sync_opts *opts)
 {
 	floe_plan *plan = NULL;
@@ -310,14 +386,16 @@ static int sync_locked(ctx *c, const floe_sync_opts *opts)
 	size_t n_dep = 0, n_now = 0;
 	int error = -1;
 	c->pipeline = floe_config_pipeline_dir(c->a, c->config);
-	if (check_repo(c) < 0 || sync_ledger_load(&c->r->ledger, c->a, c->config->project_dir) < 0 ||
+	if (check_repo(c) < 0 || pull(c) < 0 || sync_ledger_load(&c->r->ledger, c->a, c->config->project_dir) < 0 ||
 	    floe_lock_load(&c->lock, floe_config_lock_path(c->a, c->config)) < 0 || floe_plan_build(&plan, c->config) < 0)
 		goto cleanup;
 	c->plan = plan;
 	floe_sync_from_lock(&dep, &n_dep, c->a, c->lock);
 	floe_sync_from_plan(&now, &n_now, c->a, plan);
 	floe_sync_classify(&c->r->changes, &c->r->n_changes, c->a, dep, n_dep, now, n_now);
-	if (group(c, now, n_now) < 0 || settle(c) < 0 || commit_main(c) < 0 || proposals(c, opts) < 0)
+	c->hold = floe_arena_alloc(c->a, (c->r->n_changes + n_dep + 1) * sizeof(*c->hold));
+	if (group(c, now, n_now) < 0 || hold_refused(c, dep, n_dep, now, n_now) < 0 || settle(c) < 0 || commit_main(c) < 0 || push_main(c) < 0 ||
+	    proposals(c, opts) < 0)
 		goto cleanup;
 	error = 0;
 cleanup:

@@ -18,7 +18,8 @@ typedef struct sync_proposal {
 	const char *bronze;
 	const char *branch;           /* "floe/change/orders/1a2b3c4d" */
 	const char *commit;           /* the branch's tip when floe made it */
-	const char *state;            /* "open", "rejected" (branch deleted unmerged), "merged", "withdrawn", "superseded" */
+	const char *state;            /* "open", "rejected" (branch deleted unmerged), "refused" ([policy]; no branch),
+	                                 "merged", "withdrawn" (the source changed back), "superseded", "reproposed" */
 	bool pauses;                  /* a rename, drop or narrowing: the table's loads wait */
 	const char *first_seen;       /* ISO 8601 */
 	const char *summary;          /* the changes, "; "-joined */
@@ -34,7 +35,7 @@ typedef struct sync_ledger {
 int sync_ledger_load(sync_ledger *out, floe_arena *a, const char *project_dir);
 int sync_ledger_save(const sync_ledger *l, const char *project_dir);
 sync_proposal *sync_ledger_add(sync_ledger *l, floe_arena *a);
-/* The newest open or rejected proposal of `table` ("schema.table"), or NULL. */
+/* The newest open, rejected or refused proposal of `table` ("schema.table"), or NULL. */
 sync_proposal *sync_ledger_live(sync_ledger *l, const char *table);
 
 /* One table's changes and what sync did with them. */

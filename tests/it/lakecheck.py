@@ -12,16 +12,15 @@ import duckdb_extension_iceberg
 from pyiceberg.catalog.sql import SqlCatalog
 
 
-# Projects whose warehouse is on S3 (tests/it/test_s3.py): project dir -> (location, endpoint).
+# Projects whose warehouse is on S3 (tests/it/test_s3*.py): project dir -> (location, s3kit.Moto).
 S3_WAREHOUSES = {}
 
 
 def catalog(d: Path):
     if str(d) in S3_WAREHOUSES:
-        import s3kit
-        location, endpoint = S3_WAREHOUSES[str(d)]
+        location, server = S3_WAREHOUSES[str(d)]
         return SqlCatalog("floe", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=location,
-                          **s3kit.pyiceberg_props(endpoint))
+                          **server.pyiceberg_props())
     return SqlCatalog("floe", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=f"file://{d}/warehouse")
 
 
@@ -56,8 +55,7 @@ def duckdb_iceberg(d: Path = None):
         con.execute(f"LOAD '{path}'")
     con.execute("SET TimeZone = 'UTC'")
     if d is not None and str(d) in S3_WAREHOUSES:
-        import s3kit
-        s3kit.duckdb_s3(con, S3_WAREHOUSES[str(d)][1])
+        S3_WAREHOUSES[str(d)][1].duckdb(con)
     return con
 
 

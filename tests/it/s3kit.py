@@ -1,8 +1,16 @@
 """An S3-compatible server for the tests: moto's server mode (tests/requirements.txt pins it),
-started on a private port, and what a floe project, PyIceberg and DuckDB need to use it."""
+started on a private port with request authentication on — every request must carry a valid
+AWS Signature V4 of an IAM key moto issued, so floe's signing (libcurl's) is checked by a server —
+and a small fault-injecting proxy to put between floe and it (503 storms, a store that dies in the
+middle of a multipart upload). Plus what a floe project, PyIceberg and DuckDB need to use it."""
+import http.client
+import http.server
+import json
 import socket
+import socketserver
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -10,15 +18,10 @@ from pathlib import Path
 import boto3
 import duckdb
 import duckdb_extension_httpfs
+import pytest
 
-KEY_ID, SECRET = "floe-test-key", "floe-test-secret"
 WHEEL_DIR = Path(duckdb_extension_httpfs.__file__).parent / "extensions" / f"v{duckdb.__version__}"
 REPO = Path(__file__).resolve().parents[2]
-ENV = {"FLOE_S3_KEY": KEY_ID, "FLOE_S3_SECRET": SECRET}
-# floe loads httpfs from extensions/ beside libduckdb.so, where scripts/setup.sh httpfs puts the
-# pinned build; a checkout whose set-up predates that step points it at the same build's wheel.
-if not (REPO / ".deps" / "duckdb" / "extensions" / "httpfs.duckdb_extension").exists():
-    ENV["FLOE_DUCKDB_EXTENSION_DIR"] = str(WHEEL_DIR)
 
 
 def free_port():
@@ -41,32 +44,47 @@ def wait_port(port, proc, deadline=30):
 
 
 class Moto:
-    """moto in server mode on a private port; restartable (its state is in memory)."""
+    """moto in server mode on a private port, enforcing signatures from the key it issued."""
 
     def __init__(self, workdir: Path):
         self.port = free_port()
-        self.workdir = workdir
-        self.proc = None
-        self.start()
+        self.log = open(workdir / f"moto-{self.port}.log", "ab")
+        # The first 3 requests (the IAM calls below) run unauthenticated; every later one must be
+        # signed with a key moto knows.
+        env = {**__import__("os").environ, "INITIAL_NO_AUTH_ACTION_COUNT": "3"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                                     stdout=self.log, stderr=subprocess.STDOUT, cwd=workdir, env=env)
+        wait_port(self.port, self.proc)
+        iam = boto3.client("iam", endpoint_url=self.endpoint, aws_access_key_id="bootstrap",
+                           aws_secret_access_key="bootstrap", region_name="us-east-1")
+        iam.create_user(UserName="floe")
+        key = iam.create_access_key(UserName="floe")["AccessKey"]
+        iam.put_user_policy(UserName="floe", PolicyName="all", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+        self.key_id, self.secret = key["AccessKeyId"], key["SecretAccessKey"]
 
     @property
     def endpoint(self):
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self):
-        log = open(self.workdir / f"moto-{self.port}.log", "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
-                                     stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir)
-        wait_port(self.port, self.proc)
+    def env(self):
+        """The variables a project made by warehouse_toml reads its credentials from."""
+        env = {"FLOE_S3_KEY": self.key_id, "FLOE_S3_SECRET": self.secret}
+        # floe loads httpfs from extensions/ beside libduckdb.so, where scripts/setup.sh httpfs puts
+        # the pinned build; a checkout set up before that step points it at the same build's wheel.
+        if not (REPO / ".deps" / "duckdb" / "extensions" / "httpfs.duckdb_extension").exists():
+            env["FLOE_DUCKDB_EXTENSION_DIR"] = str(WHEEL_DIR)
+        return env
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
+        if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        self.log.close()
 
     def client(self):
-        return boto3.client("s3", endpoint_url=self.endpoint, aws_access_key_id=KEY_ID,
-                            aws_secret_access_key=SECRET, region_name="us-east-1")
+        return boto3.client("s3", endpoint_url=self.endpoint, aws_access_key_id=self.key_id,
+                            aws_secret_access_key=self.secret, region_name="us-east-1")
 
     def bucket(self):
         name = "lake-" + uuid.uuid4().hex[:12]
@@ -76,12 +94,31 @@ class Moto:
     def keys(self, bucket):
         out, token = [], None
         while True:
-            kw = {"Bucket": bucket, **({"ContinuationToken": token} if token else {})}
-            page = self.client().list_objects_v2(**kw)
+            page = self.client().list_objects_v2(Bucket=bucket, **({"ContinuationToken": token} if token else {}))
             out += [o["Key"] for o in page.get("Contents", [])]
             token = page.get("NextContinuationToken")
             if not token:
                 return out
+
+    def pyiceberg_props(self, endpoint=None):
+        return {"s3.endpoint": endpoint or self.endpoint, "s3.access-key-id": self.key_id,
+                "s3.secret-access-key": self.secret, "s3.region": "us-east-1",
+                "s3.force-virtual-addressing": "false"}
+
+    def duckdb(self, con):
+        """Give a DuckDB connection the pinned httpfs and a secret for this server."""
+        con.execute(f"LOAD '{WHEEL_DIR}/httpfs.duckdb_extension'")
+        con.execute(f"CREATE OR REPLACE SECRET s3test (TYPE s3, KEY_ID '{self.key_id}', SECRET '{self.secret}', "
+                    f"REGION 'us-east-1', ENDPOINT '127.0.0.1:{self.port}', URL_STYLE 'path', USE_SSL false)")
+        return con
+
+
+@pytest.fixture(scope="session")
+def moto(tmp_path_factory):
+    """One moto for the session (test modules import this fixture); each project gets its own bucket."""
+    m = Moto(tmp_path_factory.mktemp("moto"))
+    yield m
+    m.stop()
 
 
 def warehouse_toml(location, endpoint):
@@ -89,15 +126,94 @@ def warehouse_toml(location, endpoint):
             f'path-style = true\naccess-key-env = "FLOE_S3_KEY"\nsecret-key-env = "FLOE_S3_SECRET"\n')
 
 
-def pyiceberg_props(endpoint):
-    return {"s3.endpoint": endpoint, "s3.access-key-id": KEY_ID, "s3.secret-access-key": SECRET,
-            "s3.region": "us-east-1", "s3.force-virtual-addressing": "false"}
+class FaultProxy:
+    """An HTTP proxy on a private port in front of moto, passing requests through untouched
+    (the signature covers Host, which it keeps), that can answer the next requests with 503
+    SlowDown, or die — close the connection and stop listening — at a request it is told of."""
 
+    def __init__(self, upstream_port):
+        self.upstream = upstream_port
+        self.port = free_port()
+        self.lock = threading.Lock()
+        self.storm = 0            # requests left to answer 503 SlowDown
+        self.storm_served = 0
+        self.die_when = None      # predicate(method, path) -> bool
+        self.fail_when = None     # predicate(method, path) -> bool: answer 500 InternalError
+        self.seen = []            # (method, path, status) of every request
+        self.server = None
+        self.start()
 
-def duckdb_s3(con, endpoint):
-    """Give a DuckDB connection the pinned httpfs and a secret for the test server."""
-    con.execute(f"LOAD '{WHEEL_DIR}/httpfs.duckdb_extension'")
-    host = endpoint.split("://", 1)[1]
-    con.execute(f"CREATE OR REPLACE SECRET s3test (TYPE s3, KEY_ID '{KEY_ID}', SECRET '{SECRET}', "
-                f"REGION 'us-east-1', ENDPOINT '{host}', URL_STYLE 'path', USE_SSL false)")
-    return con
+    @property
+    def endpoint(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a):
+                pass
+
+            def handle_one(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n) if n else None
+                with proxy.lock:
+                    die = proxy.die_when is not None and proxy.die_when(self.command, self.path)
+                    fail = not die and proxy.fail_when is not None and proxy.fail_when(self.command, self.path)
+                    storm = not die and (fail or proxy.storm > 0)
+                    if storm and not fail:
+                        proxy.storm -= 1
+                        proxy.storm_served += 1
+                if die:
+                    proxy.seen.append((self.command, self.path, "killed"))
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    threading.Thread(target=proxy.stop).start()
+                    return
+                if storm:
+                    status, code = (500, b"InternalError") if fail else (503, b"SlowDown")
+                    reply = b"<Error><Code>" + code + b"</Code><Message>injected by the test</Message></Error>"
+                    proxy.seen.append((self.command, self.path, status))
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/xml")
+                    self.send_header("Content-Length", str(len(reply)))
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.wfile.write(reply if self.command != "HEAD" else b"")
+                    return
+                up = http.client.HTTPConnection("127.0.0.1", proxy.upstream, timeout=120)
+                up.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
+                for k, v in self.headers.items():
+                    up.putheader(k, v)
+                up.endheaders(body)
+                resp = up.getresponse()
+                data = resp.read()
+                proxy.seen.append((self.command, self.path, resp.status))
+                self.send_response_only(resp.status, resp.reason)
+                for k, v in resp.getheaders():
+                    if k.lower() not in ("connection", "transfer-encoding", "content-length"):
+                        self.send_header(k, v)
+                # a HEAD's length is the object's, not its empty body's
+                length = resp.getheader("Content-Length") if self.command == "HEAD" else None
+                self.send_header("Content-Length", length or str(len(data)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+                up.close()
+
+            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = handle_one
+
+        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+            allow_reuse_address = True
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", self.port), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        if self.server:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None

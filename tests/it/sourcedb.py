@@ -49,6 +49,13 @@ class Source:
             conn.execute(f'CREATE ROLE "{self.role}" LOGIN PASSWORD \'{self.password}\'')
         self.admin(sql)
 
+    def shop(self, scale="0.01", seed="7"):
+        """A fresh database filled by `floe shop generate` (not yet readable: grant_read after)."""
+        self.create("")
+        floe("shop", "generate", "--scale", scale, "--seed", seed, "--target",
+             f"{self.stack['socket_dir']}:{self.stack['port']}/{self.name}", check=0)
+        return self
+
     def grant_read(self, *schemas):
         """USAGE on `schemas` and SELECT on every table in them, for this source's role."""
         names = ", ".join('"' + s.replace('"', '""') + '"' for s in schemas)

@@ -106,6 +106,9 @@ def test_status_says_interrupted_right_after_a_kill_9(src, proj):
     text = src.floe(d, "status").out
     line = next(ln for ln in text.splitlines() if ln.startswith("bronze.big "))
     assert " interrupted " in line and f"pid {load.pid}" in line, text
+    # the summary counts it (a summary of no failures must not hide it), and status exits 1
+    assert ", 1 interrupted, " in text.strip().splitlines()[-1], text
+    assert st["interrupted"] == 1 and src.floe(d, "status", check=None).rc == 1
     # the next run loads it, and status follows
     again = src.floe(d, "run", "--table", "public.big", "--json", check=0)
     assert tables(again)["bronze.big"]["rows"] == 600000

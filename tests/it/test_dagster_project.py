@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -25,50 +24,81 @@ TABLE = "public.sellers"
 RECONCILE = {"reconcile_v1_row_counts", "reconcile_v2_column_aggregates", "reconcile_v3_bucket_checksums",
              "planted_control"}
 
-# Run inside .venv-dagster against the project's code location and DAGSTER_HOME's instance:
-# print what the instance recorded for the asset keys given (materializations, check results).
-RECORDED = r'''
+# Run inside .venv-dagster (each start imports Dagster: seconds on a loaded machine, so one start):
+# first what DAGSTER_HOME's instance recorded for bronze (the `dg launch` run: its materialization,
+# the latest result of each check) and the definitions' schedule and pools; then runs of asset and
+# check subsets executed by Dagster in this process: the sync asset, and bronze's reconciliation
+# checks with the silver asset — bronze itself not reloaded (it would overwrite the planted divergence).
+EXECUTE = r"""
 import json, sys
 import dagster as dg
-from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
-instance = dg.DagsterInstance.get()
-out = {}
-for k in sys.argv[2:]:
-    key = dg.AssetKey(k.split("/"))
-    ev = instance.get_latest_materialization_event(key)
-    checks = {}
-    for spec_key in json.loads(sys.argv[1]).get(k, []):
-        ck = dg.AssetCheckKey(key, spec_key)
-        recs = instance.event_log_storage.get_asset_check_execution_history(ck, limit=1)
-        if recs:
-            e = recs[0].event.dagster_event.event_specific_data if recs[0].event else None
-            checks[spec_key] = {"status": recs[0].status.value, "passed": e.passed if e else None,
-                                "metadata": {m: str(v.value) for m, v in (e.metadata if e else {}).items()}}
-    out[k] = {"materialized": ev is not None, "run_id": ev.run_id if ev else None, "checks": checks}
-print(json.dumps(out))
-'''
-
-# The planted divergence's run: bronze's reconciliation checks and the silver asset, bronze itself
-# not reloaded (it would overwrite the plant), executed by Dagster in this process.
-CHECKS_THEN_SILVER = r'''
-import json, sys
-import dagster as dg
-from floe_{pkg}.definitions import defs
-bronze, silver = dg.AssetKey(sys.argv[1].split("/")), dg.AssetKey(sys.argv[2].split("/"))
+from floe_dagster_it.definitions import defs
 d = defs()
+instance = dg.DagsterInstance.get()
+bronze, silver = dg.AssetKey(sys.argv[1].split("/")), dg.AssetKey(sys.argv[2].split("/"))
+names = json.loads(sys.argv[3])
+recorded = {}
+for name in names:
+    recs = instance.event_log_storage.get_asset_check_execution_history(dg.AssetCheckKey(bronze, name), limit=1)
+    e = recs[0].event.dagster_event.event_specific_data if recs and recs[0].event else None
+    recorded[name] = e.passed if e else None
+s = d.resolve_schedule_def("floe_pipeline")
 job = d.resolve_implicit_global_asset_job_def()
-checks = [dg.AssetCheckKey(bronze, n) for n in json.loads(sys.argv[3])]
-sub = job.get_subset(asset_selection={silver}, asset_check_selection=set(checks) | {
-    dg.AssetCheckKey(silver, "tests_error"), dg.AssetCheckKey(silver, "tests_warn")})
-r = sub.execute_in_process(instance=dg.DagsterInstance.get(), raise_on_error=False)
+def run(assets, checks):
+    r = job.get_subset(asset_selection=assets, asset_check_selection=checks).execute_in_process(
+        instance=instance, raise_on_error=False)
+    return {
+        "success": r.success,
+        "checks": {e.check_name: e.passed for e in r.get_asset_check_evaluations()},
+        "materialized": [ev.asset_key.to_user_string() for ev in r.get_asset_materialization_events()],
+        "started": [ev.step_key for ev in r.all_events if ev.event_type_value == "STEP_START"],
+        "failed": [ev.step_key for ev in r.all_events if ev.event_type_value == "STEP_FAILURE"],
+        "errors": [str(ev.event_specific_data.error.message) for ev in r.all_events
+                   if ev.event_type_value == "STEP_FAILURE"],
+    }
+# floe.toml's [schedule] (a layer, a table), read when the module loads: load it again elsewhere.
+import importlib.util, os, pathlib
+def schedules_for(toml):
+    os.environ["FLOE_PROJECT_DIR"] = sys.argv[4]
+    pathlib.Path(sys.argv[4], "floe.toml").write_text(toml)
+    spec = importlib.util.spec_from_file_location("again", sys.modules["floe_dagster_it.defs.floe_assets"].__file__)
+    try:
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    except ValueError as e:
+        return str(e)
+    return {x.name: [x.cron_schedule, sorted(k.to_user_string() for k in x.target.job_def.selection.resolve(d.resolve_asset_graph()))]
+            for x in mod.defs.schedules}
+# gold marts from the lock's "marts" (written by the gold generator): an asset each, reading silver
+lock = json.loads(pathlib.Path(sys.modules["floe_dagster_it.defs.floe_assets"].PIPELINE_DIR, "lakehouse.lock.json").read_text())
+lock["marts"] = [{"name": "seller_cities", "table": "gold.seller_cities", "reads": ["silver.sellers"],
+                  "tests": [{"name": "unique_city", "severity": "error"}]},
+                 {"name": "top_cities", "table": "gold.top_cities", "reads": ["gold.seller_cities", "silver.geolocation"]}]
+mart = [a for a in sys.modules["floe_dagster_it.defs.floe_assets"].build_assets(lock, "p")[0]
+        if dg.AssetKey(["gold", "seller_cities"]) in a.keys][0]
+top = [a for a in sys.modules["floe_dagster_it.defs.floe_assets"].build_assets(lock, "p")[0]
+       if dg.AssetKey(["gold", "top_cities"]) in a.keys][0]
+lock["marts"][0]["reads"] = ["silver.nope"]
+try:
+    sys.modules["floe_dagster_it.defs.floe_assets"].build_assets(lock, "p")
+    bad_mart = None
+except ValueError as e:
+    bad_mart = str(e)
+gold = {"deps": sorted(k.to_user_string() for k in mart.asset_deps[dg.AssetKey(["gold", "seller_cities"])]),
+        "top_deps": sorted(k.to_user_string() for k in top.asset_deps[dg.AssetKey(["gold", "top_cities"])]),
+        "bad": bad_mart,
+        "group": mart.group_names_by_key[dg.AssetKey(["gold", "seller_cities"])],
+        "checks": sorted(c.name for c in mart.check_keys)}
+layered = schedules_for('[schedule]\nbronze = "*/15 * * * *"\n"public.sellers" = "0 2 * * *"\nretries = 3\n')
+unknown = schedules_for('[schedule]\n"public.nope" = "0 2 * * *"\n')
+checks = {dg.AssetCheckKey(bronze, n) for n in names}
+checks |= {dg.AssetCheckKey(silver, "tests_error"), dg.AssetCheckKey(silver, "tests_warn")}
 print(json.dumps({
-    "success": r.success,
-    "checks": {e.check_name: e.passed for e in r.get_asset_check_evaluations()},
-    "materialized": [ev.asset_key.to_user_string() for ev in r.get_asset_materialization_events()],
-    "started": [ev.step_key for ev in r.all_events if ev.event_type_value == "STEP_START"],
-    "failed": [ev.step_key for ev in r.all_events if ev.event_type_value == "STEP_FAILURE"],
-}))
-'''
+    "launched": {"materialized": instance.get_latest_materialization_event(bronze) is not None, "checks": recorded},
+    "layered": layered, "unknown": unknown, "gold": gold,
+    "schedule": [s.default_status.value, s.execution_timezone], "pools": sorted({a.op.pool for a in d.assets}),
+    "sync": run({dg.AssetKey(["floe", "sync"])}, set()), "planted": run({silver}, checks)}))
+"""
 
 
 def tool(name):
@@ -80,10 +110,7 @@ def tool(name):
 
 @pytest.fixture(scope="module")
 def src(stack):
-    s = Source(stack, "dagster_it", "dagster_reader")
-    s.create("")
-    subprocess.run([FLOE, "shop", "generate", "--scale", "0.01", "--seed", "7", "--target",
-                    f"{stack['socket_dir']}:{stack['port']}/dagster_it"], check=True, capture_output=True)
+    s = Source(stack, "dagster_it", "dagster_reader").shop()
     s.grant_read("public")
     return s
 
@@ -120,10 +147,10 @@ def defs(proj):
     return json.loads(dg(proj, "list", "defs", "--json").stdout)
 
 
-def recorded(proj, checks):
-    p = run(proj, tool("python"), "-c", RECORDED, json.dumps(checks), *checks)
+def python(proj, script, *args):
+    p = run(proj, tool("python"), "-c", script, *args)
     assert p.returncode == 0, p.stderr[-4000:]
-    return json.loads(p.stdout)
+    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def test_generated_project_layout_and_hashes(proj):
@@ -174,30 +201,12 @@ def test_dg_list_defs_shows_assets_checks_and_schedule(proj, defs):
     assert defs["schedules"] == [{"name": "floe_pipeline", "cron_schedule": "17 3 * * *"}]
 
 
-def test_schedule_is_running_in_utc_and_assets_share_the_catalog_pool(proj):
-    code = ("import json; from floe_dagster_it.definitions import defs; d = defs(); "
-            "s = d.resolve_schedule_def('floe_pipeline'); "
-            "print(json.dumps([s.default_status.value, s.execution_timezone, "
-            "sorted({a.op.pool for a in d.assets})]))")
-    p = run(proj, tool("python"), "-c", code)
-    assert p.returncode == 0, p.stderr[-3000:]
-    assert json.loads(p.stdout) == ["RUNNING", "UTC", ["floe_dagster_it_sql_catalog"]]
-
-
 @pytest.fixture(scope="module")
-def launched(proj):
-    """`dg launch` of one bronze asset: floe loads and reconciles public.sellers."""
-    return dg(proj, "launch", "--assets", "bronze/sellers")
-
-
-def test_launching_one_bronze_asset_runs_floe_and_passes_its_checks(src, proj, launched):
-    rec = recorded(proj, {"bronze/sellers": sorted(RECONCILE)})["bronze/sellers"]
-    assert rec["materialized"], rec
-    assert {k: v["passed"] for k, v in rec["checks"].items()} == {k: True for k in RECONCILE}, rec
-    # floe ran: the ledger has the load, verified
+def launched(src, proj):
+    """`dg launch` of one bronze asset (floe loads and reconciles public.sellers) and floe's ledger after it."""
+    dg(proj, "launch", "--assets", "bronze/sellers")
     st = json.loads(src.floe(proj["dir"], "status", "--json", check=0).out)
-    row = next(t for t in st["tables"] if t["table"] == "bronze.sellers")
-    assert row["state"] == "verified" and row["reconcile"]["control_fired"], row
+    return next(t for t in st["tables"] if t["table"] == "bronze.sellers")
 
 
 def plant_divergence(d):
@@ -210,12 +219,45 @@ def plant_divergence(d):
     tbl.overwrite(pa.Table.from_pylist(rows, schema=arrow.schema))
 
 
-def test_a_planted_divergence_fails_the_checks_and_blocks_silver(proj, launched):
+@pytest.fixture(scope="module")
+def executed(proj, launched):
+    """A divergence planted after the verified launch, then EXECUTE."""
     plant_divergence(proj["dir"])
-    script = CHECKS_THEN_SILVER.replace("{pkg}", "dagster_it")
-    p = run(proj, tool("python"), "-c", script, "bronze/sellers", "silver/sellers", json.dumps(sorted(RECONCILE)))
-    assert p.returncode == 0, p.stderr[-4000:]
-    r = json.loads(p.stdout.strip().splitlines()[-1])
+    elsewhere = proj["dir"] / "elsewhere"
+    elsewhere.mkdir()
+    return python(proj, EXECUTE, "bronze/sellers", "silver/sellers", json.dumps(sorted(RECONCILE)), str(elsewhere))
+
+
+def test_launching_one_bronze_asset_runs_floe_and_passes_its_checks(launched, executed):
+    # floe ran: the ledger has the load, verified; Dagster recorded the materialization and checks
+    assert launched["state"] == "verified" and launched["reconcile"]["control_fired"], launched
+    assert executed["launched"]["materialized"], executed["launched"]
+    assert executed["launched"]["checks"] == {k: True for k in RECONCILE}, executed["launched"]
+
+
+def test_schedule_is_running_in_utc_and_assets_share_the_catalog_pool(executed):
+    assert executed["schedule"] == ["RUNNING", "UTC"]
+    assert executed["pools"] == ["floe_dagster_it_sql_catalog"]
+
+
+def test_schedule_section_gives_a_schedule_per_layer_and_table(executed):
+    lay = executed["layered"]
+    assert set(lay) == {"floe_bronze", "floe_public__sellers"}, lay
+    assert lay["floe_bronze"][0] == "*/15 * * * *"
+    assert "floe/sync" in lay["floe_bronze"][1] and all(k.startswith(("bronze/", "floe/")) for k in lay["floe_bronze"][1])
+    assert lay["floe_public__sellers"] == ["0 2 * * *", ["bronze/sellers", "silver/sellers"]]
+    assert "names no layer" in executed["unknown"] and "public.nope" in executed["unknown"]
+
+
+def test_gold_marts_from_the_lock_read_their_silver_tables(executed):
+    g = executed["gold"]
+    assert (g["deps"], g["group"], g["checks"]) == (["silver/sellers"], "gold", ["tests_error", "tests_warn"])
+    assert g["top_deps"] == ["gold/seller_cities", "silver/geolocation"]  # a mart may read a mart
+    assert "mart seller_cities reads silver.nope" in g["bad"]
+
+
+def test_a_planted_divergence_fails_the_checks_and_blocks_silver(executed):
+    r = executed["planted"]
     assert r["success"] is False
     assert r["checks"]["reconcile_v1_row_counts"] is True            # same number of rows
     assert r["checks"]["reconcile_v3_bucket_checksums"] is False     # one row's value differs
@@ -225,14 +267,14 @@ def test_a_planted_divergence_fails_the_checks_and_blocks_silver(proj, launched)
     assert r["materialized"] == [], r
 
 
-def test_sync_asset_runs_floe_sync_and_fails_as_floe_does(src, proj):
+def test_sync_asset_runs_floe_sync_and_fails_as_floe_does(src, proj, executed):
     direct = src.floe(proj["dir"], "sync", "--json")
-    p = dg(proj, "launch", "--assets", "floe/sync", check=None)
+    r = executed["sync"]
     if direct.rc == 0:
-        assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+        assert r["success"] and r["materialized"] == ["floe/sync"], r
     else:  # `floe sync` is not there yet, or failed: the asset fails and says floe's exit code
-        assert p.returncode != 0
-        assert f"floe sync failed: floe exited {direct.rc}" in p.stdout + p.stderr, p.stdout[-3000:]
+        assert not r["success"] and r["failed"] == ["floe__sync"], r
+        assert f"floe sync failed: floe exited {direct.rc}" in r["errors"][0], r
 
 
 def test_a_hand_edit_is_kept_and_reported_as_drift(src, proj):

@@ -57,8 +57,9 @@ def base(tmp_path):
 
 
 def run_text(src, d, table, rc):
-    """`floe run --table` in text form; its exit code is `rc`. Returns the output."""
-    r = src.floe(d, "run", "--table", table)
+    """`floe run --table` in text form, the plan as deployed (no sync: the causes of loading a stale
+    plan are the point); its exit code is `rc`. Returns the output."""
+    r = src.floe(d, "run", "--no-sync", "--table", table)
     assert r.rc == rc, r
     return r.out
 

@@ -3,9 +3,7 @@ encoding after each run and, in `floe serve`, on an interval. The receiver (stdl
 decodes every push strictly with the `opentelemetry-proto` package and protobuf's json_format, and the
 values must be the ones `floe status --json` reports."""
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from google.protobuf import json_format
@@ -13,6 +11,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportM
 
 from servekit import Serve
 from sourcedb import Source
+from webhookkit import Receiver
 
 SQL = '''
 CREATE TABLE public.orders (order_id bigint PRIMARY KEY, amount numeric(10,2));
@@ -20,31 +19,9 @@ INSERT INTO public.orders SELECT g, g * 1.5 FROM generate_series(1, 70) g;
 '''
 
 
-class OtlpReceiver:
-    def __init__(self):
-        self.pushes = []  # (path, content type, ExportMetricsServiceRequest)
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                req = json_format.Parse(body, ExportMetricsServiceRequest())  # strict: unknown fields fail
-                outer.pushes.append((self.path, self.headers["Content-Type"], req))
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.end_headers()
-                self.wfile.write(b"{}")
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+def otlp_request(body):
+    """The push decoded strictly (unknown fields fail) by opentelemetry-proto and protobuf's json_format."""
+    return json_format.Parse(body, ExportMetricsServiceRequest())
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +31,20 @@ def src(stack):
 
 @pytest.fixture
 def receiver():
-    r = OtlpReceiver()
+    r = Receiver(parse=otlp_request, answer=b"{}")
     yield r
     r.close()
+
+
+def pushes(receiver):
+    """(path, content type, ExportMetricsServiceRequest) of every push."""
+    return [(r["path"], r["headers"]["Content-Type"], r["body"]) for r in receiver.requests]
+
+
+def generated(src, d, endpoint):
+    src.project(d, extra=f'\n[alerts]\notlp-endpoint = "{endpoint}"\n')
+    src.floe(d, "init", check=0)
+    src.floe(d, "generate", check=0)
 
 
 def points(req):
@@ -73,12 +61,10 @@ def points(req):
 
 
 def test_a_run_pushes_the_status_values(src, tmp_path, receiver):
-    src.project(tmp_path, extra=f'\n[alerts]\notlp-endpoint = "http://127.0.0.1:{receiver.port}"\n')
-    src.floe(tmp_path, "init", check=0)
-    src.floe(tmp_path, "generate", check=0)
+    generated(src, tmp_path, f"http://127.0.0.1:{receiver.port}")
     src.floe(tmp_path, "run", check=0)
-    assert len(receiver.pushes) == 1
-    path, ctype, req = receiver.pushes[0]
+    assert len(pushes(receiver)) == 1
+    path, ctype, req = pushes(receiver)[0]
     assert path == "/v1/metrics" and ctype == "application/json"
     res = {a.key: a.value.string_value for a in req.resource_metrics[0].resource.attributes}
     assert res["service.name"] == "floe" and res["service.instance.id"] == "otlp_it"
@@ -97,24 +83,22 @@ def test_a_run_pushes_the_status_values(src, tmp_path, receiver):
 
 
 def test_serve_pushes_on_an_interval(src, tmp_path, receiver):
-    src.project(tmp_path, extra=f'\n[alerts]\notlp-endpoint = "http://127.0.0.1:{receiver.port}/v1/metrics"\n')
-    src.floe(tmp_path, "init", check=0)
-    src.floe(tmp_path, "generate", check=0)
+    generated(src, tmp_path, f"http://127.0.0.1:{receiver.port}/v1/metrics")
     clock = tmp_path / "clock"
     clock.write_text("1800000000")
     s = Serve(tmp_path, src.password, env={"FLOE_TEST_CLOCK": str(clock)})
     try:
         deadline = time.time() + 20
-        while time.time() < deadline and not receiver.pushes:
+        while time.time() < deadline and not pushes(receiver):
             time.sleep(0.2)
-        assert len(receiver.pushes) == 1
+        assert len(pushes(receiver)) == 1
         clock.write_text("1800000031")
         deadline = time.time() + 20
-        while time.time() < deadline and len(receiver.pushes) < 2:
+        while time.time() < deadline and len(pushes(receiver)) < 2:
             time.sleep(0.2)
-        assert len(receiver.pushes) == 2
-        assert all(p[0] == "/v1/metrics" for p in receiver.pushes)
-        state = points(receiver.pushes[1][2])["lakehouse.table.state"]
+        assert len(pushes(receiver)) == 2
+        assert all(p[0] == "/v1/metrics" for p in pushes(receiver))
+        state = points(pushes(receiver)[1][2])["lakehouse.table.state"]
         assert state[("bronze.orders", "bronze")][1]["state"] == "never loaded"
     finally:
         assert s.stop() == 0

@@ -9,16 +9,10 @@ import pytest
 
 import lakecheck
 import s3kit
+from s3kit import moto  # noqa: F401  (the session's S3 server)
 import test_silver
 import typematrix
 from sourcedb import Source
-
-
-@pytest.fixture(scope="module")
-def moto(tmp_path_factory):
-    m = s3kit.Moto(tmp_path_factory.mktemp("moto"))
-    yield m
-    m.stop()
 
 
 @pytest.fixture(scope="module")
@@ -35,12 +29,13 @@ def s3_project(src, moto, d, prefix="tables"):
     src.project(d, schemas=("public", typematrix.SCHEMA), extra=s3kit.warehouse_toml(location, moto.endpoint))
     (d / "quality").mkdir()
     (d / "quality" / "rules.toml").write_text(test_silver.QUALITY)
-    lakecheck.S3_WAREHOUSES[str(d)] = (location, moto.endpoint)
+    lakecheck.S3_WAREHOUSES[str(d)] = (location, moto)
     return bucket, location
 
 
 def floe(src, d, *args, check=None, env=None):
-    return src.floe(d, *args, check=check, env={**s3kit.ENV, **(env or {})})
+    server = lakecheck.S3_WAREHOUSES[str(d)][1]
+    return src.floe(d, *args, check=check, env={**server.env(), **(env or {})})
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +49,7 @@ def proj(src, moto, tmp_path_factory):
 
 def test_run_writes_every_table_to_the_bucket_and_verifies_it(src, moto, proj):
     d, bucket, r = proj
-    assert r.rc == 0, r
+    assert r.rc == 0, [(t["table"], t.get("error")) for t in json.loads(r.out)["tables"]]
     keys = moto.keys(bucket)
     assert any(k.startswith("tables/bronze/") and k.endswith(".parquet") for k in keys), keys
     assert any(k.endswith(".metadata.json") for k in keys) and any(k.endswith(".avro") for k in keys)

@@ -66,6 +66,18 @@ def test_readyz_says_why_the_source_is_unreachable(src, proj):
     assert "wrong-password" not in body and "wrong-password" not in s.stderr()
 
 
+def test_readyz_says_when_the_catalog_does_not_open(proj, server):
+    catalog = proj / "warehouse" / "catalog.db"
+    moved = proj / "warehouse" / "catalog.db.away"
+    catalog.rename(moved)
+    try:
+        code, _, body = server.get("/readyz")
+    finally:
+        moved.rename(catalog)
+    assert code == 503 and body.startswith("not ready: catalog:"), body
+    assert server.get("/readyz")[0] == 200
+
+
 def test_metrics_content_type_and_promtool(server):
     code, ctype, body = server.get("/metrics")
     assert code == 200
@@ -92,6 +104,20 @@ def test_prometheus_scrapes_what_floe_status_reports(src, proj, server):
                  for r in prom.query("floe_table_freshness_seconds")}
         for key, t in status_of(src, proj).items():
             assert abs(fresh[key] - t["age_seconds"]) <= 5, key
+        pairs = {"floe_table_last_run_rows_written": "last_run_rows_written",
+                 "floe_table_last_run_bytes_read": "last_run_bytes", "floe_table_tests_failed": "tests_failed",
+                 "floe_table_tests_warned": "tests_warned", "floe_table_quarantined_rows": "quarantined_rows",
+                 "floe_table_last_run_duration_seconds": "last_run_duration_seconds"}
+        for name, field in pairs.items():
+            series = {(r["metric"]["table"], r["metric"]["layer"]): r["value"][1] for r in prom.query(name)}
+            for key, t in status.items():
+                want = t[field]
+                if want is None:
+                    assert series[key] == "NaN", (name, key)
+                else:
+                    assert abs(float(series[key]) - want) < 0.01, (name, key, series[key], want)
+        assert status[("silver.orders", "silver")]["tests_failed"] == 0
+        assert status[("bronze.orders", "bronze")]["last_run_rows_written"] == 300
         verified = prom.query('floe_table_reconcile_verified{table="bronze.orders"}')
         assert float(verified[0]["value"][1]) == 1
         info = prom.query("floe_build_info")

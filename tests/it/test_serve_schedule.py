@@ -193,7 +193,7 @@ def test_sigterm_abandons_a_running_load_cleanly_and_a_second_exits_at_once(src,
         blocker.close()
 
 
-def test_two_layers_of_one_table_run_one_after_the_other(src, tmp_path, tmp_path_factory):
+def test_silver_runs_as_one_layer_job_after_every_bronze_run(src, tmp_path, tmp_path_factory):
     src.project(tmp_path, extra='\n[schedule]\nbronze = "*/15 * * * *"\nsilver = "*/15 * * * *"\n')
     src.floe(tmp_path, "init", check=0)
     src.floe(tmp_path, "generate", check=0)
@@ -202,10 +202,14 @@ def test_two_layers_of_one_table_run_one_after_the_other(src, tmp_path, tmp_path
     try:
         clock.set(T0 + 10 * 60)
         wait(lambda: finished(tmp_path, "silver.orders", 1) and finished(tmp_path, "silver.customers", 1))
-        for name in ("orders", "customers"):
-            b, sv = runs_of(tmp_path, f"bronze.{name}"), runs_of(tmp_path, f"silver.{name}")
-            assert [x[0] for x in b] == ["loaded"] and [x[0] for x in sv] == ["loaded"], (b, sv)
-            assert b[0][2] <= sv[0][1], "silver starts after the table's bronze run ended"
+        bronze = runs_of(tmp_path, "bronze.orders") + runs_of(tmp_path, "bronze.customers")
+        silver = runs_of(tmp_path, "silver.orders") + runs_of(tmp_path, "silver.customers")
+        assert [x[0] for x in bronze + silver] == ["loaded"] * 4, (bronze, silver)
+        assert max(b[2] for b in bronze) <= min(x[1] for x in silver), "silver starts after every bronze run"
+        silver_runs = ledger(tmp_path, "SELECT DISTINCT run_id FROM table_runs WHERE layer = 'silver'")
+        assert len(silver_runs) == 1, "one floe run --layer silver builds the layer in lineage order"
         assert metric(s, "floe_scheduler_skipped_runs_total", "bronze.orders") == [0.0]
+        body = s.get("/metrics")[2]
+        assert 'floe_scheduler_skipped_runs_total{table="all",layer="silver"} 0' in body
     finally:
         assert s.stop() == 0, s.stderr()

@@ -45,7 +45,10 @@ class Shop:
 
     def run(self, *args, check=None):
         r = self.floe("run", "--json", *args, check=check)
-        return {t["source"]: t for t in json.loads(r.out)["tables"]}
+        out = json.loads(r.out)
+        failed = [s for s in out.get("silver", []) if s["state"] == "failed"]
+        assert not failed, failed  # the regenerated silver models and tests run
+        return {t["source"]: t for t in out["tables"]}
 
     def git(self, *args, check=True):
         env = dict(os.environ, **GIT_ENV)
@@ -121,7 +124,7 @@ def test_a_safe_change_is_committed_on_main_and_loads(shop, kind):
     assert r["commit"] and shop.head() == r["commit"] != before and shop.branches() == set()
     assert shop.git("log", "-1", "--format=%s").startswith("floe sync:")
     assert shop.sync()["commit"] is None  # nothing new the second time
-    runs = shop.run()
+    runs = shop.run("--table", table)
     bronze = "bronze." + table.split(".")[1]
     assert runs[table]["state"] == "loaded" and runs[table]["check"] == "verified", runs[table]
     assert_bronze(shop, bronze)
@@ -165,7 +168,7 @@ def test_a_rename_is_a_branch_that_pauses_its_table_until_merged(shop):
     r = shop.sync()
     assert any(x.startswith("merged: " + branch) for x in r["closed"]), r
     shop.git("branch", "-d", branch)
-    runs = shop.run()
+    runs = shop.run("--table", "public.order_items")
     assert runs["public.order_items"]["state"] == "loaded", runs["public.order_items"]
     assert ids(shop, "bronze.order_items")["shipping_cost"] == old["freight_value"]
     assert_bronze(shop, "bronze.order_items")
@@ -188,7 +191,7 @@ def test_a_drop_plus_an_add_is_never_a_rename_and_a_rejected_branch_stays_paused
     shop.git("branch", "-D", branch)  # rejected: deleted unmerged
     r = shop.sync()
     assert any(x.startswith("rejected: " + branch) for x in r["closed"]) and shop.branches() == set(), r
-    runs = shop.run()
+    runs = shop.run("--table", "public.sellers", "--layer", "bronze")
     assert runs["public.sellers"]["state"] == "paused" and "rejected" in runs["public.sellers"]["detail"]
     status = {x["table"]: x for x in json.loads(shop.floe("status", "--json").out)["tables"] if x["layer"] == "bronze"}
     assert status["bronze.sellers"]["state"] == "paused" and "rejected" in status["bronze.sellers"]["facts"]
@@ -197,16 +200,30 @@ def test_a_drop_plus_an_add_is_never_a_rename_and_a_rejected_branch_stays_paused
     assert only_table(r, "public.sellers")["new_branch"] and shop.branches() == {branch}
     shop.git("merge", "--no-ff", "-m", "approve", branch)
     shop.git("branch", "-d", branch)
-    runs = shop.run()
+    runs = shop.run("--table", "public.sellers")
     assert runs["public.sellers"]["state"] == "loaded", runs["public.sellers"]
     assert "seller_state" not in ids(shop, "bronze.sellers")
     assert_bronze(shop, "bronze.sellers")
 
 
+def test_a_rejected_change_is_withdrawn_when_the_source_changes_back(shop):
+    shop.src.admin("ALTER TABLE public.customers RENAME COLUMN customer_state TO state")
+    t = only_table(shop.sync(), "public.customers")
+    assert t["changes"][0]["class"] == "rename-column" and t["pauses"], t
+    shop.git("branch", "-D", t["branch"])
+    assert only_table(shop.sync(), "public.customers")["state"] == "rejected"
+    shop.src.admin("ALTER TABLE public.customers RENAME COLUMN state TO customer_state")
+    r = shop.sync()
+    assert r["tables"] == [] and any(x.startswith("withdrawn: " + t["branch"]) for x in r["closed"]), r
+    runs = shop.run("--table", "public.customers", "--layer", "bronze")
+    assert runs["public.customers"]["state"] == "loaded", runs["public.customers"]
+
+
 BREAKING = {
     "drop-column": ("public.products", {"drop-column"}, True),
     "narrow-type": ("public.sellers", {"narrow-type"}, True),
-    "change-pk": ("public.payments", {"change-key", "add-column"}, False),
+    # the surrogate key is an identity column: NOT NULL with no default expression (the catalog shows none)
+    "change-pk": ("public.payments", {"change-key", "add-required-column"}, False),
     "drop-trigger": ("public.orders", {"change-watermark"}, False),
 }
 
@@ -219,11 +236,11 @@ def test_a_breaking_change_is_a_branch_and_loads_after_the_merge(shop, kind):
     t = only_table(r, table)
     assert {c["class"] for c in t["changes"]} == classes and t["action"] == "branch", t
     assert t["pauses"] == pauses and r["commit"] is None and shop.branches() == {t["branch"]}
-    runs = shop.run()
+    runs = shop.run("--table", table, "--layer", "bronze")
     assert (runs[table]["state"] == "paused") == pauses, runs[table]
     shop.git("merge", "--no-ff", "-m", "approve", t["branch"])
     shop.git("branch", "-d", t["branch"])  # as a forge does after a merge
-    runs = shop.run()
+    runs = shop.run("--table", table)
     assert runs[table]["state"] == "loaded", runs[table]
     assert_bronze(shop, "bronze." + table.split(".")[1])
     assert shop.sync()["tables"] == []
@@ -254,6 +271,36 @@ def test_a_sync_holding_the_lock_makes_the_other_report_it(shop):
     assert len(shop.branches()) == 1
     (branch,) = shop.branches()
     shop.git("merge", "--no-ff", "-m", "approve", branch)
-    runs = shop.run()
+    shop.git("branch", "-d", branch)
+    runs = shop.run("--table", "public.customers")
     assert runs["public.customers"]["state"] == "loaded"
+    assert_bronze(shop, "bronze.customers")
+
+
+def test_policy_overrides_the_action_per_class_and_names_the_valid_ones(shop):
+    toml = shop.d / "floe.toml"
+    base = toml.read_text()
+    try:
+        toml.write_text(base + '\n[policy]\nrename = "branch"\n')
+        r = shop.floe("sync", check=2)
+        assert 'key "rename" in [policy] is not valid' in r.err and "rename-column" in r.err, r.err
+        toml.write_text(base + '\n[policy]\nadd-column = "merge"\n')
+        r = shop.floe("sync", check=2)
+        assert '"commit", "branch" or "refuse"' in r.err, r.err
+        shop.src.admin("ALTER TABLE public.customers ADD COLUMN vip boolean")
+        toml.write_text(base + '\n[policy]\nadd-column = "refuse"\n')
+        r = shop.sync(check=1)
+        t = only_table(r, "public.customers")
+        assert t["state"] == "refused" and t["branch"] is None and shop.branches() == set(), t
+        toml.write_text(base + '\n[policy]\nadd-column = "branch"\n')
+        r = shop.sync()
+        t = only_table(r, "public.customers")
+        assert t["action"] == "branch" and r["commit"] is None and shop.branches() == {t["branch"]}, r
+        shop.git("merge", "--no-ff", "-m", "approve", t["branch"])
+        shop.git("branch", "-d", t["branch"])
+    finally:
+        toml.write_text(base)
+    runs = shop.run("--table", "public.customers")
+    assert runs["public.customers"]["state"] == "loaded"
+    assert "vip" in ids(shop, "bronze.customers")
     assert_bronze(shop, "bronze.customers")

@@ -1,5 +1,5 @@
 """A local webhook receiver (Python's http.server on a private port) that records every request
-exactly as it came — path, headers, JSON body — and can fail the first N with a status, as a
+exactly as it came — path, headers, body as `parse` reads it (JSON by default) — and can fail the first N with a status, as a
 Slack, Teams or PagerDuty endpoint does when it is down. Stands in for services that cannot exist
 offline; the tests assert on the protocol it recorded."""
 import json
@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Receiver:
-    def __init__(self, fail_first=0, fail_status=500, ok_status=200):
+    def __init__(self, fail_first=0, fail_status=500, ok_status=200, parse=json.loads, answer=b"ok"):
         self.requests = []
         self.fail_first = fail_first
         self.fail_status = fail_status
@@ -21,11 +21,11 @@ class Receiver:
                 failing = len(outer.requests) < outer.fail_first
                 status = outer.fail_status if failing else outer.ok_status
                 outer.requests.append({"path": self.path, "headers": dict(self.headers),
-                                       "body": json.loads(body), "status": status})
+                                       "body": parse(body), "status": status})
                 self.send_response(status)
                 self.send_header("Content-Type", "text/plain")
                 self.end_headers()
-                self.wfile.write(b"rollup_error" if failing else b"ok")
+                self.wfile.write(b"rollup_error" if failing else answer)
 
             def log_message(self, *args):
                 pass

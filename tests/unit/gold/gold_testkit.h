@@ -33,7 +33,7 @@ static inline floe_gold_mart *gold_kit_resolve(gold_kit *k, const char *md)
 {
 	floe_gold_mart *m = NULL;
 	if (!k->lock || floe_gold_desc_parse(&k->desc, k->arena, "marts/q.md", md, strlen(md)) < 0 ||
-	    floe_gold_resolve(&m, k->arena, k->desc, k->lock) < 0) {
+	    floe_gold_resolve(&m, k->arena, k->desc, k->lock, NULL) < 0) {
 		floe_error_print(stderr);
 		return NULL;
 	}

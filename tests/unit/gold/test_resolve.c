@@ -5,6 +5,7 @@
  */
 #include "harness.h"
 #include "gold_testkit.h"
+#include "base/fs.h"
 
 #include <string.h>
 
@@ -161,4 +162,39 @@ FLOE_TEST(gold_questions_are_written_into_the_file)
 				  "silver.order_items; did you mean `order_items.price`?\n"));
 	floe_buf_free(&b);
 	gold_kit_free(&k);
+}
+
+FLOE_TEST(gold_question_extensions)
+{
+	expect_question("measures:\n  revenue: sum of order_items.price\n  q: quintile of revenu\n", FLOE_GOLD_Q_UNKNOWN_WORD,
+			"measures.q", "`revenu` in \"quintile of revenu\" names no measure; did you mean `revenue`?");
+	expect_question("grain: [month]\ndimensions:\n  month: month of orders.order_purchase_timestamp\n"
+			"measures:\n  n: number of orders\n  s: share of n within week\n", FLOE_GOLD_Q_UNKNOWN_WORD,
+			"measures.s", "`within` names a dimension of the grain, and `week` is none.");
+	expect_question("measures:\n  s: average of reviews.review_score through order_itemz\n", FLOE_GOLD_Q_UNKNOWN_TABLE,
+			"measures.s", "silver has no table order_itemz; did you mean `order_items`?");
+	expect_question("measures:\n  n: number of orders\n  r: rate of n > 3\n", FLOE_GOLD_Q_UNSUPPORTED, "measures.r",
+			"`rate of` a condition on columns");
+	expect_question("grain: [seller]\ndimensions:\n  seller: sellers.seller_id\n"
+			"measures:\n  s: average of reviews.review_score\n", FLOE_GOLD_Q_NO_PATH, "dimensions.seller",
+			"count through one (`… through <table>`)");
+}
+
+/* Every example mart the shop ships (examples/shop/marts) resolves with no question. */
+FLOE_TEST(gold_shop_examples_resolve)
+{
+	static const char *const names[] = { "monthly_revenue", "customer_segments", "payment_mix", "seller_scorecard" };
+	for (size_t i = 0; i < 4; i++) {
+		gold_kit k;
+		floe_buf text = FLOE_BUF_INIT;
+		gold_kit_init(&k);
+		const char *path = floe_arena_printf(k.arena, "examples/shop/marts/%s.md", names[i]);
+		FLOE_CHECK(floe_fs_read_file(&text, path) == 0);
+		floe_gold_mart *m = text.ptr ? gold_kit_resolve(&k, text.ptr) : NULL;
+		floe_gold_proposal *p = NULL;
+		FLOE_CHECK(m && floe_gold_question_count(m) == 0 && floe_gold_propose(&p, k.arena, m) == 0);
+		FLOE_CHECK(p && strcmp(p->name, names[i]) == 0);
+		floe_buf_free(&text);
+		gold_kit_free(&k);
+	}
 }

@@ -108,3 +108,79 @@ cleanup:
 	floe_engine_close(e);
 	gold_kit_free(&k);
 }
+
+static const char scorecard[] = "---\n"
+				"mart: scorecard\n"
+				"grain: [seller]\n"
+				"dimensions:\n"
+				"  seller: sellers.seller_id\n"
+				"measures:\n"
+				"  revenue: sum of order_items.price\n"
+				"  orders: number of distinct order_items.order_id\n"
+				"  score: average of reviews.review_score through order_items\n"
+				"  late: rate of orders.order_delivered_customer_date > orders.order_estimated_delivery_date "
+				"through order_items\n"
+				"  share: share of revenue\n"
+				"  revenue_half: tercile of revenue\n"
+				"---\n";
+
+/* Seller a sells in orders 1 and 2 (two items in 1), b in orders 2 and 3; orders 2 and 3 were late; reviews 5, 3, 1. */
+static const char scorecard_rows[] =
+	"CREATE TABLE sellers AS SELECT * FROM (VALUES ('a'), ('b'), ('c')) v(seller_id);"
+	"CREATE TABLE orders AS SELECT * FROM (VALUES (1, DATE '2018-01-10', DATE '2018-01-09'),"
+	" (2, DATE '2018-01-10', DATE '2018-01-20'), (3, DATE '2018-01-01', DATE '2018-01-02'))"
+	" v(order_id, order_estimated_delivery_date, order_delivered_customer_date);"
+	"CREATE TABLE order_items AS SELECT * FROM (VALUES (1, 1, 'a', 10.00), (1, 2, 'a', 10.00), (2, 1, 'a', 30.00),"
+	" (2, 2, 'b', 40.00), (3, 1, 'b', 10.00)) v(order_id, order_item_id, seller_id, price);"
+	"CREATE TABLE reviews AS SELECT * FROM (VALUES ('r1', 1, 5), ('r2', 2, 3), ('r3', 3, 1))"
+	" v(review_id, order_id, review_score);";
+
+FLOE_TEST(gold_sql_through_rate_share_and_tiles_in_duckdb)
+{
+	gold_kit k;
+	floe_engine *e = NULL;
+	gold_kit_init(&k);
+	floe_gold_mart *m = gold_kit_resolve(&k, scorecard);
+	floe_gold_proposal *p = NULL;
+	FLOE_CHECK(m && floe_gold_question_count(m) == 0 && floe_gold_propose(&p, k.arena, m) == 0);
+	FLOE_CHECK(floe_engine_open(&e, NULL) == 0 && floe_engine_exec(e, scorecard_rows) == 0);
+	if (!p || !e)
+		goto cleanup;
+	FLOE_CHECK(floe_engine_exec(e, floe_arena_printf(k.arena, "CREATE TABLE scorecard AS %s",
+							  render(k.arena, p->model))) == 0);
+	/* a: orders 1, 2 (order 1 once though it has two items of a): score (5 + 3) / 2, late 1 of 2;
+	   b: orders 2, 3: score (3 + 1) / 2, late 2 of 2; shares of 100.00; terciles by revenue, a tie
+	   broken by the grain */
+	FLOE_CHECK_STR(text_of(e, k.arena, "SELECT string_agg(concat_ws('|', seller, revenue, orders, score, late, share, "
+					   "revenue_half), ' ' ORDER BY seller) FROM scorecard"),
+		       "a|50.00|2|4.0|0.5|0.5|1 b|50.00|2|2.0|1.0|0.5|2");
+	/* only revenue reconciles: the distinct count, the average and the rate are not additive */
+	FLOE_CHECK(p->n_tests == 1 && strstr(p->test_paths[0], "reconcile_revenue"));
+cleanup:
+	floe_engine_close(e);
+	gold_kit_free(&k);
+}
+
+FLOE_TEST(gold_sql_measure_filter_applies_after_aggregation)
+{
+	gold_kit k;
+	floe_engine *e = NULL;
+	gold_kit_init(&k);
+	floe_gold_mart *m = gold_kit_resolve(&k, "---\nmart: big_orders\ngrain: [order]\ndimensions:\n"
+						 "  order: orders.order_id\nmeasures:\n  revenue: sum of order_items.price\n"
+						 "filters:\n  - revenue > 20\n---\n");
+	floe_gold_proposal *p = NULL;
+	FLOE_CHECK(m && floe_gold_propose(&p, k.arena, m) == 0);
+	FLOE_CHECK(floe_engine_open(&e, NULL) == 0 && floe_engine_exec(e, rows) == 0);
+	if (!p || !e)
+		goto cleanup;
+	FLOE_CHECK(strstr(p->model, ") as \"floe_mart\"\nwhere (\"revenue\" > 20)\n"));
+	FLOE_CHECK(p->n_tests == 0); /* rows dropped after aggregation: totals no longer reconcile */
+	FLOE_CHECK_STR(text_of(e, k.arena, floe_arena_printf(k.arena, "SELECT string_agg(concat_ws('|', \"order\", revenue), "
+								       "' ' ORDER BY \"order\") FROM (%s)",
+							      render(k.arena, p->model))),
+		       "1|60.00 2|100.00"); /* order 3 (5.00) is left out */
+cleanup:
+	floe_engine_close(e);
+	gold_kit_free(&k);
+}

@@ -1,0 +1,77 @@
+/*
+ * test_http.c — the --listen address parser and the route table over a real socket.
+ */
+#include "harness.h"
+#include "base/error.h"
+#include "server/http.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+FLOE_TEST(http_parse_listen)
+{
+	char host[64];
+	int port = -1;
+	FLOE_CHECK(floe_http_parse_listen(host, sizeof(host), &port, "127.0.0.1:9464") == 0);
+	FLOE_CHECK_STR(host, "127.0.0.1");
+	FLOE_CHECK(port == 9464);
+	FLOE_CHECK(floe_http_parse_listen(host, sizeof(host), &port, "[::1]:0") == 0);
+	FLOE_CHECK_STR(host, "::1");
+	FLOE_CHECK(port == 0);
+	const char *bad[] = { "127.0.0.1", ":80", "host:", "h:65536", "h:-1", "h:80x", "[::1]80", "[::1:80", NULL };
+	for (int i = 0; bad[i]; i++) {
+		FLOE_CHECK(floe_http_parse_listen(host, sizeof(host), &port, bad[i]) < 0);
+		floe_error_clear();
+	}
+}
+
+static int hello(floe_http_response *res, const floe_http_request *req, void *ctx)
+{
+	res->content_type = "text/x-test";
+	return floe_buf_printf(&res->body, "%s %s %s", (const char *)ctx, req->method, req->path);
+}
+
+/* One request over a plain socket; the whole answer into `out`. */
+static void ask(char *out, size_t size, int port, const char *request)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	size_t n = 0;
+	out[0] = '\0';
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 && write(fd, request, strlen(request)) > 0) {
+		ssize_t r;
+		while (n + 1 < size && (r = read(fd, out + n, size - 1 - n)) > 0)
+			n += (size_t)r;
+	}
+	out[n] = '\0';
+	close(fd);
+}
+
+FLOE_TEST(http_routes_exact_prefix_and_methods)
+{
+	floe_http_server *s = floe_http_server_new(1024);
+	floe_http_route_add(s, "GET", "/metrics", hello, "exact");
+	floe_http_route_add(s, NULL, "/v1/*", hello, "prefix");
+	FLOE_CHECK(floe_http_server_listen(s, "127.0.0.1", 0) == 0);
+	int port = floe_http_server_port(s);
+	char out[4096];
+	ask(out, sizeof(out), port, "GET /metrics HTTP/1.0\r\n\r\n");
+	FLOE_CHECK(strstr(out, " 200 ") && strstr(out, "text/x-test") && strstr(out, "exact GET /metrics"));
+	ask(out, sizeof(out), port, "POST /metrics HTTP/1.0\r\nContent-Length: 0\r\n\r\n");
+	FLOE_CHECK(strstr(out, " 405 "));
+	ask(out, sizeof(out), port, "GET /nothing HTTP/1.0\r\n\r\n");
+	FLOE_CHECK(strstr(out, " 404 "));
+	ask(out, sizeof(out), port, "POST /v1/namespaces HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}");
+	FLOE_CHECK(strstr(out, "prefix POST /v1/namespaces"));
+	char big[2200];
+	int n = snprintf(big, sizeof(big), "POST /v1/x HTTP/1.0\r\nContent-Length: 2000\r\n\r\n");
+	memset(big + n, 'a', 2000);
+	big[n + 2000] = '\0';
+	ask(out, sizeof(out), port, big);
+	FLOE_CHECK(strstr(out, " 413 "));
+	floe_http_server_free(s);
+}

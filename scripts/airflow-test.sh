@@ -8,8 +8,12 @@
 # `airflow dags test floe_shop`: every task, in the lineage's order, as `floe run --table T
 # --layer L --json` against that PostgreSQL. Then every task instance must have succeeded, and
 # `floe status --json` must show every bronze table verified and every silver table built.
+# Then a mart (monthly revenue) is drafted with `floe gold draft`, merged, a warehouse database
+# is made and [publish] set, and `floe generate` adds gold__monthly_revenue and publish tasks:
+# a second `airflow dags test` must run them all, and the published marts.monthly_revenue must
+# equal gold.monthly_revenue (rows and revenue).
 # Then a planted failure: one order item's price set to numeric NaN, which no Iceberg decimal can
-# carry, so a second `airflow dags test` must fail exactly bronze__public__order_items (the load
+# carry, so a third `airflow dags test` must fail exactly bronze__public__order_items (the load
 # refuses the value: exit 1, no retry), leave every
 # task downstream of it upstream_failed (never run), run every other task to success, and call
 # the failure callback (`floe alert --task-failed`) once — which posts one `task failed` message
@@ -112,9 +116,55 @@ assert silver_tasks and all(v == "built" for k, v in states.items() if k.startsw
 print(f"airflow-test: ok — {bronze_tasks} bronze tasks verified, {silver_tasks} silver tasks built")
 PY
 
+# --- gold and publish: a mart drafted, merged and generated becomes gold and publish tasks -----
+mkdir -p "$PROJECT/marts"
+cat >"$PROJECT/marts/monthly_revenue.md" <<'MD'
+---
+mart: monthly_revenue
+grain: [month, state]
+dimensions:
+  month: month of orders.order_purchase_timestamp
+  state: customers.customer_state
+measures:
+  revenue: sum of order_items.price
+  orders: number of orders
+filters:
+  - orders.order_status is not 'canceled'
+---
+Revenue per month and customer state.
+MD
+"$FLOE" -C "$PROJECT" gold draft marts/monthly_revenue.md >/dev/null
+git -C "$PROJECT/pipeline" merge -q --no-edit floe/mart/monthly_revenue
+export FLOE_PUBLISH_PASSWORD="pub-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+ADMIN=(psql -qAt -h "$PROJECT/.floe/pg/run" -p "$PORT" -U postgres)
+"${ADMIN[@]}" shop -c "CREATE ROLE floe_publisher LOGIN PASSWORD '$FLOE_PUBLISH_PASSWORD'" -c "CREATE DATABASE wh"
+"${ADMIN[@]}" wh -c "CREATE SCHEMA marts AUTHORIZATION floe_publisher"
+printf '\n[publish]\nhost = "127.0.0.1"\nport = %s\ndatabase = "wh"\nschema = "marts"\nuser = "floe_publisher"\npassword-env = "FLOE_PUBLISH_PASSWORD"\n' "$PORT" >>"$PROJECT/floe.toml"
+"$FLOE" -C "$PROJECT" generate >/dev/null
+grep -q '"gold__monthly_revenue"' "$DAG" && grep -q '"publish": ("\*", "publish"' "$DAG" ||
+	{ echo "airflow-test: the regenerated DAG has no gold or publish task" >&2; exit 1; }
+"$AIRFLOW" dags test floe_shop "${MARK[@]}" >"$WORK/dags-test-gold.log" 2>&1 || {
+	tail -60 "$WORK/dags-test-gold.log" >&2
+	echo "airflow-test: airflow dags test with the mart failed (log above)" >&2
+	exit 1
+}
+"$VENV/bin/python" - <<'PY'
+from airflow.models import DagRun
+from airflow.utils.session import create_session
+with create_session() as s:
+    run = s.query(DagRun).filter(DagRun.dag_id == "floe_shop").order_by(DagRun.id.desc()).first()
+    tis = {ti.task_id: str(ti.state).rsplit(".", 1)[-1].lower() for ti in run.get_task_instances(session=s)}
+assert str(run.state).endswith("success") and all(v == "success" for v in tis.values()), tis
+assert tis.get("gold__monthly_revenue") == "success" and tis.get("publish") == "success", tis
+print(f"airflow-test: dag run {run.run_id} with the mart: {len(tis)} task instances, gold and publish succeeded")
+PY
+LAKE=$("$FLOE" -C "$PROJECT" query "select count(*), sum(revenue) from gold.monthly_revenue" --csv | tail -1)
+WH=$("${ADMIN[@]}" -F, wh -c "select count(*), sum(revenue) from marts.monthly_revenue")
+[ "$LAKE" = "$WH" ] || { echo "airflow-test: published marts.monthly_revenue ($WH) differs from gold ($LAKE)" >&2; exit 1; }
+echo "airflow-test: ok — marts.monthly_revenue in the warehouse equals gold.monthly_revenue (rows, revenue: $WH)"
+
 # --- the planted failure ------------------------------------------------------------------
-ADMIN=(psql -qAt -h "$PROJECT/.floe/pg/run" -p "$PORT" -U postgres shop)
-"${ADMIN[@]}" -c "UPDATE public.order_items SET price = 'NaN' WHERE ctid = (SELECT min(ctid) FROM public.order_items)"
+"${ADMIN[@]}" shop -c "UPDATE public.order_items SET price = 'NaN' WHERE ctid = (SELECT min(ctid) FROM public.order_items)"
 "$AIRFLOW" dags test floe_shop "${MARK[@]}" >"$WORK/dags-test-failure.log" 2>&1 || true
 "$VENV/bin/python" - "$WORK/dags-test-failure.log" "$WORK/hook.jsonl" <<'PY'
 import json, sys
@@ -156,8 +206,8 @@ print(f"airflow-test: ok — {planted} failed without retry, {len(below)} downst
       f"webhook: {len(posts)} post(s), one task failed: {task_failed[0].get('text', task_failed[0])!r:.160}")
 PY
 
-if grep -rqF -e "$FLOE_SOURCE_PASSWORD" -e "$FLOE_ALERT_WEBHOOK" "$WORK/dags-test.log" "$WORK/dags-test-failure.log" "$AIRFLOW_HOME" "$PROJECT/pipeline" 2>/dev/null; then
-	echo "airflow-test: the source password or the webhook URL appears in Airflow's output or files" >&2
+if grep -rqF -e "$FLOE_SOURCE_PASSWORD" -e "$FLOE_PUBLISH_PASSWORD" -e "$FLOE_ALERT_WEBHOOK" "$WORK"/dags-test*.log "$AIRFLOW_HOME" "$PROJECT/pipeline" 2>/dev/null; then
+	echo "airflow-test: a password or the webhook URL appears in Airflow's output or files" >&2
 	exit 1
 fi
-echo "airflow-test: no output or file holds the source password or the webhook URL"
+echo "airflow-test: no output or file holds a password or the webhook URL"

@@ -287,3 +287,29 @@ def test_floe_run_publishes_after_the_layers_when_publish_is_set(stack, wh, tmp_
     # one layer, or some tables only: no publish
     r = src.floe(d, "run", "--json", "--layer", "bronze", env=ENV, check=0)
     assert "publish" not in json.loads(r.out)
+
+
+def test_a_mart_floe_built_is_published_by_floe_run(stack, wh, tmp_path_factory):
+    """The real thing end to end: a mart drafted by `floe gold draft`, merged, built by `floe run`,
+    and published by the same run into the warehouse, equal to the gold table row for row."""
+    import test_gold as tg
+    src = tg.shop_source(stack, "pubgold_it", 5)
+    d = tmp_path_factory.mktemp("pubgold")
+    d.chmod(0o755)
+    tg.shop_project(src, d)
+    tg.draft(src, d, "monthly_revenue", tg.MONTHLY, check=0)
+    tg.git(d, "merge", "--no-edit", "floe/mart/monthly_revenue")
+    src.floe(d, "generate", check=0)
+    toml = make_project(tmp_path_factory.mktemp("pubgold_conf"), stack).joinpath("floe.toml").read_text()
+    (d / "floe.toml").write_text((d / "floe.toml").read_text() + "\n" + toml.split("\n\n", 2)[2])
+    r = src.floe(d, "run", "--json", env=ENV, check=0)
+    out = json.loads(r.out)
+    assert [g["state"] for g in out["gold"]] == ["built"], out["gold"]
+    assert out["publish"]["published"] == 1 and out["publish"]["marts"][0]["mart"] == "monthly_revenue", r
+    tbl = catalog(d).load_table("gold.monthly_revenue")
+    cols = [f.name for f in tbl.schema().fields]
+    lake = sorted(tuple(r[c] for c in cols) for r in tbl.scan().to_arrow().to_pylist())
+    with psycopg.connect(wh, autocommit=True) as c:
+        c.execute("SET TIME ZONE 'UTC'")
+        got = sorted(c.execute(f'SELECT {", ".join(cols)} FROM marts.monthly_revenue').fetchall())
+    assert got == lake and len(lake) > 10

@@ -37,7 +37,7 @@ static const struct allowed {
 } allowed[] = {
 	{ "src/bronze/load.c", "floe_fs_read_file(", "reads pipeline/bronze/*.sql, not the warehouse (stays)" },
 	{ "src/reconcile/reconcile.c", "floe_fs_read_file(", "reads pipeline/bronze/*.sql, not the warehouse (stays)" },
-	{ "src/silver/build.c", "floe_fs_read_file(", "reads pipeline/dbt/models/silver/*.sql, not the warehouse (stays)" },
+	{ "src/silver/model.c", "floe_fs_read_file(", "reads pipeline/dbt/models/silver/*.sql, not the warehouse (stays)" },
 	{ "src/gold/draft.c", "floe_fs_read_file(", "reads marts/<name>.md, a description people commit, not the warehouse" },
 	{ "src/gold/draft.c", "floe_fs_write_atomic(", "writes the questions into marts/<name>.md, not the warehouse" },
 	{ "src/iceberg/catalog_sql.c", "floe_fs_mkdir_p(", "the SQLite catalog file's directory, not table data" },

@@ -161,7 +161,7 @@ cleanup:
 }
 
 /* Whether a lock column is named rowid (DuckDB's row number of a table, which a column shadows). */
-static bool has_rowid_column(const floe_lock_silver *s)
+bool silver_has_rowid_column(const floe_lock_silver *s)
 {
 	for (size_t i = 0; i < s->n_columns; i++)
 		if (strcasecmp(s->columns[i].name, "rowid") == 0)
@@ -182,7 +182,7 @@ int silver_run_model(silver_build *b, floe_buf *model_sql)
 	int error = -1;
 	while (model.len && strchr(" \t\r\n;", model.ptr[model.len - 1]))
 		model.len--;
-	bool rowid = !has_rowid_column(b->s);
+	bool rowid = !silver_has_rowid_column(b->s);
 	floe_buf_printf(&sql, "CREATE TEMP TABLE floe_model_rows AS SELECT %s* FROM (%.*s\n) floe_model",
 			rowid ? "" : "row_number() OVER () - 1 AS floe_row, ", (int)model.len, model.ptr);
 	silver_put_key_order(&sql, b->s, " ORDER BY ");

@@ -84,6 +84,9 @@ int silver_parent_views(silver_job *job);
 /* The model file rendered into `sql` (a hand edit runs as edited); its SHA-256 into b->model_sha. */
 int silver_render_model(silver_build *b, floe_buf *sql);
 
+/* Whether a lock column is named rowid (DuckDB's row number of a table, which a column shadows). */
+bool silver_has_rowid_column(const floe_lock_silver *s);
+
 /* floe_build: the model's rows sorted by the key, numbered from 0 (floe_row); its columns the lock's. */
 int silver_run_model(silver_build *b, floe_buf *model_sql);
 

@@ -223,9 +223,15 @@ int silver_write_files(silver_build *b)
 	if (b->n_removed) { /* kept rows of rewritten files and new ones: sorted together */
 		if (put_rows(&rows, b) < 0)
 			goto cleanup;
-		floe_buf_puts(&sql, "CREATE TEMP TABLE floe_out AS SELECT row_number() OVER (");
-		silver_put_key_order(&sql, b->s, "ORDER BY ");
-		floe_buf_printf(&sql, ") - 1 AS floe_n, * FROM (%s)", floe_buf_cstr(&rows));
+		if (silver_has_rowid_column(b->s)) { /* it would shadow the rowid: numbered by a window instead */
+			floe_buf_puts(&sql, "CREATE TEMP TABLE floe_out AS SELECT row_number() OVER (");
+			silver_put_key_order(&sql, b->s, "ORDER BY ");
+			floe_buf_printf(&sql, ") - 1 AS floe_n, * FROM (%s)", floe_buf_cstr(&rows));
+		} else { /* a parallel sort, numbered by rowid: a window's numbering is one thread's pass */
+			floe_buf_printf(&sql, "CREATE TEMP TABLE floe_out_rows AS SELECT * FROM (%s)", floe_buf_cstr(&rows));
+			silver_put_key_order(&sql, b->s, " ORDER BY ");
+			floe_buf_puts(&sql, "; CREATE TEMP VIEW floe_out AS SELECT rowid AS floe_n, * FROM floe_out_rows");
+		}
 	} else { /* floe_build is sorted already: files by its numbers (a range may lose quarantined rows) */
 		floe_buf_puts(&sql, "CREATE TEMP VIEW floe_out AS SELECT floe_row AS floe_n, ");
 		if (silver_put_select(&sql, job->arena, b->s, "") < 0)

@@ -122,8 +122,7 @@ static const char *assets_py(floe_arena *a, const char *project_rel, const char 
 	return out;
 }
 
-int floe_gen_dagster(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config,
-		     const char *pipeline_dir)
+int floe_gen_dagster(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config)
 {
 	floe_arena *a = floe_gen_arena(r);
 	const char *package = py_ident(a, "floe_", config->project_name);
@@ -140,7 +139,8 @@ int floe_gen_dagster(floe_gen_result *r, floe_lock *next, const floe_lock *prev,
 		{ floe_arena_printf(a, "%s/definitions.py", pkg), definitions_py },
 		{ floe_arena_printf(a, "%s/defs/__init__.py", pkg), "# " GENERATED "\n" },
 		{ floe_arena_printf(a, "%s/defs/floe_assets.py", pkg),
-		  assets_py(a, project_from_pipeline(a, pipeline_dir, config->project_dir), pool) },
+		  /* from the project's own pipeline/, not the directory written now (a change branch's work tree) */
+		  assets_py(a, project_from_pipeline(a, floe_config_pipeline_dir(a, config), config->project_dir), pool) },
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (floe_gen_put_project_file(r, next, prev, files[i].path, files[i].content) < 0)

@@ -187,11 +187,10 @@ int floe_gen_retire(floe_gen_result *r, const char *rel, const char *old_hash)
  * The Dagster project, or with [orchestrators] dagster = false, the files of the one generated
  * before retired (removed when unedited, kept and reported when edited).
  */
-static int dagster_or_retire(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config,
-			     const char *dir)
+static int dagster_or_retire(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config)
 {
 	if (config->orchestrators.dagster)
-		return floe_gen_dagster(r, next, prev, config, dir);
+		return floe_gen_dagster(r, next, prev, config);
 	for (size_t i = 0; i < floe_lock_project_file_count(prev); i++) {
 		const floe_lock_file *f = floe_lock_project_file_at(prev, i);
 		if (strncmp(f->path, "dagster/", 8) == 0 && floe_gen_retire(r, f->path, f->sha256) < 0)
@@ -340,7 +339,7 @@ int floe_gen_from_plan_opts(floe_gen_result **out, const floe_plan *plan, const 
 		goto cleanup;
 	hold_back(r, next, prev, plan);
 	if (write_tables(r, plan, prev, next) < 0 || floe_gen_dbt(r, next, prev, plan, config) < 0 ||
-	    dagster_or_retire(r, next, prev, config, dir) < 0 || floe_gen_airflow(r, next, prev, config) < 0 ||
+	    dagster_or_retire(r, next, prev, config) < 0 || floe_gen_airflow(r, next, prev, config) < 0 ||
 	    floe_gen_monitoring(r, next, prev, config) < 0 || retire(r, prev, next) < 0 ||
 	    check_marts(r, next) < 0 || write_lock(r, next) < 0)
 		goto cleanup;

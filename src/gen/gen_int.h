@@ -53,11 +53,10 @@ int floe_gen_airflow(floe_gen_result *r, floe_lock *next, const floe_lock *prev,
 
 /*
  * pipeline/dagster/: the Dagster project whose assets run `floe run --table T --layer L --json`
- * (dagster.c, docs/dagster.md), each file placed and hashed in `next`. `pipeline_dir` is where
- * pipeline/ is written (the project's location is written relative to it).
+ * (dagster.c, docs/dagster.md), each file placed and hashed in `next`. The project's location is
+ * written relative to the project's own pipeline/ — the same in a change branch's work tree.
  */
-int floe_gen_dagster(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config,
-		     const char *pipeline_dir);
+int floe_gen_dagster(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config);
 
 /* pipeline/monitoring/: the Grafana dashboard and the example Prometheus configuration (monitoring.c). */
 int floe_gen_monitoring(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config);

@@ -62,8 +62,14 @@ int floe_iceberg_table_plan(floe_iceberg_scan **out, floe_arena *arena, floe_ice
 		return -1;
 	}
 	scan->snapshot_id = snap ? snap->snapshot_id : -1;
-	scan->schema = snap && snap->has_schema_id ? floe_iceberg_metadata_schema(m, snap->schema_id)
-						  : NULL;
+	/*
+	 * The current snapshot reads with the table's current schema: a rename or a drop commits no
+	 * snapshot, so the current snapshot may still name the schema before it (PyIceberg and Spark
+	 * read the table so too). An older snapshot reads with the schema it was written with.
+	 */
+	const floe_iceberg_snapshot *cur = floe_iceberg_metadata_current_snapshot(m);
+	bool older = snap && cur && snap->snapshot_id != cur->snapshot_id;
+	scan->schema = older && snap->has_schema_id ? floe_iceberg_metadata_schema(m, snap->schema_id) : NULL;
 	if (!scan->schema)
 		scan->schema = floe_iceberg_metadata_current_schema(m);
 	if (snap && floe_iceberg_read_manifest_list(table, arena, snap->manifest_list, &list, &n) < 0)

@@ -183,7 +183,7 @@ typedef struct floe_iceberg_scan_file {
 
 typedef struct floe_iceberg_scan {
 	int64_t snapshot_id;          /* -1 for a table without snapshots */
-	const floe_iceberg_schema *schema; /* the snapshot's schema (current schema if unknown) */
+	const floe_iceberg_schema *schema; /* the current schema for the current snapshot; an older one's own (current if unknown) */
 	size_t n_files;
 	floe_iceberg_scan_file *files;
 	int64_t record_count;

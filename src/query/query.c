@@ -162,8 +162,7 @@ static void view_column(floe_buf *sql, const floe_iceberg_field *f, const floe_i
 	floe_buf_free(&name);
 }
 
-/* read_parquet's schema: the columns of the table's current schema, found by field id. */
-static void put_parquet_schema(floe_buf *sql, const floe_iceberg_schema *schema)
+void floe_query_put_parquet_schema(floe_buf *sql, const floe_iceberg_schema *schema)
 {
 	floe_buf type = FLOE_BUF_INIT;
 	floe_buf_puts(sql, "schema = MAP {");
@@ -219,7 +218,7 @@ int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *n
 			floe_buf_put_quoted(&sql, uri, '\'');
 		}
 		floe_buf_puts(&sql, "], ");
-		put_parquet_schema(&sql, schema);
+		floe_query_put_parquet_schema(&sql, schema);
 		floe_buf_putc(&sql, ')');
 	}
 	error = floe_engine_exec(e, floe_buf_cstr(&sql));

@@ -35,6 +35,12 @@ typedef struct floe_iceberg_type floe_iceberg_type;
 int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *name, floe_iceberg_storage *storage,
 		    const floe_iceberg_scan *scan, const floe_iceberg_schema *schema);
 
+/*
+ * read_parquet's `schema = MAP {…}` argument for `schema`: each column found by its field id,
+ * so a file written under a column's old name reads under its current one (NULL when absent).
+ */
+void floe_query_put_parquet_schema(floe_buf *sql, const floe_iceberg_schema *schema);
+
 /* An Iceberg type as DuckDB names it ("DECIMAL(12,2)", "STRUCT(\"a\" INTEGER)"). */
 void floe_query_duck_type(floe_buf *out, const floe_iceberg_type *t);
 

@@ -82,19 +82,19 @@ static int changed_keys(silver_build *b, floe_iceberg_table *bronze, int64_t fro
 	const floe_lock_silver *s = b->s;
 	floe_buf_puts(&sql, "CREATE TEMP TABLE floe_diff AS SELECT ");
 	for (size_t k = 0; k < s->n_unique_key; k++) {
-		floe_buf_puts(&sql, "coalesce(a.");
+		floe_buf_puts(&sql, "coalesce(floe_a.");
 		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
-		floe_buf_puts(&sql, ", r.");
+		floe_buf_puts(&sql, ", floe_r.");
 		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
 		floe_buf_puts(&sql, ") AS ");
 		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
 		floe_buf_puts(&sql, ", ");
 	}
-	floe_buf_puts(&sql, "CASE WHEN a.");
+	floe_buf_puts(&sql, "CASE WHEN floe_a.");
 	floe_buf_put_quoted(&sql, s->unique_key[0], '"');
-	floe_buf_puts(&sql, " IS NOT NULL THEN a END AS floe_new FROM floe_added a FULL JOIN floe_removed r ON true");
-	silver_put_equal(&sql, s->unique_key, s->n_unique_key, "a", "r");
-	floe_buf_puts(&sql, " WHERE a IS DISTINCT FROM r; CREATE TEMP VIEW floe_changed AS SELECT * EXCLUDE (floe_new) "
+	floe_buf_puts(&sql, " IS NOT NULL THEN floe_a END AS floe_new FROM floe_added floe_a FULL JOIN floe_removed floe_r ON true");
+	silver_put_equal(&sql, s->unique_key, s->n_unique_key, "floe_a", "floe_r");
+	floe_buf_puts(&sql, " WHERE floe_a IS DISTINCT FROM floe_r; CREATE TEMP VIEW floe_changed AS SELECT * EXCLUDE (floe_new) "
 			    "FROM floe_diff");
 	error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
 cleanup:

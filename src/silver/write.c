@@ -165,12 +165,17 @@ static int put_rows(floe_buf *sql, silver_build *b)
 	floe_buf_puts(sql, " UNION ALL SELECT ");
 	if (silver_put_select(sql, job->arena, b->s, "") < 0)
 		return -1;
+	floe_iceberg_schema *schema;
+	if (silver_schema(&schema, job->arena, b->s) < 0)
+		return -1;
 	floe_buf_puts(sql, " FROM read_parquet([");
 	for (size_t i = 0; i < b->n_removed; i++) {
 		floe_buf_puts(sql, i ? ", " : "");
 		floe_buf_put_quoted(sql, silver_engine_path(b, b->removed[i]), '\'');
 	}
-	floe_buf_puts(sql, "]) t WHERE NOT ");
+	floe_buf_puts(sql, "], "); /* by field id: a file written before a rename has the old name */
+	floe_query_put_parquet_schema(sql, schema);
+	floe_buf_puts(sql, ") t WHERE NOT ");
 	silver_put_changed(sql, b->s, "t");
 	return 0;
 }

@@ -181,13 +181,13 @@ static int failures_sql(floe_buf *sql, silver_job *job, const floe_lock_test *t,
 			return floe_error_set(FLOE_ERR_CONFIG, "test \"%s\" names no parent table and columns", t->name);
 		floe_buf_puts(sql, "SELECT ");
 		row_key(sql, s, t);
-		floe_buf_printf(sql, " AS k, 1 AS n FROM %s c WHERE ", rel);
+		floe_buf_printf(sql, " AS k, 1 AS n FROM %s floe_c WHERE ", rel);
 		all_not_null(sql, t->columns, t->n_columns);
-		floe_buf_printf(sql, " AND NOT EXISTS (SELECT 1 FROM %s p WHERE true", parent);
+		floe_buf_printf(sql, " AND NOT EXISTS (SELECT 1 FROM %s floe_p WHERE true", parent);
 		for (size_t i = 0; i < t->n_columns; i++) {
-			floe_buf_puts(sql, " AND p.");
+			floe_buf_puts(sql, " AND floe_p.");
 			floe_buf_put_quoted(sql, t->fields[i], '"');
-			floe_buf_puts(sql, " = c.");
+			floe_buf_puts(sql, " = floe_c.");
 			floe_buf_put_quoted(sql, t->columns[i], '"');
 		}
 		floe_buf_putc(sql, ')');
@@ -314,8 +314,8 @@ static const char *audit_scope(silver_job *job, const floe_lock_test *t, const c
 	if (!is_kind(t, "unique") && !is_kind(t, "unique_combination"))
 		return relation;
 	floe_buf q = FLOE_BUF_INIT;
-	floe_buf_printf(&q, "(SELECT * FROM %s w WHERE EXISTS (SELECT 1 FROM floe_fresh f WHERE true", relation);
-	silver_put_equal(&q, t->columns, t->n_columns, "f", "w");
+	floe_buf_printf(&q, "(SELECT * FROM %s floe_w WHERE EXISTS (SELECT 1 FROM floe_fresh floe_f WHERE true", relation);
+	silver_put_equal(&q, t->columns, t->n_columns, "floe_f", "floe_w");
 	floe_buf_puts(&q, "))");
 	const char *out = floe_arena_strdup(job->arena, floe_buf_cstr(&q));
 	floe_buf_free(&q);

@@ -26,8 +26,8 @@ void silver_put_equal(floe_buf *sql, const char *const *cols, size_t n, const ch
 
 void silver_put_changed(floe_buf *sql, const floe_lock_silver *s, const char *alias)
 {
-	floe_buf_puts(sql, "EXISTS (SELECT 1 FROM floe_changed c WHERE true");
-	silver_put_equal(sql, s->unique_key, s->n_unique_key, "c", alias);
+	floe_buf_puts(sql, "EXISTS (SELECT 1 FROM floe_changed floe_c WHERE true");
+	silver_put_equal(sql, s->unique_key, s->n_unique_key, "floe_c", alias);
 	floe_buf_putc(sql, ')');
 }
 
@@ -116,8 +116,8 @@ static int files_to_rewrite(silver_build *b)
 		floe_buf_puts(&sql, i ? ", " : "");
 		floe_buf_put_quoted(&sql, silver_engine_path(b, b->previous->files[i].file.path), '\'');
 	}
-	floe_buf_puts(&sql, "], filename = true) t WHERE ");
-	silver_put_changed(&sql, b->s, "t");
+	floe_buf_puts(&sql, "], filename = true) floe_t WHERE ");
+	silver_put_changed(&sql, b->s, "floe_t");
 	if (floe_engine_query(job->engine, &r, floe_buf_cstr(&sql)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < floe_engine_result_rows(r); i++)

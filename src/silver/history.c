@@ -126,7 +126,7 @@ static int build_predicates(build *b)
 	for (size_t i = 0; i < b->columns->n_fields; i++) {
 		floe_buf_clear(&name);
 		floe_buf_put_quoted(&name, b->columns->fields[i].name, '"');
-		floe_buf_printf(&b->all_equal, "%so.%s IS NOT DISTINCT FROM h.%s", i ? " AND " : "", floe_buf_cstr(&name),
+		floe_buf_printf(&b->all_equal, "%sfloe_o.%s IS NOT DISTINCT FROM floe_h.%s", i ? " AND " : "", floe_buf_cstr(&name),
 				floe_buf_cstr(&name));
 	}
 	for (size_t i = 0; i < b->n_key; i++) {
@@ -137,9 +137,9 @@ static int build_predicates(build *b)
 		}
 		floe_buf_clear(&name);
 		floe_buf_put_quoted(&name, b->key[i], '"');
-		floe_buf_printf(&b->scd_key, "coalesce(cast(o.%s as varchar), '') || '|' || ", floe_buf_cstr(&name));
-		floe_buf_printf(&b->key_cols, "%sh.%s", i ? ", " : "", floe_buf_cstr(&name));
-		floe_buf_printf(&b->key_equal, "%sfloe_history.%s IS NOT DISTINCT FROM c.%s", i ? " AND " : "",
+		floe_buf_printf(&b->scd_key, "coalesce(cast(floe_o.%s as varchar), '') || '|' || ", floe_buf_cstr(&name));
+		floe_buf_printf(&b->key_cols, "%sfloe_h.%s", i ? ", " : "", floe_buf_cstr(&name));
+		floe_buf_printf(&b->key_equal, "%sfloe_history.%s IS NOT DISTINCT FROM floe_c.%s", i ? " AND " : "",
 				floe_buf_cstr(&name), floe_buf_cstr(&name));
 	}
 	floe_buf_free(&name);
@@ -239,10 +239,10 @@ static int observe(build *b, const floe_iceberg_snapshot *s, floe_silver_history
 	if (snapshot_view(b, b->bronze, s->snapshot_id, "floe_obs") < 0)
 		goto cleanup;
 	floe_buf_printf(&sql,
-			"CREATE OR REPLACE TEMP TABLE floe_closing AS SELECT %s FROM floe_history h "
-			"WHERE h.dbt_valid_to IS NULL AND NOT EXISTS (SELECT 1 FROM floe_obs o WHERE %s);"
-			"CREATE OR REPLACE TEMP TABLE floe_opening AS SELECT o.* FROM floe_obs o "
-			"WHERE NOT EXISTS (SELECT 1 FROM floe_history h WHERE h.dbt_valid_to IS NULL AND %s);",
+			"CREATE OR REPLACE TEMP TABLE floe_closing AS SELECT %s FROM floe_history floe_h "
+			"WHERE floe_h.dbt_valid_to IS NULL AND NOT EXISTS (SELECT 1 FROM floe_obs floe_o WHERE %s);"
+			"CREATE OR REPLACE TEMP TABLE floe_opening AS SELECT floe_o.* FROM floe_obs floe_o "
+			"WHERE NOT EXISTS (SELECT 1 FROM floe_history floe_h WHERE floe_h.dbt_valid_to IS NULL AND %s);",
 			floe_buf_cstr(&b->key_cols), floe_buf_cstr(&b->all_equal), floe_buf_cstr(&b->all_equal));
 	if (floe_engine_exec(b->engine, floe_buf_cstr(&sql)) < 0 ||
 	    query_count(b->engine, &closing, "SELECT count(*) FROM floe_closing") < 0 ||
@@ -250,10 +250,10 @@ static int observe(build *b, const floe_iceberg_snapshot *s, floe_silver_history
 		goto cleanup;
 	floe_buf_clear(&sql);
 	floe_buf_printf(&sql,
-			"UPDATE floe_history SET dbt_valid_to = %s FROM floe_closing c "
+			"UPDATE floe_history SET dbt_valid_to = %s FROM floe_closing floe_c "
 			"WHERE floe_history.dbt_valid_to IS NULL AND %s;" /* one open version per key */
-			"INSERT INTO floe_history SELECT o.*, md5(%scoalesce(cast(%s as varchar), '')), %s, %s, "
-			"CAST(NULL AS TIMESTAMP) FROM floe_opening o;",
+			"INSERT INTO floe_history SELECT floe_o.*, md5(%scoalesce(cast(%s as varchar), '')), %s, %s, "
+			"CAST(NULL AS TIMESTAMP) FROM floe_opening floe_o;",
 			floe_buf_cstr(&at), floe_buf_cstr(&b->key_equal), floe_buf_cstr(&b->scd_key), floe_buf_cstr(&at),
 			floe_buf_cstr(&at), floe_buf_cstr(&at));
 	if ((closing || opening) && floe_engine_exec(b->engine, floe_buf_cstr(&sql)) < 0)

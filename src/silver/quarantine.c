@@ -60,9 +60,9 @@ static void put_quarantine_rows(floe_buf *sql, silver_build *b, const floe_icebe
 	silver_job *job = b->job;
 	floe_buf_puts(sql, "COPY (SELECT ");
 	silver_put_casts(sql, schema, "");
-	floe_buf_puts(sql, " FROM (SELECT b.*, q.floe_rule, ");
+	floe_buf_puts(sql, " FROM (SELECT floe_b.*, floe_q.floe_rule, ");
 	floe_buf_put_quoted(sql, job->run_id, '\'');
-	floe_buf_puts(sql, " AS floe_run_id, now() AS floe_failed_at FROM floe_bad q JOIN floe_build b USING (floe_row)"
+	floe_buf_puts(sql, " AS floe_run_id, now() AS floe_failed_at FROM floe_bad floe_q JOIN floe_build floe_b USING (floe_row)"
 			   " ORDER BY floe_row, floe_rule)");
 	if (b->incremental && old && old->n_files) {
 		floe_buf_puts(sql, " UNION ALL SELECT * FROM read_parquet([");
@@ -72,10 +72,10 @@ static void put_quarantine_rows(floe_buf *sql, silver_build *b, const floe_icebe
 			floe_buf_puts(sql, i ? ", " : "");
 			floe_buf_put_quoted(sql, uri ? uri : "", '\'');
 		}
-		floe_buf_puts(sql, "]) t");
+		floe_buf_puts(sql, "]) floe_t");
 		if (quarantine_keyed(b->s)) {
 			floe_buf_puts(sql, " WHERE NOT ");
-			silver_put_changed(sql, b->s, "t");
+			silver_put_changed(sql, b->s, "floe_t");
 		}
 	}
 	floe_buf_puts(sql, ") TO ");

@@ -428,6 +428,7 @@ cleanup:
 		j->message = dup_or_null(e ? e->message : "could not upload a part");
 		j->detail = dup_or_null(e ? e->detail : NULL);
 		j->hint = dup_or_null(e ? e->hint : NULL);
+		floe_error_clear(); /* this thread's own chain, copied into the job: it would leak at thread exit */
 	}
 	floe_buf_free(&etag);
 	floe_net_response_free(&resp);

@@ -31,24 +31,6 @@ static const char *py_ident(floe_arena *a, const char *prefix, const char *s)
 	return out;
 }
 
-/*
- * The floe project seen from pipeline/: "../.." style when pipeline/ lies inside it (the
- * usual case: ".."), else its absolute path (FLOE_PROJECT_DIR overrides either at run time).
- */
-static const char *project_from_pipeline(floe_arena *a, const char *pipeline_dir, const char *project_dir)
-{
-	size_t n = strlen(project_dir);
-	if (strncmp(pipeline_dir, project_dir, n) != 0 || pipeline_dir[n] != '/')
-		return project_dir;
-	floe_buf b = FLOE_BUF_INIT;
-	for (const char *p = pipeline_dir + n; *p; p++)
-		if (*p == '/' && p[1] != '\0' && p[1] != '/')
-			floe_buf_puts(&b, b.len ? "/.." : "..");
-	const char *out = floe_arena_strdup(a, b.len ? floe_buf_cstr(&b) : ".");
-	floe_buf_free(&b);
-	return out;
-}
-
 static const char *pyproject(floe_arena *a, const char *package)
 {
 	return floe_arena_printf(a,
@@ -139,8 +121,9 @@ int floe_gen_dagster(floe_gen_result *r, floe_lock *next, const floe_lock *prev,
 		{ floe_arena_printf(a, "%s/definitions.py", pkg), definitions_py },
 		{ floe_arena_printf(a, "%s/defs/__init__.py", pkg), "# " GENERATED "\n" },
 		{ floe_arena_printf(a, "%s/defs/floe_assets.py", pkg),
-		  /* from the project's own pipeline/, not the directory written now (a change branch's work tree) */
-		  assets_py(a, project_from_pipeline(a, floe_config_pipeline_dir(a, config), config->project_dir), pool) },
+		  /* pipeline/ always lies in the project (floe_config_pipeline_dir): the project is "..",
+		     also when this is written in a change branch's work tree (FLOE_PROJECT_DIR overrides) */
+		  assets_py(a, "..", pool) },
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (floe_gen_put_project_file(r, next, prev, files[i].path, files[i].content) < 0)

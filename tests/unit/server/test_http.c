@@ -75,3 +75,41 @@ FLOE_TEST(http_routes_exact_prefix_and_methods)
 	FLOE_CHECK(strstr(out, " 413 "));
 	floe_http_server_free(s);
 }
+
+/* The authenticator of these tests: the role is the digit after "Bearer " (refused when "x"). */
+static int digit_auth(floe_http_request *req, const char **refusal, void *ctx)
+{
+	const char *a = floe_http_header(req, "Authorization");
+	if (a && strncmp(a, "Bearer ", 7) == 0 && a[7] == 'x')
+		*refusal = "refused by test";
+	else if (a && strncmp(a, "Bearer ", 7) == 0 && a[7] >= '0' && a[7] <= '3')
+		req->role = a[7] - '0';
+	return 0;
+}
+
+FLOE_TEST(http_routes_need_their_role)
+{
+	floe_http_server *s = floe_http_server_new(1024);
+	floe_http_server_set_auth(s, digit_auth, NULL);
+	floe_http_route_add(s, "GET", "/open", hello, "open");
+	floe_http_route_add_role(s, "GET", "/viewer", 1, hello, "viewer");
+	floe_http_route_add_role(s, "POST", "/admin", 3, hello, "admin");
+	FLOE_CHECK(floe_http_server_listen(s, "127.0.0.1", 0) == 0);
+	int port = floe_http_server_port(s);
+	char out[4096];
+	ask(out, sizeof(out), port, "GET /open HTTP/1.0\r\n\r\n");
+	FLOE_CHECK(strstr(out, " 200 ") && strstr(out, "open GET /open"));
+	ask(out, sizeof(out), port, "GET /viewer HTTP/1.0\r\n\r\n");
+	FLOE_CHECK(strstr(out, " 401 ") && strstr(out, "WWW-Authenticate: Bearer") &&
+		   strstr(out, "\"type\":\"NotAuthorizedException\",\"code\":401") && !strstr(out, "viewer GET"));
+	ask(out, sizeof(out), port, "GET /viewer HTTP/1.0\r\nAuthorization: Bearer 1\r\n\r\n");
+	FLOE_CHECK(strstr(out, " 200 ") && strstr(out, "viewer GET /viewer"));
+	ask(out, sizeof(out), port, "POST /admin HTTP/1.0\r\nAuthorization: Bearer 2\r\nContent-Length: 0\r\n\r\n");
+	FLOE_CHECK(strstr(out, " 403 ") && strstr(out, "\"type\":\"ForbiddenException\",\"code\":403") &&
+		   !strstr(out, "admin POST"));
+	ask(out, sizeof(out), port, "POST /admin HTTP/1.0\r\nAuthorization: Bearer 3\r\nContent-Length: 0\r\n\r\n");
+	FLOE_CHECK(strstr(out, " 200 ") && strstr(out, "admin POST /admin"));
+	ask(out, sizeof(out), port, "GET /open HTTP/1.0\r\nAuthorization: Bearer x\r\n\r\n");
+	FLOE_CHECK(strstr(out, " 403 ") && strstr(out, "refused by test"));
+	floe_http_server_free(s);
+}

@@ -1,0 +1,112 @@
+/*
+ * console.c — the console's session routes (console.h): POST /api/login, POST /api/logout,
+ * GET /api/session.
+ */
+#include "server/console.h"
+#include "auth/auth.h"
+#include "base/error.h"
+#include "base/json.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define JSON "application/json"
+
+static int json_error(floe_http_response *res, int status, const char *type, const char *message)
+{
+	floe_json_writer w;
+	res->status = status;
+	res->content_type = JSON;
+	floe_buf_clear(&res->body);
+	floe_json_write_init(&w, &res->body, false);
+	floe_json_write_begin_object(&w, true);
+	floe_json_write_key(&w, "error");
+	floe_json_write_begin_object(&w, true);
+	floe_json_write_member_cstr(&w, "message", message);
+	floe_json_write_member_cstr(&w, "type", type);
+	floe_json_write_member_int(&w, "code", status);
+	floe_json_write_end_object(&w);
+	floe_json_write_end_object(&w);
+	return floe_json_write_finish(&w);
+}
+
+/* The "token" member of a JSON body into out; false when absent or too long. */
+static bool body_token(char *out, size_t size, const floe_http_request *req)
+{
+	floe_json_doc *doc = NULL;
+	floe_json_error err;
+	bool ok = false;
+	if (floe_json_parse(&doc, req->body, req->body_len, &err) == 0) {
+		floe_slice t = floe_json_string(floe_json_get(floe_json_root(doc), "token"));
+		if (t.ptr && t.len < size) {
+			memcpy(out, t.ptr, t.len);
+			out[t.len] = '\0';
+			ok = true;
+		}
+	}
+	floe_error_clear();
+	floe_json_free(doc);
+	return ok;
+}
+
+static int session_json(floe_http_response *res, floe_role role, const char *who, const char *csrf, bool open)
+{
+	floe_json_writer w;
+	res->content_type = JSON;
+	floe_json_write_init(&w, &res->body, false);
+	floe_json_write_begin_object(&w, true);
+	floe_json_write_member_cstr(&w, "role", floe_auth_role_name(role));
+	floe_json_write_member_cstr(&w, "who", who);
+	floe_json_write_member_cstr(&w, "csrf", csrf[0] ? csrf : NULL);
+	floe_json_write_member_bool(&w, "open", open);
+	floe_json_write_end_object(&w);
+	return floe_json_write_finish(&w);
+}
+
+static int login(floe_http_response *res, const floe_http_request *req, void *ctx)
+{
+	const floe_server_console *c = ctx;
+	char token[FLOE_AUTH_TOKEN_LEN + 2], cookie[FLOE_AUTH_SECRET_LEN + 1], csrf[FLOE_AUTH_SECRET_LEN + 1];
+	char header[256];
+	floe_role role = FLOE_ROLE_NONE;
+	if (!body_token(token, sizeof(token), req))
+		return json_error(res, 400, "BadRequestException", "send {\"token\": \"floe_...\"}");
+	if (floe_auth_session_new(cookie, csrf, &role, c->access->project_dir, token, (int64_t)time(NULL)) < 0)
+		return -1;
+	if (role == FLOE_ROLE_NONE)
+		return json_error(res, 401, "NotAuthorizedException", "unknown token");
+	snprintf(header, sizeof(header), FLOE_SESSION_COOKIE "=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%d%s", cookie,
+		 FLOE_AUTH_SESSION_SECONDS, c->access->tls ? "; Secure" : "");
+	floe_http_response_header(res, "Set-Cookie", header);
+	return session_json(res, role, "session", csrf, false);
+}
+
+static int logout(floe_http_response *res, const floe_http_request *req, void *ctx)
+{
+	const floe_server_console *c = ctx;
+	char cookie[FLOE_AUTH_SECRET_LEN + 1];
+	if (floe_http_cookie(cookie, sizeof(cookie), req, FLOE_SESSION_COOKIE) &&
+	    floe_auth_session_end(c->access->project_dir, cookie) < 0)
+		return -1;
+	floe_http_response_header(res, "Set-Cookie", FLOE_SESSION_COOKIE "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+	res->status = 204;
+	return 0;
+}
+
+static int session(floe_http_response *res, const floe_http_request *req, void *ctx)
+{
+	const floe_server_console *c = ctx;
+	char csrf[FLOE_AUTH_SECRET_LEN + 1] = "";
+	bool open = strcmp(req->who, "loopback") == 0;
+	if (!open && req->role != FLOE_ROLE_NONE)
+		floe_server_access_csrf(csrf, c->access, req);
+	return session_json(res, (floe_role)req->role, req->who, csrf, open);
+}
+
+void floe_server_console_routes(floe_http_server *server, floe_server_console *c)
+{
+	floe_http_route_add(server, "POST", "/api/login", login, c);
+	floe_http_route_add_role(server, "POST", "/api/logout", FLOE_ROLE_VIEWER, logout, c);
+	floe_http_route_add(server, "GET", "/api/session", session, c);
+}

@@ -6,54 +6,16 @@
 #include "auth/auth.h"
 #include "base/error.h"
 #include "base/json.h"
+#include "server/api.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#define JSON "application/json"
-
-static int json_error(floe_http_response *res, int status, const char *type, const char *message)
-{
-	floe_json_writer w;
-	res->status = status;
-	res->content_type = JSON;
-	floe_buf_clear(&res->body);
-	floe_json_write_init(&w, &res->body, false);
-	floe_json_write_begin_object(&w, true);
-	floe_json_write_key(&w, "error");
-	floe_json_write_begin_object(&w, true);
-	floe_json_write_member_cstr(&w, "message", message);
-	floe_json_write_member_cstr(&w, "type", type);
-	floe_json_write_member_int(&w, "code", status);
-	floe_json_write_end_object(&w);
-	floe_json_write_end_object(&w);
-	return floe_json_write_finish(&w);
-}
-
-/* The "token" member of a JSON body into out; false when absent or too long. */
-static bool body_token(char *out, size_t size, const floe_http_request *req)
-{
-	floe_json_doc *doc = NULL;
-	floe_json_error err;
-	bool ok = false;
-	if (floe_json_parse(&doc, req->body, req->body_len, &err) == 0) {
-		floe_slice t = floe_json_string(floe_json_get(floe_json_root(doc), "token"));
-		if (t.ptr && t.len < size) {
-			memcpy(out, t.ptr, t.len);
-			out[t.len] = '\0';
-			ok = true;
-		}
-	}
-	floe_error_clear();
-	floe_json_free(doc);
-	return ok;
-}
-
 static int session_json(floe_http_response *res, floe_role role, const char *who, const char *csrf, bool open)
 {
 	floe_json_writer w;
-	res->content_type = JSON;
+	res->content_type = FLOE_API_JSON;
 	floe_json_write_init(&w, &res->body, false);
 	floe_json_write_begin_object(&w, true);
 	floe_json_write_member_cstr(&w, "role", floe_auth_role_name(role));
@@ -70,12 +32,12 @@ static int login(floe_http_response *res, const floe_http_request *req, void *ct
 	char token[FLOE_AUTH_TOKEN_LEN + 2], cookie[FLOE_AUTH_SECRET_LEN + 1], csrf[FLOE_AUTH_SECRET_LEN + 1];
 	char header[256];
 	floe_role role = FLOE_ROLE_NONE;
-	if (!body_token(token, sizeof(token), req))
-		return json_error(res, 400, "BadRequestException", "send {\"token\": \"floe_...\"}");
+	if (!floe_server_api_text(token, sizeof(token), req, "token"))
+		return floe_server_api_error(res, 400, "BadRequestException", "send {\"token\": \"floe_...\"}");
 	if (floe_auth_session_new(cookie, csrf, &role, c->access->project_dir, token, (int64_t)time(NULL)) < 0)
 		return -1;
 	if (role == FLOE_ROLE_NONE)
-		return json_error(res, 401, "NotAuthorizedException", "unknown token");
+		return floe_server_api_error(res, 401, "NotAuthorizedException", "unknown token");
 	snprintf(header, sizeof(header), FLOE_SESSION_COOKIE "=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%d%s", cookie,
 		 FLOE_AUTH_SESSION_SECONDS, c->access->tls ? "; Secure" : "");
 	floe_http_response_header(res, "Set-Cookie", header);

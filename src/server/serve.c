@@ -13,6 +13,7 @@
 #include "server/access.h"
 #include "server/console.h"
 #include "server/http.h"
+#include "server/jobs.h"
 #include "server/ops.h"
 #include "server/scheduler.h"
 
@@ -125,6 +126,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 {
 	floe_http_server *http = NULL;
 	floe_scheduler *sched = NULL;
+	floe_server_jobs *jobs = NULL;
 	char self[4096] = "";
 	int error = -1;
 	const char *bin = opts->floe_bin;
@@ -140,10 +142,13 @@ int floe_serve_run(const floe_serve_opts *opts)
 	}
 	floe_server_ops ops = { opts->config, counters, sched };
 	floe_server_access access = { .project_dir = opts->config->project_dir };
-	floe_server_console console = { opts->config, &access, bin, NULL, NULL };
+	if (floe_server_jobs_new(&jobs, opts->config, bin) < 0)
+		goto cleanup;
+	floe_server_console console = { opts->config, &access, bin, NULL, jobs };
 	http = floe_http_server_new(MAX_BODY);
 	floe_server_ops_routes(http, &ops);
 	floe_server_console_routes(http, &console);
+	floe_server_jobs_routes(http, jobs);
 	if (secure(http, &access, opts) < 0 || floe_http_server_listen(http, opts->host, opts->port) < 0)
 		goto cleanup;
 	bool v6 = strchr(opts->host, ':') != NULL;
@@ -153,7 +158,9 @@ int floe_serve_run(const floe_serve_opts *opts)
 	loop(sched, opts->config, opts->grace_seconds);
 	error = 0;
 cleanup:
+	floe_server_jobs_stop(jobs); /* ends the event streams the server waits for */
 	floe_http_server_free(http);
+	floe_server_jobs_free(jobs);
 	floe_scheduler_free(sched);
 	return error;
 }

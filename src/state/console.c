@@ -161,3 +161,91 @@ int floe_state_session_delete(floe_state *st, const char *hash)
 	const char *texts[] = { hash };
 	return exec_texts(st, "DELETE FROM serve_sessions WHERE hash = ?", texts, 1, NULL);
 }
+
+int floe_state_job_begin(floe_state *st, const floe_state_job *job)
+{
+	floe_db_stmt *s = NULL;
+	if (floe_db_prepare(&s, st->db, "INSERT INTO serve_jobs (id, kind, args, started_by, pid, started_at, status,"
+					" log_path) VALUES (?, ?, ?, ?, ?, ?, 'running', ?)") < 0)
+		return -1;
+	const char *texts[] = { job->id, job->kind, job->args, job->started_by };
+	for (int i = 0; i < 4; i++)
+		floe_db_bind_text(s, i + 1, texts[i]);
+	floe_db_bind_int64(s, 5, job->pid);
+	floe_db_bind_text(s, 6, job->started_at);
+	floe_db_bind_text(s, 7, job->log_path);
+	int rc = floe_db_step(s);
+	floe_db_finalize(s);
+	return rc < 0 ? -1 : 0;
+}
+
+int floe_state_job_end(floe_state *st, const char *id, const char *status, int64_t exit_code)
+{
+	floe_db_stmt *s = NULL;
+	char now[32];
+	floe_state_now(now, sizeof(now));
+	if (floe_db_prepare(&s, st->db, "UPDATE serve_jobs SET status = ?, exit_code = ?, finished_at = ? WHERE id = ?") < 0)
+		return -1;
+	floe_db_bind_text(s, 1, status);
+	floe_db_bind_int64(s, 2, exit_code);
+	floe_db_bind_text(s, 3, now);
+	floe_db_bind_text(s, 4, id);
+	int rc = floe_db_step(s);
+	floe_db_finalize(s);
+	return rc < 0 ? -1 : 0;
+}
+
+#define JOB_COLUMNS "id, kind, args, started_by, pid, started_at, finished_at, status, exit_code, log_path"
+
+static void job_of(floe_state_job *j, floe_arena *a, floe_db_stmt *s)
+{
+	j->id = floe_state_column_dup(a, s, 0);
+	j->kind = floe_state_column_dup(a, s, 1);
+	j->args = floe_state_column_dup(a, s, 2);
+	j->started_by = floe_state_column_dup(a, s, 3);
+	j->pid = floe_db_column_int64(s, 4);
+	j->started_at = floe_state_column_dup(a, s, 5);
+	j->finished_at = floe_state_column_dup(a, s, 6);
+	j->status = floe_state_column_dup(a, s, 7);
+	j->exit_code = floe_state_column_count(s, 8);
+	j->log_path = floe_state_column_dup(a, s, 9);
+}
+
+int floe_state_job_list(floe_state *st, floe_arena *arena, int limit, floe_state_job **out, size_t *n_out)
+{
+	floe_db_stmt *s = NULL;
+	size_t cap = 0;
+	*out = NULL;
+	*n_out = 0;
+	if (floe_db_prepare(&s, st->db, "SELECT " JOB_COLUMNS " FROM serve_jobs ORDER BY started_at DESC, id DESC LIMIT ?") < 0)
+		return -1;
+	floe_db_bind_int64(s, 1, limit);
+	int rc;
+	while ((rc = floe_db_step(s)) == 1) {
+		*out = floe_arena_grow(arena, *out, *n_out, &cap, sizeof(**out));
+		job_of(&(*out)[(*n_out)++], arena, s);
+	}
+	floe_db_finalize(s);
+	return rc < 0 ? -1 : 0;
+}
+
+int floe_state_job_get(floe_state *st, floe_arena *arena, const char *id, floe_state_job **out)
+{
+	floe_db_stmt *s = NULL;
+	*out = NULL;
+	if (floe_db_prepare(&s, st->db, "SELECT " JOB_COLUMNS " FROM serve_jobs WHERE id = ?") < 0)
+		return -1;
+	floe_db_bind_text(s, 1, id);
+	int rc = floe_db_step(s);
+	if (rc == 1) {
+		*out = floe_arena_alloc(arena, sizeof(**out));
+		job_of(*out, arena, s);
+	}
+	floe_db_finalize(s);
+	return rc < 0 ? -1 : 0;
+}
+
+int floe_state_job_interrupt_stale(floe_state *st)
+{
+	return floe_db_exec(st->db, "UPDATE serve_jobs SET status = 'interrupted' WHERE status = 'running'");
+}

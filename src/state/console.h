@@ -45,4 +45,29 @@ int floe_state_session_find(floe_state *st, floe_arena *arena, const char *hash,
 
 int floe_state_session_delete(floe_state *st, const char *hash);
 
+/* A job of the console: a floe command run as a child process, its output in log_path. */
+typedef struct floe_state_job {
+	const char *id, *kind, *args, *started_by;
+	int64_t pid;
+	const char *started_at, *finished_at; /* finished_at NULL while running */
+	const char *status;                   /* running | ok | failed | cancelled | interrupted */
+	int64_t exit_code;                    /* -1 while running */
+	const char *log_path;
+} floe_state_job;
+
+/* Record a job that has started (status running). */
+int floe_state_job_begin(floe_state *st, const floe_state_job *job);
+
+/* Its end: status and exit code. */
+int floe_state_job_end(floe_state *st, const char *id, const char *status, int64_t exit_code);
+
+/* The newest `limit` jobs, newest first (arena-owned). */
+int floe_state_job_list(floe_state *st, floe_arena *arena, int limit, floe_state_job **out, size_t *n_out);
+
+/* One job, or *out NULL. */
+int floe_state_job_get(floe_state *st, floe_arena *arena, const char *id, floe_state_job **out);
+
+/* Jobs left running by a server that is gone become interrupted (at start of `floe serve`). */
+int floe_state_job_interrupt_stale(floe_state *st);
+
 #endif

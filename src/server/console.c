@@ -6,6 +6,7 @@
 #include "auth/auth.h"
 #include "base/error.h"
 #include "base/json.h"
+#include "console/assets.h"
 #include "server/api.h"
 
 #include <stdio.h>
@@ -66,9 +67,30 @@ static int session(floe_http_response *res, const floe_http_request *req, void *
 	return session_json(res, (floe_role)req->role, req->who, csrf, open);
 }
 
+/* GET / and /assets/<name>: the embedded page; no data in it, so no role needed. */
+static int page(floe_http_response *res, const floe_http_request *req, void *ctx)
+{
+	const char *name = strcmp(req->path, "/") == 0 ? "index.html" : req->path + strlen("/assets/");
+	const floe_console_asset *a = floe_console_asset_find(name);
+	if (!a || strcmp(req->path, "/assets/index.html") == 0) {
+		res->status = 404;
+		return floe_buf_puts(&res->body, "not found\n");
+	}
+	res->content_type = floe_console_asset_type(a);
+	floe_http_response_header(res, "Content-Security-Policy",
+				  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+				  "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+	floe_http_response_header(res, "X-Frame-Options", "DENY");
+	floe_http_response_header(res, "Referrer-Policy", "no-referrer");
+	return floe_buf_put(&res->body, a->data, a->size);
+}
+
 void floe_server_console_routes(floe_http_server *server, floe_server_console *c)
 {
+	floe_http_route_add(server, "GET", "/", page, c);
+	floe_http_route_add(server, "GET", "/assets/*", page, c);
 	floe_http_route_add(server, "POST", "/api/login", login, c);
 	floe_http_route_add_role(server, "POST", "/api/logout", FLOE_ROLE_VIEWER, logout, c);
 	floe_http_route_add(server, "GET", "/api/session", session, c);
+	floe_server_console_api_routes(server, c);
 }

@@ -17,7 +17,10 @@ typedef struct floe_server_console {
 	struct floe_server_jobs *jobs; /* jobs.h; NULL: none */
 } floe_server_console;
 
-/* Join the console's routes; `c` must outlive the server. */
+/* Join the console's routes (the page, the session and the panels' API); `c` must outlive the server. */
 void floe_server_console_routes(floe_http_server *server, floe_server_console *c);
+
+/* The panels' API (console_api.c), joined by floe_server_console_routes. */
+void floe_server_console_api_routes(floe_http_server *server, floe_server_console *c);
 
 #endif

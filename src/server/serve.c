@@ -127,7 +127,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 	floe_http_server *http = NULL;
 	floe_scheduler *sched = NULL;
 	floe_server_jobs *jobs = NULL;
-	char self[4096] = "";
+	char self[4096] = "", url[320] = "";
 	int error = -1;
 	const char *bin = opts->floe_bin;
 	if (!bin) {
@@ -152,8 +152,10 @@ int floe_serve_run(const floe_serve_opts *opts)
 	if (secure(http, &access, opts) < 0 || floe_http_server_listen(http, opts->host, opts->port) < 0)
 		goto cleanup;
 	bool v6 = strchr(opts->host, ':') != NULL;
-	printf("listening on http%s://%s%s%s:%d\n", access.tls ? "s" : "", v6 ? "[" : "", opts->host, v6 ? "]" : "",
-	       floe_http_server_port(http));
+	snprintf(url, sizeof(url), "http%s://%s%s%s:%d", access.tls ? "s" : "", v6 ? "[" : "", opts->host, v6 ? "]" : "",
+		 floe_http_server_port(http));
+	console.listen_url = url;
+	printf("listening on %s\n", url);
 	fflush(stdout);
 	loop(sched, opts->config, opts->grace_seconds);
 	error = 0;

@@ -155,48 +155,50 @@ int floe_auth_token_check(floe_role *out, char name_out[FLOE_AUTH_NAME_MAX], con
 	return error;
 }
 
-int floe_auth_session_new(char cookie[FLOE_AUTH_SECRET_LEN + 1], char csrf[FLOE_AUTH_SECRET_LEN + 1],
-			  floe_role *role, const char *project_dir, const char *token, int64_t now)
+int floe_auth_session_new(char cookie[FLOE_AUTH_SECRET_LEN + 1], floe_auth_session *out, const char *project_dir,
+			  const char *token, int64_t now)
 {
 	floe_state *st = NULL;
-	char name[FLOE_AUTH_NAME_MAX], hash[FLOE_SHA256_HEX_LEN + 1];
+	char hash[FLOE_SHA256_HEX_LEN + 1];
 	int error = -1;
-	cookie[0] = csrf[0] = '\0';
-	if (floe_state_open(&st, project_dir) < 0 || token_role(role, name, st, token) < 0)
+	memset(out, 0, sizeof(*out));
+	cookie[0] = '\0';
+	if (floe_state_open(&st, project_dir) < 0 || token_role(&out->role, out->name, st, token) < 0)
 		goto cleanup;
-	if (*role != FLOE_ROLE_NONE) {
+	if (out->role != FLOE_ROLE_NONE) {
 		if (floe_hmac_random_hex(cookie, FLOE_AUTH_SECRET_LEN / 2) < 0 ||
-		    floe_hmac_random_hex(csrf, FLOE_AUTH_SECRET_LEN / 2) < 0)
+		    floe_hmac_random_hex(out->csrf, FLOE_AUTH_SECRET_LEN / 2) < 0)
 			goto cleanup;
 		hash_of(hash, cookie);
-		floe_state_session s = { name, floe_auth_role_name(*role), csrf, now + FLOE_AUTH_SESSION_SECONDS };
+		floe_state_session s = { out->name, floe_auth_role_name(out->role), out->csrf, now + FLOE_AUTH_SESSION_SECONDS };
 		if (floe_state_session_put(st, hash, &s, now) < 0)
 			goto cleanup;
 	}
 	error = 0;
 cleanup:
-	if (error < 0)
-		cookie[0] = csrf[0] = '\0';
+	if (error < 0) {
+		cookie[0] = '\0';
+		memset(out, 0, sizeof(*out));
+	}
 	floe_state_close(st);
 	return error;
 }
 
-int floe_auth_session_check(floe_role *role, char csrf[FLOE_AUTH_SECRET_LEN + 1], const char *project_dir,
-			    const char *cookie, int64_t now)
+int floe_auth_session_check(floe_auth_session *out, const char *project_dir, const char *cookie, int64_t now)
 {
 	floe_state *st = NULL;
 	floe_arena *a = floe_arena_new();
 	floe_state_session *s = NULL;
 	char hash[FLOE_SHA256_HEX_LEN + 1];
 	int error = -1;
-	*role = FLOE_ROLE_NONE;
-	csrf[0] = '\0';
+	memset(out, 0, sizeof(*out));
 	hash_of(hash, cookie);
 	if (floe_state_open(&st, project_dir) < 0 || floe_state_session_find(st, a, hash, now, &s) < 0)
 		goto cleanup;
 	if (s) {
-		*role = role_from_text(s->role);
-		snprintf(csrf, FLOE_AUTH_SECRET_LEN + 1, "%s", s->csrf);
+		out->role = role_from_text(s->role);
+		snprintf(out->csrf, sizeof(out->csrf), "%s", s->csrf);
+		snprintf(out->name, sizeof(out->name), "%s", s->token_name);
 	}
 	error = 0;
 cleanup:

@@ -50,17 +50,22 @@ int floe_auth_token_count(const char *project_dir, int64_t *out);
 int floe_auth_token_check(floe_role *out, char name_out[FLOE_AUTH_NAME_MAX], const char *project_dir,
 			  const char *token);
 
+typedef struct floe_auth_session {
+	floe_role role;                      /* NONE: no live session has this cookie */
+	char csrf[FLOE_AUTH_SECRET_LEN + 1];
+	char name[FLOE_AUTH_NAME_MAX];       /* the token that logged in */
+} floe_auth_session;
+
 /*
  * Log in with a token: a new session of its role for FLOE_AUTH_SESSION_SECONDS. `cookie` is
- * the value to set (only its hash is stored), `csrf` the token state-changing requests echo.
- * *role NONE (and no session) when the token is unknown.
+ * the value to set (only its hash is stored); out gets the role, the CSRF token state-changing
+ * requests echo and the token's name. out->role NONE (and no session) when the token is unknown.
  */
-int floe_auth_session_new(char cookie[FLOE_AUTH_SECRET_LEN + 1], char csrf[FLOE_AUTH_SECRET_LEN + 1],
-			  floe_role *role, const char *project_dir, const char *token, int64_t now);
+int floe_auth_session_new(char cookie[FLOE_AUTH_SECRET_LEN + 1], floe_auth_session *out, const char *project_dir,
+			  const char *token, int64_t now);
 
-/* The role and CSRF token of a live session cookie (*role NONE when none). */
-int floe_auth_session_check(floe_role *role, char csrf[FLOE_AUTH_SECRET_LEN + 1], const char *project_dir,
-			    const char *cookie, int64_t now);
+/* The live session of a cookie at `now` (out->role NONE when none). */
+int floe_auth_session_check(floe_auth_session *out, const char *project_dir, const char *cookie, int64_t now);
 
 int floe_auth_session_end(const char *project_dir, const char *cookie);
 

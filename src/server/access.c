@@ -105,7 +105,8 @@ int floe_server_access_auth(floe_http_request *req, const char **refusal, void *
 {
 	const floe_server_access *a = ctx;
 	const char *authz = floe_http_header(req, "Authorization");
-	char cookie[FLOE_AUTH_SECRET_LEN + 1], csrf[FLOE_AUTH_SECRET_LEN + 1];
+	char cookie[FLOE_AUTH_SECRET_LEN + 1];
+	floe_auth_session session;
 	int64_t tokens = 0;
 	if (a->loopback && !host_is_loopback(floe_http_header(req, "Host"))) {
 		*refusal = "the Host header does not name this server's loopback address";
@@ -128,14 +129,13 @@ int floe_server_access_auth(floe_http_request *req, const char **refusal, void *
 	}
 	if (!floe_http_cookie(cookie, sizeof(cookie), req, FLOE_SESSION_COOKIE))
 		return 0;
-	floe_role r = FLOE_ROLE_NONE;
-	if (floe_auth_session_check(&r, csrf, a->project_dir, cookie, (int64_t)time(NULL)) < 0)
+	if (floe_auth_session_check(&session, a->project_dir, cookie, (int64_t)time(NULL)) < 0)
 		return -1;
-	req->role = (int)r;
-	snprintf(req->who, sizeof(req->who), "%s", r ? "session" : "");
-	if (r && unsafe(req->method) && strcmp(req->path, "/api/login") != 0) {
+	req->role = (int)session.role;
+	snprintf(req->who, sizeof(req->who), "%s", session.name);
+	if (session.role && unsafe(req->method) && strcmp(req->path, "/api/login") != 0) {
 		const char *sent = floe_http_header(req, "X-CSRF-Token");
-		if (!sent || !floe_auth_secret_eq(sent, csrf))
+		if (!sent || !floe_auth_secret_eq(sent, session.csrf))
 			*refusal = "the request lacks the session's CSRF token (X-CSRF-Token)";
 	}
 	return 0;
@@ -144,12 +144,13 @@ int floe_server_access_auth(floe_http_request *req, const char **refusal, void *
 bool floe_server_access_csrf(char out[65], const floe_server_access *a, const floe_http_request *req)
 {
 	char cookie[FLOE_AUTH_SECRET_LEN + 1];
-	floe_role r = FLOE_ROLE_NONE;
+	floe_auth_session session;
 	out[0] = '\0';
 	if (!floe_http_cookie(cookie, sizeof(cookie), req, FLOE_SESSION_COOKIE) ||
-	    floe_auth_session_check(&r, out, a->project_dir, cookie, (int64_t)time(NULL)) < 0) {
+	    floe_auth_session_check(&session, a->project_dir, cookie, (int64_t)time(NULL)) < 0) {
 		floe_error_clear();
 		return false;
 	}
-	return r != FLOE_ROLE_NONE;
+	memcpy(out, session.csrf, sizeof(session.csrf));
+	return session.role != FLOE_ROLE_NONE;
 }

@@ -30,19 +30,19 @@ static int session_json(floe_http_response *res, floe_role role, const char *who
 static int login(floe_http_response *res, const floe_http_request *req, void *ctx)
 {
 	const floe_server_console *c = ctx;
-	char token[FLOE_AUTH_TOKEN_LEN + 2], cookie[FLOE_AUTH_SECRET_LEN + 1], csrf[FLOE_AUTH_SECRET_LEN + 1];
+	char token[FLOE_AUTH_TOKEN_LEN + 2], cookie[FLOE_AUTH_SECRET_LEN + 1];
 	char header[256];
-	floe_role role = FLOE_ROLE_NONE;
+	floe_auth_session s;
 	if (!floe_server_api_text(token, sizeof(token), req, "token"))
 		return floe_server_api_error(res, 400, "BadRequestException", "send {\"token\": \"floe_...\"}");
-	if (floe_auth_session_new(cookie, csrf, &role, c->access->project_dir, token, (int64_t)time(NULL)) < 0)
+	if (floe_auth_session_new(cookie, &s, c->access->project_dir, token, (int64_t)time(NULL)) < 0)
 		return -1;
-	if (role == FLOE_ROLE_NONE)
+	if (s.role == FLOE_ROLE_NONE)
 		return floe_server_api_error(res, 401, "NotAuthorizedException", "unknown token");
 	snprintf(header, sizeof(header), FLOE_SESSION_COOKIE "=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%d%s", cookie,
 		 FLOE_AUTH_SESSION_SECONDS, c->access->tls ? "; Secure" : "");
 	floe_http_response_header(res, "Set-Cookie", header);
-	return session_json(res, role, "session", csrf, false);
+	return session_json(res, s.role, s.name, s.csrf, false);
 }
 
 static int logout(floe_http_response *res, const floe_http_request *req, void *ctx)

@@ -125,7 +125,7 @@ def test_operator_starts_run_and_sees_its_output_stream(proj, server, tokens, br
     wait(browser, lambda b: out.get_attribute("data-ended"), timeout=120)
     assert out.get_attribute("data-ended") == "ok", out.text
     job = jobs(server, tokens["viewer"])[0]
-    assert job["kind"] == "run" and job["status"] == "ok" and job["started_by"] == "session"
+    assert job["kind"] == "run" and job["status"] == "ok" and job["started_by"] == "operator"
     log = (proj / ".floe" / "jobs" / f"{job['id']}.log").read_text()
     assert log.strip() and log.strip().splitlines()[-1] in out.text
     # One job per kind at a time, enforced by the server.

@@ -111,7 +111,8 @@ def test_cookie_session_needs_csrf_token_and_same_origin(proj):
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Secure" not in cookie
         assert token not in cookie
         csrf = json.loads(body)["csrf"]
-        assert json.loads(call(s.base, "/api/session", opener=opener)[2])["role"] == "viewer"
+        assert json.loads(call(s.base, "/api/session", opener=opener)[2]) == {
+            "role": "viewer", "who": "browser", "csrf": csrf, "open": False}
         code, _, body = call(s.base, "/api/logout", "POST", opener=opener)
         assert code == 403 and "CSRF" in body
         code, _, _ = call(s.base, "/api/logout", "POST", opener=opener,

@@ -77,20 +77,22 @@ FLOE_TEST(auth_sessions_follow_their_token)
 {
 	char *dir = temp_project();
 	char tok[FLOE_AUTH_TOKEN_LEN + 1], name[FLOE_AUTH_NAME_MAX];
-	char cookie[FLOE_AUTH_SECRET_LEN + 1], csrf[FLOE_AUTH_SECRET_LEN + 1], csrf2[FLOE_AUTH_SECRET_LEN + 1];
-	floe_role r = FLOE_ROLE_NONE;
+	char cookie[FLOE_AUTH_SECRET_LEN + 1];
 	FLOE_CHECK(floe_auth_token_add(tok, name, dir, FLOE_ROLE_ADMIN, "boss") == 0);
-	FLOE_CHECK(floe_auth_session_new(cookie, csrf, &r, dir, "floe_wrong", 1000) == 0 && r == FLOE_ROLE_NONE &&
+	floe_auth_session made, ses;
+	FLOE_CHECK(floe_auth_session_new(cookie, &made, dir, "floe_wrong", 1000) == 0 && made.role == FLOE_ROLE_NONE &&
 		   cookie[0] == '\0');
-	FLOE_CHECK(floe_auth_session_new(cookie, csrf, &r, dir, tok, 1000) == 0 && r == FLOE_ROLE_ADMIN);
-	FLOE_CHECK(strlen(cookie) == 64 && strlen(csrf) == 64 && strcmp(cookie, csrf) != 0);
-	FLOE_CHECK(floe_auth_session_check(&r, csrf2, dir, cookie, 1001) == 0 && r == FLOE_ROLE_ADMIN);
-	FLOE_CHECK_STR(csrf2, csrf);
+	FLOE_CHECK(floe_auth_session_new(cookie, &made, dir, tok, 1000) == 0 && made.role == FLOE_ROLE_ADMIN);
+	FLOE_CHECK(strlen(cookie) == 64 && strlen(made.csrf) == 64 && strcmp(cookie, made.csrf) != 0);
+	FLOE_CHECK_STR(made.name, "boss");
+	FLOE_CHECK(floe_auth_session_check(&ses, dir, cookie, 1001) == 0 && ses.role == FLOE_ROLE_ADMIN);
+	FLOE_CHECK_STR(ses.csrf, made.csrf);
+	FLOE_CHECK_STR(ses.name, "boss");
 	/* Expired, then ended by revoking the token. */
-	FLOE_CHECK(floe_auth_session_check(&r, csrf2, dir, cookie, 1000 + FLOE_AUTH_SESSION_SECONDS) == 0 &&
-		   r == FLOE_ROLE_NONE);
+	FLOE_CHECK(floe_auth_session_check(&ses, dir, cookie, 1000 + FLOE_AUTH_SESSION_SECONDS) == 0 &&
+		   ses.role == FLOE_ROLE_NONE);
 	FLOE_CHECK(floe_auth_token_revoke(dir, "boss") == 0);
-	FLOE_CHECK(floe_auth_session_check(&r, csrf2, dir, cookie, 1001) == 0 && r == FLOE_ROLE_NONE);
+	FLOE_CHECK(floe_auth_session_check(&ses, dir, cookie, 1001) == 0 && ses.role == FLOE_ROLE_NONE);
 	floe_fs_remove_tree(dir);
 	free(dir);
 }

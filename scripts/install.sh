@@ -64,6 +64,8 @@ if [ -n "$SOURCE" ] && [ -z "$SOURCE_USER" ]; then
 	exit 2
 fi
 
+# make's variables from a calling make (e.g. a sanitizer build's) must not reach the build below.
+unset MAKEFLAGS MAKELEVEL MFLAGS
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # A source tree (scripts/install.sh beside the Makefile) builds and installs floe; the installed
 # copy (PREFIX/share/floe/install.sh) uses the floe installed beside it.
@@ -191,8 +193,9 @@ run_pipeline() {
 	step "generate: pipeline/ as a git repository"
 	"$FLOE" -C "$PROJECT" generate || fail "floe generate failed" "See the message above." $?
 	step "run: bronze (verified against the source), silver"
-	if "$FLOE" -C "$PROJECT" status --json | grep -q '"state":"verified"' &&
-		! "$FLOE" -C "$PROJECT" status --json | grep -q '"state":"never loaded"'; then
+	local states
+	states="$("$FLOE" -C "$PROJECT" status --json | grep -o '"state":"[^"]*"' | sort -u | tr '\n' ' ')"
+	if [ "$states" = '"state":"built" "state":"verified" ' ]; then
 		say "already loaded and verified: nothing to do (\`floe -C $PROJECT run\` loads again)"
 	else
 		"$FLOE" -C "$PROJECT" run || fail "floe run failed" "\`floe -C $PROJECT status\` names the table and the cause." $?

@@ -142,13 +142,21 @@ def test_the_installer_from_nothing_then_again_changes_nothing(home):
     assert subprocess.run(["git", "-C", str(project / "pipeline"), "rev-parse", "HEAD"],
                           capture_output=True, text=True).stdout == head_before
 
+    # The installed `floe quickstart` runs the installed copy of the installer: the same, nothing to do.
+    third = subprocess.run([str(prefix / "bin" / "floe"), "quickstart", "--project", str(project)],
+                           cwd=home, env=installer_env(home), capture_output=True, text=True, timeout=600)
+    assert third.returncode == 0, third.stdout + third.stderr
+    assert f"floe: installed at {prefix}" in third.stdout and "already loaded and verified" in third.stdout
+    assert line_after(third.stdout, "Admin token:") == token
+    assert tree_digest(project / "warehouse") == lake_before
+
     # The password is in the secrets file (0600) and in no other file, and was never printed.
     secret = project / ".floe" / "secrets" / "source-password"
     assert secret.stat().st_mode & 0o777 == 0o600
     password = secret.read_bytes().strip()
     assert len(password) >= 16
     assert files_containing(home, password) == [secret]
-    assert password.decode() not in first.stdout + first.stderr + second.stdout + second.stderr
+    assert password.decode() not in first.stdout + first.stderr + second.stdout + second.stderr + third.stdout
     assert (project / ".floe" / "secrets" / "console-admin-token").stat().st_mode & 0o777 == 0o600
 
 

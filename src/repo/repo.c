@@ -395,6 +395,73 @@ cleanup:
 	return error;
 }
 
+/* One local branch under the listing's prefix: its tip and the tip's first line. */
+static int branch_entry(floe_repo_branch *b, floe_repo *repo, git_reference *ref, const char *name)
+{
+	git_commit *tip = NULL;
+	if (git_reference_peel((git_object **)&tip, ref, GIT_OBJECT_COMMIT) < 0)
+		return git_fail("read a branch", repo->path);
+	git_oid_tostr(b->tip, sizeof(b->tip), git_commit_id(tip));
+	const char *summary = git_commit_summary(tip);
+	b->name = floe_xstrndup(name, strlen(name));
+	b->summary = floe_xstrndup(summary ? summary : "", summary ? strlen(summary) : 0);
+	b->time = (int64_t)git_commit_time(tip);
+	git_commit_free(tip);
+	return floe_repo_merged(&b->merged, repo, b->tip);
+}
+
+int floe_repo_branches(floe_repo_branch **out, size_t *n_out, floe_repo *repo, const char *prefix)
+{
+	git_branch_iterator *it = NULL;
+	git_reference *ref = NULL;
+	git_branch_t type;
+	floe_repo_branch *items = NULL;
+	size_t n = 0, cap = 0;
+	int rc, error = -1;
+	if (git_branch_iterator_new(&it, repo->git, GIT_BRANCH_LOCAL) < 0) {
+		git_fail("list branches", repo->path);
+		goto cleanup;
+	}
+	while ((rc = git_branch_next(&ref, &type, it)) == 0) {
+		const char *name = NULL;
+		if (git_branch_name(&name, ref) == 0 && strncmp(name, prefix, strlen(prefix)) == 0) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				items = floe_xrealloc(items, cap * sizeof(*items));
+			}
+			memset(&items[n], 0, sizeof(items[n]));
+			if (branch_entry(&items[n++], repo, ref, name) < 0)
+				goto cleanup;
+		}
+		git_reference_free(ref);
+		ref = NULL;
+	}
+	if (rc != GIT_ITEROVER) {
+		git_fail("list branches", repo->path);
+		goto cleanup;
+	}
+	git_error_clear();
+	*out = items;
+	*n_out = n;
+	items = NULL;
+	n = 0;
+	error = 0;
+cleanup:
+	git_reference_free(ref);
+	git_branch_iterator_free(it);
+	floe_repo_branches_free(items, n);
+	return error;
+}
+
+void floe_repo_branches_free(floe_repo_branch *branches, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(branches[i].name);
+		free(branches[i].summary);
+	}
+	free(branches);
+}
+
 /* ---- a remote (floe sync's [git] remote) ---- */
 
 static int fetch_main(git_oid *out, bool *found, floe_repo *repo, git_remote *remote, const char *name)

@@ -136,6 +136,41 @@ cleanup:
 	return error;
 }
 
+int floe_state_open_read(floe_state **out, const char *project_dir)
+{
+	floe_buf path = FLOE_BUF_INIT;
+	floe_db *db = NULL;
+	floe_db_opts opts = FLOE_DB_OPTS_INIT;
+	int version = 0, error = -1;
+	*out = NULL;
+	floe_buf_printf(&path, "%s/" FLOE_STATE_DIR "/state.db", project_dir);
+	if (!floe_fs_exists(path.ptr)) {
+		floe_error_set(FLOE_ERR_CONFIG, "there is no run ledger at \"%s\"", path.ptr);
+		floe_error_hint("Nothing ran in this project yet: run `floe run` first.");
+		goto cleanup;
+	}
+	opts.read_only = true;
+	if (floe_db_open(&db, path.ptr, &opts) < 0 || floe_db_user_version(db, &version) < 0)
+		goto fail;
+	if (version != LEDGER_VERSION) {
+		floe_error_set(FLOE_ERR_CONFIG, "the run ledger \"%s\" is at version %d, this floe reads version %d",
+			       path.ptr, version, LEDGER_VERSION);
+		floe_error_hint("Run `floe status` once: it brings the ledger to this version.");
+		goto fail;
+	}
+	floe_state *st = floe_xcalloc(1, sizeof(*st));
+	st->db = db;
+	*out = st;
+	error = 0;
+	goto cleanup;
+fail:
+	floe_error_context("while opening the run ledger read-only");
+	floe_db_close(db);
+cleanup:
+	floe_buf_free(&path);
+	return error;
+}
+
 void floe_state_close(floe_state *st)
 {
 	if (!st)
@@ -327,6 +362,34 @@ static int read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
 	t->tests_warned = floe_state_column_count(s, 18);
 	t->quarantined = floe_state_column_count(s, 19);
 	t->tests_passed = floe_state_column_count(s, 20);
+	return 0;
+}
+
+int floe_state_table_history(floe_state *st, floe_arena *arena, const char *table_name, int limit,
+			     floe_state_table_run **out, size_t *n_out)
+{
+	floe_db_stmt *s = NULL;
+	floe_state_table_run *rows = NULL;
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	*n_out = 0;
+	if (floe_db_prepare(&s, st->db,
+			    "SELECT " TABLE_RUN_COLUMNS " FROM table_runs WHERE table_name = ? "
+			    "ORDER BY started_at DESC, run_id DESC LIMIT ?") < 0)
+		return -1;
+	floe_db_bind_text(s, 1, table_name);
+	floe_db_bind_int64(s, 2, limit);
+	int rc;
+	while ((rc = floe_db_step(s)) == 1)
+		if (read_row(arena, s, FLOE_ARENA_PUSH(arena, rows, n, cap)) < 0) {
+			rc = -1;
+			break;
+		}
+	floe_db_finalize(s);
+	if (rc < 0)
+		return -1;
+	*out = rows;
+	*n_out = n;
 	return 0;
 }
 

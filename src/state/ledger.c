@@ -149,7 +149,11 @@ int floe_state_open_read(floe_state **out, const char *project_dir)
 		floe_error_hint("Nothing ran in this project yet: run `floe run` first.");
 		goto cleanup;
 	}
+	/* No writer has it open (no -wal file): read it immutable, creating nothing; else through the WAL. */
+	floe_buf_puts(&path, "-wal");
 	opts.read_only = true;
+	opts.immutable = !floe_fs_exists(path.ptr);
+	path.ptr[path.len -= 4] = '\0';
 	if (floe_db_open(&db, path.ptr, &opts) < 0 || floe_db_user_version(db, &version) < 0)
 		goto fail;
 	if (version != LEDGER_VERSION) {

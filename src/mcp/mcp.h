@@ -28,13 +28,19 @@ typedef struct floe_mcp floe_mcp;
 floe_mcp *floe_mcp_new(const floe_config *config);
 void floe_mcp_free(floe_mcp *m);
 
+/* What floe_mcp_handle did with a message. */
+typedef enum floe_mcp_outcome {
+	FLOE_MCP_SILENT = 0,  /* a notification or a response: nothing to answer (HTTP: 202) */
+	FLOE_MCP_REPLIED,     /* a reply (a result, or an error naming the request's id) */
+	FLOE_MCP_REFUSED      /* not a message we can accept: an error with id null (HTTP: 400) */
+} floe_mcp_outcome;
+
 /*
  * Answer one JSON-RPC message of `len` bytes: the reply (one line, no newline) appended to
  * `out`, nothing for a notification or a response. Malformed input gets a JSON-RPC error
- * (−32700, −32600, −32601, −32602), a tool's failure a result with isError. Returns whether
- * a reply was appended.
+ * (−32700, −32600, −32601, −32602), a tool's failure a result with isError.
  */
-bool floe_mcp_handle(floe_buf *out, const floe_mcp *m, const char *msg, size_t len);
+floe_mcp_outcome floe_mcp_handle(floe_buf *out, const floe_mcp *m, const char *msg, size_t len);
 
 /*
  * Serve the stdio transport: read messages from `in_fd` one per line until end of file,

@@ -209,34 +209,37 @@ static void dispatch(floe_buf *out, const floe_mcp *m, const floe_json_value *id
 }
 
 /* Check the envelope of a parsed message; answer (or not) and dispatch. */
-static void handle_message(floe_buf *out, const floe_mcp *m, const floe_json_value *msg)
+static floe_mcp_outcome handle_message(floe_buf *out, const floe_mcp *m, const floe_json_value *msg)
 {
 	const floe_json_value *id = floe_json_get(msg, "id");
 	const floe_json_value *version = floe_json_get(msg, "jsonrpc");
 	const floe_json_value *method = floe_json_get(msg, "method");
 	const floe_json_value *params = floe_json_get(msg, "params");
-	if (id && !id_valid(id))
+	if (id && !id_valid(id)) {
 		put_error(out, NULL, RPC_INVALID_REQUEST, "invalid request: an id must be a string or an integer");
-	else if (!version || floe_json_type_of(version) != FLOE_JSON_STRING ||
-		 !floe_slice_eq_cstr(floe_json_string(version), "2.0"))
+		return FLOE_MCP_REFUSED;
+	}
+	if (!version || floe_json_type_of(version) != FLOE_JSON_STRING ||
+	    !floe_slice_eq_cstr(floe_json_string(version), "2.0"))
 		put_error(out, id, RPC_INVALID_REQUEST, "invalid request: \"jsonrpc\" must be \"2.0\"");
 	else if (!method && id && (floe_json_get(msg, "result") || floe_json_get(msg, "error")))
-		return; /* a response to a request we never send: nothing to answer */
+		return FLOE_MCP_SILENT; /* a response to a request we never send: nothing to answer */
 	else if (!method || floe_json_type_of(method) != FLOE_JSON_STRING)
 		put_error(out, id, RPC_INVALID_REQUEST, "invalid request: \"method\" must be a string");
 	else if (!id)
-		return; /* a notification (notifications/initialized, cancelled, …): never answered */
+		return FLOE_MCP_SILENT; /* a notification (notifications/initialized, cancelled, …): never answered */
 	else if (params && floe_json_type_of(params) != FLOE_JSON_OBJECT && floe_json_type_of(params) != FLOE_JSON_NULL)
 		put_error(out, id, RPC_INVALID_PARAMS, "invalid params: \"params\" must be an object");
 	else
 		dispatch(out, m, id, floe_json_string(method), params);
+	return id ? FLOE_MCP_REPLIED : FLOE_MCP_REFUSED;
 }
 
-bool floe_mcp_handle(floe_buf *out, const floe_mcp *m, const char *msg, size_t len)
+floe_mcp_outcome floe_mcp_handle(floe_buf *out, const floe_mcp *m, const char *msg, size_t len)
 {
 	floe_json_doc *doc = NULL;
 	floe_json_error jerr;
-	size_t before = out->len;
+	floe_mcp_outcome outcome = FLOE_MCP_REFUSED;
 	if (floe_json_parse(&doc, msg, len, &jerr) < 0)
 		put_error(out, NULL, RPC_PARSE_ERROR, "parse error: %s at line %d, column %d", jerr.message, jerr.line,
 			  jerr.col);
@@ -246,7 +249,7 @@ bool floe_mcp_handle(floe_buf *out, const floe_mcp *m, const char *msg, size_t l
 	else if (floe_json_type_of(floe_json_root(doc)) != FLOE_JSON_OBJECT)
 		put_error(out, NULL, RPC_INVALID_REQUEST, "invalid request: a message must be a JSON object");
 	else
-		handle_message(out, m, floe_json_root(doc));
+		outcome = handle_message(out, m, floe_json_root(doc));
 	floe_json_free(doc);
-	return out->len > before;
+	return outcome;
 }

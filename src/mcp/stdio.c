@@ -5,6 +5,7 @@
  */
 #include "mcp/mcp_int.h"
 #include "base/error.h"
+#include "base/secret.h"
 
 #include <errno.h>
 #include <string.h>
@@ -20,7 +21,7 @@ static void answer(floe_buf *replies, const floe_mcp *m, const char *line, size_
 		blank++;
 	if (blank == len)
 		return;
-	if (floe_mcp_handle(replies, m, line, len))
+	if (floe_mcp_handle(replies, m, line, len) != FLOE_MCP_SILENT)
 		floe_buf_putc(replies, '\n');
 }
 
@@ -86,6 +87,7 @@ int floe_mcp_serve_stdio(const floe_mcp *m, int in_fd, FILE *out)
 			goto cleanup;
 		}
 		floe_mcp_lines_feed(&lines, &replies, m, chunk, (size_t)got, got == 0);
+		floe_secret_scrub_buf(&replies);
 		if (replies.len && (fwrite(replies.ptr, 1, replies.len, out) != replies.len || fflush(out) != 0)) {
 			floe_error_set_errno(FLOE_ERR_IO, "could not write a reply to the MCP client on stdout");
 			goto cleanup;

@@ -95,21 +95,28 @@ cleanup:
 	return error;
 }
 
-/* Whether status row `row` is table `name`: "bronze.orders", its source "public.orders", or "orders". */
-static bool row_is(const floe_json_value *row, floe_slice name)
+static bool member_is(const floe_json_value *row, const char *key, floe_slice name, bool bare)
 {
-	const char *keys[] = { "table", "source" };
-	for (size_t i = 0; i < 2; i++) {
-		const floe_json_value *v = floe_json_get(row, keys[i]);
-		if (!v || floe_json_type_of(v) != FLOE_JSON_STRING)
-			continue;
-		floe_slice s = floe_json_string(v);
-		const char *dot = memchr(s.ptr, '.', s.len);
-		floe_slice bare = dot ? (floe_slice){ dot + 1, s.len - (size_t)(dot + 1 - s.ptr) } : s;
-		if (floe_slice_eq(s, name) || floe_slice_eq(bare, name))
-			return true;
-	}
-	return false;
+	const floe_json_value *v = floe_json_get(row, key);
+	if (!v || floe_json_type_of(v) != FLOE_JSON_STRING)
+		return false;
+	floe_slice s = floe_json_string(v);
+	const char *dot = memchr(s.ptr, '.', s.len);
+	if (bare && dot)
+		s = (floe_slice){ dot + 1, s.len - (size_t)(dot + 1 - s.ptr) };
+	return floe_slice_eq(s, name);
+}
+
+/*
+ * Whether status row `row` is what `name` asks for: "orders" every layer of it, "bronze.orders"
+ * that table, and a source's "public.orders" its bronze table (when no table has that name).
+ */
+static bool row_is(const floe_json_value *row, floe_slice name, bool by_source)
+{
+	if (!memchr(name.ptr, '.', name.len))
+		return member_is(row, "table", name, true);
+	return member_is(row, by_source ? "source" : "table", name, false) &&
+	       (!by_source || member_is(row, "layer", floe_slice_from("bronze"), false));
 }
 
 static void put_load(floe_buf *out, const floe_state_table_run *r)
@@ -243,11 +250,12 @@ static int table_health(floe_buf *out, const floe_mcp *m, const floe_json_value 
 		goto cleanup;
 	const floe_json_value *tables = floe_json_get(floe_json_root(doc), "tables");
 	floe_buf_putc(&layers, '[');
-	for (size_t i = 0; i < floe_json_count(tables); i++)
-		if (row_is(floe_json_value_at(tables, i), name)) {
-			floe_buf_puts(&layers, layers.len > 1 ? "," : "");
-			mcp_put_json(&layers, floe_json_value_at(tables, i));
-		}
+	for (int by_source = 0; by_source < 2 && layers.len == 1; by_source++)
+		for (size_t i = 0; i < floe_json_count(tables); i++)
+			if (row_is(floe_json_value_at(tables, i), name, by_source)) {
+				floe_buf_puts(&layers, layers.len > 1 ? "," : "");
+				mcp_put_json(&layers, floe_json_value_at(tables, i));
+			}
 	floe_buf_putc(&layers, ']');
 	floe_json_doc *matched = NULL;
 	floe_json_error jerr;
@@ -300,7 +308,8 @@ const mcp_tool mcp_tools[] = {
 			"reconciliations from the run ledger, newest first. Reads only.",
 		.input_schema =
 			"{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":"
-			"\"bronze.orders, silver.orders, the source's public.orders, or orders for every layer\"},"
+			"\"bronze.orders or silver.orders for that table, orders for every layer of it, the "
+			"source's public.orders for its bronze table\"},"
 			"\"history\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":"
 			"\"how many loads and reconciliations to list per layer (default 10)\"}},"
 			"\"required\":[\"table\"],\"additionalProperties\":false}",

@@ -10,6 +10,7 @@
 #include "schedule/clock.h"
 #include "server/http.h"
 #include "server/ops.h"
+#include "server/mcp_http.h"
 #include "server/scheduler.h"
 
 #include <signal.h>
@@ -89,6 +90,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 {
 	floe_http_server *http = NULL;
 	floe_scheduler *sched = NULL;
+	floe_mcp *mcp = floe_mcp_new(opts->config);
 	char self[4096] = "";
 	int error = -1;
 	const char *bin = opts->floe_bin;
@@ -105,6 +107,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 	floe_server_ops ops = { opts->config, counters, sched };
 	http = floe_http_server_new(MAX_BODY);
 	floe_server_ops_routes(http, &ops);
+	floe_server_mcp_routes(http, mcp);
 	if (floe_http_server_listen(http, opts->host, opts->port) < 0)
 		goto cleanup;
 	bool v6 = strchr(opts->host, ':') != NULL;
@@ -114,6 +117,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 	error = 0;
 cleanup:
 	floe_http_server_free(http);
+	floe_mcp_free(mcp);
 	floe_scheduler_free(sched);
 	return error;
 }

@@ -4,7 +4,8 @@
 through bronze and silver, with a mart drafted (branch floe/mart/…), a breaking schema change
 synced (branch floe/change/…) and a Pentaho translation (branch floe/pentaho/…); the whole project
 — files, state.db, catalog, warehouse, pipeline/.git — is hashed before and after every call and
-must not change. Raw lines check the protocol errors and that the server keeps serving."""
+must not change. Raw lines check the protocol errors and that the server keeps serving. The same
+tools answer POST /mcp of `floe serve` (streamable HTTP), driven by the SDK's HTTP client."""
 import asyncio
 import hashlib
 import json
@@ -12,11 +13,14 @@ import os
 import shutil
 import subprocess
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import FLOE, REPO, floe
+from servekit import Serve
 from sourcedb import Source
 
 TOOLS = {"floe_pipeline_status", "floe_table_health", "floe_schema_changes", "floe_pentaho_translation"}
@@ -216,3 +220,57 @@ def test_a_huge_line_is_refused_and_the_next_one_answered(shop):
                                        '{"jsonrpc":"2.0","id":2,"method":"ping"}'])
     assert rc == 0
     assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [(None, -32600), (2, None)]
+
+
+def post(base, body, headers=None):
+    """(status, body) of POST /mcp."""
+    h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    h.update(headers or {})
+    req = urllib.request.Request(base + "/mcp", data=body.encode(), headers=h, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+@pytest.fixture
+def server(shop):
+    s = Serve(shop["dir"], "unused-the-mcp-tools-read-no-source")
+    yield s
+    assert s.stop() == 0
+
+
+def test_streamable_http_with_the_sdk_client_changes_nothing(shop, server):
+    d = shop["dir"]
+    before = tree_hash(d)
+
+    async def go(mode):
+        async with Client(server.base + "/mcp", mode=mode) as c:
+            tools = {t.name for t in (await c.list_tools()).tools}
+            status = await c.call_tool("floe_pipeline_status", {})
+            health = await c.call_tool("floe_table_health", {"table": "bronze.customers"})
+            bad = await c.call_tool("floe_table_health", {"table": "nope"})
+            return c.protocol_version, tools, status, health, bad
+    for mode in ("auto", "legacy"):
+        version, tools, status, health, bad = asyncio.run(go(mode))
+        assert version == "2025-11-25" and tools == TOOLS
+        assert [(t["table"], t["layer"], t["state"]) for t in structured(status)["tables"]] == \
+            [(t["table"], t["layer"], t["state"]) for t in shop["status"]["tables"]]
+        assert [r["table"] for r in structured(health)["layers"]] == ["bronze.customers"]
+        assert bad.is_error and 'no table "nope"' in bad.content[0].text
+    assert tree_hash(d) == before
+
+
+def test_streamable_http_statuses(server):
+    ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    assert post(server.base, ping) == (200, '{"jsonrpc":"2.0","id":1,"result":{}}')
+    assert post(server.base, '{"jsonrpc":"2.0","method":"notifications/initialized"}') == (202, "")
+    code, body = post(server.base, "{not json")
+    assert code == 400 and json.loads(body)["error"]["code"] == -32700
+    code, body = post(server.base, '{"jsonrpc":"2.0","id":2,"method":"resources/list"}')
+    assert code == 200 and json.loads(body)["error"]["code"] == -32601
+    # a page on another origin (DNS rebinding) is refused; this server's own origin is not
+    assert post(server.base, ping, {"Origin": "http://evil.example"})[0] == 403
+    assert post(server.base, ping, {"Origin": server.base})[0] == 200
+    assert server.get("/mcp")[0] == 405  # no server-sent event stream is offered

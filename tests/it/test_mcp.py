@@ -110,12 +110,13 @@ def test_legacy_initialize_and_every_tool_against_the_shop_changes_nothing(shop)
     before = tree_hash(d)
     s = session(d, [("floe_pipeline_status", {}),
                     ("floe_table_health", {"table": "orders", "history": 3}),
+                    ("floe_table_health", {"table": "public.orders", "history": 1}),
                     ("floe_schema_changes", {}),
                     ("floe_pentaho_translation", {"name": "steps"}),
                     ("floe_pentaho_translation", {})], mode="legacy")
     assert tree_hash(d) == before
     assert s["version"] == "2025-11-25"
-    status, health, changes, one, every = s["results"]
+    status, health, by_source, changes, one, every = s["results"]
 
     # floe_pipeline_status is `floe status --json`: every table and layer with the same state
     got = structured(status)
@@ -136,6 +137,9 @@ def test_legacy_initialize_and_every_tool_against_the_shop_changes_nothing(shop)
     assert {x["table"] for x in h["loads"]} == {"bronze.orders", "silver.orders"}
     assert all(x["state"] == "loaded" for x in h["loads"]), h["loads"]
     assert h["reconciliations"] and h["reconciliations"][0]["outcome"] == "verified"
+    # the source's name is its bronze table; history limits the records per layer
+    b = structured(by_source)
+    assert [r["table"] for r in b["layers"]] == ["bronze.orders"] and len(b["loads"]) == 1, b
 
     # floe_schema_changes: the synced rename and the drafted mart, each open with its proposal
     c = structured(changes)

@@ -369,20 +369,11 @@ static int read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
 	return 0;
 }
 
-int floe_state_table_history(floe_state *st, floe_arena *arena, const char *table_name, int limit,
-			     floe_state_table_run **out, size_t *n_out)
+/* Step `s` to its end, every record read into *out (in `arena`); finalizes `s`. */
+static int collect_runs(floe_state_table_run **out, size_t *n_out, floe_arena *arena, floe_db_stmt *s)
 {
-	floe_db_stmt *s = NULL;
 	floe_state_table_run *rows = NULL;
 	size_t n = 0, cap = 0;
-	*out = NULL;
-	*n_out = 0;
-	if (floe_db_prepare(&s, st->db,
-			    "SELECT " TABLE_RUN_COLUMNS " FROM table_runs WHERE table_name = ? "
-			    "ORDER BY started_at DESC, run_id DESC LIMIT ?") < 0)
-		return -1;
-	floe_db_bind_text(s, 1, table_name);
-	floe_db_bind_int64(s, 2, limit);
 	int rc;
 	while ((rc = floe_db_step(s)) == 1)
 		if (read_row(arena, s, FLOE_ARENA_PUSH(arena, rows, n, cap)) < 0) {
@@ -397,11 +388,24 @@ int floe_state_table_history(floe_state *st, floe_arena *arena, const char *tabl
 	return 0;
 }
 
+int floe_state_table_history(floe_state *st, floe_arena *arena, const char *table_name, int limit,
+			     floe_state_table_run **out, size_t *n_out)
+{
+	floe_db_stmt *s = NULL;
+	*out = NULL;
+	*n_out = 0;
+	if (floe_db_prepare(&s, st->db,
+			    "SELECT " TABLE_RUN_COLUMNS " FROM table_runs WHERE table_name = ? "
+			    "ORDER BY started_at DESC, run_id DESC LIMIT ?") < 0)
+		return -1;
+	floe_db_bind_text(s, 1, table_name);
+	floe_db_bind_int64(s, 2, limit);
+	return collect_runs(out, n_out, arena, s);
+}
+
 int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_run **out, size_t *n_out)
 {
 	floe_db_stmt *s = NULL;
-	size_t n = 0, cap = 16;
-	floe_state_table_run *rows = floe_arena_alloc(arena, cap * sizeof(*rows));
 	*out = NULL;
 	*n_out = 0;
 	if (floe_db_prepare(&s, st->db,
@@ -409,25 +413,7 @@ int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_
 			    "(SELECT max(started_at) FROM table_runs u WHERE u.table_name = t.table_name) "
 			    "ORDER BY table_name") < 0)
 		return -1;
-	int rc;
-	while ((rc = floe_db_step(s)) == 1) {
-		if (n == cap) {
-			floe_state_table_run *bigger = floe_arena_alloc(arena, 2 * cap * sizeof(*rows));
-			memcpy(bigger, rows, cap * sizeof(*rows));
-			rows = bigger;
-			cap *= 2;
-		}
-		if (read_row(arena, s, &rows[n++]) < 0) {
-			rc = -1;
-			break;
-		}
-	}
-	floe_db_finalize(s);
-	if (rc < 0)
-		return -1;
-	*out = rows;
-	*n_out = n;
-	return 0;
+	return collect_runs(out, n_out, arena, s);
 }
 
 int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name, floe_table_state state,

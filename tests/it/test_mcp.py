@@ -21,23 +21,16 @@ from mcp import Client, StdioServerParameters
 
 from conftest import FLOE, REPO, floe
 from servekit import Serve
-from sourcedb import Source
+from test_gold import shop_project, shop_source
 
 TOOLS = {"floe_pipeline_status", "floe_table_health", "floe_schema_changes", "floe_pentaho_translation"}
 
 
 @pytest.fixture(scope="module")
 def shop(stack, tmp_path_factory):
-    src = Source(stack, "mcp_shop", "mcp_shop_reader")
-    src.create("")
-    target = f"{stack['socket_dir']}:{stack['port']}/mcp_shop"
-    floe("shop", "generate", "--scale", "0.01", "--seed", "9", "--target", target, check=0)
-    src.grant_read("public")
-    d = tmp_path_factory.mktemp("mcp")
-    src.project(d)
-    src.floe(d, "generate", check=0)
-    src.floe(d, "run", "--no-sync", check=0)  # bronze and silver
-    (d / "marts").mkdir()
+    src = shop_source(stack, "mcp_it", 9)
+    d = shop_project(src, tmp_path_factory.mktemp("mcp"))  # bronze and silver built, marts/ made
+    target = f"{stack['socket_dir']}:{stack['port']}/mcp_it"
     shutil.copy(REPO / "examples" / "shop" / "marts" / "monthly_revenue.md", d / "marts")
     src.floe(d, "gold", "draft", "marts/monthly_revenue.md", check=0)
     floe("shop", "evolve", "--change", "rename-column", "--target", target, check=0)

@@ -85,7 +85,7 @@ int mcp_schema_changes(floe_buf *out, const floe_mcp *m, const floe_json_value *
 		if (floe_repo_branches(&b, &n, repo, prefixes[p]) < 0)
 			goto cleanup;
 		for (size_t i = 0; i < n; i++)
-			if (!b[i].merged) {
+			if (!b[i].merged && b[i].tip[0]) {
 				floe_buf_puts(&items, items.len ? "," : "");
 				put_branch(&items, repo, &b[i], p == 0);
 			}

@@ -427,15 +427,17 @@ cleanup:
 	return error;
 }
 
-/* One local branch under the listing's prefix: its tip and the tip's first line. */
-static int branch_entry(floe_repo_branch *b, floe_repo *repo, git_reference *ref, const char *name)
+/* Branch `name`: its tip and the tip's first line. */
+static int branch_entry(floe_repo_branch *b, floe_repo *repo, const char *name)
 {
 	git_commit *tip = NULL;
-	if (git_reference_peel((git_object **)&tip, ref, GIT_OBJECT_COMMIT) < 0)
-		return git_fail("read a branch", repo->path);
+	if (branch_tip(&tip, repo, name) < 0)
+		return -1;
+	b->name = floe_xstrndup(name, strlen(name));
+	if (!tip) /* deleted since it was listed */
+		return 0;
 	git_oid_tostr(b->tip, sizeof(b->tip), git_commit_id(tip));
 	const char *summary = git_commit_summary(tip);
-	b->name = floe_xstrndup(name, strlen(name));
 	b->summary = floe_xstrndup(summary ? summary : "", summary ? strlen(summary) : 0);
 	b->time = (int64_t)git_commit_time(tip);
 	git_commit_free(tip);
@@ -444,44 +446,27 @@ static int branch_entry(floe_repo_branch *b, floe_repo *repo, git_reference *ref
 
 int floe_repo_branches(floe_repo_branch **out, size_t *n_out, floe_repo *repo, const char *prefix)
 {
-	git_branch_iterator *it = NULL;
-	git_reference *ref = NULL;
-	git_branch_t type;
+	floe_arena *a = floe_arena_new();
+	const char **names = NULL;
+	size_t n = 0, done = 0;
 	floe_repo_branch *items = NULL;
-	size_t n = 0, cap = 0;
-	int rc, error = -1;
-	if (git_branch_iterator_new(&it, repo->git, GIT_BRANCH_LOCAL) < 0) {
-		git_fail("list branches", repo->path);
+	int error = -1;
+	if (floe_repo_branch_names(&names, &n, a, repo, prefix) < 0)
 		goto cleanup;
-	}
-	while ((rc = git_branch_next(&ref, &type, it)) == 0) {
-		const char *name = NULL;
-		if (git_branch_name(&name, ref) == 0 && strncmp(name, prefix, strlen(prefix)) == 0) {
-			if (n == cap) {
-				cap = cap ? 2 * cap : 8;
-				items = floe_xrealloc(items, cap * sizeof(*items));
-			}
-			memset(&items[n], 0, sizeof(items[n]));
-			if (branch_entry(&items[n++], repo, ref, name) < 0)
-				goto cleanup;
+	items = floe_xcalloc(n ? n : 1, sizeof(*items));
+	for (; done < n; done++)
+		if (branch_entry(&items[done], repo, names[done]) < 0) {
+			done++;
+			goto cleanup;
 		}
-		git_reference_free(ref);
-		ref = NULL;
-	}
-	if (rc != GIT_ITEROVER) {
-		git_fail("list branches", repo->path);
-		goto cleanup;
-	}
-	git_error_clear();
 	*out = items;
 	*n_out = n;
 	items = NULL;
-	n = 0;
+	done = 0;
 	error = 0;
 cleanup:
-	git_reference_free(ref);
-	git_branch_iterator_free(it);
-	floe_repo_branches_free(items, n);
+	floe_repo_branches_free(items, done);
+	floe_arena_free(a);
 	return error;
 }
 

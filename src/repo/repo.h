@@ -99,13 +99,13 @@ int floe_repo_read_branch_file(floe_buf *out, floe_repo *repo, const char *branc
 /* A local branch as floe_repo_branches lists it. */
 typedef struct floe_repo_branch {
 	char *name;        /* "floe/change/orders/1a2b3c4d" */
-	char tip[41];
-	char *summary;     /* the tip commit's first line */
+	char tip[41];      /* "" when the branch went away while listed */
+	char *summary;     /* the tip commit's first line; NULL when no tip */
 	int64_t time;      /* the tip's commit time, seconds since the epoch */
 	bool merged;       /* the tip is HEAD or an ancestor of it */
 } floe_repo_branch;
 
-/* The local branches whose name starts with `prefix`, in name order. Reads only. */
+/* floe_repo_branch_names with each branch's tip, its summary and whether it is merged. Reads only. */
 int floe_repo_branches(floe_repo_branch **out, size_t *n_out, floe_repo *repo, const char *prefix);
 void floe_repo_branches_free(floe_repo_branch *branches, size_t n);
 

@@ -127,13 +127,9 @@ int floe_serve_run(const floe_serve_opts *opts)
 {
 	floe_http_server *http = NULL;
 	floe_scheduler *sched = NULL;
-<<<<<<< HEAD
 	floe_mcp *mcp = floe_mcp_new(opts->config);
-	char self[4096] = "";
-=======
 	floe_server_jobs *jobs = NULL;
 	char self[4096] = "", url[320] = "";
->>>>>>> main
 	int error = -1;
 	const char *bin = opts->floe_bin;
 	if (!bin) {
@@ -153,14 +149,10 @@ int floe_serve_run(const floe_serve_opts *opts)
 	floe_server_console console = { opts->config, &access, bin, NULL, jobs };
 	http = floe_http_server_new(MAX_BODY);
 	floe_server_ops_routes(http, &ops);
-<<<<<<< HEAD
 	floe_server_mcp_routes(http, mcp);
-	if (floe_http_server_listen(http, opts->host, opts->port) < 0)
-=======
 	floe_server_console_routes(http, &console);
 	floe_server_jobs_routes(http, jobs);
 	if (secure(http, &access, opts) < 0 || floe_http_server_listen(http, opts->host, opts->port) < 0)
->>>>>>> main
 		goto cleanup;
 	bool v6 = strchr(opts->host, ':') != NULL;
 	snprintf(url, sizeof(url), "http%s://%s%s%s:%d", access.tls ? "s" : "", v6 ? "[" : "", opts->host, v6 ? "]" : "",
@@ -173,11 +165,8 @@ int floe_serve_run(const floe_serve_opts *opts)
 cleanup:
 	floe_server_jobs_stop(jobs); /* ends the event streams the server waits for */
 	floe_http_server_free(http);
-<<<<<<< HEAD
-	floe_mcp_free(mcp);
-=======
 	floe_server_jobs_free(jobs);
->>>>>>> main
+	floe_mcp_free(mcp);
 	floe_scheduler_free(sched);
 	return error;
 }

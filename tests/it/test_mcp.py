@@ -16,8 +16,10 @@ import time
 import urllib.error
 import urllib.request
 
+import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 from conftest import FLOE, REPO, floe
 from servekit import Serve
@@ -267,7 +269,29 @@ def test_streamable_http_statuses(server):
     assert code == 400 and json.loads(body)["error"]["code"] == -32700
     code, body = post(server.base, '{"jsonrpc":"2.0","id":2,"method":"resources/list"}')
     assert code == 200 and json.loads(body)["error"]["code"] == -32601
-    # a page on another origin (DNS rebinding) is refused; this server's own origin is not
+    # a page on another origin (DNS rebinding) is refused by floe serve's authenticator; this server's own is not
     assert post(server.base, ping, {"Origin": "http://evil.example"})[0] == 403
     assert post(server.base, ping, {"Origin": server.base})[0] == 200
     assert server.get("/mcp")[0] == 405  # no server-sent event stream is offered
+
+
+def test_streamable_http_needs_a_viewer_token_once_tokens_exist(shop):
+    """Last in the file: it adds a token to the project's ledger."""
+    d = shop["dir"]
+    token = floe("-C", str(d), "serve", "token", "add", "--role", "viewer", "--name", "agent", check=0).out.strip()
+    s = Serve(d, "unused-the-mcp-tools-read-no-source")
+    ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    try:
+        code, body = post(s.base, ping)
+        assert code == 401 and "NotAuthorizedException" in body, body
+        assert post(s.base, ping, {"Authorization": "Bearer floe_" + "0" * 64})[0] == 401
+        assert post(s.base, ping, {"Authorization": f"Bearer {token}"}) == (200, '{"jsonrpc":"2.0","id":1,"result":{}}')
+
+        async def go():
+            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+                async with Client(streamable_http_client(s.base + "/mcp", http_client=http)) as c:
+                    return await c.call_tool("floe_schema_changes", {})
+        assert {b["branch"] for b in structured(asyncio.run(go()))["branches"]} == \
+            {shop["change"]["branch"], "floe/mart/monthly_revenue"}
+    finally:
+        assert s.stop() == 0

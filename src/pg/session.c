@@ -85,6 +85,8 @@ int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
 		keys[n] = "sslmode", vals[n++] = t->sslmode;
 	keys[n] = "connect_timeout", vals[n++] = timeout;
 	keys[n] = "application_name", vals[n++] = "floe";
+	if (t->replication)
+		keys[n] = "replication", vals[n++] = "database";
 	/* Read-only and lock_timeout are set at startup, so no statement of ours runs before they
 	 * apply. Without a lock timeout, a read queued behind another session's ALTER TABLE waits
 	 * forever — and every later query on that table queues behind floe's read. */
@@ -208,6 +210,13 @@ int floe_pg_query(floe_pg_result **out, floe_pg *pg, const char *sql, int nparam
 	r->res = res;
 	*out = r;
 	return 0;
+}
+
+floe_pg_result *floe_pg_result_wrap(PGresult *res)
+{
+	floe_pg_result *r = floe_xcalloc(1, sizeof(*r));
+	r->res = res;
+	return r;
 }
 
 int floe_pg_exec(floe_pg *pg, const char *sql)

@@ -106,3 +106,35 @@ int floe_pg_replication_send(floe_pg *pg, const void *data, size_t len)
 		return floe_pg_result_error(pg, NULL, "standby status update");
 	return 0;
 }
+
+int floe_pg_replication_finish(floe_pg *pg, int timeout_ms)
+{
+	PGconn *conn = floe_pg_conn(pg);
+	char *data = NULL;
+	if (PQputCopyEnd(conn, NULL) != 1 || PQflush(conn) != 0)
+		return floe_pg_result_error(pg, NULL, "CopyDone");
+	for (;;) {
+		int n = PQgetCopyData(conn, &data, 1);
+		if (n > 0) {
+			PQfreemem(data); /* what was already on its way: the next run reads it again */
+			continue;
+		}
+		if (n < 0)
+			break;
+		struct pollfd p = { .fd = PQsocket(conn), .events = POLLIN };
+		int ready = poll(&p, 1, timeout_ms);
+		if (ready == 0)
+			return floe_error_set(FLOE_ERR_UNREACHABLE, "the replication stream from %s did not end "
+					      "within %d ms", floe_pg_describe(pg), timeout_ms);
+		if (ready > 0 && !PQconsumeInput(conn))
+			return floe_pg_result_error(pg, NULL, "CopyDone");
+	}
+	int rc = 0;
+	PGresult *res;
+	while ((res = PQgetResult(conn))) {
+		if (rc == 0 && PQresultStatus(res) == PGRES_FATAL_ERROR)
+			rc = floe_pg_result_error(pg, res, "START_REPLICATION");
+		PQclear(res);
+	}
+	return rc;
+}

@@ -36,4 +36,10 @@ int floe_pg_replication_read(floe_pg *pg, floe_buf *out, int timeout_ms);
 /* Send a message (a standby status update) and flush it. */
 int floe_pg_replication_send(floe_pg *pg, const void *data, size_t len);
 
+/*
+ * End the stream (CopyDone) and wait, at most `timeout_ms`, for the server to finish the
+ * command: every message sent before — a final status update — has then been processed.
+ */
+int floe_pg_replication_finish(floe_pg *pg, int timeout_ms);
+
 #endif

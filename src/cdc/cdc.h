@@ -81,7 +81,8 @@ typedef struct floe_cdc_readiness {
 	const char *wal_level;        /* "logical" when ready */
 	int max_replication_slots, max_wal_senders, slots_used;
 	bool replication;             /* the role has REPLICATION (or is superuser) */
-	const char *missing;          /* NULL: nothing; else one line per missing piece */
+	const char *missing;          /* NULL: nothing; else what is missing, "; "-separated */
+	const char *later;            /* nothing missing, but floe will create these (create-slot, …) */
 	const char *sql;              /* the statements a DBA runs, in order; NULL: none */
 } floe_cdc_readiness;
 

@@ -15,6 +15,7 @@
 #include "config/cdc.h"
 #include "iceberg/catalog.h"
 #include "iceberg/table.h"
+#include "state/state.h"
 
 #include <string.h>
 
@@ -22,6 +23,7 @@ struct bronze_cdc {
 	floe_cdc *session;
 	floe_cdc_batch batch;
 	const char *previous_lsn;   /* the table's floe.cdc.lsn before this load; NULL: none */
+	char caught_up_at[32];      /* when the batch's snapshot was taken (ISO 8601) */
 };
 
 /* The bronze table's floe.cdc.lsn, or NULL (no table yet, or not loaded by CDC). */
@@ -68,6 +70,7 @@ int bronze_cdc_begin(bronze_load *l)
 		return -1;
 	o.table_lsn = c->previous_lsn;
 	bronze_load_progress(l, "streaming", NULL);
+	floe_state_now(c->caught_up_at, sizeof(c->caught_up_at));
 	if (floe_cdc_begin(&c->session, &c->batch, &o) < 0)
 		return -1;
 	job->cdc = c;
@@ -110,7 +113,7 @@ const char *bronze_cdc_lsn(const bronze_job *job)
 
 bool bronze_cdc_is_batch(const bronze_job *job)
 {
-	return job->cdc && job->repair_keys == job->cdc->batch.keys;
+	return job->cdc && job->repair_keys && job->repair_keys == job->cdc->batch.keys;
 }
 
 const char *bronze_cdc_detail(const bronze_job *job)
@@ -118,9 +121,33 @@ const char *bronze_cdc_detail(const bronze_job *job)
 	return job->cdc ? job->cdc->batch.detail : NULL;
 }
 
+/* The slot's lag after the acknowledgement, for `floe status`; a failure here is only logged. */
+static void record_lag(bronze_job *job)
+{
+	struct bronze_cdc *c = job->cdc;
+	floe_cdc_lag lag;
+	floe_state *st = NULL;
+	if (floe_cdc_measure(c->session, &lag) == 0 && lag.found &&
+	    floe_state_open(&st, job->config->project_dir) == 0) {
+		floe_state_cdc row = { .table = job->table->bronze, .slot = floe_cdc_slot(c->session),
+				       .lsn = c->batch.lsn, .wal_status = lag.wal_status, .caught_up_at = c->caught_up_at,
+				       .lag_bytes = lag.lag_bytes, .retained_bytes = lag.retained_bytes };
+		floe_state_cdc_put(st, &row);
+	}
+	if (floe_error_last())
+		floe_log_warn("%s: could not record the slot's lag: %s", job->table->bronze, floe_error_last()->message);
+	floe_error_clear();
+	floe_state_close(st);
+}
+
 int bronze_cdc_confirm(bronze_load *l)
 {
-	return l->job->cdc ? floe_cdc_confirm(l->job->cdc->session) : 0;
+	if (!l->job->cdc)
+		return 0;
+	if (floe_cdc_confirm(l->job->cdc->session) < 0)
+		return -1;
+	record_lag(l->job);
+	return 0;
 }
 
 void bronze_cdc_end(bronze_job *job)

@@ -102,4 +102,8 @@ typedef struct floe_cdc_lag {
 
 int floe_cdc_lag_of(floe_cdc_lag *out, floe_pg *pg, const char *slot);
 
+/* The lag of this batch's slot now (after floe_cdc_confirm: what the load left behind), and its name. */
+int floe_cdc_measure(floe_cdc *c, floe_cdc_lag *out);
+const char *floe_cdc_slot(const floe_cdc *c);
+
 #endif

@@ -499,3 +499,13 @@ void floe_cdc_end(floe_cdc *c)
 	floe_pg_close(c->holder);
 	free(c);
 }
+
+int floe_cdc_measure(floe_cdc *c, floe_cdc_lag *out)
+{
+	return floe_cdc_lag_of(out, c->holder, c->names.slot);
+}
+
+const char *floe_cdc_slot(const floe_cdc *c)
+{
+	return c->names.slot;
+}

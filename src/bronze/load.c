@@ -347,7 +347,7 @@ static int load_and_commit(load_state *s, bool *committed)
 	if (s->schema_changes)
 		r->detail = floe_arena_printf(job->arena, "columns changed as the plan says: %s; %s", s->schema_changes,
 					      r->detail);
-	if (bronze_cdc_is_batch(job) || (job->cdc && !job->repair_keys && bronze_cdc_detail(job) != why))
+	if (bronze_cdc_is_batch(job) || (full && job->cdc && !job->repair_keys && bronze_cdc_detail(job) != why))
 		r->detail = floe_arena_printf(job->arena, "%s; %s", bronze_cdc_detail(job), r->detail);
 	if (future)
 		r->detail = floe_arena_printf(job->arena, "%s; %s", r->detail, future);

@@ -168,3 +168,21 @@ def test_dropped_slot_is_detected_and_reloaded(src, proj):
     assert "the replication slot \"floe_cdc_it_public_orders\" is missing" in r["detail"], r
     assert r["check"] == "verified", r
     assert_all_equal(src, d)
+
+
+def test_status_shows_lag_and_warns_on_retained_wal(src, proj):
+    d = proj
+    rows = {t["table"]: t for t in json.loads(src.floe(d, "status", "--json").out)["tables"]}
+    c = rows["bronze.orders"]["cdc"]
+    assert c["slot"] == "floe_cdc_it_public_orders" and c["lsn"] == summary(d, "bronze.orders")["floe.cdc.lsn"], c
+    assert c["lag_bytes"] >= 0 and 0 <= c["lag_seconds"] < 600 and c["retained_bytes"] > 0, c
+    assert c["wal_status"] == "reserved" and c.get("warning") is None, c
+    assert "cdc" not in rows["bronze.customers"]  # not a CDC table
+    toml = (d / "floe.toml").read_text()
+    (d / "floe.toml").write_text(toml.replace("create-slot = true", 'create-slot = true\nmax-retained-wal = "1kB"'))
+    try:
+        text = src.floe(d, "status").out
+        assert 'warning: slot "floe_cdc_it_public_orders" retains' in text, text
+        assert "more than [cdc] max-retained-wal (1024)" in text, text
+    finally:
+        (d / "floe.toml").write_text(toml)

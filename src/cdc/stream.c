@@ -289,8 +289,13 @@ static int start(floe_cdc *c)
 					    c->names.publication);
 	if (!c->repl && floe_pg_connect_replication(&c->repl, c->opts->config) < 0)
 		return -1;
-	if (floe_pg_replication_start(c->repl, cmd) < 0)
-		return floe_error_context("while starting to read slot \"%s\"", c->names.slot);
+	/* A run killed a moment ago may still hold the slot until its walsender notices: wait a little. */
+	for (int tries = 0; floe_pg_replication_start(c->repl, cmd) < 0; tries++) {
+		if (tries == 20 || floe_error_last()->code != FLOE_CODE_SOURCE_LOCKED)
+			return floe_error_context("while starting to read slot \"%s\"", c->names.slot);
+		floe_error_clear();
+		nanosleep(&(struct timespec){ .tv_nsec = 500000000 }, NULL);
+	}
 	c->streaming = true;
 	return 0;
 }

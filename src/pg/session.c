@@ -164,6 +164,7 @@ floe_error_code floe_pg_code_of_sqlstate(const char *state, bool connected)
 		{ "42P01", FLOE_CODE_SOURCE_CHANGED },      /* undefined_table */
 		{ "42501", FLOE_CODE_SOURCE_PRIVILEGE },    /* insufficient_privilege */
 		{ "55P03", FLOE_CODE_SOURCE_LOCKED },       /* lock_not_available */
+		{ "55006", FLOE_CODE_SOURCE_LOCKED },       /* object_in_use: a replication slot another process holds */
 		{ "40001", FLOE_CODE_SOURCE_SERIALIZATION }, /* serialization_failure */
 		{ "40P01", FLOE_CODE_SOURCE_SERIALIZATION }, /* deadlock_detected */
 		{ "53100", FLOE_CODE_DISK_FULL },           /* disk_full: the server's disk */

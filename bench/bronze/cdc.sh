@@ -72,8 +72,8 @@ for t in orders events; do
 	read -r c cm <<<"$(timed cdc "$t")"; cdcfull[$t]="$c $cm"
 done
 per=$((rows_orders / 1000 / 3 + 1))
-"$FLOE" -C "$WORK/incr" shop tick --orders "$per" --updates "$per" --deletes "$per" >/dev/null
-"$FLOE" -C "$WORK/incr" shop tick --orders "$per" --updates "$per" --deletes "$per" >/dev/null
+"$FLOE" shop tick --target "$SOCK:$PORT/shop" --orders "$per" --updates "$per" --deletes "$per" >/dev/null
+"$FLOE" shop tick --target "$SOCK:$PORT/shop" --orders "$per" --updates "$per" --deletes "$per" >/dev/null
 n=$((EVENTS / 1000))
 "${PSQL[@]}" <<SQL
 UPDATE events SET kind = 'refund', amount = -amount WHERE id > $EVENTS - $((n / 2));

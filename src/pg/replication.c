@@ -16,14 +16,8 @@
 
 int floe_pg_connect_replication(floe_pg **out, const floe_config *config)
 {
-	floe_pg_target t = FLOE_PG_TARGET_INIT;
-	t.host = config->source.host;
-	t.port = config->source.port;
-	t.database = config->source.database;
-	t.user = config->source.user;
-	t.sslmode = config->source.sslmode;
-	t.password = floe_config_source_password(config);
-	t.read_only = true;
+	floe_pg_target t;
+	floe_pg_source_target(&t, config);
 	t.replication = true;
 	if (floe_pg_connect(out, &t) < 0)
 		return floe_error_context("while opening a replication connection (the role needs REPLICATION: "

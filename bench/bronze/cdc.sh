@@ -22,23 +22,12 @@ EVENTS="${EVENTS:-1000000}"
 
 export FLOE_SOURCE_PASSWORD="bench-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 bench_stack_up shop floe_reader
-PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U postgres shop)
 "$FLOE" -C "$WORK" shop generate --scale "$SCALE" --replace >/dev/null
+bench_events_table "$EVENTS"
 "${PSQL[@]}" <<SQL
-CREATE FUNCTION bench_touch() RETURNS trigger LANGUAGE plpgsql AS \$\$
-BEGIN NEW.updated_at := clock_timestamp(); RETURN NEW; END \$\$;
-CREATE TABLE events (id bigint PRIMARY KEY, kind text NOT NULL, amount numeric(12,2),
-                     payload text, updated_at timestamptz NOT NULL DEFAULT now());
-CREATE TRIGGER touch BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION bench_touch();
-INSERT INTO events SELECT g, (ARRAY['view','cart','buy'])[1 + g % 3], g % 10000 / 100.0, md5(g::text),
-    now() - interval '30 days' + g * interval '0.5 second' FROM generate_series(1, $EVENTS) g;
-CREATE INDEX ON events (updated_at);
-CREATE INDEX ON orders (updated_at);
-GRANT SELECT ON events TO floe_reader;
 ALTER ROLE floe_reader REPLICATION;
 CREATE PUBLICATION floe_cdc_public_orders FOR TABLE orders;
 CREATE PUBLICATION floe_cdc_public_events FOR TABLE events;
-VACUUM ANALYZE;
 SQL
 for p in incr cdc; do
 	mkdir -p "$WORK/$p" && chmod 755 "$WORK/$p"
@@ -80,15 +69,16 @@ UPDATE events SET kind = 'refund', amount = -amount WHERE id > $EVENTS - $((n / 
 INSERT INTO events SELECT g, 'view', 1, md5(g::text) FROM generate_series($EVENTS + 1, $EVENTS + $((n / 2))) g;
 DELETE FROM events WHERE id IN ($EVENTS - $n, $EVENTS - $n - 7, $EVENTS - $n - 99);
 SQL
-declare -A inc cdc
+declare -A inc cdc idle
 for t in orders events; do
 	read -r i im <<<"$(timed incr "$t")"; inc[$t]="$i $im"
 	read -r c cm <<<"$(timed cdc "$t")"; cdc[$t]="$c $cm"
+	read -r z _ <<<"$(timed cdc "$t")"; idle[$t]="$z" # nothing left to apply: the fixed cost
 done
 ratio() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
 row() { # table rows
 	read -r f _ <<<"${full[$1]}"; read -r i _ <<<"${inc[$1]}"; read -r c cm <<<"${cdc[$1]}"; read -r cf _ <<<"${cdcfull[$1]}"
-	echo "| $1 | $2 | $f | $cf | $i ($(ratio "$i" "$f") %) | $c ($(ratio "$c" "$f") %) | $((cm / 1024)) | $(mode cdc "$1") |"
+	echo "| $1 | $2 | $f | $cf | $i ($(ratio "$i" "$f") %) | $c ($(ratio "$c" "$f") %) | ${idle[$1]} ($(ratio "${idle[$1]}" "$f") %) | $((cm / 1024)) | $(mode cdc "$1") |"
 }
 block=$(cat <<MD
 
@@ -96,8 +86,8 @@ block=$(cat <<MD
 
 Command: \`SCALE=$SCALE EVENTS=$EVENTS bench/bronze/cdc.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); modest scale, on a machine shared by 8 people; load average before: $(cut -d' ' -f1-3 /proc/loadavg)
 
-| table | rows | full load s | CDC initial copy s | incremental s (/ full) | CDC catch-up s (/ full) | CDC peak RSS MB | the CDC snapshot |
-|---|---|---|---|---|---|---|---|
+| table | rows | full load s | CDC initial copy s | incremental s (/ full) | CDC catch-up s (/ full) | CDC, nothing to apply s (/ full) | CDC peak RSS MB | the CDC snapshot |
+|---|---|---|---|---|---|---|---|---|
 $(row orders "$rows_orders")
 $(row events "$EVENTS")
 MD

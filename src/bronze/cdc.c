@@ -62,6 +62,8 @@ int bronze_cdc_begin(bronze_load *l)
 	if (job->pg_snapshot || (t->mode != FLOE_LOAD_FULL && t->mode != FLOE_LOAD_INCREMENTAL) ||
 	    !floe_config_cdc_wants(job->config, t->schema, t->name))
 		return 0; /* a repair reads at its own snapshot; other tables load as the plan says */
+	if (t->n_key == 0 && job->config->bronze.cdc)
+		return 0; /* `[bronze] cdc = true` covers the tables CDC can carry: keyed ones */
 	struct bronze_cdc *c = floe_arena_alloc(job->arena, sizeof(*c));
 	memset(c, 0, sizeof(*c));
 	floe_cdc_opts o = { .config = job->config, .schema = t->schema, .table = t->name,

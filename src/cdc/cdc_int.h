@@ -36,5 +36,10 @@ const char *cdc_setup_sql(floe_arena *a, floe_pg *pg, const floe_cdc_names *n, c
 /* stream.c: a snapshot on the holder, and the stream read up to it. */
 int cdc_snapshot_take(floe_cdc *c, const char **snapshot, const char **xip, uint64_t *lsn);
 int cdc_stream_read(floe_cdc *c, floe_cdc_batch *batch);
+/*
+ * Whether a snapshot as pg_current_snapshot() prints it ("xmin:xmax:xip,…", 64-bit xids)
+ * sees transaction `xid` (the 32 bits pgoutput sends, placed in the epoch of xmax) as committed.
+ */
+bool cdc_snapshot_sees(const char *snap, uint32_t xid);
 
 #endif

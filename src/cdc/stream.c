@@ -94,8 +94,7 @@ int cdc_snapshot_take(floe_cdc *c, const char **snapshot, const char **xip, uint
 	return rc < 0 ? floe_error_set(FLOE_ERR_INTERNAL, "the source gave no WAL position") : 0;
 }
 
-/* Whether the snapshot "xmin:xmax:xip,…" (64-bit xids) sees transaction `xid` (32 bits) as committed. */
-static bool visible(const char *snap, uint32_t xid)
+bool cdc_snapshot_sees(const char *snap, uint32_t xid)
 {
 	char *end = NULL;
 	unsigned long long xmin = strtoull(snap, &end, 10);
@@ -306,7 +305,7 @@ static const txn *unseen(const reading *rd, const char *xip, uint64_t L)
 	for (size_t i = 0; i < rd->n_txns; i++) {
 		const txn *t = &rd->txns[i];
 		bool touched = t->ins || t->upd || t->del || t->truncate;
-		if (t->commit < L && touched && !visible(xip, t->xid))
+		if (t->commit < L && touched && !cdc_snapshot_sees(xip, t->xid))
 			return &rd->txns[i];
 	}
 	return NULL;

@@ -61,8 +61,7 @@ static int malformed(const char *what, char kind)
 			      kind >= 32 && kind < 127 ? kind : '?');
 }
 
-/* Grow a reused array to hold n items. */
-static void *room(void *items, size_t *cap, size_t n, size_t size)
+void *floe_cdc_room(void *items, size_t *cap, size_t n, size_t size)
 {
 	if (n <= *cap)
 		return items;
@@ -121,7 +120,7 @@ static void tuple(reader *r, floe_cdc_decoder *d, int which, floe_cdc_tuple *out
 		r->bad = true;
 		return;
 	}
-	d->values[which] = room(d->values[which], &d->cap_values[which], n, sizeof(floe_cdc_value));
+	d->values[which] = floe_cdc_room(d->values[which], &d->cap_values[which], n, sizeof(floe_cdc_value));
 	for (uint16_t i = 0; i < n && !r->bad; i++) {
 		floe_cdc_value *v = &d->values[which][i];
 		v->kind = (char)u8(r);
@@ -149,7 +148,7 @@ static void relation(reader *r, floe_cdc_decoder *d, floe_cdc_msg *m)
 		r->bad = true;
 		return;
 	}
-	d->columns = room(d->columns, &d->cap_columns, m->n_columns, sizeof(floe_cdc_column));
+	d->columns = floe_cdc_room(d->columns, &d->cap_columns, m->n_columns, sizeof(floe_cdc_column));
 	for (uint16_t i = 0; i < m->n_columns && !r->bad; i++) {
 		floe_cdc_column *c = &d->columns[i];
 		c->key = (u8(r) & 1) != 0;
@@ -187,7 +186,7 @@ static void truncate_(reader *r, floe_cdc_decoder *d, floe_cdc_msg *m)
 		r->bad = true;
 		return;
 	}
-	d->relids = room(d->relids, &d->cap_relids, m->n_relids ? m->n_relids : 1, sizeof(uint32_t));
+	d->relids = floe_cdc_room(d->relids, &d->cap_relids, m->n_relids ? m->n_relids : 1, sizeof(uint32_t));
 	for (uint32_t i = 0; i < m->n_relids; i++)
 		d->relids[i] = u32(r);
 	m->relids = d->relids;

@@ -104,6 +104,9 @@ typedef struct floe_cdc_decoder {
 int floe_cdc_decode(floe_cdc_msg *out, floe_cdc_decoder *d, const uint8_t *p, size_t n);
 void floe_cdc_decoder_free(floe_cdc_decoder *d);
 
+/* Room for n items in a heap array that grows by doubling (free with free()); src/cdc's arrays. */
+void *floe_cdc_room(void *items, size_t *cap, size_t n, size_t size);
+
 /* LSNs as PostgreSQL writes them ("16/B374D848"); parse returns -1 for anything else. */
 int floe_cdc_lsn_parse(uint64_t *out, const char *text);
 void floe_cdc_lsn_format(char out[24], uint64_t lsn);

@@ -54,18 +54,6 @@ typedef struct reading {
 	bool committed_past;          /* a commit at or past L came */
 } reading;
 
-/* Room for n items in a heap array (freed with the reading). */
-static void *room(void *items, size_t *cap, size_t n, size_t size)
-{
-	if (n <= *cap)
-		return items;
-	size_t want = *cap ? *cap : 64;
-	while (want < n)
-		want *= 2;
-	*cap = want;
-	return floe_xrealloc(items, want * size);
-}
-
 static int64_t now_us(void)
 {
 	struct timespec ts;
@@ -132,7 +120,7 @@ static void key_row(reading *rd, const floe_cdc_tuple *t)
 		return;
 	}
 	if ((rd->n_keys + 1) * o->n_key > rd->cap_keys)
-		rd->keys = room(rd->keys, &rd->cap_keys, (rd->n_keys + 1) * o->n_key, sizeof(char *));
+		rd->keys = floe_cdc_room(rd->keys, &rd->cap_keys, (rd->n_keys + 1) * o->n_key, sizeof(char *));
 	for (size_t k = 0; k < o->n_key; k++) {
 		const floe_cdc_value *v = &t->values[rd->key_at[k]];
 		rd->keys[rd->n_keys * o->n_key + k] = floe_arena_strndup(o->arena, v->data, v->len);
@@ -163,7 +151,7 @@ static void commit(reading *rd, const floe_cdc_msg *m, uint64_t L)
 {
 	rd->cur.commit = m->lsn;
 	rd->cur.key_to = rd->n_keys;
-	rd->txns = room(rd->txns, &rd->cap_txns, rd->n_txns + 1, sizeof(txn));
+	rd->txns = floe_cdc_room(rd->txns, &rd->cap_txns, rd->n_txns + 1, sizeof(txn));
 	rd->txns[rd->n_txns++] = rd->cur;
 	rd->in_txn = false;
 	if (m->lsn >= L)

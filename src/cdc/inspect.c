@@ -20,7 +20,9 @@ static const char *settings_sql =
 
 static const char *table_sql =
 	"select exists (select 1 from pg_catalog.pg_publication_tables where pubname = $1 and schemaname = $2 "
-	"and tablename = $3), exists (select 1 from pg_catalog.pg_replication_slots where slot_name = $4)";
+	"and tablename = $3), exists (select 1 from pg_catalog.pg_replication_slots where slot_name = $4), "
+	"coalesce((select c.relreplident::text from pg_catalog.pg_class c join pg_catalog.pg_namespace n "
+	"on n.oid = c.relnamespace where n.nspname = $2 and c.relname = $3), 'd')";
 
 static const char *quoted(floe_arena *a, floe_pg *pg, const char *ident)
 {
@@ -70,7 +72,13 @@ static int table(floe_arena *a, floe_pg *pg, const floe_config *config, const ch
 	if (floe_pg_query(&r, pg, table_sql, 4, params) < 0)
 		return -1;
 	bool pub = floe_pg_result_bool(r, 0, 0), slot = floe_pg_result_bool(r, 0, 1);
+	bool identity = strcmp(floe_pg_result_text(r, 0, 2), "n") != 0;
 	floe_pg_result_free(r);
+	if (!identity) { /* published, its UPDATEs and DELETEs would fail on the source */
+		floe_buf_printf(missing, "%s has REPLICA IDENTITY NOTHING; ", qualified);
+		floe_buf_printf(sql, "ALTER TABLE %s.%s REPLICA IDENTITY DEFAULT; ", quoted(a, pg, schema),
+				quoted(a, pg, name));
+	}
 	const floe_config_cdc *c = config->cdc;
 	if (!pub) {
 		bool floe_may = c && c->create_publication;

@@ -70,12 +70,23 @@ int cdc_publication_ensure(floe_cdc *c)
 	const char *params[] = { c->names.publication, o->schema, o->table };
 	if (floe_pg_query(&r, c->holder, "select exists (select 1 from pg_catalog.pg_publication where pubname = $1), "
 					 "exists (select 1 from pg_catalog.pg_publication_tables where pubname = $1 "
-					 "and schemaname = $2 and tablename = $3)", 3, params) < 0)
+					 "and schemaname = $2 and tablename = $3), coalesce((select c.relreplident::text from "
+					 "pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace "
+					 "where n.nspname = $2 and c.relname = $3), 'd')", 3, params) < 0)
 		return -1;
 	bool pub = floe_pg_result_bool(r, 0, 0), has = floe_pg_result_bool(r, 0, 1);
+	bool nothing = strcmp(floe_pg_result_text(r, 0, 2), "n") == 0;
 	floe_pg_result_free(r);
 	if (pub && has)
 		return 0;
+	if (nothing) { /* published, the application's UPDATEs and DELETEs on it would start to fail */
+		floe_error_set(FLOE_ERR_CONFIG, "%s.%s has REPLICA IDENTITY NOTHING: floe will not publish it", o->schema,
+			       o->table);
+		floe_error_detail("PostgreSQL refuses UPDATE and DELETE on a published table without a replica identity.");
+		floe_error_hint("Have a DBA run: ALTER TABLE %s.%s REPLICA IDENTITY DEFAULT;",
+				quoted(o->arena, c->holder, o->schema), quoted(o->arena, c->holder, o->table));
+		return -1;
+	}
 	if (!o->config->cdc || !o->config->cdc->create_publication)
 		return missing(c, pub ? floe_arena_printf(o->arena, "publication \"%s\" does not publish the table",
 							    c->names.publication)

@@ -79,12 +79,17 @@ def proj(src, tmp_path_factory):
 
 
 def test_doctor_names_what_is_missing_and_the_sql(src, proj):
-    r = src.floe(proj, "doctor", "--json")
+    src.admin("ALTER TABLE public.kv REPLICA IDENTITY NOTHING")  # published, its updates would fail
+    try:
+        r = src.floe(proj, "doctor", "--json")
+    finally:
+        src.admin("ALTER TABLE public.kv REPLICA IDENTITY DEFAULT")
     checks = {c["id"]: c for c in json.loads(r.out)["checks"]}
     c = checks["cdc.ready"]
     assert c["status"] == "fail", c
-    assert "publication" in c["facts"], c
+    assert "publication" in c["facts"] and "public.kv has REPLICA IDENTITY NOTHING" in c["facts"], c
     assert 'CREATE PUBLICATION "floe_cdc_it_public_orders" FOR TABLE "public"."orders"' in c["todo"], c
+    assert 'ALTER TABLE "public"."kv" REPLICA IDENTITY DEFAULT' in c["todo"], c
     # a DBA runs what doctor says (the role owns none of the tables, so floe cannot)
     for t in TABLES:
         name = "floe_cdc_it_public_" + t.split(".")[1]

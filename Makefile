@@ -58,7 +58,7 @@ LIB_OBJ += $(BUILD)/gen/console_assets.o
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
 PHONY_INSTALL := install uninstall deb deb-check
-.PHONY: $(PHONY_INSTALL) all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-s3 bench-incremental bench-silver bench-reconcile scale-out
+.PHONY: $(PHONY_INSTALL) all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-s3 bench-incremental bench-cdc bench-silver bench-reconcile scale-out
 
 all: $(BUILD)/floe
 
@@ -146,6 +146,9 @@ bench-s3: $(BUILD)/floe
 
 bench-incremental: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/incremental.sh
+# CDC catch-up after 0.1 % vs the incremental run and the full load (docs/cdc.md).
+bench-cdc: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),3) bench/bronze/cdc.sh
 
 # floe's silver build against real `dbt build` (.venv-dbt) on the same project; incremental after 0.1 %.
 # floe serve on a one-minute schedule for SOAK_MINUTES (30) with shop traffic: RSS flat, every run in the ledger, no overlap.

@@ -36,3 +36,23 @@ measure() {
 	done
 	echo "$name $best $rss $cpu"
 }
+
+# bench_events_table N: the bronze benchmarks' `events` table in the stack's `shop` database (after
+# `floe shop generate`): N rows keyed by a serial id with an updated_at trigger, indexes on
+# updated_at of events and orders, readable by floe_reader, analysed. Sets PSQL.
+bench_events_table() {
+	PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U postgres shop)
+	"${PSQL[@]}" <<SQL
+CREATE FUNCTION bench_touch() RETURNS trigger LANGUAGE plpgsql AS \$\$
+BEGIN NEW.updated_at := clock_timestamp(); RETURN NEW; END \$\$;
+CREATE TABLE events (id bigint PRIMARY KEY, kind text NOT NULL, amount numeric(12,2),
+                     payload text, updated_at timestamptz NOT NULL DEFAULT now());
+CREATE TRIGGER touch BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION bench_touch();
+INSERT INTO events SELECT g, (ARRAY['view','cart','buy'])[1 + g % 3], g % 10000 / 100.0, md5(g::text),
+    now() - interval '30 days' + g * interval '0.5 second' FROM generate_series(1, $1) g;
+CREATE INDEX ON events (updated_at);
+CREATE INDEX ON orders (updated_at);
+GRANT SELECT ON events TO floe_reader;
+VACUUM ANALYZE;
+SQL
+}

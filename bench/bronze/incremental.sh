@@ -25,21 +25,8 @@ EVENTS="${EVENTS:-5000000}"
 
 export FLOE_SOURCE_PASSWORD="bench-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 bench_stack_up shop floe_reader
-PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U postgres shop)
 "$FLOE" -C "$WORK" shop generate --scale "$SCALE" --replace >/dev/null
-"${PSQL[@]}" <<SQL
-CREATE FUNCTION bench_touch() RETURNS trigger LANGUAGE plpgsql AS \$\$
-BEGIN NEW.updated_at := clock_timestamp(); RETURN NEW; END \$\$;
-CREATE TABLE events (id bigint PRIMARY KEY, kind text NOT NULL, amount numeric(12,2),
-                     payload text, updated_at timestamptz NOT NULL DEFAULT now());
-CREATE TRIGGER touch BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION bench_touch();
-INSERT INTO events SELECT g, (ARRAY['view','cart','buy'])[1 + g % 3], g % 10000 / 100.0, md5(g::text),
-    now() - interval '30 days' + g * interval '0.5 second' FROM generate_series(1, $EVENTS) g;
-CREATE INDEX ON events (updated_at);
-CREATE INDEX ON orders (updated_at);
-GRANT SELECT ON events TO floe_reader;
-VACUUM ANALYZE;
-SQL
+bench_events_table "$EVENTS"
 "$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$WORK" >/dev/null
 "$FLOE" -C "$WORK" generate >/dev/null
 

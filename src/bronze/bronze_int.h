@@ -49,6 +49,7 @@ typedef struct bronze_job {
 	const char *pg_snapshot;
 	const char *const *repair_keys;
 	size_t n_repair_keys;
+	struct bronze_cdc *cdc;     /* a CDC load (cdc.c): its batch; NULL: not one */
 } bronze_job;
 
 /* The lock's columns as the three shapes the load needs, in result-column order. */
@@ -79,6 +80,7 @@ typedef struct bronze_keys {
 	size_t *col;              /* their indexes among the columns */
 	const char *unmergeable;  /* why rows cannot be merged by key (NULL: they can) */
 	long watermark;           /* the watermark column's index, -1 for none */
+	bool watermark_only;      /* unmergeable only for want of a watermark (CDC needs none) */
 } bronze_keys;
 
 /* The key and watermark of `table` among `cols`. */
@@ -296,6 +298,27 @@ size_t bronze_owner_properties(floe_iceberg_kv *out, const floe_lock_table *t);
 
 /* Fail (naming both) unless `table` mirrors t's source table; a table without the properties is claimed. */
 int bronze_owner_check(floe_iceberg_table *table, const floe_lock_table *t);
+
+/* ---- cdc.c: a load fed by change data capture (docs/cdc.md) ---- */
+
+/*
+ * For a table [cdc] names: read the stream up to a consistent point; sets job->cdc, the
+ * snapshot to import and the keys to re-read. Does nothing for other tables and repairs.
+ */
+int bronze_cdc_begin(bronze_load *l);
+/* The load's transaction imported the snapshot: the stream's holder may let it go. */
+void bronze_cdc_imported(bronze_load *l);
+/* Whether the batch loads in full (*why says why); else l->detail is the batch's. */
+bool bronze_cdc_full(bronze_load *l, const char **why);
+/* Whether the batch moves the table's floe.cdc.lsn (a commit is due even with no change). */
+bool bronze_cdc_advances(const bronze_load *l);
+/* The LSN a CDC load's snapshots record, the batch's line, whether repair_keys are the batch's. */
+const char *bronze_cdc_lsn(const bronze_job *job);
+const char *bronze_cdc_detail(const bronze_job *job);
+bool bronze_cdc_is_batch(const bronze_job *job);
+/* After the catalog commit: acknowledge the LSN to the slot. */
+int bronze_cdc_confirm(bronze_load *l);
+void bronze_cdc_end(bronze_job *job);
 
 /* Load one table. Sets job->result; returns -1 on failure. */
 int bronze_load_table(bronze_job *job);

@@ -66,10 +66,10 @@ void bronze_keys_init(bronze_keys *out, floe_arena *a, const floe_lock_table *t,
 	if (out->n == 0)
 		out->unmergeable = "the table has no primary key";
 	else if (out->watermark < 0)
-		out->unmergeable = "the table has no proven watermark";
+		out->unmergeable = "the table has no proven watermark", out->watermark_only = true;
 	else if (cols->copy[out->watermark].vec != FLOE_VEC_TIMESTAMP &&
 		 cols->copy[out->watermark].vec != FLOE_VEC_TIMESTAMPTZ)
-		out->unmergeable = "the watermark is not a timestamp";
+		out->unmergeable = "the watermark is not a timestamp", out->watermark_only = true;
 }
 
 void bronze_key_view(const bronze_keys *k, floe_vector **keys, floe_vector *rows)

@@ -212,7 +212,10 @@ static int commit(load_state *s, bool full)
 	size_t n = 0;
 	summary[n++] = (floe_iceberg_kv){ "floe.run-id", job->run_id };
 	summary[n++] = (floe_iceberg_kv){ "floe.source-position", s->position };
-	summary[n++] = (floe_iceberg_kv){ "floe.load-mode", full ? "full" : job->repair_keys ? "repair" : "incremental" };
+	summary[n++] = (floe_iceberg_kv){ "floe.load-mode", full ? "full" : bronze_cdc_is_batch(job) || (job->cdc && !job->repair_keys)
+									? "cdc" : job->repair_keys ? "repair" : "incremental" };
+	if (bronze_cdc_lsn(job))
+		summary[n++] = (floe_iceberg_kv){ "floe.cdc.lsn", bronze_cdc_lsn(job) };
 	for (size_t i = 0; i < s->n_summary; i++)
 		summary[n++] = s->summary[i];
 	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
@@ -257,7 +260,7 @@ static bool mergeable(load_state *s, int64_t *previous, const char **why)
 	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(s->table);
 	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(m);
 	*why = NULL;
-	if (t->mode != FLOE_LOAD_INCREMENTAL)
+	if (t->mode != FLOE_LOAD_INCREMENTAL && !s->job->cdc)
 		return false;
 	if (s->reload_why) {
 		*why = s->reload_why;
@@ -273,7 +276,7 @@ static bool mergeable(load_state *s, int64_t *previous, const char **why)
 		*why = "first load: in full, sorted by key";
 	else if (!key || strcmp(key, key_ids(s)) != 0)
 		*why = "loaded in full, sorted by key: the last snapshot was not loaded by this key";
-	else if (bronze_watermark_parse(s, previous, wm) < 0)
+	else if (!s->job->cdc && bronze_watermark_parse(s, previous, wm) < 0)
 		*why = "loaded in full, sorted by key: the last snapshot has no watermark";
 	return *why == NULL;
 }
@@ -299,8 +302,10 @@ static int load_and_commit(load_state *s, bool *committed)
 	bool full = true;
 	int64_t previous = 0;
 	const char *why = NULL, *future = NULL;
-	bool by_key = job->table->mode == FLOE_LOAD_INCREMENTAL && !s->keys.unmergeable;
-	if (mergeable(s, &previous, &why)) {
+	bool by_key = (job->table->mode == FLOE_LOAD_INCREMENTAL || job->cdc) && !s->keys.unmergeable;
+	if (job->cdc && !job->repair_keys) {
+		full = bronze_cdc_full(s, &why); /* the batch changed no key, or it loads in full */
+	} else if (mergeable(s, &previous, &why)) {
 		previous = bronze_watermark_capped(s, previous);
 		s->watermark = previous;
 		s->has_watermark = true;
@@ -322,7 +327,7 @@ static int load_and_commit(load_state *s, bool *committed)
 	bronze_load_note(s, "floe.rows-read", "%lld", (long long)s->rows_read);
 	if (s->schema_changes)
 		bronze_load_note(s, "floe.columns-changed", "%s", s->schema_changes);
-	if (!full && s->n_removed == 0 && s->out.n == 0) {
+	if (!full && s->n_removed == 0 && s->out.n == 0 && !bronze_cdc_advances(s)) {
 		r->detail = floe_arena_printf(job->arena, "no changes: %s; source snapshot %s%s%s",
 					      s->detail ? s->detail : "nothing read", s->position, future ? "; " : "",
 					      future ? future : "");
@@ -342,6 +347,8 @@ static int load_and_commit(load_state *s, bool *committed)
 	if (s->schema_changes)
 		r->detail = floe_arena_printf(job->arena, "columns changed as the plan says: %s; %s", s->schema_changes,
 					      r->detail);
+	if (bronze_cdc_is_batch(job) || (full && job->cdc && !job->repair_keys && bronze_cdc_detail(job) != why))
+		r->detail = floe_arena_printf(job->arena, "%s; %s", bronze_cdc_detail(job), r->detail);
 	if (future)
 		r->detail = floe_arena_printf(job->arena, "%s; %s", r->detail, future);
 	return 0;
@@ -423,13 +430,16 @@ int bronze_load_table(bronze_job *job)
 	bool commit_tried = false;
 	int error = -1;
 
-	if (!(s.sql = extraction_sql(&s)) || open_source(&s) < 0 ||
+	if (!(s.sql = extraction_sql(&s)) || bronze_cdc_begin(&s) < 0 || open_source(&s) < 0 ||
 	    floe_pg_describe_query(s.pg, job->arena, s.sql, &oids, &elems, &n) < 0 ||
 	    bronze_columns_build(&s.cols, job->arena, job->table, oids, elems, n) < 0 ||
 	    open_table(&s) < 0 || bronze_schema_follow_plan(&s) < 0)
 		goto cleanup;
+	bronze_cdc_imported(&s);
 	bronze_keys_init(&s.keys, job->arena, job->table, &s.cols);
-	if (load_and_commit(&s, &commit_tried) < 0)
+	if (job->cdc && s.keys.watermark_only)
+		s.keys.unmergeable = NULL; /* the stream says what changed: no watermark needed */
+	if (load_and_commit(&s, &commit_tried) < 0 || bronze_cdc_confirm(&s) < 0)
 		goto cleanup;
 	r->rows = s.rows_read;
 	r->files = (int64_t)s.out.n;
@@ -444,5 +454,6 @@ cleanup:
 	if (error < 0 && !commit_tried && s.table)
 		bronze_files_discard(&s.out, 0);
 	cleanup(&s);
+	bronze_cdc_end(job);
 	return error;
 }

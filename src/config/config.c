@@ -15,6 +15,7 @@
 #include "base/text.h"
 #include "config/toml.h"
 #include "config/publish.h"
+#include "config/cdc.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -54,6 +55,7 @@ static const struct own_section {
 	int (*load)(floe_config *config, const char *path, const floe_toml_value *section);
 } own_sections[] = {
 	{ "publish", floe_config_publish_load },
+	{ "cdc", floe_config_cdc_load },
 	{ "orchestrators", floe_config_orchestrators_load },
 };
 
@@ -197,6 +199,7 @@ static const key_spec warehouse_keys[] = {
 static const key_spec bronze_keys[] = {
 	{ "late-window", KEY_DURATION, AT(bronze.late_window_seconds), NULL, NULL, NULL },
 	{ "target-file-rows", KEY_ROWS, AT(bronze.target_file_rows), NULL, NULL, NULL },
+	{ "cdc", KEY_BOOL, AT(bronze.cdc), NULL, NULL, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 

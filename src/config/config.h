@@ -64,6 +64,7 @@ typedef struct floe_config_warehouse {
 typedef struct floe_config_bronze {
 	int64_t late_window_seconds; /* "late-window", default 300 (5 minutes) */
 	int64_t target_file_rows;    /* "target-file-rows" of keyed tables, default 262144 */
+	bool cdc;                    /* "cdc": every keyed table by change data capture (config/cdc.h) */
 } floe_config_bronze;
 
 typedef struct floe_config_silver {
@@ -93,6 +94,7 @@ typedef struct floe_config {
 	floe_config_alerts alerts;
 	const char *gold_model;     /* default "" (rules only) */
 	const struct floe_config_publish *publish; /* [publish] (config/publish.h); NULL: not set */
+	const struct floe_config_cdc *cdc;         /* [cdc] (config/cdc.h); NULL: not set */
 	floe_config_orchestrators orchestrators;   /* [orchestrators] (config/orchestrators.h) */
 	const struct floe_config_schedule *schedule; /* [schedule] (schedule.h); NULL: none */
 	const char *gold_endpoint;  /* the model's Ollama-compatible API, default "http://127.0.0.1:11434" */

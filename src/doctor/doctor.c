@@ -9,6 +9,8 @@
 #include "base/json.h"
 #include "base/log.h"
 #include "base/text.h"
+#include "cdc/cdc.h"
+#include "config/cdc.h"
 #include "engine/engine.h"
 #include "iceberg/catalog_sql.h"
 #include "iceberg/storage_s3.h"
@@ -332,6 +334,33 @@ static int check_privileges(source_facts *sf, floe_doctor_report *r, floe_pg *pg
 	return 0;
 }
 
+/* cdc.ready: for the tables [cdc] names, what the source lacks and the SQL a DBA runs (docs/cdc.md). */
+static void check_cdc(floe_doctor_report *r, floe_pg *pg, const floe_config *c, const source_facts *sf)
+{
+	const char **names = floe_arena_alloc(r->arena, (sf->n_tables + 1) * sizeof(char *));
+	size_t n = 0;
+	floe_cdc_readiness ready;
+	for (size_t i = 0; i < sf->n_tables; i++)
+		if (floe_config_cdc_wants(c, sf->tables[i].schema, sf->tables[i].name))
+			names[n++] = floe_arena_printf(r->arena, "%s.%s", sf->tables[i].schema, sf->tables[i].name);
+	if (n == 0)
+		return;
+	const char *title = "change data capture is ready";
+	if (floe_cdc_inspect(&ready, r->arena, pg, c, names, n) < 0) {
+		add(r, "cdc.ready", title, FLOE_CHECK_FAIL, NULL, "%s", error_facts(r));
+		return;
+	}
+	if (ready.missing)
+		add(r, "cdc.ready", title, FLOE_CHECK_FAIL,
+		    floe_arena_printf(r->arena, "Have a DBA run: %s", ready.sql ? ready.sql : ""), "%zu CDC tables; "
+		    "missing: %s", n, ready.missing);
+	else
+		add(r, "cdc.ready", title, ready.later ? FLOE_CHECK_WARN : FLOE_CHECK_OK, NULL,
+		    "%zu CDC tables; wal_level logical, REPLICATION, %d of %d slots in use%s%s", n, ready.slots_used,
+		    ready.max_replication_slots, ready.later ? "; to be made by floe: " : "",
+		    ready.later ? ready.later : "");
+}
+
 static void check_source(floe_doctor_report *r, const floe_config *c)
 {
 	floe_pg *pg = NULL;
@@ -361,6 +390,7 @@ static void check_source(floe_doctor_report *r, const floe_config *c)
 		add(r, "tables.selected", "tables selected", sf.n_tables ? FLOE_CHECK_OK : FLOE_CHECK_WARN,
 		    sf.n_tables ? NULL : "Check `schemas` and `exclude` under [source].",
 		    "%zu tables in %zu schemas (after exclude)", sf.n_tables, c->source.schemas.count);
+		check_cdc(r, pg, c, &sf);
 	}
 	floe_error_clear();
 	floe_pg_close(pg);

@@ -2,6 +2,7 @@
  * status.c — the status model: the deployed plan joined with the run ledger.
  */
 #include "monitor/status.h"
+#include "config/cdc.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
@@ -175,6 +176,32 @@ static void fill_history(floe_status_row *row, floe_arena *a, floe_state *st, co
 		row->facts = floe_arena_printf(a, "%s; %s", row->reconcile.history, rec->detail ? rec->detail : "");
 }
 
+/* The CDC slot of a bronze table from the ledger, and its warning against [cdc] max-retained-wal. */
+static void fill_cdc(floe_status_row *row, floe_arena *a, floe_state *st, const floe_config *config)
+{
+	floe_state_cdc c;
+	int64_t limit = config->cdc ? config->cdc->max_retained_wal : (int64_t)1 << 30;
+	if (floe_state_cdc_get(st, a, row->table, &c) != 1) {
+		floe_error_clear();
+		return;
+	}
+	row->cdc.on = true;
+	row->cdc.slot = c.slot;
+	row->cdc.lsn = c.lsn;
+	row->cdc.wal_status = c.wal_status;
+	row->cdc.lag_bytes = c.lag_bytes;
+	row->cdc.retained_bytes = c.retained_bytes;
+	row->cdc.lag_seconds = age_of(c.caught_up_at);
+	if (strcmp(c.wal_status, "lost") == 0 || strcmp(c.wal_status, "unreserved") == 0)
+		row->cdc.warning = floe_arena_printf(a, "slot \"%s\" is %s: the server removes or may remove WAL it "
+						     "needs; the next run reloads the table in full", c.slot, c.wal_status);
+	else if (c.retained_bytes > limit)
+		row->cdc.warning = floe_arena_printf(a, "slot \"%s\" retains %lld bytes of WAL, more than [cdc] "
+						     "max-retained-wal (%lld): run `floe run` more often, or drop the "
+						     "slot if the table left CDC", c.slot, (long long)c.retained_bytes,
+						     (long long)limit);
+}
+
 static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const floe_lock_table *t,
 		     const floe_state_table_run *last, const char *pipeline)
 {
@@ -323,6 +350,7 @@ static int build(floe_status *out, const floe_config *config, bool read_only)
 		copy.name = floe_arena_strdup(own->arena, t->name);
 		const floe_state_table_run *last = latest_of(runs, n_runs, copy.bronze);
 		fill_row(row, own->arena, st, &copy, last, pipeline);
+		fill_cdc(row, own->arena, st, config);
 		const floe_state_reconcile *rec = reconcile_of(recs, n_recs, copy.bronze);
 		fill_reconcile(row, rec, last);
 		fill_history(row, own->arena, st, rec);
@@ -423,6 +451,13 @@ int floe_status_render_text(floe_buf *out, const floe_status *s)
 		floe_buf_printf(out, "  %-10s ", floe_buf_cstr(&age));
 		floe_text_put_printable(out, r->facts ? r->facts : "");
 		floe_buf_printf(out, "%s\n", r->drift ? " [drift: pipeline file edited by hand]" : "");
+		if (r->cdc.on) {
+			floe_buf_printf(out, "%34s cdc: slot %s at %s, lag %lld bytes, %llds; retains %lld bytes of WAL\n", "",
+					r->cdc.slot, r->cdc.lsn, (long long)r->cdc.lag_bytes, (long long)r->cdc.lag_seconds,
+					(long long)r->cdc.retained_bytes);
+			if (r->cdc.warning)
+				floe_buf_printf(out, "%34s warning: %s\n", "", r->cdc.warning);
+		}
 		if (r->cause) {
 			floe_buf_printf(out, "%34s probable cause: ", "");
 			floe_text_put_printable(out, r->cause);
@@ -508,6 +543,17 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 		floe_json_put_member(out, "cause", r->cause);
 		put_last_run_json(out, r);
 		put_reconcile_json(out, r);
+		if (r->cdc.on) {
+			floe_buf_puts(out, ",\"cdc\":{");
+			floe_json_put_member(out, "slot", r->cdc.slot);
+			floe_json_put_member(out, "lsn", r->cdc.lsn);
+			floe_json_put_member(out, "wal_status", r->cdc.wal_status);
+			floe_buf_printf(out, ",\"lag_bytes\":%lld,\"lag_seconds\":%lld,\"retained_bytes\":%lld",
+					(long long)r->cdc.lag_bytes, (long long)r->cdc.lag_seconds,
+					(long long)r->cdc.retained_bytes);
+			floe_json_put_member(out, "warning", r->cdc.warning);
+			floe_buf_putc(out, '}');
+		}
 		floe_buf_putc(out, '}');
 	}
 	floe_buf_puts(out, "]");

@@ -63,6 +63,15 @@ typedef struct floe_status_row {
 		/* when the run repaired the table first: "diverged (…) → repaired → verified" */
 		const char *history;
 	} reconcile;
+	/* A CDC table's slot as its last load left it (ledger v8, docs/cdc.md); on false: not CDC. */
+	struct {
+		bool on;
+		const char *slot, *lsn, *wal_status;
+		int64_t lag_bytes;        /* WAL written past the LSN bronze reflects, when it was measured */
+		int64_t lag_seconds;      /* since the source state bronze reflects */
+		int64_t retained_bytes;   /* WAL the slot keeps on the source */
+		const char *warning;      /* retains more than [cdc] max-retained-wal, or the slot is lost */
+	} cdc;
 } floe_status_row;
 
 typedef struct floe_status {

@@ -120,17 +120,23 @@ const char *floe_pg_array_literal(floe_arena *arena, const char *const *items, s
 	return s;
 }
 
+void floe_pg_source_target(floe_pg_target *t, const floe_config *config)
+{
+	*t = (floe_pg_target)FLOE_PG_TARGET_INIT;
+	t->host = config->source.host;
+	t->port = config->source.port;
+	t->database = config->source.database;
+	t->user = config->source.user;
+	t->sslmode = config->source.sslmode;
+	t->lock_timeout_seconds = config->source.lock_timeout_seconds;
+	t->password = floe_config_source_password(config);
+	t->read_only = true;
+}
+
 int floe_pg_connect_source(floe_pg **out, const floe_config *config)
 {
-	floe_pg_target t = FLOE_PG_TARGET_INIT;
-	t.host = config->source.host;
-	t.port = config->source.port;
-	t.database = config->source.database;
-	t.user = config->source.user;
-	t.sslmode = config->source.sslmode;
-	t.lock_timeout_seconds = config->source.lock_timeout_seconds;
-	t.password = floe_config_source_password(config);
-	t.read_only = true;
+	floe_pg_target t;
+	floe_pg_source_target(&t, config);
 	return floe_pg_connect(out, &t);
 }
 

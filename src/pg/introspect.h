@@ -66,6 +66,8 @@ typedef struct floe_pg_table_facts {
  * password from config's password lookup). Errors: FLOE_ERR_UNREACHABLE.
  */
 int floe_pg_connect_source(floe_pg **out, const floe_config *config);
+/* The target of that session (the password borrowed from config's lookup). */
+void floe_pg_source_target(floe_pg_target *t, const floe_config *config);
 
 int floe_pg_role_inspect(floe_pg_role_facts *out, floe_pg *pg, floe_arena *arena);
 

@@ -31,6 +31,7 @@ typedef struct floe_pg_target {
 	int connect_timeout;  /* seconds; 0: 10 */
 	int64_t lock_timeout_seconds; /* the session's lock_timeout; 0: PostgreSQL's default (wait forever) */
 	const char *password_env; /* the variable the password came from, named in hints; NULL: [source] */
+	bool replication;     /* a logical replication connection (replication=database; replication.h) */
 } floe_pg_target;
 
 #define FLOE_PG_TARGET_INIT { .port = 5432, .read_only = true }

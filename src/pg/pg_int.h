@@ -21,6 +21,9 @@ floe_error_code floe_pg_code_of_sqlstate(const char *state, bool connected);
 /* Set the error chain from a failed result (NULL: the connection's message). Returns -1. */
 int floe_pg_result_error(floe_pg *pg, PGresult *res, const char *sql);
 
+/* A result that owns `res` (freed by floe_pg_result_free). */
+floe_pg_result *floe_pg_result_wrap(PGresult *res);
+
 /* Ask the server to cancel the running statement (best effort). */
 void floe_pg_cancel(floe_pg *pg);
 

@@ -85,6 +85,8 @@ int floe_pg_connect(floe_pg **out, const floe_pg_target *t)
 		keys[n] = "sslmode", vals[n++] = t->sslmode;
 	keys[n] = "connect_timeout", vals[n++] = timeout;
 	keys[n] = "application_name", vals[n++] = "floe";
+	if (t->replication)
+		keys[n] = "replication", vals[n++] = "database";
 	/* Read-only and lock_timeout are set at startup, so no statement of ours runs before they
 	 * apply. Without a lock timeout, a read queued behind another session's ALTER TABLE waits
 	 * forever — and every later query on that table queues behind floe's read. */
@@ -162,6 +164,7 @@ floe_error_code floe_pg_code_of_sqlstate(const char *state, bool connected)
 		{ "42P01", FLOE_CODE_SOURCE_CHANGED },      /* undefined_table */
 		{ "42501", FLOE_CODE_SOURCE_PRIVILEGE },    /* insufficient_privilege */
 		{ "55P03", FLOE_CODE_SOURCE_LOCKED },       /* lock_not_available */
+		{ "55006", FLOE_CODE_SOURCE_LOCKED },       /* object_in_use: a replication slot another process holds */
 		{ "40001", FLOE_CODE_SOURCE_SERIALIZATION }, /* serialization_failure */
 		{ "40P01", FLOE_CODE_SOURCE_SERIALIZATION }, /* deadlock_detected */
 		{ "53100", FLOE_CODE_DISK_FULL },           /* disk_full: the server's disk */
@@ -208,6 +211,13 @@ int floe_pg_query(floe_pg_result **out, floe_pg *pg, const char *sql, int nparam
 	r->res = res;
 	*out = r;
 	return 0;
+}
+
+floe_pg_result *floe_pg_result_wrap(PGresult *res)
+{
+	floe_pg_result *r = floe_xcalloc(1, sizeof(*r));
+	r->res = res;
+	return r;
 }
 
 int floe_pg_exec(floe_pg *pg, const char *sql)

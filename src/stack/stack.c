@@ -249,7 +249,8 @@ static int pg_ctl_status(floe_stack_info *info)
 static int start(floe_stack_info *info)
 {
 	char opts[FLOE_STACK_PATH_MAX + 128];
-	snprintf(opts, sizeof(opts), "-p %d -k '%s' -c listen_addresses=127.0.0.1", info->port,
+	/* wal_level=logical: the local cluster is ready for CDC (docs/cdc.md) */
+	snprintf(opts, sizeof(opts), "-p %d -k '%s' -c listen_addresses=127.0.0.1 -c wal_level=logical", info->port,
 		 info->socket_dir);
 	floe_log_info("starting PostgreSQL on 127.0.0.1:%d", info->port);
 	const char *args[] = { "start", "-w", "-t", "120", "-D", info->data_dir, "-l", info->log_file,

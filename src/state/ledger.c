@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LEDGER_VERSION 6
+#define LEDGER_VERSION 8
 
 static const char *schema_v1 =
 	"CREATE TABLE runs ("
@@ -61,6 +61,12 @@ static const char *schema_v3 = "ALTER TABLE reconcile_results ADD COLUMN exclude
 
 /* Version 5 (silver): the tests a silver build passed, beside version 4's failed and warned. */
 static const char *schema_v5 = "ALTER TABLE table_runs ADD COLUMN tests_passed INTEGER;";
+
+/* Version 8 (CDC): per CDC table, its slot, the LSN bronze reflects and the slot's lag when it was measured. */
+static const char *schema_v8 =
+	"CREATE TABLE cdc_slots (table_name TEXT PRIMARY KEY, slot TEXT NOT NULL, lsn TEXT NOT NULL,"
+	" lag_bytes INTEGER NOT NULL, retained_bytes INTEGER NOT NULL, wal_status TEXT NOT NULL,"
+	" caught_up_at TEXT NOT NULL);";
 
 /* Version 4 (serve): silver's test counts; the scheduler's last tick per schedule; the alert outbox. */
 static const char *schema_v4 =
@@ -120,6 +126,7 @@ static int migrate(floe_db *db)
 	    (version < 3 && floe_db_exec(db, schema_v3) < 0) ||
 	    (version < 4 && floe_db_exec(db, schema_v4) < 0) || (version < 5 && floe_db_exec(db, schema_v5) < 0) ||
 	    (version < 6 && floe_db_exec(db, schema_v6) < 0) ||
+	    (version < 8 && floe_db_exec(db, schema_v8) < 0) ||
 	    floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
 		floe_db_rollback(db);
 		return -1;

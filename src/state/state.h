@@ -165,6 +165,16 @@ int floe_state_reconcile_count(floe_state *st, const char *table_name, int64_t *
 /* How many runs the ledger holds per status (indexed by floe_run_status; serve.c). */
 int floe_state_run_counts(floe_state *st, int64_t out[4]);
 
+/* A CDC table's slot as its last load left it (cdc.c, ledger version 8). */
+typedef struct floe_state_cdc {
+	const char *table, *slot, *lsn, *wal_status, *caught_up_at;
+	int64_t lag_bytes, retained_bytes;
+} floe_state_cdc;
+
+int floe_state_cdc_put(floe_state *st, const floe_state_cdc *row);
+/* 1 found (strings in `a`), 0 none, -1 error. */
+int floe_state_cdc_get(floe_state *st, floe_arena *a, const char *table, floe_state_cdc *out);
+
 /* The last tick a schedule ran (unix seconds), 0 when never (serve.c). */
 int floe_state_tick_get(floe_state *st, const char *schedule, int64_t *out);
 int floe_state_tick_put(floe_state *st, const char *schedule, int64_t tick);

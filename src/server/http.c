@@ -226,6 +226,11 @@ const char *floe_http_header(const floe_http_request *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
+const char *floe_http_query(const floe_http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
 void floe_http_server_free(floe_http_server *s)
 {
 	if (!s)

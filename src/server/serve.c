@@ -10,6 +10,7 @@
 #include "schedule/clock.h"
 #include "server/http.h"
 #include "server/ops.h"
+#include "server/rest.h"
 #include "server/scheduler.h"
 
 #include <signal.h>
@@ -105,6 +106,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 	floe_server_ops ops = { opts->config, counters, sched };
 	http = floe_http_server_new(MAX_BODY);
 	floe_server_ops_routes(http, &ops);
+	floe_server_rest_routes(http, opts->config);
 	if (floe_http_server_listen(http, opts->host, opts->port) < 0)
 		goto cleanup;
 	bool v6 = strchr(opts->host, ':') != NULL;

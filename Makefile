@@ -136,6 +136,10 @@ soak: $(BUILD)/floe
 bench-silver: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/silver/run.sh
 
+# floe serve's REST catalog and Apache Iceberg's reference server on the same requests (Java 17+, Maven).
+rest-compat: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) scripts/rest-compat.sh
+
 # floe serve under load: 50 clients loading tables through /iceberg and scraping /metrics for 60 s (bench/serve/run.sh).
 bench-serve: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),1) bench/serve/run.sh

@@ -48,6 +48,9 @@ TOOL_SUPPORT_SRC := $(wildcard tests/tools/support/*.c)
 TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The console's page, embedded (src/console/assets.h).
+CONSOLE_ASSETS := $(sort $(wildcard src/console/assets/*))
+LIB_OBJ += $(BUILD)/gen/console_assets.o
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-s3 bench-incremental bench-silver bench-reconcile scale-out bench-serve rest-compat
@@ -56,6 +59,13 @@ all: $(BUILD)/floe
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/gen/console_assets.c: $(CONSOLE_ASSETS) scripts/embed-assets.sh
+	@mkdir -p $(dir $@)
+	scripts/embed-assets.sh $@ $(CONSOLE_ASSETS)
+
+$(BUILD)/gen/console_assets.o: $(BUILD)/gen/console_assets.c
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libfloe.a: $(LIB_OBJ)

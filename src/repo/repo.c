@@ -299,6 +299,38 @@ int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char
 	return 0;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int floe_repo_branch_names(const char ***out, size_t *n_out, floe_arena *arena, floe_repo *repo, const char *prefix)
+{
+	git_branch_iterator *it = NULL;
+	git_reference *ref = NULL;
+	git_branch_t type;
+	size_t cap = 0;
+	int rc;
+	*out = NULL;
+	*n_out = 0;
+	if (git_branch_iterator_new(&it, repo->git, GIT_BRANCH_LOCAL) < 0)
+		return git_fail("list branches", repo->path);
+	while ((rc = git_branch_next(&ref, &type, it)) == 0) {
+		const char *name = NULL;
+		if (git_branch_name(&name, ref) == 0 && strncmp(name, prefix, strlen(prefix)) == 0) {
+			*out = floe_arena_grow(arena, *out, *n_out, &cap, sizeof(**out));
+			(*out)[(*n_out)++] = floe_arena_strdup(arena, name);
+		}
+		git_reference_free(ref);
+	}
+	git_branch_iterator_free(it);
+	if (rc != GIT_ITEROVER)
+		return git_fail("list branches", repo->path);
+	git_error_clear();
+	if (*n_out)
+		qsort(*out, *n_out, sizeof(**out), name_cmp);
+	return 0;
+}
 
 int floe_repo_merged(bool *out, floe_repo *repo, const char *hex)
 {

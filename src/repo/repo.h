@@ -11,6 +11,7 @@
 #ifndef FLOE_REPO_REPO_H
 #define FLOE_REPO_REPO_H
 
+#include "base/arena.h"
 #include "base/buf.h"
 
 #include <stdbool.h>
@@ -69,6 +70,12 @@ int floe_repo_head(floe_repo *repo, char hex[41], char *branch, size_t branch_si
 
 /* The tip of local branch `name` into `hex`; *exists false (and 0) when there is no such branch. */
 int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char *name);
+
+/*
+ * The local branches whose names start with `prefix` ("floe/"), sorted, into an array of
+ * arena-owned names (*n_out of them).
+ */
+int floe_repo_branch_names(const char ***out, size_t *n_out, floe_arena *arena, floe_repo *repo, const char *prefix);
 
 /* Whether commit `hex` is HEAD or an ancestor of it (merged); false for a commit the repository lacks. */
 int floe_repo_merged(bool *out, floe_repo *repo, const char *hex);

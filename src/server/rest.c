@@ -1,9 +1,11 @@
 /*
  * rest.c — mounts the Iceberg REST catalog (src/rest) at /iceberg: the request's path
  * below the mount, its query parameters and body handed over, the answer sent as JSON.
- * The catalog is the project's own (floe.toml's warehouse), opened per request.
+ * The catalog is the project's own (floe.toml's warehouse), opened per request; requests
+ * may run concurrently (nothing here is shared but the read-only config).
  */
 #include "server/rest.h"
+#include "auth/auth.h"
 #include "base/arena.h"
 #include "rest/rest.h"
 
@@ -33,7 +35,10 @@ static int handle(floe_http_response *res, const floe_http_request *req, void *c
 	return 0;
 }
 
+/* Reading (GET, and HEAD through it) needs a viewer; changing (POST, DELETE) an operator. */
 void floe_server_rest_routes(floe_http_server *server, const floe_config *config)
 {
-	floe_http_route_add(server, NULL, MOUNT "/v1/*", handle, (void *)config);
+	floe_http_route_add_role(server, "GET", MOUNT "/v1/*", FLOE_ROLE_VIEWER, handle, (void *)config);
+	floe_http_route_add_role(server, "POST", MOUNT "/v1/*", FLOE_ROLE_OPERATOR, handle, (void *)config);
+	floe_http_route_add_role(server, "DELETE", MOUNT "/v1/*", FLOE_ROLE_OPERATOR, handle, (void *)config);
 }

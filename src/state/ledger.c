@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LEDGER_VERSION 5
+#define LEDGER_VERSION 6
 
 static const char *schema_v1 =
 	"CREATE TABLE runs ("
@@ -75,6 +75,22 @@ static const char *schema_v4 =
 	" created_at TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt INTEGER NOT NULL DEFAULT 0,"
 	" sent_at TEXT, last_error TEXT);";
 
+/* Version 6 (console): `floe serve`'s tokens (SHA-256 only), browser sessions and jobs (console.c). */
+static const char *schema_v6 =
+	"CREATE TABLE serve_tokens ("
+	" name TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE,"
+	" role TEXT NOT NULL CHECK (role IN ('viewer', 'operator', 'admin')),"
+	" created_at TEXT NOT NULL, last_used_at TEXT);"
+	"CREATE TABLE serve_sessions ("
+	" hash TEXT PRIMARY KEY, token_name TEXT NOT NULL REFERENCES serve_tokens (name) ON DELETE CASCADE,"
+	" role TEXT NOT NULL, csrf TEXT NOT NULL, created_at TEXT NOT NULL, expires_at INTEGER NOT NULL);"
+	"CREATE TABLE serve_jobs ("
+	" id TEXT PRIMARY KEY, kind TEXT NOT NULL, args TEXT, started_by TEXT, pid INTEGER,"
+	" started_at TEXT NOT NULL, finished_at TEXT,"
+	" status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'failed', 'cancelled', 'interrupted')),"
+	" exit_code INTEGER, log_path TEXT NOT NULL);"
+	"CREATE INDEX serve_jobs_by_start ON serve_jobs (started_at);";
+
 void floe_state_now(char *buf, size_t size)
 {
 	struct timespec ts;
@@ -103,6 +119,7 @@ static int migrate(floe_db *db)
 	if ((version < 1 && floe_db_exec(db, schema_v1) < 0) || (version < 2 && floe_db_exec(db, schema_v2) < 0) ||
 	    (version < 3 && floe_db_exec(db, schema_v3) < 0) ||
 	    (version < 4 && floe_db_exec(db, schema_v4) < 0) || (version < 5 && floe_db_exec(db, schema_v5) < 0) ||
+	    (version < 6 && floe_db_exec(db, schema_v6) < 0) ||
 	    floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
 		floe_db_rollback(db);
 		return -1;

@@ -11,7 +11,7 @@ import urllib.request
 import pyarrow as pa
 import pytest
 from pyiceberg.catalog.rest import RestCatalog
-from pyiceberg.exceptions import CommitFailedException, NoSuchTableError
+from pyiceberg.exceptions import CommitFailedException, ForbiddenError, NoSuchTableError, UnauthorizedError
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
@@ -35,22 +35,30 @@ def proj(src, tmp_path_factory):
     return d
 
 
+TOKENS = {}
+
+
 @pytest.fixture(scope="module")
 def server(src, proj):
+    for role in ("viewer", "operator"):  # a token exists: every request must bring one
+        TOKENS[role] = src.floe(proj, "serve", "token", "add", "--role", role, "--name", f"rest-{role}",
+                                check=0).out.strip()
     s = Serve(proj, src.password)
     yield s
     s.stop()
 
 
-def rest(server):
-    return RestCatalog("floe", uri=f"{server.base}/iceberg", token="unused-until-auth")
+def rest(server, role="operator"):
+    return RestCatalog("floe", uri=f"{server.base}/iceberg", token=TOKENS[role])
 
 
-def call(server, method, path, body=None):
-    """(status, parsed JSON or None) of a raw request to the catalog."""
+def call(server, method, path, body=None, role="operator"):
+    """(status, parsed JSON or None) of a raw request to the catalog, with `role`'s token (None: none)."""
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(f"{server.base}/iceberg{path}", data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if role:
+        headers["Authorization"] = "Bearer " + TOKENS[role]
+    req = urllib.request.Request(f"{server.base}/iceberg{path}", data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
             raw = r.read()
@@ -75,6 +83,20 @@ def test_config_lists_exactly_what_is_served(server):
     assert "POST /v1/{prefix}/tables/rename" in eps
     assert not [e for e in eps if "views" in e or "oauth" in e or "transactions" in e], eps
     assert_error(call(server, "GET", "/v1/namespaces/bronze/views"), 406, "UnsupportedOperationException")
+
+
+def test_a_viewer_reads_an_operator_writes_no_token_is_refused(server):
+    viewer = rest(server, "viewer")
+    assert ("bronze",) in viewer.list_namespaces() and viewer.load_table("bronze.orders")
+    with pytest.raises(ForbiddenError):
+        viewer.create_namespace("viewer_was_here")
+    assert_error(call(server, "DELETE", "/v1/namespaces/bronze/tables/orders", role="viewer"), 403,
+                 "ForbiddenException")
+    assert_error(call(server, "GET", "/v1/namespaces", role=None), 401, "NotAuthorizedException")
+    assert_error(call(server, "POST", "/v1/namespaces", {"namespace": ["x"]}, role=None), 401, "NotAuthorizedException")
+    with pytest.raises(UnauthorizedError):
+        RestCatalog("floe", uri=f"{server.base}/iceberg", token="floe_" + "0" * 64).list_namespaces()
+    assert ("viewer_was_here",) not in rest(server).list_namespaces()
 
 
 def test_pyiceberg_reads_every_bronze_table_equal_to_the_source(src, proj, server):

@@ -184,6 +184,19 @@ static int sql_load(void *state, floe_buf *out, const char *ns, const char *tabl
 	return rc < 0 ? -1 : found;
 }
 
+/* Begin a write transaction and count the entries named `key` (catalog, namespace, table) in it. */
+static int begin_checking(floe_catalog_sql *c, const char *const *key, int64_t *taken)
+{
+	if (floe_db_begin(c->db) < 0)
+		return -1;
+	if (query_int(c, "SELECT count(*) FROM iceberg_tables WHERE catalog_name = ?1 AND "
+		      "table_namespace = ?2 AND table_name = ?3", key, taken) < 0) {
+		floe_db_rollback(c->db);
+		return -1;
+	}
+	return 0;
+}
+
 static int sql_create(void *state, const char *ns, const char *table, const char *location)
 {
 	floe_catalog_sql *c = state;
@@ -191,11 +204,8 @@ static int sql_create(void *state, const char *ns, const char *table, const char
 	const char *row[] = { c->name, ns, table, location, NULL };
 	int64_t taken = 0;
 	/* Check and insert in one write transaction: two creators cannot both win. */
-	if (floe_db_begin(c->db) < 0)
+	if (begin_checking(c, key, &taken) < 0)
 		return -1;
-	if (query_int(c, "SELECT count(*) FROM iceberg_tables WHERE catalog_name = ?1 AND "
-		      "table_namespace = ?2 AND table_name = ?3", key, &taken) < 0)
-		goto fail;
 	if (taken) {
 		floe_db_rollback(c->db);
 		floe_error_set(FLOE_ERR_EXISTS, "table \"%s.%s\" already exists in catalog \"%s\"", ns,
@@ -338,11 +348,8 @@ static int sql_rename(void *state, const char *ns, const char *table, const char
 	const char *to[] = { c->name, to_ns, to_table, NULL };
 	const char *args[] = { to_ns, to_table, c->name, ns, table, NULL };
 	int64_t taken = 0, changes = 0;
-	if (floe_db_begin(c->db) < 0)
+	if (begin_checking(c, to, &taken) < 0)
 		return -1;
-	if (query_int(c, "SELECT count(*) FROM iceberg_tables WHERE catalog_name = ?1 AND "
-		      "table_namespace = ?2 AND table_name = ?3", to, &taken) < 0)
-		goto fail;
 	if (taken) {
 		floe_db_rollback(c->db);
 		return floe_error_set(FLOE_ERR_EXISTS, "table \"%s.%s\" already exists", to_ns, to_table);

@@ -127,6 +127,16 @@ static void put_props(floe_buf *b, const floe_iceberg_kv *kv, size_t n)
 	floe_buf_putc(b, '}');
 }
 
+/* {"namespace": [...], "properties": {...}}: what load and create answer. */
+static void put_namespace(rest_call *c, const char *ns, const floe_iceberg_kv *kv, size_t n)
+{
+	floe_buf_puts(&c->res->body, "{\"namespace\":");
+	rest_put_namespace(&c->res->body, ns);
+	floe_buf_puts(&c->res->body, ",\"properties\":");
+	put_props(&c->res->body, kv, n);
+	floe_buf_putc(&c->res->body, '}');
+}
+
 static void load(rest_call *c, const char *ns)
 {
 	floe_iceberg_kv *kv = NULL;
@@ -135,11 +145,7 @@ static void load(rest_call *c, const char *ns)
 		return;
 	if (floe_iceberg_catalog_namespace_properties(c->catalog, ns, c->arena, &kv, &n) < 0)
 		return rest_fail(c, NULL);
-	floe_buf_puts(&c->res->body, "{\"namespace\":");
-	rest_put_namespace(&c->res->body, ns);
-	floe_buf_puts(&c->res->body, ",\"properties\":");
-	put_props(&c->res->body, kv, n);
-	floe_buf_putc(&c->res->body, '}');
+	put_namespace(c, ns, kv, n);
 }
 
 static void create(rest_call *c)
@@ -161,11 +167,7 @@ static void create(rest_call *c)
 		return rest_error(c, 409, "AlreadyExistsException", "namespace \"%s\" already exists", ns);
 	if (floe_iceberg_catalog_create_namespace(c->catalog, ns, kv, n) < 0)
 		return rest_fail(c, NULL);
-	floe_buf_puts(&c->res->body, "{\"namespace\":");
-	rest_put_namespace(&c->res->body, ns);
-	floe_buf_puts(&c->res->body, ",\"properties\":");
-	put_props(&c->res->body, kv, n);
-	floe_buf_putc(&c->res->body, '}');
+	put_namespace(c, ns, kv, n);
 }
 
 static void drop(rest_call *c, const char *ns)

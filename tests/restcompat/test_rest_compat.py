@@ -5,8 +5,8 @@ views, no register, no transactions) are listed with the reason and checked to b
 The comparison is written to $FLOE_REST_COMPAT_OUT (Markdown) for bench/RESULTS.md."""
 import json
 import os
-import urllib.error
-import urllib.request
+
+from servekit import call_json
 
 SCHEMA = {"type": "struct", "schema-id": 0, "fields": [
     {"id": 1, "name": "id", "type": "long", "required": True},
@@ -14,18 +14,7 @@ SCHEMA = {"type": "struct", "schema-id": 0, "fields": [
 
 
 def call(base, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method, headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            raw = r.read()
-            return r.status, json.loads(raw) if raw else None
-    except urllib.error.HTTPError as e:
-        raw = e.read()
-        try:
-            return e.code, json.loads(raw) if raw else None
-        except ValueError:
-            return e.code, {"raw": raw[:200].decode(errors="replace")}
+    return call_json(method, base + path, body)
 
 
 def shape(status, body):

@@ -121,6 +121,25 @@ int floe_iceberg_catalog_list_tables(floe_iceberg_catalog *c, const char *ns, fl
 	return c->ops->list_tables(c->state, ns, arena, out, n);
 }
 
+bool floe_iceberg_catalog_holds(floe_iceberg_catalog *c, const char *location)
+{
+	floe_arena *a = floe_arena_new();
+	char *w = floe_arena_strdup(a, floe_iceberg_uri_key(a, c->warehouse));
+	const char *l = floe_iceberg_uri_key(a, location);
+	size_t n = strlen(w);
+	while (n > 0 && w[n - 1] == '/')
+		w[--n] = '\0';
+	bool ok = strncmp(l, w, n) == 0 && l[n] == '/' && l[n + 1] != '\0';
+	for (const char *p = l + n; ok && *p; p++) {
+		if (*p != '/')
+			continue;
+		size_t seg = strcspn(p + 1, "/");
+		ok = seg != 0 && !(seg == 1 && p[1] == '.') && !(seg == 2 && p[1] == '.' && p[2] == '.');
+	}
+	floe_arena_free(a);
+	return ok;
+}
+
 static int unsupported(const floe_iceberg_catalog *c, const char *what)
 {
 	floe_error_set(FLOE_ERR_USAGE, "the %s catalog cannot %s", c->ops->name, what);

@@ -125,6 +125,13 @@ int floe_iceberg_catalog_update_namespace(floe_iceberg_catalog *c, const char *n
 /* Drop a namespace; FLOE_ERR_CONFLICT when it still holds tables. */
 int floe_iceberg_catalog_drop_namespace(floe_iceberg_catalog *c, const char *ns);
 
+/*
+ * Whether `location` (a table's) lies inside the catalog's warehouse: below it, without "."
+ * or ".." segments. A table a client places elsewhere could write, and on purge delete,
+ * files anywhere the server may.
+ */
+bool floe_iceberg_catalog_holds(floe_iceberg_catalog *c, const char *location);
+
 /* Check a namespace or table name: non-empty, no empty level, no control characters. */
 int floe_iceberg_check_name(const char *what, const char *name, bool dots_allowed);
 

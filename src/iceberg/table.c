@@ -297,31 +297,77 @@ cleanup:
 	return error;
 }
 
+/* A source column id of the caller's schema as the same top-level column's id in `fresh`. */
+static int remap_source(int32_t *id, const floe_iceberg_schema *given, const floe_iceberg_schema *fresh)
+{
+	size_t found = given->n_fields;
+	for (size_t i = 0; i < given->n_fields; i++)
+		if (given->fields[i].id == *id) {
+			if (found != given->n_fields)
+				return floe_error_set(FLOE_ERR_USAGE, "column id %d appears twice in the schema", *id);
+			found = i;
+		}
+	if (found == given->n_fields)
+		return floe_error_set(FLOE_ERR_USAGE, "partition or sort source %d is not a top-level column "
+				      "of the schema", *id);
+	*id = fresh->fields[found].id;
+	return 0;
+}
+
+/* With fresh ids, the partition spec and sort order follow their columns (copies in `a`). */
+static int remap_spec_and_order(floe_arena *a, floe_iceberg_create_opts *o, const floe_iceberg_schema *given,
+				const floe_iceberg_schema *fresh)
+{
+	if (o->spec && o->spec->n_fields) {
+		floe_iceberg_partition_spec *s = floe_arena_alloc(a, sizeof(*s));
+		*s = *o->spec;
+		s->fields = floe_arena_alloc(a, s->n_fields * sizeof(*s->fields));
+		memcpy(s->fields, o->spec->fields, s->n_fields * sizeof(*s->fields));
+		for (size_t i = 0; i < s->n_fields; i++)
+			if (remap_source(&s->fields[i].source_id, given, fresh) < 0)
+				return -1;
+		o->spec = s;
+	}
+	if (o->sort_order && o->sort_order->n_fields) {
+		floe_iceberg_sort_order *so = floe_arena_alloc(a, sizeof(*so));
+		*so = *o->sort_order;
+		so->fields = floe_arena_alloc(a, so->n_fields * sizeof(*so->fields));
+		memcpy(so->fields, o->sort_order->fields, so->n_fields * sizeof(*so->fields));
+		for (size_t i = 0; i < so->n_fields; i++)
+			if (remap_source(&so->fields[i].source_id, given, fresh) < 0)
+				return -1;
+		o->sort_order = so;
+	}
+	return 0;
+}
+
 int floe_iceberg_table_stage(floe_iceberg_metadata **out, floe_arena *a,
 			     floe_iceberg_catalog *catalog, const char *ns, const char *name,
 			     const floe_iceberg_schema *schema, const floe_iceberg_create_opts *opts)
 {
-	floe_iceberg_create_opts defaults = FLOE_ICEBERG_CREATE_OPTS_INIT;
+	floe_iceberg_create_opts o = FLOE_ICEBERG_CREATE_OPTS_INIT;
 	floe_iceberg_schema *s;
 	*out = NULL;
-	if (!opts)
-		opts = &defaults;
+	if (opts)
+		o = *opts;
 	if (floe_iceberg_check_name("namespace", ns, true) < 0 ||
 	    floe_iceberg_check_name("table", name, false) < 0)
 		return -1;
 	s = floe_iceberg_schema_copy(a, schema);
 	s->schema_id = 0;
-	if (opts->assign_ids) {
+	if (o.assign_ids) {
 		int32_t last = 0;
 		floe_iceberg_schema_assign_ids(s, &last);
+		if (remap_spec_and_order(a, &o, schema, s) < 0)
+			return -1;
 	}
 	if (floe_iceberg_schema_validate(s) < 0)
 		return -1;
-	const char *loc = opts->location ? floe_iceberg_path_to_uri(a, opts->location)
-					 : floe_iceberg_table_default_location(a, catalog, ns, name);
+	const char *loc = o.location ? floe_iceberg_path_to_uri(a, o.location)
+				     : floe_iceberg_table_default_location(a, catalog, ns, name);
 	if (!loc)
 		return -1;
-	*out = initial_metadata(a, loc, s, opts);
+	*out = initial_metadata(a, loc, s, &o);
 	return 0;
 }
 

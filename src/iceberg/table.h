@@ -40,7 +40,8 @@ typedef struct floe_iceberg_create_opts {
 	const char *location;             /* NULL: <warehouse>/<namespace levels>/<table> */
 	const floe_iceberg_kv *properties;
 	size_t n_properties;
-	bool assign_ids;                  /* give the schema fresh ids 1..n (ignore the given ones) */
+	bool assign_ids;                  /* give the schema fresh ids 1..n (ignore the given ones; the
+					     spec's and sort order's top-level sources follow) */
 	bool create_namespace;            /* create the namespace when missing (default true) */
 	const floe_iceberg_partition_spec *spec;  /* NULL: unpartitioned; else spec 0 */
 	const floe_iceberg_sort_order *sort_order; /* NULL or no fields: unsorted; else order 1 */

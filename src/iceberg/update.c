@@ -560,6 +560,17 @@ floe_iceberg_metadata *floe_iceberg_metadata_empty(floe_arena *arena)
 
 /* ---- commits ---- */
 
+/* A table's location stays inside its catalog's warehouse (floe_iceberg_catalog_holds). */
+static int check_location(floe_iceberg_catalog *catalog, const floe_iceberg_metadata *m)
+{
+	if (floe_iceberg_catalog_holds(catalog, m->location))
+		return 0;
+	floe_error_set(FLOE_ERR_USAGE, "table location \"%s\" is outside the warehouse \"%s\"", m->location,
+		       floe_iceberg_catalog_warehouse(catalog));
+	floe_error_hint("Place tables under the warehouse (or leave the location out: floe picks one there).");
+	return -1;
+}
+
 typedef struct update_op {
 	const floe_json_value *requirements, *updates;
 } update_op;
@@ -570,7 +581,9 @@ static int apply_updates(commit_ctx *c, void *opaque)
 	if (floe_iceberg_requirements_check(c->base, op->requirements) < 0)
 		return floe_error_context("while committing to table %s", c->table->full_name);
 	c->next = floe_iceberg_commit_next(c);
-	if (floe_iceberg_updates_apply(c->next, c->arena, op->updates) < 0)
+	if (floe_iceberg_updates_apply(c->next, c->arena, op->updates) < 0 ||
+	    (strcmp(c->next->location, c->base->location) != 0 &&
+	     check_location(c->table->catalog, c->next) < 0))
 		return floe_error_context("while committing to table %s", c->table->full_name);
 	return 0;
 }
@@ -604,7 +617,7 @@ int floe_iceberg_table_create_from_updates(floe_iceberg_table **out, floe_iceber
 	}
 	m->location = floe_iceberg_table_default_location(a, catalog, ns, name);
 	if (floe_iceberg_requirements_check(NULL, requirements) < 0 ||
-	    floe_iceberg_updates_apply(m, a, updates) < 0)
+	    floe_iceberg_updates_apply(m, a, updates) < 0 || check_location(catalog, m) < 0)
 		goto cleanup;
 	error = floe_iceberg_table_register_new(out, catalog, ns, name, a, m);
 cleanup:
@@ -627,6 +640,11 @@ int floe_iceberg_table_purge(floe_iceberg_catalog *catalog, const char *ns, cons
 	if (floe_iceberg_table_load(&t, catalog, ns, name) < 0)
 		goto cleanup;
 	const char *prefix = floe_arena_printf(a, "%s/", floe_iceberg_table_location(t));
+	if (check_location(catalog, floe_iceberg_table_metadata(t)) < 0) {
+		floe_error_detail("Purging deletes every file under the table's location; floe deletes only "
+				  "inside its warehouse. Drop the table without purge and delete the files by hand.");
+		goto cleanup;
+	}
 	if (floe_iceberg_catalog_drop(catalog, ns, name) < 0)
 		goto cleanup;
 	/* Unregistered first: a reader never finds the table with its files half gone. */

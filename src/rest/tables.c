@@ -137,7 +137,13 @@ static void create(rest_call *c, const char *ns)
 				  floe_arena_strdup(c->arena, floe_error_last()->message));
 	if (!create_opts(c, body, &o) || rest_require_namespace(c, ns) <= 0)
 		return;
+	const char *loc = o.location ? floe_iceberg_path_to_uri(c->arena, o.location) : NULL;
+	if (o.location && (!loc || !floe_iceberg_catalog_holds(c->catalog, loc)))
+		return rest_error(c, 400, "BadRequestException", "table location \"%s\" is outside the warehouse "
+				  "\"%s\"; leave it out and floe places the table there", o.location,
+				  floe_iceberg_catalog_warehouse(c->catalog));
 	o.create_namespace = false;
+	o.assign_ids = true; /* as Java's catalogs do: Spark sends ids from 0, PyIceberg fresh ones already */
 	stage = floe_json_get(body, "stage-create");
 	if (stage && floe_json_type_of(stage) == FLOE_JSON_BOOL && floe_json_bool(stage)) {
 		floe_iceberg_metadata *m = NULL;

@@ -210,6 +210,7 @@ def test_every_requirement_type_fails_with_409_and_holds_with_200(server):
 
 
 def test_updates_evolve_the_schema_and_properties_and_a_staged_create_commits(server):
+    moved = call(server, "GET", "/v1/namespaces/race/tables/req")[1]["metadata"]["location"] + "_moved"
     st, body = commit(server, "req", [], [
         {"action": "add-schema", "schema": {"type": "struct", "schema-id": 1, "fields": [
             {"id": 1, "name": "id", "type": "long", "required": True},
@@ -219,12 +220,25 @@ def test_updates_evolve_the_schema_and_properties_and_a_staged_create_commits(se
             {"transform": "identity", "source-id": 1, "direction": "asc", "null-order": "nulls-first"}]}},
         {"action": "set-default-sort-order", "sort-order-id": -1},
         {"action": "remove-properties", "removals": ["k"]},
-        {"action": "set-location", "location": "file:///elsewhere/req"}])
+        {"action": "set-location", "location": moved}])
     assert st == 200, body
     m = body["metadata"]
     assert m["current-schema-id"] == 1 and m["last-column-id"] == 2 and m["default-sort-order-id"] == 1, m
-    assert "k" not in m["properties"] and m["location"] == "file:///elsewhere/req"
+    assert "k" not in m["properties"] and m["location"] == moved
+    # a table stays inside the warehouse: elsewhere it could write (and purge) any file the server can
+    for outside in ("file:///tmp/elsewhere", moved + "/../../../../etc"):
+        assert_error(commit(server, "req", [], [{"action": "set-location", "location": outside}]),
+                     400, "BadRequestException")
+    assert_error(call(server, "POST", "/v1/namespaces/race/tables", {"name": "out", "location": "/tmp/out",
+                      "schema": {"type": "struct", "fields": []}}), 400, "BadRequestException")
     assert [f.name for f in rest(server).load_table("race.req").schema().fields] == ["id", "note"]
+    # Java's clients send ids from 0: the catalog gives fresh ones, the spec's source follows its column
+    st, zero = call(server, "POST", "/v1/namespaces/race/tables", {"name": "zero", "schema": {"type": "struct", "fields": [
+        {"id": 0, "name": "a", "type": "int", "required": False}, {"id": 1, "name": "b", "type": "string", "required": False}]},
+        "partition-spec": {"fields": [{"source-id": 1, "transform": "identity", "name": "b"}]}})
+    assert st == 200, zero
+    assert [f["id"] for f in zero["metadata"]["schemas"][0]["fields"]] == [1, 2]
+    assert zero["metadata"]["partition-specs"][0]["fields"][0]["source-id"] == 2, zero["metadata"]["partition-specs"]
     # Spark's CTAS: stage-create answers metadata without writing; the commit with assert-create creates
     st, staged = call(server, "POST", "/v1/namespaces/race/tables", {
         "name": "staged", "stage-create": True,

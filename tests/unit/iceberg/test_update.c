@@ -292,6 +292,23 @@ FLOE_TEST(iceberg_update_staged_create_purge_rename_and_namespaces)
 		   strcmp(props[0].key, "owner") == 0);
 	FLOE_CHECK(floe_iceberg_catalog_drop_namespace(l.cat, "ns") < 0 && floe_error_last()->cls == FLOE_ERR_CONFLICT);
 	floe_error_clear();
+	/* locations: inside the warehouse only; purge refuses a table placed outside */
+	const char *wh = floe_iceberg_catalog_warehouse(l.cat);
+	FLOE_CHECK(floe_iceberg_catalog_holds(l.cat, floe_arena_printf(l.a, "%s/ns/t", wh)));
+	FLOE_CHECK(!floe_iceberg_catalog_holds(l.cat, wh));
+	FLOE_CHECK(!floe_iceberg_catalog_holds(l.cat, floe_arena_printf(l.a, "%s/../x", wh)));
+	FLOE_CHECK(!floe_iceberg_catalog_holds(l.cat, floe_arena_printf(l.a, "%s/ns/./t", wh)));
+	FLOE_CHECK(!floe_iceberg_catalog_holds(l.cat, floe_arena_printf(l.a, "%sx/t", wh)));
+	FLOE_CHECK(!floe_iceberg_catalog_holds(l.cat, "file:///etc"));
+	floe_iceberg_table *moved = NULL;
+	floe_json_doc *out = NULL;
+	FLOE_CHECK(floe_iceberg_table_load(&moved, l.cat, "ns", "other") == 0);
+	FLOE_CHECK(moved && floe_iceberg_table_commit_updates(moved, NULL,
+		json(&out, "[{\"action\":\"set-location\",\"location\":\"file:///tmp\"}]")) < 0 &&
+		   floe_error_last()->cls == FLOE_ERR_USAGE);
+	floe_error_clear();
+	floe_iceberg_table_free(moved);
+	floe_json_free(out);
 	/* purge: unregistered and every file under the table's location gone */
 	const char *dir = floe_arena_printf(l.a, "%s/ns/other/metadata", l.dir);
 	size_t before = 0;

@@ -427,6 +427,58 @@ cleanup:
 	return error;
 }
 
+/* Branch `name`: its tip and the tip's first line. */
+static int branch_entry(floe_repo_branch *b, floe_repo *repo, const char *name)
+{
+	git_commit *tip = NULL;
+	if (branch_tip(&tip, repo, name) < 0)
+		return -1;
+	b->name = floe_xstrndup(name, strlen(name));
+	if (!tip) /* deleted since it was listed */
+		return 0;
+	git_oid_tostr(b->tip, sizeof(b->tip), git_commit_id(tip));
+	const char *summary = git_commit_summary(tip);
+	b->summary = floe_xstrndup(summary ? summary : "", summary ? strlen(summary) : 0);
+	b->time = (int64_t)git_commit_time(tip);
+	git_commit_free(tip);
+	return floe_repo_merged(&b->merged, repo, b->tip);
+}
+
+int floe_repo_branches(floe_repo_branch **out, size_t *n_out, floe_repo *repo, const char *prefix)
+{
+	floe_arena *a = floe_arena_new();
+	const char **names = NULL;
+	size_t n = 0, done = 0;
+	floe_repo_branch *items = NULL;
+	int error = -1;
+	if (floe_repo_branch_names(&names, &n, a, repo, prefix) < 0)
+		goto cleanup;
+	items = floe_xcalloc(n ? n : 1, sizeof(*items));
+	for (; done < n; done++)
+		if (branch_entry(&items[done], repo, names[done]) < 0) {
+			done++;
+			goto cleanup;
+		}
+	*out = items;
+	*n_out = n;
+	items = NULL;
+	done = 0;
+	error = 0;
+cleanup:
+	floe_repo_branches_free(items, done);
+	floe_arena_free(a);
+	return error;
+}
+
+void floe_repo_branches_free(floe_repo_branch *branches, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(branches[i].name);
+		free(branches[i].summary);
+	}
+	free(branches);
+}
+
 /* ---- a remote (floe sync's [git] remote) ---- */
 
 static int fetch_main(git_oid *out, bool *found, floe_repo *repo, git_remote *remote, const char *name)

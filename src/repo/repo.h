@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct floe_repo floe_repo;
 
@@ -94,6 +95,19 @@ int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name);
  * FLOE_ERR_CONFIG when the branch or the path does not exist.
  */
 int floe_repo_read_branch_file(floe_buf *out, floe_repo *repo, const char *branch, const char *path);
+
+/* A local branch as floe_repo_branches lists it. */
+typedef struct floe_repo_branch {
+	char *name;        /* "floe/change/orders/1a2b3c4d" */
+	char tip[41];      /* "" when the branch went away while listed */
+	char *summary;     /* the tip commit's first line; NULL when no tip */
+	int64_t time;      /* the tip's commit time, seconds since the epoch */
+	bool merged;       /* the tip is HEAD or an ancestor of it */
+} floe_repo_branch;
+
+/* floe_repo_branch_names with each branch's tip, its summary and whether it is merged. Reads only. */
+int floe_repo_branches(floe_repo_branch **out, size_t *n_out, floe_repo *repo, const char *prefix);
+void floe_repo_branches_free(floe_repo_branch *branches, size_t n);
 
 /* ---- a remote ([git] remote in floe.toml) ---- */
 

@@ -15,6 +15,7 @@
 #include "server/http.h"
 #include "server/jobs.h"
 #include "server/ops.h"
+#include "server/mcp_http.h"
 #include "server/rest.h"
 #include "server/scheduler.h"
 
@@ -127,6 +128,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 {
 	floe_http_server *http = NULL;
 	floe_scheduler *sched = NULL;
+	floe_mcp *mcp = floe_mcp_new(opts->config);
 	floe_server_jobs *jobs = NULL;
 	char self[4096] = "", url[320] = "";
 	int error = -1;
@@ -148,6 +150,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 	floe_server_console console = { opts->config, &access, bin, NULL, jobs };
 	http = floe_http_server_new(MAX_BODY);
 	floe_server_ops_routes(http, &ops);
+	floe_server_mcp_routes(http, mcp);
 	floe_server_console_routes(http, &console);
 	floe_server_jobs_routes(http, jobs);
 	floe_server_rest_routes(http, opts->config);
@@ -165,6 +168,7 @@ cleanup:
 	floe_server_jobs_stop(jobs); /* ends the event streams the server waits for */
 	floe_http_server_free(http);
 	floe_server_jobs_free(jobs);
+	floe_mcp_free(mcp);
 	floe_scheduler_free(sched);
 	return error;
 }

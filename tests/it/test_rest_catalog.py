@@ -306,7 +306,7 @@ def test_a_pyiceberg_append_racing_floe_run_loses_no_snapshot(src, proj, server)
         # floe's load commits only on the snapshot it planned on (exactly-once): an append that
         # landed meanwhile fails it with a conflict (exit 1) rather than being replaced unseen
         assert proc.returncode == 1, (proc.returncode, out, err)
-        again = src.floe(proj, "run", "--table", f"{t['schema']}.{t['table']}", "--no-sync", check=0)
+        again = src.floe(proj, "run", "--table", f"{t['schema']}.{t['table']}", "--layer", "bronze", "--no-sync", check=0)
         snaps = {s.snapshot_id: s for s in cat.load_table(t["bronze"]).snapshots()}
         assert all(s in snaps for s in mine), again
         assert (cat.load_table(t["bronze"]).current_snapshot().summary or {}).get("floe.run-id"), again

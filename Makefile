@@ -11,6 +11,8 @@
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
 #   make bench-s3             a full bronze load to S3 (moto) vs local disk (bench/s3/run.sh)
 #   make bench-reconcile      md5 vs hashtextextended; floe reconcile V1-V3 vs COPY (bench/reconcile/run.sh)
+#   make bench-serve          floe serve under 50 concurrent clients: REST catalog loads and /metrics (bench/serve/run.sh)
+#   make rest-compat          the REST catalog against Apache Iceberg's reference server, same requests (scripts/rest-compat.sh)
 #   make bench-silver         floe's silver build vs dbt build; incremental after 0.1 % (bench/silver/run.sh)
 #   make airflow-test         real Airflow runs the generated DAG over a small shop (scripts/airflow-test.sh)
 #   make scale-out            Spark reads floe's tables through the JDBC catalog (own venv, Java 17+)
@@ -58,7 +60,7 @@ LIB_OBJ += $(BUILD)/gen/console_assets.o
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
 PHONY_INSTALL := install uninstall deb deb-check
-.PHONY: $(PHONY_INSTALL) all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-s3 bench-incremental bench-cdc bench-silver bench-reconcile scale-out
+.PHONY: $(PHONY_INSTALL) all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-s3 bench-incremental bench-cdc bench-silver bench-reconcile scale-out bench-serve rest-compat
 
 all: $(BUILD)/floe
 
@@ -157,6 +159,14 @@ soak: $(BUILD)/floe
 
 bench-silver: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/silver/run.sh
+
+# floe serve's REST catalog and Apache Iceberg's reference server on the same requests (Java 17+, Maven).
+rest-compat: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) scripts/rest-compat.sh
+
+# floe serve under load: 50 clients loading tables through /iceberg and scraping /metrics for 60 s (bench/serve/run.sh).
+bench-serve: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),1) bench/serve/run.sh
 
 # Reconciliation's cost: md5 vs hashtextextended in PostgreSQL; V1-V3 of order_items vs its COPY export.
 bench-reconcile: $(BUILD)/floe

@@ -120,3 +120,81 @@ int floe_iceberg_catalog_list_tables(floe_iceberg_catalog *c, const char *ns, fl
 {
 	return c->ops->list_tables(c->state, ns, arena, out, n);
 }
+
+bool floe_iceberg_catalog_holds(floe_iceberg_catalog *c, const char *location)
+{
+	floe_arena *a = floe_arena_new();
+	char *w = floe_arena_strdup(a, floe_iceberg_uri_key(a, c->warehouse));
+	const char *l = floe_iceberg_uri_key(a, location);
+	size_t n = strlen(w);
+	while (n > 0 && w[n - 1] == '/')
+		w[--n] = '\0';
+	bool ok = strncmp(l, w, n) == 0 && l[n] == '/' && l[n + 1] != '\0';
+	for (const char *p = l + n; ok && *p; p++) {
+		if (*p != '/')
+			continue;
+		size_t seg = strcspn(p + 1, "/");
+		ok = seg != 0 && !(seg == 1 && p[1] == '.') && !(seg == 2 && p[1] == '.' && p[2] == '.');
+	}
+	floe_arena_free(a);
+	return ok;
+}
+
+static int unsupported(const floe_iceberg_catalog *c, const char *what)
+{
+	floe_error_set(FLOE_ERR_USAGE, "the %s catalog cannot %s", c->ops->name, what);
+	return -1;
+}
+
+int floe_iceberg_catalog_rename(floe_iceberg_catalog *c, const char *ns, const char *table,
+				const char *to_ns, const char *to_table)
+{
+	if (!c->ops->rename)
+		return unsupported(c, "rename tables");
+	if (floe_iceberg_check_name("namespace", to_ns, true) < 0 ||
+	    floe_iceberg_check_name("table", to_table, false) < 0)
+		return -1;
+	return c->ops->rename(c->state, ns, table, to_ns, to_table);
+}
+
+int floe_iceberg_catalog_namespace_properties(floe_iceberg_catalog *c, const char *ns,
+					      floe_arena *arena, floe_iceberg_kv **out, size_t *n)
+{
+	if (!c->ops->namespace_properties)
+		return unsupported(c, "read namespace properties");
+	return c->ops->namespace_properties(c->state, ns, arena, out, n);
+}
+
+int floe_iceberg_catalog_update_namespace(floe_iceberg_catalog *c, const char *ns,
+					  const floe_iceberg_kv *set, size_t n_set,
+					  const char *const *remove, size_t n_remove)
+{
+	if (!c->ops->update_namespace)
+		return unsupported(c, "update namespace properties");
+	for (size_t i = 0; i < n_set; i++)
+		if (strcmp(set[i].key, "exists") == 0)
+			return floe_error_set(FLOE_ERR_USAGE, "namespace property \"exists\" is reserved");
+	for (size_t i = 0; i < n_remove; i++)
+		if (strcmp(remove[i], "exists") == 0)
+			return floe_error_set(FLOE_ERR_USAGE, "namespace property \"exists\" is reserved");
+	return c->ops->update_namespace(c->state, ns, set, n_set, remove, n_remove);
+}
+
+int floe_iceberg_catalog_drop_namespace(floe_iceberg_catalog *c, const char *ns)
+{
+	floe_arena *a = floe_arena_new();
+	const char **names = NULL;
+	size_t n = 0;
+	if (!c->ops->drop_namespace || !c->ops->list_tables) {
+		floe_arena_free(a);
+		return unsupported(c, "drop namespaces");
+	}
+	int rc = c->ops->list_tables(c->state, ns, a, &names, &n);
+	if (rc == 0 && n > 0)
+		rc = floe_error_set(FLOE_ERR_CONFLICT, "namespace \"%s\" is not empty: it holds %zu table%s",
+				    ns, n, n == 1 ? "" : "s");
+	if (rc == 0)
+		rc = c->ops->drop_namespace(c->state, ns);
+	floe_arena_free(a);
+	return rc;
+}

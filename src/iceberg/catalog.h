@@ -52,6 +52,17 @@ typedef struct floe_iceberg_catalog_ops {
 	int (*list_namespaces)(void *state, floe_arena *arena, const char ***out, size_t *n);
 	int (*list_tables)(void *state, const char *ns, floe_arena *arena, const char ***out, size_t *n);
 	void (*close)(void *state);
+	/* Move a table's entry to another name; FLOE_ERR_EXISTS when taken, 0 rows: FLOE_ERR_CONFIG. */
+	int (*rename)(void *state, const char *ns, const char *table, const char *to_ns,
+		      const char *to_table);
+	/* A namespace's properties (the `exists` marker left out), in `arena`. */
+	int (*namespace_properties)(void *state, const char *ns, floe_arena *arena,
+				    floe_iceberg_kv **out, size_t *n);
+	/* Set and remove namespace properties in one transaction. */
+	int (*update_namespace)(void *state, const char *ns, const floe_iceberg_kv *set, size_t n_set,
+				const char *const *remove, size_t n_remove);
+	/* Drop an empty namespace (its property rows). */
+	int (*drop_namespace)(void *state, const char *ns);
 } floe_iceberg_catalog_ops;
 
 typedef struct floe_iceberg_catalog_opts {
@@ -102,6 +113,24 @@ int floe_iceberg_catalog_list_namespaces(floe_iceberg_catalog *c, floe_arena *ar
 					 const char ***out, size_t *n);
 int floe_iceberg_catalog_list_tables(floe_iceberg_catalog *c, const char *ns, floe_arena *arena,
 				     const char ***out, size_t *n);
+
+/* Rename a table (the files stay where they are, as in Java's catalogs). */
+int floe_iceberg_catalog_rename(floe_iceberg_catalog *c, const char *ns, const char *table,
+				const char *to_ns, const char *to_table);
+int floe_iceberg_catalog_namespace_properties(floe_iceberg_catalog *c, const char *ns,
+					      floe_arena *arena, floe_iceberg_kv **out, size_t *n);
+int floe_iceberg_catalog_update_namespace(floe_iceberg_catalog *c, const char *ns,
+					  const floe_iceberg_kv *set, size_t n_set,
+					  const char *const *remove, size_t n_remove);
+/* Drop a namespace; FLOE_ERR_CONFLICT when it still holds tables. */
+int floe_iceberg_catalog_drop_namespace(floe_iceberg_catalog *c, const char *ns);
+
+/*
+ * Whether `location` (a table's) lies inside the catalog's warehouse: below it, without "."
+ * or ".." segments. A table a client places elsewhere could write, and on purge delete,
+ * files anywhere the server may.
+ */
+bool floe_iceberg_catalog_holds(floe_iceberg_catalog *c, const char *location);
 
 /* Check a namespace or table name: non-empty, no empty level, no control characters. */
 int floe_iceberg_check_name(const char *what, const char *name, bool dots_allowed);

@@ -184,6 +184,19 @@ static int sql_load(void *state, floe_buf *out, const char *ns, const char *tabl
 	return rc < 0 ? -1 : found;
 }
 
+/* Begin a write transaction and count the entries named `key` (catalog, namespace, table) in it. */
+static int begin_checking(floe_catalog_sql *c, const char *const *key, int64_t *taken)
+{
+	if (floe_db_begin(c->db) < 0)
+		return -1;
+	if (query_int(c, "SELECT count(*) FROM iceberg_tables WHERE catalog_name = ?1 AND "
+		      "table_namespace = ?2 AND table_name = ?3", key, taken) < 0) {
+		floe_db_rollback(c->db);
+		return -1;
+	}
+	return 0;
+}
+
 static int sql_create(void *state, const char *ns, const char *table, const char *location)
 {
 	floe_catalog_sql *c = state;
@@ -191,11 +204,8 @@ static int sql_create(void *state, const char *ns, const char *table, const char
 	const char *row[] = { c->name, ns, table, location, NULL };
 	int64_t taken = 0;
 	/* Check and insert in one write transaction: two creators cannot both win. */
-	if (floe_db_begin(c->db) < 0)
+	if (begin_checking(c, key, &taken) < 0)
 		return -1;
-	if (query_int(c, "SELECT count(*) FROM iceberg_tables WHERE catalog_name = ?1 AND "
-		      "table_namespace = ?2 AND table_name = ?3", key, &taken) < 0)
-		goto fail;
 	if (taken) {
 		floe_db_rollback(c->db);
 		floe_error_set(FLOE_ERR_EXISTS, "table \"%s.%s\" already exists in catalog \"%s\"", ns,
@@ -331,6 +341,93 @@ static void sql_close(void *state)
 	floe_catalog_sql_close(state);
 }
 
+static int sql_rename(void *state, const char *ns, const char *table, const char *to_ns,
+		      const char *to_table)
+{
+	floe_catalog_sql *c = state;
+	const char *to[] = { c->name, to_ns, to_table, NULL };
+	const char *args[] = { to_ns, to_table, c->name, ns, table, NULL };
+	int64_t taken = 0, changes = 0;
+	if (begin_checking(c, to, &taken) < 0)
+		return -1;
+	if (taken) {
+		floe_db_rollback(c->db);
+		return floe_error_set(FLOE_ERR_EXISTS, "table \"%s.%s\" already exists", to_ns, to_table);
+	}
+	if (exec_args(c, "UPDATE iceberg_tables SET table_namespace = ?1, table_name = ?2 WHERE "
+		      "catalog_name = ?3 AND table_namespace = ?4 AND table_name = ?5 AND "
+		      "(iceberg_type = 'TABLE' OR iceberg_type IS NULL)", args, &changes) < 0)
+		goto fail;
+	if (changes == 0) {
+		floe_db_rollback(c->db);
+		return floe_error_set(FLOE_ERR_CONFIG, "table \"%s.%s\" does not exist", ns, table);
+	}
+	if (floe_db_commit(c->db) < 0)
+		goto fail;
+	return 0;
+fail:
+	floe_db_rollback(c->db);
+	return -1;
+}
+
+static int sql_namespace_properties(void *state, const char *ns, floe_arena *arena,
+				    floe_iceberg_kv **out, size_t *n)
+{
+	floe_catalog_sql *c = state;
+	const char *args[] = { c->name, ns, NULL };
+	floe_db_stmt *st = NULL;
+	size_t cap = 0;
+	int rc;
+	*n = 0;
+	*out = floe_arena_grow(arena, NULL, 0, &cap, sizeof(**out));
+	if (prepare(c, &st, "SELECT property_key, property_value FROM iceberg_namespace_properties "
+		    "WHERE catalog_name = ?1 AND namespace = ?2 AND property_key <> 'exists' ORDER BY 1",
+		    args) < 0)
+		return -1;
+	while ((rc = floe_db_step(st)) == 1) {
+		floe_iceberg_kv *kv = FLOE_ARENA_PUSH(arena, *out, *n, cap);
+		const char *k = floe_db_column_text(st, 0), *v = floe_db_column_text(st, 1);
+		kv->key = floe_arena_strdup(arena, k ? k : "");
+		kv->value = floe_arena_strdup(arena, v ? v : "");
+	}
+	floe_db_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
+static int sql_update_namespace(void *state, const char *ns, const floe_iceberg_kv *set,
+				size_t n_set, const char *const *remove, size_t n_remove)
+{
+	floe_catalog_sql *c = state;
+	if (floe_db_begin(c->db) < 0)
+		return -1;
+	for (size_t i = 0; i < n_remove; i++) {
+		const char *args[] = { c->name, ns, remove[i], NULL };
+		if (exec_args(c, "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ?1 AND "
+			      "namespace = ?2 AND property_key = ?3", args, NULL) < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < n_set; i++) {
+		const char *args[] = { c->name, ns, set[i].key, set[i].value, NULL };
+		if (exec_args(c, "INSERT OR REPLACE INTO iceberg_namespace_properties (catalog_name, "
+			      "namespace, property_key, property_value) VALUES (?1, ?2, ?3, ?4)", args, NULL) < 0)
+			goto fail;
+	}
+	if (floe_db_commit(c->db) < 0)
+		goto fail;
+	return 0;
+fail:
+	floe_db_rollback(c->db);
+	return -1;
+}
+
+static int sql_drop_namespace(void *state, const char *ns)
+{
+	floe_catalog_sql *c = state;
+	const char *args[] = { c->name, ns, NULL };
+	return exec_args(c, "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ?1 AND "
+			 "namespace = ?2", args, NULL);
+}
+
 static const floe_iceberg_catalog_ops sql_ops = {
 	"sql",
 	sql_load,
@@ -342,6 +439,10 @@ static const floe_iceberg_catalog_ops sql_ops = {
 	sql_list_namespaces,
 	sql_list_tables,
 	sql_close,
+	sql_rename,
+	sql_namespace_properties,
+	sql_update_namespace,
+	sql_drop_namespace,
 };
 
 int floe_iceberg_catalog_open_sql(floe_iceberg_catalog **out, const char *path,

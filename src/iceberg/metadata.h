@@ -128,6 +128,19 @@ int floe_iceberg_metadata_write(floe_buf *out, const floe_iceberg_metadata *m);
 int floe_iceberg_metadata_parse(floe_iceberg_metadata **out, floe_arena *arena, const char *text,
 				size_t len);
 
+/*
+ * One piece of metadata JSON alone (a REST catalog update carries them so), read as the
+ * whole-file reader reads it, into `arena`; errors are FLOE_ERR_IO naming the field.
+ */
+int floe_iceberg_spec_from_json(floe_iceberg_partition_spec *out, floe_arena *arena,
+				const floe_json_value *json);
+int floe_iceberg_sort_order_from_json(floe_iceberg_sort_order *out, floe_arena *arena,
+				      const floe_json_value *json);
+int floe_iceberg_snapshot_from_json(floe_iceberg_snapshot *out, floe_arena *arena,
+				    const floe_json_value *json);
+int floe_iceberg_ref_from_json(floe_iceberg_ref *out, floe_arena *arena, const char *name,
+			       const floe_json_value *json);
+
 /* Check the model as the reader does (the writer's side calls this before writing). */
 int floe_iceberg_metadata_check(const floe_iceberg_metadata *m);
 

@@ -18,6 +18,7 @@
 typedef struct reader {
 	floe_arena *arena;
 	const char *where; /* "snapshot 3", for messages */
+	bool request;      /* a catalog request's piece: ids the server assigns may be absent */
 } reader;
 
 static int bad(const reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -150,15 +151,19 @@ static int read_schemas(const reader *r, floe_iceberg_metadata *m, const floe_js
 static int read_spec(reader *r, floe_iceberg_partition_spec *spec, const floe_json_value *js)
 {
 	const floe_json_value *fields;
-	if (req_i32(r, &spec->spec_id, js, "spec-id") < 0 || !(fields = req_array(r, js, "fields", false)))
+	bool id_given = !r->request || floe_json_get(js, "spec-id");
+	if ((id_given && req_i32(r, &spec->spec_id, js, "spec-id") < 0) ||
+	    !(fields = req_array(r, js, "fields", false)))
 		return -1;
 	spec->n_fields = floe_json_count(fields);
 	spec->fields = floe_arena_alloc(r->arena, (spec->n_fields + 1) * sizeof(*spec->fields));
 	for (size_t i = 0; i < spec->n_fields; i++) {
 		const floe_json_value *f = floe_json_value_at(fields, i);
 		floe_iceberg_partition_field *pf = &spec->fields[i];
+		pf->field_id = FLOE_ICEBERG_PARTITION_FIELD_ID_START + (int32_t)i;
 		if (req_i32(r, &pf->source_id, f, "source-id") < 0 ||
-		    req_i32(r, &pf->field_id, f, "field-id") < 0 || req_str(r, &pf->name, f, "name") < 0 ||
+		    ((!r->request || floe_json_get(f, "field-id")) && req_i32(r, &pf->field_id, f, "field-id") < 0) ||
+		    req_str(r, &pf->name, f, "name") < 0 ||
 		    req_str(r, &pf->transform, f, "transform") < 0)
 			return -1;
 	}
@@ -183,7 +188,9 @@ static int read_specs(reader *r, floe_iceberg_metadata *m, const floe_json_value
 static int read_sort_order(reader *r, floe_iceberg_sort_order *o, const floe_json_value *jo)
 {
 	const floe_json_value *fields;
-	if (req_i32(r, &o->order_id, jo, "order-id") < 0 || !(fields = req_array(r, jo, "fields", false)))
+	bool id_given = !r->request || floe_json_get(jo, "order-id");
+	if ((id_given && req_i32(r, &o->order_id, jo, "order-id") < 0) ||
+	    !(fields = req_array(r, jo, "fields", false)))
 		return -1;
 	o->n_fields = floe_json_count(fields);
 	o->fields = floe_arena_alloc(r->arena, (o->n_fields + 1) * sizeof(*o->fields));
@@ -362,13 +369,47 @@ static int read_root(reader *r, floe_iceberg_metadata *m, const floe_json_value 
 	return floe_iceberg_metadata_check(m);
 }
 
+/* ---- pieces, for callers that receive them alone (the REST catalog's updates) ---- */
+
+int floe_iceberg_spec_from_json(floe_iceberg_partition_spec *out, floe_arena *arena,
+				const floe_json_value *json)
+{
+	reader r = { arena, "partition spec", true };
+	memset(out, 0, sizeof(*out));
+	return read_spec(&r, out, json);
+}
+
+int floe_iceberg_sort_order_from_json(floe_iceberg_sort_order *out, floe_arena *arena,
+				      const floe_json_value *json)
+{
+	reader r = { arena, "sort order", true };
+	memset(out, 0, sizeof(*out));
+	return read_sort_order(&r, out, json);
+}
+
+int floe_iceberg_snapshot_from_json(floe_iceberg_snapshot *out, floe_arena *arena,
+				    const floe_json_value *json)
+{
+	reader r = { arena, NULL, true };
+	memset(out, 0, sizeof(*out));
+	return read_snapshot(&r, out, json);
+}
+
+int floe_iceberg_ref_from_json(floe_iceberg_ref *out, floe_arena *arena, const char *name,
+			       const floe_json_value *json)
+{
+	reader r = { arena, NULL, true };
+	memset(out, 0, sizeof(*out));
+	return read_ref(&r, out, floe_slice_from(name), json);
+}
+
 int floe_iceberg_metadata_parse(floe_iceberg_metadata **out, floe_arena *arena, const char *text,
 				size_t len)
 {
 	floe_json_doc *doc = NULL;
 	floe_json_error jerr;
 	floe_iceberg_metadata *m = floe_arena_alloc(arena, sizeof(*m));
-	reader r = { arena, NULL };
+	reader r = { arena, NULL, false };
 	int error = -1;
 	*out = NULL;
 	if (floe_json_parse(&doc, text, len, &jerr) < 0) {

@@ -222,8 +222,8 @@ void floe_iceberg_table_free(floe_iceberg_table *table)
 
 /* ---- create ---- */
 
-static const char *default_location(floe_arena *a, floe_iceberg_catalog *c, const char *ns,
-				    const char *name)
+const char *floe_iceberg_table_default_location(floe_arena *a, floe_iceberg_catalog *c,
+					       const char *ns, const char *name)
 {
 	char *levels = floe_arena_strdup(a, ns);
 	for (char *p = levels; *p; p++)
@@ -249,8 +249,20 @@ static floe_iceberg_metadata *initial_metadata(floe_arena *a, const char *locati
 	m->n_specs = 1;
 	m->specs = floe_arena_alloc(a, sizeof(*m->specs)); /* spec 0, unpartitioned */
 	m->last_partition_id = FLOE_ICEBERG_PARTITION_FIELD_ID_START - 1;
+	if (opts->spec) { /* the caller's, as spec 0 */
+		m->specs[0] = *opts->spec;
+		m->specs[0].spec_id = 0;
+		for (size_t i = 0; i < opts->spec->n_fields; i++)
+			if (opts->spec->fields[i].field_id > m->last_partition_id)
+				m->last_partition_id = opts->spec->fields[i].field_id;
+	}
 	m->n_sort_orders = 1;
 	m->sort_orders = floe_arena_alloc(a, sizeof(*m->sort_orders)); /* order 0, unsorted */
+	if (opts->sort_order && opts->sort_order->n_fields) { /* the caller's, as order 1 */
+		m->sort_orders[0] = *opts->sort_order;
+		m->sort_orders[0].order_id = 1;
+		m->default_sort_order_id = 1;
+	}
 	for (size_t i = 0; i < opts->n_properties; i++)
 		floe_iceberg_metadata_set_property(m, a, opts->properties[i].key,
 						   opts->properties[i].value);
@@ -285,31 +297,108 @@ cleanup:
 	return error;
 }
 
+/* A source column id of the caller's schema as the same top-level column's id in `fresh`. */
+static int remap_source(int32_t *id, const floe_iceberg_schema *given, const floe_iceberg_schema *fresh)
+{
+	size_t found = given->n_fields;
+	for (size_t i = 0; i < given->n_fields; i++)
+		if (given->fields[i].id == *id) {
+			if (found != given->n_fields)
+				return floe_error_set(FLOE_ERR_USAGE, "column id %d appears twice in the schema", *id);
+			found = i;
+		}
+	if (found == given->n_fields)
+		return floe_error_set(FLOE_ERR_USAGE, "partition or sort source %d is not a top-level column "
+				      "of the schema", *id);
+	*id = fresh->fields[found].id;
+	return 0;
+}
+
+/* With fresh ids, the partition spec and sort order follow their columns (copies in `a`). */
+static int remap_spec_and_order(floe_arena *a, floe_iceberg_create_opts *o, const floe_iceberg_schema *given,
+				const floe_iceberg_schema *fresh)
+{
+	if (o->spec && o->spec->n_fields) {
+		floe_iceberg_partition_spec *s = floe_arena_alloc(a, sizeof(*s));
+		*s = *o->spec;
+		s->fields = floe_arena_alloc(a, s->n_fields * sizeof(*s->fields));
+		memcpy(s->fields, o->spec->fields, s->n_fields * sizeof(*s->fields));
+		for (size_t i = 0; i < s->n_fields; i++)
+			if (remap_source(&s->fields[i].source_id, given, fresh) < 0)
+				return -1;
+		o->spec = s;
+	}
+	if (o->sort_order && o->sort_order->n_fields) {
+		floe_iceberg_sort_order *so = floe_arena_alloc(a, sizeof(*so));
+		*so = *o->sort_order;
+		so->fields = floe_arena_alloc(a, so->n_fields * sizeof(*so->fields));
+		memcpy(so->fields, o->sort_order->fields, so->n_fields * sizeof(*so->fields));
+		for (size_t i = 0; i < so->n_fields; i++)
+			if (remap_source(&so->fields[i].source_id, given, fresh) < 0)
+				return -1;
+		o->sort_order = so;
+	}
+	return 0;
+}
+
+int floe_iceberg_table_stage(floe_iceberg_metadata **out, floe_arena *a,
+			     floe_iceberg_catalog *catalog, const char *ns, const char *name,
+			     const floe_iceberg_schema *schema, const floe_iceberg_create_opts *opts)
+{
+	floe_iceberg_create_opts o = FLOE_ICEBERG_CREATE_OPTS_INIT;
+	floe_iceberg_schema *s;
+	*out = NULL;
+	if (opts)
+		o = *opts;
+	if (floe_iceberg_check_name("namespace", ns, true) < 0 ||
+	    floe_iceberg_check_name("table", name, false) < 0)
+		return -1;
+	s = floe_iceberg_schema_copy(a, schema);
+	s->schema_id = 0;
+	if (o.assign_ids) {
+		int32_t last = 0;
+		floe_iceberg_schema_assign_ids(s, &last);
+		if (remap_spec_and_order(a, &o, schema, s) < 0)
+			return -1;
+	}
+	if (floe_iceberg_schema_validate(s) < 0)
+		return -1;
+	const char *loc = o.location ? floe_iceberg_path_to_uri(a, o.location)
+				     : floe_iceberg_table_default_location(a, catalog, ns, name);
+	if (!loc)
+		return -1;
+	*out = initial_metadata(a, loc, s, &o);
+	return 0;
+}
+
+int floe_iceberg_table_register_new(floe_iceberg_table **out, floe_iceberg_catalog *catalog,
+				    const char *ns, const char *name, floe_arena *a,
+				    const floe_iceberg_metadata *m)
+{
+	floe_iceberg_table *t = new_handle(catalog, ns, name);
+	*out = NULL;
+	if (register_table(t, a, m) < 0) {
+		floe_iceberg_table_free(t);
+		return -1;
+	}
+	*out = t;
+	return 0;
+}
+
 int floe_iceberg_table_create(floe_iceberg_table **out, floe_iceberg_catalog *catalog,
 			      const char *ns, const char *name, const floe_iceberg_schema *schema,
 			      const floe_iceberg_create_opts *opts)
 {
 	floe_iceberg_create_opts defaults = FLOE_ICEBERG_CREATE_OPTS_INIT;
-	floe_iceberg_table *t = NULL;
 	floe_arena *a = floe_arena_new();
-	floe_iceberg_schema *s;
+	floe_iceberg_metadata *m = NULL;
 	bool ns_exists = false;
 	int error = -1;
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
-	if (floe_iceberg_check_name("namespace", ns, true) < 0 ||
-	    floe_iceberg_check_name("table", name, false) < 0)
-		goto cleanup;
-	s = floe_iceberg_schema_copy(a, schema);
-	s->schema_id = 0;
-	if (opts->assign_ids) {
-		int32_t last = 0;
-		floe_iceberg_schema_assign_ids(s, &last);
-	}
-	if (floe_iceberg_schema_validate(s) < 0)
-		goto cleanup;
-	if (floe_iceberg_catalog_namespace_exists(catalog, ns, &ns_exists) < 0)
+	if (floe_iceberg_table_stage(&m, a, catalog, ns, name, schema, opts) < 0 ||
+	    floe_iceberg_catalog_namespace_exists(catalog, ns, &ns_exists) < 0)
 		goto cleanup;
 	if (!ns_exists) {
 		if (!opts->create_namespace) {
@@ -319,18 +408,10 @@ int floe_iceberg_table_create(floe_iceberg_table **out, floe_iceberg_catalog *ca
 		if (floe_iceberg_catalog_create_namespace(catalog, ns, NULL, 0) < 0)
 			goto cleanup;
 	}
-	t = new_handle(catalog, ns, name);
-	const char *loc = opts->location ? floe_iceberg_path_to_uri(a, opts->location)
-					 : default_location(a, catalog, ns, name);
-	if (!loc || register_table(t, a, initial_metadata(a, loc, s, opts)) < 0)
-		goto cleanup;
-	*out = t;
-	t = NULL;
-	error = 0;
+	error = floe_iceberg_table_register_new(out, catalog, ns, name, a, m);
 cleanup:
 	if (error < 0)
 		floe_error_context("while creating table %s.%s", ns ? ns : "", name ? name : "");
-	floe_iceberg_table_free(t);
 	floe_arena_free(a);
 	return error;
 }

@@ -40,8 +40,11 @@ typedef struct floe_iceberg_create_opts {
 	const char *location;             /* NULL: <warehouse>/<namespace levels>/<table> */
 	const floe_iceberg_kv *properties;
 	size_t n_properties;
-	bool assign_ids;                  /* give the schema fresh ids 1..n (ignore the given ones) */
+	bool assign_ids;                  /* give the schema fresh ids 1..n (ignore the given ones; the
+					     spec's and sort order's top-level sources follow) */
 	bool create_namespace;            /* create the namespace when missing (default true) */
+	const floe_iceberg_partition_spec *spec;  /* NULL: unpartitioned; else spec 0 */
+	const floe_iceberg_sort_order *sort_order; /* NULL or no fields: unsorted; else order 1 */
 } floe_iceberg_create_opts;
 
 #define FLOE_ICEBERG_CREATE_OPTS_INIT { .create_namespace = true }
@@ -53,6 +56,14 @@ typedef struct floe_iceberg_create_opts {
 int floe_iceberg_table_create(floe_iceberg_table **out, floe_iceberg_catalog *catalog,
 			      const char *ns, const char *name, const floe_iceberg_schema *schema,
 			      const floe_iceberg_create_opts *opts);
+
+/*
+ * The metadata floe_iceberg_table_create would write, in `arena`, without writing or
+ * registering anything (the REST catalog's stage-create).
+ */
+int floe_iceberg_table_stage(floe_iceberg_metadata **out, floe_arena *arena,
+			     floe_iceberg_catalog *catalog, const char *ns, const char *name,
+			     const floe_iceberg_schema *schema, const floe_iceberg_create_opts *opts);
 
 /* Load a table; a missing one is FLOE_ERR_CONFIG "table … does not exist". */
 int floe_iceberg_table_load(floe_iceberg_table **out, floe_iceberg_catalog *catalog,

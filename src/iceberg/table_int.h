@@ -71,6 +71,15 @@ int floe_iceberg_read_manifest(floe_iceberg_table *t, floe_arena *arena,
 			       const floe_iceberg_manifest_file *mf,
 			       floe_iceberg_manifest_entry **out, size_t *n);
 
+/* <warehouse>/<namespace levels>/<name>, in `arena`. */
+const char *floe_iceberg_table_default_location(floe_arena *arena, floe_iceberg_catalog *catalog,
+						const char *ns, const char *name);
+
+/* Write `m` as the table's first metadata file and register ns.name (the namespace must exist). */
+int floe_iceberg_table_register_new(floe_iceberg_table **out, floe_iceberg_catalog *catalog,
+				    const char *ns, const char *name, floe_arena *arena,
+				    const floe_iceberg_metadata *m);
+
 /* Parse metadata text and make it the table's current state (its own arena). */
 int floe_iceberg_table_adopt(floe_iceberg_table *t, const char *location, const char *text,
 			     size_t len);

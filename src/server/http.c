@@ -378,6 +378,11 @@ const char *floe_http_header(const floe_http_request *req, const char *name)
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
+const char *floe_http_query(const floe_http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
 bool floe_http_cookie(char *out, size_t size, const floe_http_request *req, const char *name)
 {
 	const char *v = MHD_lookup_connection_value(req->conn, MHD_COOKIE_KIND, name);

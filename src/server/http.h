@@ -99,6 +99,9 @@ int floe_http_server_port(const floe_http_server *s);
 /* A request header's value, or NULL. */
 const char *floe_http_header(const floe_http_request *req, const char *name);
 
+/* A query parameter's decoded value (`?name=value`), or NULL. */
+const char *floe_http_query(const floe_http_request *req, const char *name);
+
 /* Stop listening (waits for the requests being served) and free. Accepts NULL. */
 void floe_http_server_free(floe_http_server *s);
 

@@ -16,6 +16,7 @@
 #include "server/jobs.h"
 #include "server/ops.h"
 #include "server/mcp_http.h"
+#include "server/rest.h"
 #include "server/scheduler.h"
 
 #include <signal.h>
@@ -152,6 +153,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 	floe_server_mcp_routes(http, mcp);
 	floe_server_console_routes(http, &console);
 	floe_server_jobs_routes(http, jobs);
+	floe_server_rest_routes(http, opts->config);
 	if (secure(http, &access, opts) < 0 || floe_http_server_listen(http, opts->host, opts->port) < 0)
 		goto cleanup;
 	bool v6 = strchr(opts->host, ':') != NULL;

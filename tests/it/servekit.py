@@ -22,6 +22,23 @@ def free_port():
         return s.getsockname()[1]
 
 
+def call_json(method, url, body=None, headers=None):
+    """(status, parsed JSON body or None) of one request; an error status is returned, not raised."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            raw = r.read()
+            return r.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as e:
+        raw = e.read()
+        try:
+            return e.code, json.loads(raw) if raw else None
+        except ValueError:
+            return e.code, {"raw": raw[:200].decode(errors="replace")}
+
+
 class Serve:
     """`floe serve --listen 127.0.0.1:0` in the background; .port once it listens."""
 

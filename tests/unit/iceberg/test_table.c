@@ -462,6 +462,7 @@ static int flaky_ns_exists(void *s, const char *ns, bool *out)
 
 static const floe_iceberg_catalog_ops flaky_ops = {
 	"flaky", flaky_load, flaky_create, flaky_swap, NULL, flaky_ns, flaky_ns_exists, NULL, NULL, NULL,
+	NULL, NULL, NULL, NULL,
 };
 
 FLOE_TEST(iceberg_table_unknown_commit_outcome_keeps_files_a_failed_one_deletes_them)

@@ -100,6 +100,7 @@ void pq_dict_reset(pq_col *c)
 {
 	floe_buf_clear(&c->dict);
 	c->n_dict = 0;
+	c->page_dict_start = 0;
 	if (c->slots)
 		memset(c->slots, 0, ((size_t)c->slot_mask + 1) * sizeof(uint32_t));
 	c->chunk_has_dict = false;
@@ -548,12 +549,30 @@ static int values_decimal(pq_col *c, const floe_vector *v, size_t from, size_t t
 	return 0;
 }
 
+/* Unsigned byte order of two `w`-byte values; a UUID's 16 bytes as two big-endian words. */
+static inline int fixed_cmp(const uint8_t *a, const uint8_t *b, size_t w)
+{
+	if (w != 16)
+		return memcmp(a, b, w);
+	uint64_t x[2], y[2];
+	memcpy(x, a, 16);
+	memcpy(y, b, 16);
+	for (int i = 0; i < 2; i++) {
+		uint64_t p = __builtin_bswap64(x[i]), q = __builtin_bswap64(y[i]);
+		if (p != q)
+			return p < q ? -1 : 1;
+	}
+	return 0;
+}
+
 static int values_fixed(pq_col *c, const floe_vector *v, size_t from, size_t to)
 {
 	size_t w = (size_t)c->type_length;
 	uint8_t *plain;
 	size_t used = 0;
-	bool added = false;
+	bool added = false, dict = c->dict_mode != PQ_DICT_OFF;
+	/* The extremes of this run, merged into the chunk's once at the end. */
+	const uint8_t *mn = NULL, *mx = NULL;
 	if (v->width != c->type_length) {
 		floe_error_set(FLOE_ERR_USAGE, "field \"%s\" holds %d-byte values, not %d", c->name,
 			       (int)c->type_length, (int)v->width);
@@ -562,17 +581,26 @@ static int values_fixed(pq_col *c, const floe_vector *v, size_t from, size_t to)
 	if (values_begin(c, to - from, w, &plain) < 0)
 		return -1;
 	for (size_t i = from; i < to; i++) {
-		if (!floe_vector_is_valid(v, i))
+		if (v->validity && !floe_vector_is_valid(v, i))
 			continue;
 		const uint8_t *p = v->v.fixed + i * w;
-		if (c->dict_mode != PQ_DICT_OFF)
-			c->idx[c->n_idx++] = dict_find(c, p, w, false, &added);
+		if (dict)
+			c->idx[c->n_idx++] = w == 16 ? dict_fixed(c, p, 16, &added)
+						     : dict_find(c, p, w, false, &added);
 		if (plain)
 			memcpy(plain + (used++) * w, p, w);
-		if (added || c->dict_mode == PQ_DICT_OFF)
-			pq_stats_bytes(&c->cstats, p, w);
+		if (added || !dict) {
+			if (!mn || fixed_cmp(p, mn, w) < 0)
+				mn = p;
+			if (!mx || fixed_cmp(p, mx, w) > 0)
+				mx = p;
+		}
 	}
 	values_done(c, plain, (to - from) * w, used * w);
+	if (mn) {
+		pq_stats_bytes(&c->cstats, mn, w);
+		pq_stats_bytes(&c->cstats, mx, w);
+	}
 	return 0;
 }
 

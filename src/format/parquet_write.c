@@ -335,6 +335,16 @@ static bool decide_dictionary(pq_col *c)
 	return true;
 }
 
+/*
+ * After the trial, a page more than half of whose values were new to the dictionary: the
+ * column's values hardly repeat (keys, UUIDs), so the dictionary would only grow to its limit
+ * and the hash lookups cost more than they save. The rest of the chunk is PLAIN.
+ */
+static bool high_cardinality(const pq_col *c)
+{
+	return (size_t)(c->n_dict - c->page_dict_start) * 2 > c->n_idx;
+}
+
 /* A page's PLAIN buffer larger than this (one huge value made it so) is freed once copied. */
 #define PLAIN_KEEP_BYTES ((size_t)16 << 20)
 
@@ -420,7 +430,7 @@ int pq_page_flush(floe_parquet_writer *w, pq_col *c)
 	}
 	if (c->page_values > INT32_MAX)
 		return floe_error_set(FLOE_ERR_USAGE, "a Parquet page would hold more than 2^31 values");
-	bool dict = decide_dictionary(c);
+	bool trial = c->dict_mode == PQ_DICT_TRIAL, dict = decide_dictionary(c);
 	size_t hdr_len = 0;
 	int enc = dict ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN;
 	if (page_body(w, c, dict) < 0 ||
@@ -432,8 +442,9 @@ int pq_page_flush(floe_parquet_writer *w, pq_col *c)
 		c->encodings |= 1u << PQ_ENC_RLE;
 	if (dict) {
 		c->chunk_has_dict = true;
-		if (c->dict.len > c->opts->dictionary_bytes)
+		if (c->dict.len > c->opts->dictionary_bytes || (!trial && high_cardinality(c)))
 			c->dict_mode = PQ_DICT_OFF; /* keep the dictionary for the pages using it */
+		c->page_dict_start = c->n_dict;
 	}
 	page_reset(c);
 	return 0;

@@ -77,6 +77,7 @@ typedef struct pq_col {
 	uint32_t *dict_len;
 	uint32_t *dict_hash;
 	uint32_t n_dict, cap_dict;
+	uint32_t page_dict_start;   /* n_dict when the current page began */
 	uint32_t *slots;            /* open addressing: entry + 1, 0 empty */
 	uint32_t slot_mask;
 	bool chunk_has_dict;        /* some page of this chunk uses the dictionary */

@@ -119,6 +119,7 @@ typedef struct bronze_files {
 	floe_arena *arena;
 	const bronze_columns *cols;
 	size_t max_rows;               /* per file; 0: unbounded */
+	int zstd_level;                /* [warehouse] zstd-level; 0 (after init): the writer's default */
 	floe_parquet_writer *writer;
 	const char *uri;               /* the open file's */
 	size_t rows;                   /* in the open file */

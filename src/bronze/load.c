@@ -173,6 +173,7 @@ static int load_full(load_state *s, bool by_key)
 		goto cleanup;
 	bronze_files_init(&s->out, job->arena, s->table, &s->cols,
 			  by_key ? (size_t)job->config->bronze.target_file_rows : 0);
+	s->out.zstd_level = job->config->warehouse.zstd_level;
 	s->has_watermark = false;
 	if (floe_pg_copy_begin(&copy, s->pg, sql, s->cols.copy, s->cols.n) < 0)
 		goto cleanup;

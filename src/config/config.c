@@ -29,6 +29,7 @@ typedef enum key_kind {
 	KEY_PORT,
 	KEY_DURATION,                    /* a string such as "5m", as int64 seconds */
 	KEY_ROWS,                        /* a positive integer, int64 */
+	KEY_ZSTD_LEVEL,                  /* an integer 1..19, int */
 	KEY_STRING_LIST,
 	KEY_STRING_MAP,
 	KEY_BOOL,
@@ -191,6 +192,7 @@ static const key_spec warehouse_keys[] = {
 	{ "access-key-env", KEY_STRING, AT(warehouse.access_key_env), NULL, check_env_name, NULL },
 	{ "secret-key-env", KEY_STRING, AT(warehouse.secret_key_env), NULL, check_env_name, NULL },
 	{ "session-token-env", KEY_STRING, AT(warehouse.session_token_env), NULL, check_env_name, NULL },
+	{ "zstd-level", KEY_ZSTD_LEVEL, AT(warehouse.zstd_level), NULL, NULL, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -392,6 +394,18 @@ static int load_rows(load_ctx *ctx, int64_t *out, const floe_toml_value *v, cons
 	return 0;
 }
 
+static int load_zstd_level(load_ctx *ctx, int *out, const floe_toml_value *v, const char *name)
+{
+	if (expect_type(ctx, v, FLOE_TOML_INTEGER, name, "an integer") < 0)
+		return -1;
+	int64_t level = floe_toml_int(v);
+	if (level < 1 || level > 19)
+		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
+				    "`%s` = %lld is out of range: expected from 1 to 19", name, (long long)level);
+	*out = (int)level;
+	return 0;
+}
+
 static int load_list(load_ctx *ctx, floe_string_list *out, const floe_toml_value *v,
 		     const char *name, value_check check)
 {
@@ -478,6 +492,8 @@ static int load_key(load_ctx *ctx, const key_spec *spec, const floe_toml_value *
 		return load_duration(ctx, (int64_t *)field, v, name);
 	case KEY_ROWS:
 		return load_rows(ctx, (int64_t *)field, v, name);
+	case KEY_ZSTD_LEVEL:
+		return load_zstd_level(ctx, (int *)field, v, name);
 	case KEY_STRING_LIST:
 		return load_list(ctx, (floe_string_list *)field, v, name, spec->check);
 	case KEY_STRING_MAP:

@@ -12,6 +12,7 @@
  */
 #include "bronze/bronze_int.h"
 #include "base/error.h"
+#include "base/log.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -109,6 +110,8 @@ int bronze_reader_start(bronze_reader **out, floe_pg_copy *copy, bronze_load *l,
 		bronze_vectors_free(r->slots[1].vectors, r->n_cols);
 		r->slots[1].vectors = NULL;
 	}
+	floe_log_debug("%s: COPY decoded %s", l->job->table->bronze,
+		       r->threaded ? "on a thread of its own, two batches in flight" : "inline");
 	*out = r;
 	return 0;
 }

@@ -326,15 +326,26 @@ static int checked_string(load_ctx *ctx, const char **out, const floe_toml_value
 	return 0;
 }
 
-static int load_port(load_ctx *ctx, int *out, const floe_toml_value *v, const char *name)
+/* An integer from lo to hi (`what` names it in the error: "a port number " or ""). */
+static int load_int(load_ctx *ctx, int64_t *out, const floe_toml_value *v, const char *name,
+		    int64_t lo, int64_t hi, const char *what)
 {
 	if (expect_type(ctx, v, FLOE_TOML_INTEGER, name, "an integer") < 0)
 		return -1;
-	int64_t port = floe_toml_int(v);
-	if (port < 1 || port > 65535)
+	int64_t x = floe_toml_int(v);
+	if (x < lo || x > hi)
 		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
-				    "`%s` = %lld is out of range: expected a port number from 1 to 65535",
-				    name, (long long)port);
+				    "`%s` = %lld is out of range: expected %sfrom %lld to %lld", name,
+				    (long long)x, what, (long long)lo, (long long)hi);
+	*out = x;
+	return 0;
+}
+
+static int load_port(load_ctx *ctx, int *out, const floe_toml_value *v, const char *name)
+{
+	int64_t port;
+	if (load_int(ctx, &port, v, name, 1, 65535, "a port number ") < 0)
+		return -1;
 	*out = (int)port;
 	return 0;
 }
@@ -383,25 +394,14 @@ static int load_duration(load_ctx *ctx, int64_t *out, const floe_toml_value *v, 
 
 static int load_rows(load_ctx *ctx, int64_t *out, const floe_toml_value *v, const char *name)
 {
-	if (expect_type(ctx, v, FLOE_TOML_INTEGER, name, "an integer") < 0)
-		return -1;
-	int64_t rows = floe_toml_int(v);
-	if (rows < 1 || rows > INT32_MAX)
-		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
-				    "`%s` = %lld is out of range: expected from 1 to %d", name,
-				    (long long)rows, INT32_MAX);
-	*out = rows;
-	return 0;
+	return load_int(ctx, out, v, name, 1, INT32_MAX, "");
 }
 
 static int load_zstd_level(load_ctx *ctx, int *out, const floe_toml_value *v, const char *name)
 {
-	if (expect_type(ctx, v, FLOE_TOML_INTEGER, name, "an integer") < 0)
+	int64_t level;
+	if (load_int(ctx, &level, v, name, 1, 19, "") < 0)
 		return -1;
-	int64_t level = floe_toml_int(v);
-	if (level < 1 || level > 19)
-		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
-				    "`%s` = %lld is out of range: expected from 1 to 19", name, (long long)level);
 	*out = (int)level;
 	return 0;
 }

@@ -58,7 +58,7 @@ con.execute(f"ATTACH '$TCP password={os.environ['FLOE_SOURCE_PASSWORD']}' AS pg 
 con.execute("COPY (SELECT * FROM pg.public.order_items) TO '$WORK/duck.parquet' (FORMAT parquet, COMPRESSION zstd)")
 PYEOF
 
-newest() { find "$WORK/warehouse" -name '*.parquet' -printf '%T@ %s\n' | sort -n | tail -1 | cut -d' ' -f2; }
+newest() { find "$WORK/warehouse" -name '*.parquet' -printf '%T@ %s\n' | sort -n | sed -n '$s/.* //p'; }
 
 # run SIDE: one timed run of a side, appended to $WORK/runs as "pair side wall cpu rss_kB bytes"
 run() {
@@ -120,7 +120,7 @@ if command -v perf >/dev/null 2>&1; then
 		bin=$FLOE; [ "$who" = before ] && bin=$BASE
 		if perf record -q -F 999 -o "$WORK/perf.data" "$bin" -C "$WORK" run --no-reconcile --table public.order_items >/dev/null 2>&1; then
 			top=$(perf report -i "$WORK/perf.data" --no-children --sort dso,symbol -g none 2>/dev/null |
-				grep -v '^#' | grep '%' | head -12 | sed 's/ *$//; s/^ */    /')
+				grep -v '^#' | grep '%' | sed -n '1,12{s/ *$//; s/^ */    /; p}')
 			profile+=$'\n'"Profile of one \`$who\` run (perf, by library and symbol):"$'\n\n'"$top"$'\n'
 		fi
 	done
@@ -128,7 +128,7 @@ fi
 
 block=$(
 	echo
-	echo "### bronze full load of order_items, paired — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+	echo "### bronze full load of order_items, paired — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | sed -n 1p)"
 	echo
 	echo "Command: \`SCALE=$SCALE PAIRS=$PAIRS THREADS=\"$THREADS\"${BASE:+ FLOE_BASE_BIN=…} bench/bronze/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); $ROWS rows; every side over TCP loopback; load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo
@@ -139,8 +139,8 @@ block=$(
 		b=$(col "$s" 6 | tail -1)
 		mb=$([ "$b" != 0 ] && awk "BEGIN { printf \"%.1f\", $b / 1e6 }" || echo "–")
 		if [ "$s" = limit ]; then each="1.00 …"; med="1.00×"; else
-			each=$(ratios "$s" | awk '{ printf "%s%s", NR > 1 ? " " : "", $2 }')
-			med="$(ratios "$s" | awk '{ print $2 }' | median)×"; fi
+			each=$(ratios "$s" | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $2 }')
+			med="$(ratios "$s" | awk '{ print $2 }' | median | awk '{ printf "%.2f", $1 }')×"; fi
 		echo "| $(label "$s") | $w | $c | $((m / 1024)) | $mb | $each | $med |"
 	done
 	echo

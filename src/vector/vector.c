@@ -255,7 +255,10 @@ void floe_vector_append_fixed(floe_vector *v, const void *p)
 {
 	assert(v->type == FLOE_VEC_UUID || v->type == FLOE_VEC_FIXED);
 	size_t i = grow_one(v);
-	memcpy(v->v.fixed + i * (size_t)v->width, p, (size_t)v->width);
+	if (v->width == 16) /* a UUID: a copy of constant width, not a call */
+		memcpy(v->v.fixed + i * 16, p, 16);
+	else
+		memcpy(v->v.fixed + i * (size_t)v->width, p, (size_t)v->width);
 }
 
 void floe_vector_append_list(floe_vector *v)

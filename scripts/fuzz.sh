@@ -104,7 +104,7 @@ for t in $targets; do
 	avro) build avro src/format/avro_*.c src/iceberg/manifest.c src/iceberg/manifest_read.c \
 		"${iceberg_meta[@]}" -lz && seed_repo avro ;;
 	iceberg_metadata) build iceberg_metadata "${iceberg_meta[@]}" && seed_repo iceberg_metadata ;;
-	parquet_footer | parquet_pages) build "$t" src/format/*.c -lzstd -lz && seed_repo "$t" ;;
+	parquet_footer | parquet_pages) build "$t" src/format/*.c src/vector/vector.c -lzstd -lz && seed_repo "$t" ;;
 	silver_render) build silver_render src/silver/render.c && seed_repo silver_render ;;
 	gold_desc) build gold_desc src/gold/desc.c src/yaml/yaml.c src/gold/phrase.c src/gold/resolve.c src/gold/join.c \
 		src/gold/sql.c "${plan_sources[@]}" -lyaml && seed_repo gold_desc ;;

@@ -3,7 +3,7 @@
 usage: peers.py ROWS FLOE_BENCH_BINARY WORKDIR [ROUNDS] [LEVELS]
 
 LEVELS: floe's zstd levels to run, comma-separated, the first being the baseline of the
-ratios (default "2,1,3": floe's default, then levels 1 and 3).
+ratios (default "1,2,3": floe's default, then levels 2 and 3).
 
 floe-parquet-bench writes an orders-shaped table and reports the seconds its writer took
 (batches of 8192 rows, generation not timed). The rows it wrote are then loaded into memory
@@ -41,7 +41,7 @@ def timed(fn):
 def main():
     rows, binary, work = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 5
-    levels = [int(x) for x in (sys.argv[5] if len(sys.argv) > 5 else "2,1,3").split(",")]
+    levels = [int(x) for x in (sys.argv[5] if len(sys.argv) > 5 else "1,2,3").split(",")]
     threads = os.cpu_count() or 1
     paths = {lv: os.path.join(work, f"floe-{lv}.parquet") for lv in levels}
     base_path = paths[levels[0]]

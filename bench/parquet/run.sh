@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 rows=${1:-5000000}
 rounds=${2:-5}
-levels=${FLOE_BENCH_LEVELS:-2,1,3}   # floe's zstd levels: its default (the baseline), 1, 3
+levels=${FLOE_BENCH_LEVELS:-1,2,3}   # floe's zstd levels: its default (the baseline), 2, 3
 bin=${FLOE_PARQUET_BENCH:-build/floe-parquet-bench}
 work=$(mktemp -d "${TMPDIR:-/tmp}/floe-bench-parquet.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -29,16 +29,44 @@ static char *vformat(const char *fmt, va_list ap)
 	return p;
 }
 
+static void error_free(floe_error *e)
+{
+	free(e->message);
+	free(e->detail);
+	free(e->hint);
+	free(e->subject);
+	for (int i = 0; i < e->n_context; i++)
+		free(e->context[i]);
+	memset(e, 0, sizeof(*e));
+}
+
 void floe_error_clear(void)
 {
-	free(current.message);
-	free(current.detail);
-	free(current.hint);
-	free(current.subject);
-	for (int i = 0; i < current.n_context; i++)
-		free(current.context[i]);
+	error_free(&current);
+	is_set = 0;
+}
+
+void floe_error_take(floe_error *out)
+{
+	*out = current;
 	memset(&current, 0, sizeof(current));
 	is_set = 0;
+}
+
+int floe_error_give(floe_error *e)
+{
+	floe_error_clear();
+	if (!e->message)
+		return floe_error_set(FLOE_ERR_INTERNAL, "failed on another thread without a reason");
+	current = *e;
+	memset(e, 0, sizeof(*e));
+	is_set = 1;
+	return -1;
+}
+
+void floe_error_discard(floe_error *e)
+{
+	error_free(e);
 }
 
 static void set_message(floe_error_class cls, char *message)

@@ -77,6 +77,15 @@ typedef struct floe_error {
 	char *context[FLOE_ERROR_MAX_CONTEXT];
 } floe_error;
 
+/*
+ * Across threads: floe_error_take moves this thread's error (all of it; zeros when there is
+ * none) into *out and clears this thread's; floe_error_give makes a taken error the calling
+ * thread's (ownership moves, *e is zeroed) and returns -1; floe_error_discard frees one unused.
+ */
+void floe_error_take(floe_error *out);
+int floe_error_give(floe_error *e);
+void floe_error_discard(floe_error *e);
+
 /* Replace any previous error with a new one. Returns -1. */
 int floe_error_set(floe_error_class cls, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

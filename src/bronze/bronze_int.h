@@ -121,6 +121,7 @@ typedef struct bronze_files {
 	floe_arena *arena;
 	const bronze_columns *cols;
 	size_t max_rows;               /* per file; 0: unbounded */
+	int zstd_level;                /* [warehouse] zstd-level; 0 (after init): the writer's default */
 	floe_parquet_writer *writer;
 	const char *uri;               /* the open file's */
 	size_t rows;                   /* in the open file */
@@ -210,6 +211,21 @@ void bronze_load_note(bronze_load *l, const char *key, const char *fmt, ...)
 
 /* The progress meter's phase and, with `copy`, the rows and bytes read so far (no-op without a meter). */
 void bronze_load_progress(bronze_load *l, const char *phase, const floe_pg_copy *copy);
+
+/*
+ * A full load's COPY stream in batches (reader.c): with `threads` 2, received and decoded on a
+ * thread of its own while the caller writes the previous batch (two batches in memory at
+ * most); with 1, inline. A batch stays within `file_rows` rows per file (0: unbounded), as
+ * bronze_files_write closes them. next gives the batch (valid until the next call; *rows 0 at
+ * the end) and the COPY bytes read when it was complete; free stops the decoder and joins it.
+ */
+typedef struct bronze_reader bronze_reader;
+int bronze_reader_start(bronze_reader **out, floe_pg_copy *copy, bronze_load *l,
+			const bronze_columns *cols, floe_arena *arena, size_t file_rows, int threads);
+int bronze_reader_next(bronze_reader *r, const floe_vector **vectors, size_t *rows, uint64_t *bytes);
+void bronze_reader_free(bronze_reader *r);
+/* Threads of a full load: FLOE_LOAD_THREADS (1 or 2), else 2 with more than two cores. */
+int bronze_load_threads(void);
 
 /* Track the largest watermark among `rows` vectors, counting those past the source's clock. */
 void bronze_watermark_track(bronze_load *l, const floe_vector *rows);

@@ -31,6 +31,8 @@ static int open_file(bronze_files *f)
 {
 	floe_parquet_writer_opts o = FLOE_PARQUET_WRITER_OPTS_INIT;
 	o.row_group_bytes = ROW_GROUP_BYTES;
+	if (f->zstd_level)
+		o.zstd_level = f->zstd_level;
 	f->uri = floe_iceberg_table_new_data_uri(f->table, f->arena, "parquet");
 	f->rows = 0;
 	return floe_iceberg_parquet_create(&f->writer, floe_iceberg_table_storage(f->table), f->uri,

@@ -164,44 +164,44 @@ static int load_full(load_state *s, bool by_key)
 {
 	bronze_job *job = s->job;
 	floe_pg_copy *copy = NULL;
-	floe_vector *vectors = bronze_vectors_new(job->arena, &s->cols);
-	size_t rows = 0;
-	uint64_t file_start = 0;
+	bronze_reader *reader = NULL;
+	const floe_vector *vectors;
+	size_t rows = 0, file_rows = by_key ? (size_t)job->config->bronze.target_file_rows : 0;
+	uint64_t file_start = 0, bytes = 0;
 	int error = -1;
 	const char *sql = s->sql;
 	if (by_key && !(sql = bronze_sql_keyed(job->arena, s->pg, job->table, &s->keys, "*", s->sql, "")))
 		goto cleanup;
-	bronze_files_init(&s->out, job->arena, s->table, &s->cols,
-			  by_key ? (size_t)job->config->bronze.target_file_rows : 0);
+	bronze_files_init(&s->out, job->arena, s->table, &s->cols, file_rows);
+	s->out.zstd_level = job->config->warehouse.zstd_level;
 	s->has_watermark = false;
-	if (floe_pg_copy_begin(&copy, s->pg, sql, s->cols.copy, s->cols.n) < 0)
+	if (floe_pg_copy_begin(&copy, s->pg, sql, s->cols.copy, s->cols.n) < 0 ||
+	    bronze_reader_start(&reader, copy, s, &s->cols, job->arena, file_rows, bronze_load_threads()) < 0)
 		goto cleanup;
 	for (;;) {
-		size_t room = bronze_files_room(&s->out);
-		bronze_vectors_clear(vectors, s->cols.n);
-		if (floe_pg_copy_next(copy, vectors, room < BRONZE_BATCH_ROWS ? room : BRONZE_BATCH_ROWS,
-				      BRONZE_BATCH_BYTES, &rows) < 0)
+		if (bronze_reader_next(reader, &vectors, &rows, &bytes) < 0)
 			goto cleanup;
-		bronze_load_progress(s, "copying", copy);
 		if (rows == 0)
 			break;
 		bronze_watermark_track(s, vectors);
 		if (bronze_files_write(&s->out, vectors) < 0)
 			goto cleanup;
-		if (!by_key && floe_pg_copy_bytes(copy) - file_start >= FILE_TARGET_BYTES) {
+		if (!by_key && bytes - file_start >= FILE_TARGET_BYTES) {
 			if (bronze_files_close(&s->out) < 0)
 				goto cleanup;
-			file_start = floe_pg_copy_bytes(copy);
+			file_start = bytes;
 		}
 	}
+	bronze_reader_free(reader); /* the decoder is done: the stream's counts are final */
+	reader = NULL;
 	if (bronze_files_close(&s->out) < 0)
 		goto cleanup;
 	s->rows_read = (int64_t)floe_pg_copy_rows(copy);
 	job->result->bytes = (int64_t)floe_pg_copy_bytes(copy);
 	error = 0;
 cleanup:
+	bronze_reader_free(reader);
 	floe_pg_copy_free(copy);
-	bronze_vectors_free(vectors, s->cols.n);
 	return error;
 }
 

@@ -684,6 +684,7 @@ static int rewrite(merge *m)
 	size_t c = 0, d = 0;
 	int error = -1;
 	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows);
+	l->out.zstd_level = l->job->config->warehouse.zstd_level;
 	l->removed = floe_arena_alloc(l->job->arena, (m->map.n_files + 1) * sizeof(char *));
 	if (m->map.n_files == 0 && m->n_chg) { /* an empty table: the changes are the rows */
 		m->inserted = (int64_t)m->n_chg;

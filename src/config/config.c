@@ -30,6 +30,7 @@ typedef enum key_kind {
 	KEY_PORT,
 	KEY_DURATION,                    /* a string such as "5m", as int64 seconds */
 	KEY_ROWS,                        /* a positive integer, int64 */
+	KEY_ZSTD_LEVEL,                  /* an integer 1..19, int */
 	KEY_STRING_LIST,
 	KEY_STRING_MAP,
 	KEY_BOOL,
@@ -193,6 +194,7 @@ static const key_spec warehouse_keys[] = {
 	{ "access-key-env", KEY_STRING, AT(warehouse.access_key_env), NULL, check_env_name, NULL },
 	{ "secret-key-env", KEY_STRING, AT(warehouse.secret_key_env), NULL, check_env_name, NULL },
 	{ "session-token-env", KEY_STRING, AT(warehouse.session_token_env), NULL, check_env_name, NULL },
+	{ "zstd-level", KEY_ZSTD_LEVEL, AT(warehouse.zstd_level), NULL, NULL, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -327,15 +329,26 @@ static int checked_string(load_ctx *ctx, const char **out, const floe_toml_value
 	return 0;
 }
 
-static int load_port(load_ctx *ctx, int *out, const floe_toml_value *v, const char *name)
+/* An integer from lo to hi (`what` names it in the error: "a port number " or ""). */
+static int load_int(load_ctx *ctx, int64_t *out, const floe_toml_value *v, const char *name,
+		    int64_t lo, int64_t hi, const char *what)
 {
 	if (expect_type(ctx, v, FLOE_TOML_INTEGER, name, "an integer") < 0)
 		return -1;
-	int64_t port = floe_toml_int(v);
-	if (port < 1 || port > 65535)
+	int64_t x = floe_toml_int(v);
+	if (x < lo || x > hi)
 		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
-				    "`%s` = %lld is out of range: expected a port number from 1 to 65535",
-				    name, (long long)port);
+				    "`%s` = %lld is out of range: expected %sfrom %lld to %lld", name,
+				    (long long)x, what, (long long)lo, (long long)hi);
+	*out = x;
+	return 0;
+}
+
+static int load_port(load_ctx *ctx, int *out, const floe_toml_value *v, const char *name)
+{
+	int64_t port;
+	if (load_int(ctx, &port, v, name, 1, 65535, "a port number ") < 0)
+		return -1;
 	*out = (int)port;
 	return 0;
 }
@@ -384,14 +397,15 @@ static int load_duration(load_ctx *ctx, int64_t *out, const floe_toml_value *v, 
 
 static int load_rows(load_ctx *ctx, int64_t *out, const floe_toml_value *v, const char *name)
 {
-	if (expect_type(ctx, v, FLOE_TOML_INTEGER, name, "an integer") < 0)
+	return load_int(ctx, out, v, name, 1, INT32_MAX, "");
+}
+
+static int load_zstd_level(load_ctx *ctx, int *out, const floe_toml_value *v, const char *name)
+{
+	int64_t level;
+	if (load_int(ctx, &level, v, name, 1, 19, "") < 0)
 		return -1;
-	int64_t rows = floe_toml_int(v);
-	if (rows < 1 || rows > INT32_MAX)
-		return config_error(ctx, floe_toml_line(v), floe_toml_col(v),
-				    "`%s` = %lld is out of range: expected from 1 to %d", name,
-				    (long long)rows, INT32_MAX);
-	*out = rows;
+	*out = (int)level;
 	return 0;
 }
 
@@ -481,6 +495,8 @@ static int load_key(load_ctx *ctx, const key_spec *spec, const floe_toml_value *
 		return load_duration(ctx, (int64_t *)field, v, name);
 	case KEY_ROWS:
 		return load_rows(ctx, (int64_t *)field, v, name);
+	case KEY_ZSTD_LEVEL:
+		return load_zstd_level(ctx, (int *)field, v, name);
 	case KEY_STRING_LIST:
 		return load_list(ctx, (floe_string_list *)field, v, name, spec->check);
 	case KEY_STRING_MAP:

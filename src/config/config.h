@@ -59,6 +59,7 @@ typedef struct floe_config_warehouse {
 	const char *access_key_env; /* default "AWS_ACCESS_KEY_ID" */
 	const char *secret_key_env; /* default "AWS_SECRET_ACCESS_KEY" */
 	const char *session_token_env; /* NULL: none */
+	int zstd_level;             /* "zstd-level" of the Parquet data files floe writes, 1..19; 0: the writer's default */
 } floe_config_warehouse;
 
 typedef struct floe_config_bronze {

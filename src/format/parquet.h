@@ -79,12 +79,14 @@ typedef struct floe_parquet_writer_opts {
 
 /*
  * Java Iceberg's defaults (128 MiB row groups, 1 MiB or 20,000-row pages, 2 MiB
- * dictionaries), except ZSTD level 2 where Java uses 3: measured on an orders-shaped table
- * (bench/RESULTS.md) it writes files 2% smaller than level 3 for about a fifth less CPU.
+ * dictionaries), except ZSTD level 1 where Java uses 3: measured on the shop's tables its
+ * files are 1.6 % larger than level 2's (2.6 % on order_items, 8.9 % on bench/parquet's
+ * orders) for about a tenth less CPU per row (bench/RESULTS.md). `[warehouse] zstd-level`
+ * sets another for bronze's files.
  */
 #define FLOE_PARQUET_WRITER_OPTS_INIT \
 	{ .codec = FLOE_PARQUET_ZSTD, \
-	  .zstd_level = 2, \
+	  .zstd_level = 1, \
 	  .row_group_bytes = (size_t)128 << 20, \
 	  .page_bytes = (size_t)1 << 20, \
 	  .page_rows = 20000, \

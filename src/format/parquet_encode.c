@@ -100,23 +100,33 @@ void pq_dict_reset(pq_col *c)
 {
 	floe_buf_clear(&c->dict);
 	c->n_dict = 0;
+	c->page_dict_start = 0;
 	if (c->slots)
-		memset(c->slots, 0, ((size_t)c->slot_mask + 1) * sizeof(uint32_t));
+		memset(c->slots, 0, ((size_t)c->slot_mask + 1) * sizeof(uint64_t));
 	c->chunk_has_dict = false;
 }
 
+/* A slot holds the entry's hash beside its number: a probe compares hashes without touching the
+ * entry, whose bytes it reads only on a match. */
+#define SLOT(h, e) ((uint64_t)(h) << 32 | ((uint64_t)(e) + 1))
+#define SLOT_HASH(x) ((uint32_t)((x) >> 32))
+#define SLOT_ENTRY(x) ((uint32_t)(x) - 1)
+
 static void dict_grow_slots(pq_col *c)
 {
-	size_t n = c->slots ? ((size_t)c->slot_mask + 1) * 2 : 1024;
-	free(c->slots);
-	c->slots = floe_xcalloc(n, sizeof(uint32_t));
+	size_t old = c->slots ? (size_t)c->slot_mask + 1 : 0, n = old ? old * 2 : 1024;
+	uint64_t *was = c->slots;
+	c->slots = floe_xcalloc(n, sizeof(uint64_t));
 	c->slot_mask = (uint32_t)(n - 1);
-	for (uint32_t e = 0; e < c->n_dict; e++) {
-		uint32_t s = c->dict_hash[e] & c->slot_mask;
+	for (size_t i = 0; i < old; i++) {
+		if (!was[i])
+			continue;
+		uint32_t s = SLOT_HASH(was[i]) & c->slot_mask;
 		while (c->slots[s])
 			s = (s + 1) & c->slot_mask;
-		c->slots[s] = e + 1;
+		c->slots[s] = was[i];
 	}
+	free(was);
 }
 
 /* A new entry at empty slot `s`. `var`: a BYTE_ARRAY entry with its 4-byte length. */
@@ -127,7 +137,6 @@ static uint32_t dict_insert(pq_col *c, const uint8_t *p, size_t len, uint32_t h,
 		c->cap_dict = c->cap_dict ? c->cap_dict * 2 : 1024;
 		c->dict_off = floe_xrealloc(c->dict_off, c->cap_dict * sizeof(uint32_t));
 		c->dict_len = floe_xrealloc(c->dict_len, c->cap_dict * sizeof(uint32_t));
-		c->dict_hash = floe_xrealloc(c->dict_hash, c->cap_dict * sizeof(uint32_t));
 	}
 	uint32_t e = c->n_dict++;
 	uint8_t *dst = pq_buf_extend(&c->dict, len + (var ? 4 : 0));
@@ -140,8 +149,7 @@ static uint32_t dict_insert(pq_col *c, const uint8_t *p, size_t len, uint32_t h,
 		memcpy(dst, p, len);
 	c->dict_off[e] = (uint32_t)(dst - (uint8_t *)c->dict.ptr);
 	c->dict_len[e] = (uint32_t)len;
-	c->dict_hash[e] = h;
-	c->slots[s] = e + 1;
+	c->slots[s] = SLOT(h, e);
 	if ((size_t)c->n_dict * 2 > (size_t)c->slot_mask + 1)
 		dict_grow_slots(c);
 	return e;
@@ -155,17 +163,13 @@ static uint32_t dict_find(pq_col *c, const uint8_t *p, size_t len, bool var, boo
 	uint32_t h = var ? hash_bytes(p, len) : hash_fixed(p, len);
 	uint32_t s = h & c->slot_mask;
 	const uint8_t *base = (const uint8_t *)c->dict.ptr;
-	for (;;) {
-		uint32_t e = c->slots[s];
-		if (!e)
-			break;
-		e--;
-		if (c->dict_hash[e] == h && c->dict_len[e] == len &&
+	for (uint64_t x; (x = c->slots[s]) != 0; s = (s + 1) & c->slot_mask) {
+		uint32_t e = SLOT_ENTRY(x);
+		if (SLOT_HASH(x) == h && c->dict_len[e] == len &&
 		    memcmp(base + c->dict_off[e], p, len) == 0) {
 			*added = false;
 			return e;
 		}
-		s = (s + 1) & c->slot_mask;
 	}
 	*added = true;
 	return dict_insert(c, p, len, h, s, var);
@@ -386,16 +390,12 @@ static inline __attribute__((always_inline)) uint32_t dict_fixed(pq_col *c, cons
 	uint32_t h = hash_fixed(p, w);
 	uint32_t s = h & c->slot_mask;
 	const uint8_t *base = (const uint8_t *)c->dict.ptr;
-	for (;;) {
-		uint32_t e = c->slots[s];
-		if (!e)
-			break;
-		e--;
-		if (c->dict_hash[e] == h && memcmp(base + (size_t)e * w, p, w) == 0) {
+	for (uint64_t x; (x = c->slots[s]) != 0; s = (s + 1) & c->slot_mask) {
+		uint32_t e = SLOT_ENTRY(x);
+		if (SLOT_HASH(x) == h && memcmp(base + (size_t)e * w, p, w) == 0) {
 			*added = false;
 			return e;
 		}
-		s = (s + 1) & c->slot_mask;
 	}
 	*added = true;
 	return dict_insert(c, p, w, h, s, false);
@@ -548,12 +548,30 @@ static int values_decimal(pq_col *c, const floe_vector *v, size_t from, size_t t
 	return 0;
 }
 
+/* Unsigned byte order of two `w`-byte values; a UUID's 16 bytes as two big-endian words. */
+static inline int fixed_cmp(const uint8_t *a, const uint8_t *b, size_t w)
+{
+	if (w != 16)
+		return memcmp(a, b, w);
+	uint64_t x[2], y[2];
+	memcpy(x, a, 16);
+	memcpy(y, b, 16);
+	for (int i = 0; i < 2; i++) {
+		uint64_t p = __builtin_bswap64(x[i]), q = __builtin_bswap64(y[i]);
+		if (p != q)
+			return p < q ? -1 : 1;
+	}
+	return 0;
+}
+
 static int values_fixed(pq_col *c, const floe_vector *v, size_t from, size_t to)
 {
 	size_t w = (size_t)c->type_length;
 	uint8_t *plain;
 	size_t used = 0;
-	bool added = false;
+	bool added = false, dict = c->dict_mode != PQ_DICT_OFF;
+	/* The extremes of this run, merged into the chunk's once at the end. */
+	const uint8_t *mn = NULL, *mx = NULL;
 	if (v->width != c->type_length) {
 		floe_error_set(FLOE_ERR_USAGE, "field \"%s\" holds %d-byte values, not %d", c->name,
 			       (int)c->type_length, (int)v->width);
@@ -562,17 +580,28 @@ static int values_fixed(pq_col *c, const floe_vector *v, size_t from, size_t to)
 	if (values_begin(c, to - from, w, &plain) < 0)
 		return -1;
 	for (size_t i = from; i < to; i++) {
-		if (!floe_vector_is_valid(v, i))
+		if (v->validity && !floe_vector_is_valid(v, i))
 			continue;
 		const uint8_t *p = v->v.fixed + i * w;
-		if (c->dict_mode != PQ_DICT_OFF)
-			c->idx[c->n_idx++] = dict_find(c, p, w, false, &added);
-		if (plain)
+		if (dict)
+			c->idx[c->n_idx++] = w == 16 ? dict_fixed(c, p, 16, &added)
+						     : dict_find(c, p, w, false, &added);
+		if (plain && w == 16)
+			memcpy(plain + (used++) * 16, p, 16);
+		else if (plain)
 			memcpy(plain + (used++) * w, p, w);
-		if (added || c->dict_mode == PQ_DICT_OFF)
-			pq_stats_bytes(&c->cstats, p, w);
+		if (added || !dict) {
+			if (!mn || fixed_cmp(p, mn, w) < 0)
+				mn = p;
+			if (!mx || fixed_cmp(p, mx, w) > 0)
+				mx = p;
+		}
 	}
 	values_done(c, plain, (to - from) * w, used * w);
+	if (mn) {
+		pq_stats_bytes(&c->cstats, mn, w);
+		pq_stats_bytes(&c->cstats, mx, w);
+	}
 	return 0;
 }
 
@@ -763,7 +792,6 @@ void pq_col_free(pq_col *c)
 	free(c->rep);
 	free(c->dict_off);
 	free(c->dict_len);
-	free(c->dict_hash);
 	free(c->slots);
 	pq_stats_free(&c->cstats);
 	pq_stats_free(&c->fstats);

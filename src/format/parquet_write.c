@@ -335,13 +335,34 @@ static bool decide_dictionary(pq_col *c)
 	return true;
 }
 
+/*
+ * After the trial, a page more than half of whose values were new to the dictionary: the
+ * column's values hardly repeat (keys, UUIDs), so the dictionary would only grow to its limit
+ * and the hash lookups cost more than they save. The rest of the chunk is PLAIN.
+ */
+static bool high_cardinality(const pq_col *c)
+{
+	return (size_t)(c->n_dict - c->page_dict_start) * 2 > c->n_idx;
+}
+
 /* A page's PLAIN buffer larger than this (one huge value made it so) is freed once copied. */
 #define PLAIN_KEEP_BYTES ((size_t)16 << 20)
 
-static int page_body(floe_parquet_writer *w, pq_col *c, bool dict)
+/* A page's body: the PLAIN values themselves when there are no levels to put before them, else
+ * levels and values assembled in w->body. */
+typedef struct page_bytes {
+	const char *ptr;
+	size_t len;
+} page_bytes;
+
+static int page_body(floe_parquet_writer *w, pq_col *c, bool dict, page_bytes *out)
 {
 	floe_buf *body = &w->body;
 	floe_buf_clear(body);
+	if (!dict && c->max_rep == 0 && c->max_def == 0 && c->physical != FLOE_PQ_BOOLEAN) {
+		*out = (page_bytes){ c->plain.ptr, c->plain.len }; /* no copy */
+		return 0;
+	}
 	if (c->max_rep > 0 && put_levels(body, c->rep, c->n_lvl, c->max_rep) < 0)
 		return -1;
 	if (c->max_def > 0 && put_levels(body, c->def, c->n_lvl, c->max_def) < 0)
@@ -358,17 +379,18 @@ static int page_body(floe_parquet_writer *w, pq_col *c, bool dict)
 	}
 	if (c->plain.cap > PLAIN_KEEP_BYTES) /* copied: give a huge value's bytes back before compressing */
 		floe_buf_free(&c->plain);
+	*out = (page_bytes){ body->ptr, body->len };
 	return 0;
 }
 
 /* Header + compressed body of a page into `dst`; returns the header size in *hdr_len. */
 static int emit_page(floe_parquet_writer *w, floe_buf *dst, int type, int32_t num_values,
-		     int encoding, size_t *hdr_len)
+		     int encoding, page_bytes body, size_t *hdr_len)
 {
 	floe_buf_clear(&w->comp);
-	if (w->body.len > INT32_MAX)
+	if (body.len > INT32_MAX)
 		return floe_error_set(FLOE_ERR_USAGE, "a Parquet page would exceed 2 GiB");
-	if (pq_codec_compress(w->codec, &w->comp, w->body.ptr, w->body.len) < 0)
+	if (pq_codec_compress(w->codec, &w->comp, body.ptr, body.len) < 0)
 		return -1;
 	if (w->comp.len > INT32_MAX)
 		return floe_error_set(FLOE_ERR_USAGE, "a compressed Parquet page would exceed 2 GiB");
@@ -377,7 +399,7 @@ static int emit_page(floe_parquet_writer *w, floe_buf *dst, int type, int32_t nu
 	floe_thrift_writer_init(&t, &w->hdr);
 	floe_thrift_struct_begin(&t);
 	floe_thrift_field_i32(&t, 1, type);
-	floe_thrift_field_i32(&t, 2, (int32_t)w->body.len);
+	floe_thrift_field_i32(&t, 2, (int32_t)body.len);
 	floe_thrift_field_i32(&t, 3, (int32_t)w->comp.len);
 	/* The spec's page CRC: zlib's CRC-32 of the page as written (compressed), header excluded. */
 	floe_thrift_field_i32(&t, 4, (int32_t)pq_page_crc(w->comp.ptr, w->comp.len));
@@ -420,20 +442,24 @@ int pq_page_flush(floe_parquet_writer *w, pq_col *c)
 	}
 	if (c->page_values > INT32_MAX)
 		return floe_error_set(FLOE_ERR_USAGE, "a Parquet page would hold more than 2^31 values");
-	bool dict = decide_dictionary(c);
+	bool trial = c->dict_mode == PQ_DICT_TRIAL, dict = decide_dictionary(c);
 	size_t hdr_len = 0;
 	int enc = dict ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN;
-	if (page_body(w, c, dict) < 0 ||
-	    emit_page(w, &c->chunk, PQ_PAGE_DATA, (int32_t)c->page_values, enc, &hdr_len) < 0)
+	page_bytes body;
+	if (page_body(w, c, dict, &body) < 0 ||
+	    emit_page(w, &c->chunk, PQ_PAGE_DATA, (int32_t)c->page_values, enc, body, &hdr_len) < 0)
 		return floe_error_context("while writing a page of column \"%s\"", c->name);
-	c->chunk_uncompressed += (int64_t)(hdr_len + w->body.len);
+	c->chunk_uncompressed += (int64_t)(hdr_len + body.len);
+	if (c->plain.cap > PLAIN_KEEP_BYTES) /* a huge value's bytes, compressed: give them back */
+		floe_buf_free(&c->plain);
 	c->encodings |= 1u << enc;
 	if (c->max_def > 0 || c->max_rep > 0)
 		c->encodings |= 1u << PQ_ENC_RLE;
 	if (dict) {
 		c->chunk_has_dict = true;
-		if (c->dict.len > c->opts->dictionary_bytes)
+		if (c->dict.len > c->opts->dictionary_bytes || (!trial && high_cardinality(c)))
 			c->dict_mode = PQ_DICT_OFF; /* keep the dictionary for the pages using it */
+		c->page_dict_start = c->n_dict;
 	}
 	page_reset(c);
 	return 0;
@@ -446,10 +472,9 @@ static int write_dictionary_page(floe_parquet_writer *w, pq_col *c, pq_chunk_rec
 	size_t hdr_len = 0;
 	floe_buf page = FLOE_BUF_INIT;
 	floe_buf_init(&page, BUF_MAX);
-	floe_buf_clear(&w->body);
 	int rc = -1;
-	if (floe_buf_put(&w->body, c->dict.ptr, c->dict.len) < 0 ||
-	    emit_page(w, &page, PQ_PAGE_DICTIONARY, (int32_t)c->n_dict, PQ_ENC_PLAIN, &hdr_len) < 0)
+	if (emit_page(w, &page, PQ_PAGE_DICTIONARY, (int32_t)c->n_dict, PQ_ENC_PLAIN,
+		      (page_bytes){ c->dict.ptr, c->dict.len }, &hdr_len) < 0)
 		goto cleanup;
 	rec->dict_offset = w->pos;
 	if (out_write(w, page.ptr, page.len) < 0)

@@ -75,9 +75,9 @@ typedef struct pq_col {
 	floe_buf dict;              /* PLAIN-encoded entries: the dictionary page body */
 	uint32_t *dict_off;         /* entry -> offset of its value bytes in `dict` */
 	uint32_t *dict_len;
-	uint32_t *dict_hash;
 	uint32_t n_dict, cap_dict;
-	uint32_t *slots;            /* open addressing: entry + 1, 0 empty */
+	uint32_t page_dict_start;   /* n_dict when the current page began */
+	uint64_t *slots;            /* open addressing: hash << 32 | (entry + 1), 0 empty */
 	uint32_t slot_mask;
 	bool chunk_has_dict;        /* some page of this chunk uses the dictionary */
 

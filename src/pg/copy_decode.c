@@ -90,15 +90,31 @@ static int decode_timestamp(floe_vector *v, const floe_pg_copy_column *c, const 
 typedef unsigned __int128 u128;
 static const u128 DEC38 = (u128)10000000000000000000ULL * (u128)10000000000000000000ULL; /* 10^38 */
 
-static int mul_add(u128 *acc, uint32_t factor, uint32_t add)
+static const uint32_t POW10[] = { 1, 10, 100, 1000, 10000 };
+
+/* floor(10^38 / 10^k): the largest accumulator that a step by 10^k keeps within 10^38 * (constants:
+ * the division is the compiler's, not the row's). */
+static const u128 DEC38_DIV[] = { DEC38, DEC38 / 10, DEC38 / 100, DEC38 / 1000, DEC38 / 10000 };
+
+/* Below this an accumulator times 10^4 plus 9999 still fits 64 bits: the common case, in 64-bit
+ * arithmetic. */
+#define ACC64_MAX (UINT64_MAX / 10000 - 1)
+
+/* *acc = *acc * 10^k + add (k 1..4, add < 10^k), or an error past 10^38 — no 128-bit division. */
+static int mul_add(u128 *acc, int k, uint32_t add)
 {
-	if (*acc > (DEC38 - add) / factor)
+	if (*acc <= ACC64_MAX) {
+		*acc = (u128)((uint64_t)*acc * POW10[k] + add);
+		return 0;
+	}
+	if (*acc > DEC38_DIV[k])
 		return bad("numeric value has more than 38 digits");
-	*acc = *acc * factor + add;
+	u128 next = *acc * POW10[k] + add;
+	if (next > DEC38)
+		return bad("numeric value has more than 38 digits");
+	*acc = next;
 	return 0;
 }
-
-static const uint32_t POW10[] = { 1, 10, 100, 1000, 10000 };
 
 /* Magnitude of a numeric at `scale` fractional digits, exact or an error. */
 static int numeric_magnitude(u128 *out, const uint8_t *p, int ndigits, int weight, int scale)
@@ -111,7 +127,7 @@ static int numeric_magnitude(u128 *out, const uint8_t *p, int ndigits, int weigh
 		if (d > 9999)
 			return bad("malformed numeric digit");
 		if (low >= -scale) {
-			if (mul_add(&acc, 10000, d) < 0)
+			if (mul_add(&acc, 4, d) < 0)
 				return -1;
 			continue;
 		}
@@ -120,7 +136,7 @@ static int numeric_magnitude(u128 *out, const uint8_t *p, int ndigits, int weigh
 			break;
 		if (d % POW10[4 - keep] != 0)
 			return bad("numeric value has more fractional digits than the column's scale");
-		if (mul_add(&acc, POW10[keep], d / POW10[4 - keep]) < 0)
+		if (mul_add(&acc, keep, d / POW10[4 - keep]) < 0)
 			return -1;
 		i++;
 		break;
@@ -131,7 +147,7 @@ static int numeric_magnitude(u128 *out, const uint8_t *p, int ndigits, int weigh
 	/* Groups absent below the last one are zeros down to 10^-scale. */
 	int last_low = ndigits ? 4 * (weight - ndigits + 1) : -scale;
 	for (int e = last_low; e > -scale; e--)
-		if (mul_add(&acc, 10, 0) < 0)
+		if (mul_add(&acc, 1, 0) < 0)
 			return -1;
 	*out = acc;
 	return 0;

@@ -255,7 +255,10 @@ void floe_vector_append_fixed(floe_vector *v, const void *p)
 {
 	assert(v->type == FLOE_VEC_UUID || v->type == FLOE_VEC_FIXED);
 	size_t i = grow_one(v);
-	memcpy(v->v.fixed + i * (size_t)v->width, p, (size_t)v->width);
+	if (v->width == 16) /* a UUID: a copy of constant width, not a call */
+		memcpy(v->v.fixed + i * 16, p, 16);
+	else
+		memcpy(v->v.fixed + i * (size_t)v->width, p, (size_t)v->width);
 }
 
 void floe_vector_append_list(floe_vector *v)
@@ -446,13 +449,25 @@ int floe_dec128_cmp(floe_dec128 a, floe_dec128 b)
 	return x < y ? -1 : x > y;
 }
 
+/* 10^0 .. 10^19: every power of ten that fits 64 bits. */
+static const uint64_t POW10_64[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+	1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+	1000000000000000000ULL, 10000000000000000000ULL,
+};
+
 bool floe_dec128_fits(floe_dec128 x, int precision)
 {
 	if (precision < 1 || precision > 38)
 		return false;
-	u128 limit = 1;
-	for (int i = 0; i < precision; i++)
-		limit *= 10;
+	int64_t lo = (int64_t)x.lo;
+	if (x.hi == (lo < 0 ? -1 : 0) && precision <= 19) { /* a 64-bit value: no 128-bit arithmetic */
+		uint64_t mag = lo < 0 ? 0 - (uint64_t)lo : (uint64_t)lo;
+		return mag < POW10_64[precision];
+	}
+	u128 limit = precision <= 19 ? (u128)POW10_64[precision]
+				     : (u128)POW10_64[19] * POW10_64[precision - 19];
 	i128 v = to_i128(x);
 	/* -v overflows only for INT128_MIN, which no precision up to 38 admits. */
 	u128 mag = v < 0 ? (u128)0 - (u128)v : (u128)v;

@@ -116,6 +116,20 @@ FLOE_TEST(config_bronze_durations_and_rows)
 	FLOE_CHECK(floe_config_parse_duration("5 fortnights") == -1 && floe_config_parse_duration("") == -1);
 }
 
+FLOE_TEST(config_warehouse_zstd_level)
+{
+	floe_config *c = parse(minimal);
+	FLOE_CHECK(c && c->warehouse.zstd_level == 0); /* the Parquet writer's default */
+	floe_config_free(c);
+	c = parse("[source]\ndatabase = \"s\"\nuser = \"u\"\n[warehouse]\nzstd-level = 3\n");
+	FLOE_CHECK(c && c->warehouse.zstd_level == 3);
+	floe_config_free(c);
+	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = \"u\"\n[warehouse]\nzstd-level = 20\n") == NULL);
+	FLOE_CHECK(strstr(error_message(), "5:14:") && strstr(error_message(), "`warehouse.zstd-level` = 20 is out of range: expected from 1 to 19"));
+	FLOE_CHECK(parse("[source]\ndatabase = \"s\"\nuser = \"u\"\n[warehouse]\nzstd-level = \"fast\"\n") == NULL);
+	FLOE_CHECK(strstr(error_message(), "an integer") != NULL);
+}
+
 FLOE_TEST(config_pii_key)
 {
 	static const char *hmac_toml = "[source]\ndatabase = \"shop\"\nuser = \"r\"\n[silver]\n"

@@ -190,3 +190,23 @@ FLOE_TEST(vector_lists_of_structs_with_lists_copy_in_bulk_and_compare_by_value)
 	floe_vector_free(&bulk);
 	floe_vector_free(&one);
 }
+
+FLOE_TEST(vector_dec128_fits_at_every_precision)
+{
+	/* 10^p - 1 fits p digits and 10^p does not, either sign, on both sides of 64 bits. */
+	i128 pow = 1;
+	for (int p = 1; p <= 38; p++) {
+		pow *= 10;
+		i128 in[4] = { pow - 1, -(pow - 1), pow, -pow };
+		for (int k = 0; k < 4; k++) {
+			floe_dec128 d = { (uint64_t)in[k], (int64_t)(in[k] >> 64) };
+			if (floe_dec128_fits(d, p) != (k < 2))
+				floe_test_fail(__FILE__, __LINE__, "10^p at a precision boundary");
+			if (!floe_dec128_fits(d, p + (p < 38)) && p < 38)
+				floe_test_fail(__FILE__, __LINE__, "a value of p + 1 digits");
+		}
+	}
+	floe_dec128 zero = { 0, 0 }, big = { 0, INT64_MAX };
+	FLOE_CHECK(floe_dec128_fits(zero, 1) && !floe_dec128_fits(zero, 0) && !floe_dec128_fits(zero, 39));
+	FLOE_CHECK(!floe_dec128_fits(big, 38));
+}

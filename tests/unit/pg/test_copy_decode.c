@@ -119,6 +119,56 @@ FLOE_TEST(copy_numeric_38_digits)
 	FLOE_CHECK(got.hi < 0);
 }
 
+/* The unscaled value of a decimal literal at `scale`, by schoolbook arithmetic (digits only). */
+static void unscaled_of(floe_dec128 *out, const char *lit, int scale)
+{
+	__extension__ unsigned __int128 acc = 0;
+	int frac = -1;
+	for (const char *p = lit + (lit[0] == '-'); *p; p++) {
+		if (*p == '.') {
+			frac = 0;
+			continue;
+		}
+		acc = acc * 10 + (unsigned)(*p - '0');
+		frac += frac >= 0;
+	}
+	for (int k = frac < 0 ? 0 : frac; k < scale; k++)
+		acc *= 10;
+	if (lit[0] == '-')
+		acc = ~acc + 1;
+	out->lo = (uint64_t)acc;
+	out->hi = (int64_t)(acc >> 64);
+}
+
+FLOE_TEST(copy_numeric_across_the_64_bit_boundary)
+{
+	/* Values on both sides of 2^64 and of 10^19, up to 38 digits, at several scales: the
+	 * 64-bit fast path hands over to 128 bits exactly. */
+	static const struct { const char *lit; int precision, scale; } cases[] = {
+		{ "18446744073709551615", 38, 0 }, { "18446744073709551616", 38, 0 },
+		{ "-18446744073709551617", 38, 0 }, { "9999999999999999999", 19, 0 },
+		{ "10000000000000000000", 20, 0 }, { "1844674407370955.1615", 38, 4 },
+		{ "1844674407370955.16", 38, 6 }, { "-922337203685477580.8", 38, 1 },
+		{ "12345678901234567890123456789.123456789", 38, 9 },
+		{ "-99999999999999999999999999999999999999", 38, 0 }, { "0.00000000000000000001", 38, 20 },
+		{ "1", 38, 37 }, { "123456789012345678901.2", 38, 3 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		floe_dec128 got, want;
+		unscaled_of(&want, cases[i].lit, cases[i].scale);
+		FLOE_CHECK(decode_numeric(&got, cases[i].lit, cases[i].precision, cases[i].scale) == 0);
+		if (got.lo != want.lo || got.hi != want.hi)
+			floe_test_fail(__FILE__, __LINE__, cases[i].lit);
+	}
+	floe_dec128 got;
+	/* 10^38 itself is the last value a 38-digit accumulator reaches; one more digit is refused. */
+	FLOE_CHECK(decode_numeric(&got, "100000000000000000000000000000000000000", 0, 0) == 0);
+	FLOE_CHECK(decode_numeric(&got, "100000000000000000000000000000000000001", 0, 0) < 0);
+	FLOE_CHECK(decode_numeric(&got, "99999999999999999999999999999999999999.9", 0, 1) < 0);
+	FLOE_CHECK(strstr(floe_error_last()->message, "38 digits") != NULL);
+	FLOE_CHECK(decode_numeric(&got, "99999999999999999999", 19, 0) < 0); /* 20 digits in 19 */
+}
+
 FLOE_TEST(copy_numeric_nan_is_refused)
 {
 	uint8_t buf[8] = { 0, 0, 0, 0, 0xC0, 0, 0, 0 };

@@ -55,6 +55,7 @@ typedef struct floe_bronze_opts {
 	const char *const *tables;  /* "bronze.orders" or "public.orders"; NULL: every table */
 	size_t n_tables;
 	int jobs;                   /* tables loaded at once; 0: 2 */
+	int parallel;               /* connections per table's full load (--parallel); 0: floe.toml's */
 	bool progress;              /* live progress lines on stderr (a terminal) */
 	const char *command;        /* for the ledger: "run" */
 	floe_bronze_check_fn check; /* NULL: loads are not checked */

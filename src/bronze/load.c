@@ -310,7 +310,7 @@ static int load_and_commit(load_state *s, bool *committed)
 	} else if (job->repair_keys) {
 		why = bronze_repair_reason(job->arena, why ? why : "the table's files are not sorted by key");
 	}
-	if (full && load_full(s, by_key) < 0)
+	if (full && bronze_parallel_load(s, by_key) < 0)
 		return -1;
 	if (by_key) {
 		bronze_load_note(s, "floe.key", "%s", key_ids(s));
@@ -339,6 +339,8 @@ static int load_and_commit(load_state *s, bool *committed)
 	r->detail = full ? floe_arena_printf(job->arena, "%s%ssource snapshot %s", why ? why : "", why ? "; " : "",
 					     s->position)
 			 : floe_arena_printf(job->arena, "%s; source snapshot %s", s->detail, s->position);
+	if (full && s->parallel)
+		r->detail = floe_arena_printf(job->arena, "%s; %s", r->detail, s->parallel);
 	if (s->schema_changes)
 		r->detail = floe_arena_printf(job->arena, "columns changed as the plan says: %s; %s", s->schema_changes,
 					      r->detail);
@@ -412,6 +414,11 @@ static int check_and_repair(load_state *s, bool *committed)
 	r->check_state = c.state;
 	r->check_detail = c.detail;
 	return 0;
+}
+
+int bronze_load_full(bronze_load *l, bool by_key)
+{
+	return load_full(l, by_key);
 }
 
 int bronze_load_table(bronze_job *job)

@@ -41,6 +41,7 @@ typedef struct floe_bronze_check {
 	const char *pg_snapshot;      /* the load's exported source snapshot */
 	int attempt;                  /* 0; 1 after a repair */
 	const char *repair_detail;    /* attempt 1: what the repair did */
+	const char *changed_since;    /* an incremental load: the watermark text its changes were read from; NULL: full */
 	floe_arena *arena;            /* for everything the check returns */
 	/* returned */
 	floe_reconcile_outcome state; /* verified, diverged, unverified, failed or partial */

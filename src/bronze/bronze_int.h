@@ -194,6 +194,7 @@ typedef struct bronze_load {
 	const char *schema_changes; /* what bronze_schema_follow_plan changed, or NULL */
 	const char *reload_why;     /* set: a column change makes this load a full one, for this reason */
 	const char *parallel;       /* how the full load was split, or why it was not (parallel.c), or NULL */
+	const char *changed_since;  /* an incremental merge: the watermark its changes were read from (the check's) */
 } bronze_load;
 
 /*

@@ -307,6 +307,9 @@ static int load_and_commit(load_state *s, bool *committed)
 		if ((job->repair_keys ? bronze_merge_keys(s, &why) : bronze_merge(s, previous, &why)) < 0)
 			return -1;
 		full = why != NULL;
+		if (!full && !job->repair_keys)
+			s->changed_since = bronze_watermark_text(
+				s, previous - job->config->bronze.late_window_seconds * INT64_C(1000000));
 	} else if (job->repair_keys) {
 		why = bronze_repair_reason(job->arena, why ? why : "the table's files are not sorted by key");
 	}
@@ -386,7 +389,7 @@ static int check_and_repair(load_state *s, bool *committed)
 	bronze_job *job = s->job;
 	floe_bronze_result *r = job->result;
 	floe_bronze_check c = { .table = job->table, .run_id = job->run_id, .snapshot_id = r->snapshot_id,
-				.pg_snapshot = s->exported, .arena = job->arena };
+				.pg_snapshot = s->exported, .arena = job->arena, .changed_since = s->changed_since };
 	if (!job->check)
 		return 0;
 	bronze_load_progress(s, "reconciling", NULL);

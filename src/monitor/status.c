@@ -285,6 +285,20 @@ static void check_catalog(floe_status *out, floe_arena *a, const floe_config *co
 	}
 }
 
+/* When every bucket was last proven; a rotating table's facts say it (docs/parallel-load.md). */
+static void fill_full_proof(floe_status_row *row, floe_arena *a, floe_state *st, const char *table)
+{
+	floe_state_coverage c;
+	if (floe_state_coverage_get(st, a, table, &c) < 0) {
+		floe_error_clear();
+		return;
+	}
+	row->reconcile.last_full_proof = c.last_full_at;
+	if (c.full_every > 1 && row->facts && row->facts == row->reconcile.detail && !strstr(row->facts, "last full proof"))
+		row->facts = floe_arena_printf(a, "%s; last full proof %s", row->facts,
+					       c.last_full_at ? c.last_full_at : "not yet");
+}
+
 int floe_status_build(floe_status *out, const floe_config *config)
 {
 	floe_lock *lock = NULL;
@@ -326,6 +340,7 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		const floe_state_reconcile *rec = reconcile_of(recs, n_recs, copy.bronze);
 		fill_reconcile(row, rec, last);
 		fill_history(row, own->arena, st, rec);
+		fill_full_proof(row, own->arena, st, copy.bronze);
 		const char *paused = floe_sync_paused(own->arena, config, copy.schema, copy.name);
 		if (paused) { /* a schema change waits for a person: that decides, whatever the last load did */
 			row->load = FLOE_TABLE_PAUSED;
@@ -452,6 +467,7 @@ static void put_reconcile_json(floe_buf *out, const floe_status_row *r)
 	floe_json_put_member(out, "detail", r->reconcile.detail);
 	floe_json_put_member(out, "error", r->reconcile.error);
 	floe_json_put_member(out, "history", r->reconcile.history);
+	floe_json_put_member(out, "last_full_proof", r->reconcile.last_full_proof);
 	floe_buf_putc(out, '}');
 }
 

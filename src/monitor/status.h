@@ -62,6 +62,7 @@ typedef struct floe_status_row {
 		const char *error;
 		/* when the run repaired the table first: "diverged (…) → repaired → verified" */
 		const char *history;
+		const char *last_full_proof; /* when V3 last proved every bucket (ledger v7); NULL: never */
 	} reconcile;
 } floe_status_row;
 

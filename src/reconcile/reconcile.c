@@ -331,6 +331,33 @@ static int prepare(job *j)
 	return 0;
 }
 
+/* The buckets V3 hashes in full (coverage.c). */
+static int cover(job *j)
+{
+	rc_coverage c;
+	floe_reconcile_result *res = j->res;
+	if (rc_coverage_plan(&c, j->arena, j->source, &j->t, j->req, j->buckets) < 0)
+		return -1;
+	res->covered = j->req->tier >= FLOE_RECONCILE_V3 ? c.covered : 0;
+	res->touched = c.touched;
+	res->share = c.share;
+	res->full_every = c.rotating ? c.cycle : j->req->full_every;
+	res->rotating = c.rotating;
+	return 0;
+}
+
+/* A rotating result never says verified without what it covered: "V3 on 12 of 64 buckets (…); …". */
+static int name_cover(job *j)
+{
+	floe_reconcile_result *res = j->res;
+	if (res->rotating)
+		res->detail = floe_arena_printf(j->arena, "V3 on %lld of %lld buckets (%lld touched by the run, share %lld "
+							  "of %lld rotating; every bucket's rows and keys counted); %s",
+						(long long)res->covered, (long long)res->buckets, (long long)res->touched,
+						(long long)res->share + 1, (long long)res->full_every, res->detail);
+	return 0;
+}
+
 static int run(job *j)
 {
 	int ready = prepare(j);
@@ -345,7 +372,7 @@ static int run(job *j)
 	j->res->buckets = j->req->tier >= FLOE_RECONCILE_V3 ? j->buckets : 0;
 	j->res->source_position = rc_source_position(j->source);
 	describe_key(j);
-	return compare_sides(j);
+	return cover(j) < 0 ? -1 : compare_sides(j) < 0 ? -1 : name_cover(j);
 }
 
 static void finish(job *j)

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LEDGER_VERSION 5
+#define LEDGER_VERSION 7
 
 static const char *schema_v1 =
 	"CREATE TABLE runs ("
@@ -75,6 +75,11 @@ static const char *schema_v4 =
 	" created_at TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt INTEGER NOT NULL DEFAULT 0,"
 	" sent_at TEXT, last_error TEXT);";
 
+/* Version 7 (big tables): where each table's rotating V3 stands, and its last full proof. */
+static const char *schema_v7 =
+	"CREATE TABLE reconcile_coverage (table_name TEXT PRIMARY KEY, full_every INTEGER NOT NULL,"
+	" next_share INTEGER NOT NULL, seen TEXT NOT NULL DEFAULT '', last_full_at TEXT, last_full_run TEXT);";
+
 void floe_state_now(char *buf, size_t size)
 {
 	struct timespec ts;
@@ -103,6 +108,7 @@ static int migrate(floe_db *db)
 	if ((version < 1 && floe_db_exec(db, schema_v1) < 0) || (version < 2 && floe_db_exec(db, schema_v2) < 0) ||
 	    (version < 3 && floe_db_exec(db, schema_v3) < 0) ||
 	    (version < 4 && floe_db_exec(db, schema_v4) < 0) || (version < 5 && floe_db_exec(db, schema_v5) < 0) ||
+	    (version < 7 && floe_db_exec(db, schema_v7) < 0) ||
 	    floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
 		floe_db_rollback(db);
 		return -1;

@@ -9,6 +9,7 @@
 #   make soak                 floe serve on a 1-minute schedule for 30 min with shop traffic (bench/soak/run.sh)
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
+#   make bench-parallel       one table's full load by 1, 2, 4 connections vs COPY (bench/bronze/parallel.sh)
 #   make bench-s3             a full bronze load to S3 (moto) vs local disk (bench/s3/run.sh)
 #   make bench-reconcile      md5 vs hashtextextended; floe reconcile V1-V3 vs COPY (bench/reconcile/run.sh)
 #   make bench-silver         floe's silver build vs dbt build; incremental after 0.1 % (bench/silver/run.sh)
@@ -48,7 +49,7 @@ TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-s3 bench-incremental bench-silver bench-reconcile scale-out
+.PHONY: all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-parallel bench-s3 bench-incremental bench-silver bench-reconcile scale-out
 
 all: $(BUILD)/floe
 
@@ -118,6 +119,10 @@ scale-out: $(BUILD)/floe
 # A full bronze load against COPY into /dev/null and DuckDB's postgres extension (SCALE=45: ≈ 5 M rows).
 bench-bronze: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/run.sh
+
+# One table's full load by 1, 2 and 4 connections against the COPY limit (docs/parallel-load.md).
+bench-parallel: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/parallel.sh
 
 # A full bronze load to an S3 warehouse (moto, started by the script) against local disk (SCALE=45: ≈ 5 M rows).
 bench-s3: $(BUILD)/floe

@@ -152,6 +152,26 @@ static int find_bounds(size_t *n_out, const char **out, const char **from, bronz
 	return 0;
 }
 
+/*
+ * find_bounds under a savepoint: a key whose values cannot be cut this way (a type the
+ * histogram's text does not cast back to, a relation TABLESAMPLE cannot read) leaves the
+ * load's transaction usable and the reason in *why: the load goes on through one connection.
+ */
+static int try_bounds(size_t *n_out, const char **out, const char **from, const char **why, bronze_load *l, int n)
+{
+	*why = NULL;
+	if (floe_pg_exec(l->pg, "SAVEPOINT floe_ranges") < 0)
+		return -1;
+	if (find_bounds(n_out, out, from, l, n) == 0)
+		return floe_pg_exec(l->pg, "RELEASE SAVEPOINT floe_ranges");
+	const floe_error *e = floe_error_last();
+	*why = floe_arena_printf(l->job->arena, "could not choose key ranges (%s)", e ? e->message : "no reason given");
+	floe_log_warn("%s: %s; reading through one connection", l->job->table->bronze, *why);
+	floe_error_clear();
+	*n_out = 0;
+	return floe_pg_exec(l->pg, "ROLLBACK TO SAVEPOINT floe_ranges");
+}
+
 /* "<extraction query> restricted to [lo, hi)" — NULL bounds are open. */
 static const char *range_sql(bronze_load *l, const char *lo, const char *hi)
 {
@@ -331,11 +351,11 @@ int bronze_parallel_load(bronze_load *l, bool by_key)
 		return bronze_load_full(l, by_key);
 	}
 	bounds = floe_arena_alloc(l->job->arena, (size_t)want * sizeof(*bounds));
-	if (find_bounds(&n_bounds, bounds, &from, l, want) < 0)
+	if (try_bounds(&n_bounds, bounds, &from, &why, l, want) < 0)
 		return -1;
 	if (n_bounds == 0) {
-		l->parallel = floe_arena_printf(l->job->arena, "read through one connection, not %d: no key values "
-							       "to split by (the table looks empty)", want);
+		l->parallel = floe_arena_printf(l->job->arena, "read through one connection, not %d: %s", want,
+						why ? why : "no key values to split by (the table looks empty)");
 		return bronze_load_full(l, by_key);
 	}
 	size_t n = n_bounds + 1;

@@ -15,14 +15,8 @@ set -euo pipefail
 NAME=parallel
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-SCALE="${SCALE:-10}"
 ROUNDS="${ROUNDS:-2}"
-
-export FLOE_SOURCE_PASSWORD="bench-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-bench_stack_up shop floe_reader
-"$FLOE" -C "$WORK" shop generate --scale "$SCALE" --replace >/dev/null
-"$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$WORK" >/dev/null
-"$FLOE" -C "$WORK" generate >/dev/null
+bench_shop_project "${SCALE:=10}"
 PSQL=(psql -X -At -h "$SOCK" -p "$PORT" -U postgres shop)
 "${PSQL[@]}" -c 'ANALYZE order_items' >/dev/null
 SQL="$(grep -v '^--' "$WORK/pipeline/bronze/order_items.sql")"

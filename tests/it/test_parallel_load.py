@@ -82,6 +82,10 @@ def test_a_parallel_load_equals_the_source_and_is_verified(src, tmp_path_factory
         assert (f"read through one connection, not {n}: the table has no primary key"
                 in out["bronze.nokey"]["detail"]), out["bronze.nokey"]
         assert "floe.parallel" not in catalog(d).load_table("bronze.nokey").current_snapshot().summary.additional_properties
+        plan = src.plan(d)
+        assert (f"a full load reads through one connection, not {n}: the table has no primary key"
+                in plan[("public", "nokey")]["notes"]), plan[("public", "nokey")]
+        assert f"a full load reads by up to {n} connections over key ranges of \"w\"" in plan[("public", "words")]["notes"]
     # The parts' files together are one key-sorted, disjoint sequence (COLLATE "C"): what merges rely on.
     ranges = file_ranges(d, "bronze.words", "w")
     assert len(ranges) >= max(n, 12) and all(r[2] for r in ranges), ranges

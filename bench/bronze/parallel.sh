@@ -54,10 +54,12 @@ row() { # label measure-output
 	echo "| $1 | $t | $c | $((m / 1024)) |"
 }
 limit=$(measure limit "${PSQL[@]}" -c "\\copy ($SQL) TO '/dev/null' (FORMAT binary)")
-lines="$(row "COPY binary → /dev/null, 1 connection (the limit)" "$limit")"
+lines="$(row "COPY binary → /dev/null, 1 connection (the limit)" "$limit") 1.00× |"
 for n in 2 4; do
 	ranges "$n" >"$WORK/bounds"
-	lines+=$'\n'"$(row "COPY binary → /dev/null, $n connections at once (key ranges)" "$(measure "limit$n" "$WORK/limit_n.sh")")"
+	m=$(measure "limit$n" "$WORK/limit_n.sh")
+	read -r _ t _ _ <<<"$m"
+	lines+=$'\n'"$(row "COPY binary → /dev/null, $n connections at once (key ranges)" "$m") $(awk "BEGIN { printf \"%.2f\", $t / $(cut -d' ' -f2 <<<"$limit") }")× |"
 done
 for n in 1 2 4; do
 	m=$(measure "floe$n" "$FLOE" -C "$WORK" run --no-reconcile --no-sync --layer bronze --table public.order_items --parallel "$n")

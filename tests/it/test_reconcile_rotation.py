@@ -114,3 +114,36 @@ def test_full_every_one_proves_every_bucket_every_run(src, tmp_path):
     assert rows[-2]["outcome"] == "diverged" and not rows[-2]["v3"]["rotating"], rows[-2:]
     assert rows[-2]["v3"]["covered"] == 4 and rows[-1]["outcome"] == "verified", rows[-2:]
     assert_equals_source(src, d, "bronze.events")
+
+
+def test_a_touched_bucket_outside_the_share_is_always_hashed(src, tmp_path):
+    """A silent change in the bucket of a row the run changed, that bucket outside the run's
+    rotating share: the touched bucket is hashed in full, so the run catches it (V3 alone)."""
+    d = tmp_path
+    src.project(d, extra='\n[bronze]\nlate-window = "0s"\n[reconcile]\nfull-every = 2\n')
+    src.floe(d, "generate", check=0)
+    run(src, d)
+    # Which bucket each of 40 keys falls in: a full `floe reconcile` of them changed, then undone.
+    silently(src, "UPDATE public.events SET payload = payload || '!' WHERE id BETWEEN 30001 AND 30040")
+    src.floe(d, "reconcile", "--table", "public.events", "--json")
+    keys = ledger(d)[-1]["v3"]["keys"]
+    silently(src, "UPDATE public.events SET payload = 'p' || id WHERE id BETWEEN 30001 AND 30040")
+    bucket_of = {int(k["key"][0]): k["bucket"] for k in keys}
+    assert len(bucket_of) == 40 and len(set(bucket_of.values())) == 4, keys
+    import sqlite3
+    con = sqlite3.connect(d / ".floe" / "state.db")
+    share = con.execute("select next_share from reconcile_coverage where table_name = 'bronze.events'").fetchone()[0] % 2
+    con.close()
+    outside = sorted(k for k, b in bucket_of.items() if b % 2 != share)
+    bucket = bucket_of[outside[0]]
+    silent, touched = [k for k in outside if bucket_of[k] == bucket][:2]
+    silently(src, f"UPDATE public.events SET payload = left(payload, -1) || 'x' WHERE id = {silent}")
+    src.admin(f"UPDATE public.events SET payload = payload WHERE id = {touched}")  # the trigger moves it
+    _, res = run(src, d)
+    first, second = ledger(d)[-2:]
+    assert first["outcome"] == "diverged" and first["v3"]["rotating"], first
+    assert "0 of 13 measures differ" in first["detail"] and "1 touched by the run" in first["detail"], first
+    assert [b["bucket"] for b in first["v3"]["diverged"]] == [bucket], first
+    assert [k["key"] for k in first["v3"]["keys"]] == [[str(silent)]], first
+    assert second["outcome"] == "verified" and res["check"] == "verified", (second, res)
+    assert_equals_source(src, d, "bronze.events")

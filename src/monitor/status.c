@@ -197,6 +197,7 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 		row->snapshot_id = ok->snapshot_id;
 	}
 	row->drift = has_drift(pipeline, t);
+	row->load_detail = last ? last->detail : NULL;
 	fill_last(row, last);
 	if (row->load == FLOE_TABLE_FAILED) {
 		row->facts = last->error;
@@ -511,6 +512,7 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 		floe_buf_printf(out, ",\"rows\":%lld,\"age_seconds\":%lld,\"drift\":%s", (long long)r->rows,
 				(long long)r->age_seconds, r->drift ? "true" : "false");
 		floe_json_put_member(out, "facts", r->facts);
+		floe_json_put_member(out, "load_detail", r->load_detail);
 		floe_json_put_member(out, "cause", r->cause);
 		put_last_run_json(out, r);
 		put_reconcile_json(out, r);

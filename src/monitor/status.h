@@ -45,6 +45,7 @@ typedef struct floe_status_row {
 	int64_t tests_failed, tests_warned, quarantined; /* silver: the newest build's; -1 unknown */
 	int64_t tests_passed;     /* silver: the newest build's; -1 unknown */
 	const char *facts;        /* why it is in this state */
+	const char *load_detail;  /* bronze: what the newest load did (how it read the source, …), NULL: none */
 	const char *cause;        /* failed: probable cause */
 	/* The newest reconciliation (floe reconcile, or after a load); done false: never reconciled. */
 	struct {

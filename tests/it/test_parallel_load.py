@@ -82,6 +82,9 @@ def test_a_parallel_load_equals_the_source_and_is_verified(src, tmp_path_factory
         assert (f"read through one connection, not {n}: the table has no primary key"
                 in out["bronze.nokey"]["detail"]), out["bronze.nokey"]
         assert "floe.parallel" not in catalog(d).load_table("bronze.nokey").current_snapshot().summary.additional_properties
+        st = {t["table"]: t for t in json.loads(src.floe(d, "status", "--json", check=0).out)["tables"]}
+        assert "read through one connection, not" in st["bronze.nokey"]["load_detail"], st["bronze.nokey"]
+        assert f"read in {n} parts" in st["bronze.words"]["load_detail"], st["bronze.words"]
         plan = src.plan(d)
         assert (f"a full load reads through one connection, not {n}: the table has no primary key"
                 in plan[("public", "nokey")]["notes"]), plan[("public", "nokey")]

@@ -28,7 +28,9 @@
 #include "plan/plan.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #define SAMPLE_KEYS 30000 /* keys a TABLESAMPLE aims for when pg_stats has no histogram */
 
@@ -38,6 +40,8 @@ typedef struct part {
 	floe_bronze_result result;
 	bronze_load load;
 	floe_iceberg_catalog *catalog;
+	bronze_progress progress;  /* the part's COPY, summed into the table's meter by the coordinator */
+	atomic_bool done;
 	bool by_key;
 	int rc;
 	/* the part's error, copied out of its thread's chain */
@@ -239,6 +243,7 @@ static void *part_run(void *arg)
 		p->subject = e->subject ? floe_arena_strdup(a, e->subject) : NULL;
 	}
 	floe_error_clear();
+	atomic_store(&p->done, true);
 	return NULL;
 }
 
@@ -262,13 +267,14 @@ static int rethrow(const part *p, size_t i, size_t n)
 static int part_init(part *p, bronze_load *l, bool by_key, const char *lo, const char *hi)
 {
 	memset(p, 0, sizeof(*p));
+	atomic_init(&p->done, false);
 	p->coord = l;
 	p->by_key = by_key;
 	p->job = *l->job;
 	p->job.arena = floe_arena_new();
 	floe_arena_on_cleanup(l->job->arena, free_arena, p->job.arena);
 	p->job.result = &p->result;
-	p->job.progress = NULL;
+	p->job.progress = &p->progress;
 	p->load.job = &p->job;
 	p->load.cols = l->cols;
 	p->load.keys = l->keys;
@@ -308,6 +314,27 @@ static void gather(bronze_load *l, part *parts, size_t n, bool by_key)
 	}
 }
 
+/* Until every started part is done: their rows and bytes so far, summed into the table's meter. */
+static void watch(bronze_load *l, part *parts, size_t started)
+{
+	bronze_progress *meter = l->job->progress;
+	for (bool all = false; !all;) {
+		uint64_t rows = 0, bytes = 0;
+		all = true;
+		for (size_t i = 0; i < started; i++) {
+			all = all && atomic_load(&parts[i].done);
+			rows += atomic_load_explicit(&parts[i].progress.rows, memory_order_relaxed);
+			bytes += atomic_load_explicit(&parts[i].progress.bytes, memory_order_relaxed);
+		}
+		if (meter) {
+			atomic_store_explicit(&meter->rows, rows, memory_order_relaxed);
+			atomic_store_explicit(&meter->bytes, bytes, memory_order_relaxed);
+		}
+		if (!all)
+			nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+	}
+}
+
 /* Start a thread per part, wait for all; on a failure remove every part's files. */
 static int run_parts(bronze_load *l, part *parts, size_t n, bool by_key)
 {
@@ -316,6 +343,7 @@ static int run_parts(bronze_load *l, part *parts, size_t n, bool by_key)
 	int error = -1;
 	while (started < n && pthread_create(&threads[started], NULL, part_run, &parts[started]) == 0)
 		started++;
+	watch(l, parts, started);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	for (size_t i = 0; i < started && failed == n; i++)

@@ -25,7 +25,7 @@ CREATE TABLE public.moves (id int PRIMARY KEY, v text);
 INSERT INTO public.moves SELECT g, 'v' || g FROM generate_series(1, 4000) g;
 CREATE TABLE public.nokey (msg text, n int);
 INSERT INTO public.nokey SELECT 'm' || g, g FROM generate_series(1, 500) g;
-CREATE TABLE public.fresh (id bigint PRIMARY KEY, v text);
+CREATE TABLE public.fresh (id bigint PRIMARY KEY, v text) WITH (autovacuum_enabled = false);  -- never analyzed
 INSERT INTO public.fresh SELECT g, 'f' || g FROM generate_series(1, 3000) g;
 ANALYZE public.words;
 ANALYZE public.moves;

@@ -44,10 +44,7 @@ typedef struct part {
 	atomic_bool done;
 	bool by_key;
 	int rc;
-	/* the part's error, copied out of its thread's chain */
-	floe_error_class cls;
-	floe_error_code code;
-	const char *message, *detail, *hint, *context, *subject;
+	floe_error_saved error;    /* the part's, copied out of its thread's chain */
 } part;
 
 static void free_arena(void *a)
@@ -231,17 +228,8 @@ static void *part_run(void *arg)
 {
 	part *p = arg;
 	p->rc = part_open(p) == 0 && bronze_load_full(&p->load, p->by_key) == 0 ? 0 : -1;
-	const floe_error *e = floe_error_last();
-	if (p->rc < 0 && e) {
-		floe_arena *a = p->job.arena;
-		p->cls = e->cls;
-		p->code = e->code;
-		p->message = floe_arena_strdup(a, e->message);
-		p->detail = e->detail ? floe_arena_strdup(a, e->detail) : NULL;
-		p->hint = e->hint ? floe_arena_strdup(a, e->hint) : NULL;
-		p->context = e->n_context ? floe_arena_strdup(a, e->context[0]) : NULL;
-		p->subject = e->subject ? floe_arena_strdup(a, e->subject) : NULL;
-	}
+	if (p->rc < 0)
+		floe_error_save(&p->error, p->job.arena);
 	floe_error_clear();
 	atomic_store(&p->done, true);
 	return NULL;
@@ -250,16 +238,7 @@ static void *part_run(void *arg)
 /* The first failed part's error, in the coordinator's chain. */
 static int rethrow(const part *p, size_t i, size_t n)
 {
-	floe_error_set(p->message ? p->cls : FLOE_ERR_INTERNAL, "%s",
-		       p->message ? p->message : "a part of the load failed without a reason");
-	if (p->detail)
-		floe_error_detail("%s", p->detail);
-	if (p->hint)
-		floe_error_hint("%s", p->hint);
-	if (p->message)
-		floe_error_code_set(p->code, p->subject ? "%s" : NULL, p->subject);
-	if (p->context)
-		floe_error_context("%s", p->context);
+	floe_error_raise(&p->error, "a part of the load failed without a reason");
 	return floe_error_context("while reading part %zu of %zu of %s", i + 1, n, p->job.table->bronze);
 }
 

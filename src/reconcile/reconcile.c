@@ -172,8 +172,7 @@ typedef struct source_task {
 	floe_arena *arena;     /* the thread's; freed with the job's arena */
 	rc_side side;
 	int rc;
-	floe_error_class cls;  /* the thread's error, carried back to the caller's chain */
-	const char *message, *detail, *hint, *context;
+	floe_error_saved error; /* the thread's, carried back to the caller's chain */
 } source_task;
 
 static void free_arena(void *arena)
@@ -187,29 +186,15 @@ static void *measure_source(void *arg)
 	job *j = task->j;
 	task->rc = rc_source_measure(&task->side, j->source, task->arena, &j->t, j->metrics, j->n_metrics, j->buckets,
 				     j->req->tier);
-	const floe_error *e = floe_error_last();
-	if (task->rc < 0 && e) {
-		task->cls = e->cls;
-		task->message = floe_arena_strdup(task->arena, e->message);
-		task->detail = e->detail ? floe_arena_strdup(task->arena, e->detail) : NULL;
-		task->hint = e->hint ? floe_arena_strdup(task->arena, e->hint) : NULL;
-		task->context = e->n_context ? floe_arena_strdup(task->arena, e->context[0]) : NULL;
-	}
+	if (task->rc < 0)
+		floe_error_save(&task->error, task->arena);
 	floe_error_clear();
 	return NULL;
 }
 
 static int rethrow(const source_task *task)
 {
-	floe_error_set(task->message ? task->cls : FLOE_ERR_INTERNAL, "%s",
-		       task->message ? task->message : "the source side failed without a reason");
-	if (task->detail)
-		floe_error_detail("%s", task->detail);
-	if (task->hint)
-		floe_error_hint("%s", task->hint);
-	if (task->context)
-		floe_error_context("%s", task->context);
-	return -1;
+	return floe_error_raise(&task->error, "the source side failed without a reason");
 }
 
 /*

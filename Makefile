@@ -9,6 +9,7 @@
 #   make soak                 floe serve on a 1-minute schedule for 30 min with shop traffic (bench/soak/run.sh)
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
+#   make bench-parallel       one table's full load by 1, 2, 4 connections vs COPY (bench/bronze/parallel.sh)
 #   make bench-s3             a full bronze load to S3 (moto) vs local disk (bench/s3/run.sh)
 #   make bench-reconcile      md5 vs hashtextextended; floe reconcile V1-V3 vs COPY (bench/reconcile/run.sh)
 #   make bench-serve          floe serve under 50 concurrent clients: REST catalog loads and /metrics (bench/serve/run.sh)
@@ -60,7 +61,7 @@ LIB_OBJ += $(BUILD)/gen/console_assets.o
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
 PHONY_INSTALL := install uninstall deb deb-check
-.PHONY: $(PHONY_INSTALL) all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-s3 bench-incremental bench-cdc bench-silver bench-reconcile scale-out bench-serve rest-compat
+.PHONY: $(PHONY_INSTALL) all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-parallel bench-s3 bench-incremental bench-cdc bench-silver bench-reconcile scale-out bench-serve rest-compat
 
 all: $(BUILD)/floe
 
@@ -141,6 +142,10 @@ scale-out: $(BUILD)/floe
 # A full bronze load against COPY into /dev/null and DuckDB's postgres extension (SCALE=45: ≈ 5 M rows).
 bench-bronze: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/run.sh
+
+# One table's full load by 1, 2 and 4 connections against the COPY limit (docs/parallel-load.md).
+bench-parallel: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/parallel.sh
 
 # A full bronze load to an S3 warehouse (moto, started by the script) against local disk (SCALE=45: ≈ 5 M rows).
 bench-s3: $(BUILD)/floe

@@ -55,4 +55,13 @@ CREATE INDEX ON orders (updated_at);
 GRANT SELECT ON events TO floe_reader;
 VACUUM ANALYZE;
 SQL
+
+# bench_shop_project SCALE: a private cluster with the shop at SCALE and a floe project on it in
+# $WORK (initialised, pipeline generated), read by floe_reader with a fresh password
+bench_shop_project() {
+	export FLOE_SOURCE_PASSWORD="bench-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+	bench_stack_up shop floe_reader
+	"$FLOE" -C "$WORK" shop generate --scale "$1" --replace >/dev/null
+	"$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$WORK" >/dev/null
+	"$FLOE" -C "$WORK" generate >/dev/null
 }

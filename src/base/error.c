@@ -374,3 +374,32 @@ void floe_error_print(FILE *out)
 	fputs(floe_buf_cstr(&b), out);
 	floe_buf_free(&b);
 }
+
+void floe_error_save(floe_error_saved *out, floe_arena *arena)
+{
+	const floe_error *e = floe_error_last();
+	memset(out, 0, sizeof(*out));
+	if (!e)
+		return;
+	out->cls = e->cls;
+	out->code = e->code;
+	out->message = floe_arena_strdup(arena, e->message ? e->message : "");
+	out->detail = e->detail ? floe_arena_strdup(arena, e->detail) : NULL;
+	out->hint = e->hint ? floe_arena_strdup(arena, e->hint) : NULL;
+	out->context = e->n_context ? floe_arena_strdup(arena, e->context[0]) : NULL;
+	out->subject = e->subject ? floe_arena_strdup(arena, e->subject) : NULL;
+}
+
+int floe_error_raise(const floe_error_saved *e, const char *fallback)
+{
+	floe_error_set(e->message ? e->cls : FLOE_ERR_INTERNAL, "%s", e->message ? e->message : fallback);
+	if (e->detail)
+		floe_error_detail("%s", e->detail);
+	if (e->hint)
+		floe_error_hint("%s", e->hint);
+	if (e->message)
+		floe_error_code_set(e->code, e->subject ? "%s" : NULL, e->subject);
+	if (e->context)
+		floe_error_context("%s", e->context);
+	return -1;
+}

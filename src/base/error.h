@@ -143,4 +143,21 @@ floe_exit_code floe_error_exit_code(void);
 /* "floe: error: message\n  detail\n  hint: ...\n  while ..." */
 void floe_error_print(FILE *out);
 
+/*
+ * An error carried from one thread's chain to another's (the chain is per thread): a worker
+ * saves its error before it ends, the thread that joins it raises it again. Strings are copied
+ * into `arena`; `message` is NULL when no error was set.
+ */
+typedef struct floe_arena floe_arena;
+typedef struct floe_error_saved {
+	floe_error_class cls;
+	floe_error_code code;
+	const char *message, *detail, *hint, *context, *subject; /* context: the innermost line */
+} floe_error_saved;
+
+/* Copy this thread's current error (if any) into *out, in `arena`; the chain is left as it is. */
+void floe_error_save(floe_error_saved *out, floe_arena *arena);
+/* Set `e` as this thread's error (`fallback` as the message when none was saved). Returns -1. */
+int floe_error_raise(const floe_error_saved *e, const char *fallback);
+
 #endif

@@ -41,6 +41,7 @@ typedef struct floe_bronze_check {
 	const char *pg_snapshot;      /* the load's exported source snapshot */
 	int attempt;                  /* 0; 1 after a repair */
 	const char *repair_detail;    /* attempt 1: what the repair did */
+	const char *changed_since;    /* an incremental load: the watermark text its changes were read from; NULL: full */
 	floe_arena *arena;            /* for everything the check returns */
 	/* returned */
 	floe_reconcile_outcome state; /* verified, diverged, unverified, failed or partial */
@@ -55,6 +56,7 @@ typedef struct floe_bronze_opts {
 	const char *const *tables;  /* "bronze.orders" or "public.orders"; NULL: every table */
 	size_t n_tables;
 	int jobs;                   /* tables loaded at once; 0: 2 */
+	int parallel;               /* connections per table's full load (--parallel); 0: floe.toml's */
 	bool progress;              /* live progress lines on stderr (a terminal) */
 	const char *command;        /* for the ledger: "run" */
 	floe_bronze_check_fn check; /* NULL: loads are not checked */

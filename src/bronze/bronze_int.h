@@ -45,6 +45,7 @@ typedef struct bronze_job {
 	bronze_progress *progress;
 	floe_bronze_check_fn check;
 	void *check_ctx;
+	int parallel;               /* connections for a full load (parallel.c); 0: floe.toml's */
 	/* a repair (floe_bronze_repair): re-copy these keys only, at this snapshot */
 	const char *pg_snapshot;
 	const char *const *repair_keys;
@@ -113,6 +114,8 @@ const char *bronze_sql_keyed(floe_arena *arena, floe_pg *pg, const floe_lock_tab
 			     const char *columns, const char *sql, const char *where);
 const char *bronze_sql_key_columns(floe_arena *arena, floe_pg *pg, const floe_lock_table *table,
 				   const bronze_keys *k);
+/* " COLLATE \"C\"" for a text key column (the order files are sorted in), else "". */
+const char *bronze_key_collation(const floe_lock_column *c);
 
 /* ---- files.c: data files written by one load, bounded in rows ---- */
 
@@ -193,6 +196,8 @@ typedef struct bronze_load {
 	const char *detail;
 	const char *schema_changes; /* what bronze_schema_follow_plan changed, or NULL */
 	const char *reload_why;     /* set: a column change makes this load a full one, for this reason */
+	const char *parallel;       /* how the full load was split, or why it was not (parallel.c), or NULL */
+	const char *changed_since;  /* an incremental merge: the watermark its changes were read from (the check's) */
 } bronze_load;
 
 /*
@@ -335,6 +340,20 @@ bool bronze_cdc_is_batch(const bronze_job *job);
 /* After the catalog commit: acknowledge the LSN to the slot. */
 int bronze_cdc_confirm(bronze_load *l);
 void bronze_cdc_end(bronze_job *job);
+
+/* ---- parallel.c: one full load split into key ranges ---- */
+
+/* Every row, sorted by key when `by_key`, through one connection (load.c). */
+int bronze_load_full(bronze_load *l, bool by_key);
+
+/*
+ * The full load through the connections floe.toml or --parallel give the table: key ranges of
+ * the leading key column (pg_stats' histogram, else a TABLESAMPLE of keys), each read by its own
+ * connection at the load's exported snapshot into its own files, gathered in key order into
+ * l->out. One connection (bronze_load_full) when one is asked for or the table has no usable
+ * key; l->parallel says which, and why.
+ */
+int bronze_parallel_load(bronze_load *l, bool by_key);
 
 /* Load one table. Sets job->result; returns -1 on failure. */
 int bronze_load_table(bronze_job *job);

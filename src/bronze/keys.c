@@ -133,6 +133,11 @@ int bronze_key_bound_append(floe_vector *dst, const uint8_t *b, size_t len)
 	}
 }
 
+const char *bronze_key_collation(const floe_lock_column *c)
+{
+	return text_type(c->pg_type) ? " COLLATE \"C\"" : "";
+}
+
 /* " ORDER BY floe_src.k1 COLLATE "C", …" into `b`. */
 static int order_by(floe_buf *b, floe_pg *pg, const floe_lock_table *t, const bronze_keys *k)
 {

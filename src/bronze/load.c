@@ -312,10 +312,13 @@ static int load_and_commit(load_state *s, bool *committed)
 		if ((job->repair_keys ? bronze_merge_keys(s, &why) : bronze_merge(s, previous, &why)) < 0)
 			return -1;
 		full = why != NULL;
+		if (!full && !job->repair_keys)
+			s->changed_since = bronze_watermark_text(
+				s, previous - job->config->bronze.late_window_seconds * INT64_C(1000000));
 	} else if (job->repair_keys) {
 		why = bronze_repair_reason(job->arena, why ? why : "the table's files are not sorted by key");
 	}
-	if (full && load_full(s, by_key) < 0)
+	if (full && bronze_parallel_load(s, by_key) < 0)
 		return -1;
 	if (by_key) {
 		bronze_load_note(s, "floe.key", "%s", key_ids(s));
@@ -344,6 +347,8 @@ static int load_and_commit(load_state *s, bool *committed)
 	r->detail = full ? floe_arena_printf(job->arena, "%s%ssource snapshot %s", why ? why : "", why ? "; " : "",
 					     s->position)
 			 : floe_arena_printf(job->arena, "%s; source snapshot %s", s->detail, s->position);
+	if (full && s->parallel)
+		r->detail = floe_arena_printf(job->arena, "%s; %s", r->detail, s->parallel);
 	if (s->schema_changes)
 		r->detail = floe_arena_printf(job->arena, "columns changed as the plan says: %s; %s", s->schema_changes,
 					      r->detail);
@@ -391,7 +396,7 @@ static int check_and_repair(load_state *s, bool *committed)
 	bronze_job *job = s->job;
 	floe_bronze_result *r = job->result;
 	floe_bronze_check c = { .table = job->table, .run_id = job->run_id, .snapshot_id = r->snapshot_id,
-				.pg_snapshot = s->exported, .arena = job->arena };
+				.pg_snapshot = s->exported, .arena = job->arena, .changed_since = s->changed_since };
 	if (!job->check)
 		return 0;
 	bronze_load_progress(s, "reconciling", NULL);
@@ -419,6 +424,11 @@ static int check_and_repair(load_state *s, bool *committed)
 	r->check_state = c.state;
 	r->check_detail = c.detail;
 	return 0;
+}
+
+int bronze_load_full(bronze_load *l, bool by_key)
+{
+	return load_full(l, by_key);
 }
 
 int bronze_load_table(bronze_job *job)

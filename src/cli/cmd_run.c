@@ -10,6 +10,7 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "bronze/bronze.h"
+#include "config/scale.h"
 #include "reconcile/reconcile.h"
 #include "silver/silver.h"
 #include "sync/sync.h"
@@ -25,6 +26,7 @@
 static const floe_cli_option options[] = {
 	{ "table", 't', "TABLE", "load only this table (bronze.NAME or SCHEMA.NAME); repeatable, or comma-separated" },
 	{ "jobs", 'j', "N", "tables loaded at once (default 2)" },
+	{ "parallel", 0, "N", "connections reading each table's full load, by key ranges (default: floe.toml's [bronze] parallel)" },
 	{ "tier", 0, "V1|V2|V3", "how each load is reconciled with its source (default V3)" },
 	{ "no-reconcile", 0, NULL, "load without reconciling (tables stay unverified)" },
 	{ "layer", 0, "bronze|silver|gold", "run one layer only (default: bronze, then silver over what was verified, then gold)" },
@@ -33,6 +35,22 @@ static const floe_cli_option options[] = {
 	{ "json", 0, NULL, "print the outcome as JSON" },
 	{ NULL, 0, NULL, NULL },
 };
+
+/* --parallel N: 1 to 64 (FLOE_CONFIG_PARALLEL_MAX); absent leaves *out alone. */
+static int parse_parallel(int *out, const char *text)
+{
+	int64_t n;
+	if (!text)
+		return 0;
+	if (floe_text_parse_int64(&n, text, strlen(text), 1, FLOE_CONFIG_PARALLEL_MAX) < 0) {
+		floe_error_set(FLOE_ERR_USAGE, "--parallel \"%s\" is not a number from 1 to %d", text,
+			       FLOE_CONFIG_PARALLEL_MAX);
+		floe_error_hint("Give the number of connections that read one table, e.g. --parallel 4.");
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
 
 static void human_bytes(floe_buf *out, int64_t b)
 {
@@ -264,6 +282,8 @@ static int run(floe_cli_ctx *ctx)
 		}
 		opts.jobs = (int)j;
 	}
+	if (parse_parallel(&opts.parallel, floe_cli_value(ctx, "parallel")) < 0)
+		goto cleanup;
 	opts.tables = sopts.tables = n_tables ? (const char *const *)tables : NULL;
 	opts.n_tables = sopts.n_tables = n_tables;
 	opts.progress = isatty(2) && !floe_cli_flag(ctx, "json");
@@ -328,7 +348,7 @@ cleanup:
 const floe_cli_command floe_cmd_run = {
 	.name = "run",
 	.summary = "load the deployed plan's tables into bronze (Iceberg), one snapshot each",
-	.usage = "run [--table TABLE …] [--jobs N] [--tier V1|V2|V3] [--no-reconcile] [--layer bronze|silver|gold] [--full-refresh] [--no-sync] [--json]",
+	.usage = "run [--table TABLE …] [--jobs N] [--parallel N] [--tier V1|V2|V3] [--no-reconcile] [--layer bronze|silver|gold] [--full-refresh] [--no-sync] [--json]",
 	.description =
 		"First syncs (`floe sync`, docs/sync.md; --no-sync skips it): safe schema changes are\n"
 		"committed, breaking ones proposed as branches; a table whose rename, drop or narrowing\n"

@@ -16,6 +16,7 @@
 #include "config/toml.h"
 #include "config/publish.h"
 #include "config/cdc.h"
+#include "config/scale.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -58,7 +59,21 @@ static const struct own_section {
 	{ "publish", floe_config_publish_load },
 	{ "cdc", floe_config_cdc_load },
 	{ "orchestrators", floe_config_orchestrators_load },
+	{ "reconcile", floe_config_reconcile_load },       /* scale.c */
+	{ "bronze.parallel", floe_config_parallel_load },
+	{ "bronze.tables", floe_config_bronze_tables_load },
 };
+
+/* Whether `key` in `section` (NULL: the root) is the own section `name` ("bronze.tables"). */
+static bool own_is(const char *section, floe_slice key, const char *name)
+{
+	size_t n = section ? strlen(section) : 0;
+	if (!section && strchr(name, '.'))
+		return false;
+	if (section && (strncmp(name, section, n) != 0 || name[n] != '.'))
+		return false;
+	return floe_slice_eq_cstr(key, section ? name + n + 1 : name);
+}
 
 typedef struct load_ctx {
 	floe_config *config;
@@ -524,8 +539,8 @@ static int load_table(load_ctx *ctx, const floe_toml_value *table, const char *s
 		floe_slice key = floe_toml_key_at(table, i);
 		const key_spec *spec = NULL;
 		const struct own_section *own = NULL;
-		for (size_t k = 0; !section && k < sizeof(own_sections) / sizeof(own_sections[0]); k++)
-			own = floe_slice_eq_cstr(key, own_sections[k].name) ? &own_sections[k] : own;
+		for (size_t k = 0; k < sizeof(own_sections) / sizeof(own_sections[0]); k++)
+			own = own_is(section, key, own_sections[k].name) ? &own_sections[k] : own;
 		if (own) {
 			if (own->load(ctx->config, ctx->path, floe_toml_value_at(table, i)) < 0)
 				return -1;
@@ -559,6 +574,8 @@ static void set_defaults(floe_config *c)
 	c->warehouse.secret_key_env = "AWS_SECRET_ACCESS_KEY";
 	c->bronze.late_window_seconds = 300;
 	c->bronze.target_file_rows = 262144;
+	c->bronze.parallel = 1;
+	c->reconcile_full_every = 1;
 	c->silver.pii_key_env = "FLOE_PII_KEY";
 	c->git_remote = "";
 	c->alerts.webhook_env = "FLOE_ALERT_WEBHOOK";

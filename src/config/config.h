@@ -66,6 +66,10 @@ typedef struct floe_config_bronze {
 	int64_t late_window_seconds; /* "late-window", default 300 (5 minutes) */
 	int64_t target_file_rows;    /* "target-file-rows" of keyed tables, default 262144 */
 	bool cdc;                    /* "cdc": every keyed table by change data capture (config/cdc.h) */
+
+	int64_t parallel;            /* "parallel": connections reading one table's full load, default 1 (scale.h) */
+	const struct floe_config_bronze_table *tables; /* [bronze.tables."schema.table"] (scale.h) */
+	size_t n_tables;
 } floe_config_bronze;
 
 typedef struct floe_config_silver {
@@ -97,6 +101,7 @@ typedef struct floe_config {
 	const struct floe_config_publish *publish; /* [publish] (config/publish.h); NULL: not set */
 	const struct floe_config_cdc *cdc;         /* [cdc] (config/cdc.h); NULL: not set */
 	floe_config_orchestrators orchestrators;   /* [orchestrators] (config/orchestrators.h) */
+	int64_t reconcile_full_every; /* [reconcile] full-every (scale.h), default 1: every bucket every run */
 	const struct floe_config_schedule *schedule; /* [schedule] (schedule.h); NULL: none */
 	const char *gold_endpoint;  /* the model's Ollama-compatible API, default "http://127.0.0.1:11434" */
 	floe_arena *arena;

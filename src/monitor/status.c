@@ -224,6 +224,7 @@ static void fill_row(floe_status_row *row, floe_arena *a, floe_state *st, const 
 		row->snapshot_id = ok->snapshot_id;
 	}
 	row->drift = has_drift(pipeline, t);
+	row->load_detail = last ? last->detail : NULL;
 	fill_last(row, last);
 	if (row->load == FLOE_TABLE_FAILED) {
 		row->facts = last->error;
@@ -312,6 +313,20 @@ static void check_catalog(floe_status *out, floe_arena *a, const floe_config *co
 	}
 }
 
+/* When every bucket was last proven; a rotating table's facts say it (docs/parallel-load.md). */
+static void fill_full_proof(floe_status_row *row, floe_arena *a, floe_state *st, const char *table)
+{
+	floe_state_coverage c;
+	if (floe_state_coverage_get(st, a, table, &c) < 0) {
+		floe_error_clear();
+		return;
+	}
+	row->reconcile.last_full_proof = c.last_full_at;
+	if (c.full_every > 1 && row->facts && row->facts == row->reconcile.detail && !strstr(row->facts, "last full proof"))
+		row->facts = floe_arena_printf(a, "%s; last full proof %s", row->facts,
+					       c.last_full_at ? c.last_full_at : "not yet");
+}
+
 static int build(floe_status *out, const floe_config *config, bool read_only)
 {
 	floe_lock *lock = NULL;
@@ -354,6 +369,7 @@ static int build(floe_status *out, const floe_config *config, bool read_only)
 		const floe_state_reconcile *rec = reconcile_of(recs, n_recs, copy.bronze);
 		fill_reconcile(row, rec, last);
 		fill_history(row, own->arena, st, rec);
+		fill_full_proof(row, own->arena, st, copy.bronze);
 		const char *paused = floe_sync_paused(own->arena, config, copy.schema, copy.name);
 		if (paused) { /* a schema change waits for a person: that decides, whatever the last load did */
 			row->load = FLOE_TABLE_PAUSED;
@@ -497,6 +513,7 @@ static void put_reconcile_json(floe_buf *out, const floe_status_row *r)
 	floe_json_put_member(out, "detail", r->reconcile.detail);
 	floe_json_put_member(out, "error", r->reconcile.error);
 	floe_json_put_member(out, "history", r->reconcile.history);
+	floe_json_put_member(out, "last_full_proof", r->reconcile.last_full_proof);
 	floe_buf_putc(out, '}');
 }
 
@@ -540,6 +557,7 @@ int floe_status_render_json(floe_buf *out, const floe_status *s)
 		floe_buf_printf(out, ",\"rows\":%lld,\"age_seconds\":%lld,\"drift\":%s", (long long)r->rows,
 				(long long)r->age_seconds, r->drift ? "true" : "false");
 		floe_json_put_member(out, "facts", r->facts);
+		floe_json_put_member(out, "load_detail", r->load_detail);
 		floe_json_put_member(out, "cause", r->cause);
 		put_last_run_json(out, r);
 		put_reconcile_json(out, r);

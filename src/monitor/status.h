@@ -45,6 +45,7 @@ typedef struct floe_status_row {
 	int64_t tests_failed, tests_warned, quarantined; /* silver: the newest build's; -1 unknown */
 	int64_t tests_passed;     /* silver: the newest build's; -1 unknown */
 	const char *facts;        /* why it is in this state */
+	const char *load_detail;  /* bronze: what the newest load did (how it read the source, …), NULL: none */
 	const char *cause;        /* failed: probable cause */
 	/* The newest reconciliation (floe reconcile, or after a load); done false: never reconciled. */
 	struct {
@@ -62,6 +63,7 @@ typedef struct floe_status_row {
 		const char *error;
 		/* when the run repaired the table first: "diverged (…) → repaired → verified" */
 		const char *history;
+		const char *last_full_proof; /* when V3 last proved every bucket (ledger v7); NULL: never */
 	} reconcile;
 	/* A CDC table's slot as its last load left it (ledger v8, docs/cdc.md); on false: not CDC. */
 	struct {

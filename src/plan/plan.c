@@ -10,6 +10,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/text.h"
+#include "config/scale.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -189,6 +190,18 @@ static void add_notes(floe_plan *p, floe_plan_table *t, const floe_pg_relation *
 		note(p, t, "%zu column%s lossy (see each column's note)", lossy, lossy == 1 ? " is" : "s are");
 }
 
+/* How a full load reads the table when floe.toml asks for more than one connection (docs/parallel-load.md). */
+static void note_parallel(floe_plan *p, floe_plan_table *t, const floe_config *config)
+{
+	int n = floe_config_parallel_for(config, t->schema, t->name);
+	if (n <= 1)
+		return;
+	if (t->n_key)
+		note(p, t, "a full load reads by up to %d connections over key ranges of \"%s\"", n, t->key[0]);
+	else
+		note(p, t, "a full load reads through one connection, not %d: the table has no primary key", n);
+}
+
 /* Each CHECK as silver tests it; one left out is said in a note (floe plan, floe generate). */
 static void classify_checks(floe_plan *p, floe_plan_table *t, const floe_pg_relation *rel)
 {
@@ -228,6 +241,7 @@ static void plan_relation(floe_plan *p, floe_plan_table *t, const floe_pg_relati
 	}
 	decide_mode(p, t, rel, config);
 	add_notes(p, t, rel);
+	note_parallel(p, t, config);
 	classify_checks(p, t, rel);
 	t->sql = floe_plan_extract_sql(p->arena, t, rel->quoted);
 }

@@ -638,6 +638,19 @@ void rc_row_rest_hash(floe_buf *out, const rc_table *t, rc_dialect d)
 	xor_hashes(out, t, d, REST_PART, SEED_ROW);
 }
 
+void rc_row_rest_hash_covered(floe_buf *out, const rc_table *t, rc_dialect d, int64_t buckets)
+{
+	if (!t->cover) {
+		rc_row_rest_hash(out, t, d);
+		return;
+	}
+	floe_buf_puts(out, "CASE WHEN ");
+	rc_bucket_expr(out, t, d, buckets);
+	floe_buf_printf(out, "%s THEN ", t->cover);
+	rc_row_rest_hash(out, t, d);
+	floe_buf_puts(out, " ELSE 0 END");
+}
+
 void rc_bucket_of(floe_buf *out, const char *key_hash, int64_t buckets)
 {
 	long long b = (long long)buckets;

@@ -171,11 +171,14 @@ static int probe(plant *p, rc_lake *lake)
 	int found = -1;
 	if (p->control == SWAPPED_VALUES) {
 		const char *x = t->cols[p->col].ident;
-		floe_buf_printf(&q, "SELECT b, arg_min(rid, %s), arg_max(rid, %s) FROM lake_b WHERE %s IS NOT NULL "
-				    "GROUP BY b HAVING min(%s) <> max(%s) ORDER BY b LIMIT 1", x, x, x, x, x);
+		floe_buf_printf(&q, "SELECT b, arg_min(rid, %s), arg_max(rid, %s) FROM lake_b WHERE %s IS NOT NULL%s%s "
+				    "GROUP BY b HAVING min(%s) <> max(%s) ORDER BY b LIMIT 1", x, x, x,
+				t->cover ? " AND b" : "", t->cover ? t->cover : "", x, x);
 	} else {
 		floe_buf_puts(&q, "SELECT b, rid, rid FROM lake_b WHERE ");
 		target_filter(&q, t, p);
+		if (t->cover) /* a rotating V3 proves only the covered buckets' values: plant there */
+			floe_buf_printf(&q, " AND b%s", t->cover);
 		floe_buf_puts(&q, " LIMIT 1");
 	}
 	if (rc_lake_query(&r, lake, floe_buf_cstr(&q)) < 0)

@@ -97,7 +97,7 @@ static void hashed_rows(floe_buf *q, const rc_lake *lake, const char *rows)
 	floe_buf_puts(q, " AS b FROM (SELECT *, ");
 	rc_row_key_hash(q, lake->t, RC_DUCK);
 	floe_buf_puts(q, " AS k, ");
-	rc_row_rest_hash(q, lake->t, RC_DUCK);
+	rc_row_rest_hash_covered(q, lake->t, RC_DUCK, lake->buckets);
 	floe_buf_printf(q, " AS x FROM %s) AS hashed", rows);
 }
 

@@ -5,12 +5,14 @@
  * both record through here.
  */
 #include "reconcile/reconcile_int.h"
+#include "base/arena.h"
 #include "base/error.h"
 #include "base/json.h"
 #include "base/log.h"
 #include "state/state.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* The narrowed keys as a JSON array of arrays of the key columns' text. */
 static void keys_json(floe_buf *out, const floe_reconcile_result *r)
@@ -70,6 +72,63 @@ void rc_record(floe_state *st, const floe_reconcile_result *r, const char *start
 }
 
 
+/* Whether ",<share>," is among `seen`; and whether every share of `n` is. */
+static bool seen_has(const char *seen, int64_t share)
+{
+	char item[32];
+	snprintf(item, sizeof(item), ",%lld,", (long long)share);
+	return strstr(seen, item) != NULL;
+}
+
+static bool seen_all(const char *seen, int64_t n)
+{
+	for (int64_t s = 0; s < n; s++)
+		if (!seen_has(seen, s))
+			return false;
+	return true;
+}
+
+/*
+ * The rotation after a V3 result: a full verified proof (every bucket at once, or the last
+ * share of a cycle verified) sets the last full proof; anything not verified restarts the
+ * cycle. A rotating result's detail names the last full proof.
+ */
+static void coverage_after(floe_state *st, floe_arena *arena, floe_reconcile_result *r, floe_state_coverage *c)
+{
+	char now[32];
+	floe_state_now(now, sizeof(now));
+	if (r->tier < FLOE_RECONCILE_V3 || r->snapshot_id < 0)
+		return;
+	if (c->full_every != r->full_every)
+		c->seen = "";
+	c->full_every = r->full_every;
+	if (floe_reconcile_state(r) != FLOE_RECONCILE_VERIFIED) {
+		c->seen = "";
+	} else if (!r->rotating) {
+		c->seen = "";
+		c->last_full_at = floe_arena_strdup(arena, now);
+		c->last_full_run = r->run_id;
+	} else {
+		if (!seen_has(c->seen, r->share))
+			c->seen = floe_arena_printf(arena, "%s%s%lld,", c->seen, c->seen[0] ? "" : ",", (long long)r->share);
+		if (seen_all(c->seen, r->full_every)) {
+			c->seen = "";
+			c->last_full_at = floe_arena_strdup(arena, now);
+			c->last_full_run = r->run_id;
+		}
+	}
+	if (r->rotating)
+		c->next_share = (r->share + 1) % r->full_every;
+	if (floe_state_coverage_put(st, r->table, c) < 0) {
+		floe_log_warn("could not record the coverage of %s in the run ledger", r->table);
+		floe_error_clear();
+	}
+	r->last_full_proof = c->last_full_at;
+	if (r->rotating)
+		r->detail = floe_arena_printf(arena, "%s; last full proof %s", r->detail,
+					      c->last_full_at ? c->last_full_at : "not yet (every bucket within full-every runs)");
+}
+
 floe_reconcile_result *rc_reconcile_recorded(floe_state *st, floe_arena *arena, floe_reconcile_request *req,
 					     const char *repaired)
 {
@@ -80,11 +139,19 @@ floe_reconcile_result *rc_reconcile_recorded(floe_state *st, floe_arena *arena, 
 	if (floe_state_reconcile_count(st, req->table->bronze, &seq) < 0)
 		floe_error_clear(); /* the rotation starts over: not worth failing for */
 	req->control_seq = (uint64_t)seq;
+	floe_state_coverage cov;
+	if (floe_state_coverage_get(st, arena, req->table->bronze, &cov) < 0) {
+		floe_error_clear(); /* the rotation starts over */
+		memset(&cov, 0, sizeof(cov));
+		cov.seen = "";
+	}
+	req->share = (uint64_t)cov.next_share;
 	if (floe_reconcile_table(&r, arena, req) < 0) {
 		floe_log_warn("%s", r->error);
 		floe_error_clear(); /* r says failed, with the error's text */
 	}
 	r->repaired = repaired;
+	coverage_after(st, arena, r, &cov);
 	rc_record(st, r, started);
 	return r;
 }

@@ -172,8 +172,7 @@ typedef struct source_task {
 	floe_arena *arena;     /* the thread's; freed with the job's arena */
 	rc_side side;
 	int rc;
-	floe_error_class cls;  /* the thread's error, carried back to the caller's chain */
-	const char *message, *detail, *hint, *context;
+	floe_error_saved error; /* the thread's, carried back to the caller's chain */
 } source_task;
 
 static void free_arena(void *arena)
@@ -187,29 +186,15 @@ static void *measure_source(void *arg)
 	job *j = task->j;
 	task->rc = rc_source_measure(&task->side, j->source, task->arena, &j->t, j->metrics, j->n_metrics, j->buckets,
 				     j->req->tier);
-	const floe_error *e = floe_error_last();
-	if (task->rc < 0 && e) {
-		task->cls = e->cls;
-		task->message = floe_arena_strdup(task->arena, e->message);
-		task->detail = e->detail ? floe_arena_strdup(task->arena, e->detail) : NULL;
-		task->hint = e->hint ? floe_arena_strdup(task->arena, e->hint) : NULL;
-		task->context = e->n_context ? floe_arena_strdup(task->arena, e->context[0]) : NULL;
-	}
+	if (task->rc < 0)
+		floe_error_save(&task->error, task->arena);
 	floe_error_clear();
 	return NULL;
 }
 
 static int rethrow(const source_task *task)
 {
-	floe_error_set(task->message ? task->cls : FLOE_ERR_INTERNAL, "%s",
-		       task->message ? task->message : "the source side failed without a reason");
-	if (task->detail)
-		floe_error_detail("%s", task->detail);
-	if (task->hint)
-		floe_error_hint("%s", task->hint);
-	if (task->context)
-		floe_error_context("%s", task->context);
-	return -1;
+	return floe_error_raise(&task->error, "the source side failed without a reason");
 }
 
 /*
@@ -331,6 +316,33 @@ static int prepare(job *j)
 	return 0;
 }
 
+/* The buckets V3 hashes in full (coverage.c). */
+static int cover(job *j)
+{
+	rc_coverage c;
+	floe_reconcile_result *res = j->res;
+	if (rc_coverage_plan(&c, j->arena, j->source, &j->t, j->req, j->buckets) < 0)
+		return -1;
+	res->covered = j->req->tier >= FLOE_RECONCILE_V3 ? c.covered : 0;
+	res->touched = c.touched;
+	res->share = c.share;
+	res->full_every = c.rotating ? c.cycle : j->req->full_every;
+	res->rotating = c.rotating;
+	return 0;
+}
+
+/* A rotating result never says verified without what it covered: "V3 on 12 of 64 buckets (…); …". */
+static int name_cover(job *j)
+{
+	floe_reconcile_result *res = j->res;
+	if (res->rotating)
+		res->detail = floe_arena_printf(j->arena, "V3 on %lld of %lld buckets (%lld touched by the run, share %lld "
+							  "of %lld rotating; every bucket's rows and keys counted); %s",
+						(long long)res->covered, (long long)res->buckets, (long long)res->touched,
+						(long long)res->share + 1, (long long)res->full_every, res->detail);
+	return 0;
+}
+
 static int run(job *j)
 {
 	int ready = prepare(j);
@@ -345,7 +357,7 @@ static int run(job *j)
 	j->res->buckets = j->req->tier >= FLOE_RECONCILE_V3 ? j->buckets : 0;
 	j->res->source_position = rc_source_position(j->source);
 	describe_key(j);
-	return compare_sides(j);
+	return cover(j) < 0 ? -1 : compare_sides(j) < 0 ? -1 : name_cover(j);
 }
 
 static void finish(job *j)

@@ -63,6 +63,15 @@ typedef struct floe_reconcile_request {
 	const char *control;
 	uint64_t control_seq;
 	size_t max_keys;               /* a diverged V3 result is narrowed to at most this many keys; 0: not narrowed */
+	/*
+	 * Proof that follows the change ([reconcile] full-every, coverage.c): with full_every > 1
+	 * and changed_since (the watermark text an incremental load read its changes from), V3
+	 * hashes in full only the buckets holding changed rows plus the rotating share
+	 * `share % full_every`; every bucket's count and key checksum are still compared.
+	 */
+	int64_t full_every;            /* 0 or 1: every bucket */
+	const char *changed_since;     /* NULL: not an incremental load's check */
+	uint64_t share;
 } floe_reconcile_request;
 
 #define FLOE_RECONCILE_REQUEST_INIT \
@@ -123,6 +132,10 @@ typedef struct floe_reconcile_result {
 	const char *control;           /* "dropped-row", …; NULL when none was planted */
 	const char *control_detail;    /* what was altered, where, and what the comparison reported */
 	bool control_fired;
+	/* V3 coverage: `covered` of `buckets` hashed in full (covered == buckets: all of them) */
+	int64_t covered, touched, share, full_every; /* full_every: a rotating result's cycle, min(full-every, buckets) */
+	bool rotating;
+	const char *last_full_proof;   /* when every bucket was last proven (ledger.c), NULL: unknown or never */
 	/* the repair that came before this result (floe reconcile --repair), NULL when none */
 	const char *repaired;
 	/* what happened, for people; and the error of a failed comparison */

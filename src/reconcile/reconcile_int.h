@@ -72,6 +72,8 @@ typedef struct rc_table {
 	rc_column *cols;
 	size_t n;
 	bool key_is_row;       /* no usable primary key: buckets hash the whole row */
+	const char *cover;     /* " IN (3, 7, …)": the buckets whose rows V3 hashes in full (coverage.c);
+	                          NULL: every bucket. Other rows count by their key's hash alone. */
 	int pg_version;        /* server_version_num of the source */
 } rc_table;
 
@@ -106,6 +108,8 @@ void rc_key_text(floe_buf *out, const rc_table *t, rc_dialect d);
 void rc_key_hash(floe_buf *out, const rc_table *t, rc_dialect d, int64_t seed);
 void rc_row_key_hash(floe_buf *out, const rc_table *t, rc_dialect d);
 void rc_row_rest_hash(floe_buf *out, const rc_table *t, rc_dialect d);
+/* rc_row_rest_hash for the buckets t->cover names, 0 for the others' rows (every row's without a cover). */
+void rc_row_rest_hash_covered(floe_buf *out, const rc_table *t, rc_dialect d, int64_t buckets);
 /* ((key_hash % B) + B) % B, or 0 when B is 1. */
 void rc_bucket_of(floe_buf *out, const char *key_hash, int64_t buckets);
 /* The row's hash from its two parts. */
@@ -220,6 +224,23 @@ typedef struct rc_diff {
 
 void rc_compare(rc_diff *out, floe_arena *arena, const rc_table *t, const rc_metric *metrics, size_t n_metrics,
 		const rc_side *source, const rc_side *lake);
+
+/* ---- coverage.c: the buckets a rotating V3 hashes in full ---- */
+
+typedef struct rc_coverage {
+	bool rotating;         /* fewer than every bucket (t->cover set) */
+	int64_t covered;       /* buckets hashed in full */
+	int64_t touched;       /* of them, holding rows the run changed */
+	int64_t share;         /* the rotating share: buckets b with b % cycle == share */
+	int64_t cycle;         /* runs to cover every bucket: min(full-every, buckets) */
+} rc_coverage;
+
+/*
+ * Decide the cover for `req` (its full_every, changed_since and share) over `buckets`, setting
+ * t->cover when it is not every bucket; the touched buckets are found at src's snapshot.
+ */
+int rc_coverage_plan(rc_coverage *out, floe_arena *arena, rc_source *src, rc_table *t,
+		     const floe_reconcile_request *req, int64_t buckets);
 
 /* ---- keys.c: diverged buckets narrowed to keys ---- */
 

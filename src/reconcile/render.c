@@ -29,6 +29,9 @@ static void put_buckets(floe_json_writer *w, const floe_reconcile_result *r)
 	floe_json_write_key(w, "v3");
 	floe_json_write_begin_object(w, false);
 	floe_json_write_member_int(w, "buckets", r->buckets);
+	floe_json_write_member_int(w, "covered", r->covered);  /* hashed in full; == buckets unless rotating */
+	floe_json_write_member_bool(w, "rotating", r->rotating);
+	floe_json_write_member_cstr(w, "last_full_proof", r->last_full_proof);
 	floe_json_write_member_cstr(w, "key", r->key);
 	floe_json_write_member_strings(w, "excluded", r->excluded, r->n_excluded);
 	floe_json_write_key(w, "diverged");

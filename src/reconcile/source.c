@@ -189,7 +189,7 @@ static void parts_query(floe_buf *q, const rc_source *src, const rc_table *t, co
 	if (v3) {
 		rc_row_key_hash(q, t, RC_PG);
 		floe_buf_puts(q, " AS k, ");
-		rc_row_rest_hash(q, t, RC_PG);
+		rc_row_rest_hash_covered(q, t, RC_PG, buckets);
 		floe_buf_puts(q, " AS x, ");
 	}
 	floe_buf_puts(q, "s.*, pg_catalog.pg_jit_available() AS unpulled");

@@ -96,6 +96,10 @@ static const char *schema_v6 =
 	" status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'failed', 'cancelled', 'interrupted')),"
 	" exit_code INTEGER, log_path TEXT NOT NULL);"
 	"CREATE INDEX serve_jobs_by_start ON serve_jobs (started_at);";
+/* Version 7 (big tables): where each table's rotating V3 stands, and its last full proof. */
+static const char *schema_v7 =
+	"CREATE TABLE reconcile_coverage (table_name TEXT PRIMARY KEY, full_every INTEGER NOT NULL,"
+	" next_share INTEGER NOT NULL, seen TEXT NOT NULL DEFAULT '', last_full_at TEXT, last_full_run TEXT);";
 
 void floe_state_now(char *buf, size_t size)
 {
@@ -126,6 +130,7 @@ static int migrate(floe_db *db)
 	    (version < 3 && floe_db_exec(db, schema_v3) < 0) ||
 	    (version < 4 && floe_db_exec(db, schema_v4) < 0) || (version < 5 && floe_db_exec(db, schema_v5) < 0) ||
 	    (version < 6 && floe_db_exec(db, schema_v6) < 0) ||
+	    (version < 7 && floe_db_exec(db, schema_v7) < 0) ||
 	    (version < 8 && floe_db_exec(db, schema_v8) < 0) ||
 	    floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
 		floe_db_rollback(db);

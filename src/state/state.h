@@ -159,6 +159,22 @@ int floe_state_reconcile_before(floe_state *st, floe_arena *arena, const floe_st
 int floe_state_reconcile_history(floe_state *st, floe_arena *arena, const char *table_name, int limit,
 				 floe_state_reconcile **out, size_t *n_out);
 
+/*
+ * Where a table's rotating V3 stands ([reconcile] full-every; src/reconcile/ledger.c keeps
+ * it): the share the next check proves, the shares proven this cycle (",0,3,"), and when and
+ * in which run every bucket was last proven. A table never checked reads as all zero/NULL.
+ */
+typedef struct floe_state_coverage {
+	int64_t full_every;
+	int64_t next_share;
+	const char *seen;
+	const char *last_full_at;      /* NULL: never */
+	const char *last_full_run;
+} floe_state_coverage;
+
+int floe_state_coverage_get(floe_state *st, floe_arena *arena, const char *table_name, floe_state_coverage *out);
+int floe_state_coverage_put(floe_state *st, const char *table_name, const floe_state_coverage *c);
+
 /* How many results `table_name` has (the planted control rotates on it). */
 int floe_state_reconcile_count(floe_state *st, const char *table_name, int64_t *out);
 

@@ -4,11 +4,13 @@
  */
 #include "harness.h"
 #include "base/buf.h"
+#include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 static char *cause(void)
@@ -120,4 +122,43 @@ FLOE_TEST(error_put_message_one_line)
 	FLOE_CHECK_STR(floe_buf_cstr(&b), "");
 	floe_error_clear();
 	floe_buf_free(&b);
+}
+
+/* A worker's error carried to the thread that joins it: every part, the code (so the cause) too. */
+static void *fail_in_thread(void *arg)
+{
+	floe_error_saved *saved = ((void **)arg)[0];
+	floe_arena *arena = ((void **)arg)[1];
+	floe_error_set(FLOE_ERR_INTERNAL, "could not copy part %d", 3);
+	floe_error_code_set(FLOE_CODE_SOURCE_LOST, "the server's words");
+	floe_error_detail("The connection closed.");
+	floe_error_hint("Run again.");
+	floe_error_context("while reading bronze.orders");
+	floe_error_save(saved, arena);
+	floe_error_clear();
+	return NULL;
+}
+
+FLOE_TEST(error_saved_in_one_thread_is_raised_in_another)
+{
+	floe_arena *arena = floe_arena_new();
+	floe_error_saved saved, none;
+	void *args[2] = { &saved, arena };
+	pthread_t t;
+	floe_error_clear();
+	FLOE_CHECK(pthread_create(&t, NULL, fail_in_thread, args) == 0);
+	pthread_join(t, NULL);
+	FLOE_CHECK(floe_error_last() == NULL); /* the chain is per thread */
+	FLOE_CHECK(floe_error_raise(&saved, "unused") == -1);
+	const floe_error *e = floe_error_last();
+	FLOE_CHECK(e && e->code == FLOE_CODE_SOURCE_LOST && e->cls == FLOE_ERR_UNREACHABLE);
+	FLOE_CHECK(e && strcmp(e->message, "could not copy part 3") == 0 && strcmp(e->detail, "The connection closed.") == 0);
+	FLOE_CHECK(e && strcmp(e->hint, "Run again.") == 0 && e->n_context == 1 && strcmp(e->subject, "the server's words") == 0);
+	floe_error_clear();
+	floe_error_save(&none, arena);
+	FLOE_CHECK(none.message == NULL && floe_error_raise(&none, "no reason") == -1);
+	FLOE_CHECK(floe_error_last() && strcmp(floe_error_last()->message, "no reason") == 0 &&
+		   floe_error_last()->cls == FLOE_ERR_INTERNAL);
+	floe_error_clear();
+	floe_arena_free(arena);
 }

@@ -8,6 +8,7 @@
 #include "format/parquet.h"
 #include "vector/vector.h"
 #include "iceberg/data_file.h"
+#include "iceberg/deletes.h"
 #include "iceberg/schema.h"
 #include "iceberg/table.h"
 #include "pg/copy.h"
@@ -139,6 +140,15 @@ void bronze_files_discard(bronze_files *f, size_t from);
 
 /* ---- scan.c: rows of bronze data files, in file order ---- */
 
+/*
+ * Data files whose key ranges overlap (a merge-on-read table: a file and the delta files of later
+ * loads), with the positions deleted from each, read as one in key order.
+ */
+typedef struct bronze_group {
+	const floe_iceberg_scan_file *const *members;
+	size_t n;
+} bronze_group;
+
 typedef struct bronze_scan {
 	floe_iceberg_table *table;
 	floe_arena *arena;
@@ -152,15 +162,66 @@ typedef struct bronze_scan {
 	floe_vector *vec;          /* n_want vectors of the current row group */
 	size_t row, rows;          /* current row, rows in the row group */
 	bool started;
+	int64_t rg_offset;         /* position in the file of the row group's first row */
+	/* merge-on-read: files[i] stands for groups[i] when that is not NULL (keys: their order) */
+	const bronze_group *const *groups;
+	const bronze_keys *keys;
+	bool merged;               /* vec holds the current group's live rows, sorted */
+	size_t *src_member;        /* per row of a merged group: its member file and position */
+	int64_t *src_pos;
 } bronze_scan;
 
 /* Read columns `want` of `files`, in that order. */
 void bronze_scan_init(bronze_scan *s, floe_arena *arena, floe_iceberg_table *table,
 		      const bronze_columns *cols, const floe_iceberg_data_file *const *files,
 		      size_t n_files, const size_t *want, size_t n_want);
+/*
+ * Read files[i] as group groups[i] where that is set: its members' live rows (deleted positions
+ * skipped) merged in key order, one group in memory at a time. Call before the first next.
+ */
+void bronze_scan_groups(bronze_scan *s, const bronze_group *const *groups, const bronze_keys *keys);
 /* Move to the next row: 1, or 0 at the end, -1 on error. */
 int bronze_scan_next(bronze_scan *s);
+/* The data file (URI) and position in it of the current row. */
+void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos);
 void bronze_scan_close(bronze_scan *s);
+
+/* ---- mor.c: merge-on-read ---- */
+
+typedef struct bronze_load bronze_load;
+
+/*
+ * The live data files of a table in key order as units: a file alone, or a group of files
+ * whose key ranges overlap (a file and the deltas later loads wrote into its range) with
+ * their deleted positions. Units never overlap one another.
+ */
+typedef struct bronze_units {
+	const floe_iceberg_data_file **files; /* per unit: the file it stands for (a group's: its first
+					       * member's path and the group's live rows, no stats) */
+	const bronze_group **groups;          /* per unit: NULL for a file without deletes, read as it is */
+	size_t n;
+	int64_t live_rows;
+	size_t n_data_files;                  /* members of every unit */
+} bronze_units;
+
+/*
+ * Cluster `scan`'s data files (deleted positions loaded) into units by key0's bounds; each
+ * unit's bounds are appended to lower/upper (vectors of key0's type), units in key order.
+ * Returns the reason to load in full (a file without bounds, a group too large to merge in
+ * memory), else NULL.
+ */
+const char *bronze_mor_units(bronze_units *out, floe_arena *a, const floe_iceberg_scan *scan,
+			     const floe_iceberg_field *key0, const floe_pg_copy_column *c0, size_t max_group_rows,
+			     floe_vector *lower, floe_vector *upper);
+
+/* Whether table `bronze` (its source name "schema.table") loads merge-on-read ([bronze] write-mode). */
+bool bronze_mor_enabled(const floe_config *config, const char *source_name);
+
+/* Write `dels` as the load's position delete file (l->delete_files). */
+int bronze_mor_write_deletes(bronze_load *l, floe_iceberg_position_delete *dels, size_t n);
+
+/* Remove the position delete files a load wrote and will not commit. */
+void bronze_mor_discard(bronze_load *l);
 
 /* ---- load.c / merge.c ---- */
 
@@ -179,6 +240,9 @@ typedef struct bronze_load {
 	bronze_files out;
 	const char **removed;       /* URIs of files an incremental load replaces */
 	size_t n_removed;
+	bool mor;                   /* merge-on-read ([bronze] write-mode) */
+	floe_iceberg_data_file *delete_files; /* position delete files a merge-on-read load adds */
+	size_t n_delete_files;
 	bool has_watermark;
 	int64_t watermark;          /* the largest watermark loaded (µs) */
 	const char *clock_text[2];  /* the source's clock at the snapshot: timestamptz, and timestamp in

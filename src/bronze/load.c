@@ -221,7 +221,9 @@ static int commit(load_state *s, bool full)
 	o.expect_snapshot_id = s->expect_snapshot;
 	bronze_load_progress(s, "committing", NULL);
 	int rc = full ? floe_iceberg_table_replace(s->table, s->out.files, s->out.n, &o)
-		      : floe_iceberg_table_rewrite(s->table, s->removed, s->n_removed, s->out.files, s->out.n, &o);
+		 : s->n_delete_files ? floe_iceberg_table_row_delta(s->table, s->removed, s->n_removed, s->out.files,
+								    s->out.n, s->delete_files, s->n_delete_files, &o)
+		 : floe_iceberg_table_rewrite(s->table, s->removed, s->n_removed, s->out.files, s->out.n, &o);
 	if (rc < 0)
 		return -1;
 	job->result->snapshot_id = floe_iceberg_table_metadata(s->table)->current_snapshot_id;
@@ -322,7 +324,9 @@ static int load_and_commit(load_state *s, bool *committed)
 	bronze_load_note(s, "floe.rows-read", "%lld", (long long)s->rows_read);
 	if (s->schema_changes)
 		bronze_load_note(s, "floe.columns-changed", "%s", s->schema_changes);
-	if (!full && s->n_removed == 0 && s->out.n == 0) {
+	if (full)
+		bronze_mor_discard(s); /* a merge gave way to a full load */
+	if (!full && s->n_removed == 0 && s->out.n == 0 && s->n_delete_files == 0) {
 		r->detail = floe_arena_printf(job->arena, "no changes: %s; source snapshot %s%s%s",
 					      s->detail ? s->detail : "nothing read", s->position, future ? "; " : "",
 					      future ? future : "");
@@ -332,8 +336,10 @@ static int load_and_commit(load_state *s, bool *committed)
 	*committed = true;
 	if (commit(s, full) < 0) {
 		/* Certainly not landed (disk full, a lost race, …): this pass's data files are orphans. */
-		if (!floe_iceberg_table_may_have_landed(s->table))
+		if (!floe_iceberg_table_may_have_landed(s->table)) {
 			bronze_files_discard(&s->out, 0);
+			bronze_mor_discard(s);
+		}
 		return -1;
 	}
 	r->detail = full ? floe_arena_printf(job->arena, "%s%ssource snapshot %s", why ? why : "", why ? "; " : "",
@@ -441,8 +447,10 @@ int bronze_load_table(bronze_job *job)
 cleanup:
 	/* Once a commit was tried its files may be live (an unknown outcome): only orphan
 	 * removal, which reads the committed metadata, may delete them then. */
-	if (error < 0 && !commit_tried && s.table)
+	if (error < 0 && !commit_tried && s.table) {
 		bronze_files_discard(&s.out, 0);
+		bronze_mor_discard(&s);
+	}
 	cleanup(&s);
 	return error;
 }

@@ -160,6 +160,12 @@ static const char *check_alert_format(const char *v)
 		       ? NULL : "`slack`, `teams` or `pagerduty`";
 }
 
+static const char *check_write_mode(const char *v)
+{
+	return strcmp(v, "copy-on-write") == 0 || strcmp(v, "merge-on-read") == 0
+		       ? NULL : "`copy-on-write` or `merge-on-read`";
+}
+
 #define AT(field) offsetof(floe_config, field)
 
 static const key_spec project_keys[] = {
@@ -197,6 +203,8 @@ static const key_spec warehouse_keys[] = {
 static const key_spec bronze_keys[] = {
 	{ "late-window", KEY_DURATION, AT(bronze.late_window_seconds), NULL, NULL, NULL },
 	{ "target-file-rows", KEY_ROWS, AT(bronze.target_file_rows), NULL, NULL, NULL },
+	{ "write-mode", KEY_STRING, AT(bronze.write_mode), NULL, check_write_mode, NULL },
+	{ "write-modes", KEY_STRING_MAP, AT(bronze.write_modes), NULL, check_write_mode, check_qualified_table },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -540,6 +548,7 @@ static void set_defaults(floe_config *c)
 	c->warehouse.secret_key_env = "AWS_SECRET_ACCESS_KEY";
 	c->bronze.late_window_seconds = 300;
 	c->bronze.target_file_rows = 262144;
+	c->bronze.write_mode = "copy-on-write";
 	c->silver.pii_key_env = "FLOE_PII_KEY";
 	c->git_remote = "";
 	c->alerts.webhook_env = "FLOE_ALERT_WEBHOOK";

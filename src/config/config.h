@@ -64,6 +64,9 @@ typedef struct floe_config_warehouse {
 typedef struct floe_config_bronze {
 	int64_t late_window_seconds; /* "late-window", default 300 (5 minutes) */
 	int64_t target_file_rows;    /* "target-file-rows" of keyed tables, default 262144 */
+	const char *write_mode;      /* "write-mode" of incremental loads: "copy-on-write" (default) or
+				      * "merge-on-read" (docs/merge-on-read.md) */
+	floe_string_map write_modes; /* [bronze.write-modes] "schema.table" → a write mode */
 } floe_config_bronze;
 
 typedef struct floe_config_silver {

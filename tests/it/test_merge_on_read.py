@@ -1,0 +1,118 @@
+"""Merge-on-read incremental loads ([bronze] write-mode = "merge-on-read"): each run writes the new
+and changed rows as new data files and marks the rows they replace, and deleted rows, in one
+position delete file, in one snapshot. After every run PyIceberg, DuckDB's iceberg extension and
+floe's reconciliation read bronze equal to the source; nothing untouched is rewritten."""
+import json
+
+import pytest
+
+from conftest import floe
+from lakecheck import assert_equals_source, catalog
+from sourcedb import TOUCH, Source
+
+EXTRA = TOUCH + '''
+CREATE TABLE public.events (id bigint PRIMARY KEY, payload text,
+                            updated_at timestamptz NOT NULL DEFAULT now());
+CREATE TRIGGER touch BEFORE UPDATE ON public.events FOR EACH ROW EXECUTE FUNCTION touch();
+INSERT INTO public.events SELECT g, 'p' || g, now() - interval '1 day' - g * interval '1 second'
+    FROM generate_series(1, 12000) g;
+'''
+
+FILE_ROWS = 2000
+
+
+@pytest.fixture(scope="module")
+def src(stack):
+    s = Source(stack, "mor_it", "mor_reader")
+    s.create(EXTRA)
+    target = f"{stack['socket_dir']}:{stack['port']}/mor_it"
+    floe("shop", "generate", "--scale", "0.2", "--seed", "11", "--target", target, check=0)
+    s.target = target
+    s.admin(f"GRANT USAGE ON SCHEMA public TO {s.role}")
+    s.admin(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {s.role}")
+    return s
+
+
+@pytest.fixture(scope="module")
+def proj(src, tmp_path_factory):
+    d = tmp_path_factory.mktemp("mor")
+    src.project(d, extra=f'\n[bronze]\ntarget-file-rows = {FILE_ROWS}\nwrite-mode = "merge-on-read"\n')
+    src.floe(d, "generate", check=0)
+    first = src.floe(d, "run", "--json", "--layer", "bronze", "--table", "public.events", "--table", "public.orders",
+                     check=0)
+    return d, first
+
+
+def results(run):
+    return {t["table"]: t for t in json.loads(run.out)["tables"]}
+
+
+def snapshot(d, bronze):
+    return catalog(d).load_table(bronze).current_snapshot()
+
+
+def data_files(d, bronze):
+    return {t.file.file_path for t in catalog(d).load_table(bronze).scan().plan_files()}
+
+
+def run(src, d, *tables):
+    args = [x for t in tables for x in ("--table", t)]
+    out = results(src.floe(d, "run", "--json", "--layer", "bronze", *args, check=0))
+    for t in out.values():
+        assert t["state"] == "loaded" and t["check"] == "verified", t
+    return out
+
+
+def test_updates_inserts_and_deletes_merge_on_read(src, proj):
+    d, first = proj
+    assert all(t["state"] == "loaded" for t in results(first).values()), first.out
+    before = data_files(d, "bronze.events")
+    src.admin("UPDATE public.events SET payload = 'u' || id WHERE id % 1000 = 7")
+    src.admin("DELETE FROM public.events WHERE id IN (15, 3015, 11999)")
+    src.admin("INSERT INTO public.events SELECT g, 'n' || g FROM generate_series(20001, 20010) g")
+    out = run(src, d, "public.events")
+    snap = snapshot(d, "bronze.events")
+    s = snap.summary
+    assert snap.summary.operation.value == "overwrite", s
+    assert s["floe.write-mode"] == "merge-on-read", s
+    assert (s["floe.rows-updated"], s["floe.rows-deleted"], s["floe.rows-inserted"]) == ("12", "3", "10"), s
+    assert s["added-position-deletes"] == "15" and s["added-delete-files"] == "1", s
+    assert s.get("deleted-data-files") is None, s  # nothing rewritten
+    assert before <= data_files(d, "bronze.events")
+    assert "merge-on-read" in out["bronze.events"]["detail"]
+    assert_equals_source(src, d, "bronze.events")
+    # A second round touches rows the first one wrote (deltas) and the base files again.
+    src.admin("UPDATE public.events SET payload = 'v' || id WHERE id % 1000 = 7 OR id = 20003")
+    src.admin("DELETE FROM public.events WHERE id IN (20005, 4007, 16)")
+    run(src, d, "public.events")
+    assert int(snapshot(d, "bronze.events").summary["total-delete-files"]) == 2
+    assert_equals_source(src, d, "bronze.events")
+    # No change: no commit.
+    sid = snapshot(d, "bronze.events").snapshot_id
+    out = run(src, d, "public.events")
+    assert out["bronze.events"]["detail"].startswith("no changes"), out
+    assert snapshot(d, "bronze.events").snapshot_id == sid
+
+
+def test_shop_ticks_with_uuid_keys(src, proj):
+    d, _ = proj
+    for _ in range(3):
+        floe("shop", "tick", "--target", src.target, "--orders", "30", "--updates", "30", "--deletes", "5", check=0)
+        run(src, d, "public.orders")
+        assert_equals_source(src, d, "bronze.orders")
+    assert int(snapshot(d, "bronze.orders").summary["total-position-deletes"]) > 0
+
+
+def test_per_table_write_mode_overrides_the_default(src, proj, tmp_path):
+    d, _ = proj
+    toml = (d / "floe.toml").read_text()
+    (d / "floe.toml").write_text(toml + '\n[bronze.write-modes]\n"public.events" = "copy-on-write"\n')
+    try:
+        src.admin("UPDATE public.events SET payload = 'w' || id WHERE id = 8")
+        run(src, d, "public.events")
+        s = snapshot(d, "bronze.events").summary
+        assert s.get("floe.write-mode") is None and s.get("added-delete-files") is None, s
+        assert int(s["deleted-data-files"]) >= 1, s  # copy-on-write rewrote the unit (and its deltas)
+        assert_equals_source(src, d, "bronze.events")
+    finally:
+        (d / "floe.toml").write_text(toml)

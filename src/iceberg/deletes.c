@@ -204,6 +204,14 @@ int floe_iceberg_scan_load_deletes(floe_arena *arena, floe_iceberg_table *table,
 	return 0;
 }
 
+int floe_iceberg_table_plan_live(floe_iceberg_scan **out, floe_arena *arena, floe_iceberg_table *table,
+				 int64_t snapshot_id)
+{
+	if (floe_iceberg_table_plan_deletes(out, arena, table, snapshot_id) < 0)
+		return -1;
+	return floe_iceberg_scan_load_deletes(arena, table, *out);
+}
+
 bool floe_iceberg_scan_file_deleted(const floe_iceberg_scan_file *file, int64_t pos)
 {
 	return file->n_deleted &&

@@ -46,6 +46,13 @@ int floe_iceberg_position_deletes_write(floe_iceberg_data_file *out, floe_arena 
  */
 int floe_iceberg_scan_load_deletes(floe_arena *arena, floe_iceberg_table *table, floe_iceberg_scan *scan);
 
+/*
+ * floe_iceberg_table_plan_deletes then floe_iceberg_scan_load_deletes: the live files of a
+ * snapshot with each one's deleted positions, for readers that leave those rows out.
+ */
+int floe_iceberg_table_plan_live(floe_iceberg_scan **out, floe_arena *arena, floe_iceberg_table *table,
+				 int64_t snapshot_id);
+
 /* Whether `pos` is among `file`'s deleted positions (binary search). */
 bool floe_iceberg_scan_file_deleted(const floe_iceberg_scan_file *file, int64_t pos);
 

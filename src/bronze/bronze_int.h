@@ -50,6 +50,7 @@ typedef struct bronze_job {
 	const char *pg_snapshot;
 	const char *const *repair_keys;
 	size_t n_repair_keys;
+	bool compact;                  /* floe compact: compact the table instead of loading it */
 } bronze_job;
 
 /* The lock's columns as the three shapes the load needs, in result-column order. */
@@ -220,6 +221,19 @@ bool bronze_mor_enabled(const floe_config *config, const char *source_name);
 /* Write `dels` as the load's position delete file (l->delete_files). */
 int bronze_mor_write_deletes(bronze_load *l, floe_iceberg_position_delete *dels, size_t n);
 
+/* When compaction runs: the thresholds ([compaction]), or always (floe compact). */
+typedef struct floe_bronze_compaction {
+	bool forced;
+	size_t delete_files, small_files;
+} floe_bronze_compaction;
+
+/*
+ * Compaction (merge.c): the table's units with deltas or deletes, and runs of small files,
+ * rewritten into key-sorted files of target-file-rows without deletes; l->removed gets their
+ * files and every live delete file, l->out the new files. *skip says why nothing is to commit.
+ */
+int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, const char **skip);
+
 /* Remove the position delete files a load wrote and will not commit. */
 void bronze_mor_discard(bronze_load *l);
 
@@ -241,6 +255,9 @@ typedef struct bronze_load {
 	const char **removed;       /* URIs of files an incremental load replaces */
 	size_t n_removed;
 	bool mor;                   /* merge-on-read ([bronze] write-mode) */
+	bool mor_table;             /* the table has loaded merge-on-read (write mode, or delete files) */
+	const char *load_mode;      /* floe.load-mode when not the load's own ("compaction") */
+	const char *operation;      /* the snapshot's operation when not derived ("replace") */
 	floe_iceberg_data_file *delete_files; /* position delete files a merge-on-read load adds */
 	size_t n_delete_files;
 	bool has_watermark;

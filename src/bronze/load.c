@@ -212,13 +212,15 @@ static int commit(load_state *s, bool full)
 	size_t n = 0;
 	summary[n++] = (floe_iceberg_kv){ "floe.run-id", job->run_id };
 	summary[n++] = (floe_iceberg_kv){ "floe.source-position", s->position };
-	summary[n++] = (floe_iceberg_kv){ "floe.load-mode", full ? "full" : job->repair_keys ? "repair" : "incremental" };
+	summary[n++] = (floe_iceberg_kv){ "floe.load-mode", s->load_mode ? s->load_mode
+							  : full ? "full" : job->repair_keys ? "repair" : "incremental" };
 	for (size_t i = 0; i < s->n_summary; i++)
 		summary[n++] = s->summary[i];
 	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
 	o.summary = summary;
 	o.n_summary = n;
 	o.expect_snapshot_id = s->expect_snapshot;
+	o.operation = s->operation;
 	bronze_load_progress(s, "committing", NULL);
 	int rc = full ? floe_iceberg_table_replace(s->table, s->out.files, s->out.n, &o)
 		 : s->n_delete_files ? floe_iceberg_table_row_delta(s->table, s->removed, s->n_removed, s->out.files,
@@ -353,6 +355,117 @@ static int load_and_commit(load_state *s, bool *committed)
 	return 0;
 }
 
+/* ---- compaction and expiry ---- */
+
+/* A compaction's snapshot keeps what its base says of the source (watermark, key, position, …). */
+static void carry_summary(load_state *s)
+{
+	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(s->table);
+	const floe_iceberg_snapshot *base = floe_iceberg_metadata_snapshot(m, s->expect_snapshot);
+	static const char *const own[] = { "floe.run-id", "floe.load-mode", "floe.source-position" };
+	s->n_summary = 0;
+	for (size_t i = 0; base && i < base->n_summary; i++) {
+		const char *k = base->summary[i].key;
+		bool skip = strncmp(k, "floe.", 5) != 0 || strncmp(k, "floe.rows-", 10) == 0;
+		for (size_t j = 0; j < sizeof(own) / sizeof(own[0]) && !skip; j++)
+			skip = strcmp(k, own[j]) == 0;
+		if (!skip)
+			bronze_load_note(s, floe_arena_strdup(s->job->arena, k), "%s", base->summary[i].value);
+	}
+	const char *pos = base ? floe_iceberg_snapshot_summary(base, "floe.source-position") : NULL;
+	if (pos)
+		s->position = floe_arena_strdup(s->job->arena, pos);
+}
+
+/*
+ * Compact the table (floe compact, `forced`; or after a load past the [compaction] thresholds)
+ * as one `replace` snapshot on the snapshot it read: when another writer committed meanwhile
+ * the commit fails and compaction gives way (a load never waits for it, and loses nothing).
+ * s->detail says what happened; *done whether a snapshot was committed.
+ */
+static int compact_table(load_state *s, bool forced, bool *committed, bool *done)
+{
+	bronze_job *job = s->job;
+	const floe_config_compaction *cc = &job->config->compaction;
+	floe_bronze_compaction when = { forced, (size_t)cc->delete_files, (size_t)cc->small_files };
+	const char *skip = NULL;
+	*done = false;
+	s->expect_snapshot = floe_iceberg_table_metadata(s->table)->current_snapshot_id;
+	s->n_removed = 0;
+	s->detail = NULL;
+	bronze_load_progress(s, "compacting", NULL);
+	if (bronze_merge_compact(s, &when, &skip) < 0)
+		return -1;
+	if (skip) {
+		s->detail = skip;
+		return 0;
+	}
+	carry_summary(s);
+	s->load_mode = "compaction";
+	s->operation = "replace";
+	*committed = true;
+	int rc = commit(s, false);
+	s->load_mode = s->operation = NULL;
+	if (rc == 0) {
+		*done = true;
+		return 0;
+	}
+	if (!floe_iceberg_table_may_have_landed(s->table))
+		bronze_files_discard(&s->out, 0);
+	const floe_error *e = floe_error_last();
+	if (!e || e->cls != FLOE_ERR_CONFLICT)
+		return -1;
+	s->detail = floe_arena_printf(job->arena, "compaction gave way: %s committed meanwhile; run it again",
+				      job->table->bronze);
+	floe_error_clear();
+	return 0;
+}
+
+/* [warehouse] keep-snapshots / keep-days after a load: expire older snapshots and their files. */
+static int expire_after(load_state *s, int keep_at_least)
+{
+	const floe_config_warehouse *w = &s->job->config->warehouse;
+	floe_iceberg_expire_opts o = FLOE_ICEBERG_EXPIRE_OPTS_INIT;
+	floe_iceberg_cleanup_result res = { 0 };
+	if (!w->keep_snapshots && !w->keep_days)
+		return 0;
+	o.retain_last = (int)(w->keep_snapshots > keep_at_least ? w->keep_snapshots : keep_at_least);
+	o.older_than_ms = w->keep_days ? floe_iceberg_now_ms() - w->keep_days * INT64_C(86400000)
+				       : floe_iceberg_now_ms() + 1;
+	if (floe_iceberg_table_expire(s->table, &o, &res) < 0)
+		return -1;
+	if (res.expired_snapshots)
+		s->job->result->detail = floe_arena_printf(s->job->arena, "%s; %zu old snapshots expired (%zu data "
+							   "files deleted)", s->job->result->detail, res.expired_snapshots,
+							   res.deleted_data_files);
+	return 0;
+}
+
+/* After a load: compaction when the thresholds pass, then expiry when configured. */
+static int maintain(load_state *s, bool *committed)
+{
+	floe_bronze_result *r = s->job->result;
+	bool compacted = false;
+	if (s->job->config->compaction.after_run && s->keys.n && s->mor_table) {
+		if (compact_table(s, false, committed, &compacted) < 0)
+			return -1;
+		if (s->detail && (compacted || strncmp(s->detail, "compaction gave way", 19) == 0))
+			r->detail = floe_arena_printf(s->job->arena, "%s; then %s", r->detail, s->detail);
+	}
+	return expire_after(s, compacted ? 2 : 1); /* the load's own (checked) snapshot stays */
+}
+
+/* floe compact: the table compacted whatever the thresholds, then expiry when configured. */
+static int compact_only(load_state *s, bool *committed)
+{
+	bool done = false;
+	if (compact_table(s, true, committed, &done) < 0)
+		return -1;
+	s->job->result->detail = s->detail;
+	s->job->result->snapshot_id = floe_iceberg_table_metadata(s->table)->current_snapshot_id;
+	return expire_after(s, 1);
+}
+
 /* The current snapshot's total-records: what the table holds after this load. */
 static int64_t table_rows(load_state *s)
 {
@@ -435,11 +548,19 @@ int bronze_load_table(bronze_job *job)
 	    open_table(&s) < 0 || bronze_schema_follow_plan(&s) < 0)
 		goto cleanup;
 	bronze_keys_init(&s.keys, job->arena, job->table, &s.cols);
+	if (job->compact) {
+		if (compact_only(&s, &commit_tried) < 0)
+			goto cleanup;
+		r->table_rows = table_rows(&s);
+		floe_pg_exec(s.pg, "COMMIT");
+		error = 0;
+		goto cleanup;
+	}
 	if (load_and_commit(&s, &commit_tried) < 0)
 		goto cleanup;
 	r->rows = s.rows_read;
 	r->files = (int64_t)s.out.n;
-	if (check_and_repair(&s, &commit_tried) < 0)
+	if (check_and_repair(&s, &commit_tried) < 0 || maintain(&s, &commit_tried) < 0)
 		goto cleanup;
 	r->table_rows = table_rows(&s);
 	floe_pg_exec(s.pg, "COMMIT");

@@ -65,8 +65,11 @@ typedef struct merge {
 	/* merge-on-read (mor.c): files[f] may stand for a group of files; the rows to delete */
 	const bronze_group **groups;   /* per file, or NULL for none */
 	bool skip_same;                /* a change whose watermark bronze has is unchanged (a re-read row) */
+	bool compacting;               /* bronze_merge_compact */
 	bool *same;                    /* per change: so */
 	size_t n_data_files;           /* every data file the units hold */
+	size_t n_delete_files;         /* live position delete files */
+	const floe_iceberg_scan *scan;
 	floe_iceberg_position_delete *pdel;
 	size_t n_pdel, cap_pdel;
 } merge;
@@ -252,6 +255,8 @@ static int list_units(merge *m, floe_iceberg_scan *scan)
 	floe_vector lower, upper;
 	if (floe_iceberg_scan_load_deletes(m->a, l->table, scan) < 0)
 		return -1;
+	m->scan = scan;
+	m->n_delete_files = scan->n_deletes;
 	floe_vector_init(&lower, c0->vec, c0->width);
 	floe_vector_init(&upper, c0->vec, c0->width);
 	m->full = bronze_mor_units(&u, m->a, scan, &l->cols.schema->fields[m->k->col[0]], c0,
@@ -818,7 +823,7 @@ static int rewrite(merge *m)
 	size_t c = 0, d = 0;
 	int error = -1;
 	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows);
-	l->removed = floe_arena_alloc(l->job->arena, (m->n_data_files + 1) * sizeof(char *));
+	l->removed = floe_arena_alloc(l->job->arena, (m->n_data_files + m->n_delete_files + 1) * sizeof(char *));
 	if (m->map.n_files == 0 && m->n_chg) { /* an empty table: the changes are the rows */
 		m->inserted = (int64_t)m->n_chg;
 		for (; c < m->n_chg; c++)
@@ -834,7 +839,7 @@ static int rewrite(merge *m)
 		while (f1 < m->map.n_files && m->map.touched[f1])
 			f1++;
 		size_t mark = l->out.n;
-		o.changed = false;
+		o.changed = m->compacting; /* compaction rewrites what it touched, equal or not */
 		if (rewrite_run(m, &o, f0, f1, &c, &d) < 0)
 			goto cleanup;
 		if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
@@ -1006,6 +1011,7 @@ static void choose_mode(bronze_load *l)
 {
 	const floe_lock_table *t = l->job->table;
 	l->mor = bronze_mor_enabled(l->job->config, floe_arena_printf(l->job->arena, "%s.%s", t->schema, t->name));
+	l->mor_table = l->mor;
 	l->n_delete_files = 0;
 }
 
@@ -1182,5 +1188,68 @@ cleanup:
 		floe_vector_free(&keys[i]);
 	floe_buf_free(&values);
 	floe_buf_free(&where);
+	return error;
+}
+
+/* ---- compaction ---- */
+
+/* Mark the units compaction rewrites: groups (deltas, deletes) and runs of small files. */
+static size_t compaction_targets(merge *m, int64_t small_rows)
+{
+	size_t n = 0;
+	for (size_t f = 0; f < m->map.n_files; f++) {
+		bool small = m->files[f]->record_count < small_rows;
+		bool next_small = f + 1 < m->map.n_files && m->files[f + 1]->record_count < small_rows;
+		bool prev_small = f > 0 && m->files[f - 1]->record_count < small_rows;
+		m->map.touched[f] = m->groups[f] || (small && (next_small || prev_small));
+		n += m->map.touched[f];
+	}
+	return n;
+}
+
+int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, const char **skip)
+{
+	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n, .compacting = true };
+	floe_iceberg_scan *scan = NULL;
+	int error = -1;
+	*skip = NULL;
+	floe_vector_init(&m.map.lower, FLOE_VEC_LONG, 0);
+	floe_vector_init(&m.map.upper, FLOE_VEC_LONG, 0);
+	l->mor = false;
+	l->n_delete_files = 0; /* the load's are committed: never discarded here */
+	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows);
+	if (m.k->n == 0 || m.k->n > 64 || l->keys.unmergeable) {
+		*skip = "nothing to compact: the table has no key to sort its files by";
+		error = 0;
+		goto cleanup;
+	}
+	if (floe_iceberg_table_plan_deletes(&scan, m.a, l->table, l->expect_snapshot) < 0 || list_units(&m, scan) < 0)
+		goto cleanup;
+	int64_t target = l->job->config->bronze.target_file_rows;
+	size_t small = 0;
+	for (size_t f = 0; f < scan->n_files; f++)
+		small += scan->files[f].file.record_count < target / 4;
+	bool due = scan->n_deletes >= when->delete_files || small >= when->small_files;
+	if (m.full) {
+		*skip = floe_arena_printf(m.a, "not compacted: %s", m.full);
+	} else if (!when->forced && !due) {
+		*skip = floe_arena_printf(m.a, "nothing to compact: %zu delete files, %zu small files (thresholds %zu, "
+					  "%zu)", scan->n_deletes, small, when->delete_files, when->small_files);
+	} else if (compaction_targets(&m, target / 4) == 0 && scan->n_deletes == 0) {
+		*skip = "nothing to compact: no delete files, no overlapping or adjacent small files";
+	} else if (rewrite(&m) < 0) {
+		goto cleanup;
+	} else {
+		for (size_t i = 0; i < scan->n_deletes; i++) /* every delete file's rows are in the rewrite */
+			l->removed[l->n_removed++] = scan->deletes[i].file.path;
+		l->detail = floe_arena_printf(l->job->arena, "compacted: %lld units of %zu data files and %zu delete "
+					      "files rewritten into %zu files", (long long)m.rewritten, scan->n_files,
+					      scan->n_deletes, l->out.n);
+	}
+	error = 0;
+cleanup:
+	if (*skip)
+		m.full = *skip; /* nothing to commit */
+	finish(&m, error);
 	return error;
 }

@@ -28,6 +28,7 @@ typedef struct run_ctx {
 	bool progress;
 	floe_bronze_check_fn check;
 	void *check_ctx;
+	bool compact;             /* floe compact */
 } run_ctx;
 
 static double now_seconds(void)
@@ -216,6 +217,7 @@ static void add_job(run_ctx *ctx, floe_bronze_report *rep, const floe_lock_table
 	job->result = r;
 	job->check = ctx->check;
 	job->check_ctx = ctx->check_ctx;
+	job->compact = ctx->compact;
 	job->progress = floe_arena_alloc(job->arena, sizeof(*job->progress));
 	job->progress->table = t->bronze;
 	result_init(r, job->arena, t);
@@ -302,7 +304,7 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 	out->owned = own;
 	own->arena = floe_arena_new();
 	run_ctx ctx = { .config = config, .progress = opts->progress, .check = opts->check,
-			.check_ctx = opts->check_ctx };
+			.check_ctx = opts->check_ctx, .compact = opts->compact };
 	const char *paths[3] = { floe_config_pipeline_dir(own->arena, config),
 				 floe_config_catalog_path(own->arena, config), floe_config_warehouse_dir(config) };
 	if (floe_lock_load(&own->lock, floe_config_lock_path(own->arena, config)) < 0) {

@@ -109,5 +109,7 @@ extern const floe_cli_command floe_cmd_gold;
 extern const floe_cli_command floe_cmd_serve;
 extern const floe_cli_command floe_cmd_alert;
 extern const floe_cli_command floe_cmd_pentaho;
+extern const floe_cli_command floe_cmd_compact;
+extern const floe_cli_command floe_cmd_expire;
 
 #endif

@@ -31,6 +31,8 @@ static const floe_cli_command *const commands[] = {
 	&floe_cmd_shop,
 	&floe_cmd_gold,
 	&floe_cmd_pentaho,
+	&floe_cmd_compact,
+	&floe_cmd_expire,
 	NULL,
 };
 

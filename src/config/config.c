@@ -197,6 +197,15 @@ static const key_spec warehouse_keys[] = {
 	{ "access-key-env", KEY_STRING, AT(warehouse.access_key_env), NULL, check_env_name, NULL },
 	{ "secret-key-env", KEY_STRING, AT(warehouse.secret_key_env), NULL, check_env_name, NULL },
 	{ "session-token-env", KEY_STRING, AT(warehouse.session_token_env), NULL, check_env_name, NULL },
+	{ "keep-snapshots", KEY_ROWS, AT(warehouse.keep_snapshots), NULL, NULL, NULL },
+	{ "keep-days", KEY_ROWS, AT(warehouse.keep_days), NULL, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const key_spec compaction_keys[] = {
+	{ "delete-files", KEY_ROWS, AT(compaction.delete_files), NULL, NULL, NULL },
+	{ "small-files", KEY_ROWS, AT(compaction.small_files), NULL, NULL, NULL },
+	{ "after-run", KEY_BOOL, AT(compaction.after_run), NULL, NULL, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -240,6 +249,7 @@ static const key_spec root_keys[] = {
 	{ "warehouse", KEY_TABLE, 0, warehouse_keys, NULL, NULL },
 	{ "watermarks", KEY_STRING_MAP, AT(watermarks), NULL, check_nonempty, check_qualified_table },
 	{ "bronze", KEY_TABLE, 0, bronze_keys, NULL, NULL },
+	{ "compaction", KEY_TABLE, 0, compaction_keys, NULL, NULL },
 	{ "silver", KEY_TABLE, 0, silver_keys, NULL, NULL },
 	{ "policy", KEY_STRING_MAP, AT(policy), NULL, floe_policy_action_problem, floe_policy_class_problem },
 	{ "git", KEY_TABLE, 0, git_keys, NULL, NULL },
@@ -549,6 +559,9 @@ static void set_defaults(floe_config *c)
 	c->bronze.late_window_seconds = 300;
 	c->bronze.target_file_rows = 262144;
 	c->bronze.write_mode = "copy-on-write";
+	c->compaction.delete_files = 10;
+	c->compaction.small_files = 20;
+	c->compaction.after_run = true;
 	c->silver.pii_key_env = "FLOE_PII_KEY";
 	c->git_remote = "";
 	c->alerts.webhook_env = "FLOE_ALERT_WEBHOOK";

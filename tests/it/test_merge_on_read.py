@@ -7,6 +7,7 @@ import json
 import pytest
 
 from conftest import floe
+from icebergkit import local_path
 from lakecheck import assert_equals_source, catalog
 from sourcedb import TOUCH, Source
 
@@ -122,3 +123,71 @@ def test_per_table_write_mode_overrides_the_default(src, proj, tmp_path):
         assert_equals_source(src, d, "bronze.events")
     finally:
         (d / "floe.toml").write_text(toml)
+
+
+def test_compaction_leaves_the_same_rows_without_delete_files(src, proj):
+    d, _ = proj
+    src.admin("UPDATE public.events SET payload = 'c' || id WHERE id % 997 = 3")
+    run(src, d, "public.events")
+    assert int(snapshot(d, "bronze.events").summary["total-delete-files"]) > 0
+    r = src.floe(d, "compact", "--table", "public.events", "--json", check=0)
+    t = json.loads(r.out)["tables"][0]
+    assert t["state"] == "loaded" and t["detail"].startswith("compacted"), t
+    snap = snapshot(d, "bronze.events")
+    s = snap.summary
+    assert snap.summary.operation.value == "replace", s
+    assert (s["total-delete-files"], s["total-position-deletes"], s["floe.load-mode"]) == ("0", "0", "compaction"), s
+    assert s["floe.watermark"] and s["floe.key"], s  # carried: the next load stays incremental
+    assert_equals_source(src, d, "bronze.events")
+    # Key-sorted, disjoint files again.
+    tbl = catalog(d).load_table("bronze.events")
+    ranges = sorted((int.from_bytes(f.file.lower_bounds[1], "little", signed=True),
+                     int.from_bytes(f.file.upper_bounds[1], "little", signed=True)) for f in tbl.scan().plan_files())
+    assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:])), ranges
+    # Nothing left to do: a second compaction commits nothing.
+    again = json.loads(src.floe(d, "compact", "--table", "public.events", "--json", check=0).out)["tables"][0]
+    assert again["detail"].startswith("nothing to compact"), again
+    assert snapshot(d, "bronze.events").snapshot_id == snap.snapshot_id
+    src.admin("UPDATE public.events SET payload = 'd' || id WHERE id = 9")
+    out = run(src, d, "public.events")
+    assert out["bronze.events"]["detail"].startswith("incremental:"), out
+
+
+def test_compaction_runs_after_a_load_past_the_threshold(src, proj):
+    d, _ = proj
+    toml = (d / "floe.toml").read_text()
+    (d / "floe.toml").write_text(toml + "\n[compaction]\ndelete-files = 2\n")
+    try:
+        for i in range(2):
+            src.admin(f"UPDATE public.events SET payload = 't{i}' || id WHERE id % 1500 = {i}")
+            out = run(src, d, "public.events")
+        assert "then compacted" in out["bronze.events"]["detail"], out
+        assert snapshot(d, "bronze.events").summary["total-delete-files"] == "0"
+        assert_equals_source(src, d, "bronze.events")
+    finally:
+        (d / "floe.toml").write_text(toml)
+
+
+def test_expiry_deletes_nothing_a_kept_snapshot_references(src, proj):
+    d, _ = proj
+    src.admin("UPDATE public.events SET payload = 'e' || id WHERE id % 1200 = 5")
+    run(src, d, "public.events")
+    tbl = catalog(d).load_table("bronze.events")
+    kept = sorted(tbl.snapshots(), key=lambda s: s.sequence_number)[-2:]
+    root = d / "warehouse" / "bronze" / "events"
+    before = {str(p) for p in root.rglob("*") if p.is_file()}
+    r = src.floe(d, "expire", "--table", "public.events", "--keep-snapshots", "2", "--json", check=0)
+    t = json.loads(r.out)["tables"][0]
+    assert t["error"] is None and t["snapshots_after"] == 2 and t["deleted_files"] > 0, t
+    after = {str(p) for p in root.rglob("*") if p.is_file()}
+    assert after < before
+    tbl = catalog(d).load_table("bronze.events")
+    assert {s.snapshot_id for s in tbl.snapshots()} == {s.snapshot_id for s in kept}
+    needed = set()  # every file a kept snapshot reads: data and position delete files
+    for snap in kept:
+        for task in tbl.scan(snapshot_id=snap.snapshot_id).plan_files():
+            needed |= {local_path(task.file.file_path)} | {local_path(f.file_path) for f in task.delete_files}
+    assert needed <= after, needed - after
+    for s in kept:  # every kept snapshot still reads, deletes applied
+        assert tbl.scan(snapshot_id=s.snapshot_id).to_arrow().num_rows > 0
+    assert_equals_source(src, d, "bronze.events")

@@ -103,11 +103,12 @@ def test_updates_inserts_and_deletes_merge_on_read(src, proj):
 
 def test_shop_ticks_with_uuid_keys(src, proj):
     d, _ = proj
-    for _ in range(3):
+    for _ in range(2):
         floe("shop", "tick", "--target", src.target, "--orders", "30", "--updates", "30", "--deletes", "5", check=0)
         run(src, d, "public.orders")
         assert_equals_source(src, d, "bronze.orders")
-    assert int(snapshot(d, "bronze.orders").summary["total-position-deletes"]) > 0
+    snaps = catalog(d).load_table("bronze.orders").snapshots()
+    assert any(int(x.summary.get("added-position-deletes") or 0) > 0 for x in snaps)
 
 
 def test_per_table_write_mode_overrides_the_default(src, proj, tmp_path):
@@ -158,12 +159,14 @@ def test_compaction_runs_after_a_load_past_the_threshold(src, proj):
     toml = (d / "floe.toml").read_text()
     (d / "floe.toml").write_text(toml + "\n[compaction]\ndelete-files = 2\n")
     try:
-        for i in range(2):
+        details = []
+        for i in range(3):  # deletes pile up until a load finds two and compacts after itself
             src.admin(f"UPDATE public.events SET payload = 't{i}' || id WHERE id % 1500 = {i}")
-            out = run(src, d, "public.events")
-        assert "then compacted" in out["bronze.events"]["detail"], out
-        assert snapshot(d, "bronze.events").summary["total-delete-files"] == "0"
-        assert_equals_source(src, d, "bronze.events")
+            details.append(run(src, d, "public.events")["bronze.events"]["detail"])
+            assert_equals_source(src, d, "bronze.events")
+        compacted = [x for x in details if "then compacted" in x]
+        assert compacted, details
+        assert int(snapshot(d, "bronze.events").summary["total-delete-files"]) < 2
     finally:
         (d / "floe.toml").write_text(toml)
 
@@ -180,7 +183,7 @@ def test_expiry_deletes_nothing_a_kept_snapshot_references(src, proj):
     t = json.loads(r.out)["tables"][0]
     assert t["error"] is None and t["snapshots_after"] == 2 and t["deleted_files"] > 0, t
     after = {str(p) for p in root.rglob("*") if p.is_file()}
-    assert after < before
+    assert before - after and all(f.endswith(".metadata.json") for f in after - before), after - before
     tbl = catalog(d).load_table("bronze.events")
     assert {s.snapshot_id for s in tbl.snapshots()} == {s.snapshot_id for s in kept}
     needed = set()  # every file a kept snapshot reads: data and position delete files

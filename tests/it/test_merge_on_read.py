@@ -3,12 +3,16 @@ and changed rows as new data files and marks the rows they replace, and deleted 
 position delete file, in one snapshot. After every run PyIceberg, DuckDB's iceberg extension and
 floe's reconciliation read bronze equal to the source; nothing untouched is rewritten."""
 import json
+import os
+import random
+import subprocess
+import time
 
 import pytest
 
-from conftest import floe
+from conftest import FLOE, floe
 from icebergkit import local_path
-from lakecheck import assert_equals_source, catalog
+from lakecheck import assert_equals_source, catalog, duckdb_rows, lock_table, pyiceberg_rows, source_rows
 from sourcedb import TOUCH, Source
 
 EXTRA = TOUCH + '''
@@ -103,7 +107,7 @@ def test_updates_inserts_and_deletes_merge_on_read(src, proj):
 
 def test_shop_ticks_with_uuid_keys(src, proj):
     d, _ = proj
-    for _ in range(2):
+    for _ in range(1):
         floe("shop", "tick", "--target", src.target, "--orders", "30", "--updates", "30", "--deletes", "5", check=0)
         run(src, d, "public.orders")
         assert_equals_source(src, d, "bronze.orders")
@@ -193,4 +197,44 @@ def test_expiry_deletes_nothing_a_kept_snapshot_references(src, proj):
     assert needed <= after, needed - after
     for s in kept:  # every kept snapshot still reads, deletes applied
         assert tbl.scan(snapshot_id=s.snapshot_id).to_arrow().num_rows > 0
+    assert_equals_source(src, d, "bronze.events")
+
+
+def killed(src, d, *args, rng):
+    """floe ARGS started and SIGKILLed at a random instant (or left to finish): its return code."""
+    env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
+    proc = subprocess.Popen([FLOE, "-C", str(d), *args], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        proc.wait(timeout=rng.uniform(0.05, 1.5))
+    except subprocess.TimeoutExpired:
+        proc.kill()  # SIGKILL: mid-read, mid-write or mid-commit
+        proc.wait()
+    return proc.returncode
+
+
+def test_kill_9_during_runs_compaction_and_expiry(src, proj):
+    """After each kill the table reads (PyIceberg, DuckDB) exactly as one committed state: the
+    source before the change or after it; every file its snapshot needs is there."""
+    d, _ = proj
+    seed = int(os.environ.get("FLOE_CRASH_SEED", str(time.time_ns() % 1_000_000)))
+    rng = random.Random(seed)
+    t = lock_table(d, "bronze.events")
+    kills, states = 0, [pyiceberg_rows(d, "bronze.events")]
+    for cycle in range(6):
+        step = ["run", "--layer", "bronze", "--no-reconcile", "--table", "public.events"]
+        if cycle % 3 == 1:
+            step = ["compact", "--table", "public.events"]
+        elif cycle % 3 == 2:
+            step = ["expire", "--table", "public.events", "--keep-snapshots", "1"]
+        else:
+            src.admin(f"UPDATE public.events SET payload = 'k{cycle}' || id WHERE id % 700 = {cycle}")
+            src.admin(f"DELETE FROM public.events WHERE id = {100 + cycle}")
+            states.append(source_rows(src, d, t))
+        kills += killed(src, d, *step, rng=rng) == -9
+        got = pyiceberg_rows(d, "bronze.events")
+        assert got in states, f"seed {seed}, cycle {cycle} ({step[0]}): not a committed state"
+        assert duckdb_rows(d, "bronze.events") == got, f"seed {seed}, cycle {cycle}"
+    assert kills >= 2, f"seed {seed}: only {kills} kills"
+    run(src, d, "public.events")  # after the crashes a run completes and proves the table
     assert_equals_source(src, d, "bronze.events")

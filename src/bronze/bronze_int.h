@@ -187,6 +187,9 @@ int bronze_scan_next(bronze_scan *s);
 void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos);
 void bronze_scan_close(bronze_scan *s);
 
+/* Whether `t` is among `tables` (bronze or source names; NULL: every table) (run.c). */
+bool bronze_wanted(const char *const *tables, size_t n, const floe_lock_table *t);
+
 /* ---- mor.c: merge-on-read ---- */
 
 typedef struct bronze_load bronze_load;

@@ -13,16 +13,6 @@
 
 #include <string.h>
 
-static bool wanted(const floe_bronze_expire_opts *o, const floe_lock_table *t)
-{
-	if (!o->tables)
-		return true;
-	for (size_t i = 0; i < o->n_tables; i++)
-		if (floe_lock_table_named(t, o->tables[i]))
-			return true;
-	return false;
-}
-
 static int64_t keep_count(const floe_config *c, const floe_bronze_expire_opts *o)
 {
 	if (o->keep_snapshots > 0)
@@ -82,7 +72,7 @@ int floe_bronze_expire(floe_bronze_expiry **out, size_t *n, floe_arena *arena, c
 		const floe_lock_table *t = floe_lock_at(lock, i);
 		const char *dot = strchr(t->bronze, '.');
 		floe_buf where = FLOE_BUF_INIT;
-		if (!wanted(opts, t) || t->owner || !dot)
+		if (!bronze_wanted(opts->tables, opts->n_tables, t) || t->owner || !dot)
 			continue;
 		int found = floe_iceberg_catalog_load(cat, &where, "bronze", dot + 1);
 		floe_buf_free(&where);

@@ -166,14 +166,19 @@ static void *worker(void *arg)
 	}
 }
 
-static bool wanted(const floe_bronze_opts *o, const floe_lock_table *t)
+bool bronze_wanted(const char *const *tables, size_t n, const floe_lock_table *t)
 {
-	if (!o->tables)
+	if (!tables)
 		return true;
-	for (size_t i = 0; i < o->n_tables; i++)
-		if (floe_lock_table_named(t, o->tables[i]))
+	for (size_t i = 0; i < n; i++)
+		if (floe_lock_table_named(t, tables[i]))
 			return true;
 	return false;
+}
+
+static bool wanted(const floe_bronze_opts *o, const floe_lock_table *t)
+{
+	return bronze_wanted(o->tables, o->n_tables, t);
 }
 
 static int check_names(const floe_lock *lock, const floe_bronze_opts *o)

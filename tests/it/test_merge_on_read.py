@@ -2,6 +2,7 @@
 and changed rows as new data files and marks the rows they replace, and deleted rows, in one
 position delete file, in one snapshot. After every run PyIceberg, DuckDB's iceberg extension and
 floe's reconciliation read bronze equal to the source; nothing untouched is rewritten."""
+import contextlib
 import json
 import os
 import random
@@ -58,6 +59,17 @@ def snapshot(d, bronze):
 
 def data_files(d, bronze):
     return {t.file.file_path for t in catalog(d).load_table(bronze).scan().plan_files()}
+
+
+@contextlib.contextmanager
+def toml_extra(d, text):
+    """floe.toml with `text` appended, restored after."""
+    toml = (d / "floe.toml").read_text()
+    (d / "floe.toml").write_text(toml + text)
+    try:
+        yield
+    finally:
+        (d / "floe.toml").write_text(toml)
 
 
 def run(src, d, *tables):
@@ -117,17 +129,13 @@ def test_shop_ticks_with_uuid_keys(src, proj):
 
 def test_per_table_write_mode_overrides_the_default(src, proj, tmp_path):
     d, _ = proj
-    toml = (d / "floe.toml").read_text()
-    (d / "floe.toml").write_text(toml + '\n[bronze.write-modes]\n"public.events" = "copy-on-write"\n')
-    try:
+    with toml_extra(d, '\n[bronze.write-modes]\n"public.events" = "copy-on-write"\n'):
         src.admin("UPDATE public.events SET payload = 'w' || id WHERE id = 8")
         run(src, d, "public.events")
         s = snapshot(d, "bronze.events").summary
         assert s.get("floe.write-mode") is None and s.get("added-delete-files") is None, s
         assert int(s["deleted-data-files"]) >= 1, s  # copy-on-write rewrote the unit (and its deltas)
         assert_equals_source(src, d, "bronze.events")
-    finally:
-        (d / "floe.toml").write_text(toml)
 
 
 def test_compaction_leaves_the_same_rows_without_delete_files(src, proj):
@@ -160,9 +168,7 @@ def test_compaction_leaves_the_same_rows_without_delete_files(src, proj):
 
 def test_compaction_runs_after_a_load_past_the_threshold(src, proj):
     d, _ = proj
-    toml = (d / "floe.toml").read_text()
-    (d / "floe.toml").write_text(toml + "\n[compaction]\ndelete-files = 2\n")
-    try:
+    with toml_extra(d, "\n[compaction]\ndelete-files = 2\n"):
         details = []
         for i in range(3):  # deletes pile up until a load finds two and compacts after itself
             src.admin(f"UPDATE public.events SET payload = 't{i}' || id WHERE id % 1500 = {i}")
@@ -171,8 +177,6 @@ def test_compaction_runs_after_a_load_past_the_threshold(src, proj):
         compacted = [x for x in details if "then compacted" in x]
         assert compacted, details
         assert int(snapshot(d, "bronze.events").summary["total-delete-files"]) < 2
-    finally:
-        (d / "floe.toml").write_text(toml)
 
 
 def test_expiry_deletes_nothing_a_kept_snapshot_references(src, proj):

@@ -466,15 +466,18 @@ static int compact_only(load_state *s, bool *committed)
 	return expire_after(s, 1);
 }
 
-/* The current snapshot's total-records: what the table holds after this load. */
+/* The current snapshot's total-records less its position deletes: what the table holds after this load. */
 static int64_t table_rows(load_state *s)
 {
 	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(s->table);
 	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(m);
 	const char *total = snap ? floe_iceberg_snapshot_summary(snap, "total-records") : NULL;
-	int64_t n = -1;
+	const char *deleted = snap ? floe_iceberg_snapshot_summary(snap, "total-position-deletes") : NULL;
+	int64_t n = -1, d = 0;
 	if (total && floe_text_parse_int64(&n, total, strlen(total), 0, INT64_MAX) < 0)
 		n = -1;
+	if (n >= 0 && deleted && floe_text_parse_int64(&d, deleted, strlen(deleted), 0, n) == 0)
+		n -= d; /* merge-on-read: rows position deletes remove (each deletes one row of ours) */
 	return n;
 }
 

@@ -97,6 +97,8 @@ def test_updates_inserts_and_deletes_merge_on_read(src, proj):
     assert s.get("deleted-data-files") is None, s  # nothing rewritten
     assert before <= data_files(d, "bronze.events")
     assert "merge-on-read" in out["bronze.events"]["detail"]
+    count = src.admin("SELECT count(*) FROM public.events").fetchone()[0]
+    assert out["bronze.events"]["table_rows"] == count, out  # data rows less position deletes
     assert_equals_source(src, d, "bronze.events")
     # A second round touches rows the first one wrote (deltas) and the base files again.
     src.admin("UPDATE public.events SET payload = 'v' || id WHERE id % 1000 = 7 OR id = 20003")

@@ -6,7 +6,7 @@ import json
 import os
 import time
 
-from conftest import floe
+from it_conftest import floe
 from lakecheck import assert_equals_source, catalog
 from sourcedb import Source
 

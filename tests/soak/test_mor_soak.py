@@ -23,10 +23,9 @@ def test_merge_on_read_soak(stack, tmp_path):
     src.admin(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {src.role}")
     d = tmp_path / "soak"
     d.mkdir()
-    src.project(d, extra='\n[bronze]\nwrite-mode = "merge-on-read"\ntarget-file-rows = 4000\n'
+    src.project(d, extra='\n[warehouse]\nkeep-snapshots = 5\n'
+                         '\n[bronze]\nwrite-mode = "merge-on-read"\ntarget-file-rows = 4000\n'
                          '\n[compaction]\ndelete-files = 6\nsmall-files = 12\n')
-    toml = (d / "floe.toml").read_text().replace("[warehouse]\n", "[warehouse]\nkeep-snapshots = 5\n", 1)
-    (d / "floe.toml").write_text(toml)
     src.floe(d, "generate", check=0)
     args = [x for t in TABLES for x in ("--table", t)]
     started, compactions, expired = time.monotonic(), 0, 0

@@ -112,6 +112,12 @@ def test_updates_inserts_and_deletes_merge_on_read(src, proj):
     want = src.admin("SELECT count(*), sum(id), count(*) FILTER (WHERE payload LIKE 'v%') FROM public.events").fetchall()
     got = json.loads(r.out)[0]
     assert (int(got["n"]), int(got["s"]), int(got["v"])) == tuple(int(x) for x in want[0]), (got, want)
+    # Silver builds over the delete files (in full) and holds the source's rows.
+    silver = json.loads(src.floe(d, "run", "--json", "--layer", "silver", "--table", "public.events", check=0).out)
+    assert [t["state"] for t in silver["silver"]] == ["built"], silver
+    r = floe("-C", str(d), "query", "--json", "select count(*) AS n, sum(id) AS s FROM silver.events", check=0)
+    got = json.loads(r.out)[0]
+    assert (int(got["n"]), int(got["s"])) == tuple(int(x) for x in want[0][:2]), (got, want)
     # No change: no commit.
     sid = snapshot(d, "bronze.events").snapshot_id
     out = run(src, d, "public.events")

@@ -7,6 +7,7 @@
 #   make unit | make it       one half of the suite (after `make setup`)
 #   make fuzz FUZZ_SECONDS=60 libFuzzer targets (clang)
 #   make soak                 floe serve on a 1-minute schedule for 30 min with shop traffic (bench/soak/run.sh)
+#   make soak-mor             200 cycles of shop tick → floe run, merge-on-read with compaction and expiry
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
 #   make bench-parallel       one table's full load by 1, 2, 4 connections vs COPY (bench/bronze/parallel.sh)
@@ -61,7 +62,7 @@ LIB_OBJ += $(BUILD)/gen/console_assets.o
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
 PHONY_INSTALL := install uninstall deb deb-check
-.PHONY: $(PHONY_INSTALL) all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-parallel bench-s3 bench-incremental bench-cdc bench-silver bench-reconcile scale-out bench-serve rest-compat
+.PHONY: $(PHONY_INSTALL) all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-parallel bench-s3 bench-incremental bench-cdc bench-silver bench-reconcile scale-out soak-mor bench-serve rest-compat
 
 all: $(BUILD)/floe
 
@@ -161,6 +162,11 @@ bench-cdc: $(BUILD)/floe
 # floe serve on a one-minute schedule for SOAK_MINUTES (30) with shop traffic: RSS flat, every run in the ledger, no overlap.
 soak: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) bench/soak/run.sh
+
+# Merge-on-read soak: FLOE_SOAK_CYCLES (200) shop ticks → floe run, compaction and expiry along the way,
+# bronze checked against the source after every cycle (tests/soak/test_mor_soak.py). Not part of `make test`.
+soak-mor: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) FLOE_TOOLS=$(abspath $(BUILD)/tools) .venv/bin/python -m pytest -q -s -p no:cacheprovider tests/soak/test_mor_soak.py
 
 bench-silver: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/silver/run.sh

@@ -28,6 +28,12 @@ bench_stack_up shop floe_reader
 "$FLOE" -C "$WORK" shop generate --scale "$SCALE" --replace >/dev/null
 bench_events_table "$EVENTS"
 "$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$WORK" >/dev/null
+# WRITE_MODE=merge-on-read|copy-on-write: [bronze] write-mode of the run (docs/merge-on-read.md);
+# automatic compaction off, so COMPACT_RUNS runs' delete files pile up for the compaction measured last.
+WRITE_MODE="${WRITE_MODE:-copy-on-write}"
+COMPACT_RUNS="${COMPACT_RUNS:-20}"
+sed -i "s/^\[bronze\]\$/[bronze]\nwrite-mode = \"$WRITE_MODE\"/" "$WORK/floe.toml"
+printf '\n[compaction]\nafter-run = false\n' >>"$WORK/floe.toml"
 "$FLOE" -C "$WORK" generate >/dev/null
 
 # timed NAME CMD...: wall seconds and peak RSS (kB)
@@ -81,19 +87,29 @@ SQL
 read -r en enm <<<"$(timed incr "$FLOE" -v -C "$WORK" run --no-reconcile --table public.events)"; grep "in [0-9.]* s" "$WORK/err" >&2 || true
 events_nodel_summary=$(summary events)
 ec=$(count_seconds events)
+# COMPACT_RUNS more runs of the same 0.1 % change shape, then one compaction (merge-on-read: it folds
+# every run's delta files and delete files back into key-sorted files), against the full load.
+for i in $(seq 1 "$COMPACT_RUNS"); do
+	"${PSQL[@]}" -c "UPDATE events SET amount = amount + 1 WHERE id % 1000 = $i" \
+		-c "DELETE FROM events WHERE id IN ($((i * 997)), $((i * 991 + 13)))"
+	"$FLOE" -C "$WORK" run --no-reconcile --table public.events >/dev/null 2>&1
+done
+read -r cs cm <<<"$(timed compact "$FLOE" -C "$WORK" compact --table public.events)"
+compact_summary=$(summary events)
 ratio() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
 
 block=$(cat <<MD
 
 ### bronze incremental run after a 0.1 % change — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 
-Command: \`SCALE=$SCALE bench/bronze/incremental.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); target-file-rows 262144 (the default); load average before: $(cut -d' ' -f1-3 /proc/loadavg)
+Write mode: **$WRITE_MODE**. Command: \`WRITE_MODE=$WRITE_MODE SCALE=$SCALE EVENTS=$EVENTS bench/bronze/incremental.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); target-file-rows 262144 (the default); load average before: $(cut -d' ' -f1-3 /proc/loadavg)
 
 | table | rows | full load s | incremental s | incremental / full | floor: count(*) s (/ full) | peak RSS MB (full / incr) | the incremental snapshot |
 |---|---|---|---|---|---|---|---|
 | orders (uuid keys) | $rows_orders | $of | $oi | $(ratio "$oi" "$of") % | $oc ($(ratio "$oc" "$of") %) | $((om / 1024)) / $((oim / 1024)) | $orders_summary |
 | events (serial keys) | $EVENTS | $ef | $ei | $(ratio "$ei" "$ef") % | $ec ($(ratio "$ec" "$ef") %) | $((em / 1024)) / $((eim / 1024)) | $events_summary |
 | events, no deletes | $EVENTS | $ef | $en | $(ratio "$en" "$ef") % | $ec ($(ratio "$ec" "$ef") %) | $((em / 1024)) / $((enm / 1024)) | $events_nodel_summary |
+| events: compaction after $COMPACT_RUNS more runs | $EVENTS | $ef | $cs (compact) | $(ratio "$cs" "$ef") % | | $((em / 1024)) / $((cm / 1024)) | $compact_summary |
 MD
 )
 echo "$block"

@@ -64,6 +64,7 @@ typedef struct floe_bronze_opts {
 	/* Why table `t` is paused (recorded as paused, not loaded), in `a`; NULL: it loads. NULL: none is. */
 	const char *(*paused)(void *ctx, floe_arena *a, const floe_lock_table *t);
 	void *paused_ctx;
+	bool compact;               /* compact the tables (floe compact) instead of loading them */
 } floe_bronze_opts;
 
 #define FLOE_BRONZE_OPTS_INIT { .command = "run" }
@@ -124,6 +125,35 @@ int floe_bronze_lock_type(floe_iceberg_type **out, floe_arena *a, const floe_loc
 
 /* Load. Returns 0 when the run happened (tables may have failed: see n_failed). */
 int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const floe_bronze_opts *opts);
+
+/* floe expire: one bronze table's snapshots expired and its orphan files removed. */
+typedef struct floe_bronze_expiry {
+	const char *table;          /* "bronze.orders" */
+	int64_t snapshots_before, snapshots_after;
+	size_t deleted_files;       /* data and delete files */
+	size_t deleted_metadata;    /* manifests, manifest lists, metadata files */
+	size_t deleted_orphans;
+	const char *error;          /* NULL: done */
+} floe_bronze_expiry;
+
+typedef struct floe_bronze_expire_opts {
+	const char *const *tables;  /* NULL: every bronze table of the plan */
+	size_t n_tables;
+	int64_t keep_snapshots;     /* <= 0: [warehouse] keep-snapshots, else 1 */
+	int64_t keep_days;          /* < 0: [warehouse] keep-days, else none (by count only) */
+	int64_t orphan_age_ms;      /* orphan files younger than this stay (a commit may be running) */
+} floe_bronze_expire_opts;
+
+#define FLOE_BRONZE_EXPIRE_OPTS_INIT { .keep_days = -1, .orphan_age_ms = INT64_C(3600000) }
+
+/*
+ * Expire every (or each given) bronze table's snapshots beyond the newest keep_snapshots and
+ * older than keep_days, deleting only files no kept snapshot references, then orphan files
+ * (no snapshot's, older than orphan_age_ms). *out: one result per table, in `arena`. A table
+ * that fails is reported and the others go on; returns -1 only when the plan cannot be read.
+ */
+int floe_bronze_expire(floe_bronze_expiry **out, size_t *n, floe_arena *arena, const floe_config *config,
+		       const floe_bronze_expire_opts *opts);
 void floe_bronze_report_free(floe_bronze_report *report);
 
 #endif

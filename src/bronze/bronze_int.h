@@ -8,6 +8,7 @@
 #include "format/parquet.h"
 #include "vector/vector.h"
 #include "iceberg/data_file.h"
+#include "iceberg/deletes.h"
 #include "iceberg/schema.h"
 #include "iceberg/table.h"
 #include "pg/copy.h"
@@ -51,6 +52,7 @@ typedef struct bronze_job {
 	const char *const *repair_keys;
 	size_t n_repair_keys;
 	struct bronze_cdc *cdc;     /* a CDC load (cdc.c): its batch; NULL: not one */
+	bool compact;                  /* floe compact: compact the table instead of loading it */
 } bronze_job;
 
 /* The lock's columns as the three shapes the load needs, in result-column order. */
@@ -124,7 +126,7 @@ typedef struct bronze_files {
 	floe_arena *arena;
 	const bronze_columns *cols;
 	size_t max_rows;               /* per file; 0: unbounded */
-	int zstd_level;                /* [warehouse] zstd-level; 0 (after init): the writer's default */
+	int zstd_level;                /* [warehouse] zstd-level (bronze_files_init); 0: the writer's default */
 	floe_parquet_writer *writer;
 	const char *uri;               /* the open file's */
 	size_t rows;                   /* in the open file */
@@ -132,8 +134,9 @@ typedef struct bronze_files {
 	size_t n, cap;
 } bronze_files;
 
+/* `zstd_level`: [warehouse] zstd-level (every writer of a table's files passes it; 0: the writer's default). */
 void bronze_files_init(bronze_files *f, floe_arena *arena, floe_iceberg_table *table,
-		       const bronze_columns *cols, size_t max_rows);
+		       const bronze_columns *cols, size_t max_rows, int zstd_level);
 /* Rows the open (or next) file still takes. */
 size_t bronze_files_room(const bronze_files *f);
 /* Write a batch (at most `room` rows); opens a file when none is open, closes it when full. */
@@ -144,6 +147,15 @@ int bronze_files_close(bronze_files *f);
 void bronze_files_discard(bronze_files *f, size_t from);
 
 /* ---- scan.c: rows of bronze data files, in file order ---- */
+
+/*
+ * Data files whose key ranges overlap (a merge-on-read table: a file and the delta files of later
+ * loads), with the positions deleted from each, read as one in key order.
+ */
+typedef struct bronze_group {
+	const floe_iceberg_scan_file *const *members;
+	size_t n;
+} bronze_group;
 
 typedef struct bronze_scan {
 	floe_iceberg_table *table;
@@ -158,15 +170,82 @@ typedef struct bronze_scan {
 	floe_vector *vec;          /* n_want vectors of the current row group */
 	size_t row, rows;          /* current row, rows in the row group */
 	bool started;
+	int64_t rg_offset;         /* position in the file of the row group's first row */
+	/* merge-on-read: files[i] stands for groups[i] when that is not NULL (keys: their order) */
+	const bronze_group *const *groups;
+	const bronze_keys *keys;
+	bool merged;               /* vec holds the current group's live rows, sorted */
+	size_t *src_member;        /* per row of a merged group: its member file and position */
+	int64_t *src_pos;
 } bronze_scan;
 
 /* Read columns `want` of `files`, in that order. */
 void bronze_scan_init(bronze_scan *s, floe_arena *arena, floe_iceberg_table *table,
 		      const bronze_columns *cols, const floe_iceberg_data_file *const *files,
 		      size_t n_files, const size_t *want, size_t n_want);
+/*
+ * Read files[i] as group groups[i] where that is set: its members' live rows (deleted positions
+ * skipped) merged in key order, one group in memory at a time. Call before the first next.
+ */
+void bronze_scan_groups(bronze_scan *s, const bronze_group *const *groups, const bronze_keys *keys);
 /* Move to the next row: 1, or 0 at the end, -1 on error. */
 int bronze_scan_next(bronze_scan *s);
+/* The data file (URI) and position in it of the current row. */
+void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos);
 void bronze_scan_close(bronze_scan *s);
+
+/* Whether `t` is among `tables` (bronze or source names; NULL: every table) (run.c). */
+bool bronze_wanted(const char *const *tables, size_t n, const floe_lock_table *t);
+
+/* ---- mor.c: merge-on-read ---- */
+
+typedef struct bronze_load bronze_load;
+
+/*
+ * The live data files of a table in key order as units: a file alone, or a group of files
+ * whose key ranges overlap (a file and the deltas later loads wrote into its range) with
+ * their deleted positions. Units never overlap one another.
+ */
+typedef struct bronze_units {
+	const floe_iceberg_data_file **files; /* per unit: the file it stands for (a group's: its first
+					       * member's path and the group's live rows, no stats) */
+	const bronze_group **groups;          /* per unit: NULL for a file without deletes, read as it is */
+	size_t n;
+	int64_t live_rows;
+	size_t n_data_files;                  /* members of every unit */
+} bronze_units;
+
+/*
+ * Cluster `scan`'s data files (deleted positions loaded) into units by key0's bounds; each
+ * unit's bounds are appended to lower/upper (vectors of key0's type), units in key order.
+ * Returns the reason to load in full (a file without bounds, a group too large to merge in
+ * memory), else NULL.
+ */
+const char *bronze_mor_units(bronze_units *out, floe_arena *a, const floe_iceberg_scan *scan,
+			     const floe_iceberg_field *key0, const floe_pg_copy_column *c0, size_t max_group_rows,
+			     floe_vector *lower, floe_vector *upper);
+
+/* Whether table `bronze` (its source name "schema.table") loads merge-on-read ([bronze] write-mode). */
+bool bronze_mor_enabled(const floe_config *config, const char *source_name);
+
+/* Write `dels` as the load's position delete file (l->delete_files). */
+int bronze_mor_write_deletes(bronze_load *l, floe_iceberg_position_delete *dels, size_t n);
+
+/* When compaction runs: the thresholds ([compaction]), or always (floe compact). */
+typedef struct floe_bronze_compaction {
+	bool forced;
+	size_t delete_files, small_files;
+} floe_bronze_compaction;
+
+/*
+ * Compaction (merge.c): the table's units with deltas or deletes, and runs of small files,
+ * rewritten into key-sorted files of target-file-rows without deletes; l->removed gets their
+ * files and every live delete file, l->out the new files. *skip says why nothing is to commit.
+ */
+int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, const char **skip);
+
+/* Remove the position delete files a load wrote and will not commit. */
+void bronze_mor_discard(bronze_load *l);
 
 /* ---- load.c / merge.c ---- */
 
@@ -185,6 +264,12 @@ typedef struct bronze_load {
 	bronze_files out;
 	const char **removed;       /* URIs of files an incremental load replaces */
 	size_t n_removed;
+	bool mor;                   /* merge-on-read ([bronze] write-mode) */
+	bool mor_table;             /* the table has loaded merge-on-read (write mode, or delete files) */
+	const char *load_mode;      /* floe.load-mode when not the load's own ("compaction") */
+	const char *operation;      /* the snapshot's operation when not derived ("replace") */
+	floe_iceberg_data_file *delete_files; /* position delete files a merge-on-read load adds */
+	size_t n_delete_files;
 	bool has_watermark;
 	int64_t watermark;          /* the largest watermark loaded (µs) */
 	const char *clock_text[2];  /* the source's clock at the snapshot: timestamptz, and timestamp in

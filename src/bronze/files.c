@@ -13,9 +13,10 @@
 #define ROW_GROUP_BYTES ((size_t)64 << 20)
 
 void bronze_files_init(bronze_files *f, floe_arena *arena, floe_iceberg_table *table,
-		       const bronze_columns *cols, size_t max_rows)
+		       const bronze_columns *cols, size_t max_rows, int zstd_level)
 {
 	memset(f, 0, sizeof(*f));
+	f->zstd_level = zstd_level;
 	f->arena = arena;
 	f->table = table;
 	f->cols = cols;

@@ -172,8 +172,7 @@ static int load_full(load_state *s, bool by_key)
 	const char *sql = s->sql;
 	if (by_key && !(sql = bronze_sql_keyed(job->arena, s->pg, job->table, &s->keys, "*", s->sql, "")))
 		goto cleanup;
-	bronze_files_init(&s->out, job->arena, s->table, &s->cols, file_rows);
-	s->out.zstd_level = job->config->warehouse.zstd_level;
+	bronze_files_init(&s->out, job->arena, s->table, &s->cols, file_rows, job->config->warehouse.zstd_level);
 	s->has_watermark = false;
 	if (floe_pg_copy_begin(&copy, s->pg, sql, s->cols.copy, s->cols.n) < 0 ||
 	    bronze_reader_start(&reader, copy, s, &s->cols, job->arena, file_rows, bronze_load_threads()) < 0)
@@ -212,8 +211,11 @@ static int commit(load_state *s, bool full)
 	size_t n = 0;
 	summary[n++] = (floe_iceberg_kv){ "floe.run-id", job->run_id };
 	summary[n++] = (floe_iceberg_kv){ "floe.source-position", s->position };
-	summary[n++] = (floe_iceberg_kv){ "floe.load-mode", full ? "full" : bronze_cdc_is_batch(job) || (job->cdc && !job->repair_keys)
-									? "cdc" : job->repair_keys ? "repair" : "incremental" };
+	summary[n++] = (floe_iceberg_kv){ "floe.load-mode", s->load_mode ? s->load_mode
+							  : full			 ? "full"
+							  : bronze_cdc_is_batch(job) || (job->cdc && !job->repair_keys) ? "cdc"
+							  : job->repair_keys ? "repair"
+									     : "incremental" };
 	if (bronze_cdc_lsn(job))
 		summary[n++] = (floe_iceberg_kv){ "floe.cdc.lsn", bronze_cdc_lsn(job) };
 	for (size_t i = 0; i < s->n_summary; i++)
@@ -222,9 +224,12 @@ static int commit(load_state *s, bool full)
 	o.summary = summary;
 	o.n_summary = n;
 	o.expect_snapshot_id = s->expect_snapshot;
+	o.operation = s->operation;
 	bronze_load_progress(s, "committing", NULL);
 	int rc = full ? floe_iceberg_table_replace(s->table, s->out.files, s->out.n, &o)
-		      : floe_iceberg_table_rewrite(s->table, s->removed, s->n_removed, s->out.files, s->out.n, &o);
+		 : s->n_delete_files ? floe_iceberg_table_row_delta(s->table, s->removed, s->n_removed, s->out.files,
+								    s->out.n, s->delete_files, s->n_delete_files, &o)
+		 : floe_iceberg_table_rewrite(s->table, s->removed, s->n_removed, s->out.files, s->out.n, &o);
 	if (rc < 0)
 		return -1;
 	job->result->snapshot_id = floe_iceberg_table_metadata(s->table)->current_snapshot_id;
@@ -330,7 +335,9 @@ static int load_and_commit(load_state *s, bool *committed)
 	bronze_load_note(s, "floe.rows-read", "%lld", (long long)s->rows_read);
 	if (s->schema_changes)
 		bronze_load_note(s, "floe.columns-changed", "%s", s->schema_changes);
-	if (!full && s->n_removed == 0 && s->out.n == 0 && !bronze_cdc_advances(s)) {
+	if (full)
+		bronze_mor_discard(s); /* a merge gave way to a full load */
+	if (!full && s->n_removed == 0 && s->out.n == 0 && s->n_delete_files == 0 && !bronze_cdc_advances(s)) {
 		r->detail = floe_arena_printf(job->arena, "no changes: %s; source snapshot %s%s%s",
 					      s->detail ? s->detail : "nothing read", s->position, future ? "; " : "",
 					      future ? future : "");
@@ -340,8 +347,10 @@ static int load_and_commit(load_state *s, bool *committed)
 	*committed = true;
 	if (commit(s, full) < 0) {
 		/* Certainly not landed (disk full, a lost race, …): this pass's data files are orphans. */
-		if (!floe_iceberg_table_may_have_landed(s->table))
+		if (!floe_iceberg_table_may_have_landed(s->table)) {
 			bronze_files_discard(&s->out, 0);
+			bronze_mor_discard(s);
+		}
 		return -1;
 	}
 	r->detail = full ? floe_arena_printf(job->arena, "%s%ssource snapshot %s", why ? why : "", why ? "; " : "",
@@ -359,15 +368,129 @@ static int load_and_commit(load_state *s, bool *committed)
 	return 0;
 }
 
-/* The current snapshot's total-records: what the table holds after this load. */
+/* ---- compaction and expiry ---- */
+
+/* A compaction's snapshot keeps what its base says of the source (watermark, key, position, …). */
+static void carry_summary(load_state *s)
+{
+	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(s->table);
+	const floe_iceberg_snapshot *base = floe_iceberg_metadata_snapshot(m, s->expect_snapshot);
+	static const char *const own[] = { "floe.run-id", "floe.load-mode", "floe.source-position" };
+	s->n_summary = 0;
+	for (size_t i = 0; base && i < base->n_summary; i++) {
+		const char *k = base->summary[i].key;
+		bool skip = strncmp(k, "floe.", 5) != 0 || strncmp(k, "floe.rows-", 10) == 0;
+		for (size_t j = 0; j < sizeof(own) / sizeof(own[0]) && !skip; j++)
+			skip = strcmp(k, own[j]) == 0;
+		if (!skip)
+			bronze_load_note(s, floe_arena_strdup(s->job->arena, k), "%s", base->summary[i].value);
+	}
+	const char *pos = base ? floe_iceberg_snapshot_summary(base, "floe.source-position") : NULL;
+	if (pos)
+		s->position = floe_arena_strdup(s->job->arena, pos);
+}
+
+/*
+ * Compact the table (floe compact, `forced`; or after a load past the [compaction] thresholds)
+ * as one `replace` snapshot on the snapshot it read: when another writer committed meanwhile
+ * the commit fails and compaction gives way (a load never waits for it, and loses nothing).
+ * s->detail says what happened; *done whether a snapshot was committed.
+ */
+static int compact_table(load_state *s, bool forced, bool *committed, bool *done)
+{
+	bronze_job *job = s->job;
+	const floe_config_compaction *cc = &job->config->compaction;
+	floe_bronze_compaction when = { forced, (size_t)cc->delete_files, (size_t)cc->small_files };
+	const char *skip = NULL;
+	*done = false;
+	s->expect_snapshot = floe_iceberg_table_metadata(s->table)->current_snapshot_id;
+	s->n_removed = 0;
+	s->detail = NULL;
+	bronze_load_progress(s, "compacting", NULL);
+	if (bronze_merge_compact(s, &when, &skip) < 0)
+		return -1;
+	if (skip) {
+		s->detail = skip;
+		return 0;
+	}
+	carry_summary(s);
+	s->load_mode = "compaction";
+	s->operation = "replace";
+	*committed = true;
+	int rc = commit(s, false);
+	s->load_mode = s->operation = NULL;
+	if (rc == 0) {
+		*done = true;
+		return 0;
+	}
+	if (!floe_iceberg_table_may_have_landed(s->table))
+		bronze_files_discard(&s->out, 0);
+	const floe_error *e = floe_error_last();
+	if (!e || e->cls != FLOE_ERR_CONFLICT)
+		return -1;
+	s->detail = floe_arena_printf(job->arena, "compaction gave way: %s committed meanwhile; run it again",
+				      job->table->bronze);
+	floe_error_clear();
+	return 0;
+}
+
+/* [warehouse] keep-snapshots / keep-days after a load: expire older snapshots and their files. */
+static int expire_after(load_state *s, int keep_at_least)
+{
+	const floe_config_warehouse *w = &s->job->config->warehouse;
+	floe_iceberg_expire_opts o = FLOE_ICEBERG_EXPIRE_OPTS_INIT;
+	floe_iceberg_cleanup_result res = { 0 };
+	if (!w->keep_snapshots && !w->keep_days)
+		return 0;
+	o.retain_last = (int)(w->keep_snapshots > keep_at_least ? w->keep_snapshots : keep_at_least);
+	o.older_than_ms = w->keep_days ? floe_iceberg_now_ms() - w->keep_days * INT64_C(86400000)
+				       : floe_iceberg_now_ms() + 1;
+	if (floe_iceberg_table_expire(s->table, &o, &res) < 0)
+		return -1;
+	if (res.expired_snapshots)
+		s->job->result->detail = floe_arena_printf(s->job->arena, "%s; %zu old snapshots expired (%zu data "
+							   "files deleted)", s->job->result->detail, res.expired_snapshots,
+							   res.deleted_data_files);
+	return 0;
+}
+
+/* After a load: compaction when the thresholds pass, then expiry when configured. */
+static int maintain(load_state *s, bool *committed)
+{
+	floe_bronze_result *r = s->job->result;
+	bool compacted = false;
+	if (s->job->config->compaction.after_run && s->keys.n && s->mor_table) {
+		if (compact_table(s, false, committed, &compacted) < 0)
+			return -1;
+		if (s->detail && (compacted || strncmp(s->detail, "compaction gave way", 19) == 0))
+			r->detail = floe_arena_printf(s->job->arena, "%s; then %s", r->detail, s->detail);
+	}
+	return expire_after(s, compacted ? 2 : 1); /* the load's own (checked) snapshot stays */
+}
+
+/* floe compact: the table compacted whatever the thresholds, then expiry when configured. */
+static int compact_only(load_state *s, bool *committed)
+{
+	bool done = false;
+	if (compact_table(s, true, committed, &done) < 0)
+		return -1;
+	s->job->result->detail = s->detail;
+	s->job->result->snapshot_id = floe_iceberg_table_metadata(s->table)->current_snapshot_id;
+	return expire_after(s, 1);
+}
+
+/* The current snapshot's total-records less its position deletes: what the table holds after this load. */
 static int64_t table_rows(load_state *s)
 {
 	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(s->table);
 	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(m);
 	const char *total = snap ? floe_iceberg_snapshot_summary(snap, "total-records") : NULL;
-	int64_t n = -1;
+	const char *deleted = snap ? floe_iceberg_snapshot_summary(snap, "total-position-deletes") : NULL;
+	int64_t n = -1, d = 0;
 	if (total && floe_text_parse_int64(&n, total, strlen(total), 0, INT64_MAX) < 0)
 		n = -1;
+	if (n >= 0 && deleted && floe_text_parse_int64(&d, deleted, strlen(deleted), 0, n) == 0)
+		n -= d; /* merge-on-read: rows position deletes remove (each deletes one row of ours) */
 	return n;
 }
 
@@ -447,13 +570,21 @@ int bronze_load_table(bronze_job *job)
 		goto cleanup;
 	bronze_cdc_imported(&s);
 	bronze_keys_init(&s.keys, job->arena, job->table, &s.cols);
+	if (job->compact) {
+		if (compact_only(&s, &commit_tried) < 0)
+			goto cleanup;
+		r->table_rows = table_rows(&s);
+		floe_pg_exec(s.pg, "COMMIT");
+		error = 0;
+		goto cleanup;
+	}
 	if (job->cdc && s.keys.watermark_only)
 		s.keys.unmergeable = NULL; /* the stream says what changed: no watermark needed */
 	if (load_and_commit(&s, &commit_tried) < 0 || bronze_cdc_confirm(&s) < 0)
 		goto cleanup;
 	r->rows = s.rows_read;
 	r->files = (int64_t)s.out.n;
-	if (check_and_repair(&s, &commit_tried) < 0)
+	if (check_and_repair(&s, &commit_tried) < 0 || maintain(&s, &commit_tried) < 0)
 		goto cleanup;
 	r->table_rows = table_rows(&s);
 	floe_pg_exec(s.pg, "COMMIT");
@@ -461,8 +592,10 @@ int bronze_load_table(bronze_job *job)
 cleanup:
 	/* Once a commit was tried its files may be live (an unknown outcome): only orphan
 	 * removal, which reads the committed metadata, may delete them then. */
-	if (error < 0 && !commit_tried && s.table)
+	if (error < 0 && !commit_tried && s.table) {
 		bronze_files_discard(&s.out, 0);
+		bronze_mor_discard(&s);
+	}
 	cleanup(&s);
 	bronze_cdc_end(job);
 	return error;

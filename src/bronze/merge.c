@@ -62,6 +62,16 @@ typedef struct merge {
 	size_t n_del;
 	int64_t late_missing;
 	int64_t inserted, updated, deleted, rewritten;
+	/* merge-on-read (mor.c): files[f] may stand for a group of files; the rows to delete */
+	const bronze_group **groups;   /* per file, or NULL for none */
+	bool skip_same;                /* a change whose watermark bronze has is unchanged (a re-read row) */
+	bool compacting;               /* bronze_merge_compact */
+	bool *same;                    /* per change: so */
+	size_t n_data_files;           /* every data file the units hold */
+	size_t n_delete_files;         /* live position delete files */
+	const floe_iceberg_scan *scan;
+	floe_iceberg_position_delete *pdel;
+	size_t n_pdel, cap_pdel;
 } merge;
 
 static double seconds(void)
@@ -235,14 +245,52 @@ const char *bronze_map_sort(bronze_file_map *map, floe_arena *a, const floe_vect
 	return why;
 }
 
+/* A merge-on-read table (or one with delete files): its files as units of overlapping key ranges. */
+static int list_units(merge *m, floe_iceberg_scan *scan)
+{
+	bronze_load *l = m->l;
+	bronze_units u;
+	const floe_pg_copy_column *c0 = &l->cols.copy[m->k->col[0]];
+	size_t max_rows = 4 * (size_t)l->job->config->bronze.target_file_rows;
+	floe_vector lower, upper;
+	if (floe_iceberg_scan_load_deletes(m->a, l->table, scan) < 0)
+		return -1;
+	m->scan = scan;
+	m->n_delete_files = scan->n_deletes;
+	floe_vector_init(&lower, c0->vec, c0->width);
+	floe_vector_init(&upper, c0->vec, c0->width);
+	m->full = bronze_mor_units(&u, m->a, scan, &l->cols.schema->fields[m->k->col[0]], c0,
+				   max_rows < 1000000 ? 1000000 : max_rows, &lower, &upper);
+	if (!m->full) {
+		size_t *order = floe_arena_alloc(m->a, (u.n + 1) * sizeof(size_t));
+		m->full = bronze_map_sort(&m->map, m->a, &lower, &upper, u.n, order);
+		m->files = floe_arena_alloc(m->a, (u.n + 1) * sizeof(*m->files));
+		m->groups = floe_arena_alloc(m->a, (u.n + 1) * sizeof(*m->groups));
+		for (size_t f = 0; f < u.n; f++) {
+			m->files[f] = u.files[order[f]];
+			m->groups[f] = u.groups[order[f]];
+		}
+		m->bronze_rows = u.live_rows;
+		m->n_data_files = u.n_data_files;
+	}
+	floe_vector_free(&lower);
+	floe_vector_free(&upper);
+	if (!m->map.touched)
+		m->map.touched = floe_arena_alloc(m->a, sizeof(bool));
+	return 0;
+}
+
 static int list_files(merge *m)
 {
 	bronze_load *l = m->l;
 	floe_iceberg_scan *scan = NULL;
 	const floe_iceberg_field *key0 = &l->cols.schema->fields[m->k->col[0]];
 	const floe_pg_copy_column *c0 = &l->cols.copy[m->k->col[0]];
-	if (floe_iceberg_table_plan(&scan, m->a, l->table, l->expect_snapshot) < 0)
+	if (floe_iceberg_table_plan_deletes(&scan, m->a, l->table, l->expect_snapshot) < 0)
 		return -1;
+	if (l->mor || scan->n_deletes)
+		return list_units(m, scan);
+	m->n_data_files = scan->n_files;
 	floe_vector lower, upper;
 	floe_vector_init(&lower, c0->vec, c0->width);
 	floe_vector_init(&upper, c0->vec, c0->width);
@@ -304,20 +352,50 @@ static void route_changes(merge *m)
 
 /* ---- 3. deletes ---- */
 
+/* Merge-on-read: the scan's current row is replaced or deleted (a position delete). */
+static void mark_position(merge *m, const bronze_scan *s)
+{
+	if (!m->l->mor)
+		return;
+	floe_iceberg_position_delete *d = FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel);
+	bronze_scan_position(s, &d->path, &d->pos);
+}
+
+/* Whether key row `row` of `keys` is among the deleted keys (cursor *d advances; merge-on-read). */
+static bool in_deletes(merge *m, size_t *d, floe_vector *const *keys, size_t row)
+{
+	if (!m->l->mor)
+		return false;
+	while (*d < m->n_del && bronze_key_cmp(m->k, m->del_keys, *d, keys, row) < 0)
+		(*d)++;
+	return *d < m->n_del && bronze_key_cmp(m->k, m->del_keys, *d, keys, row) == 0;
+}
+
 /* Which changes have a key bronze has: the touched files' keys read against the changes. */
 static int find_existing(merge *m)
 {
 	bronze_scan s;
 	key_order o;
 	const floe_iceberg_data_file **files = floe_arena_alloc(m->a, (m->map.n_files + 1) * sizeof(*files));
-	size_t n = 0, c = 0;
+	const bronze_group **groups = floe_arena_alloc(m->a, (m->map.n_files + 1) * sizeof(*groups));
+	size_t n = 0, c = 0, d = 0;
 	int rc, error = -1;
 	floe_vector *keys[64];
 	for (size_t f = 0; f < m->map.n_files; f++)
-		if (m->map.touched[f])
+		if (m->map.touched[f]) {
+			groups[n] = m->groups ? m->groups[f] : NULL;
 			files[n++] = m->files[f];
+		}
 	m->exists = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
-	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, files, n, m->k->col, m->k->n);
+	m->same = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
+	/* merge-on-read reads the watermark too: a re-read row whose watermark bronze has is unchanged */
+	size_t *want = floe_arena_alloc(m->a, (m->k->n + 2) * sizeof(size_t));
+	memcpy(want, m->k->col, m->k->n * sizeof(size_t));
+	bool by_watermark = m->skip_same && m->k->watermark >= 0;
+	if (by_watermark)
+		want[m->k->n] = (size_t)m->k->watermark;
+	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, files, n, want, m->k->n + by_watermark);
+	bronze_scan_groups(&s, groups, m->k);
 	order_init(&o, m);
 	while ((rc = bronze_scan_next(&s)) > 0) {
 		for (size_t i = 0; i < m->k->n; i++)
@@ -328,8 +406,16 @@ static int find_existing(merge *m)
 		}
 		while (c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row) < 0)
 			c++;
-		if (c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row) == 0)
+		if (c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row) == 0) {
 			m->exists[c] = true;
+			m->same[c] = by_watermark && floe_vector_compare_rows(&s.vec[m->k->n], s.row,
+									      &m->chg[m->k->watermark], c) == 0;
+			if (!m->same[c])
+				mark_position(m, &s); /* merge-on-read: the old version goes */
+		} else if (m->n_del && in_deletes(m, &d, keys, s.row)) {
+			m->deleted++;
+			mark_position(m, &s);
+		}
 	}
 	if (rc >= 0)
 		error = 0;
@@ -508,6 +594,7 @@ static int diff_range(merge *m, size_t r)
 	deletes_init(m);
 	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files + first, m->map.range_start[r + 1] - first,
 			 m->k->col, m->k->n);
+	bronze_scan_groups(&s, m->groups ? m->groups + first : NULL, m->k);
 	order_init(&src_order, m);
 	order_init(&lake_order, m);
 	if (open_key_stream(&ks, m, r) < 0)
@@ -528,8 +615,13 @@ static int diff_range(merge *m, size_t r)
 		}
 		if (cmp < 0 && !in_changes(m, &c, ks.keys, ks.row))
 			m->late_missing++; /* in the source, not in bronze, not a change: a late arrival */
-		if (cmp > 0)
+		if (cmp > 0) {
 			add_delete(m, keys, s.row, first + s.file);
+			if (m->l->mor) {
+				m->deleted++;
+				mark_position(m, &s);
+			}
+		}
 		if (cmp <= 0)
 			rs = stream_next(&ks, m->k->n);
 		if (cmp >= 0)
@@ -609,6 +701,7 @@ static int rewrite_run(merge *m, run_out *o, size_t f0, size_t f1, size_t *c, si
 	for (size_t i = 0; i < m->ncols; i++)
 		all[i] = i;
 	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files + f0, f1 - f0, all, m->ncols);
+	bronze_scan_groups(&s, m->groups ? m->groups + f0 : NULL, m->k);
 	order_init(&order, m);
 	o->pending = 0;
 	while ((rc = bronze_scan_next(&s)) > 0) {
@@ -677,15 +770,62 @@ cleanup:
 	return error;
 }
 
+/* Unit f's files leave the table (every member of a group). */
+static void remove_unit(merge *m, size_t f)
+{
+	const bronze_group *g = m->groups ? m->groups[f] : NULL;
+	for (size_t i = 0; g && i < g->n; i++)
+		m->l->removed[m->l->n_removed++] = g->members[i]->file.path;
+	if (!g)
+		m->l->removed[m->l->n_removed++] = m->files[f]->path;
+}
+
+/*
+ * Merge-on-read: the changes as new data files, one run per unit they go to (so files overlap
+ * only within a unit's range), and the old versions of replaced and deleted rows, found by
+ * find_existing and the key-set diff, as one position delete file.
+ */
+static int write_deltas(merge *m)
+{
+	bronze_load *l = m->l;
+	run_out o = { .vec = bronze_vectors_new(m->a, &l->cols) };
+	int error = -1;
+	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows,
+			  l->job->config->warehouse.zstd_level);
+	l->removed = floe_arena_alloc(l->job->arena, sizeof(char *));
+	for (size_t c = 0; c < m->n_chg; c++) {
+		if (c && m->chg_file[c] != m->chg_file[c - 1]) {
+			if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
+				goto cleanup;
+			bronze_vectors_clear(o.vec, m->ncols);
+		}
+		if (m->same && m->same[c])
+			continue; /* re-read in the late window, unchanged */
+		if (m->exists && m->exists[c])
+			m->updated++;
+		else
+			m->inserted++;
+		if (emit(m, &o, m->chg, c) < 0)
+			goto cleanup;
+	}
+	if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0 ||
+	    bronze_mor_write_deletes(l, m->pdel, m->n_pdel) < 0)
+		goto cleanup;
+	error = 0;
+cleanup:
+	bronze_vectors_free(o.vec, m->ncols);
+	return error;
+}
+
 static int rewrite(merge *m)
 {
 	bronze_load *l = m->l;
 	run_out o = { .vec = bronze_vectors_new(m->a, &l->cols) };
 	size_t c = 0, d = 0;
 	int error = -1;
-	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows);
-	l->out.zstd_level = l->job->config->warehouse.zstd_level;
-	l->removed = floe_arena_alloc(l->job->arena, (m->map.n_files + 1) * sizeof(char *));
+	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows,
+			  l->job->config->warehouse.zstd_level);
+	l->removed = floe_arena_alloc(l->job->arena, (m->n_data_files + m->n_delete_files + 1) * sizeof(char *));
 	if (m->map.n_files == 0 && m->n_chg) { /* an empty table: the changes are the rows */
 		m->inserted = (int64_t)m->n_chg;
 		for (; c < m->n_chg; c++)
@@ -701,7 +841,7 @@ static int rewrite(merge *m)
 		while (f1 < m->map.n_files && m->map.touched[f1])
 			f1++;
 		size_t mark = l->out.n;
-		o.changed = false;
+		o.changed = m->compacting; /* compaction rewrites what it touched, equal or not */
 		if (rewrite_run(m, &o, f0, f1, &c, &d) < 0)
 			goto cleanup;
 		if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
@@ -711,7 +851,7 @@ static int rewrite(merge *m)
 			bronze_files_discard(&l->out, mark); /* every row came out as it was */
 		} else {
 			for (size_t f = f0; f < f1; f++)
-				l->removed[l->n_removed++] = m->files[f]->path;
+				remove_unit(m, f);
 			m->rewritten += (int64_t)(f1 - f0);
 		}
 		f0 = f1;
@@ -731,6 +871,7 @@ static void finish(merge *m, int error)
 {
 	if (error < 0 || m->full) {
 		bronze_files_discard(&m->l->out, 0);
+		bronze_mor_discard(m->l);
 		m->l->n_removed = 0;
 	}
 	bronze_vectors_free(m->chg, m->chg ? m->ncols : 0);
@@ -850,22 +991,37 @@ static void describe(merge *m)
 	bronze_load_note(l, "floe.rows-updated", "%lld", (long long)m->updated);
 	bronze_load_note(l, "floe.rows-deleted", "%lld", (long long)m->deleted);
 	bronze_load_note(l, "floe.files-rewritten", "%lld", (long long)m->rewritten);
+	if (l->mor)
+		bronze_load_note(l, "floe.write-mode", "merge-on-read");
 	if (m->late_missing)
 		bronze_load_note(l, "floe.rows-missing", "%lld", (long long)m->late_missing);
+	const char *files = l->mor ? floe_arena_printf(l->job->arena, "%zu rows marked deleted (merge-on-read)",
+							 m->n_pdel)
+				   : floe_arena_printf(l->job->arena, "%lld of %zu files rewritten",
+						       (long long)m->rewritten, m->map.n_files);
 	l->detail = floe_arena_printf(l->job->arena,
-				      "incremental: %zu rows read, %lld inserted, %lld updated, %lld deleted, "
-				      "%lld of %zu files rewritten%s",
+				      "incremental: %zu rows read, %lld inserted, %lld updated, %lld deleted, %s%s",
 				      m->n_chg, (long long)m->inserted, (long long)m->updated, (long long)m->deleted,
-				      (long long)m->rewritten, m->map.n_files,
+				      files,
 				      m->late_missing ? floe_arena_printf(l->job->arena,
 					      "; %lld source rows are missing from bronze (late arrivals for reconciliation)",
 					      (long long)m->late_missing) : "");
+}
+
+/* The write mode of the load's table ([bronze] write-mode, per table in [bronze.write-modes]). */
+static void choose_mode(bronze_load *l)
+{
+	const floe_lock_table *t = l->job->table;
+	l->mor = bronze_mor_enabled(l->job->config, floe_arena_printf(l->job->arena, "%s.%s", t->schema, t->name));
+	l->mor_table = l->mor;
+	l->n_delete_files = 0;
 }
 
 int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 {
 	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n };
 	int error = -1;
+	choose_mode(l);
 	floe_vector_init(&m.map.lower, FLOE_VEC_LONG, 0);
 	floe_vector_init(&m.map.upper, FLOE_VEC_LONG, 0);
 	if (m.k->n > 64)
@@ -873,6 +1029,7 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 	l->watermark = previous;
 	l->has_watermark = true;
 	double t = seconds();
+	m.skip_same = l->mor;
 	if (!m.full && fetch_changes(&m, previous) < 0)
 		goto cleanup;
 	step(&m, &t, "changes read");
@@ -884,9 +1041,9 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 		if (find_deletes(&m) < 0)
 			goto cleanup;
 		t = seconds();
-		if (!m.full && rewrite(&m) < 0)
+		if (!m.full && (l->mor ? write_deltas(&m) : rewrite(&m)) < 0)
 			goto cleanup;
-		step(&m, &t, "files rewritten");
+		step(&m, &t, l->mor ? "changes written, replaced rows marked deleted" : "files rewritten");
 	}
 	if (!m.full)
 		describe(&m);
@@ -959,6 +1116,7 @@ int bronze_merge_rows(bronze_load *l, floe_vector *rows, floe_vector *keys, cons
 	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n };
 	floe_vector *key_view[64];
 	int error = -1;
+	choose_mode(l);
 	floe_vector_init(&m.map.lower, FLOE_VEC_LONG, 0);
 	floe_vector_init(&m.map.upper, FLOE_VEC_LONG, 0);
 	if (m.k->n > 64)
@@ -983,7 +1141,9 @@ int bronze_merge_rows(bronze_load *l, floe_vector *rows, floe_vector *keys, cons
 	for (size_t d = 1; d < m.n_del; d++)
 		if (m.del_file[d] < m.del_file[d - 1])
 			m.del_file[d] = m.del_file[d - 1];
-	if (!m.full && rewrite(&m) < 0)
+	if (!m.full && l->mor && m.map.n_files && find_existing(&m) < 0)
+		goto cleanup;
+	if (!m.full && (l->mor ? write_deltas(&m) : rewrite(&m)) < 0)
 		goto cleanup;
 	if (!m.full)
 		describe(&m);
@@ -1030,5 +1190,69 @@ cleanup:
 		floe_vector_free(&keys[i]);
 	floe_buf_free(&values);
 	floe_buf_free(&where);
+	return error;
+}
+
+/* ---- compaction ---- */
+
+/* Mark the units compaction rewrites: groups (deltas, deletes) and runs of small files. */
+static size_t compaction_targets(merge *m, int64_t small_rows)
+{
+	size_t n = 0;
+	for (size_t f = 0; f < m->map.n_files; f++) {
+		bool small = m->files[f]->record_count < small_rows;
+		bool next_small = f + 1 < m->map.n_files && m->files[f + 1]->record_count < small_rows;
+		bool prev_small = f > 0 && m->files[f - 1]->record_count < small_rows;
+		m->map.touched[f] = m->groups[f] || (small && (next_small || prev_small));
+		n += m->map.touched[f];
+	}
+	return n;
+}
+
+int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, const char **skip)
+{
+	merge m = { .l = l, .a = l->job->arena, .k = &l->keys, .ncols = l->cols.n, .compacting = true };
+	floe_iceberg_scan *scan = NULL;
+	int error = -1;
+	*skip = NULL;
+	floe_vector_init(&m.map.lower, FLOE_VEC_LONG, 0);
+	floe_vector_init(&m.map.upper, FLOE_VEC_LONG, 0);
+	l->mor = false;
+	l->n_delete_files = 0; /* the load's are committed: never discarded here */
+	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows,
+			  l->job->config->warehouse.zstd_level);
+	if (m.k->n == 0 || m.k->n > 64 || l->keys.unmergeable) {
+		*skip = "nothing to compact: the table has no key to sort its files by";
+		error = 0;
+		goto cleanup;
+	}
+	if (floe_iceberg_table_plan_deletes(&scan, m.a, l->table, l->expect_snapshot) < 0 || list_units(&m, scan) < 0)
+		goto cleanup;
+	int64_t target = l->job->config->bronze.target_file_rows;
+	size_t small = 0;
+	for (size_t f = 0; f < scan->n_files; f++)
+		small += scan->files[f].file.record_count < target / 4;
+	bool due = scan->n_deletes >= when->delete_files || small >= when->small_files;
+	if (m.full) {
+		*skip = floe_arena_printf(m.a, "not compacted: %s", m.full);
+	} else if (!when->forced && !due) {
+		*skip = floe_arena_printf(m.a, "nothing to compact: %zu delete files, %zu small files (thresholds %zu, "
+					  "%zu)", scan->n_deletes, small, when->delete_files, when->small_files);
+	} else if (compaction_targets(&m, target / 4) == 0 && scan->n_deletes == 0) {
+		*skip = "nothing to compact: no delete files, no overlapping or adjacent small files";
+	} else if (rewrite(&m) < 0) {
+		goto cleanup;
+	} else {
+		for (size_t i = 0; i < scan->n_deletes; i++) /* every delete file's rows are in the rewrite */
+			l->removed[l->n_removed++] = scan->deletes[i].file.path;
+		l->detail = floe_arena_printf(l->job->arena, "compacted: %lld units of %zu data files and %zu delete "
+					      "files rewritten into %zu files", (long long)m.rewritten, scan->n_files,
+					      scan->n_deletes, l->out.n);
+	}
+	error = 0;
+cleanup:
+	if (*skip)
+		m.full = *skip; /* nothing to commit */
+	finish(&m, error);
 	return error;
 }

@@ -275,7 +275,7 @@ static void part_close(part *p)
 static void gather(bronze_load *l, part *parts, size_t n, bool by_key)
 {
 	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols,
-			  by_key ? (size_t)l->job->config->bronze.target_file_rows : 0);
+			  by_key ? (size_t)l->job->config->bronze.target_file_rows : 0, l->job->config->warehouse.zstd_level);
 	l->rows_read = 0;
 	l->job->result->bytes = 0;
 	l->has_watermark = false;

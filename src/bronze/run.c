@@ -29,6 +29,7 @@ typedef struct run_ctx {
 	floe_bronze_check_fn check;
 	void *check_ctx;
 	int parallel;
+	bool compact;             /* floe compact */
 } run_ctx;
 
 static double now_seconds(void)
@@ -166,14 +167,19 @@ static void *worker(void *arg)
 	}
 }
 
-static bool wanted(const floe_bronze_opts *o, const floe_lock_table *t)
+bool bronze_wanted(const char *const *tables, size_t n, const floe_lock_table *t)
 {
-	if (!o->tables)
+	if (!tables)
 		return true;
-	for (size_t i = 0; i < o->n_tables; i++)
-		if (floe_lock_table_named(t, o->tables[i]))
+	for (size_t i = 0; i < n; i++)
+		if (floe_lock_table_named(t, tables[i]))
 			return true;
 	return false;
+}
+
+static bool wanted(const floe_bronze_opts *o, const floe_lock_table *t)
+{
+	return bronze_wanted(o->tables, o->n_tables, t);
 }
 
 static int check_names(const floe_lock *lock, const floe_bronze_opts *o)
@@ -218,6 +224,7 @@ static void add_job(run_ctx *ctx, floe_bronze_report *rep, const floe_lock_table
 	job->check = ctx->check;
 	job->check_ctx = ctx->check_ctx;
 	job->parallel = ctx->parallel;
+	job->compact = ctx->compact;
 	job->progress = floe_arena_alloc(job->arena, sizeof(*job->progress));
 	job->progress->table = t->bronze;
 	result_init(r, job->arena, t);
@@ -304,7 +311,7 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 	out->owned = own;
 	own->arena = floe_arena_new();
 	run_ctx ctx = { .config = config, .progress = opts->progress, .check = opts->check,
-			.check_ctx = opts->check_ctx, .parallel = opts->parallel };
+			.check_ctx = opts->check_ctx, .parallel = opts->parallel, .compact = opts->compact };
 	const char *paths[3] = { floe_config_pipeline_dir(own->arena, config),
 				 floe_config_catalog_path(own->arena, config), floe_config_warehouse_dir(config) };
 	if (floe_lock_load(&own->lock, floe_config_lock_path(own->arena, config)) < 0) {

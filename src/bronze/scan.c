@@ -11,8 +11,10 @@
 #include "bronze/bronze_int.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "iceberg/deletes.h"
 #include "iceberg/parquet_io.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void bronze_scan_init(bronze_scan *s, floe_arena *arena, floe_iceberg_table *table,
@@ -30,10 +32,20 @@ void bronze_scan_init(bronze_scan *s, floe_arena *arena, floe_iceberg_table *tab
 	s->vec = floe_arena_alloc(arena, (n_want + 1) * sizeof(floe_vector));
 }
 
+void bronze_scan_groups(bronze_scan *s, const bronze_group *const *groups, const bronze_keys *keys)
+{
+	s->groups = groups;
+	s->keys = keys;
+}
+
 static void free_vectors(bronze_scan *s)
 {
 	for (size_t i = 0; i < s->n_want; i++)
 		floe_vector_free(&s->vec[i]);
+	free(s->src_member);
+	free(s->src_pos);
+	s->src_member = NULL;
+	s->src_pos = NULL;
 }
 
 /* The top-level field with `field_id` in the open file, or -1 when the file has none. */
@@ -91,13 +103,159 @@ static int read_row_group(bronze_scan *s)
 	return 0;
 }
 
-static int open_file(bronze_scan *s)
+static int open_path(bronze_scan *s, const char *path)
 {
 	floe_parquet_reader_free(s->reader);
 	s->reader = NULL;
 	s->row_group = 0;
 	s->rows = s->row = 0;
-	return floe_iceberg_parquet_open(&s->reader, floe_iceberg_table_storage(s->table), s->files[s->file]->path, NULL);
+	return floe_iceberg_parquet_open(&s->reader, floe_iceberg_table_storage(s->table), path, NULL);
+}
+
+/* ---- a group: its members' live rows gathered, then sorted by key ---- */
+
+typedef struct gathered {
+	floe_vector *vec;     /* n_want columns */
+	size_t *member;
+	int64_t *pos;
+	size_t n, cap;
+} gathered;
+
+typedef struct sort_ctx {
+	const bronze_keys *k;
+	floe_vector *keys[64];
+} sort_ctx;
+
+static int by_key(const void *x, const void *y, void *ctx)
+{
+	sort_ctx *c = ctx;
+	return bronze_key_cmp(c->k, c->keys, *(const size_t *)x, c->keys, *(const size_t *)y);
+}
+
+static void gather_row(bronze_scan *s, gathered *g, size_t member, int64_t pos)
+{
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 1024;
+		g->member = floe_xrealloc(g->member, g->cap * sizeof(*g->member));
+		g->pos = floe_xrealloc(g->pos, g->cap * sizeof(*g->pos));
+	}
+	for (size_t k = 0; k < s->n_want; k++)
+		floe_vector_append_row(&g->vec[k], &s->vec[k], s->row);
+	g->member[g->n] = member;
+	g->pos[g->n++] = pos;
+}
+
+/* Every live row of member `mi` of group `grp` into `g`. */
+static int gather_member(bronze_scan *s, const bronze_group *grp, size_t mi, gathered *g)
+{
+	const floe_iceberg_scan_file *f = grp->members[mi];
+	int64_t offset = 0;
+	if (open_path(s, f->file.path) < 0)
+		return -1;
+	const floe_parquet_meta *m = floe_parquet_reader_meta(s->reader);
+	for (s->row_group = 0; s->row_group < m->n_row_groups; s->row_group++) {
+		int64_t rows = m->row_groups[s->row_group].num_rows;
+		if (rows > 0 && read_row_group(s) < 0)
+			return -1;
+		for (s->row = 0; rows > 0 && s->row < s->rows; s->row++)
+			if (!floe_iceberg_scan_file_deleted(f, offset + (int64_t)s->row))
+				gather_row(s, g, mi, offset + (int64_t)s->row);
+		offset += rows;
+	}
+	return 0;
+}
+
+/* The key columns among the wanted ones; -1 when one is not read. */
+static int key_view(const bronze_scan *s, floe_vector **keys, floe_vector *vec)
+{
+	for (size_t i = 0; i < s->keys->n; i++) {
+		keys[i] = NULL;
+		for (size_t w = 0; w < s->n_want && !keys[i]; w++)
+			if (s->want[w] == s->keys->col[i])
+				keys[i] = &vec[w];
+		if (!keys[i])
+			return -1;
+	}
+	return 0;
+}
+
+/* The sorted rows of `g` as the scan's vectors (which take its member and position arrays). */
+static void sort_gathered(bronze_scan *s, gathered *g)
+{
+	sort_ctx c = { s->keys, { NULL } };
+	size_t *idx = floe_xmalloc((g->n + 1) * sizeof(size_t));
+	size_t *member = floe_xmalloc((g->n + 1) * sizeof(size_t));
+	int64_t *pos = floe_xmalloc((g->n + 1) * sizeof(int64_t));
+	for (size_t i = 0; i < g->n; i++)
+		idx[i] = i;
+	key_view(s, c.keys, g->vec);
+	qsort_r(idx, g->n, sizeof(size_t), by_key, &c);
+	free_vectors(s);
+	for (size_t k = 0; k < s->n_want; k++) {
+		floe_pg_copy_vector_init(&s->vec[k], &s->cols->copy[s->want[k]]);
+		floe_vector_reserve(&s->vec[k], g->n);
+		for (size_t i = 0; i < g->n; i++)
+			floe_vector_append_row(&s->vec[k], &g->vec[k], idx[i]);
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		member[i] = g->member[idx[i]];
+		pos[i] = g->pos[idx[i]];
+	}
+	s->src_member = member;
+	s->src_pos = pos;
+	free(idx);
+}
+
+static int load_group(bronze_scan *s, const bronze_group *grp)
+{
+	gathered g = { floe_arena_alloc(s->arena, (s->n_want + 1) * sizeof(floe_vector)), NULL, NULL, 0, 0 };
+	floe_vector *probe[64];
+	int error = -1;
+	for (size_t k = 0; k < s->n_want; k++)
+		floe_pg_copy_vector_init(&g.vec[k], &s->cols->copy[s->want[k]]);
+	if (s->keys->n > 64 || key_view(s, probe, g.vec) < 0) {
+		floe_error_set(FLOE_ERR_INTERNAL, "a merged scan must read the key columns (a bug in floe)");
+		goto cleanup;
+	}
+	for (size_t mi = 0; mi < grp->n; mi++)
+		if (gather_member(s, grp, mi, &g) < 0)
+			goto cleanup;
+	sort_gathered(s, &g);
+	s->merged = true;
+	s->rows = g.n;
+	s->row = 0;
+	error = 0;
+cleanup:
+	for (size_t k = 0; k < s->n_want; k++)
+		floe_vector_free(&g.vec[k]);
+	free(g.member);
+	free(g.pos);
+	return error;
+}
+
+/* Open files[file]: a data file to stream, or a group to gather. */
+static int open_file(bronze_scan *s)
+{
+	const bronze_group *grp = s->groups ? s->groups[s->file] : NULL;
+	s->merged = false;
+	if (!grp)
+		return open_path(s, s->files[s->file]->path);
+	return load_group(s, grp);
+}
+
+void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos)
+{
+	if (s->merged) {
+		*path = s->groups[s->file]->members[s->src_member[s->row]]->file.path;
+		*pos = s->src_pos[s->row];
+		return;
+	}
+	const floe_parquet_meta *m = floe_parquet_reader_meta(s->reader);
+	int64_t offset = 0;
+	for (size_t g = 0; g < s->row_group; g++)
+		offset += m->row_groups[g].num_rows;
+	*path = s->files[s->file]->path;
+	*pos = offset + (int64_t)s->row;
 }
 
 int bronze_scan_next(bronze_scan *s)
@@ -113,22 +271,29 @@ int bronze_scan_next(bronze_scan *s)
 			return 0;
 		if (open_file(s) < 0)
 			return -1;
-	} else {
+		if (s->merged && s->rows)
+			return 1;
+	} else if (!s->merged) {
 		s->row_group++;
 	}
 	for (;;) {
-		const floe_parquet_meta *m = floe_parquet_reader_meta(s->reader);
-		while (s->row_group < m->n_row_groups && m->row_groups[s->row_group].num_rows == 0)
-			s->row_group++;
-		if (s->row_group < m->n_row_groups)
-			return read_row_group(s) < 0 ? -1 : 1;
+		if (!s->merged) { /* a group is read whole: after its rows comes the next file */
+			const floe_parquet_meta *m = floe_parquet_reader_meta(s->reader);
+			while (s->row_group < m->n_row_groups && m->row_groups[s->row_group].num_rows == 0)
+				s->row_group++;
+			if (s->row_group < m->n_row_groups)
+				return read_row_group(s) < 0 ? -1 : 1;
+		}
 		if (++s->file == s->n_files) {
 			free_vectors(s);
 			s->rows = s->row = 0;
+			s->merged = false;
 			return 0;
 		}
 		if (open_file(s) < 0)
 			return -1;
+		if (s->merged && s->rows)
+			return 1;
 	}
 }
 

@@ -111,5 +111,7 @@ extern const floe_cli_command floe_cmd_alert;
 extern const floe_cli_command floe_cmd_pentaho;
 extern const floe_cli_command floe_cmd_mcp;
 extern const floe_cli_command floe_cmd_quickstart;
+extern const floe_cli_command floe_cmd_compact;
+extern const floe_cli_command floe_cmd_expire;
 
 #endif

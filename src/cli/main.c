@@ -33,6 +33,8 @@ static const floe_cli_command *const commands[] = {
 	&floe_cmd_pentaho,
 	&floe_cmd_mcp,
 	&floe_cmd_quickstart,
+	&floe_cmd_compact,
+	&floe_cmd_expire,
 	NULL,
 };
 

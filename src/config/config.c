@@ -178,6 +178,12 @@ static const char *check_alert_format(const char *v)
 		       ? NULL : "`slack`, `teams` or `pagerduty`";
 }
 
+static const char *check_write_mode(const char *v)
+{
+	return strcmp(v, "copy-on-write") == 0 || strcmp(v, "merge-on-read") == 0
+		       ? NULL : "`copy-on-write` or `merge-on-read`";
+}
+
 #define AT(field) offsetof(floe_config, field)
 
 static const key_spec project_keys[] = {
@@ -210,6 +216,15 @@ static const key_spec warehouse_keys[] = {
 	{ "secret-key-env", KEY_STRING, AT(warehouse.secret_key_env), NULL, check_env_name, NULL },
 	{ "session-token-env", KEY_STRING, AT(warehouse.session_token_env), NULL, check_env_name, NULL },
 	{ "zstd-level", KEY_ZSTD_LEVEL, AT(warehouse.zstd_level), NULL, NULL, NULL },
+	{ "keep-snapshots", KEY_ROWS, AT(warehouse.keep_snapshots), NULL, NULL, NULL },
+	{ "keep-days", KEY_ROWS, AT(warehouse.keep_days), NULL, NULL, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+static const key_spec compaction_keys[] = {
+	{ "delete-files", KEY_ROWS, AT(compaction.delete_files), NULL, NULL, NULL },
+	{ "small-files", KEY_ROWS, AT(compaction.small_files), NULL, NULL, NULL },
+	{ "after-run", KEY_BOOL, AT(compaction.after_run), NULL, NULL, NULL },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -217,6 +232,8 @@ static const key_spec bronze_keys[] = {
 	{ "late-window", KEY_DURATION, AT(bronze.late_window_seconds), NULL, NULL, NULL },
 	{ "target-file-rows", KEY_ROWS, AT(bronze.target_file_rows), NULL, NULL, NULL },
 	{ "cdc", KEY_BOOL, AT(bronze.cdc), NULL, NULL, NULL },
+	{ "write-mode", KEY_STRING, AT(bronze.write_mode), NULL, check_write_mode, NULL },
+	{ "write-modes", KEY_STRING_MAP, AT(bronze.write_modes), NULL, check_write_mode, check_qualified_table },
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
 
@@ -252,6 +269,7 @@ static const key_spec root_keys[] = {
 	{ "warehouse", KEY_TABLE, 0, warehouse_keys, NULL, NULL },
 	{ "watermarks", KEY_STRING_MAP, AT(watermarks), NULL, check_nonempty, check_qualified_table },
 	{ "bronze", KEY_TABLE, 0, bronze_keys, NULL, NULL },
+	{ "compaction", KEY_TABLE, 0, compaction_keys, NULL, NULL },
 	{ "silver", KEY_TABLE, 0, silver_keys, NULL, NULL },
 	{ "policy", KEY_STRING_MAP, AT(policy), NULL, floe_policy_action_problem, floe_policy_class_problem },
 	{ "git", KEY_TABLE, 0, git_keys, NULL, NULL },
@@ -576,6 +594,10 @@ static void set_defaults(floe_config *c)
 	c->bronze.target_file_rows = 262144;
 	c->bronze.parallel = 1;
 	c->reconcile_full_every = 1;
+	c->bronze.write_mode = "copy-on-write";
+	c->compaction.delete_files = 10;
+	c->compaction.small_files = 20;
+	c->compaction.after_run = true;
 	c->silver.pii_key_env = "FLOE_PII_KEY";
 	c->git_remote = "";
 	c->alerts.webhook_env = "FLOE_ALERT_WEBHOOK";

@@ -60,7 +60,16 @@ typedef struct floe_config_warehouse {
 	const char *secret_key_env; /* default "AWS_SECRET_ACCESS_KEY" */
 	const char *session_token_env; /* NULL: none */
 	int zstd_level;             /* "zstd-level" of the Parquet data files floe writes, 1..19; 0: the writer's default */
+	int64_t keep_snapshots;     /* "keep-snapshots": expire all but the newest N after loads; 0: off */
+	int64_t keep_days;          /* "keep-days": expire snapshots older than N days after loads; 0: off */
 } floe_config_warehouse;
+
+/* [compaction] (docs/merge-on-read.md): when a load compacts its table afterwards. */
+typedef struct floe_config_compaction {
+	int64_t delete_files;       /* "delete-files": live position delete files, default 10 */
+	int64_t small_files;        /* "small-files": files under a quarter of target-file-rows, default 20 */
+	bool after_run;             /* "after-run": check after each load, default true */
+} floe_config_compaction;
 
 typedef struct floe_config_bronze {
 	int64_t late_window_seconds; /* "late-window", default 300 (5 minutes) */
@@ -70,6 +79,9 @@ typedef struct floe_config_bronze {
 	int64_t parallel;            /* "parallel": connections reading one table's full load, default 1 (scale.h) */
 	const struct floe_config_bronze_table *tables; /* [bronze.tables."schema.table"] (scale.h) */
 	size_t n_tables;
+	const char *write_mode;      /* "write-mode" of incremental loads: "copy-on-write" (default) or
+				      * "merge-on-read" (docs/merge-on-read.md) */
+	floe_string_map write_modes; /* [bronze.write-modes] "schema.table" → a write mode */
 } floe_config_bronze;
 
 typedef struct floe_config_silver {
@@ -93,6 +105,7 @@ typedef struct floe_config {
 	floe_config_warehouse warehouse;
 	floe_string_map watermarks; /* "schema.table" → column */
 	floe_config_bronze bronze;
+	floe_config_compaction compaction;
 	floe_config_silver silver;
 	floe_string_map policy;     /* change class → action */
 	const char *git_remote;     /* default "" (no pushes) */

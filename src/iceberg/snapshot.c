@@ -21,25 +21,32 @@
 
 typedef enum snap_kind { OP_APPEND, OP_REPLACE, OP_REWRITE } snap_kind;
 
+/* The manifest of files a snapshot adds (data, or position deletes), reused across attempts. */
+typedef struct added_manifest {
+	floe_iceberg_content content;
+	floe_iceberg_data_file *files;
+	size_t n;
+	bool have;                       /* written */
+	floe_iceberg_manifest_file mf;
+	int32_t schema_id;
+} added_manifest;
+
 typedef struct snapshot_op {
 	snap_kind kind;
 	floe_arena *arena;               /* lives as long as the call */
-	floe_iceberg_data_file *add;
-	size_t n_add;
+	added_manifest data, deletes;
 	const char **remove;             /* sorted, unique */
 	size_t n_remove;
 	const char *commit_uuid;
 	int64_t snapshot_id;
 	int manifests_written;           /* for <uuid>-m<N>.avro */
-	bool have_added;                 /* the added-files manifest exists */
-	floe_iceberg_manifest_file added;
-	int32_t added_schema_id;
 } snapshot_op;
 
 /* What the new snapshot changes, for its summary. */
 typedef struct delta {
 	int64_t added_files, added_records, added_size;
 	int64_t deleted_files, deleted_records, deleted_size;
+	int64_t added_delete_files, added_pos_deletes, removed_delete_files, removed_pos_deletes;
 	bool *found; /* per removed path */
 } delta;
 
@@ -66,7 +73,7 @@ static int write_manifest(commit_ctx *c, snapshot_op *op, floe_iceberg_manifest_
 {
 	floe_iceberg_manifest_header h = { floe_iceberg_metadata_current_schema(c->base),
 					   floe_iceberg_metadata_spec(c->base, c->base->default_spec_id),
-					   FLOE_ICEBERG_CONTENT_DATA };
+					   mf->content };
 	floe_buf data = FLOE_BUF_INIT;
 	int error = -1;
 	const char *uri = new_manifest_uri(c, op);
@@ -90,32 +97,51 @@ cleanup:
 
 static void drop_added(floe_iceberg_table *t, snapshot_op *op)
 {
-	if (op->have_added)
-		floe_iceberg_storage_remove(floe_iceberg_table_storage(t), op->added.path);
-	op->have_added = false;
+	added_manifest *all[2] = { &op->data, &op->deletes };
+	for (size_t i = 0; i < 2; i++) {
+		if (all[i]->have)
+			floe_iceberg_storage_remove(floe_iceberg_table_storage(t), all[i]->mf.path);
+		all[i]->have = false;
+	}
 }
 
-/* The manifest of added files, written on the first attempt and reused after. */
-static int ensure_added(commit_ctx *c, snapshot_op *op)
+/* A manifest of added files, written on the first attempt and reused after. */
+static int ensure_added(commit_ctx *c, snapshot_op *op, added_manifest *am)
 {
 	floe_iceberg_manifest_entry *entries;
-	if (op->have_added && op->added_schema_id == c->base->current_schema_id)
+	if (am->have && am->schema_id == c->base->current_schema_id)
 		return 0;
-	drop_added(c->table, op);
-	entries = floe_arena_alloc(c->arena, op->n_add * sizeof(*entries));
-	for (size_t i = 0; i < op->n_add; i++) {
+	if (am->have)
+		floe_iceberg_storage_remove(floe_iceberg_table_storage(c->table), am->mf.path);
+	am->have = false;
+	entries = floe_arena_alloc(c->arena, am->n * sizeof(*entries));
+	for (size_t i = 0; i < am->n; i++) {
 		entries[i].status = FLOE_ICEBERG_ADDED;
 		entries[i].snapshot_id = op->snapshot_id;
 		entries[i].sequence_number = entries[i].file_sequence_number = -1;
-		entries[i].file = op->add[i];
+		entries[i].file = am->files[i];
 	}
-	memset(&op->added, 0, sizeof(op->added));
-	op->added.added_snapshot_id = op->snapshot_id;
-	if (write_manifest(c, op, &op->added, entries, op->n_add, true) < 0)
+	memset(&am->mf, 0, sizeof(am->mf));
+	am->mf.content = am->content;
+	am->mf.added_snapshot_id = op->snapshot_id;
+	if (write_manifest(c, op, &am->mf, entries, am->n, true) < 0)
 		return -1;
-	op->have_added = true;
-	op->added_schema_id = c->base->current_schema_id;
+	am->have = true;
+	am->schema_id = c->base->current_schema_id;
 	return 0;
+}
+
+/* Count a removed file (data or delete) into the snapshot's delta. */
+static void count_removed(delta *d, const floe_iceberg_data_file *f)
+{
+	if (f->content == FLOE_ICEBERG_CONTENT_DATA) {
+		d->deleted_files++;
+		d->deleted_records += f->record_count;
+		d->deleted_size += f->file_size_in_bytes;
+	} else {
+		d->removed_delete_files++;
+		d->removed_pos_deletes += f->record_count;
+	}
 }
 
 static bool is_removed(const snapshot_op *op, const char *path, size_t *index)
@@ -156,9 +182,7 @@ static int filter_manifest(commit_ctx *c, snapshot_op *op, const floe_iceberg_ma
 			touched = true;
 			e.status = FLOE_ICEBERG_DELETED;
 			e.snapshot_id = op->snapshot_id;
-			d->deleted_files++;
-			d->deleted_records += e.file.record_count;
-			d->deleted_size += e.file.file_size_in_bytes;
+			count_removed(d, &e.file);
 		} else {
 			e.status = FLOE_ICEBERG_EXISTING;
 		}
@@ -167,6 +191,7 @@ static int filter_manifest(commit_ctx *c, snapshot_op *op, const floe_iceberg_ma
 	if (!touched)
 		return 0;
 	memset(out, 0, sizeof(*out));
+	out->content = mf->content;
 	out->sequence_number = seq;
 	out->added_snapshot_id = op->snapshot_id;
 	if (write_manifest(c, op, out, kept, k, false) < 0)
@@ -254,35 +279,45 @@ static int merge_small(commit_ctx *c, snapshot_op *op, int64_t seq, manifest_vec
 static int build_manifests(commit_ctx *c, snapshot_op *op, const manifest_vec *parent, int64_t seq,
 			   delta *d, manifest_vec *out)
 {
-	bool *untouched = floe_arena_alloc(c->arena, (parent->n + 1) * sizeof(bool));
-	out->items = floe_arena_alloc(c->arena, (parent->n + 1) * sizeof(*out->items));
+	bool *untouched = floe_arena_alloc(c->arena, (parent->n + 2) * sizeof(bool));
+	out->items = floe_arena_alloc(c->arena, (parent->n + 2) * sizeof(*out->items));
 	out->n = 0;
-	if (op->n_add) {
-		if (ensure_added(c, op) < 0)
+	added_manifest *added[2] = { &op->data, &op->deletes };
+	for (size_t i = 0; i < 2; i++) {
+		if (!added[i]->n)
+			continue;
+		if (ensure_added(c, op, added[i]) < 0)
 			return -1;
-		out->items[out->n] = op->added;
+		out->items[out->n] = added[i]->mf;
 		out->items[out->n].sequence_number = out->items[out->n].min_sequence_number = seq;
 		out->n++;
 	}
 	for (size_t i = 0; i < parent->n; i++) {
 		const floe_iceberg_manifest_file *mf = &parent->items[i];
 		floe_iceberg_manifest_file rewritten;
+		bool data = mf->content == FLOE_ICEBERG_CONTENT_DATA;
 		int rc = 0;
-		if (mf->content != FLOE_ICEBERG_CONTENT_DATA) {
-			out->items[out->n++] = *mf;
-			continue;
-		}
 		if (mf->added_files + mf->existing_files == 0)
 			continue; /* only deletions of an earlier snapshot */
-		if (op->kind != OP_APPEND && (rc = filter_manifest(c, op, mf, seq, d, &rewritten)) < 0)
+		if (!data && op->kind == OP_REPLACE) { /* every data file goes: so do the deletes */
+			d->removed_delete_files += mf->added_files + mf->existing_files;
+			d->removed_pos_deletes += mf->added_rows + mf->existing_rows;
+			continue;
+		}
+		if ((op->kind == OP_REPLACE || (op->kind == OP_REWRITE && op->n_remove)) &&
+		    (rc = filter_manifest(c, op, mf, seq, d, &rewritten)) < 0)
 			return -1;
-		untouched[out->n] = rc == 0;
+		untouched[out->n] = rc == 0 && data;
 		out->items[out->n++] = rc == 1 ? rewritten : *mf;
 	}
-	for (size_t i = 0; i < op->n_add; i++) {
+	for (size_t i = 0; i < op->data.n; i++) {
 		d->added_files++;
-		d->added_records += op->add[i].record_count;
-		d->added_size += op->add[i].file_size_in_bytes;
+		d->added_records += op->data.files[i].record_count;
+		d->added_size += op->data.files[i].file_size_in_bytes;
+	}
+	for (size_t i = 0; i < op->deletes.n; i++) {
+		d->added_delete_files++;
+		d->added_pos_deletes += op->deletes.files[i].record_count;
 	}
 	return merge_small(c, op, seq, out, untouched);
 }
@@ -325,6 +360,8 @@ static int64_t parent_total(const floe_iceberg_snapshot *parent, const manifest_
 			n += m->added_rows + m->existing_rows;
 		else if (strcmp(key, "total-delete-files") == 0 && !data)
 			n += m->added_files + m->existing_files;
+		else if (strcmp(key, "total-position-deletes") == 0 && !data)
+			n += m->added_rows + m->existing_rows;
 		else if (strcmp(key, "total-files-size") == 0)
 			return -1;
 	}
@@ -335,8 +372,25 @@ static const char *const standard_keys[] = {
 	"operation", "added-data-files", "deleted-data-files", "added-records", "deleted-records",
 	"added-files-size", "removed-files-size", "changed-partition-count", "total-records",
 	"total-files-size", "total-data-files", "total-delete-files", "total-position-deletes",
-	"total-equality-deletes", NULL
+	"total-equality-deletes", "added-delete-files", "added-position-delete-files",
+	"added-position-deletes", "removed-delete-files", "removed-position-delete-files",
+	"removed-position-deletes", NULL
 };
+
+/* The delete-file keys of a summary (Java's names). */
+static void summary_deletes(floe_arena *a, kv_vec *out, const delta *d)
+{
+	if (d->added_delete_files) {
+		kv_num(a, out, "added-delete-files", d->added_delete_files);
+		kv_num(a, out, "added-position-delete-files", d->added_delete_files);
+		kv_num(a, out, "added-position-deletes", d->added_pos_deletes);
+	}
+	if (d->removed_delete_files) {
+		kv_num(a, out, "removed-delete-files", d->removed_delete_files);
+		kv_num(a, out, "removed-position-delete-files", d->removed_delete_files);
+		kv_num(a, out, "removed-position-deletes", d->removed_pos_deletes);
+	}
+}
 
 static int build_summary(commit_ctx *c, const floe_iceberg_snapshot *parent, const manifest_vec *pm,
 			 const delta *d, kv_vec *out)
@@ -346,7 +400,8 @@ static int build_summary(commit_ctx *c, const floe_iceberg_snapshot *parent, con
 					      "total-delete-files", "total-position-deletes",
 					      "total-equality-deletes" };
 	int64_t change[6] = { d->added_records - d->deleted_records, d->added_size - d->deleted_size,
-			      d->added_files - d->deleted_files, 0, 0, 0 };
+			      d->added_files - d->deleted_files, d->added_delete_files - d->removed_delete_files,
+			      d->added_pos_deletes - d->removed_pos_deletes, 0 };
 	if (d->added_files) {
 		kv_num(a, out, "added-data-files", d->added_files);
 		kv_num(a, out, "added-records", d->added_records);
@@ -357,7 +412,8 @@ static int build_summary(commit_ctx *c, const floe_iceberg_snapshot *parent, con
 		kv_num(a, out, "deleted-records", d->deleted_records);
 		kv_num(a, out, "removed-files-size", d->deleted_size);
 	}
-	if (d->added_files || d->deleted_files)
+	summary_deletes(a, out, d);
+	if (d->added_files || d->deleted_files || d->added_delete_files || d->removed_delete_files)
 		kv_num(a, out, "changed-partition-count", 1);
 	for (size_t i = 0; i < 6; i++) {
 		int64_t before = parent_total(parent, pm, totals[i]);
@@ -381,6 +437,8 @@ static const char *operation_of(const snapshot_op *op, const delta *d, const flo
 {
 	if (o && o->operation)
 		return o->operation;
+	if (d->added_delete_files)
+		return d->added_files || d->deleted_files ? "overwrite" : "delete";
 	if (d->deleted_files == 0)
 		return "append";
 	return d->added_files ? "overwrite" : "delete";
@@ -469,7 +527,7 @@ static int apply_snapshot(commit_ctx *c, void *opaque)
 	snapshot_op *op = opaque;
 	const floe_iceberg_snapshot *parent = floe_iceberg_metadata_current_snapshot(c->base);
 	manifest_vec pm = { NULL, 0 }, list;
-	delta d = { 0, 0, 0, 0, 0, 0, NULL };
+	delta d = { 0 };
 	kv_vec summary = { NULL, 0, 0 };
 	int64_t seq = c->base->last_sequence_number + 1;
 	const char *list_uri;
@@ -502,18 +560,30 @@ static void abandon_snapshot(floe_iceberg_table *t, void *opaque)
 	drop_added(t, opaque);
 }
 
-static int check_files(const floe_iceberg_data_file *files, size_t n)
+static int check_files(const floe_iceberg_data_file *files, size_t n, floe_iceberg_content content)
 {
 	for (size_t i = 0; i < n; i++) {
 		const floe_iceberg_data_file *f = &files[i];
 		if (!f->path || !*f->path || f->record_count < 0 || f->file_size_in_bytes <= 0)
 			return floe_error_set(FLOE_ERR_USAGE, "data file %zu (\"%s\") has no path, a "
 					      "negative record count or no size", i, f->path ? f->path : "");
-		if (f->content != FLOE_ICEBERG_CONTENT_DATA || f->spec_id != 0)
-			return floe_error_set(FLOE_ERR_USAGE, "data file \"%s\": only data files of the "
-					      "unpartitioned spec are supported yet", f->path);
+		if (f->content != content || f->spec_id != 0)
+			return floe_error_set(FLOE_ERR_USAGE, "file \"%s\": only %s files of the "
+					      "unpartitioned spec are supported here", f->path,
+					      content == FLOE_ICEBERG_CONTENT_DATA ? "data" : "position delete");
 	}
 	return 0;
+}
+
+/* Copy the caller's files into the op's arena. */
+static void take_files(snapshot_op *op, added_manifest *am, floe_iceberg_content content,
+		       const floe_iceberg_data_file *files, size_t n)
+{
+	am->content = content;
+	am->files = floe_arena_alloc(op->arena, (n + 1) * sizeof(*am->files));
+	for (size_t i = 0; i < n; i++)
+		am->files[i] = *floe_iceberg_data_file_copy(op->arena, &files[i]);
+	am->n = n;
 }
 
 static int run(floe_iceberg_table *t, snapshot_op *op, const char *what,
@@ -522,13 +592,11 @@ static int run(floe_iceberg_table *t, snapshot_op *op, const char *what,
 {
 	commit_change ch = { what, apply_snapshot, abandon_snapshot, NULL, op };
 	int rc = -1;
-	op->arena = floe_arena_new();
-	if (check_files(add, n_add) < 0)
+	if (!op->arena)
+		op->arena = floe_arena_new();
+	if (check_files(add, n_add, FLOE_ICEBERG_CONTENT_DATA) < 0)
 		goto cleanup;
-	op->add = floe_arena_alloc(op->arena, (n_add + 1) * sizeof(*op->add));
-	for (size_t i = 0; i < n_add; i++)
-		op->add[i] = *floe_iceberg_data_file_copy(op->arena, &add[i]);
-	op->n_add = n_add;
+	take_files(op, &op->data, FLOE_ICEBERG_CONTENT_DATA, add, n_add);
 	op->remove = floe_arena_alloc(op->arena, (n_remove + 1) * sizeof(*op->remove));
 	for (size_t i = 0; i < n_remove; i++)
 		op->remove[i] = floe_arena_strdup(op->arena, remove[i]);
@@ -566,4 +634,18 @@ int floe_iceberg_table_rewrite(floe_iceberg_table *table, const char *const *rem
 {
 	snapshot_op op = { .kind = OP_REWRITE };
 	return run(table, &op, "a rewrite", add, n_add, remove, n_remove, opts);
+}
+
+int floe_iceberg_table_row_delta(floe_iceberg_table *table, const char *const *remove, size_t n_remove,
+				 const floe_iceberg_data_file *add, size_t n_add,
+				 const floe_iceberg_data_file *deletes, size_t n_deletes,
+				 const floe_iceberg_commit_opts *opts)
+{
+	snapshot_op op = { .kind = OP_REWRITE, .arena = floe_arena_new() };
+	if (check_files(deletes, n_deletes, FLOE_ICEBERG_CONTENT_POSITION_DELETES) < 0) {
+		floe_arena_free(op.arena);
+		return floe_error_context("while committing a row delta to table %s", table->full_name);
+	}
+	take_files(&op, &op.deletes, FLOE_ICEBERG_CONTENT_POSITION_DELETES, deletes, n_deletes);
+	return run(table, &op, "a row delta", add, n_add, remove, n_remove, opts);
 }

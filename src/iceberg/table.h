@@ -133,6 +133,17 @@ int floe_iceberg_table_rewrite(floe_iceberg_table *table, const char *const *rem
 			       const floe_iceberg_commit_opts *opts);
 
 /*
+ * Merge-on-read: remove the live files at `remove` (data or delete files; each must be live,
+ * as for a rewrite), add data files `add` and position delete files `deletes` (deletes.h), in
+ * one snapshot ("overwrite"; "delete" when only deletes are added). The new delete files get
+ * the snapshot's sequence number, so they apply to every data file committed before and in it.
+ */
+int floe_iceberg_table_row_delta(floe_iceberg_table *table, const char *const *remove, size_t n_remove,
+				 const floe_iceberg_data_file *add, size_t n_add,
+				 const floe_iceberg_data_file *deletes, size_t n_deletes,
+				 const floe_iceberg_commit_opts *opts);
+
+/*
  * Evolve the current schema (schema.h). Fails with FLOE_ERR_CONFLICT when another
  * writer changed the schema since this handle last read it.
  */
@@ -190,6 +201,10 @@ typedef struct floe_iceberg_scan_file {
 	int64_t data_sequence_number;
 	int64_t file_sequence_number;
 	const char *manifest;         /* the manifest listing it */
+	/* Positions deleted by live position delete files, ascending and unique: set by
+	 * floe_iceberg_scan_load_deletes (deletes.h), else NULL and 0. */
+	const int64_t *deleted;
+	size_t n_deleted;
 } floe_iceberg_scan_file;
 
 typedef struct floe_iceberg_scan {
@@ -197,8 +212,10 @@ typedef struct floe_iceberg_scan {
 	const floe_iceberg_schema *schema; /* the current schema for the current snapshot; an older one's own (current if unknown) */
 	size_t n_files;
 	floe_iceberg_scan_file *files;
-	int64_t record_count;
+	int64_t record_count;         /* of the data files, deleted rows included */
 	int64_t size_in_bytes;
+	size_t n_deletes;             /* live position delete files (floe_iceberg_table_plan_deletes) */
+	floe_iceberg_scan_file *deletes;
 } floe_iceberg_scan;
 
 /*
@@ -207,6 +224,13 @@ typedef struct floe_iceberg_scan {
  */
 int floe_iceberg_table_plan(floe_iceberg_scan **out, floe_arena *arena, floe_iceberg_table *table,
 			    int64_t snapshot_id);
+/*
+ * The same, but a table with live position delete files plans too: they are in `deletes`, and
+ * the caller applies them (floe_iceberg_scan_load_deletes, deletes.h). floe_iceberg_table_plan
+ * refuses such a table, so a reader that does not apply deletes never reads deleted rows.
+ */
+int floe_iceberg_table_plan_deletes(floe_iceberg_scan **out, floe_arena *arena, floe_iceberg_table *table,
+				    int64_t snapshot_id);
 
 /* Milliseconds since the epoch (the clock commits use). */
 int64_t floe_iceberg_now_ms(void);

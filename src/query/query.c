@@ -8,6 +8,7 @@
 #include "base/text.h"
 #include "engine/engine.h"
 #include "iceberg/catalog.h"
+#include "iceberg/deletes.h"
 #include "iceberg/metadata.h"
 #include "iceberg/table.h"
 #include "base/log.h"
@@ -192,6 +193,22 @@ static void put_no_rows(floe_buf *sql, const floe_iceberg_schema *schema)
 	floe_buf_puts(sql, " WHERE false");
 }
 
+/*
+ * Merge-on-read: leave out the rows the scan's position deletes remove (loaded with
+ * floe_iceberg_table_plan_live), by file index and row number.
+ */
+static void put_deleted(floe_buf *sql, const floe_iceberg_scan *scan)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < scan->n_files; i++)
+		for (size_t k = 0; k < scan->files[i].n_deleted; k++)
+			floe_buf_printf(sql, "%s%lld", n++ ? "," : " WHERE CAST(file_index AS BIGINT) * 4294967296 + "
+								   "file_row_number NOT IN (SELECT unnest([",
+					(long long)((int64_t)i * 4294967296 + scan->files[i].deleted[k]));
+	if (n)
+		floe_buf_puts(sql, "]))");
+}
+
 int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *name, floe_iceberg_storage *storage,
 		    const floe_iceberg_scan *scan, const floe_iceberg_schema *schema)
 {
@@ -220,6 +237,7 @@ int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *n
 		floe_buf_puts(&sql, "], ");
 		floe_query_put_parquet_schema(&sql, schema);
 		floe_buf_putc(&sql, ')');
+		put_deleted(&sql, scan);
 	}
 	error = floe_engine_exec(e, floe_buf_cstr(&sql));
 cleanup:
@@ -237,7 +255,7 @@ static int table_view(floe_engine *e, floe_iceberg_catalog *cat, floe_arena *a, 
 	floe_iceberg_table *t = NULL;
 	floe_iceberg_scan *scan = NULL;
 	int error = -1;
-	if (floe_iceberg_table_load(&t, cat, ns, name) < 0 || floe_iceberg_table_plan(&scan, a, t, -1) < 0)
+	if (floe_iceberg_table_load(&t, cat, ns, name) < 0 || floe_iceberg_table_plan_live(&scan, a, t, -1) < 0)
 		goto cleanup;
 	if (scan->n_files == 0) { /* nothing committed yet: no view */
 		error = 0;

@@ -55,9 +55,36 @@ static void path_list(floe_buf *q, const char *const *paths, size_t n_paths)
 	floe_buf_putc(q, ']');
 }
 
-/* The view `lake`: rid (file index << 32 | row number) and c<id> for every column read. */
+void rc_table_deleted(rc_table *t, floe_arena *arena, const floe_iceberg_scan *scan)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < scan->n_files; i++)
+		n += scan->files[i].n_deleted;
+	int64_t *rids = floe_arena_alloc(arena, (n + 1) * sizeof(int64_t));
+	n = 0;
+	for (size_t i = 0; i < scan->n_files; i++)
+		for (size_t k = 0; k < scan->files[i].n_deleted; k++)
+			rids[n++] = (int64_t)i * 4294967296 + scan->files[i].deleted[k];
+	t->deleted_rids = rids;
+	t->n_deleted_rids = n;
+}
+
+/* The table `lake_deleted` of the rows position deletes remove, when there are any. */
+static void deleted_table(floe_buf *q, const rc_table *t)
+{
+	if (!t->n_deleted_rids)
+		return;
+	floe_buf_puts(q, "CREATE TEMP TABLE lake_deleted (rid BIGINT PRIMARY KEY)");
+	for (size_t i = 0; i < t->n_deleted_rids; i++)
+		floe_buf_printf(q, "%s(%lld)", i % 4096 ? ", " : "; INSERT INTO lake_deleted VALUES ",
+				(long long)t->deleted_rids[i]);
+	floe_buf_puts(q, "; ");
+}
+
+/* The view `lake`: rid (file index << 32 | row number) and c<id> for every live row's column read. */
 static void lake_view(floe_buf *q, const rc_table *t, const char *const *paths, size_t n_paths)
 {
+	deleted_table(q, t);
 	floe_buf_puts(q, "CREATE TEMP VIEW lake AS SELECT ");
 	if (n_paths == 0) {
 		floe_buf_puts(q, "NULL::BIGINT AS rid");
@@ -84,6 +111,9 @@ static void lake_view(floe_buf *q, const rc_table *t, const char *const *paths, 
 		floe_buf_puts(q, ", default_value: NULL}");
 	}
 	floe_buf_puts(q, "})");
+	if (t->n_deleted_rids) /* merge-on-read: rows a position delete removed are not the table's */
+		floe_buf_puts(q, " WHERE CAST(file_index AS BIGINT) * 4294967296 + file_row_number NOT IN "
+				 "(SELECT rid FROM lake_deleted)");
 }
 
 /*

@@ -9,6 +9,7 @@
 #include "base/fs.h"
 #include "base/text.h"
 #include "iceberg/catalog.h"
+#include "iceberg/deletes.h"
 #include "iceberg/storage.h"
 #include "iceberg/table.h"
 
@@ -121,7 +122,8 @@ static int open_snapshot(job *j)
 	if (found <= 0)
 		return found < 0 ? -1 : 1;
 	if (floe_iceberg_table_load(&j->table, j->catalog, "bronze", name) < 0 ||
-	    floe_iceberg_table_plan(&j->scan, j->arena, j->table, j->req->snapshot_id) < 0)
+	    floe_iceberg_table_plan_deletes(&j->scan, j->arena, j->table, j->req->snapshot_id) < 0 ||
+	    floe_iceberg_scan_load_deletes(j->arena, j->table, j->scan) < 0)
 		return -1;
 	j->paths = floe_arena_alloc(j->arena, (j->scan->n_files + 1) * sizeof(char *));
 	for (size_t i = 0; i < j->scan->n_files; i++)
@@ -312,6 +314,7 @@ static int prepare(job *j)
 	    rc_table_build(&j->t, j->arena, req->table, oids, elems, n_oids) < 0 ||
 	    rc_lake_check_fields(&j->t, j->arena, j->paths, j->scan->n_files) < 0)
 		return -1;
+	rc_table_deleted(&j->t, j->arena, j->scan);
 	j->t.pg_version = rc_source_version(j->source);
 	return 0;
 }

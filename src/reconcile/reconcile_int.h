@@ -11,6 +11,7 @@
 #ifndef FLOE_RECONCILE_RECONCILE_INT_H
 #define FLOE_RECONCILE_RECONCILE_INT_H
 
+#include "iceberg/table.h"
 #include "reconcile/reconcile.h"
 
 /* The two dialects: PostgreSQL (the source) and DuckDB (the lake). */
@@ -75,6 +76,8 @@ typedef struct rc_table {
 	const char *cover;     /* " IN (3, 7, …)": the buckets whose rows V3 hashes in full (coverage.c);
 	                          NULL: every bucket. Other rows count by their key's hash alone. */
 	int pg_version;        /* server_version_num of the source */
+	const int64_t *deleted_rids; /* rows position deletes remove (file index << 32 | position), sorted */
+	size_t n_deleted_rids;
 } rc_table;
 
 /* ---- canon.c: the column model and every SQL expression, per dialect ---- */
@@ -205,6 +208,9 @@ int rc_lake_measure_altered(rc_side *out, rc_lake *lake, floe_arena *arena, cons
  * that field id is excluded from `t` (not read), with why.
  */
 int rc_lake_check_fields(rc_table *t, floe_arena *arena, const char *const *paths, size_t n_paths);
+
+/* The rows the scan's position deletes remove (merge-on-read), for the lake to leave out. */
+void rc_table_deleted(rc_table *t, floe_arena *arena, const floe_iceberg_scan *scan);
 /* Run a small query (probes); the result is the engine's, freed by the caller. */
 struct floe_engine_result;
 int rc_lake_query(struct floe_engine_result **out, rc_lake *lake, const char *sql);

@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "base/sha256.h"
+#include "iceberg/deletes.h"
 #include "iceberg/metadata.h"
 #include "query/query.h"
 
@@ -226,7 +227,7 @@ int silver_build_table(silver_job *job)
 	silver_split(job->arena, b.s->table, &job->ns, &job->name);
 	silver_step(job, "start");
 	if (floe_iceberg_table_load(&bronze, job->cat, bns, bname) < 0 ||
-	    floe_iceberg_table_plan(&scan, job->arena, bronze, job->bronze_snapshot) < 0)
+	    floe_iceberg_table_plan_live(&scan, job->arena, bronze, job->bronze_snapshot) < 0)
 		goto cleanup;
 	const char *twins = case_twins(job->arena, scan->schema->fields, scan->schema->n_fields);
 	if (twins) { /* as floe query leaves it out: DuckDB would take one name for the other */

@@ -167,8 +167,13 @@ int silver_choose_scope(silver_build *b, floe_iceberg_table *bronze, const floe_
 	silver_job *job = b->job;
 	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
 	int64_t from = incremental_base(b);
-	if (from > 0 && !floe_iceberg_metadata_snapshot(floe_iceberg_table_metadata(bronze), from))
+	const floe_iceberg_snapshot *base = from > 0 ? floe_iceberg_metadata_snapshot(floe_iceberg_table_metadata(bronze), from)
+						     : NULL;
+	const char *base_deletes = base ? floe_iceberg_snapshot_summary(base, "total-delete-files") : NULL;
+	if (from > 0 && !base)
 		from = -1; /* the snapshot silver was built from is expired: build in full */
+	if (from > 0 && (now->n_deletes || (base_deletes && strcmp(base_deletes, "0") != 0)))
+		from = -1; /* merge-on-read bronze: deleted rows are in no file diff; build in full */
 	int error = -1;
 	floe_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
 	floe_buf_put_quoted(&sql, bns, '"');

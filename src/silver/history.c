@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "format/parquet.h"
 #include "iceberg/catalog.h"
+#include "iceberg/deletes.h"
 #include "iceberg/storage.h"
 #include "iceberg/table.h"
 #include "query/query.h"
@@ -205,7 +206,7 @@ static int snapshot_view(build *b, floe_iceberg_table *t, int64_t snapshot_id, c
 	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
 	floe_buf_printf(&sql, "DROP VIEW IF EXISTS main.%s", name);
-	if (floe_iceberg_table_plan(&scan, b->arena, t, snapshot_id) < 0 || floe_engine_exec(b->engine, floe_buf_cstr(&sql)) < 0)
+	if (floe_iceberg_table_plan_live(&scan, b->arena, t, snapshot_id) < 0 || floe_engine_exec(b->engine, floe_buf_cstr(&sql)) < 0)
 		goto cleanup;
 	error = floe_query_view(b->engine, b->arena, "main", name, floe_iceberg_table_storage(t), scan, schema); /* no files: no rows */
 cleanup:

@@ -3,7 +3,8 @@ import re
 
 from conftest import floe
 
-COMMANDS = ["init", "doctor", "stack", "plan", "generate", "run", "reconcile", "status", "query", "shop", "catalog"]
+COMMANDS = ["init", "doctor", "stack", "plan", "generate", "run", "reconcile", "status", "query", "shop", "catalog",
+            "compact", "expire"]
 
 
 def test_overview_lists_every_command_and_exit_codes():

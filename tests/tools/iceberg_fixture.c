@@ -10,6 +10,7 @@
  *   append-loop T --count N --sql SELECT-with-{i} [--retries N]   one commit per i, "ok i id" lines
  *   replace T [--sql SELECT]
  *   rewrite T --remove URI … [--sql SELECT]
+ *   delete T --delete URI@POS … [--remove URI …] [--sql SELECT]   a merge-on-read row delta
  *   evolve T (add NAME TYPE | rename OLD NEW | widen NAME TYPE | optional NAME) …
  *   props T [--set K=V] … [--unset K] …
  *   expire T [--older-than-ms N] [--retain-last N] [--snapshot ID] …
@@ -29,6 +30,7 @@
 #include "base/text.h"
 #include "engine/engine.h"
 #include "iceberg/catalog.h"
+#include "iceberg/deletes.h"
 #include "iceberg/table.h"
 
 #include <inttypes.h>
@@ -242,12 +244,35 @@ static void print_commit(floe_iceberg_table *t, const floe_iceberg_data_file *f)
 	print_buf(&b);
 }
 
-/* append, replace and rewrite share their options. */
+/* "URI@POS" as a position delete, into `out`; -1 when malformed. */
+static int delete_of(floe_arena *a, const char *v, floe_iceberg_position_delete *out)
+{
+	const char *at = strrchr(v, '@');
+	if (!at || at == v || !at[1])
+		return -1;
+	out->path = floe_arena_strndup(a, v, (size_t)(at - v));
+	out->pos = num(at + 1);
+	return 0;
+}
+
+/* Write the deletes (if any) and commit them with the rest as one row delta. */
+static int commit_delta(fixture *fx, floe_iceberg_table *t, const char *const *remove, size_t nr,
+			const floe_iceberg_data_file *file, size_t nf, floe_iceberg_position_delete *dels,
+			size_t nd, const floe_iceberg_commit_opts *opts)
+{
+	floe_iceberg_data_file del;
+	if (nd && floe_iceberg_position_deletes_write(&del, fx->a, t, dels, nd) < 0)
+		return -1;
+	return floe_iceberg_table_row_delta(t, remove, nr, file, nf, &del, nd ? 1 : 0, opts);
+}
+
+/* append, replace, rewrite and delete share their options. */
 static int cmd_data(fixture *fx, floe_iceberg_table *t, args *ar, const char *cmd)
 {
 	floe_iceberg_kv summary[MAX_ITEMS];
 	const char *remove[MAX_ITEMS], *sql = NULL, *opt, *v;
-	size_t ns = 0, nr = 0;
+	floe_iceberg_position_delete dels[MAX_ITEMS];
+	size_t ns = 0, nr = 0, nd = 0;
 	floe_iceberg_commit_opts opts = FLOE_ICEBERG_COMMIT_OPTS_INIT;
 	floe_iceberg_data_file file;
 	int rc;
@@ -260,6 +285,8 @@ static int cmd_data(fixture *fx, floe_iceberg_table *t, args *ar, const char *cm
 			summary[ns++] = kv_of(fx->a, v);
 		else if (strcmp(opt, "--remove") == 0 && nr < MAX_ITEMS)
 			remove[nr++] = v;
+		else if (strcmp(opt, "--delete") == 0 && nd < MAX_ITEMS && delete_of(fx->a, v, &dels[nd]) == 0)
+			nd++;
 		else if (strcmp(opt, "--retries") == 0)
 			opts.max_retries = (int)num(v);
 		else if (strcmp(opt, "--operation") == 0)
@@ -275,6 +302,8 @@ static int cmd_data(fixture *fx, floe_iceberg_table *t, args *ar, const char *cm
 		rc = floe_iceberg_table_append(t, &file, sql ? 1 : 0, &opts);
 	else if (strcmp(cmd, "replace") == 0)
 		rc = floe_iceberg_table_replace(t, &file, sql ? 1 : 0, &opts);
+	else if (strcmp(cmd, "delete") == 0)
+		rc = commit_delta(fx, t, remove, nr, &file, sql ? 1 : 0, dels, nd, &opts);
 	else
 		rc = floe_iceberg_table_rewrite(t, remove, nr, &file, sql ? 1 : 0, &opts);
 	if (rc < 0)
@@ -424,10 +453,12 @@ static int cmd_plan(fixture *fx, floe_iceberg_table *t, args *ar)
 			return usage("plan: unknown option");
 		snapshot = num(next_arg(ar));
 	}
-	if (floe_iceberg_table_plan(&scan, fx->a, t, snapshot) < 0)
+	if (floe_iceberg_table_plan_deletes(&scan, fx->a, t, snapshot) < 0 ||
+	    floe_iceberg_scan_load_deletes(fx->a, t, scan) < 0)
 		return 1;
 	floe_buf_printf(&b, "{\"snapshot_id\":%" PRId64 ",\"schema_id\":%d,\"record_count\":%" PRId64
-			",\"files\":[", scan->snapshot_id, scan->schema->schema_id, scan->record_count);
+			",\"live_rows\":%" PRId64 ",\"delete_files\":%zu,\"files\":[", scan->snapshot_id,
+			scan->schema->schema_id, scan->record_count, floe_iceberg_scan_live_rows(scan), scan->n_deletes);
 	for (size_t i = 0; i < scan->n_files; i++) {
 		if (i)
 			floe_buf_putc(&b, ',');
@@ -467,7 +498,8 @@ static int run_table_command(fixture *fx, const char *cmd, args *ar)
 		return cmd_create(fx, ar);
 	if (floe_iceberg_table_load(&t, fx->catalog, fx->ns, fx->name) < 0)
 		return 1;
-	if (strcmp(cmd, "append") == 0 || strcmp(cmd, "replace") == 0 || strcmp(cmd, "rewrite") == 0)
+	if (strcmp(cmd, "append") == 0 || strcmp(cmd, "replace") == 0 || strcmp(cmd, "rewrite") == 0 ||
+	    strcmp(cmd, "delete") == 0)
 		rc = cmd_data(fx, t, ar, cmd);
 	else if (strcmp(cmd, "append-loop") == 0)
 		rc = cmd_append_loop(fx, t, ar);

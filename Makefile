@@ -33,7 +33,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 	-Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral -Wvla
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc -I$(PG_INCLUDE) -MMD -MP
-LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)' -lpq -lsqlite3 -lpg_query -lgit2 $(shell pkg-config --libs libxml-2.0) -lz -lzstd -lseccomp -lmicrohttpd -lcurl -lcrypto -lyaml -lm -lpthread
+LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)' -lpq -lsqlite3 -lpg_query -lgit2 $(shell pkg-config --libs libxml-2.0) -lz -lzstd -lseccomp -lmicrohttpd -lcurl -lcrypto -lyaml -lrdkafka -lm -lpthread
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))

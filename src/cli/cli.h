@@ -103,6 +103,7 @@ extern const floe_cli_command floe_cmd_check;
 extern const floe_cli_command floe_cmd_query;
 extern const floe_cli_command floe_cmd_publish;
 extern const floe_cli_command floe_cmd_shop;
+extern const floe_cli_command floe_cmd_shop_stream;
 extern const floe_cli_command floe_cmd_catalog;
 extern const floe_cli_command floe_cmd_sync;
 extern const floe_cli_command floe_cmd_gold;

@@ -93,6 +93,7 @@ typedef struct floe_config {
 	floe_config_alerts alerts;
 	const char *gold_model;     /* default "" (rules only) */
 	const struct floe_config_publish *publish; /* [publish] (config/publish.h); NULL: not set */
+	const struct floe_config_kafka *kafka;     /* [kafka] (config/kafka.h); NULL: not set */
 	floe_config_orchestrators orchestrators;   /* [orchestrators] (config/orchestrators.h) */
 	const struct floe_config_schedule *schedule; /* [schedule] (schedule.h); NULL: none */
 	const char *gold_endpoint;  /* the model's Ollama-compatible API, default "http://127.0.0.1:11434" */

@@ -124,4 +124,26 @@ int floe_bronze_lock_type(floe_iceberg_type **out, floe_arena *a, const floe_loc
 int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const floe_bronze_opts *opts);
 void floe_bronze_report_free(floe_bronze_report *report);
 
+/* ---- Kafka topics ([[kafka.topics]], src/bronze/topic.c, docs/kafka.md) ---- */
+
+typedef struct floe_bronze_topic_result {
+	const char *topic;
+	const char *table;          /* "bronze.<table>" */
+	int64_t messages, rows, rejected; /* read by this run; rows loaded; rejected to <table>__rejected */
+	int64_t snapshot_id;        /* committed by this run; 0: none */
+	int64_t newest_ms;          /* newest message timestamp read (-1: none) */
+	const char *offsets;        /* next offsets, the summary's JSON */
+	const char *detail;
+	const char *error;          /* NULL: loaded */
+	int exit_code;
+} floe_bronze_topic_result;
+
+/*
+ * Consume every [[kafka.topics]] entry into its bronze table, exactly once (offsets in the
+ * snapshot summary, a compare-and-swap commit, then the group commit). Results in `arena`.
+ * Returns the number of topics that failed (each with its error).
+ */
+int floe_bronze_topics_run(floe_bronze_topic_result **out, size_t *n_out, floe_arena *arena,
+			   const floe_config *config, const char *run_id);
+
 #endif

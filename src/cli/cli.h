@@ -88,6 +88,10 @@ int floe_cli_route_warehouse(const floe_config *config);
 
 /* Write to stdout with registered secrets scrubbed. */
 void floe_cli_out(const floe_buf *text);
+/* `floe run`'s Kafka topics (run_topics.c): a line each into `out`; the exit code they call for. */
+typedef struct floe_config floe_config;
+int floe_cli_run_topics(floe_buf *out, const floe_config *config, const char *const *tables, size_t n_tables,
+			const char *run_id, bool json);
 void floe_cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Commands (cmd_<verb>.c). */

@@ -1,0 +1,321 @@
+/*
+ * topic.c — `floe run` for Kafka topics: each [[kafka.topics]] entry consumed into
+ * bronze.<table> exactly once (docs/kafka.md).
+ *
+ * The offsets live in the table: the newest snapshot's summary `floe.kafka.offsets`
+ * holds the next offset to read per partition. A run reads from there up to the high
+ * watermarks it saw at its start (or max-batch messages), writes Parquet through the
+ * table's storage, and commits one snapshot whose summary carries the new offsets,
+ * expecting the snapshot it read the old ones from (a compare-and-swap: a writer that
+ * moved meanwhile makes this one fail and leave nothing). Only after that commit are
+ * the offsets committed to the Kafka group, for lag dashboards. Messages that do not
+ * fit go to bronze.<table>__rejected, committed first with the same offsets, so a crash
+ * between the two commits neither loses nor repeats a rejected message: the next run
+ * skips rejects below the rejected table's own offsets.
+ */
+#include "bronze/topic_int.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "kafka/kafka.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POLL_MS 500
+#define IDLE_LIMIT_MS 15000
+#define META_TIMEOUT_MS 10000
+
+typedef struct side {
+	floe_iceberg_table *table;
+	bronze_columns cols;
+	floe_vector *vec;
+	bronze_files files;
+	topic_offsets seen;          /* offsets in its newest snapshot */
+	int64_t expect;              /* that snapshot, or FLOE_ICEBERG_NO_SNAPSHOT */
+	int64_t rows;
+} side;
+
+typedef struct topic_run {
+	const floe_config_kafka *k;
+	const floe_config_kafka_topic *t;
+	floe_arena *a;
+	floe_iceberg_catalog *catalog;
+	topic_columns tc;
+	side main, rej;
+	floe_kafka_client *consumer;
+	int32_t *parts;
+	size_t n_parts;
+	int64_t *next, *high;       /* per partition: next offset to read, end of this run */
+	int64_t messages, newest_ms;
+} topic_run;
+
+static floe_vector *vectors_of(floe_arena *a, const bronze_columns *c)
+{
+	floe_vector *v = floe_arena_alloc(a, (c->n + 1) * sizeof(floe_vector));
+	for (size_t i = 0; i < c->n; i++) {
+		floe_vector_init(&v[i], c->fields[i].type, c->fields[i].length);
+		v[i].precision = c->fields[i].precision;
+		v[i].scale = c->fields[i].scale;
+	}
+	return v;
+}
+
+static int open_side(side *s, topic_run *r, const char *name, const char *topic)
+{
+	floe_buf where = FLOE_BUF_INIT;
+	int found = floe_iceberg_catalog_load(r->catalog, &where, "bronze", name);
+	floe_buf_free(&where);
+	if (found < 0)
+		return -1;
+	if (found == 0) {
+		floe_iceberg_create_opts o = FLOE_ICEBERG_CREATE_OPTS_INIT;
+		floe_iceberg_kv props[] = { { "floe.kafka.topic", topic } };
+		o.properties = props;
+		o.n_properties = 1;
+		if (floe_iceberg_table_create(&s->table, r->catalog, "bronze", name, s->cols.schema, &o) < 0)
+			return -1;
+	} else if (floe_iceberg_table_load(&s->table, r->catalog, "bronze", name) < 0) {
+		return -1;
+	}
+	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(s->table));
+	s->expect = snap ? snap->snapshot_id : FLOE_ICEBERG_NO_SNAPSHOT;
+	const char *json = snap ? floe_iceberg_snapshot_summary(snap, TOPIC_SUMMARY_KEY) : NULL;
+	memset(&s->seen, 0, sizeof(s->seen));
+	if (json && topic_offsets_parse(&s->seen, r->a, json, strlen(json), topic) < 0)
+		return floe_error_context("in the newest snapshot of bronze.%s", name);
+	s->vec = vectors_of(r->a, &s->cols);
+	bronze_files_init(&s->files, r->a, s->table, &s->cols, 0);
+	return 0;
+}
+
+static int open_consumer(topic_run *r)
+{
+	floe_kafka_opts o = FLOE_KAFKA_OPTS_INIT;
+	o.brokers = r->k->brokers;
+	o.security_protocol = r->k->security_protocol;
+	o.sasl_mechanism = r->k->sasl_mechanism;
+	o.sasl_username = r->k->sasl_username;
+	o.sasl_password = r->k->sasl_password_env ? getenv(r->k->sasl_password_env) : NULL;
+	o.group = r->k->group;
+	if (floe_kafka_consumer_open(&r->consumer, &o) < 0 ||
+	    floe_kafka_partitions(&r->parts, &r->n_parts, r->consumer, r->t->topic, META_TIMEOUT_MS) < 0)
+		return -1;
+	r->next = floe_arena_alloc(r->a, r->n_parts * sizeof(int64_t));
+	r->high = floe_arena_alloc(r->a, r->n_parts * sizeof(int64_t));
+	for (size_t i = 0; i < r->n_parts; i++) {
+		int64_t low;
+		if (floe_kafka_watermarks(&low, &r->high[i], r->consumer, r->t->topic, r->parts[i], META_TIMEOUT_MS) < 0)
+			return -1;
+		r->next[i] = topic_offsets_get(&r->main.seen, r->parts[i], low);
+		if (r->next[i] < low) {
+			floe_error_set(FLOE_ERR_CHECK, "partition %d of topic \"%s\" no longer holds offset %lld: the broker "
+				       "deleted messages bronze.%s never read (retention)", (int)r->parts[i], r->t->topic,
+				       (long long)r->next[i], r->t->table);
+			floe_error_hint("Those messages are lost to bronze; raise the topic's retention, then reload the "
+					"table from the oldest kept offset by dropping it.");
+			return -1;
+		}
+	}
+	return floe_kafka_assign(r->consumer, r->t->topic, r->parts, r->next, r->n_parts);
+}
+
+static size_t part_index(const topic_run *r, int32_t p)
+{
+	for (size_t i = 0; i < r->n_parts; i++)
+		if (r->parts[i] == p)
+			return i;
+	return r->n_parts;
+}
+
+static bool caught_up(const topic_run *r)
+{
+	for (size_t i = 0; i < r->n_parts; i++)
+		if (r->next[i] < r->high[i])
+			return false;
+	return true;
+}
+
+static int flush_side(side *s, bool force)
+{
+	if (s->cols.n == 0 || s->vec[0].len == 0 || (!force && s->vec[0].len < BRONZE_BATCH_ROWS))
+		return 0;
+	if (bronze_files_write(&s->files, s->vec) < 0)
+		return -1;
+	for (size_t i = 0; i < s->cols.n; i++)
+		floe_vector_clear(&s->vec[i]);
+	return 0;
+}
+
+static int take(topic_run *r, const floe_kafka_message *km)
+{
+	size_t i = part_index(r, km->partition);
+	const char *why = NULL;
+	if (i == r->n_parts || km->offset < r->next[i] || km->offset >= r->high[i])
+		return 0; /* past this run's end (or a repeat): the next run reads it */
+	topic_message m = { km->partition, km->offset, km->timestamp_ms, km->key, km->key_len, km->value, km->value_len };
+	if (topic_decode(r->main.vec, &r->tc, &m, r->a, &why) == 0) {
+		r->main.rows++;
+	} else if (km->offset >= topic_offsets_get(&r->rej.seen, km->partition, 0)) {
+		topic_reject_row(r->rej.vec, &m, why);
+		r->rej.rows++;
+	}
+	r->next[i] = km->offset + 1;
+	r->messages++;
+	if (km->timestamp_ms > r->newest_ms)
+		r->newest_ms = km->timestamp_ms;
+	return flush_side(&r->main, false) < 0 || flush_side(&r->rej, false) < 0 ? -1 : 0;
+}
+
+static int consume(topic_run *r)
+{
+	int idle = 0;
+	while (!caught_up(r) && r->messages < r->k->max_batch) {
+		floe_kafka_message m;
+		int got = floe_kafka_poll(&m, r->consumer, POLL_MS);
+		if (got < 0)
+			return -1;
+		if (got == 0 && (idle += POLL_MS) >= IDLE_LIMIT_MS) {
+			floe_error_set(FLOE_ERR_UNREACHABLE, "kafka topic \"%s\" sent nothing for %d s before its end",
+				       r->t->topic, IDLE_LIMIT_MS / 1000);
+			floe_error_hint("Check the brokers' health; the next run resumes where this one stopped.");
+			return -1;
+		}
+		if (got == 1) {
+			idle = 0;
+			if (take(r, &m) < 0)
+				return -1;
+		}
+	}
+	return flush_side(&r->main, true) < 0 || flush_side(&r->rej, true) < 0 || bronze_files_close(&r->main.files) < 0 ||
+			       bronze_files_close(&r->rej.files) < 0
+		       ? -1
+		       : 0;
+}
+
+static void offsets_now(topic_offsets *o, const topic_run *r)
+{
+	o->n = r->n_parts;
+	o->partition = r->parts;
+	o->next = r->next;
+}
+
+static int commit_side(side *s, const char *offsets, const char *run_id, bool always)
+{
+	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
+	floe_iceberg_kv summary[] = { { TOPIC_SUMMARY_KEY, offsets }, { "floe.run-id", run_id } };
+	if (!always && s->files.n == 0)
+		return 0;
+	o.summary = summary;
+	o.n_summary = run_id ? 2 : 1;
+	o.expect_snapshot_id = s->expect;
+	o.max_retries = 0;
+	if (floe_iceberg_table_append(s->table, s->files.files, s->files.n, &o) == 0)
+		return 0;
+	if (!floe_iceberg_table_may_have_landed(s->table))
+		bronze_files_discard(&s->files, 0);
+	return floe_error_context("while committing %s", floe_iceberg_table_name(s->table));
+}
+
+static int load_topic(floe_bronze_topic_result *res, topic_run *r, const char *catalog_path, const char *warehouse,
+		      const char *run_id)
+{
+	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
+	floe_buf offsets = FLOE_BUF_INIT;
+	topic_offsets now;
+	int error = -1;
+	co.warehouse = warehouse;
+	co.create = true;
+	if (r->t->mode == FLOE_KAFKA_UPSERT) {
+		floe_error_set(FLOE_ERR_CONFIG, "topic \"%s\" has mode = \"upsert\", which this build does not load yet",
+			       r->t->topic);
+		floe_error_hint("Use mode = \"append\" (every message a row, tombstones as rows of nulls) for now.");
+		goto cleanup;
+	}
+	if (!r->t->columns) {
+		floe_error_set(FLOE_ERR_CONFIG, "topic \"%s\" declares no columns", r->t->topic);
+		floe_error_hint("Declare them: columns = { id = \"long\", name = \"string\" } in its [[kafka.topics]].");
+		goto cleanup;
+	}
+	topic_rejected_columns(&r->rej.cols, r->a);
+	if (topic_columns_build(&r->tc, r->a, r->t) < 0 || floe_iceberg_catalog_open_sql(&r->catalog, catalog_path, &co) < 0)
+		goto cleanup;
+	r->main.cols = r->tc.cols;
+	if (open_side(&r->main, r, r->t->table, r->t->topic) < 0 ||
+	    open_side(&r->rej, r, floe_arena_printf(r->a, "%s__rejected", r->t->table), r->t->topic) < 0 ||
+	    open_consumer(r) < 0 || consume(r) < 0)
+		goto cleanup;
+	offsets_now(&now, r);
+	topic_offsets_format(&offsets, &now, r->t->topic);
+	res->offsets = floe_arena_strdup(r->a, floe_buf_cstr(&offsets));
+	if (r->messages == 0) {
+		res->detail = "up to date";
+		error = 0;
+		goto cleanup;
+	}
+	if (commit_side(&r->rej, res->offsets, run_id, false) < 0 || commit_side(&r->main, res->offsets, run_id, true) < 0)
+		goto cleanup;
+	res->snapshot_id = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(r->main.table))->snapshot_id;
+	/* Only now, for lag dashboards: the table is the truth, the group a copy. */
+	if (floe_kafka_commit(r->consumer, r->t->topic, r->parts, r->next, r->n_parts) < 0) {
+		floe_log_warn("bronze.%s committed; the offsets could not be copied to kafka group \"%s\" (lag dashboards "
+			      "lag behind until the next run)", r->t->table, r->k->group);
+		floe_error_clear();
+	}
+	res->detail = floe_arena_printf(r->a, "%lld messages: %lld rows, %lld rejected", (long long)r->messages,
+					(long long)r->main.rows, (long long)r->rej.rows);
+	error = 0;
+cleanup:
+	res->messages = r->messages;
+	res->rows = r->main.rows;
+	res->rejected = r->rej.rows;
+	res->newest_ms = r->newest_ms;
+	if (error < 0) {
+		bronze_files_discard(&r->main.files, r->main.files.n);
+		bronze_files_discard(&r->rej.files, r->rej.files.n);
+		floe_error_context("while loading kafka topic \"%s\" into bronze.%s", r->t->topic, r->t->table);
+	}
+	floe_buf_free(&offsets);
+	return error;
+}
+
+static void close_run(topic_run *r)
+{
+	for (side *s = &r->main; s; s = s == &r->main ? &r->rej : NULL) {
+		for (size_t i = 0; s->vec && i < s->cols.n; i++)
+			floe_vector_free(&s->vec[i]);
+		floe_iceberg_table_free(s->table);
+	}
+	floe_kafka_close(r->consumer);
+	free(r->parts);
+	floe_iceberg_catalog_free(r->catalog);
+}
+
+int floe_bronze_topics_run(floe_bronze_topic_result **out, size_t *n_out, floe_arena *arena, const floe_config *config,
+			   const char *run_id)
+{
+	const floe_config_kafka *k = config->kafka;
+	size_t n = k ? k->n_topics : 0;
+	floe_bronze_topic_result *res = floe_arena_alloc(arena, (n + 1) * sizeof(*res));
+	const char *catalog_path = floe_config_catalog_path(arena, config);
+	int failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		topic_run r = { .k = k, .t = &k->topics[i], .a = arena, .newest_ms = -1 };
+		memset(&res[i], 0, sizeof(res[i]));
+		res[i].topic = k->topics[i].topic;
+		res[i].table = floe_arena_printf(arena, "bronze.%s", k->topics[i].table);
+		if (load_topic(&res[i], &r, catalog_path, floe_config_warehouse_dir(config), run_id) < 0) {
+			floe_buf msg = FLOE_BUF_INIT;
+			floe_error_put_message(&msg, floe_error_last());
+			res[i].error = floe_arena_strdup(arena, floe_buf_cstr(&msg));
+			res[i].exit_code = (int)floe_error_exit_code();
+			floe_buf_free(&msg);
+			floe_error_clear();
+			failed++;
+		}
+		close_run(&r);
+	}
+	*out = res;
+	*n_out = n;
+	return failed;
+}

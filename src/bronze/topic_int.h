@@ -1,0 +1,69 @@
+/*
+ * topic_int.h — what the Kafka topic load (topic.c) shares with its pure parts
+ * (topic_decode.c: message → row, offsets ↔ summary JSON), which the unit tests and
+ * the fuzz target call directly.
+ */
+#ifndef FLOE_BRONZE_TOPIC_INT_H
+#define FLOE_BRONZE_TOPIC_INT_H
+
+#include "base/arena.h"
+#include "base/buf.h"
+#include "bronze/bronze_int.h"
+#include "config/kafka.h"
+
+/* floe's own columns, first in every topic table: where each row came from. */
+#define TOPIC_META_COLUMNS 4 /* _kafka_partition, _kafka_offset, _kafka_timestamp, _kafka_key */
+#define TOPIC_SUMMARY_KEY "floe.kafka.offsets"
+
+/* The table's columns: the meta columns, then the topic's declared columns. */
+typedef struct topic_columns {
+	bronze_columns cols;
+	size_t n_user;                       /* declared columns (after the meta ones) */
+} topic_columns;
+
+/* Build from the topic's declared columns; a type floe cannot read from JSON is FLOE_ERR_CONFIG. */
+int topic_columns_build(topic_columns *out, floe_arena *a, const floe_config_kafka_topic *t);
+
+/* The rejected-messages table: meta columns, reason, raw value (escaped text). */
+void topic_rejected_columns(bronze_columns *out, floe_arena *a);
+
+/* One message, as the consumer handed it over. */
+typedef struct topic_message {
+	int32_t partition;
+	int64_t offset;
+	int64_t timestamp_ms;  /* -1: none */
+	const char *key;       /* NULL: none */
+	size_t key_len;
+	const char *value;     /* NULL: a tombstone */
+	size_t value_len;
+} topic_message;
+
+/*
+ * Decode `m` into one row appended to `vec` (one vector per column of `tc`). A
+ * tombstone is a row whose declared columns are null. A value that is not a JSON
+ * object, or a member that does not fit its column's type, appends nothing and
+ * returns 1 with *why set (in `a`); 0 when the row was appended.
+ */
+int topic_decode(floe_vector *vec, const topic_columns *tc, const topic_message *m, floe_arena *a, const char **why);
+
+/* Append the rejected row for `m` with `why` to `vec` (topic_rejected_columns). */
+void topic_reject_row(floe_vector *vec, const topic_message *m, const char *why);
+
+/* ---- offsets: next offsets to read per partition ---- */
+
+typedef struct topic_offsets {
+	int32_t *partition;
+	int64_t *next;
+	size_t n;
+} topic_offsets;
+
+/* Parse `{"topic":{"0":12,…}}` (the summary value) for `topic`; absent topic: n = 0. -1: not such JSON. */
+int topic_offsets_parse(topic_offsets *out, floe_arena *a, const char *json, size_t len, const char *topic);
+
+/* The summary value for `topic` (partitions in order). */
+void topic_offsets_format(floe_buf *out, const topic_offsets *o, const char *topic);
+
+/* The next offset of `partition` (`dflt` when absent). */
+int64_t topic_offsets_get(const topic_offsets *o, int32_t partition, int64_t dflt);
+
+#endif

@@ -92,6 +92,8 @@ void floe_cli_out(const floe_buf *text);
 typedef struct floe_config floe_config;
 int floe_cli_run_topics(floe_buf *out, const floe_config *config, const char *const *tables, size_t n_tables,
 			const char *run_id, bool json);
+/* --json: the topics' objects as the "kafka" member of the run's JSON document `doc`. */
+void floe_cli_run_topics_join(floe_buf *doc, const floe_buf *topics);
 void floe_cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Commands (cmd_<verb>.c). */

@@ -308,10 +308,14 @@ static int run(floe_cli_ctx *ctx)
 				 .marts = n_tables ? (const char *const *)tables : NULL };
 	if (gold && floe_gold_run(&grep, config, &gopts) < 0)
 		goto cleanup;
-	render(&out, floe_cli_flag(ctx, "json"), &rep, &srep, bronze, silver, &grep);
+	if (!topics_only || floe_cli_flag(ctx, "json"))
+		render(&out, floe_cli_flag(ctx, "json"), &rep, &srep, bronze, silver, &grep);
 	int p_rc = config->publish && !floe_cli_value(ctx, "layer") && !n_tables
 		   ? run_publish(&out, config, floe_cli_flag(ctx, "json")) : 0;
-	floe_cli_out(&kout);
+	if (floe_cli_flag(ctx, "json"))
+		floe_cli_run_topics_join(&out, &kout);
+	else
+		floe_cli_out(&kout);
 	floe_cli_out(&out);
 	/* A failed table's cause may call for more than 1: source unreachable 3, disk full 4. */
 	rc = rep.exit_code >= FLOE_EXIT_UNREACHABLE ? rep.exit_code : rep.n_failed || rep.n_unproven ? 1 : 0;

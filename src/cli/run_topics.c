@@ -1,6 +1,7 @@
 /*
  * run_topics.c — the Kafka topics' part of `floe run` (src/bronze/topic.c): consume
- * every [[kafka.topics]] entry (or those --table names) and report each in a line.
+ * every [[kafka.topics]] entry (or those --table names) and report each in a line, or
+ * (--json) as the members of the run document's "kafka" array (floe_cli_run_topics_join).
  */
 #include "cli/cli.h"
 #include "base/arena.h"
@@ -24,6 +25,8 @@ static void render(floe_buf *out, const floe_bronze_topic_result *r, bool json)
 {
 	if (json) {
 		floe_json_writer j;
+		if (out->len)
+			floe_buf_puts(out, ", ");
 		floe_json_write_init(&j, out, false);
 		floe_json_write_begin_object(&j, true);
 		floe_json_write_member_cstr(&j, "topic", r->topic);
@@ -36,7 +39,6 @@ static void render(floe_buf *out, const floe_bronze_topic_result *r, bool json)
 		floe_json_write_member_cstr(&j, "error", r->error);
 		floe_json_write_end_object(&j);
 		floe_json_write_finish(&j);
-		floe_buf_putc(out, '\n');
 		return;
 	}
 	floe_buf_printf(out, "%-8s ", r->error ? "failed" : "loaded");
@@ -71,4 +73,21 @@ int floe_cli_run_topics(floe_buf *out, const floe_config *config, const char *co
 	}
 	floe_arena_free(a);
 	return rc;
+}
+
+void floe_cli_run_topics_join(floe_buf *doc, const floe_buf *topics)
+{
+	size_t end = doc->len;
+	while (end > 0 && doc->ptr[end - 1] != '}')
+		end--;
+	if (!topics->len || end == 0)
+		return;
+	floe_buf tail = FLOE_BUF_INIT;
+	floe_buf_put(&tail, doc->ptr + end - 1, doc->len - (end - 1));
+	doc->len = end - 1;
+	floe_buf_puts(doc, ", \"kafka\": [");
+	floe_buf_put(doc, topics->ptr, topics->len);
+	floe_buf_puts(doc, "]");
+	floe_buf_put(doc, tail.ptr, tail.len);
+	floe_buf_free(&tail);
 }

@@ -159,3 +159,10 @@ clean:
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) \
 	$(TOOL_SUPPORT_OBJ:.o=.d) $(BUILD)/src/cli/main.d $(BUILD)/bench/parquet/bench.d
+
+# The streaming suite (not in `make test`): a real Kafka broker (KRaft) from Maven Central jars
+# (scripts/kafka-broker.sh, checksummed; Java 17 from the machine), then tests/streams.
+.PHONY: streams
+streams: build/floe build/tools/kafka_produce
+	scripts/kafka-broker.sh fetch >/dev/null
+	FLOE_BIN=$(CURDIR)/build/floe FLOE_TOOLS=$(CURDIR)/build/tools .venv/bin/python -m pytest -q -p no:cacheprovider tests/streams

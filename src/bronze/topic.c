@@ -16,6 +16,7 @@
 #include "bronze/topic_int.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "base/secret.h"
 #include "kafka/kafka.h"
 
 #include <stdlib.h>
@@ -98,6 +99,8 @@ static int open_consumer(topic_run *r)
 	o.sasl_username = r->k->sasl_username;
 	o.sasl_password = r->k->sasl_password_env ? getenv(r->k->sasl_password_env) : NULL;
 	o.group = r->k->group;
+	if (o.sasl_password)
+		floe_secret_register(o.sasl_password); /* never in output, logs or errors */
 	if (floe_kafka_consumer_open(&r->consumer, &o) < 0 ||
 	    floe_kafka_partitions(&r->parts, &r->n_parts, r->consumer, r->t->topic, META_TIMEOUT_MS) < 0)
 		return -1;

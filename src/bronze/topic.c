@@ -32,12 +32,15 @@ typedef struct side {
 	bronze_columns cols;
 	floe_vector *vec;
 	bronze_files files;
+	const char **removed;        /* upsert: files the merge replaces */
+	size_t n_removed;
 	topic_offsets seen;          /* offsets in its newest snapshot */
 	int64_t expect;              /* that snapshot, or FLOE_ICEBERG_NO_SNAPSHOT */
 	int64_t rows;
 } side;
 
 typedef struct topic_run {
+	const floe_config *config;
 	const floe_config_kafka *k;
 	const floe_config_kafka_topic *t;
 	floe_arena *a;
@@ -49,18 +52,10 @@ typedef struct topic_run {
 	size_t n_parts;
 	int64_t *next, *high;       /* per partition: next offset to read, end of this run */
 	int64_t messages, newest_ms;
+	bool *tombstone;             /* upsert: per row of main.vec */
+	size_t n_tomb, cap_tomb;
+	int64_t upserted, deleted;
 } topic_run;
-
-static floe_vector *vectors_of(floe_arena *a, const bronze_columns *c)
-{
-	floe_vector *v = floe_arena_alloc(a, (c->n + 1) * sizeof(floe_vector));
-	for (size_t i = 0; i < c->n; i++) {
-		floe_vector_init(&v[i], c->fields[i].type, c->fields[i].length);
-		v[i].precision = c->fields[i].precision;
-		v[i].scale = c->fields[i].scale;
-	}
-	return v;
-}
 
 static int open_side(side *s, topic_run *r, const char *name, const char *topic)
 {
@@ -85,7 +80,7 @@ static int open_side(side *s, topic_run *r, const char *name, const char *topic)
 	memset(&s->seen, 0, sizeof(s->seen));
 	if (json && topic_offsets_parse(&s->seen, r->a, json, strlen(json), topic) < 0)
 		return floe_error_context("in the newest snapshot of bronze.%s", name);
-	s->vec = vectors_of(r->a, &s->cols);
+	s->vec = bronze_vectors_new(r->a, &s->cols);
 	bronze_files_init(&s->files, r->a, s->table, &s->cols, 0);
 	return 0;
 }
@@ -159,6 +154,8 @@ static int take(topic_run *r, const floe_kafka_message *km)
 	topic_message m = { km->partition, km->offset, km->timestamp_ms, km->key, km->key_len, km->value, km->value_len };
 	if (topic_decode(r->main.vec, &r->tc, &m, r->a, &why) == 0) {
 		r->main.rows++;
+		if (r->tc.n_key)
+			*FLOE_ARENA_PUSH(r->a, r->tombstone, r->n_tomb, r->cap_tomb) = km->value == NULL;
 	} else if (km->offset >= topic_offsets_get(&r->rej.seen, km->partition, 0)) {
 		topic_reject_row(r->rej.vec, &m, why);
 		r->rej.rows++;
@@ -167,7 +164,24 @@ static int take(topic_run *r, const floe_kafka_message *km)
 	r->messages++;
 	if (km->timestamp_ms > r->newest_ms)
 		r->newest_ms = km->timestamp_ms;
-	return flush_side(&r->main, false) < 0 || flush_side(&r->rej, false) < 0 ? -1 : 0;
+	/* an upsert batch stays in memory (max-batch bounds it): the last message per key decides */
+	return (!r->tc.n_key && flush_side(&r->main, false) < 0) || flush_side(&r->rej, false) < 0 ? -1 : 0;
+}
+
+static int upsert(topic_run *r)
+{
+	topic_upsert u = { .table = r->main.table, .tc = &r->tc, .config = r->config, .arena = r->a,
+			   .rows = r->main.vec, .tombstone = r->tombstone };
+	if (r->main.rows == 0)
+		return 0;
+	if (topic_upsert_prepare(&u) < 0)
+		return -1;
+	r->main.files = u.out;
+	r->main.removed = u.removed;
+	r->main.n_removed = u.n_removed;
+	r->upserted = u.upserted;
+	r->deleted = u.deleted;
+	return 0;
 }
 
 static int consume(topic_run *r)
@@ -190,6 +204,8 @@ static int consume(topic_run *r)
 				return -1;
 		}
 	}
+	if (r->tc.n_key)
+		return flush_side(&r->rej, true) < 0 || bronze_files_close(&r->rej.files) < 0 ? -1 : upsert(r);
 	return flush_side(&r->main, true) < 0 || flush_side(&r->rej, true) < 0 || bronze_files_close(&r->main.files) < 0 ||
 			       bronze_files_close(&r->rej.files) < 0
 		       ? -1
@@ -213,7 +229,8 @@ static int commit_side(side *s, const char *offsets, const char *run_id, bool al
 	o.n_summary = run_id ? 2 : 1;
 	o.expect_snapshot_id = s->expect;
 	o.max_retries = 0;
-	if (floe_iceberg_table_append(s->table, s->files.files, s->files.n, &o) == 0)
+	if ((s->n_removed ? floe_iceberg_table_rewrite(s->table, s->removed, s->n_removed, s->files.files, s->files.n, &o)
+			  : floe_iceberg_table_append(s->table, s->files.files, s->files.n, &o)) == 0)
 		return 0;
 	if (!floe_iceberg_table_may_have_landed(s->table))
 		bronze_files_discard(&s->files, 0);
@@ -229,12 +246,6 @@ static int load_topic(floe_bronze_topic_result *res, topic_run *r, const char *c
 	int error = -1;
 	co.warehouse = warehouse;
 	co.create = true;
-	if (r->t->mode == FLOE_KAFKA_UPSERT) {
-		floe_error_set(FLOE_ERR_CONFIG, "topic \"%s\" has mode = \"upsert\", which this build does not load yet",
-			       r->t->topic);
-		floe_error_hint("Use mode = \"append\" (every message a row, tombstones as rows of nulls) for now.");
-		goto cleanup;
-	}
 	if (!r->t->columns) {
 		floe_error_set(FLOE_ERR_CONFIG, "topic \"%s\" declares no columns", r->t->topic);
 		floe_error_hint("Declare them: columns = { id = \"long\", name = \"string\" } in its [[kafka.topics]].");
@@ -265,8 +276,11 @@ static int load_topic(floe_bronze_topic_result *res, topic_run *r, const char *c
 			      "lag behind until the next run)", r->t->table, r->k->group);
 		floe_error_clear();
 	}
-	res->detail = floe_arena_printf(r->a, "%lld messages: %lld rows, %lld rejected", (long long)r->messages,
-					(long long)r->main.rows, (long long)r->rej.rows);
+	res->detail = r->tc.n_key ? floe_arena_printf(r->a, "%lld messages: %lld keys upserted, %lld deleted, %lld rejected",
+						      (long long)r->messages, (long long)r->upserted, (long long)r->deleted,
+						      (long long)r->rej.rows)
+				  : floe_arena_printf(r->a, "%lld messages: %lld rows, %lld rejected", (long long)r->messages,
+						      (long long)r->main.rows, (long long)r->rej.rows);
 	error = 0;
 cleanup:
 	res->messages = r->messages;
@@ -303,7 +317,7 @@ int floe_bronze_topics_run(floe_bronze_topic_result **out, size_t *n_out, floe_a
 	const char *catalog_path = floe_config_catalog_path(arena, config);
 	int failed = 0;
 	for (size_t i = 0; i < n; i++) {
-		topic_run r = { .k = k, .t = &k->topics[i], .a = arena, .newest_ms = -1 };
+		topic_run r = { .config = config, .k = k, .t = &k->topics[i], .a = arena, .newest_ms = -1 };
 		memset(&res[i], 0, sizeof(res[i]));
 		res[i].topic = k->topics[i].topic;
 		res[i].table = floe_arena_printf(arena, "bronze.%s", k->topics[i].table);

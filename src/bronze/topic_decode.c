@@ -41,6 +41,9 @@ static void set_column(bronze_columns *c, floe_arena *a, size_t i, const char *n
 	c->fields[i] = (floe_parquet_field){ .name = name, .id = (int32_t)i + 1, .required = required, .type = vec,
 					     .precision = t->precision, .scale = t->scale,
 					     .length = vec == FLOE_VEC_UUID ? 16 : 0 };
+	/* the vectors' shape (bronze_vectors_new); nothing here is decoded from COPY */
+	c->copy[i] = (floe_pg_copy_column){ .name = name, .vec = vec, .width = c->fields[i].length,
+					    .precision = t->precision, .scale = t->scale };
 	(void)a;
 }
 
@@ -52,7 +55,7 @@ static void columns_alloc(bronze_columns *c, floe_arena *a, size_t n)
 	c->schema->n_fields = n;
 	c->schema->fields = floe_arena_alloc(a, (n + 1) * sizeof(floe_iceberg_field));
 	c->fields = floe_arena_alloc(a, (n + 1) * sizeof(floe_parquet_field));
-	c->copy = NULL;
+	c->copy = floe_arena_alloc(a, (n + 1) * sizeof(floe_pg_copy_column));
 	for (size_t i = 0; i < TOPIC_META_COLUMNS; i++)
 		set_column(c, a, i, meta[i].name, floe_iceberg_type_new(a, iceberg_of(meta[i].vec)), meta[i].vec,
 			   meta[i].required);
@@ -66,6 +69,24 @@ static int vec_of(floe_vec_type *out, const floe_iceberg_type *t)
 			return 0;
 		}
 	return -1;
+}
+
+/* An upsert topic's key: its columns' indexes, and the schema's identifier fields. */
+static int key_columns(topic_columns *out, floe_arena *a, const floe_config_kafka_topic *t)
+{
+	out->n_key = 0;
+	out->key = floe_arena_alloc(a, (t->n_key + 1) * sizeof(size_t));
+	if (t->mode != FLOE_KAFKA_UPSERT)
+		return 0;
+	for (size_t k = 0; k < t->n_key; k++)
+		for (size_t i = 0; i < t->n_columns; i++)
+			if (strcmp(t->key[k], t->columns[i].name) == 0)
+				out->key[out->n_key++] = TOPIC_META_COLUMNS + i;
+	if (out->n_key != t->n_key || out->n_key == 0) {
+		floe_error_set(FLOE_ERR_CONFIG, "the key of upsert topic \"%s\" must name declared columns", t->topic);
+		return -1;
+	}
+	return 0;
 }
 
 int topic_columns_build(topic_columns *out, floe_arena *a, const floe_config_kafka_topic *t)
@@ -87,7 +108,7 @@ int topic_columns_build(topic_columns *out, floe_arena *a, const floe_config_kaf
 		}
 		set_column(&out->cols, a, TOPIC_META_COLUMNS + i, t->columns[i].name, type, vec, false);
 	}
-	return 0;
+	return key_columns(out, a, t);
 }
 
 void topic_rejected_columns(bronze_columns *out, floe_arena *a)
@@ -278,6 +299,53 @@ static void append_meta(floe_vector *vec, const topic_message *m)
 		floe_vector_append_null(&vec[3]);
 }
 
+/*
+ * A tombstone's key columns from the message key: a JSON object of them, or (one key
+ * column) the key as that column's value — a JSON scalar when it is one ("42"), else text.
+ */
+static int key_doc(floe_json_doc **out, const topic_columns *tc, const topic_message *m, floe_arena *a, const char **why)
+{
+	floe_json_error jerr;
+	floe_json_doc *k = NULL;
+	floe_buf text = FLOE_BUF_INIT;
+	int rc = -1;
+	if (!m->key) {
+		*why = "a tombstone without a key deletes nothing";
+		return -1;
+	}
+	bool object = floe_json_parse(&k, m->key, m->key_len, &jerr) == 0 &&
+		      floe_json_type_of(floe_json_root(k)) == FLOE_JSON_OBJECT;
+	floe_error_clear();
+	if (!object && tc->n_key != 1) {
+		*why = "the key of a tombstone in a topic keyed by several columns must be a JSON object of them";
+		goto cleanup;
+	}
+	if (object) {
+		*out = k;
+		k = NULL;
+		rc = 0;
+		goto cleanup;
+	}
+	floe_buf_putc(&text, '{');
+	floe_json_put_cstr(&text, tc->cols.fields[tc->key[0]].name);
+	floe_buf_putc(&text, ':');
+	if (k && floe_json_type_of(floe_json_root(k)) != FLOE_JSON_STRING && floe_json_type_of(floe_json_root(k)) != FLOE_JSON_ARRAY)
+		floe_buf_put(&text, m->key, m->key_len);
+	else
+		floe_json_put_string(&text, m->key, m->key_len);
+	floe_buf_putc(&text, '}');
+	if (floe_json_parse(out, text.ptr, text.len, &jerr) < 0) {
+		floe_error_clear();
+		*why = floe_arena_printf(a, "the tombstone's key is not usable (%s)", jerr.message);
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	floe_json_free(k);
+	floe_buf_free(&text);
+	return rc;
+}
+
 int topic_decode(floe_vector *vec, const topic_columns *tc, const topic_message *m, floe_arena *a, const char **why)
 {
 	floe_json_doc *doc = NULL;
@@ -293,6 +361,8 @@ int topic_decode(floe_vector *vec, const topic_columns *tc, const topic_message 
 		*why = floe_arena_printf(a, "the value is not JSON (%s at byte %zu)", jerr.message, jerr.offset);
 		goto cleanup;
 	}
+	if (!m->value && tc->n_key && key_doc(&doc, tc, m, a, why) < 0)
+		goto cleanup;
 	const floe_json_value *root = doc ? floe_json_root(doc) : NULL;
 	if (root && floe_json_type_of(root) != FLOE_JSON_OBJECT) {
 		*why = floe_arena_printf(a, "the value is a JSON %s, not an object", floe_json_type_name(floe_json_type_of(root)));
@@ -307,6 +377,11 @@ int topic_decode(floe_vector *vec, const topic_columns *tc, const topic_message 
 			goto cleanup;
 		}
 	}
+	for (size_t k = 0; k < tc->n_key; k++)
+		if (cells[tc->key[k] - TOPIC_META_COLUMNS].null) {
+			*why = floe_arena_printf(a, "key column \"%s\" is missing or null", tc->cols.fields[tc->key[k]].name);
+			goto cleanup;
+		}
 	append_meta(vec, m);
 	for (size_t i = 0; i < tc->n_user; i++)
 		append(&vec[TOPIC_META_COLUMNS + i], &cells[i]);

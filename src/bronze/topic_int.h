@@ -19,6 +19,8 @@
 typedef struct topic_columns {
 	bronze_columns cols;
 	size_t n_user;                       /* declared columns (after the meta ones) */
+	size_t *key;                         /* upsert: the key columns' indexes among cols */
+	size_t n_key;                        /* 0: append */
 } topic_columns;
 
 /* Build from the topic's declared columns; a type floe cannot read from JSON is FLOE_ERR_CONFIG. */
@@ -40,7 +42,9 @@ typedef struct topic_message {
 
 /*
  * Decode `m` into one row appended to `vec` (one vector per column of `tc`). A
- * tombstone is a row whose declared columns are null. A value that is not a JSON
+ * tombstone is a row whose declared columns are null — but for an upsert topic its key
+ * columns, read from the message key (a JSON object of them, or the one key column's
+ * value as text). An upsert row whose key columns are not all set is rejected. A value that is not a JSON
  * object, or a member that does not fit its column's type, appends nothing and
  * returns 1 with *why set (in `a`); 0 when the row was appended.
  */
@@ -48,6 +52,29 @@ int topic_decode(floe_vector *vec, const topic_columns *tc, const topic_message 
 
 /* Append the rejected row for `m` with `why` to `vec` (topic_rejected_columns). */
 void topic_reject_row(floe_vector *vec, const topic_message *m, const char *why);
+
+/* ---- topic_upsert.c: an upsert topic's batch merged by key ---- */
+
+typedef struct topic_upsert {
+	floe_iceberg_table *table;   /* its current snapshot is the one merged into */
+	const topic_columns *tc;
+	const floe_config *config;   /* bronze.target-file-rows */
+	floe_arena *arena;
+	floe_vector *rows;           /* the batch, one row per message in offset order per partition */
+	const bool *tombstone;       /* per row */
+	/* out: files to add and URIs to remove, for one rewrite commit */
+	bronze_files out;
+	const char **removed;
+	size_t n_removed;
+	int64_t upserted, deleted;
+} topic_upsert;
+
+/*
+ * The last message per key wins: a row upserts, a tombstone deletes. Written through the
+ * bronze merge path (bronze_merge_rows: copy-on-write of the files the keys fall in); a
+ * table without data files gets the rows as key-sorted files. -1 with the error set.
+ */
+int topic_upsert_prepare(topic_upsert *u);
 
 /* ---- offsets: next offsets to read per partition ---- */
 

@@ -146,4 +146,25 @@ typedef struct floe_bronze_topic_result {
 int floe_bronze_topics_run(floe_bronze_topic_result **out, size_t *n_out, floe_arena *arena,
 			   const floe_config *config, const char *run_id);
 
+typedef struct floe_bronze_topic_lag {
+	int32_t partition;
+	int64_t next;               /* the next offset bronze reads (its snapshot's summary) */
+	int64_t high;               /* the broker's high watermark now */
+	int64_t lag;                /* high - next */
+} floe_bronze_topic_lag;
+
+typedef struct floe_bronze_topic_status {
+	const char *topic, *table;
+	int64_t committed_ms;       /* the table's newest snapshot (-1: none) */
+	int64_t newest_ms;          /* the newest message timestamp bronze holds (-1: unknown) */
+	floe_bronze_topic_lag *parts;
+	size_t n_parts;
+	int64_t lag;                /* over every partition */
+	const char *error;          /* the brokers or the table could not be read */
+} floe_bronze_topic_status;
+
+/* Lag per partition (brokers asked now) and freshness of every topic's table, in `arena`. Returns failures. */
+int floe_bronze_topics_status(floe_bronze_topic_status **out, size_t *n_out, floe_arena *arena,
+			      const floe_config *config);
+
 #endif

@@ -55,6 +55,7 @@ typedef struct topic_run {
 	bool *tombstone;             /* upsert: per row of main.vec */
 	size_t n_tomb, cap_tomb;
 	int64_t upserted, deleted;
+	int64_t prev_newest;         /* the newest message timestamp the table held before */
 } topic_run;
 
 static int open_side(side *s, topic_run *r, const char *name, const char *topic)
@@ -80,24 +81,35 @@ static int open_side(side *s, topic_run *r, const char *name, const char *topic)
 	memset(&s->seen, 0, sizeof(s->seen));
 	if (json && topic_offsets_parse(&s->seen, r->a, json, strlen(json), topic) < 0)
 		return floe_error_context("in the newest snapshot of bronze.%s", name);
+	const char *newest = snap ? floe_iceberg_snapshot_summary(snap, TOPIC_NEWEST_KEY) : NULL;
+	if (newest && s == &r->main)
+		r->prev_newest = strtoll(newest, NULL, 10);
 	s->vec = bronze_vectors_new(r->a, &s->cols);
 	bronze_files_init(&s->files, r->a, s->table, &s->cols, 0);
 	return 0;
 }
 
-static int open_consumer(topic_run *r)
+/* A consumer for [kafka] with `topic`'s partitions listed. */
+static int consumer_for(floe_kafka_client **out, int32_t **parts, size_t *n_parts, const floe_config_kafka *k,
+			const char *topic)
 {
 	floe_kafka_opts o = FLOE_KAFKA_OPTS_INIT;
-	o.brokers = r->k->brokers;
-	o.security_protocol = r->k->security_protocol;
-	o.sasl_mechanism = r->k->sasl_mechanism;
-	o.sasl_username = r->k->sasl_username;
-	o.sasl_password = r->k->sasl_password_env ? getenv(r->k->sasl_password_env) : NULL;
-	o.group = r->k->group;
+	o.brokers = k->brokers;
+	o.security_protocol = k->security_protocol;
+	o.sasl_mechanism = k->sasl_mechanism;
+	o.sasl_username = k->sasl_username;
+	o.sasl_password = k->sasl_password_env ? getenv(k->sasl_password_env) : NULL;
+	o.group = k->group;
 	if (o.sasl_password)
 		floe_secret_register(o.sasl_password); /* never in output, logs or errors */
-	if (floe_kafka_consumer_open(&r->consumer, &o) < 0 ||
-	    floe_kafka_partitions(&r->parts, &r->n_parts, r->consumer, r->t->topic, META_TIMEOUT_MS) < 0)
+	if (floe_kafka_consumer_open(out, &o) < 0)
+		return -1;
+	return floe_kafka_partitions(parts, n_parts, *out, topic, META_TIMEOUT_MS);
+}
+
+static int open_consumer(topic_run *r)
+{
+	if (consumer_for(&r->consumer, &r->parts, &r->n_parts, r->k, r->t->topic) < 0)
 		return -1;
 	r->next = floe_arena_alloc(r->a, r->n_parts * sizeof(int64_t));
 	r->high = floe_arena_alloc(r->a, r->n_parts * sizeof(int64_t));
@@ -219,14 +231,14 @@ static void offsets_now(topic_offsets *o, const topic_run *r)
 	o->next = r->next;
 }
 
-static int commit_side(side *s, const char *offsets, const char *run_id, bool always)
+static int commit_side(side *s, const char *offsets, const char *newest, const char *run_id, bool always)
 {
 	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
-	floe_iceberg_kv summary[] = { { TOPIC_SUMMARY_KEY, offsets }, { "floe.run-id", run_id } };
+	floe_iceberg_kv summary[] = { { TOPIC_SUMMARY_KEY, offsets }, { TOPIC_NEWEST_KEY, newest }, { "floe.run-id", run_id } };
 	if (!always && s->files.n == 0)
 		return 0;
 	o.summary = summary;
-	o.n_summary = run_id ? 2 : 1;
+	o.n_summary = run_id ? 3 : 2;
 	o.expect_snapshot_id = s->expect;
 	o.max_retries = 0;
 	if ((s->n_removed ? floe_iceberg_table_rewrite(s->table, s->removed, s->n_removed, s->files.files, s->files.n, &o)
@@ -267,7 +279,9 @@ static int load_topic(floe_bronze_topic_result *res, topic_run *r, const char *c
 		error = 0;
 		goto cleanup;
 	}
-	if (commit_side(&r->rej, res->offsets, run_id, false) < 0 || commit_side(&r->main, res->offsets, run_id, true) < 0)
+	const char *newest = floe_arena_printf(r->a, "%lld", (long long)(r->newest_ms > r->prev_newest ? r->newest_ms : r->prev_newest));
+	if (commit_side(&r->rej, res->offsets, newest, run_id, false) < 0 ||
+	    commit_side(&r->main, res->offsets, newest, run_id, true) < 0)
 		goto cleanup;
 	res->snapshot_id = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(r->main.table))->snapshot_id;
 	/* Only now, for lag dashboards: the table is the truth, the group a copy. */
@@ -333,6 +347,81 @@ int floe_bronze_topics_run(floe_bronze_topic_result **out, size_t *n_out, floe_a
 		close_run(&r);
 	}
 	*out = res;
+	*n_out = n;
+	return failed;
+}
+
+/* ---- status: lag per partition and freshness ---- */
+
+static int topic_status(floe_bronze_topic_status *st, floe_arena *a, floe_iceberg_catalog *cat,
+			const floe_config_kafka *k, const floe_config_kafka_topic *t)
+{
+	floe_iceberg_table *table = NULL;
+	floe_kafka_client *c = NULL;
+	int32_t *parts = NULL;
+	size_t n = 0;
+	topic_offsets seen = { 0 };
+	int error = -1;
+	floe_buf where = FLOE_BUF_INIT;
+	int found = floe_iceberg_catalog_load(cat, &where, "bronze", t->table);
+	floe_buf_free(&where);
+	if (found < 0 || (found && floe_iceberg_table_load(&table, cat, "bronze", t->table) < 0))
+		goto cleanup;
+	const floe_iceberg_snapshot *snap =
+		table ? floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(table)) : NULL;
+	const char *json = snap ? floe_iceberg_snapshot_summary(snap, TOPIC_SUMMARY_KEY) : NULL;
+	const char *newest = snap ? floe_iceberg_snapshot_summary(snap, TOPIC_NEWEST_KEY) : NULL;
+	st->committed_ms = snap ? snap->timestamp_ms : -1;
+	st->newest_ms = newest ? strtoll(newest, NULL, 10) : -1;
+	if ((json && topic_offsets_parse(&seen, a, json, strlen(json), t->topic) < 0) ||
+	    consumer_for(&c, &parts, &n, k, t->topic) < 0)
+		goto cleanup;
+	st->parts = floe_arena_alloc(a, (n + 1) * sizeof(*st->parts));
+	for (size_t i = 0; i < n; i++) {
+		floe_bronze_topic_lag *p = &st->parts[st->n_parts++];
+		int64_t low;
+		if (floe_kafka_watermarks(&low, &p->high, c, t->topic, parts[i], META_TIMEOUT_MS) < 0)
+			goto cleanup;
+		p->partition = parts[i];
+		p->next = topic_offsets_get(&seen, parts[i], low);
+		p->lag = p->high > p->next ? p->high - p->next : 0;
+		st->lag += p->lag;
+	}
+	error = 0;
+cleanup:
+	floe_iceberg_table_free(table);
+	floe_kafka_close(c);
+	free(parts);
+	return error;
+}
+
+int floe_bronze_topics_status(floe_bronze_topic_status **out, size_t *n_out, floe_arena *arena,
+			      const floe_config *config)
+{
+	const floe_config_kafka *k = config->kafka;
+	size_t n = k ? k->n_topics : 0;
+	floe_iceberg_catalog *cat = NULL;
+	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
+	floe_bronze_topic_status *st = floe_arena_alloc(arena, (n + 1) * sizeof(*st));
+	int failed = 0;
+	co.warehouse = floe_config_warehouse_dir(config);
+	co.create = true;
+	bool opened = n == 0 || floe_iceberg_catalog_open_sql(&cat, floe_config_catalog_path(arena, config), &co) == 0;
+	for (size_t i = 0; i < n; i++) {
+		memset(&st[i], 0, sizeof(st[i]));
+		st[i].topic = k->topics[i].topic;
+		st[i].table = floe_arena_printf(arena, "bronze.%s", k->topics[i].table);
+		if (!opened || topic_status(&st[i], arena, cat, k, &k->topics[i]) < 0) {
+			floe_buf msg = FLOE_BUF_INIT;
+			floe_error_put_message(&msg, floe_error_last());
+			st[i].error = floe_arena_strdup(arena, floe_buf_cstr(&msg));
+			floe_buf_free(&msg);
+			failed++;
+		}
+	}
+	floe_error_clear();
+	floe_iceberg_catalog_free(cat);
+	*out = st;
 	*n_out = n;
 	return failed;
 }

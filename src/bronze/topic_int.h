@@ -14,6 +14,7 @@
 /* floe's own columns, first in every topic table: where each row came from. */
 #define TOPIC_META_COLUMNS 4 /* _kafka_partition, _kafka_offset, _kafka_timestamp, _kafka_key */
 #define TOPIC_SUMMARY_KEY "floe.kafka.offsets"
+#define TOPIC_NEWEST_KEY "floe.kafka.valid-through-ms" /* newest message timestamp loaded so far */
 
 /* The table's columns: the meta columns, then the topic's declared columns. */
 typedef struct topic_columns {

@@ -92,8 +92,10 @@ void floe_cli_out(const floe_buf *text);
 typedef struct floe_config floe_config;
 int floe_cli_run_topics(floe_buf *out, const floe_config *config, const char *const *tables, size_t n_tables,
 			const char *run_id, bool json);
-/* --json: the topics' objects as the "kafka" member of the run's JSON document `doc`. */
-void floe_cli_run_topics_join(floe_buf *doc, const floe_buf *topics);
+/* `value` (JSON) as member `member` of the JSON object document `doc` (before its closing brace). */
+void floe_cli_json_member_join(floe_buf *doc, const char *member, const floe_buf *value);
+/* `floe status`'s Kafka topics (status_topics.c): lag per partition and freshness; 3 when brokers were unreachable. */
+int floe_cli_status_topics(floe_buf *out, const floe_config *config, bool json);
 void floe_cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Commands (cmd_<verb>.c). */

@@ -312,8 +312,12 @@ static int run(floe_cli_ctx *ctx)
 		render(&out, floe_cli_flag(ctx, "json"), &rep, &srep, bronze, silver, &grep);
 	int p_rc = config->publish && !floe_cli_value(ctx, "layer") && !n_tables
 		   ? run_publish(&out, config, floe_cli_flag(ctx, "json")) : 0;
-	if (floe_cli_flag(ctx, "json"))
-		floe_cli_run_topics_join(&out, &kout);
+	if (floe_cli_flag(ctx, "json") && kout.len) {
+		floe_buf arr = FLOE_BUF_INIT;
+		floe_buf_printf(&arr, "[%.*s]", (int)kout.len, kout.ptr);
+		floe_cli_json_member_join(&out, "kafka", &arr);
+		floe_buf_free(&arr);
+	}
 	else
 		floe_cli_out(&kout);
 	floe_cli_out(&out);

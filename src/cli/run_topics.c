@@ -1,7 +1,7 @@
 /*
  * run_topics.c — the Kafka topics' part of `floe run` (src/bronze/topic.c): consume
  * every [[kafka.topics]] entry (or those --table names) and report each in a line, or
- * (--json) as the members of the run document's "kafka" array (floe_cli_run_topics_join).
+ * (--json) as the members of the run document's "kafka" array (floe_cli_json_member_join).
  */
 #include "cli/cli.h"
 #include "base/arena.h"
@@ -75,19 +75,18 @@ int floe_cli_run_topics(floe_buf *out, const floe_config *config, const char *co
 	return rc;
 }
 
-void floe_cli_run_topics_join(floe_buf *doc, const floe_buf *topics)
+void floe_cli_json_member_join(floe_buf *doc, const char *member, const floe_buf *value)
 {
 	size_t end = doc->len;
 	while (end > 0 && doc->ptr[end - 1] != '}')
 		end--;
-	if (!topics->len || end == 0)
+	if (!value->len || end == 0)
 		return;
 	floe_buf tail = FLOE_BUF_INIT;
 	floe_buf_put(&tail, doc->ptr + end - 1, doc->len - (end - 1));
 	doc->len = end - 1;
-	floe_buf_puts(doc, ", \"kafka\": [");
-	floe_buf_put(doc, topics->ptr, topics->len);
-	floe_buf_puts(doc, "]");
+	floe_buf_printf(doc, ", \"%s\": ", member);
+	floe_buf_put(doc, value->ptr, value->len);
 	floe_buf_put(doc, tail.ptr, tail.len);
 	floe_buf_free(&tail);
 }

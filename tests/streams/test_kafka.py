@@ -57,6 +57,12 @@ def run(floe_bin, d, check=True):
     return p
 
 
+def status(floe_bin, d):
+    p = subprocess.run([floe_bin, "-C", str(d), "status", "--json"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
 def positions(d, table):
     rows = lakecheck.catalog(d).load_table(table).scan(selected_fields=("_kafka_partition", "_kafka_offset")).to_arrow()
     return list(zip(rows["_kafka_partition"].to_pylist(), rows["_kafka_offset"].to_pylist()))
@@ -76,7 +82,15 @@ def assert_exactly_once(d, table, produced):
 def test_stream_to_bronze_equals_produced(tmp_path, broker, floe_bin):
     sent = stream(floe_bin, broker, "a.", 3000, seed=11)
     d = project(tmp_path / "p", broker, "a.")
+    before = {t["table"]: t for t in status(floe_bin, d)["kafka"]}
+    assert before["bronze.orders_stream"]["lag"] == sent["a.orders"]  # lag per partition, brokers asked now
+    assert sum(p["lag"] for p in before["bronze.orders_stream"]["partitions"]) == sent["a.orders"]
+    assert before["bronze.orders_stream"]["freshness_ms"] == -1
     out = json.loads(run(floe_bin, d).stdout)
+    after = {t["table"]: t for t in status(floe_bin, d)["kafka"]}
+    assert after["bronze.orders_stream"]["lag"] == 0
+    assert all(p["lag"] == 0 and p["next"] == p["high"] for p in after["bronze.orders_stream"]["partitions"])
+    assert 0 <= after["bronze.orders_stream"]["freshness_ms"] < 600000
     k = {t["table"]: t for t in out["kafka"]}
     assert k["bronze.orders_stream"]["rows"] == sent["a.orders"]
     assert_exactly_once(d, "bronze.orders_stream", sent["a.orders"])

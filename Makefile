@@ -166,3 +166,9 @@ clean:
 streams: build/floe build/tools/kafka_produce
 	scripts/kafka-broker.sh fetch >/dev/null
 	FLOE_BIN=$(CURDIR)/build/floe FLOE_TOOLS=$(CURDIR)/build/tools .venv/bin/python -m pytest -q -p no:cacheprovider tests/streams
+
+# Kafka → bronze throughput and freshness (bench/kafka/bench.py; a real broker like `make streams`).
+.PHONY: bench-kafka
+bench-kafka: build/floe
+	scripts/kafka-broker.sh fetch >/dev/null
+	FLOE_BIN=$(CURDIR)/build/floe .venv/bin/python bench/kafka/bench.py

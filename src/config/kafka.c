@@ -4,44 +4,17 @@
  */
 #include "config/kafka.h"
 #include "config/config.h"
+#include "config/section.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "config/toml.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 #define KAFKA_KEYS "brokers, security-protocol, sasl-mechanism, sasl-username, sasl-password-env, group, max-batch, topics"
 #define TOPIC_KEYS "topic, table, key, format, mode, columns"
 
-typedef struct reader {
-	floe_arena *arena;
-	const char *path;
-} reader;
-
-static int bad(reader *r, const floe_toml_value *v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int bad(reader *r, const floe_toml_value *v, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	const char *msg = floe_arena_vprintf(r->arena, fmt, ap);
-	va_end(ap);
-	floe_error_set(FLOE_ERR_CONFIG, "%s:%d:%d: %s", r->path, floe_toml_line(v), floe_toml_col(v), msg);
-	floe_error_hint("See docs/kafka.md: [kafka] takes " KAFKA_KEYS "; [[kafka.topics]] takes " TOPIC_KEYS ".");
-	return -1;
-}
-
-static int text(reader *r, const char **out, const floe_toml_value *v, const char *key)
-{
-	if (floe_toml_type_of(v) != FLOE_TOML_STRING)
-		return bad(r, v, "`kafka.%s` must be a string, not %s", key, floe_toml_type_name(floe_toml_type_of(v)));
-	floe_slice s = floe_toml_string(v);
-	if (s.len == 0 || memchr(s.ptr, '\0', s.len))
-		return bad(r, v, "`kafka.%s` must be a non-empty string without NUL", key);
-	*out = floe_arena_strndup(r->arena, s.ptr, s.len);
-	return 0;
-}
+typedef floe_config_reader reader;
 
 static bool name_ok(const char *s, const char *first, const char *rest)
 {
@@ -56,18 +29,18 @@ static int one_of(reader *r, const char *s, const floe_toml_value *v, const char
 	for (size_t i = 0; allowed[i]; i++)
 		if (strcmp(s, allowed[i]) == 0)
 			return (int)i;
-	return bad(r, v, "`kafka.%s` = \"%s\" is not one of the values docs/kafka.md lists", key, s);
+	return floe_config_bad(r, v, "`kafka.%s` = \"%s\" is not one of the values docs/kafka.md lists", key, s);
 }
 
 static int key_list(reader *r, floe_config_kafka_topic *t, const floe_toml_value *v)
 {
 	bool one = floe_toml_type_of(v) == FLOE_TOML_STRING;
 	if (!one && floe_toml_type_of(v) != FLOE_TOML_ARRAY)
-		return bad(r, v, "`kafka.topics.key` must be a column name or an array of them");
+		return floe_config_bad(r, v, "`kafka.topics.key` must be a column name or an array of them");
 	t->n_key = one ? 1 : floe_toml_count(v);
 	t->key = floe_arena_alloc(r->arena, sizeof(char *) * (t->n_key + 1));
 	for (size_t i = 0; i < t->n_key; i++)
-		if (text(r, &t->key[i], one ? v : floe_toml_value_at(v, i), "topics.key") < 0)
+		if (floe_config_text(r, &t->key[i], one ? v : floe_toml_value_at(v, i), "topics.key") < 0)
 			return -1;
 	return 0;
 }
@@ -75,16 +48,16 @@ static int key_list(reader *r, floe_config_kafka_topic *t, const floe_toml_value
 static int columns_of(reader *r, floe_config_kafka_topic *t, const floe_toml_value *v)
 {
 	if (floe_toml_type_of(v) != FLOE_TOML_TABLE || floe_toml_count(v) == 0)
-		return bad(r, v, "`kafka.topics.columns` must be a table of column = \"type\", e.g. { id = \"long\" }");
+		return floe_config_bad(r, v, "`kafka.topics.columns` must be a table of column = \"type\", e.g. { id = \"long\" }");
 	t->n_columns = floe_toml_count(v);
 	t->columns = floe_arena_alloc(r->arena, sizeof(*t->columns) * (t->n_columns + 1));
 	for (size_t i = 0; i < t->n_columns; i++) {
 		floe_slice k = floe_toml_key_at(v, i);
 		t->columns[i].name = floe_arena_strndup(r->arena, k.ptr, k.len);
 		if (!name_ok(t->columns[i].name, LETTERS, WORD) || t->columns[i].name[0] == '_')
-			return bad(r, floe_toml_value_at(v, i), "column name \"%s\" must be letters, digits and _, "
+			return floe_config_bad(r, floe_toml_value_at(v, i), "column name \"%s\" must be letters, digits and _, "
 				   "not starting with _ (floe's own columns do)", t->columns[i].name);
-		if (text(r, &t->columns[i].type, floe_toml_value_at(v, i), "topics.columns") < 0)
+		if (floe_config_text(r, &t->columns[i].type, floe_toml_value_at(v, i), "topics.columns") < 0)
 			return -1;
 	}
 	return 0;
@@ -96,24 +69,24 @@ static int topic_key(reader *r, floe_config_kafka_topic *t, floe_slice key, cons
 	static const char *const formats[] = { "json", NULL };
 	const char *s = NULL;
 	if (floe_slice_eq_cstr(key, "topic"))
-		return text(r, &t->topic, v, "topics.topic");
+		return floe_config_text(r, &t->topic, v, "topics.topic");
 	if (floe_slice_eq_cstr(key, "table")) {
-		if (text(r, &t->table, v, "topics.table") < 0)
+		if (floe_config_text(r, &t->table, v, "topics.table") < 0)
 			return -1;
-		return name_ok(t->table, LETTERS, WORD) ? 0 : bad(r, v, "`kafka.topics.table` must be letters, digits and _");
+		return name_ok(t->table, LETTERS, WORD) ? 0 : floe_config_bad(r, v, "`kafka.topics.table` must be letters, digits and _");
 	}
 	if (floe_slice_eq_cstr(key, "key"))
 		return key_list(r, t, v);
 	if (floe_slice_eq_cstr(key, "columns"))
 		return columns_of(r, t, v);
 	if (floe_slice_eq_cstr(key, "mode")) {
-		int m = text(r, &s, v, "topics.mode") < 0 ? -1 : one_of(r, s, v, "topics.mode", modes);
+		int m = floe_config_text(r, &s, v, "topics.mode") < 0 ? -1 : one_of(r, s, v, "topics.mode", modes);
 		t->mode = m == 1 ? FLOE_KAFKA_UPSERT : FLOE_KAFKA_APPEND;
 		return m < 0 ? -1 : 0;
 	}
 	if (floe_slice_eq_cstr(key, "format"))
-		return text(r, &s, v, "topics.format") < 0 || one_of(r, s, v, "topics.format", formats) < 0 ? -1 : 0;
-	return bad(r, v, "unknown key `%.*s` in [[kafka.topics]]", (int)key.len, key.ptr);
+		return floe_config_text(r, &s, v, "topics.format") < 0 || one_of(r, s, v, "topics.format", formats) < 0 ? -1 : 0;
+	return floe_config_bad(r, v, "unknown key `%.*s` in [[kafka.topics]]", (int)key.len, key.ptr);
 }
 
 /* "shop.orders" → "shop_orders" */
@@ -129,24 +102,24 @@ static const char *table_from_topic(floe_arena *a, const char *topic)
 static int topic_of(reader *r, floe_config_kafka_topic *t, const floe_toml_value *v)
 {
 	if (floe_toml_type_of(v) != FLOE_TOML_TABLE)
-		return bad(r, v, "`kafka.topics` must be an array of tables ([[kafka.topics]])");
+		return floe_config_bad(r, v, "`kafka.topics` must be an array of tables ([[kafka.topics]])");
 	memset(t, 0, sizeof(*t));
 	t->line = floe_toml_line(v);
 	for (size_t i = 0; i < floe_toml_count(v); i++)
 		if (topic_key(r, t, floe_toml_key_at(v, i), floe_toml_value_at(v, i)) < 0)
 			return -1;
 	if (!t->topic)
-		return bad(r, v, "[[kafka.topics]] has no `topic`");
+		return floe_config_bad(r, v, "[[kafka.topics]] has no `topic`");
 	if (!t->table)
 		t->table = table_from_topic(r->arena, t->topic);
 	if (t->mode == FLOE_KAFKA_UPSERT && t->n_key == 0)
-		return bad(r, v, "topic \"%s\" has mode = \"upsert\" and no `key`: name the columns it upserts by", t->topic);
+		return floe_config_bad(r, v, "topic \"%s\" has mode = \"upsert\" and no `key`: name the columns it upserts by", t->topic);
 	for (size_t k = 0; k < t->n_key && t->columns; k++) {
 		bool found = false;
 		for (size_t c = 0; c < t->n_columns; c++)
 			found |= strcmp(t->key[k], t->columns[c].name) == 0;
 		if (!found)
-			return bad(r, v, "key column \"%s\" of topic \"%s\" is not among its columns", t->key[k], t->topic);
+			return floe_config_bad(r, v, "key column \"%s\" of topic \"%s\" is not among its columns", t->key[k], t->topic);
 	}
 	return 0;
 }
@@ -163,21 +136,21 @@ static int kafka_key(reader *r, floe_config_kafka *k, floe_slice key, const floe
 	};
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		if (floe_slice_eq_cstr(key, strings[i].name))
-			return text(r, (const char **)((char *)k + strings[i].offset), v, strings[i].name);
+			return floe_config_text(r, (const char **)((char *)k + strings[i].offset), v, strings[i].name);
 	if (floe_slice_eq_cstr(key, "security-protocol"))
-		return text(r, &k->security_protocol, v, "security-protocol") < 0 ||
+		return floe_config_text(r, &k->security_protocol, v, "security-protocol") < 0 ||
 			       one_of(r, k->security_protocol, v, "security-protocol", protocols) < 0
 			       ? -1
 			       : 0;
 	if (floe_slice_eq_cstr(key, "max-batch")) {
 		if (floe_toml_type_of(v) != FLOE_TOML_INTEGER || floe_toml_int(v) < 1 || floe_toml_int(v) > 10000000)
-			return bad(r, v, "`kafka.max-batch` must be a whole number from 1 to 10000000");
+			return floe_config_bad(r, v, "`kafka.max-batch` must be a whole number from 1 to 10000000");
 		k->max_batch = floe_toml_int(v);
 		return 0;
 	}
 	if (floe_slice_eq_cstr(key, "topics")) {
 		if (floe_toml_type_of(v) != FLOE_TOML_ARRAY)
-			return bad(r, v, "`kafka.topics` must be an array of tables ([[kafka.topics]])");
+			return floe_config_bad(r, v, "`kafka.topics` must be an array of tables ([[kafka.topics]])");
 		k->n_topics = floe_toml_count(v);
 		k->topics = floe_arena_alloc(r->arena, sizeof(*k->topics) * (k->n_topics + 1));
 		for (size_t i = 0; i < k->n_topics; i++)
@@ -185,14 +158,15 @@ static int kafka_key(reader *r, floe_config_kafka *k, floe_slice key, const floe
 				return -1;
 		return 0;
 	}
-	return bad(r, v, "unknown key `%.*s` in [kafka]", (int)key.len, key.ptr);
+	return floe_config_bad(r, v, "unknown key `%.*s` in [kafka]", (int)key.len, key.ptr);
 }
 
 int floe_config_kafka_load(floe_config *config, const char *path, const floe_toml_value *section)
 {
-	reader r = { config->arena, path };
+	reader r = { config->arena, path, "kafka",
+		     "See docs/kafka.md: [kafka] takes " KAFKA_KEYS "; [[kafka.topics]] takes " TOPIC_KEYS "." };
 	if (floe_toml_type_of(section) != FLOE_TOML_TABLE)
-		return bad(&r, section, "`kafka` must be a table ([kafka])");
+		return floe_config_bad(&r, section, "`kafka` must be a table ([kafka])");
 	floe_config_kafka *k = floe_arena_alloc(r.arena, sizeof(*k));
 	memset(k, 0, sizeof(*k));
 	k->group = "floe";
@@ -202,13 +176,13 @@ int floe_config_kafka_load(floe_config *config, const char *path, const floe_tom
 		if (kafka_key(&r, k, floe_toml_key_at(section, i), floe_toml_value_at(section, i)) < 0)
 			return -1;
 	if (!k->brokers)
-		return bad(&r, section, "[kafka] has no `brokers`, e.g. brokers = \"127.0.0.1:9092\"");
-	if (k->sasl_password_env && !name_ok(k->sasl_password_env, LETTERS, WORD))
-		return bad(&r, section, "`kafka.sasl-password-env` must name an environment variable (letters, digits, _)");
+		return floe_config_bad(&r, section, "[kafka] has no `brokers`, e.g. brokers = \"127.0.0.1:9092\"");
+	if (k->sasl_password_env && !floe_config_env_name_ok(k->sasl_password_env))
+		return floe_config_bad(&r, section, "`kafka.sasl-password-env` must name an environment variable (letters, digits, _)");
 	for (size_t i = 0; i < k->n_topics; i++)
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(k->topics[i].table, k->topics[j].table) == 0)
-				return bad(&r, section, "topics \"%s\" and \"%s\" both load bronze.%s", k->topics[j].topic,
+				return floe_config_bad(&r, section, "topics \"%s\" and \"%s\" both load bronze.%s", k->topics[j].topic,
 					   k->topics[i].topic, k->topics[i].table);
 	config->kafka = k;
 	return 0;

@@ -133,6 +133,7 @@ typedef struct floe_bronze_topic_result {
 	int64_t snapshot_id;        /* committed by this run; 0: none */
 	int64_t newest_ms;          /* newest message timestamp read (-1: none) */
 	const char *offsets;        /* next offsets, the summary's JSON */
+	const char *inferred;       /* columns inferred by this run and locked in the new table ("a = \"long\", …"); NULL: none */
 	const char *detail;
 	const char *error;          /* NULL: loaded */
 	int exit_code;

@@ -56,6 +56,7 @@ typedef struct topic_run {
 	size_t n_tomb, cap_tomb;
 	int64_t upserted, deleted;
 	int64_t prev_newest;         /* the newest message timestamp the table held before */
+	bool inferred;               /* the columns were inferred by this run (and locked in the new table) */
 } topic_run;
 
 static int open_side(side *s, topic_run *r, const char *name, const char *topic)
@@ -224,6 +225,17 @@ static int consume(topic_run *r)
 		       : 0;
 }
 
+/* "id long, name string, …": what inference chose, for the run's output. */
+static const char *describe_columns(topic_run *r)
+{
+	floe_buf b = FLOE_BUF_INIT;
+	for (size_t i = 0; i < r->t->n_columns; i++)
+		floe_buf_printf(&b, "%s%s = \"%s\"", i ? ", " : "", r->t->columns[i].name, r->t->columns[i].type);
+	const char *s = floe_arena_strdup(r->a, floe_buf_cstr(&b));
+	floe_buf_free(&b);
+	return s;
+}
+
 static void offsets_now(topic_offsets *o, const topic_run *r)
 {
 	o->n = r->n_parts;
@@ -249,6 +261,82 @@ static int commit_side(side *s, const char *offsets, const char *newest, const c
 	return floe_error_context("while committing %s", floe_iceberg_table_name(s->table));
 }
 
+/* Up to TOPIC_INFER_MESSAGES messages from each partition's oldest, for inference. */
+static int infer_from_topic(topic_infer *st, topic_run *r)
+{
+	floe_kafka_client *c = NULL;
+	int32_t *parts = NULL;
+	size_t n = 0, done = 0;
+	int error = -1, idle = 0;
+	if (consumer_for(&c, &parts, &n, r->k, r->t->topic) < 0)
+		goto cleanup;
+	int64_t *from = floe_arena_alloc(r->a, (n + 1) * sizeof(int64_t)), *high = floe_arena_alloc(r->a, (n + 1) * sizeof(int64_t));
+	for (size_t i = 0; i < n; i++)
+		if (floe_kafka_watermarks(&from[i], &high[i], c, r->t->topic, parts[i], META_TIMEOUT_MS) < 0)
+			goto cleanup;
+	if (floe_kafka_assign(c, r->t->topic, parts, from, n) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < n; i++)
+		done += from[i] >= high[i];
+	while (done < n && st->messages < TOPIC_INFER_MESSAGES && idle < IDLE_LIMIT_MS) {
+		floe_kafka_message m;
+		int got = floe_kafka_poll(&m, c, POLL_MS);
+		if (got < 0)
+			goto cleanup;
+		idle = got ? 0 : idle + POLL_MS;
+		for (size_t i = 0; got && i < n; i++)
+			if (parts[i] == m.partition && m.offset < high[i]) {
+				topic_infer_add(st, m.value, m.value_len);
+				done += m.offset + 1 == high[i];
+			}
+	}
+	error = 0;
+cleanup:
+	floe_kafka_close(c);
+	free(parts);
+	return error;
+}
+
+/*
+ * The topic's columns: declared in floe.toml; else the schema of the table floe created for
+ * it (the lock); else inferred from its first messages, and locked when the table is created.
+ */
+static int resolve_columns(topic_run *r)
+{
+	floe_config_kafka_topic *t = floe_arena_alloc(r->a, sizeof(*t));
+	floe_iceberg_table *table = NULL;
+	floe_buf where = FLOE_BUF_INIT;
+	*t = *r->t;
+	r->t = t;
+	if (t->columns)
+		return 0;
+	int found = floe_iceberg_catalog_load(r->catalog, &where, "bronze", t->table);
+	floe_buf_free(&where);
+	if (found < 0)
+		return -1;
+	if (found) {
+		int rc = floe_iceberg_table_load(&table, r->catalog, "bronze", t->table) < 0 ||
+				 topic_columns_from_schema(&t->columns, &t->n_columns, r->a,
+							   floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(table))) < 0
+			 ? -1 : 0;
+		floe_iceberg_table_free(table);
+		return rc;
+	}
+	topic_infer st = { .arena = r->a };
+	if (infer_from_topic(&st, r) < 0)
+		return -1;
+	topic_infer_columns(&st, &t->columns, &t->n_columns);
+	if (t->n_columns == 0) {
+		t->columns = NULL;
+		floe_error_set(FLOE_ERR_CONFIG, "topic \"%s\" declares no columns and its first messages hold no JSON object "
+			       "to infer them from", t->topic);
+		floe_error_hint("Declare them: columns = { id = \"long\", name = \"string\" } in its [[kafka.topics]].");
+		return -1;
+	}
+	r->inferred = true;
+	return 0;
+}
+
 static int load_topic(floe_bronze_topic_result *res, topic_run *r, const char *catalog_path, const char *warehouse,
 		      const char *run_id)
 {
@@ -258,13 +346,9 @@ static int load_topic(floe_bronze_topic_result *res, topic_run *r, const char *c
 	int error = -1;
 	co.warehouse = warehouse;
 	co.create = true;
-	if (!r->t->columns) {
-		floe_error_set(FLOE_ERR_CONFIG, "topic \"%s\" declares no columns", r->t->topic);
-		floe_error_hint("Declare them: columns = { id = \"long\", name = \"string\" } in its [[kafka.topics]].");
-		goto cleanup;
-	}
 	topic_rejected_columns(&r->rej.cols, r->a);
-	if (topic_columns_build(&r->tc, r->a, r->t) < 0 || floe_iceberg_catalog_open_sql(&r->catalog, catalog_path, &co) < 0)
+	if (floe_iceberg_catalog_open_sql(&r->catalog, catalog_path, &co) < 0 || resolve_columns(r) < 0 ||
+	    topic_columns_build(&r->tc, r->a, r->t) < 0)
 		goto cleanup;
 	r->main.cols = r->tc.cols;
 	if (open_side(&r->main, r, r->t->table, r->t->topic) < 0 ||
@@ -290,6 +374,7 @@ static int load_topic(floe_bronze_topic_result *res, topic_run *r, const char *c
 			      "lag behind until the next run)", r->t->table, r->k->group);
 		floe_error_clear();
 	}
+	res->inferred = r->inferred ? describe_columns(r) : NULL;
 	res->detail = r->tc.n_key ? floe_arena_printf(r->a, "%lld messages: %lld keys upserted, %lld deleted, %lld rejected",
 						      (long long)r->messages, (long long)r->upserted, (long long)r->deleted,
 						      (long long)r->rej.rows)

@@ -54,6 +54,33 @@ int topic_decode(floe_vector *vec, const topic_columns *tc, const topic_message 
 /* Append the rejected row for `m` with `why` to `vec` (topic_rejected_columns). */
 void topic_reject_row(floe_vector *vec, const topic_message *m, const char *why);
 
+/* ---- topic_infer.c: columns inferred from a topic's first messages ---- */
+
+#define TOPIC_INFER_MESSAGES 1000
+#define TOPIC_INFER_MAX_COLUMNS 256
+
+typedef struct topic_infer {
+	floe_arena *arena;
+	const char *names[TOPIC_INFER_MAX_COLUMNS];  /* in order of first appearance */
+	unsigned kinds[TOPIC_INFER_MAX_COLUMNS];     /* bit set of the value kinds seen */
+	size_t n;
+	int64_t messages;                             /* JSON objects read */
+} topic_infer;
+
+/* Learn from one message value (NULL, not JSON, not an object: ignored). */
+void topic_infer_add(topic_infer *st, const char *value, size_t len);
+
+/*
+ * The columns: per member its narrowest type that holds every value seen — boolean, long,
+ * double, uuid, date, timestamp, timestamptz, else string (also for mixed kinds, objects and
+ * arrays, whose values are then rejected). Names that are not column names are left out.
+ */
+void topic_infer_columns(const topic_infer *st, floe_config_kafka_column **out, size_t *n_out);
+
+/* The declared columns of a table floe created for a topic: its schema after the meta columns. */
+int topic_columns_from_schema(floe_config_kafka_column **out, size_t *n_out, floe_arena *a,
+			      const floe_iceberg_schema *schema);
+
 /* ---- topic_upsert.c: an upsert topic's batch merged by key ---- */
 
 typedef struct topic_upsert {

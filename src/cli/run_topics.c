@@ -36,6 +36,7 @@ static void render(floe_buf *out, const floe_bronze_topic_result *r, bool json)
 		floe_json_write_member_int(&j, "rows", r->rows);
 		floe_json_write_member_int(&j, "rejected", r->rejected);
 		floe_json_write_member_cstr(&j, "offsets", r->offsets);
+		floe_json_write_member_cstr(&j, "inferred_columns", r->inferred);
 		floe_json_write_member_cstr(&j, "error", r->error);
 		floe_json_write_end_object(&j);
 		floe_json_write_finish(&j);
@@ -48,6 +49,11 @@ static void render(floe_buf *out, const floe_bronze_topic_result *r, bool json)
 	floe_buf_puts(out, ": ");
 	floe_text_put_printable(out, r->error ? r->error : r->detail);
 	floe_buf_putc(out, '\n');
+	if (r->inferred) {
+		floe_buf_puts(out, "         columns inferred from its first messages, locked in the table: { ");
+		floe_text_put_printable(out, r->inferred);
+		floe_buf_puts(out, " }\n");
+	}
 }
 
 int floe_cli_run_topics(floe_buf *out, const floe_config *config, const char *const *tables, size_t n_tables,

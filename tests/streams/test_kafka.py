@@ -206,3 +206,37 @@ columns = {ORDERS}
     duck = lakecheck.duckdb_iceberg(d).execute(
         f"select count(*) from iceberg_scan('{state.metadata_location}')").fetchone()[0]
     assert duck == len(got)
+
+
+def test_columns_inferred_then_locked(tmp_path, broker, floe_bin, tools):
+    """No columns declared: the first messages decide the types, the new table's schema locks them,
+    and a later message that does not fit is rejected instead of changing a type."""
+    first = ['a\t{"id": 1, "price": 2.5, "at": "2018-10-18T10:00:00Z", "ok": true, "name": "x"}',
+             'b\t{"id": 2, "price": 3, "at": "2018-10-18T11:00:00Z", "ok": false, "name": "y"}']
+    produce = [str(tools / "kafka_produce"), broker.bootstrap, "i.things"]
+    subprocess.run(produce, input="\n".join(first) + "\n", check=True, capture_output=True, text=True)
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "floe.toml").write_text(f"""[project]
+name = "infer"
+[source]
+database = "unused"
+user = "floe_reader"
+[kafka]
+brokers = "{broker.bootstrap}"
+[[kafka.topics]]
+topic = "i.things"
+""")
+    out = json.loads(run(floe_bin, d).stdout)["kafka"][0]
+    assert out["rows"] == 2 and 'id = "long"' in out["inferred_columns"]
+    schema = {f.name: str(f.field_type) for f in lakecheck.catalog(d).load_table("bronze.i_things").schema().fields}
+    assert schema["id"] == "long" and schema["price"] == "double" and schema["ok"] == "boolean"
+    assert schema["at"] == "timestamptz" and schema["name"] == "string"
+    later = ['c\t{"id": "three", "price": 1}', 'd\t{"id": 4, "price": 1, "extra": "ignored"}']
+    subprocess.run(produce, input="\n".join(later) + "\n", check=True, capture_output=True, text=True)
+    out = json.loads(run(floe_bin, d).stdout)["kafka"][0]
+    assert out["inferred_columns"] is None and out["rows"] == 1 and out["rejected"] == 1
+    rej = lakecheck.catalog(d).load_table("bronze.i_things__rejected").scan().to_arrow().to_pylist()
+    assert [r["_kafka_key"] for r in rej] == ["c"] and "id" in rej[0]["reason"]
+    schema2 = {f.name: str(f.field_type) for f in lakecheck.catalog(d).load_table("bronze.i_things").schema().fields}
+    assert schema2 == schema

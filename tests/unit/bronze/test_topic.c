@@ -97,3 +97,35 @@ FLOE_TEST(topic_columns_refuse_unreadable_types)
 	floe_error_clear();
 	floe_arena_free(a);
 }
+
+FLOE_TEST(topic_infer_picks_the_narrowest_type_that_holds_every_value)
+{
+	floe_arena *a = floe_arena_new();
+	topic_infer st = { .arena = a };
+	static const char *const msgs[] = {
+		"{\"id\": 1, \"price\": 2, \"u\": \"6f1c3a52-8d0e-4a55-9f0e-0c0c3f1b2a11\", \"d\": \"2018-10-18\", "
+		"\"at\": \"2018-10-18T10:00:00Z\", \"ts\": \"2018-10-18 10:00:00\", \"ok\": true, \"mixed\": 1, \"_x\": 1}",
+		"{\"id\": 2, \"price\": 2.5, \"u\": null, \"d\": \"2018-10-19\", \"at\": \"2018-10-18 10:00:00-03:00\", "
+		"\"ts\": \"2018-10-18T11:00:00.25\", \"ok\": false, \"mixed\": \"one\", \"nested\": {\"a\": 1}}",
+		"[1, 2]", "not json",
+	};
+	for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++)
+		topic_infer_add(&st, msgs[i], strlen(msgs[i]));
+	topic_infer_add(&st, NULL, 0);
+	floe_config_kafka_column *cols = NULL;
+	size_t n = 0;
+	topic_infer_columns(&st, &cols, &n);
+	static const char *const want[][2] = { { "id", "long" }, { "price", "double" }, { "u", "uuid" }, { "d", "date" },
+					       { "at", "timestamptz" }, { "ts", "timestamp" }, { "ok", "boolean" },
+					       { "mixed", "string" }, { "nested", "string" } };
+	FLOE_CHECK(st.messages == 2 && n == 9);
+	for (size_t i = 0; i < n && i < 9; i++) {
+		FLOE_CHECK_STR(cols[i].name, want[i][0]);
+		FLOE_CHECK_STR(cols[i].type, want[i][1]);
+	}
+	/* every inferred type is one the decoder reads, and the first message decodes with them */
+	floe_config_kafka_topic t = { .topic = "t", .table = "t", .columns = cols, .n_columns = n };
+	topic_columns tc;
+	FLOE_CHECK(topic_columns_build(&tc, a, &t) == 0);
+	floe_arena_free(a);
+}

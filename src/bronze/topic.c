@@ -59,6 +59,27 @@ typedef struct topic_run {
 	bool inferred;               /* the columns were inferred by this run (and locked in the new table) */
 } topic_run;
 
+/* The columns this run writes must be the table's: field ids are positions, so any change would mislabel data. */
+static int same_schema(floe_iceberg_table *table, const bronze_columns *cols, floe_arena *a)
+{
+	const floe_iceberg_schema *have = floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(table));
+	const char *why = have->n_fields != cols->n ? "a different number of columns" : NULL;
+	for (size_t i = 0; !why && i < cols->n; i++) {
+		const floe_iceberg_field *f = &have->fields[i], *g = &cols->schema->fields[i];
+		if (f->id != g->id || strcmp(f->name, g->name) != 0 ||
+		    strcmp(floe_iceberg_type_string(a, f->type), floe_iceberg_type_string(a, g->type)) != 0)
+			why = floe_arena_printf(a, "column %zu is %s %s in the table, %s %s in floe.toml", i + 1, f->name,
+						floe_iceberg_type_string(a, f->type), g->name, floe_iceberg_type_string(a, g->type));
+	}
+	if (!why)
+		return 0;
+	floe_error_set(FLOE_ERR_CONFIG, "the columns declared for %s differ from its schema: %s",
+		       floe_iceberg_table_name(table), why);
+	floe_error_hint("Declare the table's columns as they are (or remove `columns` to use them as locked), or drop "
+			"the table to reload the topic with the new ones.");
+	return -1;
+}
+
 static int open_side(side *s, topic_run *r, const char *name, const char *topic)
 {
 	floe_buf where = FLOE_BUF_INIT;
@@ -73,7 +94,8 @@ static int open_side(side *s, topic_run *r, const char *name, const char *topic)
 		o.n_properties = 1;
 		if (floe_iceberg_table_create(&s->table, r->catalog, "bronze", name, s->cols.schema, &o) < 0)
 			return -1;
-	} else if (floe_iceberg_table_load(&s->table, r->catalog, "bronze", name) < 0) {
+	} else if (floe_iceberg_table_load(&s->table, r->catalog, "bronze", name) < 0 ||
+		   same_schema(s->table, &s->cols, r->a) < 0) {
 		return -1;
 	}
 	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(s->table));

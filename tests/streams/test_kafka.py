@@ -240,3 +240,10 @@ topic = "i.things"
     assert [r["_kafka_key"] for r in rej] == ["c"] and "id" in rej[0]["reason"]
     schema2 = {f.name: str(f.field_type) for f in lakecheck.catalog(d).load_table("bronze.i_things").schema().fields}
     assert schema2 == schema
+    # declaring columns that differ from the locked schema fails the topic (exit 2), writing nothing
+    toml = (d / "floe.toml").read_text() + 'columns = { id = "string" }\n'
+    (d / "floe.toml").write_text(toml)
+    snaps = len(lakecheck.catalog(d).load_table("bronze.i_things").metadata.snapshots)
+    p = run(floe_bin, d, check=False)
+    assert p.returncode == 2 and "differ from its schema" in p.stdout
+    assert len(lakecheck.catalog(d).load_table("bronze.i_things").metadata.snapshots) == snaps

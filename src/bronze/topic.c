@@ -308,6 +308,7 @@ static int infer_from_topic(topic_infer *st, topic_run *r)
 		idle = got ? 0 : idle + POLL_MS;
 		for (size_t i = 0; got && i < n; i++)
 			if (parts[i] == m.partition && m.offset < high[i]) {
+				st->seen++;
 				topic_infer_add(st, m.value, m.value_len);
 				done += m.offset + 1 == high[i];
 			}
@@ -322,6 +323,7 @@ cleanup:
 /*
  * The topic's columns: declared in floe.toml; else the schema of the table floe created for
  * it (the lock); else inferred from its first messages, and locked when the table is created.
+ * 1 when the topic has no message to infer from yet.
  */
 static int resolve_columns(topic_run *r)
 {
@@ -348,6 +350,8 @@ static int resolve_columns(topic_run *r)
 	if (infer_from_topic(&st, r) < 0)
 		return -1;
 	topic_infer_columns(&st, &t->columns, &t->n_columns);
+	if (st.seen == 0)
+		return 1; /* nothing to infer from yet: the topic waits for its first messages */
 	if (t->n_columns == 0) {
 		t->columns = NULL;
 		floe_error_set(FLOE_ERR_CONFIG, "topic \"%s\" declares no columns and its first messages hold no JSON object "
@@ -369,8 +373,13 @@ static int load_topic(floe_bronze_topic_result *res, topic_run *r, const char *c
 	co.warehouse = warehouse;
 	co.create = true;
 	topic_rejected_columns(&r->rej.cols, r->a);
-	if (floe_iceberg_catalog_open_sql(&r->catalog, catalog_path, &co) < 0 || resolve_columns(r) < 0 ||
-	    topic_columns_build(&r->tc, r->a, r->t) < 0)
+	int cols = floe_iceberg_catalog_open_sql(&r->catalog, catalog_path, &co) < 0 ? -1 : resolve_columns(r);
+	if (cols == 1) {
+		res->detail = "no messages yet: its columns will be inferred from the first ones";
+		error = 0;
+		goto cleanup;
+	}
+	if (cols < 0 || topic_columns_build(&r->tc, r->a, r->t) < 0)
 		goto cleanup;
 	r->main.cols = r->tc.cols;
 	if (open_side(&r->main, r, r->t->table, r->t->topic) < 0 ||

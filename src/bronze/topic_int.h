@@ -65,6 +65,7 @@ typedef struct topic_infer {
 	unsigned kinds[TOPIC_INFER_MAX_COLUMNS];     /* bit set of the value kinds seen */
 	size_t n;
 	int64_t messages;                             /* JSON objects read */
+	int64_t seen;                                 /* messages of any kind (the caller counts) */
 } topic_infer;
 
 /* Learn from one message value (NULL, not JSON, not an object: ignored). */

@@ -29,6 +29,8 @@ static floe_error_class class_of(rd_kafka_resp_err_t err)
 	case RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED:
 	case RD_KAFKA_RESP_ERR__RESOLVE:
 	case RD_KAFKA_RESP_ERR__MSG_TIMED_OUT:
+	case RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION:
+	case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:
 		return FLOE_ERR_UNREACHABLE;
 	case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
 	case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
@@ -198,10 +200,23 @@ cleanup:
 	return error;
 }
 
+/* A partition just created (or moving) has no leader for a moment: worth asking again. */
+static bool settling(rd_kafka_resp_err_t err)
+{
+	return err == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION || err == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
+	       err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+}
+
 int floe_kafka_watermarks(int64_t *low, int64_t *high, floe_kafka_client *c, const char *topic, int32_t partition,
 			  int timeout_ms)
 {
-	rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(c->rk, topic, partition, low, high, timeout_ms);
+	rd_kafka_resp_err_t err;
+	for (int waited = 0;; waited += 250) {
+		err = rd_kafka_query_watermark_offsets(c->rk, topic, partition, low, high, timeout_ms);
+		if (!settling(err) || waited >= timeout_ms)
+			break;
+		rd_kafka_poll(c->rk, 250); /* lets the client refresh its metadata meanwhile */
+	}
 	if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
 		fail(err, "could not read kafka watermarks");
 		return floe_error_context("of partition %d of topic \"%s\"", (int)partition, topic);

@@ -92,6 +92,8 @@ void floe_cli_out(const floe_buf *text);
 typedef struct floe_config floe_config;
 int floe_cli_run_topics(floe_buf *out, const floe_config *config, const char *const *tables, size_t n_tables,
 			const char *run_id, bool json);
+/* Whether every name in `tables` (`--table`) is a Kafka topic's table (and there is one). */
+bool floe_cli_topic_tables_only(const floe_config *config, const char *const *tables, size_t n);
 /* `value` (JSON) as member `member` of the JSON object document `doc` (before its closing brace). */
 void floe_cli_json_member_join(floe_buf *doc, const char *member, const floe_buf *value);
 /* `floe status`'s Kafka topics (status_topics.c): lag per partition and freshness; 3 when brokers were unreachable. */

@@ -271,7 +271,8 @@ static int run(floe_cli_ctx *ctx)
 	sopts.full_refresh = floe_cli_flag(ctx, "full-refresh");
 	if (floe_cli_load_config(&config, ctx) < 0 || floe_config_pii_key(NULL, config) < 0)
 		goto cleanup;
-	bool topics_only = config->kafka && !floe_fs_exists(floe_config_lock_path(config->arena, config));
+	bool topics_only = config->kafka && (!floe_fs_exists(floe_config_lock_path(config->arena, config)) ||
+					     floe_cli_topic_tables_only(config, opts.tables, n_tables));
 	if (bronze && !topics_only)
 		floe_doctor_warn_role(config); /* only the bronze layer reads the source */
 	check.config = config;

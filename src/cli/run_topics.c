@@ -21,6 +21,21 @@ static bool wanted(const char *table, const char *const *tables, size_t n)
 	return n == 0;
 }
 
+bool floe_cli_topic_tables_only(const floe_config *config, const char *const *tables, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool topic = false;
+		for (size_t t = 0; config->kafka && t < config->kafka->n_topics; t++) {
+			const char *name = config->kafka->topics[t].table;
+			topic |= strcmp(tables[i], name) == 0 ||
+				 (strncmp(tables[i], "bronze.", 7) == 0 && strcmp(tables[i] + 7, name) == 0);
+		}
+		if (!topic)
+			return false;
+	}
+	return n > 0;
+}
+
 static void render(floe_buf *out, const floe_bronze_topic_result *r, bool json)
 {
 	if (json) {

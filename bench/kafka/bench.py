@@ -61,16 +61,15 @@ def run(d):
 
 
 def freshness(d, table):
+    """Per loaded message: commit time of the snapshot that added its file − its Kafka timestamp (ms)."""
     tbl = lakecheck.catalog(d).load_table(table)
-    ages = []
-    for snap in tbl.metadata.snapshots:
-        entries = tbl.inspect.entries(snapshot_id=snap.snapshot_id).to_pylist()
-        for e in entries:
-            if e["status"] != 1 or e["snapshot_id"] != snap.snapshot_id:  # 1: ADDED by this snapshot
-                continue
-            path = e["data_file"]["file_path"].removeprefix("file://")
-            ts = pq.read_table(path, columns=["_kafka_timestamp"]).column(0).to_pylist()
+    ages, before = [], set()
+    for snap in tbl.metadata.snapshots:  # append-only: a snapshot's new files are its additions
+        files = {t.file.file_path for t in tbl.scan(snapshot_id=snap.snapshot_id).plan_files()}
+        for path in files - before:
+            ts = pq.read_table(path.removeprefix("file://"), columns=["_kafka_timestamp"]).column(0).to_pylist()
             ages += [snap.timestamp_ms - t.timestamp() * 1000 for t in ts if t is not None]
+        before = files
     return sorted(ages)
 
 

@@ -79,6 +79,39 @@ def assert_exactly_once(d, table, produced):
         assert sorted(offs) == list(range(len(offs))), f"partition {p} has a gap"
 
 
+def add_upsert_topic(d, prefix):
+    with open(d / "floe.toml", "a") as f:
+        f.write(f"""
+[[kafka.topics]]
+topic = "{prefix}orders"
+table = "orders_state"
+mode = "upsert"
+key = "order_id"
+columns = {ORDERS}
+""")
+
+
+def assert_final_state_by_key(d):
+    """bronze.orders_state holds, per key, the values of the key's last message in the append log
+    bronze.orders_stream; a key whose last message is a tombstone is absent."""
+    state = lakecheck.catalog(d).load_table("bronze.orders_state")
+    got = sorted((str(r["order_id"]), r["order_status"], r["updated_at"])
+                 for r in state.scan().to_arrow().to_pylist())
+    log = lakecheck.catalog(d).load_table("bronze.orders_stream").metadata_location
+    last = f"""select *, row_number() over (partition by _kafka_key order by _kafka_offset desc) as rn
+               from iceberg_scan('{log}')"""
+    con = lakecheck.duckdb_iceberg(d)
+    want = con.execute(f"select order_id::varchar, order_status, updated_at from ({last}) "
+                       "where rn = 1 and order_id is not null order by 1").fetchall()
+    deleted = con.execute(f"select count(*) from ({last}) where rn = 1 and order_id is null").fetchone()[0]
+    assert len(want) > 100 and deleted > 0, "too few keys, or none ended in a tombstone: deletes unseen"
+    assert got == sorted(want)
+    assert len({g[0] for g in got}) == len(got)
+    duck = con.execute(f"select count(*) from iceberg_scan('{state.metadata_location}')").fetchone()[0]
+    assert duck == len(got)
+    return state
+
+
 def test_stream_to_bronze_equals_produced(tmp_path, broker, floe_bin):
     sent = stream(floe_bin, broker, "a.", 3000, seed=11)
     d = project(tmp_path / "p", broker, "a.")
@@ -118,6 +151,7 @@ def test_stream_to_bronze_equals_produced(tmp_path, broker, floe_bin):
 def test_kill_9_loses_and_repeats_nothing(tmp_path, broker, floe_bin):
     sent = stream(floe_bin, broker, "k.", 6000, seed=12)
     d = project(tmp_path / "p", broker, "k.", max_batch=700)
+    add_upsert_topic(d, "k.")
     rng = random.Random(22)
     kills = 0
     for _ in range(12):
@@ -134,6 +168,7 @@ def test_kill_9_loses_and_repeats_nothing(tmp_path, broker, floe_bin):
             break
     assert_exactly_once(d, "bronze.orders_stream", sent["k.orders"])
     assert_exactly_once(d, "bronze.payments_stream", sent["k.payments"])
+    assert_final_state_by_key(d)  # the upsert table survived the kills too
 
 
 def test_poison_messages_go_to_rejected(tmp_path, broker, floe_bin, tools):
@@ -173,39 +208,13 @@ def test_upsert_with_tombstones_equals_final_state_by_key(tmp_path, broker, floe
     delete rows in files earlier runs wrote (the bronze merge path)."""
     stream(floe_bin, broker, "u.", 2500, seed=31)
     d = project(tmp_path / "p", broker, "u.", max_batch=400)
-    with open(d / "floe.toml", "a") as f:
-        f.write(f"""
-[[kafka.topics]]
-topic = "u.orders"
-table = "orders_state"
-mode = "upsert"
-key = "order_id"
-columns = {ORDERS}
-""")
+    add_upsert_topic(d, "u.")
     for _ in range(40):
         out = json.loads(run(floe_bin, d).stdout)
         if all(t["messages"] == 0 for t in out["kafka"]):
             break
-    state = lakecheck.catalog(d).load_table("bronze.orders_state")
+    state = assert_final_state_by_key(d)
     assert len(state.metadata.snapshots) >= 5, "the batches did not span runs"
-    got = sorted((str(r["order_id"]), r["order_status"], r["updated_at"])
-                 for r in state.scan().to_arrow().to_pylist())
-    log = lakecheck.catalog(d).load_table("bronze.orders_stream").metadata_location
-    want = lakecheck.duckdb_iceberg(d).execute(f"""
-        select order_id::varchar, order_status, updated_at from (
-          select *, row_number() over (partition by _kafka_key order by _kafka_offset desc) as rn
-          from iceberg_scan('{log}')) where rn = 1 and order_id is not null order by 1""").fetchall()
-    assert len(want) > 100
-    deleted = lakecheck.duckdb_iceberg(d).execute(f"""
-        select count(*) from (select *, row_number() over (partition by _kafka_key order by _kafka_offset desc) as rn
-          from iceberg_scan('{log}')) where rn = 1 and order_id is null""").fetchone()[0]
-    assert deleted > 0, "no key ended in a tombstone: the test would not see deletes"
-    assert got == sorted(want)
-    assert len({g[0] for g in got}) == len(got)
-    # DuckDB reads the merged table the same
-    duck = lakecheck.duckdb_iceberg(d).execute(
-        f"select count(*) from iceberg_scan('{state.metadata_location}')").fetchone()[0]
-    assert duck == len(got)
 
 
 def test_columns_inferred_then_locked(tmp_path, broker, floe_bin, tools):

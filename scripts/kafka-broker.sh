@@ -13,6 +13,12 @@ lib="$home/lib"
 sums="$here/kafka/jars.sha256"
 
 fetch() {
+	for tool in java mvn; do
+		command -v "$tool" >/dev/null 2>&1 || {
+			echo "kafka-broker: $tool is missing; install it with: apt-get install -y openjdk-17-jre-headless maven" >&2
+			exit 2
+		}
+	done
 	if [ ! -f "$lib/.complete" ]; then
 		rm -rf "$lib"
 		mkdir -p "$home"

@@ -219,6 +219,18 @@ static int upsert(topic_run *r)
 	return 0;
 }
 
+/*
+ * A partition at its end: every message below this run's end was delivered, so the offsets
+ * between the last one and the end are transactions' control records (or aborted messages,
+ * which read_committed never delivers): the partition is read up to its end.
+ */
+static void reached_end(topic_run *r, const floe_kafka_message *eof)
+{
+	size_t i = part_index(r, eof->partition);
+	if (i < r->n_parts && eof->offset >= r->high[i] && r->next[i] < r->high[i])
+		r->next[i] = r->high[i];
+}
+
 static int consume(topic_run *r)
 {
 	int idle = 0;
@@ -237,6 +249,8 @@ static int consume(topic_run *r)
 			idle = 0;
 			if (take(r, &m) < 0)
 				return -1;
+		} else if (got == 2) {
+			reached_end(r, &m);
 		}
 	}
 	if (r->tc.n_key)
@@ -306,11 +320,17 @@ static int infer_from_topic(topic_infer *st, topic_run *r)
 		if (got < 0)
 			goto cleanup;
 		idle = got ? 0 : idle + POLL_MS;
-		for (size_t i = 0; got && i < n; i++)
+		for (size_t i = 0; got == 2 && i < n; i++)
+			if (parts[i] == m.partition && m.offset >= high[i] && from[i] < high[i]) {
+				from[i] = high[i]; /* the rest were control records: read to the end */
+				done++;
+			}
+		for (size_t i = 0; got == 1 && i < n; i++)
 			if (parts[i] == m.partition && m.offset < high[i]) {
 				st->seen++;
 				topic_infer_add(st, m.value, m.value_len);
-				done += m.offset + 1 == high[i];
+				from[i] = m.offset + 1;
+				done += from[i] == high[i];
 			}
 	}
 	error = 0;

@@ -57,6 +57,8 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
 	floe_kafka_client *c = opaque;
 	if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
 		atomic_fetch_add(&c->delivered, 1);
+	} else if (m->err == RD_KAFKA_RESP_ERR__PURGE_QUEUE || m->err == RD_KAFKA_RESP_ERR__PURGE_INFLIGHT) {
+		/* an aborted transaction's messages: withdrawn on purpose */
 	} else if (atomic_fetch_add(&c->failed, 1) == 0) {
 		c->first_failure = m->err;
 	}
@@ -95,12 +97,14 @@ static int open_client(floe_kafka_client **out, const floe_kafka_opts *o, rd_kaf
 		goto cleanup;
 	if (type == RD_KAFKA_PRODUCER) {
 		rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+		if (set(conf, "transactional.id", o->transactional_id) < 0)
+			goto cleanup;
 		if (set(conf, "enable.idempotence", "true") < 0 || set(conf, "linger.ms", "5") < 0)
 			goto cleanup;
 	} else if (set(conf, "group.id", o->group ? o->group : "floe") < 0 ||
 		   set(conf, "enable.auto.commit", "false") < 0 || set(conf, "enable.auto.offset.store", "false") < 0 ||
 		   set(conf, "isolation.level", "read_committed") < 0 || set(conf, "auto.offset.reset", "earliest") < 0 ||
-		   set(conf, "enable.partition.eof", "false") < 0) {
+		   set(conf, "enable.partition.eof", "true") < 0) {
 		goto cleanup;
 	}
 	c->rk = rd_kafka_new(type, conf, err, sizeof(err));
@@ -251,8 +255,10 @@ int floe_kafka_poll(floe_kafka_message *out, floe_kafka_client *c, int timeout_m
 	if (!c->msg)
 		return 0;
 	rd_kafka_message_t *m = c->msg;
-	if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF)
-		return 0;
+	if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+		*out = (floe_kafka_message){ .partition = m->partition, .offset = m->offset, .timestamp_ms = -1 };
+		return 2;
+	}
 	if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR)
 		return fail(m->err, "could not read from kafka");
 	rd_kafka_timestamp_type_t tt;
@@ -294,4 +300,23 @@ void floe_kafka_close(floe_kafka_client *c)
 		rd_kafka_destroy(c->rk);
 	}
 	free(c);
+}
+
+static int txn_fail(rd_kafka_error_t *e, const char *what)
+{
+	floe_error_set(class_of(rd_kafka_error_code(e)), "%s: %s", what, rd_kafka_error_string(e));
+	rd_kafka_error_destroy(e);
+	return -1;
+}
+
+int floe_kafka_transaction(floe_kafka_client *p, floe_kafka_txn step, int timeout_ms)
+{
+	rd_kafka_error_t *e = NULL;
+	switch (step) {
+	case FLOE_KAFKA_TXN_INIT: e = rd_kafka_init_transactions(p->rk, timeout_ms); break;
+	case FLOE_KAFKA_TXN_BEGIN: e = rd_kafka_begin_transaction(p->rk); break;
+	case FLOE_KAFKA_TXN_COMMIT: e = rd_kafka_commit_transaction(p->rk, timeout_ms); break;
+	case FLOE_KAFKA_TXN_ABORT: e = rd_kafka_abort_transaction(p->rk, timeout_ms); break;
+	}
+	return e ? txn_fail(e, "a kafka transaction step failed") : 0;
 }

@@ -28,6 +28,7 @@ typedef struct floe_kafka_opts {
 	const char *sasl_password;     /* the secret itself (the caller read it from its variable) */
 	const char *group;             /* consumer group (offsets for lag dashboards); consumers only */
 	const char *client_id;         /* NULL: "floe" */
+	const char *transactional_id;  /* producers: set to produce in transactions; NULL: none */
 } floe_kafka_opts;
 
 #define FLOE_KAFKA_OPTS_INIT { .client_id = "floe" }
@@ -54,6 +55,10 @@ int floe_kafka_produce(floe_kafka_client *p, const char *topic, const void *key,
 /* Wait until every queued message is acknowledged; -1 when any failed or time ran out. */
 int floe_kafka_flush(floe_kafka_client *p, int timeout_ms);
 
+/* Transactions (a producer opened with transactional_id): init once, then begin … commit|abort. */
+typedef enum floe_kafka_txn { FLOE_KAFKA_TXN_INIT, FLOE_KAFKA_TXN_BEGIN, FLOE_KAFKA_TXN_COMMIT, FLOE_KAFKA_TXN_ABORT } floe_kafka_txn;
+int floe_kafka_transaction(floe_kafka_client *p, floe_kafka_txn step, int timeout_ms);
+
 /* Messages acknowledged by the brokers so far. */
 int64_t floe_kafka_delivered(const floe_kafka_client *p);
 
@@ -74,7 +79,11 @@ int floe_kafka_watermarks(int64_t *low, int64_t *high, floe_kafka_client *c, con
 int floe_kafka_assign(floe_kafka_client *c, const char *topic, const int32_t *parts,
 		      const int64_t *offsets, size_t n);
 
-/* The next message: 1 with *out filled, 0 when none came within timeout_ms, -1 on error. */
+/*
+ * The next message: 1 with *out filled; 2 when a partition reached its end (out->partition,
+ * and out->offset the next offset it will have: control records of transactions are skipped,
+ * so this may lie past the last message); 0 when nothing came within timeout_ms; -1 on error.
+ */
 int floe_kafka_poll(floe_kafka_message *out, floe_kafka_client *c, int timeout_ms);
 
 /* Commit next-offsets to the consumer group (synchronous). */

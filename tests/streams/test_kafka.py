@@ -256,3 +256,35 @@ topic = "i.things"
     p = run(floe_bin, d, check=False)
     assert p.returncode == 2 and "differ from its schema" in p.stdout
     assert len(lakecheck.catalog(d).load_table("bronze.i_things").metadata.snapshots) == snaps
+
+
+def test_transactional_producer_read_committed(tmp_path, broker, floe_bin, tools):
+    """A transactional producer (as Debezium's): aborted messages never reach bronze, and the
+    transactions' control records at a partition's end do not keep a run waiting for messages
+    that will never come."""
+    lines = ["BEGIN", 'a\t{"id": 1}', 'b\t{"id": 2}', "COMMIT", "BEGIN", 'c\t{"id": 3}', "ABORT",
+             "BEGIN", 'd\t{"id": 4}', "COMMIT"]
+    subprocess.run([str(tools / "kafka_produce"), broker.bootstrap, "t.txn", "--transactional"],
+                   input="\n".join(lines) + "\n", check=True, capture_output=True, text=True)
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "floe.toml").write_text(f"""[project]
+name = "txn"
+[source]
+database = "unused"
+user = "floe_reader"
+[kafka]
+brokers = "{broker.bootstrap}"
+[[kafka.topics]]
+topic = "t.txn"
+columns = {{ id = "long" }}
+""")
+    t0 = time.time()
+    out = json.loads(run(floe_bin, d).stdout)["kafka"][0]
+    assert time.time() - t0 < 10, "the run waited for offsets that hold only control records"
+    keys = sorted(r["_kafka_key"] for r in lakecheck.catalog(d).load_table("bronze.t_txn").scan().to_arrow().to_pylist())
+    assert keys == ["a", "b", "d"] and out["rejected"] == 0
+    ends = json.loads(out["offsets"])["t.txn"]
+    assert sum(ends.values()) > 3  # past the control records: the next run starts at the end
+    again = json.loads(run(floe_bin, d).stdout)["kafka"][0]
+    assert again["messages"] == 0

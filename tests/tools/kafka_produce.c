@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "kafka/kafka.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +36,27 @@ int main(int argc, char **argv)
 	floe_buf value = FLOE_BUF_INIT;
 	char line[65536];
 	long sent = 0;
-	if (argc != 3) {
-		fprintf(stderr, "usage: kafka_produce BROKERS TOPIC < lines\n");
+	bool txn = argc == 4 && strcmp(argv[3], "--transactional") == 0;
+	if (argc != 3 && !txn) {
+		fprintf(stderr, "usage: kafka_produce BROKERS TOPIC [--transactional] < lines\n");
 		return 2;
 	}
 	o.brokers = argv[1];
-	if (floe_kafka_producer_open(&p, &o) < 0)
+	o.transactional_id = txn ? "floe-tests-producer" : NULL;
+	if (floe_kafka_producer_open(&p, &o) < 0 || (txn && floe_kafka_transaction(p, FLOE_KAFKA_TXN_INIT, 30000) < 0))
 		goto fail;
 	while (fgets(line, sizeof(line), stdin)) {
 		line[strcspn(line, "\n")] = '\0';
+		floe_kafka_txn step = strcmp(line, "BEGIN") == 0 ? FLOE_KAFKA_TXN_BEGIN
+				      : strcmp(line, "COMMIT") == 0 ? FLOE_KAFKA_TXN_COMMIT
+				      : strcmp(line, "ABORT") == 0 ? FLOE_KAFKA_TXN_ABORT : FLOE_KAFKA_TXN_INIT;
+		if (txn && step != FLOE_KAFKA_TXN_INIT) {
+			/* an aborted message reaches the log first, so a reader has something to skip */
+			if ((step == FLOE_KAFKA_TXN_ABORT && floe_kafka_flush(p, 30000) < 0) ||
+			    floe_kafka_transaction(p, step, 30000) < 0)
+				goto fail;
+			continue;
+		}
 		char *key = line, *val = strchr(line, '\t');
 		if (!val)
 			continue;

@@ -123,7 +123,8 @@ int topic_columns_from_schema(floe_config_kafka_column **out, size_t *n_out, flo
 	floe_config_kafka_column *cols = floe_arena_alloc(a, (n + 1) * sizeof(*cols));
 	for (size_t i = 0; i < n; i++) {
 		const floe_iceberg_field *f = &schema->fields[TOPIC_META_COLUMNS + i];
-		cols[i] = (floe_config_kafka_column){ .name = f->name, .type = floe_iceberg_type_string(a, f->type) };
+		cols[i] = (floe_config_kafka_column){ .name = floe_arena_strdup(a, f->name), /* the schema is the table's, freed first */
+						      .type = floe_iceberg_type_string(a, f->type) };
 		if (!cols[i].type)
 			return floe_error_set(FLOE_ERR_CHECK, "column \"%s\" of the topic's table has a type floe cannot name",
 					      f->name);

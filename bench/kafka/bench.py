@@ -32,24 +32,9 @@ ORDERS = ('{ order_id = "uuid", customer_id = "uuid", order_status = "string", '
 
 
 def project(d, broker, prefix):
-    d.mkdir(parents=True)
-    topics = "".join(f"""
-[[kafka.topics]]
-topic = "{prefix}{t}"
-table = "{t}"
-columns = {ORDERS if t == "orders" else '{ order_id = "uuid" }'}
-""" for t in ("orders", "customers", "order_items", "payments", "reviews"))
-    (d / "floe.toml").write_text(f"""[project]
-name = "bench"
-[source]
-database = "unused"
-user = "floe_reader"
-[kafka]
-brokers = "{broker.bootstrap}"
-group = "bench-{prefix.strip('.')}"
-max-batch = 1000000
-{topics}""")
-    return d
+    topics = [{"topic": f'"{prefix}{t}"', "table": f'"{t}"', "columns": ORDERS if t == "orders" else '{ order_id = "uuid" }'}
+              for t in ("orders", "customers", "order_items", "payments", "reviews")]
+    return kafkakit.write_project(d, broker, topics, group=f"bench-{prefix.strip('.')}", max_batch=1000000)
 
 
 def messages(out):

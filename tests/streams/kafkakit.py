@@ -81,3 +81,21 @@ class Broker:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+def write_project(d, broker, topics, group="floe", max_batch=100000):
+    """A Kafka-only floe project in `d`: `topics` is a list of dicts of [[kafka.topics]] keys whose
+    values are TOML text (quoted strings, inline tables) as they go into floe.toml."""
+    d.mkdir(parents=True, exist_ok=True)
+    entries = "".join("\n[[kafka.topics]]\n" + "".join(f"{k} = {v}\n" for k, v in t.items()) for t in topics)
+    (d / "floe.toml").write_text(f"""[project]
+name = "streams"
+[source]
+database = "unused"
+user = "floe_reader"
+[kafka]
+brokers = "{broker.bootstrap}"
+group = "{group}"
+max-batch = {max_batch}
+{entries}""")
+    return d

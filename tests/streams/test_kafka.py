@@ -8,6 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import kafkakit
 import lakecheck
 
 ORDERS = ('{ order_id = "uuid", customer_id = "uuid", order_status = "string", '
@@ -17,30 +18,10 @@ PAYMENTS = ('{ order_id = "uuid", payment_sequential = "int", payment_type = "st
 
 
 def project(d: Path, broker, prefix, max_batch=100000):
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "floe.toml").write_text(f"""[project]
-name = "streams"
-
-[source]
-database = "unused"
-user = "floe_reader"
-
-[kafka]
-brokers = "{broker.bootstrap}"
-group = "floe-{prefix.strip('.')}"
-max-batch = {max_batch}
-
-[[kafka.topics]]
-topic = "{prefix}orders"
-table = "orders_stream"
-columns = {ORDERS}
-
-[[kafka.topics]]
-topic = "{prefix}payments"
-table = "payments_stream"
-columns = {PAYMENTS}
-""")
-    return d
+    return kafkakit.write_project(d, broker, [
+        {"topic": f'"{prefix}orders"', "table": '"orders_stream"', "columns": ORDERS},
+        {"topic": f'"{prefix}payments"', "table": '"payments_stream"', "columns": PAYMENTS},
+    ], group=f"floe-{prefix.strip('.')}", max_batch=max_batch)
 
 
 def stream(floe_bin, broker, prefix, count, seed):
@@ -224,18 +205,7 @@ def test_columns_inferred_then_locked(tmp_path, broker, floe_bin, tools):
              'b\t{"id": 2, "price": 3, "at": "2018-10-18T11:00:00Z", "ok": false, "name": "y"}']
     produce = [str(tools / "kafka_produce"), broker.bootstrap, "i.things"]
     subprocess.run(produce, input="\n".join(first) + "\n", check=True, capture_output=True, text=True)
-    d = tmp_path / "p"
-    d.mkdir()
-    (d / "floe.toml").write_text(f"""[project]
-name = "infer"
-[source]
-database = "unused"
-user = "floe_reader"
-[kafka]
-brokers = "{broker.bootstrap}"
-[[kafka.topics]]
-topic = "i.things"
-""")
+    d = kafkakit.write_project(tmp_path / "p", broker, [{"topic": '"i.things"'}])
     out = json.loads(run(floe_bin, d).stdout)["kafka"][0]
     assert out["rows"] == 2 and 'id = "long"' in out["inferred_columns"]
     schema = {f.name: str(f.field_type) for f in lakecheck.catalog(d).load_table("bronze.i_things").schema().fields}
@@ -266,19 +236,7 @@ def test_transactional_producer_read_committed(tmp_path, broker, floe_bin, tools
              "BEGIN", 'd\t{"id": 4}', "COMMIT"]
     subprocess.run([str(tools / "kafka_produce"), broker.bootstrap, "t.txn", "--transactional"],
                    input="\n".join(lines) + "\n", check=True, capture_output=True, text=True)
-    d = tmp_path / "p"
-    d.mkdir()
-    (d / "floe.toml").write_text(f"""[project]
-name = "txn"
-[source]
-database = "unused"
-user = "floe_reader"
-[kafka]
-brokers = "{broker.bootstrap}"
-[[kafka.topics]]
-topic = "t.txn"
-columns = {{ id = "long" }}
-""")
+    d = kafkakit.write_project(tmp_path / "p", broker, [{"topic": '"t.txn"', "columns": '{ id = "long" }'}])
     t0 = time.time()
     out = json.loads(run(floe_bin, d).stdout)["kafka"][0]
     assert time.time() - t0 < 10, "the run waited for offsets that hold only control records"

@@ -120,7 +120,7 @@ static int produce_events(sink *s, int64_t *events, floe_shop_stream *gen, int64
 		if (floe_shop_stream_next(gen, emit, s) < 0)
 			return -1;
 	}
-	return floe_kafka_flush(s->producer, 30000);
+	return floe_kafka_flush(s->producer, 45000);
 }
 
 static int run_stream(floe_cli_ctx *ctx)

@@ -99,9 +99,9 @@ static int open_client(floe_kafka_client **out, const floe_kafka_opts *o, rd_kaf
 		rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
 		if (set(conf, "transactional.id", o->transactional_id) < 0)
 			goto cleanup;
-		/* a message the brokers have not taken in 15 s fails the stream (exit 3) rather than waiting 5 minutes */
+		/* a message the brokers have not taken in 30 s fails the stream (exit 3) rather than waiting 5 minutes */
 		if (set(conf, "enable.idempotence", "true") < 0 || set(conf, "linger.ms", "5") < 0 ||
-		    set(conf, "message.timeout.ms", "15000") < 0)
+		    set(conf, "message.timeout.ms", "30000") < 0)
 			goto cleanup;
 	} else if (set(conf, "group.id", o->group ? o->group : "floe") < 0 ||
 		   set(conf, "enable.auto.commit", "false") < 0 || set(conf, "enable.auto.offset.store", "false") < 0 ||

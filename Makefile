@@ -14,6 +14,9 @@
 #   make bench-silver         floe's silver build vs dbt build; incremental after 0.1 % (bench/silver/run.sh)
 #   make airflow-test         real Airflow runs the generated DAG over a small shop (scripts/airflow-test.sh)
 #   make scale-out            Spark reads floe's tables through the JDBC catalog (own venv, Java 17+)
+#   make install [PREFIX=/usr/local] [DESTDIR=]   floe, its DuckDB library, man page, bash completion
+#   make uninstall [PREFIX=…] exactly what make install put there
+#   make deb                  build/floe_VERSION_ARCH.deb (scripts/deb.sh); make deb-check installs and removes it
 #   make CC=clang             any C11 compiler; warnings are errors
 
 CC ?= cc
@@ -33,7 +36,10 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 	-Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral -Wvla
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc -I$(PG_INCLUDE) -MMD -MP
-LDLIBS := -L$(DUCKDB_DIR) -lduckdb -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)' -lpq -lsqlite3 -lpg_query -lgit2 $(shell pkg-config --libs libxml-2.0) -lz -lzstd -lseccomp -lmicrohttpd -lcurl -lcrypto -lyaml -lrdkafka -lm -lpthread
+RPATH_BUILD := -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)'
+# The installed binary (make install, make deb) finds DuckDB in PREFIX/lib/floe only.
+RPATH_INSTALLED := -Wl,-rpath,'$$ORIGIN/../lib/floe'
+LDLIBS := -L$(DUCKDB_DIR) -lduckdb $(RPATH_BUILD) -lpq -lsqlite3 -lpg_query -lgit2 $(shell pkg-config --libs libxml-2.0) -lz -lzstd -lseccomp -lmicrohttpd -lcurl -lcrypto -lyaml -lrdkafka -lm -lpthread
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
@@ -46,14 +52,25 @@ TOOL_SUPPORT_SRC := $(wildcard tests/tools/support/*.c)
 TOOL_SUPPORT_OBJ := $(TOOL_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The console's page, embedded (src/console/assets.h).
+CONSOLE_ASSETS := $(sort $(wildcard src/console/assets/*))
+LIB_OBJ += $(BUILD)/gen/console_assets.o
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-s3 bench-incremental bench-silver bench-reconcile scale-out
+PHONY_INSTALL := install uninstall deb deb-check
+.PHONY: $(PHONY_INSTALL) all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-s3 bench-incremental bench-silver bench-reconcile scale-out
 
 all: $(BUILD)/floe
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/gen/console_assets.c: $(CONSOLE_ASSETS) scripts/embed-assets.sh
+	@mkdir -p $(dir $@)
+	scripts/embed-assets.sh $@ $(CONSOLE_ASSETS)
+
+$(BUILD)/gen/console_assets.o: $(BUILD)/gen/console_assets.c
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libfloe.a: $(LIB_OBJ)
@@ -62,6 +79,10 @@ $(BUILD)/libfloe.a: $(LIB_OBJ)
 
 $(BUILD)/floe: $(BUILD)/src/cli/main.o $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/installed/floe: $(BUILD)/src/cli/main.o $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(subst $(RPATH_BUILD),$(RPATH_INSTALLED),$(LDLIBS))
 
 $(BUILD)/unit_tests: $(UNIT_OBJ) $(TOOL_SUPPORT_OBJ) $(BUILD)/libfloe.a | $(DUCKDB_DIR)/libduckdb.so
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS)
@@ -149,6 +170,48 @@ bench-shop: $(BUILD)/floe
 BENCH_ROWS ?= 5000000
 bench-parquet: $(BUILD)/floe-parquet-bench
 	bench/parquet/run.sh $(BENCH_ROWS)
+
+# ---- installation (docs/install.md) ----------------------------------------------------------
+# floe finds its DuckDB library through the rpath $$ORIGIN/../lib/floe and DuckDB's httpfs
+# extension beside it (src/engine/s3.c); the man page and the completion are generated from
+# the binary's own --help (scripts/gen-docs.sh). INSTALL_FILES is exactly what uninstall removes.
+PREFIX ?= /usr/local
+DESTDIR ?=
+HTTPFS := $(wildcard $(DUCKDB_DIR)/extensions/httpfs.duckdb_extension)
+EXAMPLE_MARTS := $(wildcard examples/shop/marts/*.md)
+INSTALL_FILES := bin/floe lib/floe/libduckdb.so $(if $(HTTPFS),lib/floe/extensions/httpfs.duckdb_extension) \
+	share/man/man1/floe.1.gz share/bash-completion/completions/floe share/floe/install.sh \
+	$(EXAMPLE_MARTS:examples/%=share/floe/examples/%)
+INSTALL_DIRS := share/floe/examples/shop/marts share/floe/examples/shop share/floe/examples share/floe \
+	lib/floe/extensions lib/floe
+
+$(BUILD)/floe.1.gz: $(BUILD)/floe scripts/gen-docs.sh
+	scripts/gen-docs.sh man $(BUILD)/floe | gzip -n9 > $@
+
+$(BUILD)/floe.bash: $(BUILD)/floe scripts/gen-docs.sh
+	scripts/gen-docs.sh completion $(BUILD)/floe > $@
+
+install: $(BUILD)/installed/floe $(BUILD)/floe.1.gz $(BUILD)/floe.bash
+	@test -n "$(HTTPFS)" || echo "install: note: DuckDB's httpfs extension is not in $(DUCKDB_DIR) (scripts/setup.sh venv httpfs); S3 warehouses will be unavailable"
+	install -D -m 0755 $(BUILD)/installed/floe $(DESTDIR)$(PREFIX)/bin/floe
+	install -D -m 0644 $(DUCKDB_DIR)/libduckdb.so $(DESTDIR)$(PREFIX)/lib/floe/libduckdb.so
+	$(if $(HTTPFS),install -D -m 0644 $(HTTPFS) $(DESTDIR)$(PREFIX)/lib/floe/extensions/httpfs.duckdb_extension)
+	install -D -m 0644 $(BUILD)/floe.1.gz $(DESTDIR)$(PREFIX)/share/man/man1/floe.1.gz
+	install -D -m 0644 $(BUILD)/floe.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/floe
+	install -D -m 0755 scripts/install.sh $(DESTDIR)$(PREFIX)/share/floe/install.sh
+	$(foreach m,$(EXAMPLE_MARTS),install -D -m 0644 $(m) $(DESTDIR)$(PREFIX)/share/floe/$(m);)
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALL_FILES))
+	-rmdir $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALL_DIRS)) 2>/dev/null
+
+deb: $(BUILD)/installed/floe $(BUILD)/floe.1.gz $(BUILD)/floe.bash
+	BUILD=$(BUILD) scripts/deb.sh
+
+# Installs the package on this machine (dpkg -i), runs the demo from the installed binary, removes it
+# (dpkg -r) and checks no file is left; needs root.
+deb-check: deb
+	BUILD=$(BUILD) scripts/deb-check.sh
 
 FUZZ_SECONDS ?= 60
 fuzz:

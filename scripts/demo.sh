@@ -10,11 +10,14 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-FLOE="$ROOT/build/floe"
+# FLOE_BIN runs an installed floe instead (make deb-check); else the tree's own build.
+FLOE="${FLOE_BIN:-$ROOT/build/floe}"
 
-scripts/setup.sh packages
-scripts/setup.sh duckdb
-make -s -j"$(nproc)" build/floe
+if [ -z "${FLOE_BIN:-}" ]; then
+	scripts/setup.sh packages
+	scripts/setup.sh duckdb
+	make -s -j"$(nproc)" build/floe
+fi
 
 # The project must be reachable by the unprivileged user PostgreSQL runs as (when we are root).
 DEMO="${FLOE_DEMO_DIR:-$ROOT/demo}"

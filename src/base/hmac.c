@@ -8,11 +8,13 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+static const char digits[] = "0123456789abcdef";
 
 int floe_hmac_sha256_hex(char out[FLOE_HMAC_HEX_LEN + 1], const void *key, size_t key_len, const void *msg,
 			 size_t len)
 {
-	static const char digits[] = "0123456789abcdef";
 	static const unsigned char empty[1] = { 0 };
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int md_len = 0;
@@ -33,5 +35,23 @@ int floe_hmac_sha256_hex(char out[FLOE_HMAC_HEX_LEN + 1], const void *key, size_
 		out[2 * i + 1] = digits[md[i] & 15];
 	}
 	out[FLOE_HMAC_HEX_LEN] = '\0';
+	return 0;
+}
+
+int floe_hmac_random_hex(char *out, size_t n_bytes)
+{
+	unsigned char raw[64];
+	char why[256];
+	if (n_bytes > sizeof(raw) || RAND_bytes(raw, (int)n_bytes) != 1) {
+		ERR_error_string_n(ERR_get_error(), why, sizeof(why));
+		floe_error_set(FLOE_ERR_INTERNAL, "libcrypto could not give %zu random bytes", n_bytes);
+		floe_error_detail("%s", why);
+		return -1;
+	}
+	for (size_t i = 0; i < n_bytes; i++) {
+		out[2 * i] = digits[raw[i] >> 4];
+		out[2 * i + 1] = digits[raw[i] & 15];
+	}
+	out[2 * n_bytes] = '\0';
 	return 0;
 }

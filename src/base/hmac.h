@@ -2,7 +2,8 @@
  * hmac.h — HMAC-SHA256, computed by OpenSSL's libcrypto.
  *
  * The one module that calls libcrypto: silver's PII masking (floe_hmac() in the
- * engine) hashes through it, so floe never carries hand-written crypto.
+ * engine) hashes through it, and `floe serve`'s tokens and sessions take their random
+ * bytes from it, so floe never carries hand-written crypto.
  */
 #ifndef FLOE_BASE_HMAC_H
 #define FLOE_BASE_HMAC_H
@@ -18,5 +19,11 @@
  */
 int floe_hmac_sha256_hex(char out[FLOE_HMAC_HEX_LEN + 1], const void *key, size_t key_len, const void *msg,
 			 size_t len);
+
+/*
+ * `n_bytes` (at most 64) bytes from libcrypto's CSPRNG (RAND_bytes) as 2*n_bytes lower-case hex
+ * digits and a NUL in `out`. Fails (FLOE_ERR_INTERNAL) only when libcrypto cannot seed.
+ */
+int floe_hmac_random_hex(char *out, size_t n_bytes);
 
 #endif

@@ -157,3 +157,40 @@ void floe_proc_result_free(floe_proc_result *result)
 	floe_buf_free(&result->out);
 	floe_buf_free(&result->err);
 }
+
+int floe_proc_start(int *pid, const char *path, const char *const argv[], const char *cwd, const char *log_path)
+{
+	int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	*pid = 0;
+	if (fd < 0) {
+		floe_error_set_errno(FLOE_ERR_IO, "could not open log file \"%s\"", log_path);
+		return -1;
+	}
+	pid_t child = fork();
+	if (child == 0) {
+		int in = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);
+		if (in < 0 || dup2(in, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || (cwd && chdir(cwd) < 0))
+			_exit(126);
+		execv(path, (char *const *)argv);
+		_exit(127);
+	}
+	close(fd);
+	if (child < 0) {
+		floe_error_set_errno(FLOE_ERR_INTERNAL, "could not start \"%s\"", path);
+		return -1;
+	}
+	setpgid(child, child); /* also here: signals sent before the child ran setpgid still reach the group */
+	*pid = (int)child;
+	return 0;
+}
+
+bool floe_proc_poll(int pid, int *exit_code)
+{
+	int status = 0;
+	pid_t r = waitpid((pid_t)pid, &status, WNOHANG);
+	if (r != (pid_t)pid)
+		return r < 0 && errno == ECHILD ? (*exit_code = 255, true) : false;
+	*exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return true;
+}

@@ -34,6 +34,16 @@ typedef struct floe_proc_result {
 int floe_proc_run(floe_proc_result *result, const char *const argv[], const floe_proc_opts *opts);
 void floe_proc_result_free(floe_proc_result *result);
 
+/*
+ * Start `path` (no PATH search) in a process group of its own, in `cwd`, with stdin from
+ * /dev/null and stdout and stderr appended to `log_path` (created 0600); do not wait. The
+ * caller reaps it with floe_proc_poll and may signal the group with kill(-pid, sig).
+ */
+int floe_proc_start(int *pid, const char *path, const char *const argv[], const char *cwd, const char *log_path);
+
+/* Whether child `pid` ended (*exit_code: 0..255, or 128+signal), without waiting. */
+bool floe_proc_poll(int pid, int *exit_code);
+
 /* True when `name` resolves to an executable in PATH (or is a path to one). */
 bool floe_proc_have(const char *name);
 

@@ -120,5 +120,7 @@ extern const floe_cli_command floe_cmd_gold;
 extern const floe_cli_command floe_cmd_serve;
 extern const floe_cli_command floe_cmd_alert;
 extern const floe_cli_command floe_cmd_pentaho;
+extern const floe_cli_command floe_cmd_mcp;
+extern const floe_cli_command floe_cmd_quickstart;
 
 #endif

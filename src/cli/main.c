@@ -31,6 +31,8 @@ static const floe_cli_command *const commands[] = {
 	&floe_cmd_shop,
 	&floe_cmd_gold,
 	&floe_cmd_pentaho,
+	&floe_cmd_mcp,
+	&floe_cmd_quickstart,
 	NULL,
 };
 
@@ -156,7 +158,9 @@ static int run(int argc, char **argv)
 	const floe_cli_command *cmd = find_command(argv[i]);
 	if (!cmd)
 		return unknown_command(argv[i]);
-	if (cmd->subcommands) {
+	/* A command that runs itself and has actions (`floe serve`, `floe serve token`): an action's word, else itself. */
+	const floe_cli_command *own = cmd->run && cmd->subcommands && i + 1 < argc ? floe_cli_subcommand(cmd, argv[i + 1]) : NULL;
+	if (cmd->subcommands && (!cmd->run || own)) {
 		const char *word = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!word || strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0) {
 			floe_cli_print_help(cmd);

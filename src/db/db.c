@@ -3,6 +3,7 @@
  */
 #include "db/db.h"
 #include "base/arena.h"
+#include "base/buf.h"
 #include "base/error.h"
 
 #include <sqlite3.h>
@@ -37,6 +38,20 @@ static int db_error(floe_db *db, const char *what)
 	return -1;
 }
 
+/* "file:PATH?immutable=1", the path percent-encoded where a URI needs it. */
+static char *immutable_uri(const char *path)
+{
+	floe_buf uri = FLOE_BUF_INIT;
+	floe_buf_puts(&uri, "file:");
+	for (const char *p = path; *p; p++)
+		if (*p == '%' || *p == '?' || *p == '#')
+			floe_buf_printf(&uri, "%%%02X", (unsigned char)*p);
+		else
+			floe_buf_putc(&uri, *p);
+	floe_buf_puts(&uri, "?immutable=1");
+	return floe_buf_detach(&uri, NULL);
+}
+
 int floe_db_open(floe_db **out, const char *path, const floe_db_opts *opts)
 {
 	floe_db_opts defaults = FLOE_DB_OPTS_INIT;
@@ -45,9 +60,13 @@ int floe_db_open(floe_db **out, const char *path, const floe_db_opts *opts)
 	*out = NULL;
 	floe_db *db = floe_xcalloc(1, sizeof(*db));
 	db->path = floe_xstrndup(path, strlen(path));
-	int flags = opts->read_only ? SQLITE_OPEN_READONLY
-				    : SQLITE_OPEN_READWRITE | (opts->create ? SQLITE_OPEN_CREATE : 0);
-	if (sqlite3_open_v2(path, &db->handle, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	int flags = opts->read_only || opts->immutable ? SQLITE_OPEN_READONLY
+						       : SQLITE_OPEN_READWRITE | (opts->create ? SQLITE_OPEN_CREATE : 0);
+	char *uri = opts->immutable ? immutable_uri(path) : NULL;
+	int rc = sqlite3_open_v2(uri ? uri : path, &db->handle, flags | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0),
+				 NULL);
+	free(uri);
+	if (rc != SQLITE_OK) {
 		if (db->handle)
 			db_error(db, "opening the database");
 		else

@@ -17,6 +17,12 @@ typedef struct floe_db_stmt floe_db_stmt;
 typedef struct floe_db_opts {
 	bool create;        /* create the file when missing */
 	bool read_only;
+	/*
+	 * Read-only without locks and without creating -wal/-shm files (SQLite's immutable=1): for
+	 * readers that must leave a project exactly as they found it, and only while no writer
+	 * has the file open (its -wal file absent).
+	 */
+	bool immutable;
 	int busy_timeout_ms; /* 0: 10 s */
 } floe_db_opts;
 

@@ -442,19 +442,38 @@ cleanup:
 	return error;
 }
 
+int floe_gen_airflow_for_lock(const char **rel, floe_buf *content, floe_lock *lock, const floe_config *config,
+			      floe_arena *a)
+{
+	floe_buf lock_json = FLOE_BUF_INIT;
+	char hex[FLOE_SHA256_HEX_LEN + 1];
+	int error = -1;
+	*rel = NULL;
+	if (!config->orchestrators.airflow)
+		return 0;
+	if (floe_lock_render(&lock_json, lock) < 0 ||
+	    floe_gen_airflow_dag(content, lock, floe_buf_cstr(&lock_json), config) < 0)
+		goto cleanup;
+	*rel = floe_arena_printf(a, "airflow/dags/%s.py", dag_id_of(a, config));
+	floe_sha256_hex(hex, floe_buf_cstr(content), content->len);
+	floe_lock_add_project_file(lock, *rel, hex);
+	error = 0;
+cleanup:
+	floe_buf_free(&lock_json);
+	return error;
+}
+
 int floe_gen_airflow(floe_gen_result *r, floe_lock *next, const floe_lock *prev, const floe_config *config)
 {
 	floe_arena *a = floe_gen_arena(r);
-	floe_buf lock_json = FLOE_BUF_INIT, content = FLOE_BUF_INIT;
+	floe_buf content = FLOE_BUF_INIT;
 	const char *rel = floe_arena_printf(a, "airflow/dags/%s.py", dag_id_of(a, config));
 	int error = 0;
 	if (!config->orchestrators.airflow)
 		return floe_gen_retire(r, rel, floe_lock_file_hash(prev, rel));
-	if (floe_lock_render(&lock_json, next) < 0 ||
-	    floe_gen_airflow_dag(&content, next, floe_buf_cstr(&lock_json), config) < 0 ||
-	    floe_gen_put_project_file(r, next, prev, rel, floe_buf_cstr(&content)) < 0)
+	if (floe_gen_airflow_for_lock(&rel, &content, next, config, a) < 0 ||
+	    floe_gen_place(r, rel, floe_buf_cstr(&content), floe_lock_file_hash(prev, rel)) < 0)
 		error = floe_error_context("while writing the Airflow DAG %s", rel);
-	floe_buf_free(&lock_json);
 	floe_buf_free(&content);
 	return error;
 }

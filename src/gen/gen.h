@@ -75,6 +75,16 @@ const char *floe_gen_commit(const floe_gen_result *result);
 typedef struct floe_lock floe_lock;
 int floe_gen_airflow_dag(floe_buf *out, const floe_lock *lock, const char *lock_json, const floe_config *config);
 
+/*
+ * The Airflow DAG `floe generate` would write for `lock` (its marts included): its path under
+ * pipeline/ in `rel` (NULL, and nothing done, when [orchestrators] airflow = false) and its text
+ * appended to `content`; the file's hash recorded in `lock`. A proposal that changes the lock's
+ * marts (floe gold draft) commits it too, so merging the branch leaves `floe generate` nothing to do.
+ */
+typedef struct floe_arena floe_arena;
+int floe_gen_airflow_for_lock(const char **rel, floe_buf *content, floe_lock *lock, const floe_config *config,
+			      floe_arena *a);
+
 int floe_gen_render_text(floe_buf *out, const floe_gen_result *result);
 int floe_gen_render_json(floe_buf *out, const floe_gen_result *result);
 

@@ -12,6 +12,7 @@
 #include "base/json.h"
 #include "base/sha256.h"
 #include "base/text.h"
+#include "gen/gen.h"
 #include "repo/repo.h"
 
 #include <stdlib.h>
@@ -43,7 +44,7 @@ static const char *hex_of(floe_arena *a, const char *text)
 static void changes_of(floe_repo_change **out, size_t *n, floe_lock_mart *lm, floe_arena *a, const floe_gold_proposal *p)
 {
 	size_t count = 2 + p->n_tests;
-	floe_repo_change *c = floe_arena_alloc(a, (count + 1) * sizeof(*c));
+	floe_repo_change *c = floe_arena_alloc(a, (count + 2) * sizeof(*c)); /* + the Airflow DAG and the lock */
 	floe_lock_file *files = floe_arena_alloc(a, count * sizeof(*files));
 	c[0] = (floe_repo_change){ .path = p->model_path, .data = p->model, .len = strlen(p->model) };
 	c[1] = (floe_repo_change){ .path = p->schema_path, .data = p->schema, .len = strlen(p->schema) };
@@ -70,12 +71,14 @@ static const char *commit_message(floe_arena *a, const floe_gold_desc *d, const 
 	return s;
 }
 
-static int propose(floe_gold_draft_result *r, const floe_gold_desc *d, floe_lock *lock, const char *dir)
+static int propose(floe_gold_draft_result *r, const floe_gold_desc *d, floe_lock *lock, const char *dir,
+		   const floe_config *config)
 {
 	floe_repo *repo = NULL;
 	floe_repo_change *c = NULL;
 	floe_lock_mart lm;
-	floe_buf lock_text = FLOE_BUF_INIT;
+	floe_buf lock_text = FLOE_BUF_INIT, dag = FLOE_BUF_INIT;
+	const char *dag_path = NULL;
 	size_t n = 0;
 	bool committed = false;
 	int error = -1;
@@ -86,8 +89,10 @@ static int propose(floe_gold_draft_result *r, const floe_gold_desc *d, floe_lock
 	}
 	changes_of(&c, &n, &lm, r->arena, r->proposal);
 	floe_lock_set_mart(lock, &lm);
-	if (floe_lock_render(&lock_text, lock) < 0)
+	if (floe_gen_airflow_for_lock(&dag_path, &dag, lock, config, r->arena) < 0 || floe_lock_render(&lock_text, lock) < 0)
 		goto cleanup;
+	if (dag_path)
+		c[n++] = (floe_repo_change){ .path = dag_path, .data = dag.ptr, .len = dag.len };
 	c[n++] = (floe_repo_change){ .path = FLOE_LOCK_FILE, .data = lock_text.ptr, .len = lock_text.len };
 	floe_repo_commit_opts o = FLOE_REPO_COMMIT_OPTS_INIT;
 	o.message = commit_message(r->arena, d, r->proposal);
@@ -100,6 +105,7 @@ static int propose(floe_gold_draft_result *r, const floe_gold_desc *d, floe_lock
 cleanup:
 	floe_repo_close(repo);
 	floe_buf_free(&lock_text);
+	floe_buf_free(&dag);
 	return error;
 }
 
@@ -109,7 +115,8 @@ static void free_lock(void *lock)
 }
 
 /* `path`: the description (relative paths are the project's); messages name it as given (r->file). */
-static int draft(floe_gold_draft_result *r, const char *path, const char *dir, const floe_gold_model *model)
+static int draft(floe_gold_draft_result *r, const char *path, const char *dir, const floe_gold_model *model,
+		 const floe_config *config)
 {
 	floe_buf text;
 	floe_lock *lock = NULL;
@@ -143,7 +150,7 @@ static int draft(floe_gold_draft_result *r, const char *path, const char *dir, c
 		if (floe_gold_propose(&p, r->arena, m) < 0)
 			goto cleanup;
 		r->proposal = p;
-		if (propose(r, d, lock_owned, dir) < 0)
+		if (propose(r, d, lock_owned, dir, config) < 0)
 			goto cleanup;
 	}
 	error = 0;
@@ -164,7 +171,7 @@ int floe_gold_draft(floe_gold_draft_result *out, const floe_config *config, cons
 		: floe_arena_printf(out->arena, "%s/%s", config->project_dir, FLOE_PIPELINE_DIR);
 	const char *full = path[0] == '/' ? path : floe_arena_printf(out->arena, "%s/%s", config->project_dir, path);
 	floe_gold_model model = { .name = config->gold_model, .endpoint = config->gold_endpoint };
-	if (draft(out, full, dir, &model) < 0)
+	if (draft(out, full, dir, &model, config) < 0)
 		return floe_error_context("while drafting the mart described in %s", path);
 	return 0;
 }

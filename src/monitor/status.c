@@ -285,7 +285,7 @@ static void check_catalog(floe_status *out, floe_arena *a, const floe_config *co
 	}
 }
 
-int floe_status_build(floe_status *out, const floe_config *config)
+static int build(floe_status *out, const floe_config *config, bool read_only)
 {
 	floe_lock *lock = NULL;
 	floe_state *st = NULL;
@@ -302,7 +302,7 @@ int floe_status_build(floe_status *out, const floe_config *config)
 		floe_error_hint("Nothing is deployed yet: run `floe plan`, then `floe generate`.");
 		goto cleanup;
 	}
-	if (floe_state_open(&st, config->project_dir) < 0 ||
+	if ((read_only ? floe_state_open_read(&st, config->project_dir) : floe_state_open(&st, config->project_dir)) < 0 ||
 	    floe_state_table_latest(st, own->arena, &runs, &n_runs) < 0 ||
 	    floe_state_reconcile_latest(st, own->arena, &recs, &n_recs) < 0)
 		goto cleanup;
@@ -355,6 +355,16 @@ cleanup:
 	floe_state_close(st);
 	floe_lock_free(lock);
 	return error;
+}
+
+int floe_status_build(floe_status *out, const floe_config *config)
+{
+	return build(out, config, false);
+}
+
+int floe_status_build_read(floe_status *out, const floe_config *config)
+{
+	return build(out, config, true);
 }
 
 const char *floe_status_state_name(const floe_status_row *row)

@@ -78,6 +78,8 @@ typedef struct floe_status {
 } floe_status;
 
 int floe_status_build(floe_status *out, const floe_config *config);
+/* The same, opening the ledger read-only (floe_state_open_read): for readers that must write nothing (MCP). */
+int floe_status_build_read(floe_status *out, const floe_config *config);
 
 /* The row's state as `floe status` shows it: "loaded", "verified (partial)", "catalog missing", … */
 const char *floe_status_state_name(const floe_status_row *row);

@@ -299,6 +299,38 @@ int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char
 	return 0;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int floe_repo_branch_names(const char ***out, size_t *n_out, floe_arena *arena, floe_repo *repo, const char *prefix)
+{
+	git_branch_iterator *it = NULL;
+	git_reference *ref = NULL;
+	git_branch_t type;
+	size_t cap = 0;
+	int rc;
+	*out = NULL;
+	*n_out = 0;
+	if (git_branch_iterator_new(&it, repo->git, GIT_BRANCH_LOCAL) < 0)
+		return git_fail("list branches", repo->path);
+	while ((rc = git_branch_next(&ref, &type, it)) == 0) {
+		const char *name = NULL;
+		if (git_branch_name(&name, ref) == 0 && strncmp(name, prefix, strlen(prefix)) == 0) {
+			*out = floe_arena_grow(arena, *out, *n_out, &cap, sizeof(**out));
+			(*out)[(*n_out)++] = floe_arena_strdup(arena, name);
+		}
+		git_reference_free(ref);
+	}
+	git_branch_iterator_free(it);
+	if (rc != GIT_ITEROVER)
+		return git_fail("list branches", repo->path);
+	git_error_clear();
+	if (*n_out)
+		qsort(*out, *n_out, sizeof(**out), name_cmp);
+	return 0;
+}
 
 int floe_repo_merged(bool *out, floe_repo *repo, const char *hex)
 {
@@ -393,6 +425,58 @@ cleanup:
 	git_tree_free(tree);
 	git_commit_free(tip);
 	return error;
+}
+
+/* Branch `name`: its tip and the tip's first line. */
+static int branch_entry(floe_repo_branch *b, floe_repo *repo, const char *name)
+{
+	git_commit *tip = NULL;
+	if (branch_tip(&tip, repo, name) < 0)
+		return -1;
+	b->name = floe_xstrndup(name, strlen(name));
+	if (!tip) /* deleted since it was listed */
+		return 0;
+	git_oid_tostr(b->tip, sizeof(b->tip), git_commit_id(tip));
+	const char *summary = git_commit_summary(tip);
+	b->summary = floe_xstrndup(summary ? summary : "", summary ? strlen(summary) : 0);
+	b->time = (int64_t)git_commit_time(tip);
+	git_commit_free(tip);
+	return floe_repo_merged(&b->merged, repo, b->tip);
+}
+
+int floe_repo_branches(floe_repo_branch **out, size_t *n_out, floe_repo *repo, const char *prefix)
+{
+	floe_arena *a = floe_arena_new();
+	const char **names = NULL;
+	size_t n = 0, done = 0;
+	floe_repo_branch *items = NULL;
+	int error = -1;
+	if (floe_repo_branch_names(&names, &n, a, repo, prefix) < 0)
+		goto cleanup;
+	items = floe_xcalloc(n ? n : 1, sizeof(*items));
+	for (; done < n; done++)
+		if (branch_entry(&items[done], repo, names[done]) < 0) {
+			done++;
+			goto cleanup;
+		}
+	*out = items;
+	*n_out = n;
+	items = NULL;
+	done = 0;
+	error = 0;
+cleanup:
+	floe_repo_branches_free(items, done);
+	floe_arena_free(a);
+	return error;
+}
+
+void floe_repo_branches_free(floe_repo_branch *branches, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(branches[i].name);
+		free(branches[i].summary);
+	}
+	free(branches);
 }
 
 /* ---- a remote (floe sync's [git] remote) ---- */

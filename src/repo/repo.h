@@ -11,10 +11,12 @@
 #ifndef FLOE_REPO_REPO_H
 #define FLOE_REPO_REPO_H
 
+#include "base/arena.h"
 #include "base/buf.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct floe_repo floe_repo;
 
@@ -70,6 +72,12 @@ int floe_repo_head(floe_repo *repo, char hex[41], char *branch, size_t branch_si
 /* The tip of local branch `name` into `hex`; *exists false (and 0) when there is no such branch. */
 int floe_repo_branch_tip(bool *exists, char hex[41], floe_repo *repo, const char *name);
 
+/*
+ * The local branches whose names start with `prefix` ("floe/"), sorted, into an array of
+ * arena-owned names (*n_out of them).
+ */
+int floe_repo_branch_names(const char ***out, size_t *n_out, floe_arena *arena, floe_repo *repo, const char *prefix);
+
 /* Whether commit `hex` is HEAD or an ancestor of it (merged); false for a commit the repository lacks. */
 int floe_repo_merged(bool *out, floe_repo *repo, const char *hex);
 
@@ -87,6 +95,19 @@ int floe_repo_worktree_remove(floe_repo *repo, const char *wt_name);
  * FLOE_ERR_CONFIG when the branch or the path does not exist.
  */
 int floe_repo_read_branch_file(floe_buf *out, floe_repo *repo, const char *branch, const char *path);
+
+/* A local branch as floe_repo_branches lists it. */
+typedef struct floe_repo_branch {
+	char *name;        /* "floe/change/orders/1a2b3c4d" */
+	char tip[41];      /* "" when the branch went away while listed */
+	char *summary;     /* the tip commit's first line; NULL when no tip */
+	int64_t time;      /* the tip's commit time, seconds since the epoch */
+	bool merged;       /* the tip is HEAD or an ancestor of it */
+} floe_repo_branch;
+
+/* floe_repo_branch_names with each branch's tip, its summary and whether it is merged. Reads only. */
+int floe_repo_branches(floe_repo_branch **out, size_t *n_out, floe_repo *repo, const char *prefix);
+void floe_repo_branches_free(floe_repo_branch *branches, size_t n);
 
 /* ---- a remote ([git] remote in floe.toml) ---- */
 

@@ -291,17 +291,15 @@ static void ended(floe_scheduler *s, job *j, int status, int64_t now)
 size_t floe_scheduler_reap(floe_scheduler *s, int64_t now)
 {
 	size_t n = 0;
-	for (;;) {
+	/* Only its own children: the console's jobs (jobs.c) are reaped by their owner. */
+	for (size_t i = 0; i < s->n_jobs; i++) {
 		int status = 0;
-		pid_t pid = waitpid(-1, &status, WNOHANG);
-		if (pid <= 0)
-			return n;
-		for (size_t i = 0; i < s->n_jobs; i++)
-			if (s->jobs[i].pid == pid) {
-				ended(s, &s->jobs[i], status, now);
-				n++;
-			}
+		if (s->jobs[i].pid && waitpid(s->jobs[i].pid, &status, WNOHANG) == s->jobs[i].pid) {
+			ended(s, &s->jobs[i], status, now);
+			n++;
+		}
 	}
+	return n;
 }
 
 size_t floe_scheduler_running(const floe_scheduler *s)

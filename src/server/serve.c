@@ -8,8 +8,14 @@
 #include "base/log.h"
 #include "monitor/alert.h"
 #include "schedule/clock.h"
+#include "auth/auth.h"
+#include "base/fs.h"
+#include "server/access.h"
+#include "server/console.h"
 #include "server/http.h"
+#include "server/jobs.h"
 #include "server/ops.h"
+#include "server/mcp_http.h"
 #include "server/scheduler.h"
 
 #include <signal.h>
@@ -85,11 +91,45 @@ static void loop(floe_scheduler *sched, const floe_config *config, int grace)
 	}
 }
 
+/* TLS from the PEM files, and whether the listen address is allowed (access.h). */
+static int secure(floe_http_server *http, floe_server_access *access, const floe_serve_opts *opts)
+{
+	floe_buf cert = FLOE_BUF_INIT, key = FLOE_BUF_INIT;
+	int64_t tokens = 0;
+	int error = -1;
+	bool tls = opts->tls_cert && opts->tls_key;
+	if (tls && !floe_http_tls_supported()) {
+		floe_error_set(FLOE_ERR_CONFIG, "this libmicrohttpd was built without TLS");
+		floe_error_hint("Terminate TLS in a proxy in front and give --insecure-http instead.");
+		goto cleanup;
+	}
+	if (tls && (floe_fs_read_file(&cert, opts->tls_cert) < 0 || floe_fs_read_file(&key, opts->tls_key) < 0)) {
+		floe_error_context("while reading the TLS certificate and key");
+		goto cleanup;
+	}
+	if (tls)
+		floe_http_server_set_tls(http, floe_buf_cstr(&cert), floe_buf_cstr(&key));
+	if (floe_server_access_listen(access, opts->host, tls, opts->insecure_http) < 0 ||
+	    floe_auth_token_count(access->project_dir, &tokens) < 0)
+		goto cleanup;
+	floe_http_server_set_auth(http, floe_server_access_auth, access);
+	if (tokens == 0)
+		fprintf(stderr, "floe serve: no access token exists, so every request to this loopback address acts as "
+				"admin; `floe serve token add --role R` turns tokens on\n");
+	error = 0;
+cleanup:
+	floe_buf_free(&cert);
+	floe_buf_free(&key);
+	return error;
+}
+
 int floe_serve_run(const floe_serve_opts *opts)
 {
 	floe_http_server *http = NULL;
 	floe_scheduler *sched = NULL;
-	char self[4096] = "";
+	floe_mcp *mcp = floe_mcp_new(opts->config);
+	floe_server_jobs *jobs = NULL;
+	char self[4096] = "", url[320] = "";
 	int error = -1;
 	const char *bin = opts->floe_bin;
 	if (!bin) {
@@ -103,17 +143,30 @@ int floe_serve_run(const floe_serve_opts *opts)
 		goto cleanup;
 	}
 	floe_server_ops ops = { opts->config, counters, sched };
+	floe_server_access access = { .project_dir = opts->config->project_dir };
+	if (floe_server_jobs_new(&jobs, opts->config, bin) < 0)
+		goto cleanup;
+	floe_server_console console = { opts->config, &access, bin, NULL, jobs };
 	http = floe_http_server_new(MAX_BODY);
 	floe_server_ops_routes(http, &ops);
-	if (floe_http_server_listen(http, opts->host, opts->port) < 0)
+	floe_server_mcp_routes(http, mcp);
+	floe_server_console_routes(http, &console);
+	floe_server_jobs_routes(http, jobs);
+	if (secure(http, &access, opts) < 0 || floe_http_server_listen(http, opts->host, opts->port) < 0)
 		goto cleanup;
 	bool v6 = strchr(opts->host, ':') != NULL;
-	printf("listening on http://%s%s%s:%d\n", v6 ? "[" : "", opts->host, v6 ? "]" : "", floe_http_server_port(http));
+	snprintf(url, sizeof(url), "http%s://%s%s%s:%d", access.tls ? "s" : "", v6 ? "[" : "", opts->host, v6 ? "]" : "",
+		 floe_http_server_port(http));
+	console.listen_url = url;
+	printf("listening on %s\n", url);
 	fflush(stdout);
 	loop(sched, opts->config, opts->grace_seconds);
 	error = 0;
 cleanup:
+	floe_server_jobs_stop(jobs); /* ends the event streams the server waits for */
 	floe_http_server_free(http);
+	floe_server_jobs_free(jobs);
+	floe_mcp_free(mcp);
 	floe_scheduler_free(sched);
 	return error;
 }

@@ -11,12 +11,17 @@
 
 #include "config/config.h"
 
+#include <stdbool.h>
+
 typedef struct floe_serve_opts {
 	const floe_config *config;
 	const char *host;          /* default "127.0.0.1" */
 	int port;                  /* 0: any free one */
 	const char *floe_bin;      /* the floe the scheduler starts; NULL: this one (/proc/self/exe) */
 	int grace_seconds;         /* default 30 */
+	const char *tls_cert;      /* PEM files; both or neither (access.h: needed beyond loopback) */
+	const char *tls_key;
+	bool insecure_http;        /* beyond loopback without TLS: a proxy in front terminates it */
 } floe_serve_opts;
 
 #define FLOE_SERVE_OPTS_INIT { .host = "127.0.0.1", .port = 9464, .grace_seconds = 30 }

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LEDGER_VERSION 5
+#define LEDGER_VERSION 6
 
 static const char *schema_v1 =
 	"CREATE TABLE runs ("
@@ -75,6 +75,22 @@ static const char *schema_v4 =
 	" created_at TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt INTEGER NOT NULL DEFAULT 0,"
 	" sent_at TEXT, last_error TEXT);";
 
+/* Version 6 (console): `floe serve`'s tokens (SHA-256 only), browser sessions and jobs (console.c). */
+static const char *schema_v6 =
+	"CREATE TABLE serve_tokens ("
+	" name TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE,"
+	" role TEXT NOT NULL CHECK (role IN ('viewer', 'operator', 'admin')),"
+	" created_at TEXT NOT NULL, last_used_at TEXT);"
+	"CREATE TABLE serve_sessions ("
+	" hash TEXT PRIMARY KEY, token_name TEXT NOT NULL REFERENCES serve_tokens (name) ON DELETE CASCADE,"
+	" role TEXT NOT NULL, csrf TEXT NOT NULL, created_at TEXT NOT NULL, expires_at INTEGER NOT NULL);"
+	"CREATE TABLE serve_jobs ("
+	" id TEXT PRIMARY KEY, kind TEXT NOT NULL, args TEXT, started_by TEXT, pid INTEGER,"
+	" started_at TEXT NOT NULL, finished_at TEXT,"
+	" status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'failed', 'cancelled', 'interrupted')),"
+	" exit_code INTEGER, log_path TEXT NOT NULL);"
+	"CREATE INDEX serve_jobs_by_start ON serve_jobs (started_at);";
+
 void floe_state_now(char *buf, size_t size)
 {
 	struct timespec ts;
@@ -103,6 +119,7 @@ static int migrate(floe_db *db)
 	if ((version < 1 && floe_db_exec(db, schema_v1) < 0) || (version < 2 && floe_db_exec(db, schema_v2) < 0) ||
 	    (version < 3 && floe_db_exec(db, schema_v3) < 0) ||
 	    (version < 4 && floe_db_exec(db, schema_v4) < 0) || (version < 5 && floe_db_exec(db, schema_v5) < 0) ||
+	    (version < 6 && floe_db_exec(db, schema_v6) < 0) ||
 	    floe_db_set_user_version(db, LEDGER_VERSION) < 0 || floe_db_commit(db) < 0) {
 		floe_db_rollback(db);
 		return -1;
@@ -133,6 +150,45 @@ int floe_state_open(floe_state **out, const char *project_dir)
 cleanup:
 	floe_buf_free(&path);
 	floe_buf_free(&dir);
+	return error;
+}
+
+int floe_state_open_read(floe_state **out, const char *project_dir)
+{
+	floe_buf path = FLOE_BUF_INIT;
+	floe_db *db = NULL;
+	floe_db_opts opts = FLOE_DB_OPTS_INIT;
+	int version = 0, error = -1;
+	*out = NULL;
+	floe_buf_printf(&path, "%s/" FLOE_STATE_DIR "/state.db", project_dir);
+	if (!floe_fs_exists(path.ptr)) {
+		floe_error_set(FLOE_ERR_CONFIG, "there is no run ledger at \"%s\"", path.ptr);
+		floe_error_hint("Nothing ran in this project yet: run `floe run` first.");
+		goto cleanup;
+	}
+	/* No writer has it open (no -wal file): read it immutable, creating nothing; else through the WAL. */
+	floe_buf_puts(&path, "-wal");
+	opts.read_only = true;
+	opts.immutable = !floe_fs_exists(path.ptr);
+	path.ptr[path.len -= 4] = '\0';
+	if (floe_db_open(&db, path.ptr, &opts) < 0 || floe_db_user_version(db, &version) < 0)
+		goto fail;
+	if (version != LEDGER_VERSION) {
+		floe_error_set(FLOE_ERR_CONFIG, "the run ledger \"%s\" is at version %d, this floe reads version %d",
+			       path.ptr, version, LEDGER_VERSION);
+		floe_error_hint("Run `floe status` once: it brings the ledger to this version.");
+		goto fail;
+	}
+	floe_state *st = floe_xcalloc(1, sizeof(*st));
+	st->db = db;
+	*out = st;
+	error = 0;
+	goto cleanup;
+fail:
+	floe_error_context("while opening the run ledger read-only");
+	floe_db_close(db);
+cleanup:
+	floe_buf_free(&path);
 	return error;
 }
 
@@ -330,11 +386,43 @@ static int read_row(floe_arena *a, floe_db_stmt *s, floe_state_table_run *t)
 	return 0;
 }
 
+/* Step `s` to its end, every record read into *out (in `arena`); finalizes `s`. */
+static int collect_runs(floe_state_table_run **out, size_t *n_out, floe_arena *arena, floe_db_stmt *s)
+{
+	floe_state_table_run *rows = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = floe_db_step(s)) == 1)
+		if (read_row(arena, s, FLOE_ARENA_PUSH(arena, rows, n, cap)) < 0) {
+			rc = -1;
+			break;
+		}
+	floe_db_finalize(s);
+	if (rc < 0)
+		return -1;
+	*out = rows;
+	*n_out = n;
+	return 0;
+}
+
+int floe_state_table_history(floe_state *st, floe_arena *arena, const char *table_name, int limit,
+			     floe_state_table_run **out, size_t *n_out)
+{
+	floe_db_stmt *s = NULL;
+	*out = NULL;
+	*n_out = 0;
+	if (floe_db_prepare(&s, st->db,
+			    "SELECT " TABLE_RUN_COLUMNS " FROM table_runs WHERE table_name = ? "
+			    "ORDER BY started_at DESC, run_id DESC LIMIT ?") < 0)
+		return -1;
+	floe_db_bind_text(s, 1, table_name);
+	floe_db_bind_int64(s, 2, limit);
+	return collect_runs(out, n_out, arena, s);
+}
+
 int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_run **out, size_t *n_out)
 {
 	floe_db_stmt *s = NULL;
-	size_t n = 0, cap = 16;
-	floe_state_table_run *rows = floe_arena_alloc(arena, cap * sizeof(*rows));
 	*out = NULL;
 	*n_out = 0;
 	if (floe_db_prepare(&s, st->db,
@@ -342,25 +430,7 @@ int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_
 			    "(SELECT max(started_at) FROM table_runs u WHERE u.table_name = t.table_name) "
 			    "ORDER BY table_name") < 0)
 		return -1;
-	int rc;
-	while ((rc = floe_db_step(s)) == 1) {
-		if (n == cap) {
-			floe_state_table_run *bigger = floe_arena_alloc(arena, 2 * cap * sizeof(*rows));
-			memcpy(bigger, rows, cap * sizeof(*rows));
-			rows = bigger;
-			cap *= 2;
-		}
-		if (read_row(arena, s, &rows[n++]) < 0) {
-			rc = -1;
-			break;
-		}
-	}
-	floe_db_finalize(s);
-	if (rc < 0)
-		return -1;
-	*out = rows;
-	*n_out = n;
-	return 0;
+	return collect_runs(out, n_out, arena, s);
 }
 
 int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name, floe_table_state state,

@@ -68,18 +68,11 @@ static int read_result(floe_arena *a, floe_db_stmt *s, floe_state_reconcile *r)
 	return 0;
 }
 
-int floe_state_reconcile_latest(floe_state *st, floe_arena *arena, floe_state_reconcile **out, size_t *n_out)
+/* Step `s` to its end, every row read into *out (in `arena`); finalizes `s`. */
+static int collect_results(floe_state_reconcile **out, size_t *n_out, floe_arena *arena, floe_db_stmt *s)
 {
-	floe_db_stmt *s = NULL;
 	floe_state_reconcile *rows = NULL;
 	size_t n = 0, cap = 0;
-	*out = NULL;
-	*n_out = 0;
-	if (floe_db_prepare(&s, st->db,
-			    "SELECT " RESULT_COLUMNS " FROM reconcile_results r WHERE started_at = "
-			    "(SELECT max(started_at) FROM reconcile_results u WHERE u.table_name = r.table_name) "
-			    "ORDER BY table_name") < 0)
-		return -1;
 	int rc;
 	while ((rc = floe_db_step(s)) == 1)
 		if (read_result(arena, s, FLOE_ARENA_PUSH(arena, rows, n, cap)) < 0) {
@@ -92,6 +85,34 @@ int floe_state_reconcile_latest(floe_state *st, floe_arena *arena, floe_state_re
 	*out = rows;
 	*n_out = n;
 	return 0;
+}
+
+int floe_state_reconcile_latest(floe_state *st, floe_arena *arena, floe_state_reconcile **out, size_t *n_out)
+{
+	floe_db_stmt *s = NULL;
+	*out = NULL;
+	*n_out = 0;
+	if (floe_db_prepare(&s, st->db,
+			    "SELECT " RESULT_COLUMNS " FROM reconcile_results r WHERE started_at = "
+			    "(SELECT max(started_at) FROM reconcile_results u WHERE u.table_name = r.table_name) "
+			    "ORDER BY table_name") < 0)
+		return -1;
+	return collect_results(out, n_out, arena, s);
+}
+
+int floe_state_reconcile_history(floe_state *st, floe_arena *arena, const char *table_name, int limit,
+				 floe_state_reconcile **out, size_t *n_out)
+{
+	floe_db_stmt *s = NULL;
+	*out = NULL;
+	*n_out = 0;
+	if (floe_db_prepare(&s, st->db,
+			    "SELECT " RESULT_COLUMNS " FROM reconcile_results WHERE table_name = ? "
+			    "ORDER BY started_at DESC, run_id DESC, attempt DESC LIMIT ?") < 0)
+		return -1;
+	floe_db_bind_text(s, 1, table_name);
+	floe_db_bind_int64(s, 2, limit);
+	return collect_results(out, n_out, arena, s);
 }
 
 int floe_state_reconcile_count(floe_state *st, const char *table_name, int64_t *out)

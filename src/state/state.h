@@ -57,6 +57,11 @@ int floe_run_status_parse(floe_run_status *out, const char *text);
 
 /* Open (creating and migrating) PROJECT/.floe/state.db. */
 int floe_state_open(floe_state **out, const char *project_dir);
+/*
+ * Open PROJECT/.floe/state.db read-only (floe mcp serve): nothing created, nothing migrated.
+ * FLOE_ERR_CONFIG when there is no ledger or it is at another version.
+ */
+int floe_state_open_read(floe_state **out, const char *project_dir);
 void floe_state_close(floe_state *st);
 
 /*
@@ -108,6 +113,10 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *tr);
 /* The newest record of every table and layer, ordered by table name. Owned by `arena`. */
 int floe_state_table_latest(floe_state *st, floe_arena *arena, floe_state_table_run **out, size_t *n_out);
 
+/* The `limit` newest records of `table_name`, newest first. Owned by `arena`. */
+int floe_state_table_history(floe_state *st, floe_arena *arena, const char *table_name, int limit,
+			     floe_state_table_run **out, size_t *n_out);
+
 /* The newest record of `table_name` in state `state`, or *out NULL when there is none. */
 int floe_state_table_last_with(floe_state *st, floe_arena *arena, const char *table_name, floe_table_state state,
 			       floe_state_table_run **out);
@@ -145,6 +154,10 @@ int floe_state_reconcile_latest(floe_state *st, floe_arena *arena, floe_state_re
 /* The result of the same run and table before `r` (the one a repair answered), or *out NULL. */
 int floe_state_reconcile_before(floe_state *st, floe_arena *arena, const floe_state_reconcile *r,
 				floe_state_reconcile **out);
+
+/* The `limit` newest results of `table_name`, newest first. Owned by `arena`. */
+int floe_state_reconcile_history(floe_state *st, floe_arena *arena, const char *table_name, int limit,
+				 floe_state_reconcile **out, size_t *n_out);
 
 /* How many results `table_name` has (the planted control rotates on it). */
 int floe_state_reconcile_count(floe_state *st, const char *table_name, int64_t *out);

@@ -103,7 +103,9 @@ def test_answered_description_is_proposed_on_a_branch(src, proj):
     assert git(d, "rev-parse", "HEAD") == head
     assert not (d / "pipeline" / "dbt" / "models" / "gold").exists()
     files = git(d, "diff", "--name-only", "HEAD", "floe/mart/monthly_revenue").split()
-    assert files == ["dbt/models/gold/monthly_revenue.sql", "dbt/models/gold/monthly_revenue.yml",
+    dag = [f for f in files if f.startswith("airflow/dags/")]  # the DAG gains the mart's task
+    assert len(dag) == 1 and "monthly_revenue" in git(d, "show", f"floe/mart/monthly_revenue:{dag[0]}")
+    assert files == dag + ["dbt/models/gold/monthly_revenue.sql", "dbt/models/gold/monthly_revenue.yml",
                      "dbt/tests/gold/monthly_revenue__reconcile_orders.sql",
                      "dbt/tests/gold/monthly_revenue__reconcile_revenue.sql", "lakehouse.lock.json"]
     lock = json.loads(git(d, "show", "floe/mart/monthly_revenue:lakehouse.lock.json"))
@@ -128,6 +130,8 @@ def test_merged_mart_is_kept_by_generate_and_edits_are_drift(src, proj):
     gen = json.loads(r.out)
     model = "dbt/models/gold/monthly_revenue.sql"
     assert {f["path"]: f["action"] for f in gen["files"]}[model] == "unchanged"
+    # the merged branch carried everything generate would write: nothing to commit
+    assert {f["action"] for f in gen["files"]} == {"unchanged"} and gen.get("commit") is None, gen
     assert lock_of(d)["marts"][0]["name"] == "monthly_revenue"
     path = d / "pipeline" / model
     original = path.read_text()

@@ -43,7 +43,7 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc -I$(PG_
 RPATH_BUILD := -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)'
 # The installed binary (make install, make deb) finds DuckDB in PREFIX/lib/floe only.
 RPATH_INSTALLED := -Wl,-rpath,'$$ORIGIN/../lib/floe'
-LDLIBS := -L$(DUCKDB_DIR) -lduckdb $(RPATH_BUILD) -lpq -lsqlite3 -lpg_query -lgit2 $(shell pkg-config --libs libxml-2.0) -lz -lzstd -lseccomp -lmicrohttpd -lcurl -lcrypto -lyaml -lm -lpthread
+LDLIBS := -L$(DUCKDB_DIR) -lduckdb $(RPATH_BUILD) -lpq -lsqlite3 -lpg_query -lgit2 $(shell pkg-config --libs libxml-2.0) -lz -lzstd -lseccomp -lmicrohttpd -lcurl -lcrypto -lyaml -lrdkafka -lm -lpthread
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
@@ -246,3 +246,16 @@ clean:
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) \
 	$(TOOL_SUPPORT_OBJ:.o=.d) $(BUILD)/src/cli/main.d $(BUILD)/bench/parquet/bench.d
+
+# The streaming suite (not in `make test`): a real Kafka broker (KRaft) from Maven Central jars
+# (scripts/kafka-broker.sh, checksummed; Java 17 from the machine), then tests/streams.
+.PHONY: streams
+streams: build/floe build/tools/kafka_produce
+	scripts/kafka-broker.sh fetch >/dev/null
+	FLOE_BIN=$(CURDIR)/build/floe FLOE_TOOLS=$(CURDIR)/build/tools .venv/bin/python -m pytest -q -p no:cacheprovider tests/streams
+
+# Kafka → bronze throughput and freshness (bench/kafka/bench.py; a real broker like `make streams`).
+.PHONY: bench-kafka
+bench-kafka: build/floe
+	scripts/kafka-broker.sh fetch >/dev/null
+	FLOE_BIN=$(CURDIR)/build/floe .venv/bin/python bench/kafka/bench.py

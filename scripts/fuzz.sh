@@ -91,7 +91,7 @@ seed_quality() { # the rules of docs/silver.md and the TOML corpus
 	sed -n '/^```toml$/,/^```$/p' docs/silver.md | sed '/^```/d' >"$out/corpus_quality/silver_md.toml"
 }
 
-targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages quality silver_render gold_desc cron kettle yaml s3_xml mcp pgoutput rest}
+targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages quality silver_render gold_desc cron kettle yaml s3_xml mcp pgoutput rest kafka_decode}
 iceberg_meta=(src/iceberg/schema.c src/iceberg/metadata_read.c src/iceberg/metadata_write.c)
 for t in $targets; do
 	case $t in
@@ -116,6 +116,7 @@ for t in $targets; do
 	pgoutput) build pgoutput src/cdc/pgoutput.c && seed_repo pgoutput ;;
 	rest) build rest src/rest/*.c src/iceberg/*.c src/format/*.c src/db/*.c src/net/*.c src/vector/vector.c \
 		-lsqlite3 -lcurl -lz -lzstd -lpthread && seed_repo rest ;;
+	kafka_decode) build kafka_decode src/bronze/topic_decode.c src/vector/vector.c "${iceberg_meta[@]}" && seed_repo kafka_decode ;;
 	*) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
 	esac
 done

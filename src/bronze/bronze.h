@@ -156,4 +156,48 @@ int floe_bronze_expire(floe_bronze_expiry **out, size_t *n, floe_arena *arena, c
 		       const floe_bronze_expire_opts *opts);
 void floe_bronze_report_free(floe_bronze_report *report);
 
+/* ---- Kafka topics ([[kafka.topics]], src/bronze/topic.c, docs/kafka.md) ---- */
+
+typedef struct floe_bronze_topic_result {
+	const char *topic;
+	const char *table;          /* "bronze.<table>" */
+	int64_t messages, rows, rejected; /* read by this run; rows loaded; rejected to <table>__rejected */
+	int64_t snapshot_id;        /* committed by this run; 0: none */
+	int64_t newest_ms;          /* newest message timestamp read (-1: none) */
+	const char *offsets;        /* next offsets, the summary's JSON */
+	const char *inferred;       /* columns inferred by this run and locked in the new table ("a = \"long\", …"); NULL: none */
+	const char *detail;
+	const char *error;          /* NULL: loaded */
+	int exit_code;
+} floe_bronze_topic_result;
+
+/*
+ * Consume every [[kafka.topics]] entry into its bronze table, exactly once (offsets in the
+ * snapshot summary, a compare-and-swap commit, then the group commit). Results in `arena`.
+ * Returns the number of topics that failed (each with its error).
+ */
+int floe_bronze_topics_run(floe_bronze_topic_result **out, size_t *n_out, floe_arena *arena,
+			   const floe_config *config, const char *run_id);
+
+typedef struct floe_bronze_topic_lag {
+	int32_t partition;
+	int64_t next;               /* the next offset bronze reads (its snapshot's summary) */
+	int64_t high;               /* the broker's high watermark now */
+	int64_t lag;                /* high - next */
+} floe_bronze_topic_lag;
+
+typedef struct floe_bronze_topic_status {
+	const char *topic, *table;
+	int64_t committed_ms;       /* the table's newest snapshot (-1: none) */
+	int64_t newest_ms;          /* the newest message timestamp bronze holds (-1: unknown) */
+	floe_bronze_topic_lag *parts;
+	size_t n_parts;
+	int64_t lag;                /* over every partition */
+	const char *error;          /* the brokers or the table could not be read */
+} floe_bronze_topic_status;
+
+/* Lag per partition (brokers asked now) and freshness of every topic's table, in `arena`. Returns failures. */
+int floe_bronze_topics_status(floe_bronze_topic_status **out, size_t *n_out, floe_arena *arena,
+			      const floe_config *config);
+
 #endif

@@ -88,6 +88,16 @@ int floe_cli_route_warehouse(const floe_config *config);
 
 /* Write to stdout with registered secrets scrubbed. */
 void floe_cli_out(const floe_buf *text);
+/* `floe run`'s Kafka topics (run_topics.c): a line each into `out`; the exit code they call for. */
+typedef struct floe_config floe_config;
+int floe_cli_run_topics(floe_buf *out, const floe_config *config, const char *const *tables, size_t n_tables,
+			const char *run_id, bool json);
+/* Whether every name in `tables` (`--table`) is a Kafka topic's table (and there is one). */
+bool floe_cli_topic_tables_only(const floe_config *config, const char *const *tables, size_t n);
+/* `value` (JSON) as member `member` of the JSON object document `doc` (before its closing brace). */
+void floe_cli_json_member_join(floe_buf *doc, const char *member, const floe_buf *value);
+/* `floe status`'s Kafka topics (status_topics.c): lag per partition and freshness; 3 when brokers were unreachable. */
+int floe_cli_status_topics(floe_buf *out, const floe_config *config, bool json);
 void floe_cli_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Commands (cmd_<verb>.c). */
@@ -103,6 +113,7 @@ extern const floe_cli_command floe_cmd_check;
 extern const floe_cli_command floe_cmd_query;
 extern const floe_cli_command floe_cmd_publish;
 extern const floe_cli_command floe_cmd_shop;
+extern const floe_cli_command floe_cmd_shop_stream;
 extern const floe_cli_command floe_cmd_catalog;
 extern const floe_cli_command floe_cmd_sync;
 extern const floe_cli_command floe_cmd_gold;

@@ -7,6 +7,7 @@
 #include "doctor/doctor.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/text.h"
 #include "bronze/bronze.h"
@@ -263,7 +264,7 @@ static int run(floe_cli_ctx *ctx)
 	floe_bronze_opts opts = FLOE_BRONZE_OPTS_INIT;
 	floe_silver_opts sopts = { 0 };
 	const char **moved = NULL;
-	floe_buf out = FLOE_BUF_INIT;
+	floe_buf out = FLOE_BUF_INIT, kout = FLOE_BUF_INIT;
 	char *tables[MAX_TABLES];
 	size_t n_tables = floe_cli_values(ctx, "table", tables, MAX_TABLES);
 	const char *jobs = floe_cli_value(ctx, "jobs"), *tier = floe_cli_value(ctx, "tier");
@@ -290,20 +291,27 @@ static int run(floe_cli_ctx *ctx)
 	sopts.full_refresh = floe_cli_flag(ctx, "full-refresh");
 	if (floe_cli_load_config(&config, ctx) < 0 || floe_config_pii_key(NULL, config) < 0)
 		goto cleanup;
-	if (bronze)
+	bool topics_only = config->kafka && (!floe_fs_exists(floe_config_lock_path(config->arena, config)) ||
+					     floe_cli_topic_tables_only(config, opts.tables, n_tables));
+	if (bronze && !topics_only)
 		floe_doctor_warn_role(config); /* only the bronze layer reads the source */
 	check.config = config;
 	if (!floe_cli_flag(ctx, "no-reconcile")) {
 		opts.check = floe_reconcile_bronze_check;
 		opts.check_ctx = &check;
 	}
-	if (bronze && !floe_cli_flag(ctx, "no-sync") && floe_sync_before_run(&out, config) < 0)
+	if (bronze && !topics_only && !floe_cli_flag(ctx, "no-sync") && floe_sync_before_run(&out, config) < 0)
 		goto cleanup;
 	if (!floe_cli_flag(ctx, "json")) /* sync's report first; JSON stays one document */
 		floe_cli_out(&out);
 	floe_buf_clear(&out);
 	opts.paused = floe_sync_paused_table; /* a schema change waiting for a person pauses its table */
 	opts.paused_ctx = config;
+	/* Kafka topics first (run_topics.c); a project with topics and no deployed plan has no source tables. */
+	int k_rc = bronze && config->kafka ? floe_cli_run_topics(&kout, config, opts.tables, n_tables, NULL,
+								 floe_cli_flag(ctx, "json")) : 0;
+	if (topics_only)
+		bronze = silver = gold = false;
 	if (bronze && floe_bronze_run(&rep, config, &opts) < 0)
 		goto cleanup;
 	/* after bronze: silver for the tables whose bronze this run loaded and verified */
@@ -321,9 +329,18 @@ static int run(floe_cli_ctx *ctx)
 				 .marts = n_tables ? (const char *const *)tables : NULL };
 	if (gold && floe_gold_run(&grep, config, &gopts) < 0)
 		goto cleanup;
-	render(&out, floe_cli_flag(ctx, "json"), &rep, &srep, bronze, silver, &grep);
+	if (!topics_only || floe_cli_flag(ctx, "json"))
+		render(&out, floe_cli_flag(ctx, "json"), &rep, &srep, bronze, silver, &grep);
 	int p_rc = config->publish && !floe_cli_value(ctx, "layer") && !n_tables
 		   ? run_publish(&out, config, floe_cli_flag(ctx, "json")) : 0;
+	if (floe_cli_flag(ctx, "json") && kout.len) {
+		floe_buf arr = FLOE_BUF_INIT;
+		floe_buf_printf(&arr, "[%.*s]", (int)kout.len, kout.ptr);
+		floe_cli_json_member_join(&out, "kafka", &arr);
+		floe_buf_free(&arr);
+	}
+	else
+		floe_cli_out(&kout);
 	floe_cli_out(&out);
 	/* A failed table's cause may call for more than 1: source unreachable 3, disk full 4. */
 	rc = rep.exit_code >= FLOE_EXIT_UNREACHABLE ? rep.exit_code : rep.n_failed || rep.n_unproven ? 1 : 0;
@@ -332,6 +349,7 @@ static int run(floe_cli_ctx *ctx)
 	rc = s_rc > rc ? s_rc : rc;
 	rc = floe_gold_report_exit(&grep) > rc ? floe_gold_report_exit(&grep) : rc;
 	rc = p_rc > rc ? p_rc : rc;
+	rc = k_rc > rc ? k_rc : rc;
 	floe_alert_after_run(config, floe_schedule_now()); /* transitions to the webhook; never fails the run */
 cleanup:
 	for (size_t i = 0; i < n_tables; i++)
@@ -342,6 +360,7 @@ cleanup:
 	free(moved);
 	floe_config_free(config);
 	floe_buf_free(&out);
+	floe_buf_free(&kout);
 	return rc;
 }
 

@@ -620,6 +620,7 @@ static const floe_cli_command *const shop_actions[] = {
 	&shop_tick,
 	&shop_evolve,
 	&shop_checksum,
+	&floe_cmd_shop_stream,
 	NULL,
 };
 
@@ -628,7 +629,7 @@ static const floe_cli_option no_options[] = { { NULL, 0, NULL, NULL } };
 const floe_cli_command floe_cmd_shop = {
 	.name = "shop",
 	.summary = "an Olist-shaped e-commerce source in PostgreSQL, with live changes",
-	.usage = "shop generate|tick|evolve|checksum [OPTIONS]",
+	.usage = "shop generate|tick|evolve|checksum|stream [OPTIONS]",
 	.description =
 		"A realistic PostgreSQL source whose truth is known, for demos, tests and benchmarks:\n"
 		"Olist's Brazilian e-commerce data set as a generator (any scale, deterministic per seed),\n"

@@ -21,8 +21,9 @@ static int run(floe_cli_ctx *ctx)
 		floe_status_render_json(&out, &st);
 	else
 		floe_status_render_text(&out, &st);
+	int k_rc = config->kafka ? floe_cli_status_topics(&out, config, floe_cli_flag(ctx, "json")) : 0;
 	floe_cli_out(&out);
-	rc = st.n_failed || st.n_diverged || st.n_interrupted || st.n_catalog_missing ? 1 : 0;
+	rc = st.n_failed || st.n_diverged || st.n_interrupted || st.n_catalog_missing ? 1 : k_rc;
 cleanup:
 	floe_status_free(&st);
 	floe_config_free(config);

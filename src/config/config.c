@@ -17,6 +17,7 @@
 #include "config/publish.h"
 #include "config/cdc.h"
 #include "config/scale.h"
+#include "config/kafka.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -62,6 +63,7 @@ static const struct own_section {
 	{ "reconcile", floe_config_reconcile_load },       /* scale.c */
 	{ "bronze.parallel", floe_config_parallel_load },
 	{ "bronze.tables", floe_config_bronze_tables_load },
+	{ "kafka", floe_config_kafka_load },
 };
 
 /* Whether `key` in `section` (NULL: the root) is the own section `name` ("bronze.tables"). */

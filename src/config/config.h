@@ -113,6 +113,7 @@ typedef struct floe_config {
 	const char *gold_model;     /* default "" (rules only) */
 	const struct floe_config_publish *publish; /* [publish] (config/publish.h); NULL: not set */
 	const struct floe_config_cdc *cdc;         /* [cdc] (config/cdc.h); NULL: not set */
+	const struct floe_config_kafka *kafka;     /* [kafka] (config/kafka.h); NULL: not set */
 	floe_config_orchestrators orchestrators;   /* [orchestrators] (config/orchestrators.h) */
 	int64_t reconcile_full_every; /* [reconcile] full-every (scale.h), default 1: every bucket every run */
 	const struct floe_config_schedule *schedule; /* [schedule] (schedule.h); NULL: none */

@@ -153,4 +153,26 @@ typedef struct floe_shop_evolve_result {
 int floe_shop_evolve(floe_shop_evolve_result *out, floe_pg *pg, const floe_shop_evolve_opts *opts);
 void floe_shop_evolve_result_free(floe_shop_evolve_result *r);
 
+/* ---- stream ---- */
+
+/*
+ * The shop's live traffic as keyed JSON messages (what `floe shop stream` sends to
+ * Kafka): new orders with their customer, items and payments; each step of an open
+ * order; reviews at delivery; abandoned carts removed (tombstones: value NULL).
+ * Reproducible: the same seed gives the same messages in the same order. Needs no
+ * database: offers and places come from the shop's pools for the seed at a small scale.
+ */
+typedef struct floe_shop_stream floe_shop_stream;
+
+/* One message: `table` is "orders", "customers", "order_items", "payments" or "reviews". */
+typedef int (*floe_shop_emit_fn)(void *ctx, const char *table, const char *key, size_t key_len,
+				 const char *value, size_t value_len);
+
+int floe_shop_stream_new(floe_shop_stream **out, uint64_t seed);
+
+/* Draw the next event and pass its messages to `emit`; the count of messages, or -1 (emit's error). */
+int floe_shop_stream_next(floe_shop_stream *s, floe_shop_emit_fn emit, void *ctx);
+
+void floe_shop_stream_free(floe_shop_stream *s);
+
 #endif

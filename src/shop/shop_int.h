@@ -236,6 +236,41 @@ void shop_order_items(shop_order *o, const shop_world *w, floe_shop_rng *rng);
 void shop_order_payments(shop_order *o, const shop_world *w, floe_shop_rng *rng, int64_t total_cents);
 void shop_order_review(shop_review *r, const shop_world *w, floe_shop_rng *rng, const shop_order *o);
 
+/* ---- events.c: the live traffic `tick` writes to PostgreSQL and `stream` sends to Kafka ---- */
+
+#define SHOP_ID_LEN 37
+
+/* Something on sale (a product from a seller at a price) and a place people order from. */
+typedef struct shop_offer {
+	char product[SHOP_ID_LEN], seller[SHOP_ID_LEN];
+	int64_t price, freight;
+} shop_offer;
+
+typedef struct shop_person {
+	char unique[SHOP_ID_LEN], city[72], state[3];
+	int64_t zip;
+} shop_person;
+
+/* A new order: its customer record, items (as offers) and payments, drawn in one order. */
+typedef struct shop_new_order {
+	shop_order o;                       /* ids, status created, purchase, estimated_day, payments */
+	const shop_person *where;
+	bool returning;                     /* the person ordered before: `where->unique` is theirs */
+	const shop_offer *items[SHOP_MAX_ITEMS];
+	int64_t total;                      /* items' price plus freight, cents */
+} shop_new_order;
+
+/* Draw a new order placed at `now` (local seconds) from `offers` and `people` (both non-empty). */
+void shop_event_new_order(shop_new_order *out, const shop_world *w, floe_shop_rng *rng, const shop_offer *offers,
+			  int n_offers, const shop_person *people, int n_people, int64_t now);
+
+/* The status an open order moves to next (created may be canceled). */
+int shop_event_next_status(floe_shop_rng *rng, int status);
+
+/* Whether an order delivered now gets a review (99.3 %), and that review. */
+bool shop_event_reviewed(floe_shop_rng *rng);
+void shop_event_review(shop_review *out, const shop_world *w, floe_shop_rng *rng, int64_t at, int64_t estimated_day);
+
 /* ---- rows.c: COPY rows (binary format) ---- */
 
 typedef enum shop_table_id {

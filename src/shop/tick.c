@@ -29,10 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RETURNING_SHARE 0.03
-#define CANCEL_CREATED_SHARE 0.05
 #define MAX_PARAMS 10
-#define ID_LEN 37
+#define ID_LEN SHOP_ID_LEN
 
 /* ---- statement parameters ---- */
 
@@ -98,15 +96,8 @@ static int run(long long *affected, floe_pg *pg, const char *sql, const params *
 
 /* ---- the tick's state ---- */
 
-typedef struct offer {
-	char product[ID_LEN], seller[ID_LEN];
-	int64_t price, freight;
-} offer;
-
-typedef struct person {
-	char unique[ID_LEN], city[72], state[3];
-	int64_t zip;
-} person;
+typedef shop_offer offer;
+typedef shop_person person;
 
 typedef struct tick {
 	floe_pg *pg;
@@ -216,7 +207,6 @@ static int insert_customer(tick *t, shop_order *o, const person *where, bool ret
 {
 	params p = { 0 };
 	char email[96];
-	o->email_tag = (uint32_t)floe_shop_rng_next(&t->rng);
 	shop_customer_email(email, sizeof(email), o);
 	p_uuid(&p, o->customer_id);
 	if (returning)
@@ -233,14 +223,11 @@ static int insert_customer(tick *t, shop_order *o, const person *where, bool ret
 		   &p);
 }
 
-static int insert_items(tick *t, const shop_order *o, const char *order_id, int64_t *total)
+static int insert_items(tick *t, const shop_new_order *no, const char *order_id)
 {
-	int n = (int)floe_shop_dist_sample(&t->prof->items, &t->rng);
-	const offer *prev = NULL;
-	for (int k = 0; k < n; k++) {
-		const offer *of = prev && floe_shop_rng_chance(&t->rng, 0.55)
-					  ? prev
-					  : &t->offers[floe_shop_rng_below(&t->rng, (uint64_t)t->n_offers)];
+	const shop_order *o = &no->o;
+	for (int k = 0; k < o->n_items; k++) {
+		const offer *of = no->items[k];
 		params p = { 0 };
 		p_str(&p, order_id);
 		p_fmt(&p, "%d", k + 1);
@@ -254,16 +241,13 @@ static int insert_items(tick *t, const shop_order *o, const char *order_id, int6
 			"price, freight_value) VALUES ($1, $2, $3, $4, $5, $6, $7)",
 			&p) < 0)
 			return -1;
-		*total += of->price + of->freight;
-		prev = of;
 		t->res->new_items++;
 	}
 	return 0;
 }
 
-static int insert_payments(tick *t, shop_order *o, const char *order_id, int64_t total)
+static int insert_payments(tick *t, const shop_order *o, const char *order_id)
 {
-	shop_order_payments(o, t->prof, &t->rng, total);
 	for (int k = 0; k < o->n_payments; k++) {
 		params p = { 0 };
 		p_str(&p, order_id);
@@ -283,30 +267,24 @@ static int insert_payments(tick *t, shop_order *o, const char *order_id, int64_t
 
 static int new_order(tick *t)
 {
-	shop_order o;
+	shop_new_order no;
 	char order_id[ID_LEN];
 	params p = { 0 };
-	int64_t total = 0;
-	memset(&o, 0, sizeof(o));
-	floe_shop_rng_uuid(&t->rng, o.id);
-	floe_shop_rng_uuid(&t->rng, o.customer_id);
-	floe_shop_rng_uuid(&t->rng, o.customer_unique);
-	shop_format_uuid(order_id, o.id);
-	const person *where = &t->people[floe_shop_rng_below(&t->rng, (uint64_t)t->n_people)];
-	bool returning = floe_shop_rng_chance(&t->rng, RETURNING_SHARE);
-	o.status = SHOP_CREATED;
-	o.purchase = t->now;
-	if (insert_customer(t, &o, where, returning) < 0)
+	shop_event_new_order(&no, t->prof, &t->rng, t->offers, t->n_offers, t->people, t->n_people, t->now);
+	shop_order *o = &no.o;
+	bool returning = no.returning;
+	shop_format_uuid(order_id, o->id);
+	if (insert_customer(t, o, no.where, returning) < 0)
 		return -1;
 	p_str(&p, order_id);
-	p_uuid(&p, o.customer_id);
-	p_ts(&p, o.purchase);
-	p_date(&p, t->now / SHOP_DAY + floe_shop_rng_range(&t->rng, 10, 30));
+	p_uuid(&p, o->customer_id);
+	p_ts(&p, o->purchase);
+	p_date(&p, o->estimated_day);
 	if (run(NULL, t->pg,
 		"INSERT INTO orders (order_id, customer_id, order_status, order_purchase_timestamp, "
 		"order_estimated_delivery_date) VALUES ($1, $2, 'created', $3, $4)",
 		&p) < 0 ||
-	    insert_items(t, &o, order_id, &total) < 0 || insert_payments(t, &o, order_id, total) < 0)
+	    insert_items(t, &no, order_id) < 0 || insert_payments(t, o, order_id) < 0)
 		return -1;
 	untouchable_add(&t->untouchable, order_id);
 	t->res->new_orders++;
@@ -332,34 +310,13 @@ static int status_index(const char *name)
 	return -1;
 }
 
-static int next_status(tick *t, int status)
-{
-	switch (status) {
-	case SHOP_CREATED:
-		return floe_shop_rng_chance(&t->rng, CANCEL_CREATED_SHARE) ? SHOP_CANCELED : SHOP_APPROVED;
-	case SHOP_APPROVED:
-		return SHOP_INVOICED;
-	case SHOP_INVOICED:
-		return SHOP_PROCESSING;
-	case SHOP_PROCESSING:
-		return SHOP_SHIPPED;
-	default:
-		return SHOP_DELIVERED;
-	}
-}
-
 /* A review for an order delivered now: the customer answers the survey at once. */
 static int insert_review(tick *t, const open_order *oo, int64_t at)
 {
-	shop_order o;
 	shop_review rv;
 	char text[512];
 	params p = { 0 };
-	memset(&o, 0, sizeof(o));
-	o.status = SHOP_DELIVERED;
-	o.delivered = at;
-	o.late = at / SHOP_DAY > oo->estimated_day;
-	shop_order_review(&rv, t->prof, &t->rng, &o);
+	shop_event_review(&rv, t->prof, &t->rng, at, oo->estimated_day);
 	size_t n = shop_review_message(text, sizeof(text), &rv);
 	const char *title = shop_review_title(&rv);
 	p_uuid(&p, rv.id);
@@ -400,7 +357,7 @@ static int progress_one(tick *t, const open_order *oo)
 		[SHOP_SHIPPED] = ", order_delivered_carrier_date = $3",
 		[SHOP_DELIVERED] = ", order_delivered_customer_date = $3",
 	};
-	int next = next_status(t, oo->status);
+	int next = shop_event_next_status(&t->rng, oo->status);
 	int64_t at = t->now > oo->last_event ? t->now : oo->last_event;
 	params p = { 0 };
 	floe_buf sql = FLOE_BUF_INIT;
@@ -414,7 +371,7 @@ static int progress_one(tick *t, const open_order *oo)
 	floe_buf_free(&sql);
 	if (error == 0 && next == SHOP_APPROVED)
 		error = settle_payments(t, oo->id);
-	if (error == 0 && next == SHOP_DELIVERED && floe_shop_rng_chance(&t->rng, 0.993))
+	if (error == 0 && next == SHOP_DELIVERED && shop_event_reviewed(&t->rng))
 		error = insert_review(t, oo, at);
 	if (error == 0) {
 		t->res->progressed[next]++;

@@ -1,12 +1,14 @@
 /*
- * test_config_sections.c — [publish], [orchestrators] and [cdc], each parsed in its own file
- * (config/publish.c, config/orchestrators.c, config/cdc.c): defaults, values, and errors with positions.
+ * test_config_sections.c — [publish], [orchestrators], [cdc] and [kafka], each parsed in its own file
+ * (config/publish.c, config/orchestrators.c, config/cdc.c, config/kafka.c): defaults, values, and errors
+ * with positions.
  */
 #include "harness.h"
 #include "base/error.h"
 #include "config/cdc.h"
 #include "config/config.h"
 #include "config/publish.h"
+#include "config/kafka.h"
 
 #include <string.h>
 
@@ -116,4 +118,45 @@ FLOE_TEST(config_cdc_errors_say_where)
 	FLOE_CHECK(refused_with(SOURCE "[cdc]\nslots = 3\n", "unknown key `slots` in [cdc]"));
 	FLOE_CHECK(refused_with(SOURCE "[bronze]\ncdc = 1\n", "cdc"));
 	floe_error_clear();
+}
+
+/* ---- [kafka] and [[kafka.topics]] ---- */
+
+#define KAFKA SOURCE "[kafka]\nbrokers = \"127.0.0.1:9092\"\n"
+
+FLOE_TEST(config_kafka_defaults_and_topics)
+{
+	floe_config *c = parse(KAFKA "[[kafka.topics]]\ntopic = \"shop.orders\"\nmode = \"upsert\"\nkey = \"order_id\"\n"
+				     "columns = { order_id = \"uuid\", order_status = \"string\" }\n"
+				     "[[kafka.topics]]\ntopic = \"shop.payments\"\n");
+	FLOE_CHECK(c && c->kafka);
+	FLOE_CHECK_STR(c->kafka->group, "floe");
+	FLOE_CHECK(c->kafka->max_batch == 100000 && c->kafka->n_topics == 2);
+	const floe_config_kafka_topic *t = &c->kafka->topics[0];
+	FLOE_CHECK_STR(t->table, "shop_orders");
+	FLOE_CHECK(t->mode == FLOE_KAFKA_UPSERT && t->n_key == 1 && t->n_columns == 2);
+	FLOE_CHECK_STR(t->columns[1].name, "order_status");
+	FLOE_CHECK(c->kafka->topics[1].columns == NULL && c->kafka->topics[1].mode == FLOE_KAFKA_APPEND);
+	floe_config_free(c);
+	c = parse(SOURCE);
+	FLOE_CHECK(c && c->kafka == NULL);
+	floe_config_free(c);
+}
+
+FLOE_TEST(config_kafka_refusals_name_the_place)
+{
+	FLOE_CHECK(refused_with(SOURCE "[kafka]\ngroup = \"g\"\n", "has no `brokers`"));
+	FLOE_CHECK(refused_with(KAFKA "linger = 5\n", "unknown key `linger` in [kafka]"));
+	FLOE_CHECK(refused_with(KAFKA "security-protocol = \"tls\"\n", "security-protocol"));
+	FLOE_CHECK(refused_with(KAFKA "sasl-password-env = \"not a name\"\n", "sasl-password-env"));
+	FLOE_CHECK(refused_with(KAFKA "[[kafka.topics]]\ntable = \"x\"\n", "has no `topic`"));
+	FLOE_CHECK(refused_with(KAFKA "[[kafka.topics]]\ntopic = \"t\"\nmode = \"upsert\"\n", "no `key`"));
+	FLOE_CHECK(refused_with(KAFKA "[[kafka.topics]]\ntopic = \"t\"\nkey = \"id\"\ncolumns = { name = \"string\" }\n",
+				"key column \"id\""));
+	FLOE_CHECK(refused_with(KAFKA "[[kafka.topics]]\ntopic = \"t\"\nformat = \"avro\"\n", "topics.format"));
+	FLOE_CHECK(refused_with(KAFKA "[[kafka.topics]]\ntopic = \"t\"\ncolumns = { _kafka_offset = \"long\" }\n",
+				"not starting with _"));
+	FLOE_CHECK(refused_with(KAFKA "[[kafka.topics]]\ntopic = \"a.b\"\n[[kafka.topics]]\ntopic = \"a_b\"\n",
+				"both load bronze.a_b"));
+	FLOE_CHECK(refused_with(KAFKA "max-batch = 0\n", "/p/floe.toml:6:13:"));
 }

@@ -9,7 +9,8 @@
 # the Parquet reader (parquet_footer, parquet_pages) src/format with libzstd; for the silver model
 # renderer (silver_render) src/silver/render.c; for mart descriptions (gold_desc) src/gold's reader (over src/yaml, libyaml), grammar, joins and SQL with the plan module;
 # for cron expressions (cron) src/schedule/cron.c; for the Kettle reader (kettle) src/pentaho/kettle.c with
-# libxml2; for YAML (yaml) src/yaml/yaml.c with libyaml; for S3 replies (s3_xml) src/net/xml.c.
+# libxml2; for YAML (yaml) src/yaml/yaml.c with libyaml; for S3 replies (s3_xml) src/net/xml.c; for the
+# request parts floe serve parses itself (serve_request) src/server/request.c.
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
 # (tests/data/toml-test, vendored; or $FLOE_TEST_DATA_DIR) and from fuzz/corpus/<target>/ (small files kept in git;
 # the Parquet seeds are made by `build/tools/parquet_fixture seeds DIR`); crash inputs land in
@@ -88,7 +89,7 @@ seed_quality() { # the rules of docs/silver.md and the TOML corpus
 	sed -n '/^```toml$/,/^```$/p' docs/silver.md | sed '/^```/d' >"$out/corpus_quality/silver_md.toml"
 }
 
-targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages quality silver_render gold_desc cron kettle yaml s3_xml}
+targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages quality silver_render gold_desc cron kettle yaml s3_xml serve_request}
 iceberg_meta=(src/iceberg/schema.c src/iceberg/metadata_read.c src/iceberg/metadata_write.c)
 for t in $targets; do
 	case $t in
@@ -109,6 +110,7 @@ for t in $targets; do
 	kettle) build kettle src/pentaho/kettle.c $(pkg-config --cflags --libs libxml-2.0) && seed_repo kettle ;;
 	yaml) build yaml src/yaml/yaml.c -lyaml && seed_repo yaml ;;
 	s3_xml) build s3_xml src/net/xml.c && seed_repo s3_xml ;;
+	serve_request) build serve_request src/server/request.c && seed_repo serve_request ;;
 	*) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
 	esac
 done

@@ -8,6 +8,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "server/api.h"
+#include "server/request.h"
 #include "state/console.h"
 
 #include <errno.h>
@@ -108,20 +109,6 @@ static int start_job(floe_http_response *res, const floe_http_request *req, void
 	res->status = 202;
 	res->content_type = FLOE_API_JSON;
 	return floe_buf_printf(&res->body, "{\"id\":\"%s\",\"kind\":\"%s\"}", id, kind->name);
-}
-
-/* "/api/jobs/<id>/<action>" into id and action; false when it is not one. */
-static bool job_path(char id[JOB_ID_MAX], const char **action, const char *path)
-{
-	const char *p = path + strlen("/api/jobs/");
-	const char *slash = strchr(p, '/');
-	size_t n = slash ? (size_t)(slash - p) : 0;
-	if (!slash || n == 0 || n >= JOB_ID_MAX || strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != n)
-		return false;
-	memcpy(id, p, n);
-	id[n] = '\0';
-	*action = slash + 1;
-	return true;
 }
 
 /* The job `id` from the ledger into a (or *out NULL). */
@@ -270,7 +257,7 @@ static int job_get(floe_http_response *res, const floe_http_request *req, void *
 	char id[JOB_ID_MAX];
 	const char *action = NULL;
 	int error = -1;
-	if (!job_path(id, &action, req->path) || (strcmp(action, "log") != 0 && strcmp(action, "events") != 0)) {
+	if (!floe_server_job_path(id, &action, req->path) || (strcmp(action, "log") != 0 && strcmp(action, "events") != 0)) {
 		error = floe_server_api_error(res, 404, "NoSuchJobException", "no such job path");
 		goto cleanup;
 	}
@@ -293,7 +280,7 @@ static int job_post(floe_http_response *res, const floe_http_request *req, void 
 	char id[JOB_ID_MAX];
 	const char *action = NULL;
 	bool found = false;
-	if (!job_path(id, &action, req->path) || strcmp(action, "cancel") != 0)
+	if (!floe_server_job_path(id, &action, req->path) || strcmp(action, "cancel") != 0)
 		return floe_server_api_error(res, 404, "NoSuchJobException", "no such job path");
 	floe_jobs_cancel(j, id, &found);
 	if (!found)

@@ -6,12 +6,13 @@
 #define FLOE_SERVER_JOBS_INT_H
 
 #include "server/jobs.h"
+#include "server/request.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#define JOB_ID_MAX 48
+#define JOB_ID_MAX FLOE_JOB_ID_MAX
 #define KILL_AFTER 5 /* seconds between SIGTERM and SIGKILL */
 
 typedef struct job_kind {

@@ -134,6 +134,24 @@ def test_operator_starts_run_and_sees_its_output_stream(proj, server, tokens, br
     assert s1 == 202 and s2 == 409 and b2["error"]["type"] == "ConflictException", (b1, b2)
 
 
+def test_a_job_is_cancelled_and_its_stream_ends(proj, server, tokens):
+    op = {"Authorization": "Bearer " + tokens["operator"]}
+    code, body = post(server.base + "/api/jobs", {"kind": "run"}, op)
+    assert code == 202, body
+    events = urllib.request.urlopen(urllib.request.Request(
+        f"{server.base}/api/jobs/{body['id']}/events", headers=op), timeout=60)
+    assert events.headers["Content-Type"] == "text/event-stream"
+    vc, _ = post(f"{server.base}/api/jobs/{body['id']}/cancel", {}, {"Authorization": "Bearer " + tokens["viewer"]})
+    assert vc == 403
+    cc, _ = post(f"{server.base}/api/jobs/{body['id']}/cancel", {}, op)
+    assert cc == 202
+    text = events.read().decode()  # the stream ends by itself once the job has ended
+    assert text.rstrip().splitlines()[-2:][0] == "event: end" and '"status":"cancelled"' in text, text
+    job = next(j for j in jobs(server, tokens["viewer"]) if j["id"] == body["id"])
+    assert job["status"] == "cancelled" and job["finished_at"]
+    assert post(f"{server.base}/api/jobs/{body['id']}/cancel", {}, op)[0] == 409  # not running any more
+
+
 def test_viewer_sees_disabled_buttons_and_a_forged_post_is_refused(server, tokens, browser):
     assert login(browser, server, tokens["viewer"]) == "viewer"
     buttons = browser.find_elements(By.CSS_SELECTOR, "#job-buttons button")

@@ -2,7 +2,7 @@
  * console_api.c — what the console's panels read (console.h): GET /api/status (the status
  * model `floe status --json` renders, rendered the same way), /api/branches (floe/change/…,
  * floe/mart/…, floe/pentaho/… waiting for a merge), /api/tables (how each table loads and
- * why, from the deployed lock), /api/stack (where things run; never a credential).
+ * why: the deployed lock as written), /api/stack (where things run; never a credential).
  */
 #include "server/console.h"
 #include "auth/auth.h"
@@ -11,8 +11,6 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "monitor/status.h"
-#include "plan/lock.h"
-#include "plan/plan.h"
 #include "repo/repo.h"
 #include "server/api.h"
 
@@ -82,44 +80,18 @@ cleanup:
 	return error;
 }
 
-static void write_table(floe_json_writer *w, const floe_lock_table *t)
-{
-	floe_json_write_begin_object(w, true);
-	floe_json_write_member_cstr(w, "schema", t->schema);
-	floe_json_write_member_cstr(w, "name", t->name);
-	floe_json_write_member_cstr(w, "bronze", t->bronze);
-	floe_json_write_member_cstr(w, "mode", floe_load_mode_name(t->mode));
-	floe_json_write_member_cstr(w, "reason", t->reason);
-	floe_json_write_member_cstr(w, "watermark", t->watermark);
-	floe_json_write_member_strings(w, "key", t->key, t->n_key);
-	floe_json_write_member_cstr(w, "silver", t->silver ? t->silver->table : NULL);
-	floe_json_write_end_object(w);
-}
-
+/* The deployed lock as written (modes, reasons, keys, watermarks; no credential), or {"tables":[]}. */
 static int tables(floe_http_response *res, const floe_http_request *req, void *ctx)
 {
 	const floe_server_console *c = ctx;
 	floe_arena *a = floe_arena_new();
-	floe_lock *lock = NULL;
-	floe_json_writer w;
 	const char *path = floe_config_lock_path(a, c->config);
-	int error = -1;
-	bool deployed = floe_fs_exists(path);
-	if (deployed && floe_lock_load(&lock, path) < 0)
-		goto cleanup;
+	int error = 0;
 	res->content_type = FLOE_API_JSON;
-	floe_json_write_init(&w, &res->body, false);
-	floe_json_write_begin_object(&w, false);
-	floe_json_write_member_bool(&w, "generated", deployed);
-	floe_json_write_key(&w, "tables");
-	floe_json_write_begin_array(&w, false);
-	for (size_t i = 0; lock && i < floe_lock_count(lock); i++)
-		write_table(&w, floe_lock_at(lock, i));
-	floe_json_write_end_array(&w);
-	floe_json_write_end_object(&w);
-	error = floe_json_write_finish(&w);
-cleanup:
-	floe_lock_free(lock);
+	if (floe_fs_exists(path))
+		error = floe_fs_read_file(&res->body, path);
+	else
+		floe_buf_puts(&res->body, "{\"tables\":[]}");
 	floe_arena_free(a);
 	return error;
 }

@@ -112,11 +112,11 @@ async function loadTables() {
   if (r.status !== 200) return;
   for (const t of r.body.tables || []) {
     const mode = el("span", t.mode, t.mode === "refused" ? "bad" : "");
-    const tr = row([`${t.schema}.${t.name}`, mode, t.reason || "", t.watermark || "", (t.key || []).join(", ")]);
+    const tr = row([`${t.schema}.${t.table}`, mode, t.reason || "", t.watermark || "", (t.key || []).join(", ")]);
     tr.dataset.mode = t.mode;
     tbody.appendChild(tr);
   }
-  if (!r.body.generated) tbody.appendChild(row(["not generated yet: run plan, then generate", "", "", "", ""]));
+  if (!(r.body.tables || []).length) tbody.appendChild(row(["not generated yet: run plan, then generate", "", "", "", ""]));
 }
 
 async function loadStack() {

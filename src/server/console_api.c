@@ -13,6 +13,7 @@
 #include "monitor/status.h"
 #include "repo/repo.h"
 #include "server/api.h"
+#include "state/console.h"
 
 #include <string.h>
 
@@ -124,10 +125,68 @@ static int stack(floe_http_response *res, const floe_http_request *req, void *ct
 	return floe_json_write_finish(&w);
 }
 
+static void write_run(floe_json_writer *w, const floe_state_run_summary *r)
+{
+	floe_json_write_begin_object(w, false);
+	floe_json_write_member_cstr(w, "run_id", r->run_id);
+	floe_json_write_member_cstr(w, "command", r->command);
+	floe_json_write_member_cstr(w, "status", r->status);
+	floe_json_write_member_cstr(w, "started_at", r->started_at);
+	floe_json_write_member_cstr(w, "finished_at", r->finished_at);
+	floe_json_write_key(w, "tables");
+	floe_json_write_begin_array(w, false);
+	for (size_t i = 0; i < r->n_tables; i++) {
+		const floe_state_run_table *t = &r->tables[i];
+		floe_json_write_begin_object(w, true);
+		floe_json_write_member_cstr(w, "table", t->table_name);
+		floe_json_write_member_cstr(w, "layer", t->layer);
+		floe_json_write_member_cstr(w, "state", t->state);
+		floe_json_write_key(w, "rows");
+		if (t->rows < 0)
+			floe_json_write_null(w);
+		else
+			floe_json_write_int(w, t->rows);
+		floe_json_write_member_cstr(w, "error", t->error);
+		floe_json_write_member_cstr(w, "cause", t->cause);
+		floe_json_write_end_object(w);
+	}
+	floe_json_write_end_array(w);
+	floe_json_write_end_object(w);
+}
+
+/* The newest runs of the ledger (CLI, scheduler, console), each with what it did per table. */
+static int runs(floe_http_response *res, const floe_http_request *req, void *ctx)
+{
+	const floe_server_console *c = ctx;
+	floe_arena *a = floe_arena_new();
+	floe_state *st = NULL;
+	floe_state_run_summary *list = NULL;
+	size_t n = 0;
+	floe_json_writer w;
+	int error = -1;
+	if (floe_state_open(&st, c->config->project_dir) < 0 || floe_state_run_list(st, a, 30, &list, &n) < 0)
+		goto cleanup;
+	res->content_type = FLOE_API_JSON;
+	floe_json_write_init(&w, &res->body, false);
+	floe_json_write_begin_object(&w, false);
+	floe_json_write_key(&w, "runs");
+	floe_json_write_begin_array(&w, false);
+	for (size_t i = 0; i < n; i++)
+		write_run(&w, &list[i]);
+	floe_json_write_end_array(&w);
+	floe_json_write_end_object(&w);
+	error = floe_json_write_finish(&w);
+cleanup:
+	floe_state_close(st);
+	floe_arena_free(a);
+	return error;
+}
+
 void floe_server_console_api_routes(floe_http_server *server, floe_server_console *c)
 {
 	floe_http_route_add_role(server, "GET", "/api/status", FLOE_ROLE_VIEWER, status, c);
 	floe_http_route_add_role(server, "GET", "/api/branches", FLOE_ROLE_VIEWER, branches, c);
 	floe_http_route_add_role(server, "GET", "/api/tables", FLOE_ROLE_VIEWER, tables, c);
 	floe_http_route_add_role(server, "GET", "/api/stack", FLOE_ROLE_VIEWER, stack, c);
+	floe_http_route_add_role(server, "GET", "/api/runs", FLOE_ROLE_VIEWER, runs, c);
 }

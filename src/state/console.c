@@ -249,3 +249,53 @@ int floe_state_job_interrupt_stale(floe_state *st)
 {
 	return floe_db_exec(st->db, "UPDATE serve_jobs SET status = 'interrupted' WHERE status = 'running'");
 }
+
+static int run_tables(floe_state *st, floe_arena *a, floe_state_run_summary *r)
+{
+	floe_db_stmt *s = NULL;
+	size_t cap = 0;
+	if (floe_db_prepare(&s, st->db, "SELECT table_name, layer, state, rows, error, cause FROM table_runs"
+					" WHERE run_id = ? ORDER BY table_name, layer, attempt") < 0)
+		return -1;
+	floe_db_bind_text(s, 1, r->run_id);
+	int rc;
+	while ((rc = floe_db_step(s)) == 1) {
+		r->tables = floe_arena_grow(a, r->tables, r->n_tables, &cap, sizeof(*r->tables));
+		floe_state_run_table *t = &r->tables[r->n_tables++];
+		t->table_name = floe_state_column_dup(a, s, 0);
+		t->layer = floe_state_column_dup(a, s, 1);
+		t->state = floe_state_column_dup(a, s, 2);
+		t->rows = floe_state_column_count(s, 3);
+		t->error = floe_state_column_dup(a, s, 4);
+		t->cause = floe_state_column_dup(a, s, 5);
+	}
+	floe_db_finalize(s);
+	return rc < 0 ? -1 : 0;
+}
+
+int floe_state_run_list(floe_state *st, floe_arena *arena, int limit, floe_state_run_summary **out, size_t *n_out)
+{
+	floe_db_stmt *s = NULL;
+	size_t cap = 0;
+	*out = NULL;
+	*n_out = 0;
+	if (floe_db_prepare(&s, st->db, "SELECT run_id, command, status, started_at, finished_at FROM runs"
+					" ORDER BY started_at DESC, run_id DESC LIMIT ?") < 0)
+		return -1;
+	floe_db_bind_int64(s, 1, limit);
+	int rc;
+	while ((rc = floe_db_step(s)) == 1) {
+		*out = floe_arena_grow(arena, *out, *n_out, &cap, sizeof(**out));
+		floe_state_run_summary *r = &(*out)[(*n_out)++];
+		memset(r, 0, sizeof(*r));
+		r->run_id = floe_state_column_dup(arena, s, 0);
+		r->command = floe_state_column_dup(arena, s, 1);
+		r->status = floe_state_column_dup(arena, s, 2);
+		r->started_at = floe_state_column_dup(arena, s, 3);
+		r->finished_at = floe_state_column_dup(arena, s, 4);
+	}
+	floe_db_finalize(s);
+	for (size_t i = 0; rc == 0 && i < *n_out; i++)
+		rc = run_tables(st, arena, &(*out)[i]);
+	return rc < 0 ? -1 : 0;
+}

@@ -6,6 +6,7 @@ forged POST with a viewer token gets 403; the admin confirmation rejects a wrong
 another origin cannot make an open (token-less) server start a job."""
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 import urllib.error
@@ -109,6 +110,11 @@ def test_panels_show_what_floe_status_reports(src, proj, server, tokens, browser
     assert modes == sorted(t["mode"] for t in lock["tables"])
     branches = [li.get_attribute("data-branch") for li in browser.find_elements(By.CSS_SELECTOR, "#branches li")]
     assert branches == ["floe/mart/waiting_demo"]
+    db = sqlite3.connect(proj / ".floe" / "state.db")
+    ledger_runs = [r[0] for r in db.execute("SELECT run_id FROM runs ORDER BY started_at DESC, run_id DESC LIMIT 30")]
+    db.close()
+    wait(browser, lambda b: [r.get_attribute("data-run") for r in b.find_elements(By.CSS_SELECTOR, "#runs tbody tr")]
+         == ledger_runs)
     stack = browser.find_element(By.ID, "stack").text
     assert f"127.0.0.1:{src.stack['port']}/console_it" in stack and server.base in stack
     assert src.password not in browser.page_source and src.password not in stack

@@ -15,6 +15,7 @@
 #include "base/text.h"
 #include "config/toml.h"
 #include "config/publish.h"
+#include "config/serve.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -55,6 +56,7 @@ static const struct own_section {
 } own_sections[] = {
 	{ "publish", floe_config_publish_load },
 	{ "orchestrators", floe_config_orchestrators_load },
+	{ "serve", floe_config_serve_load },
 };
 
 typedef struct load_ctx {

@@ -95,6 +95,7 @@ typedef struct floe_config {
 	const struct floe_config_publish *publish; /* [publish] (config/publish.h); NULL: not set */
 	floe_config_orchestrators orchestrators;   /* [orchestrators] (config/orchestrators.h) */
 	const struct floe_config_schedule *schedule; /* [schedule] (schedule.h); NULL: none */
+	const struct floe_config_serve *serve;       /* [serve] (serve.h); NULL: none */
 	const char *gold_endpoint;  /* the model's Ollama-compatible API, default "http://127.0.0.1:11434" */
 	floe_arena *arena;
 } floe_config;

@@ -159,6 +159,20 @@ def test_beyond_loopback_needs_tokens_and_tls(proj, tmp_path):
     finally:
         p.terminate()
         p.wait(timeout=60)
+    # The same from floe.toml's [serve] (paths relative to the project), no flags.
+    assert cert.parent == proj  # the fixture's project is tmp_path: cert.pem and key.pem are in it
+    (proj / "floe.toml").write_text(TOML + '\n[serve]\nlisten = "0.0.0.0:0"\ntls-cert = "cert.pem"\ntls-key = "key.pem"\n')
+    p = subprocess.Popen([FLOE, "-C", str(proj), "serve"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        assert line.startswith("listening on https://0.0.0.0:"), line
+        base = "https://127.0.0.1:" + line.rsplit(":", 1)[1].strip()
+        code, _, body = call(base, "/api/session", headers={"Authorization": "Bearer " + token}, context=ctx)
+        assert code == 200 and json.loads(body)["role"] == "admin"
+    finally:
+        p.terminate()
+        p.wait(timeout=60)
+    (proj / "floe.toml").write_text(TOML)
     p = serve_beyond_loopback(proj, "--insecure-http")
     try:
         assert p.stdout.readline().startswith("listening on http://0.0.0.0:")

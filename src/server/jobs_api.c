@@ -189,10 +189,10 @@ static void fill(events *e)
 	}
 	floe_server_jobs *j = e->jobs;
 	pthread_mutex_lock(&j->lock);
-	bool running = false;
+	bool running = false, stopping = j->stopping;
 	for (int i = 0; i < floe_jobs_n_kinds; i++)
 		running |= j->slots[i].pid && strcmp(j->slots[i].id, e->id) == 0;
-	if (running && !j->stopping) {
+	if (running && !stopping) {
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += 250 * 1000 * 1000;
@@ -201,7 +201,7 @@ static void fill(events *e)
 		pthread_cond_timedwait(&j->changed, &j->lock, &until);
 	}
 	pthread_mutex_unlock(&j->lock);
-	if (!running || j->stopping) {
+	if (!running || stopping) {
 		/* The log may have grown between the read and the job's end: drain it first. */
 		while (take(e) > 0)
 			;

@@ -8,6 +8,7 @@
 #include "db/db.h"
 
 #include <string.h>
+#include <time.h>
 
 /* Run one statement binding `texts` (NULL binds NULL); *changes: rows it changed. */
 static int exec_texts(floe_state *st, const char *sql, const char *const *texts, int n, int64_t *changes)
@@ -78,24 +79,34 @@ int floe_state_token_revoke(floe_state *st, const char *name, bool *found)
 	return 0;
 }
 
+/* Mark token `hash` used now, at most once a minute (a busy client does not write on every request). */
+static int token_touch(floe_state *st, const char *hash)
+{
+	char now[32], minute_ago[32];
+	time_t t = time(NULL) - 60;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(minute_ago, sizeof(minute_ago), "%Y-%m-%dT%H:%M:%S.999Z", &tm);
+	floe_state_now(now, sizeof(now));
+	const char *texts[] = { now, hash, minute_ago };
+	return exec_texts(st, "UPDATE serve_tokens SET last_used_at = ? WHERE hash = ?"
+			  " AND (last_used_at IS NULL OR last_used_at < ?)", texts, 3, NULL);
+}
+
 int floe_state_token_find(floe_state *st, floe_arena *arena, const char *hash, floe_state_token **out)
 {
 	floe_db_stmt *s = NULL;
-	char now[32];
 	*out = NULL;
-	floe_state_now(now, sizeof(now));
-	if (floe_db_prepare(&s, st->db, "UPDATE serve_tokens SET last_used_at = ? WHERE hash = ? "
-					"RETURNING name, role, created_at, last_used_at") < 0)
+	if (floe_db_prepare(&s, st->db, "SELECT name, role, created_at, last_used_at FROM serve_tokens WHERE hash = ?") < 0)
 		return -1;
-	floe_db_bind_text(s, 1, now);
-	floe_db_bind_text(s, 2, hash);
+	floe_db_bind_text(s, 1, hash);
 	int rc = floe_db_step(s);
 	if (rc == 1) {
 		*out = floe_arena_alloc(arena, sizeof(**out));
 		token_of(*out, arena, s);
 	}
 	floe_db_finalize(s);
-	return rc < 0 ? -1 : 0;
+	return rc < 0 || (*out && token_touch(st, hash) < 0) ? -1 : 0;
 }
 
 int floe_state_token_count(floe_state *st, int64_t *out)

@@ -26,7 +26,7 @@ int floe_state_token_list(floe_state *st, floe_arena *arena, floe_state_token **
 /* Remove a token and its sessions; *found false when no token has that name. */
 int floe_state_token_revoke(floe_state *st, const char *name, bool *found);
 
-/* The token whose hash is `hash` (marking it used now), or *out NULL. */
+/* The token whose hash is `hash` (marking it used, at most once a minute), or *out NULL. */
 int floe_state_token_find(floe_state *st, floe_arena *arena, const char *hash, floe_state_token **out);
 
 int floe_state_token_count(floe_state *st, int64_t *out);

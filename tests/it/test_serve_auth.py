@@ -4,6 +4,7 @@ cross-origin checks, and the refusal to listen beyond loopback without tokens or
 with a certificate made by openssl)."""
 import http.cookiejar
 import json
+from concurrent.futures import ThreadPoolExecutor
 import sqlite3
 import ssl
 import subprocess
@@ -87,6 +88,10 @@ def test_tokens_are_hashed_listed_and_revoked(proj):
         assert call(s.base, "/healthz")[0] == 200  # operations routes stay open for probes
         assert call(s.base, "/api/logout", "POST", headers={"Authorization": "Bearer floe_" + "0" * 64})[0] == 401
         assert call(s.base, "/api/logout", "POST", headers=auth)[0] == 204
+        # Many clients at once (a connection each, concurrent handlers, one ledger): all answered.
+        with ThreadPoolExecutor(max_workers=32) as pool:
+            codes = list(pool.map(lambda _: call(s.base, "/api/session", headers=auth)[0], range(320)))
+        assert codes == [200] * 320
         floe("-C", str(proj), "serve", "token", "revoke", "ops", check=0)
         assert call(s.base, "/api/logout", "POST", headers=auth)[0] == 401
         assert floe("-C", str(proj), "serve", "token", "revoke", "ops").rc == 2

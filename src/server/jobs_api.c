@@ -134,6 +134,10 @@ typedef struct events {
 static void events_free(void *ctx)
 {
 	events *e = ctx;
+	pthread_mutex_lock(&e->jobs->lock);
+	e->jobs->streams--;
+	pthread_cond_broadcast(&e->jobs->changed);
+	pthread_mutex_unlock(&e->jobs->lock);
 	if (e->fd >= 0)
 		close(e->fd);
 	floe_buf_free(&e->line);
@@ -237,6 +241,9 @@ static int stream_events(floe_http_response *res, floe_server_jobs *j, const flo
 	e->quiet_since = time(NULL);
 	floe_buf_init(&e->line, 1u << 20);
 	floe_buf_init(&e->out, 4u << 20);
+	pthread_mutex_lock(&j->lock);
+	j->streams++;
+	pthread_mutex_unlock(&j->lock);
 	if (e->fd < 0) {
 		floe_error_set_errno(FLOE_ERR_IO, "could not open the log of job %s", job->id);
 		events_free(e);

@@ -39,6 +39,7 @@ struct floe_server_jobs {
 	const char *project_dir, *config_path, *project_name, *floe_bin;
 	job_slot *slots;        /* one per kind */
 	bool stopping;
+	int streams;            /* event streams open: stopping waits (a little) for them to end cleanly */
 	pthread_t reaper;
 	bool reaper_started;
 };

@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -233,3 +234,23 @@ def test_another_origin_cannot_start_a_job_on_an_open_server(src, proj, tmp_path
         other.terminate()
         other.wait()
         s.stop()
+
+
+def test_stopping_the_server_ends_streams_and_cancels_jobs(src, proj, tokens):
+    s = Serve(proj, src.password)
+    op = {"Authorization": "Bearer " + tokens["operator"]}
+    try:
+        code, body = post(s.base + "/api/jobs", {"kind": "run"}, op)
+        assert code == 202, body
+        events = urllib.request.urlopen(urllib.request.Request(
+            f"{s.base}/api/jobs/{body['id']}/events", headers=op), timeout=60)
+        started = time.monotonic()
+        assert s.stop() == 0
+        assert time.monotonic() - started < 15
+        assert "event: end" in events.read().decode()
+    finally:
+        s.stop()
+    db = sqlite3.connect(proj / ".floe" / "state.db")
+    status = db.execute("SELECT status FROM serve_jobs WHERE id = ?", (body["id"],)).fetchone()[0]
+    db.close()
+    assert status in ("cancelled", "ok")  # a run that finished in the meantime is ok

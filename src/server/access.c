@@ -70,13 +70,14 @@ int floe_server_access_auth(floe_http_request *req, const char **refusal, void *
 	char cookie[FLOE_AUTH_SECRET_LEN + 1];
 	floe_auth_session session;
 	int64_t tokens = 0;
-	if (a->loopback && !floe_server_host_is_loopback(floe_http_header(req, "Host"))) {
-		*refusal = "the Host header does not name this server's loopback address";
-		return 0;
-	}
 	if (floe_auth_token_count(a->project_dir, &tokens) < 0)
 		return -1;
 	if (tokens == 0 && a->loopback) {
+		/* Open: only to this machine's names (a web page cannot rebind its own name to 127.0.0.1). */
+		if (!floe_server_host_is_loopback(floe_http_header(req, "Host"))) {
+			*refusal = "the Host header does not name this server's loopback address";
+			return 0;
+		}
 		req->role = FLOE_ROLE_ADMIN;
 		snprintf(req->who, sizeof(req->who), "loopback");
 		if (unsafe(req->method) && cross_origin(req))

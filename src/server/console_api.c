@@ -15,6 +15,7 @@
 #include "server/api.h"
 #include "state/console.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 static int status(floe_http_response *res, const floe_http_request *req, void *ctx)
@@ -119,7 +120,7 @@ static int stack(floe_http_response *res, const floe_http_request *req, void *ct
 	floe_json_write_member_cstr(&w, "warehouse", cf->warehouse.location);
 	floe_json_write_member_cstr(&w, "endpoint", cf->warehouse.endpoint);
 	floe_json_write_end_object(&w);
-	floe_json_write_member_cstr(&w, "serve", c->listen_url);
+	floe_json_write_member_cstr(&w, "serve", atomic_load(&c->listen_url));
 	floe_json_write_member_cstr(&w, "role", floe_auth_role_name((floe_role)req->role));
 	floe_json_write_end_object(&w);
 	return floe_json_write_finish(&w);

@@ -12,7 +12,9 @@
 # libxml2; for YAML (yaml) src/yaml/yaml.c with libyaml; for S3 replies (s3_xml) src/net/xml.c; for the MCP
 # server's JSON-RPC reader (mcp) src/mcp's line splitter and dispatch with a tool table of its own;
 # for the logical replication stream (pgoutput) src/cdc/pgoutput.c; for the Iceberg REST catalog's
-# requests (rest) src/rest with src/iceberg, src/format, src/db (SQLite), src/net (libcurl).
+# requests (rest) src/rest with src/iceberg, src/format, src/db (SQLite), src/net (libcurl); for the
+# request parts floe serve parses itself (serve_request) src/server/request.c; for Kafka messages
+# (kafka_decode) src/bronze/topic_decode.c.
 # Corpora live in build-fuzz/corpus_<target>, seeded from the toml-test corpus
 # (tests/data/toml-test, vendored; or $FLOE_TEST_DATA_DIR) and from fuzz/corpus/<target>/ (small files kept in git;
 # the Parquet seeds are made by `build/tools/parquet_fixture seeds DIR`); crash inputs land in
@@ -91,7 +93,7 @@ seed_quality() { # the rules of docs/silver.md and the TOML corpus
 	sed -n '/^```toml$/,/^```$/p' docs/silver.md | sed '/^```/d' >"$out/corpus_quality/silver_md.toml"
 }
 
-targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages quality silver_render gold_desc cron kettle yaml s3_xml mcp pgoutput rest kafka_decode}
+targets=${FUZZ_TARGETS:-toml json copy_decode lock proof avro iceberg_metadata parquet_footer parquet_pages quality silver_render gold_desc cron kettle yaml s3_xml mcp pgoutput rest kafka_decode serve_request}
 iceberg_meta=(src/iceberg/schema.c src/iceberg/metadata_read.c src/iceberg/metadata_write.c)
 for t in $targets; do
 	case $t in
@@ -117,6 +119,7 @@ for t in $targets; do
 	rest) build rest src/rest/*.c src/iceberg/*.c src/format/*.c src/db/*.c src/net/*.c src/vector/vector.c \
 		-lsqlite3 -lcurl -lz -lzstd -lpthread && seed_repo rest ;;
 	kafka_decode) build kafka_decode src/bronze/topic_decode.c src/vector/vector.c "${iceberg_meta[@]}" && seed_repo kafka_decode ;;
+	serve_request) build serve_request src/server/request.c && seed_repo serve_request ;;
 	*) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
 	esac
 done

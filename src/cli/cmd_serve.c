@@ -6,6 +6,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/text.h"
+#include "config/serve.h"
 #include "state/console.h"
 #include "server/http.h"
 #include "server/serve.h"
@@ -36,27 +37,45 @@ static int grace_of(int *out, const char *text)
 	return 0;
 }
 
+/* A [serve] file path as the server opens it: relative to the project. */
+static const char *project_path(floe_config *config, const char *p)
+{
+	return !p || p[0] == '/' ? p : floe_arena_printf(config->arena, "%s/%s", config->project_dir, p);
+}
+
+/* The command line wins over floe.toml's [serve]. */
+static void serve_settings(floe_serve_opts *opts, const char **listen, floe_cli_ctx *ctx, floe_config *config)
+{
+	const floe_config_serve *s = config->serve;
+	*listen = floe_cli_value(ctx, "listen") ? floe_cli_value(ctx, "listen") : s ? s->listen : NULL;
+	opts->tls_cert = floe_cli_value(ctx, "tls-cert");
+	opts->tls_key = floe_cli_value(ctx, "tls-key");
+	if (!opts->tls_cert && !opts->tls_key && s) {
+		opts->tls_cert = project_path(config, s->tls_cert);
+		opts->tls_key = project_path(config, s->tls_key);
+	}
+	opts->insecure_http = floe_cli_flag(ctx, "insecure-http") || (s && s->insecure_http);
+}
+
 static int run(floe_cli_ctx *ctx)
 {
 	floe_config *config = NULL;
 	floe_serve_opts opts = FLOE_SERVE_OPTS_INIT;
 	char host[256] = "127.0.0.1";
-	const char *listen = floe_cli_value(ctx, "listen");
+	const char *listen = NULL;
 	int rc = -1;
-	if (listen && floe_http_parse_listen(host, sizeof(host), &opts.port, listen) < 0)
-		goto cleanup;
 	if (grace_of(&opts.grace_seconds, floe_cli_value(ctx, "grace")) < 0 || floe_cli_load_config(&config, ctx) < 0)
 		goto cleanup;
-	opts.host = host;
-	opts.config = config;
-	opts.tls_cert = floe_cli_value(ctx, "tls-cert");
-	opts.tls_key = floe_cli_value(ctx, "tls-key");
-	opts.insecure_http = floe_cli_flag(ctx, "insecure-http");
+	serve_settings(&opts, &listen, ctx, config);
+	if (listen && floe_http_parse_listen(host, sizeof(host), &opts.port, listen) < 0)
+		goto cleanup;
 	if (!opts.tls_cert != !opts.tls_key) {
 		floe_error_set(FLOE_ERR_USAGE, "--tls-cert and --tls-key go together");
 		floe_error_hint("Give both PEM files, or neither.");
 		goto cleanup;
 	}
+	opts.host = host;
+	opts.config = config;
 	rc = floe_serve_run(&opts);
 cleanup:
 	floe_config_free(config);

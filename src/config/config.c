@@ -18,6 +18,7 @@
 #include "config/cdc.h"
 #include "config/scale.h"
 #include "config/kafka.h"
+#include "config/serve.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -64,6 +65,7 @@ static const struct own_section {
 	{ "bronze.parallel", floe_config_parallel_load },
 	{ "bronze.tables", floe_config_bronze_tables_load },
 	{ "kafka", floe_config_kafka_load },
+	{ "serve", floe_config_serve_load },
 };
 
 /* Whether `key` in `section` (NULL: the root) is the own section `name` ("bronze.tables"). */

@@ -117,6 +117,7 @@ typedef struct floe_config {
 	floe_config_orchestrators orchestrators;   /* [orchestrators] (config/orchestrators.h) */
 	int64_t reconcile_full_every; /* [reconcile] full-every (scale.h), default 1: every bucket every run */
 	const struct floe_config_schedule *schedule; /* [schedule] (schedule.h); NULL: none */
+	const struct floe_config_serve *serve;       /* [serve] (serve.h); NULL: none */
 	const char *gold_endpoint;  /* the model's Ollama-compatible API, default "http://127.0.0.1:11434" */
 	floe_arena *arena;
 } floe_config;

@@ -2,31 +2,20 @@
  * access.c — the listen policy and the authenticator of `floe serve` (access.h).
  */
 #include "server/access.h"
+#include "server/request.h"
 #include "auth/auth.h"
 #include "base/error.h"
 #include <stdio.h>
 
-#include <arpa/inet.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
-bool floe_server_access_is_loopback(const char *host)
-{
-	struct in_addr v4;
-	struct in6_addr v6;
-	if (strcmp(host, "localhost") == 0)
-		return true;
-	if (inet_pton(AF_INET, host, &v4) == 1)
-		return (ntohl(v4.s_addr) >> 24) == 127;
-	return inet_pton(AF_INET6, host, &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
-}
-
 int floe_server_access_listen(floe_server_access *a, const char *host, bool tls, bool insecure_http)
 {
 	int64_t tokens = 0;
-	a->loopback = floe_server_access_is_loopback(host);
+	a->loopback = floe_server_is_loopback(host);
 	a->tls = tls;
 	if (floe_auth_token_count(a->project_dir, &tokens) < 0)
 		return -1;
@@ -49,26 +38,6 @@ int floe_server_access_listen(floe_server_access *a, const char *host, bool tls,
 	return 0;
 }
 
-/* The Host header names loopback (any port): the only hosts an open server answers. */
-static bool host_is_loopback(const char *host)
-{
-	char name[256];
-	if (!host)
-		return false;
-	size_t n = strlen(host);
-	const char *end = host[0] == '[' ? strchr(host, ']') : strrchr(host, ':');
-	size_t len = end ? (size_t)(end - host) : n;
-	if (host[0] == '[') {
-		host++;
-		len = end ? len - 1 : 0;
-	}
-	if (len == 0 || len >= sizeof(name))
-		return false;
-	memcpy(name, host, len);
-	name[len] = '\0';
-	return floe_server_access_is_loopback(name);
-}
-
 static bool unsafe(const char *method)
 {
 	return strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0 && strcmp(method, "OPTIONS") != 0;
@@ -77,15 +46,8 @@ static bool unsafe(const char *method)
 /* A state-changing request from another site (Sec-Fetch-Site, else Origin against Host). */
 static bool cross_origin(const floe_http_request *req)
 {
-	const char *site = floe_http_header(req, "Sec-Fetch-Site");
-	const char *origin = floe_http_header(req, "Origin");
-	const char *host = floe_http_header(req, "Host");
-	if (site)
-		return strcmp(site, "same-origin") != 0 && strcmp(site, "none") != 0;
-	if (!origin)
-		return false; /* not a browser: a browser sends Origin on every cross-origin POST */
-	const char *rest = strstr(origin, "://");
-	return !host || !rest || strcmp(rest + 3, host) != 0;
+	return floe_server_cross_origin(floe_http_header(req, "Sec-Fetch-Site"), floe_http_header(req, "Origin"),
+					floe_http_header(req, "Host"));
 }
 
 static int bearer_role(floe_http_request *req, const char *value, const floe_server_access *a)
@@ -108,13 +70,14 @@ int floe_server_access_auth(floe_http_request *req, const char **refusal, void *
 	char cookie[FLOE_AUTH_SECRET_LEN + 1];
 	floe_auth_session session;
 	int64_t tokens = 0;
-	if (a->loopback && !host_is_loopback(floe_http_header(req, "Host"))) {
-		*refusal = "the Host header does not name this server's loopback address";
-		return 0;
-	}
 	if (floe_auth_token_count(a->project_dir, &tokens) < 0)
 		return -1;
 	if (tokens == 0 && a->loopback) {
+		/* Open: only to this machine's names (a web page cannot rebind its own name to 127.0.0.1). */
+		if (!floe_server_host_is_loopback(floe_http_header(req, "Host"))) {
+			*refusal = "the Host header does not name this server's loopback address";
+			return 0;
+		}
 		req->role = FLOE_ROLE_ADMIN;
 		snprintf(req->who, sizeof(req->who), "loopback");
 		if (unsafe(req->method) && cross_origin(req))

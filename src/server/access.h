@@ -25,9 +25,6 @@ typedef struct floe_server_access {
 	bool tls;
 } floe_server_access;
 
-/* Whether `host` (an IP literal or "localhost") is a loopback address. */
-bool floe_server_access_is_loopback(const char *host);
-
 /*
  * May the server listen on `host`? Sets a->loopback and a->tls; prints nothing. FLOE_ERR_CONFIG
  * with the reason and what to do when not.

@@ -13,7 +13,7 @@ typedef struct floe_server_console {
 	const floe_config *config;
 	floe_server_access *access;
 	const char *floe_bin;        /* the floe jobs run */
-	const char *listen_url;      /* "http://127.0.0.1:9464" */
+	_Atomic(const char *) listen_url; /* "http://127.0.0.1:9464", published once listening (NULL before) */
 	struct floe_server_jobs *jobs; /* jobs.h; NULL: none */
 } floe_server_console;
 

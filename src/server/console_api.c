@@ -2,7 +2,7 @@
  * console_api.c — what the console's panels read (console.h): GET /api/status (the status
  * model `floe status --json` renders, rendered the same way), /api/branches (floe/change/…,
  * floe/mart/…, floe/pentaho/… waiting for a merge), /api/tables (how each table loads and
- * why, from the deployed lock), /api/stack (where things run; never a credential).
+ * why: the deployed lock as written), /api/stack (where things run; never a credential).
  */
 #include "server/console.h"
 #include "auth/auth.h"
@@ -11,11 +11,11 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "monitor/status.h"
-#include "plan/lock.h"
-#include "plan/plan.h"
 #include "repo/repo.h"
 #include "server/api.h"
+#include "state/console.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 static int status(floe_http_response *res, const floe_http_request *req, void *ctx)
@@ -82,44 +82,18 @@ cleanup:
 	return error;
 }
 
-static void write_table(floe_json_writer *w, const floe_lock_table *t)
-{
-	floe_json_write_begin_object(w, true);
-	floe_json_write_member_cstr(w, "schema", t->schema);
-	floe_json_write_member_cstr(w, "name", t->name);
-	floe_json_write_member_cstr(w, "bronze", t->bronze);
-	floe_json_write_member_cstr(w, "mode", floe_load_mode_name(t->mode));
-	floe_json_write_member_cstr(w, "reason", t->reason);
-	floe_json_write_member_cstr(w, "watermark", t->watermark);
-	floe_json_write_member_strings(w, "key", t->key, t->n_key);
-	floe_json_write_member_cstr(w, "silver", t->silver ? t->silver->table : NULL);
-	floe_json_write_end_object(w);
-}
-
+/* The deployed lock as written (modes, reasons, keys, watermarks; no credential), or {"tables":[]}. */
 static int tables(floe_http_response *res, const floe_http_request *req, void *ctx)
 {
 	const floe_server_console *c = ctx;
 	floe_arena *a = floe_arena_new();
-	floe_lock *lock = NULL;
-	floe_json_writer w;
 	const char *path = floe_config_lock_path(a, c->config);
-	int error = -1;
-	bool deployed = floe_fs_exists(path);
-	if (deployed && floe_lock_load(&lock, path) < 0)
-		goto cleanup;
+	int error = 0;
 	res->content_type = FLOE_API_JSON;
-	floe_json_write_init(&w, &res->body, false);
-	floe_json_write_begin_object(&w, false);
-	floe_json_write_member_bool(&w, "generated", deployed);
-	floe_json_write_key(&w, "tables");
-	floe_json_write_begin_array(&w, false);
-	for (size_t i = 0; lock && i < floe_lock_count(lock); i++)
-		write_table(&w, floe_lock_at(lock, i));
-	floe_json_write_end_array(&w);
-	floe_json_write_end_object(&w);
-	error = floe_json_write_finish(&w);
-cleanup:
-	floe_lock_free(lock);
+	if (floe_fs_exists(path))
+		error = floe_fs_read_file(&res->body, path);
+	else
+		floe_buf_puts(&res->body, "{\"tables\":[]}");
 	floe_arena_free(a);
 	return error;
 }
@@ -146,10 +120,67 @@ static int stack(floe_http_response *res, const floe_http_request *req, void *ct
 	floe_json_write_member_cstr(&w, "warehouse", cf->warehouse.location);
 	floe_json_write_member_cstr(&w, "endpoint", cf->warehouse.endpoint);
 	floe_json_write_end_object(&w);
-	floe_json_write_member_cstr(&w, "serve", c->listen_url);
+	floe_json_write_member_cstr(&w, "serve", atomic_load(&c->listen_url));
 	floe_json_write_member_cstr(&w, "role", floe_auth_role_name((floe_role)req->role));
 	floe_json_write_end_object(&w);
 	return floe_json_write_finish(&w);
+}
+
+static void write_run(floe_json_writer *w, const floe_state_run_summary *r)
+{
+	floe_json_write_begin_object(w, false);
+	floe_json_write_member_cstr(w, "run_id", r->run_id);
+	floe_json_write_member_cstr(w, "command", r->command);
+	floe_json_write_member_cstr(w, "status", r->status);
+	floe_json_write_member_cstr(w, "started_at", r->started_at);
+	floe_json_write_member_cstr(w, "finished_at", r->finished_at);
+	floe_json_write_key(w, "tables");
+	floe_json_write_begin_array(w, false);
+	for (size_t i = 0; i < r->n_tables; i++) {
+		const floe_state_run_table *t = &r->tables[i];
+		floe_json_write_begin_object(w, true);
+		floe_json_write_member_cstr(w, "table", t->table_name);
+		floe_json_write_member_cstr(w, "layer", t->layer);
+		floe_json_write_member_cstr(w, "state", t->state);
+		floe_json_write_key(w, "rows");
+		if (t->rows < 0)
+			floe_json_write_null(w);
+		else
+			floe_json_write_int(w, t->rows);
+		floe_json_write_member_cstr(w, "error", t->error);
+		floe_json_write_member_cstr(w, "cause", t->cause);
+		floe_json_write_end_object(w);
+	}
+	floe_json_write_end_array(w);
+	floe_json_write_end_object(w);
+}
+
+/* The newest runs of the ledger (CLI, scheduler, console), each with what it did per table. */
+static int runs(floe_http_response *res, const floe_http_request *req, void *ctx)
+{
+	const floe_server_console *c = ctx;
+	floe_arena *a = floe_arena_new();
+	floe_state *st = NULL;
+	floe_state_run_summary *list = NULL;
+	size_t n = 0;
+	floe_json_writer w;
+	int error = -1;
+	if (floe_state_open(&st, c->config->project_dir) < 0 || floe_state_run_list(st, a, 30, &list, &n) < 0)
+		goto cleanup;
+	res->content_type = FLOE_API_JSON;
+	floe_json_write_init(&w, &res->body, false);
+	floe_json_write_begin_object(&w, false);
+	floe_json_write_key(&w, "runs");
+	floe_json_write_begin_array(&w, false);
+	for (size_t i = 0; i < n; i++)
+		write_run(&w, &list[i]);
+	floe_json_write_end_array(&w);
+	floe_json_write_end_object(&w);
+	error = floe_json_write_finish(&w);
+cleanup:
+	floe_state_close(st);
+	floe_arena_free(a);
+	return error;
 }
 
 void floe_server_console_api_routes(floe_http_server *server, floe_server_console *c)
@@ -158,4 +189,5 @@ void floe_server_console_api_routes(floe_http_server *server, floe_server_consol
 	floe_http_route_add_role(server, "GET", "/api/branches", FLOE_ROLE_VIEWER, branches, c);
 	floe_http_route_add_role(server, "GET", "/api/tables", FLOE_ROLE_VIEWER, tables, c);
 	floe_http_route_add_role(server, "GET", "/api/stack", FLOE_ROLE_VIEWER, stack, c);
+	floe_http_route_add_role(server, "GET", "/api/runs", FLOE_ROLE_VIEWER, runs, c);
 }

@@ -138,6 +138,15 @@ static enum MHD_Result respond(struct MHD_Connection *conn, int status, const ch
 	return queue(conn, status, type, resp, res);
 }
 
+static void response_free(floe_http_response *res)
+{
+	floe_buf_free(&res->body);
+	for (int i = 0; i < res->n_headers; i++) {
+		free(res->headers[i].name);
+		free(res->headers[i].value);
+	}
+}
+
 /* 401 or 403 in the Iceberg error model (a message of our own words, JSON-safe). */
 static enum MHD_Result refuse(struct MHD_Connection *conn, int status, const char *message)
 {
@@ -148,9 +157,7 @@ static enum MHD_Result refuse(struct MHD_Connection *conn, int status, const cha
 	floe_buf_printf(&res.body, "{\"error\":{\"message\":\"%s\",\"type\":\"%s\",\"code\":%d}}\n", message, type,
 			status);
 	enum MHD_Result ret = respond(conn, status, "application/json", res.body.ptr, res.body.len, &res);
-	floe_buf_free(&res.body);
-	free(res.headers[0].name);
-	free(res.headers[0].value);
+	response_free(&res);
 	return ret;
 }
 
@@ -188,15 +195,6 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, floe_http_resp
 		return MHD_NO;
 	}
 	return queue(conn, res->status, res->content_type, resp, res);
-}
-
-static void response_free(floe_http_response *res)
-{
-	floe_buf_free(&res->body);
-	for (int i = 0; i < res->n_headers; i++) {
-		free(res->headers[i].name);
-		free(res->headers[i].value);
-	}
 }
 
 /* The request's role per the authenticator; a refusal or a role below the route's is answered here. */

@@ -202,6 +202,12 @@ void floe_server_jobs_stop(floe_server_jobs *j)
 			kill(-j->slots[i].pid, SIGTERM);
 		}
 	pthread_cond_broadcast(&j->changed);
+	/* Each stream sends its end event and finishes its response; give them 3 s. */
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 3;
+	while (j->streams > 0 && pthread_cond_timedwait(&j->changed, &j->lock, &until) == 0)
+		;
 	pthread_mutex_unlock(&j->lock);
 }
 

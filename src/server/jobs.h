@@ -24,7 +24,10 @@ int floe_server_jobs_new(floe_server_jobs **out, const floe_config *config, cons
 /* Join the routes; `jobs` must outlive the server. */
 void floe_server_jobs_routes(floe_http_server *server, floe_server_jobs *jobs);
 
-/* Before the HTTP server stops: end every event stream, cancel what runs (SIGTERM, SIGKILL after 5 s). */
+/*
+ * Before the HTTP server stops: end every event stream (waiting up to 3 s for them to send their
+ * end event), cancel what runs (SIGTERM, SIGKILL after 5 s).
+ */
 void floe_server_jobs_stop(floe_server_jobs *jobs);
 
 /* Stop (if not yet), wait for the jobs to end, stop the reaper, free. Accepts NULL. */

@@ -8,6 +8,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "server/api.h"
+#include "server/request.h"
 #include "state/console.h"
 
 #include <errno.h>
@@ -110,20 +111,6 @@ static int start_job(floe_http_response *res, const floe_http_request *req, void
 	return floe_buf_printf(&res->body, "{\"id\":\"%s\",\"kind\":\"%s\"}", id, kind->name);
 }
 
-/* "/api/jobs/<id>/<action>" into id and action; false when it is not one. */
-static bool job_path(char id[JOB_ID_MAX], const char **action, const char *path)
-{
-	const char *p = path + strlen("/api/jobs/");
-	const char *slash = strchr(p, '/');
-	size_t n = slash ? (size_t)(slash - p) : 0;
-	if (!slash || n == 0 || n >= JOB_ID_MAX || strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != n)
-		return false;
-	memcpy(id, p, n);
-	id[n] = '\0';
-	*action = slash + 1;
-	return true;
-}
-
 /* The job `id` from the ledger into a (or *out NULL). */
 static int job_of(floe_state_job **out, floe_arena *a, floe_server_jobs *j, const char *id)
 {
@@ -147,6 +134,10 @@ typedef struct events {
 static void events_free(void *ctx)
 {
 	events *e = ctx;
+	pthread_mutex_lock(&e->jobs->lock);
+	e->jobs->streams--;
+	pthread_cond_broadcast(&e->jobs->changed);
+	pthread_mutex_unlock(&e->jobs->lock);
 	if (e->fd >= 0)
 		close(e->fd);
 	floe_buf_free(&e->line);
@@ -202,10 +193,10 @@ static void fill(events *e)
 	}
 	floe_server_jobs *j = e->jobs;
 	pthread_mutex_lock(&j->lock);
-	bool running = false;
+	bool running = false, stopping = j->stopping;
 	for (int i = 0; i < floe_jobs_n_kinds; i++)
 		running |= j->slots[i].pid && strcmp(j->slots[i].id, e->id) == 0;
-	if (running && !j->stopping) {
+	if (running && !stopping) {
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += 250 * 1000 * 1000;
@@ -214,7 +205,7 @@ static void fill(events *e)
 		pthread_cond_timedwait(&j->changed, &j->lock, &until);
 	}
 	pthread_mutex_unlock(&j->lock);
-	if (!running || j->stopping) {
+	if (!running || stopping) {
 		/* The log may have grown between the read and the job's end: drain it first. */
 		while (take(e) > 0)
 			;
@@ -250,6 +241,9 @@ static int stream_events(floe_http_response *res, floe_server_jobs *j, const flo
 	e->quiet_since = time(NULL);
 	floe_buf_init(&e->line, 1u << 20);
 	floe_buf_init(&e->out, 4u << 20);
+	pthread_mutex_lock(&j->lock);
+	j->streams++;
+	pthread_mutex_unlock(&j->lock);
 	if (e->fd < 0) {
 		floe_error_set_errno(FLOE_ERR_IO, "could not open the log of job %s", job->id);
 		events_free(e);
@@ -270,7 +264,7 @@ static int job_get(floe_http_response *res, const floe_http_request *req, void *
 	char id[JOB_ID_MAX];
 	const char *action = NULL;
 	int error = -1;
-	if (!job_path(id, &action, req->path) || (strcmp(action, "log") != 0 && strcmp(action, "events") != 0)) {
+	if (!floe_server_job_path(id, &action, req->path) || (strcmp(action, "log") != 0 && strcmp(action, "events") != 0)) {
 		error = floe_server_api_error(res, 404, "NoSuchJobException", "no such job path");
 		goto cleanup;
 	}
@@ -293,7 +287,7 @@ static int job_post(floe_http_response *res, const floe_http_request *req, void 
 	char id[JOB_ID_MAX];
 	const char *action = NULL;
 	bool found = false;
-	if (!job_path(id, &action, req->path) || strcmp(action, "cancel") != 0)
+	if (!floe_server_job_path(id, &action, req->path) || strcmp(action, "cancel") != 0)
 		return floe_server_api_error(res, 404, "NoSuchJobException", "no such job path");
 	floe_jobs_cancel(j, id, &found);
 	if (!found)

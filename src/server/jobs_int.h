@@ -6,12 +6,13 @@
 #define FLOE_SERVER_JOBS_INT_H
 
 #include "server/jobs.h"
+#include "server/request.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#define JOB_ID_MAX 48
+#define JOB_ID_MAX FLOE_JOB_ID_MAX
 #define KILL_AFTER 5 /* seconds between SIGTERM and SIGKILL */
 
 typedef struct job_kind {
@@ -38,6 +39,7 @@ struct floe_server_jobs {
 	const char *project_dir, *config_path, *project_name, *floe_bin;
 	job_slot *slots;        /* one per kind */
 	bool stopping;
+	int streams;            /* event streams open: stopping waits (a little) for them to end cleanly */
 	pthread_t reaper;
 	bool reaper_started;
 };

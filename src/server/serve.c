@@ -20,6 +20,7 @@
 #include "server/scheduler.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +160,7 @@ int floe_serve_run(const floe_serve_opts *opts)
 	bool v6 = strchr(opts->host, ':') != NULL;
 	snprintf(url, sizeof(url), "http%s://%s%s%s:%d", access.tls ? "s" : "", v6 ? "[" : "", opts->host, v6 ? "]" : "",
 		 floe_http_server_port(http));
-	console.listen_url = url;
+	atomic_store(&console.listen_url, (const char *)url); /* handlers already run: publish it whole */
 	printf("listening on %s\n", url);
 	fflush(stdout);
 	loop(sched, opts->config, opts->grace_seconds);

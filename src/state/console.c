@@ -8,6 +8,7 @@
 #include "db/db.h"
 
 #include <string.h>
+#include <time.h>
 
 /* Run one statement binding `texts` (NULL binds NULL); *changes: rows it changed. */
 static int exec_texts(floe_state *st, const char *sql, const char *const *texts, int n, int64_t *changes)
@@ -78,24 +79,34 @@ int floe_state_token_revoke(floe_state *st, const char *name, bool *found)
 	return 0;
 }
 
+/* Mark token `hash` used now, at most once a minute (a busy client does not write on every request). */
+static int token_touch(floe_state *st, const char *hash)
+{
+	char now[32], minute_ago[32];
+	time_t t = time(NULL) - 60;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(minute_ago, sizeof(minute_ago), "%Y-%m-%dT%H:%M:%S.999Z", &tm);
+	floe_state_now(now, sizeof(now));
+	const char *texts[] = { now, hash, minute_ago };
+	return exec_texts(st, "UPDATE serve_tokens SET last_used_at = ? WHERE hash = ?"
+			  " AND (last_used_at IS NULL OR last_used_at < ?)", texts, 3, NULL);
+}
+
 int floe_state_token_find(floe_state *st, floe_arena *arena, const char *hash, floe_state_token **out)
 {
 	floe_db_stmt *s = NULL;
-	char now[32];
 	*out = NULL;
-	floe_state_now(now, sizeof(now));
-	if (floe_db_prepare(&s, st->db, "UPDATE serve_tokens SET last_used_at = ? WHERE hash = ? "
-					"RETURNING name, role, created_at, last_used_at") < 0)
+	if (floe_db_prepare(&s, st->db, "SELECT name, role, created_at, last_used_at FROM serve_tokens WHERE hash = ?") < 0)
 		return -1;
-	floe_db_bind_text(s, 1, now);
-	floe_db_bind_text(s, 2, hash);
+	floe_db_bind_text(s, 1, hash);
 	int rc = floe_db_step(s);
 	if (rc == 1) {
 		*out = floe_arena_alloc(arena, sizeof(**out));
 		token_of(*out, arena, s);
 	}
 	floe_db_finalize(s);
-	return rc < 0 ? -1 : 0;
+	return rc < 0 || (*out && token_touch(st, hash) < 0) ? -1 : 0;
 }
 
 int floe_state_token_count(floe_state *st, int64_t *out)
@@ -248,4 +259,54 @@ int floe_state_job_get(floe_state *st, floe_arena *arena, const char *id, floe_s
 int floe_state_job_interrupt_stale(floe_state *st)
 {
 	return floe_db_exec(st->db, "UPDATE serve_jobs SET status = 'interrupted' WHERE status = 'running'");
+}
+
+static int run_tables(floe_state *st, floe_arena *a, floe_state_run_summary *r)
+{
+	floe_db_stmt *s = NULL;
+	size_t cap = 0;
+	if (floe_db_prepare(&s, st->db, "SELECT table_name, layer, state, rows, error, cause FROM table_runs"
+					" WHERE run_id = ? ORDER BY table_name, layer, attempt") < 0)
+		return -1;
+	floe_db_bind_text(s, 1, r->run_id);
+	int rc;
+	while ((rc = floe_db_step(s)) == 1) {
+		r->tables = floe_arena_grow(a, r->tables, r->n_tables, &cap, sizeof(*r->tables));
+		floe_state_run_table *t = &r->tables[r->n_tables++];
+		t->table_name = floe_state_column_dup(a, s, 0);
+		t->layer = floe_state_column_dup(a, s, 1);
+		t->state = floe_state_column_dup(a, s, 2);
+		t->rows = floe_state_column_count(s, 3);
+		t->error = floe_state_column_dup(a, s, 4);
+		t->cause = floe_state_column_dup(a, s, 5);
+	}
+	floe_db_finalize(s);
+	return rc < 0 ? -1 : 0;
+}
+
+int floe_state_run_list(floe_state *st, floe_arena *arena, int limit, floe_state_run_summary **out, size_t *n_out)
+{
+	floe_db_stmt *s = NULL;
+	size_t cap = 0;
+	*out = NULL;
+	*n_out = 0;
+	if (floe_db_prepare(&s, st->db, "SELECT run_id, command, status, started_at, finished_at FROM runs"
+					" ORDER BY started_at DESC, run_id DESC LIMIT ?") < 0)
+		return -1;
+	floe_db_bind_int64(s, 1, limit);
+	int rc;
+	while ((rc = floe_db_step(s)) == 1) {
+		*out = floe_arena_grow(arena, *out, *n_out, &cap, sizeof(**out));
+		floe_state_run_summary *r = &(*out)[(*n_out)++];
+		memset(r, 0, sizeof(*r));
+		r->run_id = floe_state_column_dup(arena, s, 0);
+		r->command = floe_state_column_dup(arena, s, 1);
+		r->status = floe_state_column_dup(arena, s, 2);
+		r->started_at = floe_state_column_dup(arena, s, 3);
+		r->finished_at = floe_state_column_dup(arena, s, 4);
+	}
+	floe_db_finalize(s);
+	for (size_t i = 0; rc == 0 && i < *n_out; i++)
+		rc = run_tables(st, arena, &(*out)[i]);
+	return rc < 0 ? -1 : 0;
 }

@@ -26,7 +26,7 @@ int floe_state_token_list(floe_state *st, floe_arena *arena, floe_state_token **
 /* Remove a token and its sessions; *found false when no token has that name. */
 int floe_state_token_revoke(floe_state *st, const char *name, bool *found);
 
-/* The token whose hash is `hash` (marking it used now), or *out NULL. */
+/* The token whose hash is `hash` (marking it used, at most once a minute), or *out NULL. */
 int floe_state_token_find(floe_state *st, floe_arena *arena, const char *hash, floe_state_token **out);
 
 int floe_state_token_count(floe_state *st, int64_t *out);
@@ -66,6 +66,21 @@ int floe_state_job_list(floe_state *st, floe_arena *arena, int limit, floe_state
 
 /* One job, or *out NULL. */
 int floe_state_job_get(floe_state *st, floe_arena *arena, const char *id, floe_state_job **out);
+
+/* A run of the ledger with what it did per table (the console's run history). */
+typedef struct floe_state_run_table {
+	const char *table_name, *layer, *state, *error, *cause;
+	int64_t rows; /* -1 unknown */
+} floe_state_run_table;
+
+typedef struct floe_state_run_summary {
+	const char *run_id, *command, *status, *started_at, *finished_at;
+	floe_state_run_table *tables;
+	size_t n_tables;
+} floe_state_run_summary;
+
+/* The newest `limit` runs, newest first, each with its table records (arena-owned). */
+int floe_state_run_list(floe_state *st, floe_arena *arena, int limit, floe_state_run_summary **out, size_t *n_out);
 
 /* Jobs left running by a server that is gone become interrupted (at start of `floe serve`). */
 int floe_state_job_interrupt_stale(floe_state *st);

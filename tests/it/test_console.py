@@ -6,8 +6,10 @@ forged POST with a viewer token gets 403; the admin confirmation rejects a wrong
 another origin cannot make an open (token-less) server start a job."""
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -109,6 +111,11 @@ def test_panels_show_what_floe_status_reports(src, proj, server, tokens, browser
     assert modes == sorted(t["mode"] for t in lock["tables"])
     branches = [li.get_attribute("data-branch") for li in browser.find_elements(By.CSS_SELECTOR, "#branches li")]
     assert branches == ["floe/mart/waiting_demo"]
+    db = sqlite3.connect(proj / ".floe" / "state.db")
+    ledger_runs = [r[0] for r in db.execute("SELECT run_id FROM runs ORDER BY started_at DESC, run_id DESC LIMIT 30")]
+    db.close()
+    wait(browser, lambda b: [r.get_attribute("data-run") for r in b.find_elements(By.CSS_SELECTOR, "#runs tbody tr")]
+         == ledger_runs)
     stack = browser.find_element(By.ID, "stack").text
     assert f"127.0.0.1:{src.stack['port']}/console_it" in stack and server.base in stack
     assert src.password not in browser.page_source and src.password not in stack
@@ -132,6 +139,24 @@ def test_operator_starts_run_and_sees_its_output_stream(proj, server, tokens, br
     s1, b1 = post(server.base + "/api/jobs", {"kind": "plan"}, {"Authorization": "Bearer " + tokens["operator"]})
     s2, b2 = post(server.base + "/api/jobs", {"kind": "plan"}, {"Authorization": "Bearer " + tokens["operator"]})
     assert s1 == 202 and s2 == 409 and b2["error"]["type"] == "ConflictException", (b1, b2)
+
+
+def test_a_job_is_cancelled_and_its_stream_ends(proj, server, tokens):
+    op = {"Authorization": "Bearer " + tokens["operator"]}
+    code, body = post(server.base + "/api/jobs", {"kind": "run"}, op)
+    assert code == 202, body
+    events = urllib.request.urlopen(urllib.request.Request(
+        f"{server.base}/api/jobs/{body['id']}/events", headers=op), timeout=60)
+    assert events.headers["Content-Type"] == "text/event-stream"
+    vc, _ = post(f"{server.base}/api/jobs/{body['id']}/cancel", {}, {"Authorization": "Bearer " + tokens["viewer"]})
+    assert vc == 403
+    cc, _ = post(f"{server.base}/api/jobs/{body['id']}/cancel", {}, op)
+    assert cc == 202
+    text = events.read().decode()  # the stream ends by itself once the job has ended
+    assert text.rstrip().splitlines()[-2:][0] == "event: end" and '"status":"cancelled"' in text, text
+    job = next(j for j in jobs(server, tokens["viewer"]) if j["id"] == body["id"])
+    assert job["status"] == "cancelled" and job["finished_at"]
+    assert post(f"{server.base}/api/jobs/{body['id']}/cancel", {}, op)[0] == 409  # not running any more
 
 
 def test_viewer_sees_disabled_buttons_and_a_forged_post_is_refused(server, tokens, browser):
@@ -209,3 +234,23 @@ def test_another_origin_cannot_start_a_job_on_an_open_server(src, proj, tmp_path
         other.terminate()
         other.wait()
         s.stop()
+
+
+def test_stopping_the_server_ends_streams_and_cancels_jobs(src, proj, tokens):
+    s = Serve(proj, src.password)
+    op = {"Authorization": "Bearer " + tokens["operator"]}
+    try:
+        code, body = post(s.base + "/api/jobs", {"kind": "run"}, op)
+        assert code == 202, body
+        events = urllib.request.urlopen(urllib.request.Request(
+            f"{s.base}/api/jobs/{body['id']}/events", headers=op), timeout=60)
+        started = time.monotonic()
+        assert s.stop() == 0
+        assert time.monotonic() - started < 15
+        assert "event: end" in events.read().decode()
+    finally:
+        s.stop()
+    db = sqlite3.connect(proj / ".floe" / "state.db")
+    status = db.execute("SELECT status FROM serve_jobs WHERE id = ?", (body["id"],)).fetchone()[0]
+    db.close()
+    assert status in ("cancelled", "ok")  # a run that finished in the meantime is ok

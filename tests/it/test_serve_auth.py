@@ -4,6 +4,7 @@ cross-origin checks, and the refusal to listen beyond loopback without tokens or
 with a certificate made by openssl)."""
 import http.cookiejar
 import json
+from concurrent.futures import ThreadPoolExecutor
 import sqlite3
 import ssl
 import subprocess
@@ -61,6 +62,8 @@ def test_open_on_loopback_until_a_token_exists(proj):
         add_token(proj, "viewer", "late")
         code, headers, body = call(s.base, "/api/logout", "POST")
         assert code == 401 and headers["WWW-Authenticate"].startswith("Bearer"), body
+        # With tokens, a proxy in front may name the server as it likes.
+        assert call(s.base, "/api/session", headers={"Host": "floe.example:443"})[0] == 200
         assert json.loads(body) == {"error": {"message": json.loads(body)["error"]["message"],
                                               "type": "NotAuthorizedException", "code": 401}}
     finally:
@@ -87,6 +90,10 @@ def test_tokens_are_hashed_listed_and_revoked(proj):
         assert call(s.base, "/healthz")[0] == 200  # operations routes stay open for probes
         assert call(s.base, "/api/logout", "POST", headers={"Authorization": "Bearer floe_" + "0" * 64})[0] == 401
         assert call(s.base, "/api/logout", "POST", headers=auth)[0] == 204
+        # Many clients at once (a connection each, concurrent handlers, one ledger): all answered.
+        with ThreadPoolExecutor(max_workers=32) as pool:
+            codes = list(pool.map(lambda _: call(s.base, "/api/session", headers=auth)[0], range(320)))
+        assert codes == [200] * 320
         floe("-C", str(proj), "serve", "token", "revoke", "ops", check=0)
         assert call(s.base, "/api/logout", "POST", headers=auth)[0] == 401
         assert floe("-C", str(proj), "serve", "token", "revoke", "ops").rc == 2
@@ -159,6 +166,20 @@ def test_beyond_loopback_needs_tokens_and_tls(proj, tmp_path):
     finally:
         p.terminate()
         p.wait(timeout=60)
+    # The same from floe.toml's [serve] (paths relative to the project), no flags.
+    assert cert.parent == proj  # the fixture's project is tmp_path: cert.pem and key.pem are in it
+    (proj / "floe.toml").write_text(TOML + '\n[serve]\nlisten = "0.0.0.0:0"\ntls-cert = "cert.pem"\ntls-key = "key.pem"\n')
+    p = subprocess.Popen([FLOE, "-C", str(proj), "serve"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        assert line.startswith("listening on https://0.0.0.0:"), line
+        base = "https://127.0.0.1:" + line.rsplit(":", 1)[1].strip()
+        code, _, body = call(base, "/api/session", headers={"Authorization": "Bearer " + token}, context=ctx)
+        assert code == 200 and json.loads(body)["role"] == "admin"
+    finally:
+        p.terminate()
+        p.wait(timeout=60)
+    (proj / "floe.toml").write_text(TOML)
     p = serve_beyond_loopback(proj, "--insecure-http")
     try:
         assert p.stdout.readline().startswith("listening on http://0.0.0.0:")

@@ -112,11 +112,31 @@ async function loadTables() {
   if (r.status !== 200) return;
   for (const t of r.body.tables || []) {
     const mode = el("span", t.mode, t.mode === "refused" ? "bad" : "");
-    const tr = row([`${t.schema}.${t.name}`, mode, t.reason || "", t.watermark || "", (t.key || []).join(", ")]);
+    const tr = row([`${t.schema}.${t.table}`, mode, t.reason || "", t.watermark || "", (t.key || []).join(", ")]);
     tr.dataset.mode = t.mode;
     tbody.appendChild(tr);
   }
-  if (!r.body.generated) tbody.appendChild(row(["not generated yet: run plan, then generate", "", "", "", ""]));
+  if (!(r.body.tables || []).length) tbody.appendChild(row(["not generated yet: run plan, then generate", "", "", "", ""]));
+}
+
+async function loadRuns() {
+  const r = await api("/api/runs");
+  const tbody = $("runs").tBodies[0];
+  tbody.replaceChildren();
+  if (r.status !== 200) return;
+  for (const run of r.body.runs || []) {
+    const details = el("details");
+    details.appendChild(el("summary", `${run.tables.length} records`));
+    for (const t of run.tables) {
+      const line = `${t.table} ${t.layer}: ${t.state}` + (t.rows !== null ? `, ${t.rows} rows` : "") +
+        (t.error ? ` — ${t.error}` : "") + (t.cause ? ` (${t.cause})` : "");
+      details.appendChild(el("div", line, stateClass(t.state)));
+    }
+    const tr = row([run.run_id, run.command, el("span", run.status, run.status === "ok" ? "ok" : run.status === "running" ? "warn" : "bad"),
+      run.started_at, details]);
+    tr.dataset.run = run.run_id;
+    tbody.appendChild(tr);
+  }
 }
 
 async function loadStack() {
@@ -202,7 +222,7 @@ async function startJob(kind, confirm) {
 
 async function refresh() {
   await loadSession();
-  await Promise.all([loadStack(), loadHealth(), loadBranches(), loadTables(), loadJobs()]);
+  await Promise.all([loadStack(), loadHealth(), loadBranches(), loadTables(), loadJobs(), loadRuns()]);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -222,5 +242,5 @@ document.addEventListener("DOMContentLoaded", () => {
     if (state.current) await api(`/api/jobs/${encodeURIComponent(state.current)}/cancel`, { method: "POST" });
   });
   refresh();
-  setInterval(() => { loadHealth(); loadJobs(); }, 15000);
+  setInterval(() => { loadHealth(); loadJobs(); loadRuns(); }, 15000);
 });

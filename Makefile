@@ -127,7 +127,7 @@ unit: $(BUILD)/unit_tests
 	$(SAN_ENV) $(BUILD)/unit_tests
 
 it: $(BUILD)/floe $(TOOLS)
-	$(SAN_ENV) FLOE_BIN=$(abspath $(BUILD)/floe) FLOE_TOOLS=$(abspath $(BUILD)/tools) $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(IT)
+	$(SAN_ENV) FLOE_BIN=$(abspath $(BUILD)/floe) FLOE_TOOLS=$(abspath $(BUILD)/tools) $(VENV)/bin/python -m pytest -q -p no:cacheprovider --durations=25 $(IT)
 
 test: setup
 	$(MAKE) unit it

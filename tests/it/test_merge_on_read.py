@@ -212,13 +212,18 @@ def test_expiry_deletes_nothing_a_kept_snapshot_references(src, proj):
     assert_equals_source(src, d, "bronze.events")
 
 
-def killed(src, d, *args, rng):
-    """floe ARGS started and SIGKILLed at a random instant (or left to finish): its return code."""
+def killed(src, d, *args, rng, windows):
+    """floe ARGS started and SIGKILLed at a random instant (or left to finish): its return code.
+    `windows` holds, per command, how long its last uninterrupted run took: the kill falls inside
+    that, so a fast command is still killed mid-way rather than always finishing first."""
     env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
+    window = windows.get(args[0], 0.7)
+    started = time.monotonic()
     proc = subprocess.Popen([FLOE, "-C", str(d), *args], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
-        proc.wait(timeout=rng.uniform(0.02, 0.7))
+        proc.wait(timeout=rng.uniform(0.05, 0.95) * window)
+        windows[args[0]] = time.monotonic() - started
     except subprocess.TimeoutExpired:
         proc.kill()  # SIGKILL: mid-read, mid-write or mid-commit
         proc.wait()
@@ -232,8 +237,10 @@ def test_kill_9_during_runs_compaction_and_expiry(src, proj):
     seed = int(os.environ.get("FLOE_CRASH_SEED", str(time.time_ns() % 1_000_000)))
     rng = random.Random(seed)
     t = lock_table(d, "bronze.events")
-    kills, states = 0, [pyiceberg_rows(d, "bronze.events")]
-    for cycle in range(9):
+    kills, states, windows = 0, [pyiceberg_rows(d, "bronze.events")], {}
+    for cycle in range(30):
+        if kills >= 3 and cycle >= 9:
+            break
         step = ["run", "--layer", "bronze", "--no-reconcile", "--table", "public.events"]
         if cycle % 3 == 1:
             step = ["compact", "--table", "public.events"]
@@ -243,10 +250,10 @@ def test_kill_9_during_runs_compaction_and_expiry(src, proj):
             src.admin(f"UPDATE public.events SET payload = 'k{cycle}' || id WHERE id % 700 = {cycle}")
             src.admin(f"DELETE FROM public.events WHERE id = {100 + cycle}")
             states.append(source_rows(src, d, t))
-        kills += killed(src, d, *step, rng=rng) == -9
+        kills += killed(src, d, *step, rng=rng, windows=windows) == -9
         got = pyiceberg_rows(d, "bronze.events")
         assert got in states, f"seed {seed}, cycle {cycle} ({step[0]}): not a committed state"
         assert duckdb_rows(d, "bronze.events") == got, f"seed {seed}, cycle {cycle}"
-    assert kills >= 2, f"seed {seed}: only {kills} kills"
+    assert kills >= 3, f"seed {seed}: only {kills} kills in {cycle + 1} cycles"
     run(src, d, "public.events")  # after the crashes a run completes and proves the table
     assert_equals_source(src, d, "bronze.events")

@@ -16,6 +16,8 @@
 #include "iceberg/table_int.h"
 
 #include "base/error.h"
+#include "base/log.h"
+#include "base/text.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -104,8 +106,32 @@ static int walk_snapshots(floe_iceberg_table *t, floe_arena *a, const floe_icebe
 	return 0;
 }
 
+/*
+ * Whether `uri` lies under the table's own location. A snapshot may reference files anywhere (an
+ * Iceberg client chose them, e.g. through the REST catalog); those are not the table's to delete.
+ */
+static bool inside_table(const floe_iceberg_table *t, const char *uri)
+{
+	floe_arena *a = floe_arena_new();
+	const char *root = floe_iceberg_uri_key(a, floe_iceberg_table_location(t));
+	const char *key = floe_iceberg_uri_key(a, uri);
+	size_t n = strlen(root);
+	while (n > 0 && root[n - 1] == '/')
+		n--;
+	bool inside = n > 0 && strncmp(key, root, n) == 0 && key[n] == '/' && !strstr(key + n, "/../") &&
+		      !strstr(key + n, "/./");
+	floe_arena_free(a);
+	return inside;
+}
+
 static void remove_file(floe_iceberg_table *t, const char *uri, size_t *counter)
 {
+	if (!inside_table(t, uri)) {
+		char *shown = floe_text_printable(uri);
+		floe_log_warn("left %s in place: it lies outside the table's location", shown);
+		free(shown);
+		return;
+	}
 	if (floe_iceberg_storage_remove(floe_iceberg_table_storage(t), uri) == 0)
 		(*counter)++;
 	else

@@ -352,6 +352,36 @@ done:
 	env_close(&e);
 }
 
+/* A snapshot may reference a file outside the table's location (a REST client chose it): expiry leaves it. */
+FLOE_TEST(iceberg_expire_never_deletes_a_file_outside_the_table)
+{
+	env e;
+	floe_iceberg_table *t = NULL;
+	floe_iceberg_cleanup_result res;
+	floe_buf bytes = FLOE_BUF_INIT;
+	FLOE_CHECK(env_open(&e));
+	t = create_table(&e, "t");
+	floe_iceberg_data_file *f = t ? make_file(&e, t, 0, 5) : NULL;
+	if (!f)
+		goto done;
+	const char *inside = floe_iceberg_uri_to_path(e.a, f->path);
+	const char *outside = floe_arena_printf(e.a, "%s/elsewhere.parquet", e.dir);
+	FLOE_CHECK(floe_fs_read_file(&bytes, inside) == 0 && floe_fs_write_atomic(outside, bytes.ptr, bytes.len, NULL) == 0);
+	f->path = outside;
+	FLOE_CHECK(floe_iceberg_table_append(t, f, 1, NULL) == 0);
+	FLOE_CHECK(floe_iceberg_table_replace(t, make_file(&e, t, 10, 2), 1, NULL) == 0);
+	floe_iceberg_expire_opts opts = FLOE_ICEBERG_EXPIRE_OPTS_INIT;
+	opts.older_than_ms = floe_iceberg_now_ms() + 1000;
+	opts.retain_last = 1;
+	FLOE_CHECK(floe_iceberg_table_expire(t, &opts, &res) == 0);
+	FLOE_CHECK(res.expired_snapshots == 1 && res.deleted_data_files == 0);
+	FLOE_CHECK(floe_fs_exists(outside));
+	floe_iceberg_table_free(t);
+done:
+	floe_buf_free(&bytes);
+	env_close(&e);
+}
+
 /* ---- a lost catalog ---- */
 
 FLOE_TEST(iceberg_lost_catalog_is_refused_then_recovered)

@@ -1,0 +1,157 @@
+"""Scale-out check (`make scale-out`, not the default suite): a single-node Trino 476
+(scripts/trino.sh) with an Iceberg catalog `floe` on floe serve's REST catalog (/iceberg, an
+operator token) over the shop project floe built — bronze, silver and the example gold marts.
+Trino reads every table as PyIceberg does, time-travels to a snapshot floe wrote, writes a table
+`floe query` then reads, and dbt-trino runs the generated project's `trino` target with the
+silver and gold rows floe's embedded run built."""
+import datetime as dt
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from pyiceberg.catalog.sql import SqlCatalog
+
+from conftest import REPO
+from servekit import Serve, free_port
+from sourcedb import Source
+from conftest import floe
+
+MARTS = ["monthly_revenue", "customer_segments", "payment_mix", "seller_scorecard"]
+TRINO_SH = REPO / "scripts" / "trino.sh"
+
+
+def git(d, *args):
+    p = subprocess.run(["git", "-C", str(d / "pipeline"), *args], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+@pytest.fixture(scope="module")
+def src(stack):
+    s = Source(stack, "scaleout_trino", "scaleout_trino_reader")
+    s.create("")
+    floe("shop", "generate", "--scale", "0.01", "--seed", "5",
+         "--target", f"{stack['socket_dir']}:{stack['port']}/{s.name}", check=0)
+    s.grant_read("public")
+    return s
+
+
+@pytest.fixture(scope="module")
+def shop(src, tmp_path_factory):
+    """The shop project: bronze and silver by `floe run`, the example marts drafted, merged and
+    built by `floe run --layer gold`."""
+    d = tmp_path_factory.mktemp("trino")
+    src.project(d)
+    src.floe(d, "generate", check=0)
+    src.floe(d, "run", check=0)
+    (d / "marts").mkdir()
+    for name in MARTS:
+        shutil.copy(REPO / "examples" / "shop" / "marts" / f"{name}.md", d / "marts")
+        src.floe(d, "gold", "draft", f"marts/{name}.md", "--json", check=0)
+        git(d, "merge", "--no-edit", f"floe/mart/{name}")
+    r = src.floe(d, "run", "--layer", "gold", "--json", check=0)
+    assert {g["mart"] for g in json.loads(r.out)["gold"]} == set(MARTS), r
+    return d
+
+
+@pytest.fixture(scope="module")
+def served(src, shop):
+    token = src.floe(shop, "serve", "token", "add", "--role", "operator", "--name", "trino", check=0).out.strip()
+    s = Serve(shop, src.password)
+    yield s, token
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def trino(served, shop, tmp_path_factory):
+    """Trino started by scripts/trino.sh on a free port, stopped after; yields a cursor factory."""
+    import trino as trino_client
+    server, token = served
+    run = tmp_path_factory.mktemp("trino_run")
+    port = free_port()
+    env = dict(os.environ, FLOE_TRINO_REST_TOKEN=token)
+    p = subprocess.run([str(TRINO_SH), "start", str(run), str(port), f"{server.base}/iceberg", "/"],
+                       env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-4000:]
+    assert token not in (run / "etc" / "catalog" / "floe.properties").read_text()
+
+    def cursor():
+        conn = trino_client.dbapi.connect(host="127.0.0.1", port=port, user="floe", catalog="floe",
+                                          http_scheme="http")
+        return conn.cursor()
+    yield {"cursor": cursor, "port": port, "run": run}
+    subprocess.run([str(TRINO_SH), "stop", str(run)], check=False)
+
+
+def catalog(d: Path):
+    return SqlCatalog("floe", uri=f"sqlite:///{d}/warehouse/catalog.db", warehouse=f"file://{d}/warehouse")
+
+
+def sql(trino, query):
+    cur = trino["cursor"]()
+    cur.execute(query)
+    return cur.fetchall()
+
+
+def norm(v):
+    """One comparable form for what PyIceberg (pyarrow) and Trino's client return."""
+    if v is None:
+        return None
+    if isinstance(v, uuid.UUID):
+        return str(v)
+    if isinstance(v, dt.datetime):
+        return v.astimezone(dt.timezone.utc).replace(tzinfo=None) if v.tzinfo is not None else v
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v)
+    if isinstance(v, float):
+        return "NaN" if v != v else v
+    if isinstance(v, Decimal):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [norm(x) for x in v]
+    if isinstance(v, dict):
+        return {k: norm(x) for k, x in v.items()}
+    return v
+
+
+def content(rows):
+    """(row count, sha256 over the sorted normalised rows): a table's content, order aside."""
+    lines = sorted(repr(r) for r in rows)
+    return len(lines), hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def pyiceberg_rows(tbl, snapshot_id=None):
+    names = [f.name for f in tbl.schema().fields]
+    return [[norm(r[n]) for n in names] for r in tbl.scan(snapshot_id=snapshot_id).to_arrow().to_pylist()]
+
+
+def trino_rows(trino, ident, names, suffix=""):
+    cols = ", ".join('"' + n.replace('"', '""') + '"' for n in names)
+    ns, name = ident
+    return [[norm(v) for v in r] for r in sql(trino, f'SELECT {cols} FROM floe."{ns}"."{name}"{suffix}')]
+
+
+def floe_tables(d):
+    cat = catalog(d)
+    return [(ns, t) for ns in ("bronze", "silver", "gold") for _, t in cat.list_tables(ns)]
+
+
+def test_trino_reads_every_bronze_silver_and_gold_table_as_pyiceberg_does(shop, trino):
+    tables = floe_tables(shop)
+    layers = {ns for ns, _ in tables}
+    assert layers == {"bronze", "silver", "gold"} and len(tables) >= 9 + 9 + len(MARTS), tables
+    shown = {r[0] for r in sql(trino, "SHOW TABLES FROM floe.silver")}
+    assert {t for ns, t in tables if ns == "silver"} <= shown
+    cat = catalog(shop)
+    for ident in tables:
+        tbl = cat.load_table(ident)
+        names = [f.name for f in tbl.schema().fields]
+        want = content(pyiceberg_rows(tbl))
+        got = content(trino_rows(trino, ident, names))
+        assert got == want and want[0] > 0, (ident, got, want)

@@ -17,10 +17,9 @@ from pathlib import Path
 import pytest
 from pyiceberg.catalog.sql import SqlCatalog
 
-from conftest import REPO
+from conftest import REPO, floe
 from servekit import Serve, free_port
 from sourcedb import Source
-from conftest import floe
 
 MARTS = ["monthly_revenue", "customer_segments", "payment_mix", "seller_scorecard"]
 TRINO_SH = REPO / "scripts" / "trino.sh"
@@ -155,3 +154,67 @@ def test_trino_reads_every_bronze_silver_and_gold_table_as_pyiceberg_does(shop, 
         want = content(pyiceberg_rows(tbl))
         got = content(trino_rows(trino, ident, names))
         assert got == want and want[0] > 0, (ident, got, want)
+
+
+def test_a_table_trino_writes_through_rest_is_read_by_floe_query(src, shop, trino):
+    sql(trino, "CREATE SCHEMA IF NOT EXISTS floe.trinow")
+    sql(trino, "CREATE TABLE floe.trinow.sellers_by_state AS "  # a create, then a commit with the data
+               "SELECT seller_state AS state, count(*) AS n FROM floe.bronze.sellers GROUP BY seller_state")
+    sql(trino, "INSERT INTO floe.trinow.sellers_by_state VALUES ('ZZ', 1000)")  # an append commit
+    with src.reader() as conn:
+        states, sellers = conn.execute("select count(distinct seller_state), count(*) from sellers").fetchone()
+    r = src.floe(shop, "query", "--csv", "select count(*) AS c, sum(n) AS s from trinow.sellers_by_state", check=0)
+    assert r.out == f"c,s\n{states + 1},{sellers + 1000}\n", r
+    assert len(catalog(shop).load_table("trinow.sellers_by_state").history()) == 2
+
+
+DBT_TRINO = os.environ.get("FLOE_DBT_TRINO", str(REPO / ".venv-dbt-trino" / "bin" / "dbt"))
+
+
+def dbt_trino(d, trino, *args):
+    """dbt on the generated project's `trino` target, pointed at the test's Trino by the profile's
+    variables (plain HTTP, no password: a private loopback server)."""
+    if not Path(DBT_TRINO).exists():
+        pytest.fail(f"dbt-trino not found at {DBT_TRINO}: run make scale-out (it creates .venv-dbt-trino)")
+    env = dict(os.environ, FLOE_TRINO_HOST="127.0.0.1", FLOE_TRINO_PORT=str(trino["port"]),
+               FLOE_TRINO_USER="floe", FLOE_TRINO_METHOD="none", FLOE_TRINO_HTTP_SCHEME="http",
+               DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    return subprocess.run([DBT_TRINO, *args, "--target", "trino", "--profiles-dir", ".", "--project-dir", "."],
+                          cwd=d / "pipeline" / "dbt", env=env, capture_output=True, text=True, timeout=1800)
+
+
+def test_dbt_trino_builds_the_same_silver_and_gold_as_floe(shop, trino):
+    cat = catalog(shop)
+    built = [(ns, t) for ns, t in floe_tables(shop) if ns in ("silver", "gold")]
+    floes = {}
+    for ident in built:
+        tbl = cat.load_table(ident)
+        floes[ident] = ([f.name for f in tbl.schema().fields], content(pyiceberg_rows(tbl)))
+    p = dbt_trino(shop, trino, "build", "--full-refresh")
+    assert p.returncode == 0, p.stdout[-8000:] + p.stderr[-3000:]
+    results = json.loads((shop / "pipeline" / "dbt" / "target" / "run_results.json").read_text())["results"]
+    models = {r["unique_id"].split(".")[-1] for r in results if r["unique_id"].startswith("model.")}
+    assert {t for _, t in built} <= models, models
+    assert all(r["status"] in ("success", "pass", "warn") for r in results), results
+    assert sum(r["unique_id"].startswith("test.") for r in results) > 0
+    for ident, (names, want) in floes.items():
+        got = content(trino_rows(trino, ident, names))
+        assert got == want, (ident, got, want)
+        again = cat.load_table(ident)  # the table dbt replaced, read by PyIceberg from floe's catalog
+        assert content(pyiceberg_rows(again)) == want, ident
+
+
+def test_trino_time_travels_to_a_snapshot_floe_wrote(src, shop, trino):
+    cat = catalog(shop)
+    old = cat.load_table("bronze.sellers")
+    old_id, old_rows = old.current_snapshot().snapshot_id, pyiceberg_rows(old)
+    names = [f.name for f in old.schema().fields]
+    src.admin("UPDATE public.sellers SET seller_city = 'moved' WHERE seller_zip_code_prefix % 3 = 0")
+    src.floe(shop, "run", "--table", "public.sellers", "--layer", "bronze", "--json", check=0)
+    now = cat.load_table("bronze.sellers")
+    assert now.current_snapshot().snapshot_id != old_id
+    got_now = trino_rows(trino, ("bronze", "sellers"), names)
+    assert content(got_now) == content(pyiceberg_rows(now))
+    then = trino_rows(trino, ("bronze", "sellers"), names, f" FOR VERSION AS OF {old_id}")
+    assert content(then) == content(old_rows) != content(got_now)
+    assert content(pyiceberg_rows(now, snapshot_id=old_id)) == content(then)

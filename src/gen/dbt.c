@@ -301,9 +301,31 @@ static void model_config(floe_buf *b, const floe_lock_silver *s)
 	floe_buf_puts(b, "], on_schema_change='fail') }}\n");
 }
 
+/* row_number() over (partition by <key> [order by <watermark> desc]): the row kept per key. */
+static void dedup_window(floe_buf *b, const floe_lock_table *t)
+{
+	const floe_lock_silver *s = t->silver;
+	floe_buf_puts(b, "row_number() over (partition by ");
+	for (size_t i = 0; i < s->n_unique_key; i++) {
+		floe_buf_puts(b, i ? ", " : "");
+		ident(b, s->unique_key[i]);
+	}
+	if (t->watermark) {
+		floe_buf_puts(b, " order by ");
+		ident(b, t->watermark);
+		floe_buf_puts(b, " desc");
+	}
+	floe_buf_putc(b, ')');
+}
+
+/*
+ * The model: its columns over bronze, deduplicated by the key in a subquery numbering the rows
+ * (not QUALIFY, which Trino does not parse: the same SQL runs on DuckDB and Trino).
+ */
 static const char *model_sql(emit *e, const floe_lock_table *t)
 {
 	const floe_lock_silver *s = t->silver;
+	bool dedup = s->n_unique_key > 0;
 	floe_buf b = FLOE_BUF_INIT;
 	floe_buf_puts(&b, "{# " GENERATED " #}\n{# ");
 	floe_buf_printf(&b, "%s from %s: typed, deduplicated by the primary key, PII masked as [silver.pii] says. #}\n",
@@ -314,6 +336,11 @@ static const char *model_sql(emit *e, const floe_lock_table *t)
 		select_column(&b, e, t, &s->columns[i]);
 		floe_buf_puts(&b, i + 1 < s->n_columns ? ",\n" : "\n");
 	}
+	if (dedup) {
+		floe_buf_puts(&b, "from (\nselect *, ");
+		dedup_window(&b, t);
+		floe_buf_puts(&b, " as floe_row_number\n");
+	}
 	floe_buf_printf(&b, "from {{ source('bronze', '%s') }}\n", floe_dbt_model_name(e->a, s));
 	if (strcmp(s->materialized, "incremental") == 0) { /* bronze's late window: late commits too */
 		floe_buf_puts(&b, "{% if is_incremental() %}\nwhere ");
@@ -323,19 +350,8 @@ static const char *model_sql(emit *e, const floe_lock_table *t)
 		floe_buf_printf(&b, ") - interval '%lld' second, timestamp '0001-01-01 00:00:00') from {{ this }})\n"
 				"{%% endif %%}\n", (long long)e->config->bronze.late_window_seconds);
 	}
-	if (s->n_unique_key > 0) {
-		floe_buf_puts(&b, "qualify row_number() over (partition by ");
-		for (size_t i = 0; i < s->n_unique_key; i++) {
-			floe_buf_puts(&b, i ? ", " : "");
-			ident(&b, s->unique_key[i]);
-		}
-		if (t->watermark) {
-			floe_buf_puts(&b, " order by ");
-			ident(&b, t->watermark);
-			floe_buf_puts(&b, " desc");
-		}
-		floe_buf_puts(&b, ") = 1\n");
-	}
+	if (dedup)
+		floe_buf_puts(&b, ") numbered\nwhere floe_row_number = 1\n");
 	const char *out = floe_arena_strdup(e->a, floe_buf_cstr(&b));
 	floe_buf_free(&b);
 	return out;

@@ -1,7 +1,7 @@
 /*
  * dbt.c — pipeline/dbt/, the dbt project of the silver layer, from the lock's silver
  * sections: dbt_project.yml, profiles.yml (target duckdb over floe's bronze tables,
- * target trino for the REST catalog to come, credentials only as env_var()),
+ * target trino on floe serve's REST catalog, credentials only as env_var()),
  * models/sources.yml, models/silver/<table>.sql and models/silver/schema.yml, plus the
  * fixed files of dbt_files.c. YAML strings are written as JSON strings (valid YAML);
  * a string holding Jinja delimiters is wrapped in {% raw %} because dbt renders them.
@@ -163,7 +163,9 @@ static const char *profiles_yml(emit *e, const floe_config *config)
 		"            pii_key_env: ");
 	floe_json_put_cstr(&b, config->silver.pii_key_env);
 	floe_buf_puts(&b, "\n"
-		"    # Trino over floe's Iceberg REST catalog (to come): the Iceberg catalog as `database`.\n"
+		"    # Trino whose Iceberg catalog is floe serve's REST catalog, as `database`\n"
+		"    # (docs/rest-catalog.md); a private Trino without TLS: FLOE_TRINO_METHOD=none and\n"
+		"    # FLOE_TRINO_HTTP_SCHEME=http.\n"
 		"    trino:\n"
 		"      type: trino\n"
 		"      method: \"{{ env_var('FLOE_TRINO_METHOD', 'ldap') }}\"\n"

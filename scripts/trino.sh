@@ -13,7 +13,8 @@
 #       at REST_URI, the native local file system (file:// and local://) rooted at ROOT: floe's
 #       tables carry absolute file:///… paths, which resolve under ROOT, so give `/` for them.
 #       The bearer token is read from $FLOE_TRINO_REST_TOKEN by Trino itself (${ENV:…}): it is
-#       never written to RUNDIR. Returns once /v1/info says the server is started (or fails
+#       never written to RUNDIR. Returns once /v1/info says the server is started and a query
+#       sees an active node (or fails
 #       after FLOE_TRINO_WAIT seconds, default 600, with the log's tail).
 #   scripts/trino.sh stop RUNDIR
 #       stops the JVM started there (TERM, then KILL after 30 s).
@@ -99,6 +100,22 @@ start() {
 	wait_ready "$run" "$port"
 }
 
+# Whether the scheduler sees an active node: started is not yet schedulable (NO_NODES_AVAILABLE).
+# One query through the client protocol, its nextUri followed to the end.
+active_nodes() {
+	local out next
+	out=$(curl -fsS -X POST -H "X-Trino-User: floe" \
+		--data "SELECT count(*) FROM system.runtime.nodes WHERE state = 'active'" \
+		"http://127.0.0.1:$1/v1/statement" 2>/dev/null) || return 1
+	while next=$(printf '%s' "$out" | sed -n 's/.*"nextUri":"\([^"]*\)".*/\1/p') && [ -n "$next" ]; do
+		if printf '%s' "$out" | grep -q '"data":\[\[[1-9]'; then
+			return 0
+		fi
+		out=$(curl -fsS -H "X-Trino-User: floe" "$next" 2>/dev/null) || return 1
+	done
+	printf '%s' "$out" | grep -q '"data":\[\[[1-9]'
+}
+
 show_log() {
 	tail -40 "$1/trino.log" >&2
 	[ ! -f "$1/var/log/server.log" ] || grep -E "ERROR|Exception" "$1/var/log/server.log" | tail -20 >&2
@@ -110,7 +127,8 @@ wait_ready() {
 	deadline=$((SECONDS + ${FLOE_TRINO_WAIT:-600}))
 	while [ $SECONDS -lt $deadline ]; do
 		kill -0 "$pid" 2>/dev/null || { show_log "$run"; die "trino exited while starting (log: $run/trino.log)"; }
-		if curl -fsS "http://127.0.0.1:$port/v1/info" 2>/dev/null | grep -q '"starting":false'; then
+		if curl -fsS "http://127.0.0.1:$port/v1/info" 2>/dev/null | grep -q '"starting":false' &&
+			active_nodes "$port"; then
 			return 0
 		fi
 		sleep 1

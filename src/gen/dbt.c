@@ -174,6 +174,7 @@ static const char *profiles_yml(emit *e, const floe_config *config)
 		"      user: \"{{ env_var('FLOE_TRINO_USER', '') }}\"\n"
 		"      password: \"{{ env_var('FLOE_TRINO_PASSWORD', '') }}\"\n"
 		"      http_scheme: \"{{ env_var('FLOE_TRINO_HTTP_SCHEME', 'https') }}\"\n"
+		"      require_certificate_validation: true\n"
 		"      database: \"{{ env_var('FLOE_TRINO_CATALOG', 'floe') }}\"\n"
 		"      schema: silver\n"
 		"      threads: 4\n");

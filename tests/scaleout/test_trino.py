@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from pyiceberg.catalog.sql import SqlCatalog
 
-from conftest import REPO, floe
+from conftest import REPO
 from servekit import Serve, free_port
 from sourcedb import Source
 
@@ -34,10 +34,7 @@ def git(d, *args):
 
 @pytest.fixture(scope="module")
 def src(stack):
-    s = Source(stack, "scaleout_trino", "scaleout_trino_reader")
-    s.create("")
-    floe("shop", "generate", "--scale", "0.01", "--seed", "5",
-         "--target", f"{stack['socket_dir']}:{stack['port']}/{s.name}", check=0)
+    s = Source(stack, "scaleout_trino", "scaleout_trino_reader").shop(seed="5")
     s.grant_read("public")
     return s
 

@@ -126,7 +126,7 @@ wait_ready() {
 	pid=$(cat "$run/trino.pid")
 	deadline=$((SECONDS + ${FLOE_TRINO_WAIT:-600}))
 	while [ $SECONDS -lt $deadline ]; do
-		kill -0 "$pid" 2>/dev/null || { show_log "$run"; die "trino exited while starting (log: $run/trino.log)"; }
+		kill -0 "$pid" 2>/dev/null || { show_log "$run"; rm -f "$run/trino.pid"; die "trino exited while starting (log: $run/trino.log)"; }
 		if curl -fsS "http://127.0.0.1:$port/v1/info" 2>/dev/null | grep -q '"starting":false' &&
 			active_nodes "$port"; then
 			return 0
@@ -134,6 +134,7 @@ wait_ready() {
 		sleep 1
 	done
 	show_log "$run"
+	stop "$run"
 	die "trino not ready after ${FLOE_TRINO_WAIT:-600} s (log: $run/trino.log)"
 }
 

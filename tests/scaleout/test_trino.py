@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 import uuid
 from decimal import Decimal
 from pathlib import Path
@@ -82,7 +83,19 @@ def trino(served, shop, tmp_path_factory):
         conn = trino_client.dbapi.connect(host="127.0.0.1", port=port, user="floe", catalog="floe",
                                           http_scheme="http")
         return conn.cursor()
-    yield {"cursor": cursor, "port": port, "run": run}
+    handle = {"cursor": cursor, "port": port, "run": run}
+    # Trino's scheduler caches the nodes serving a catalog for a few seconds: a scan right after
+    # start-up may get NO_NODES_AVAILABLE (seen once in six starts); wait for one to schedule.
+    deadline = time.time() + 120
+    while True:
+        try:
+            sql(handle, "SELECT count(*) FROM floe.bronze.sellers")
+            break
+        except trino_client.exceptions.TrinoQueryError as e:
+            if e.error_name != "NO_NODES_AVAILABLE" or time.time() > deadline:
+                raise
+            time.sleep(1)
+    yield handle
     subprocess.run([str(TRINO_SH), "stop", str(run)], check=False)
 
 

@@ -85,7 +85,7 @@ def trino(served, shop, tmp_path_factory):
         return conn.cursor()
     handle = {"cursor": cursor, "port": port, "run": run}
     # Trino's scheduler caches the nodes serving a catalog for a few seconds: a scan right after
-    # start-up may get NO_NODES_AVAILABLE (seen once in six starts); wait for one to schedule.
+    # start-up may get NO_NODES_AVAILABLE (seen once in about ten starts); wait for one to schedule.
     deadline = time.time() + 120
     while True:
         try:

@@ -17,7 +17,7 @@
 #   make rest-compat          the REST catalog against Apache Iceberg's reference server, same requests (scripts/rest-compat.sh)
 #   make bench-silver         floe's silver build vs dbt build; incremental after 0.1 % (bench/silver/run.sh)
 #   make airflow-test         real Airflow runs the generated DAG over a small shop (scripts/airflow-test.sh)
-#   make scale-out            Spark reads floe's tables through the JDBC catalog (own venv, Java 17+)
+#   make scale-out            Spark and Trino read and write floe's tables, dbt-trino builds the project (own venvs, Java 17+ and 25)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   floe, its DuckDB library, man page, bash completion
 #   make uninstall [PREFIX=…] exactly what make install put there
 #   make deb                  build/floe_VERSION_ARCH.deb (scripts/deb.sh); make deb-check installs and removes it

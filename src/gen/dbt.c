@@ -1,7 +1,7 @@
 /*
  * dbt.c — pipeline/dbt/, the dbt project of the silver layer, from the lock's silver
  * sections: dbt_project.yml, profiles.yml (target duckdb over floe's bronze tables,
- * target trino for the REST catalog to come, credentials only as env_var()),
+ * target trino on floe serve's REST catalog, credentials only as env_var()),
  * models/sources.yml, models/silver/<table>.sql and models/silver/schema.yml, plus the
  * fixed files of dbt_files.c. YAML strings are written as JSON strings (valid YAML);
  * a string holding Jinja delimiters is wrapped in {% raw %} because dbt renders them.
@@ -163,15 +163,18 @@ static const char *profiles_yml(emit *e, const floe_config *config)
 		"            pii_key_env: ");
 	floe_json_put_cstr(&b, config->silver.pii_key_env);
 	floe_buf_puts(&b, "\n"
-		"    # Trino over floe's Iceberg REST catalog (to come): the Iceberg catalog as `database`.\n"
+		"    # Trino whose Iceberg catalog is floe serve's REST catalog, as `database`\n"
+		"    # (docs/rest-catalog.md); a private Trino without TLS: FLOE_TRINO_METHOD=none and\n"
+		"    # FLOE_TRINO_HTTP_SCHEME=http.\n"
 		"    trino:\n"
 		"      type: trino\n"
-		"      method: ldap\n"
+		"      method: \"{{ env_var('FLOE_TRINO_METHOD', 'ldap') }}\"\n"
 		"      host: \"{{ env_var('FLOE_TRINO_HOST', 'localhost') }}\"\n"
 		"      port: \"{{ env_var('FLOE_TRINO_PORT', '8443') | int }}\"\n"
 		"      user: \"{{ env_var('FLOE_TRINO_USER', '') }}\"\n"
 		"      password: \"{{ env_var('FLOE_TRINO_PASSWORD', '') }}\"\n"
-		"      http_scheme: https\n"
+		"      http_scheme: \"{{ env_var('FLOE_TRINO_HTTP_SCHEME', 'https') }}\"\n"
+		"      require_certificate_validation: true\n"
 		"      database: \"{{ env_var('FLOE_TRINO_CATALOG', 'floe') }}\"\n"
 		"      schema: silver\n"
 		"      threads: 4\n");
@@ -301,9 +304,31 @@ static void model_config(floe_buf *b, const floe_lock_silver *s)
 	floe_buf_puts(b, "], on_schema_change='fail') }}\n");
 }
 
+/* row_number() over (partition by <key> [order by <watermark> desc]): the row kept per key. */
+static void dedup_window(floe_buf *b, const floe_lock_table *t)
+{
+	const floe_lock_silver *s = t->silver;
+	floe_buf_puts(b, "row_number() over (partition by ");
+	for (size_t i = 0; i < s->n_unique_key; i++) {
+		floe_buf_puts(b, i ? ", " : "");
+		ident(b, s->unique_key[i]);
+	}
+	if (t->watermark) {
+		floe_buf_puts(b, " order by ");
+		ident(b, t->watermark);
+		floe_buf_puts(b, " desc");
+	}
+	floe_buf_putc(b, ')');
+}
+
+/*
+ * The model: its columns over bronze, deduplicated by the key in a subquery numbering the rows
+ * (not QUALIFY, which Trino does not parse: the same SQL runs on DuckDB and Trino).
+ */
 static const char *model_sql(emit *e, const floe_lock_table *t)
 {
 	const floe_lock_silver *s = t->silver;
+	bool dedup = s->n_unique_key > 0;
 	floe_buf b = FLOE_BUF_INIT;
 	floe_buf_puts(&b, "{# " GENERATED " #}\n{# ");
 	floe_buf_printf(&b, "%s from %s: typed, deduplicated by the primary key, PII masked as [silver.pii] says. #}\n",
@@ -314,6 +339,11 @@ static const char *model_sql(emit *e, const floe_lock_table *t)
 		select_column(&b, e, t, &s->columns[i]);
 		floe_buf_puts(&b, i + 1 < s->n_columns ? ",\n" : "\n");
 	}
+	if (dedup) {
+		floe_buf_puts(&b, "from (\nselect *, ");
+		dedup_window(&b, t);
+		floe_buf_puts(&b, " as floe_row_number\n");
+	}
 	floe_buf_printf(&b, "from {{ source('bronze', '%s') }}\n", floe_dbt_model_name(e->a, s));
 	if (strcmp(s->materialized, "incremental") == 0) { /* bronze's late window: late commits too */
 		floe_buf_puts(&b, "{% if is_incremental() %}\nwhere ");
@@ -323,19 +353,8 @@ static const char *model_sql(emit *e, const floe_lock_table *t)
 		floe_buf_printf(&b, ") - interval '%lld' second, timestamp '0001-01-01 00:00:00') from {{ this }})\n"
 				"{%% endif %%}\n", (long long)e->config->bronze.late_window_seconds);
 	}
-	if (s->n_unique_key > 0) {
-		floe_buf_puts(&b, "qualify row_number() over (partition by ");
-		for (size_t i = 0; i < s->n_unique_key; i++) {
-			floe_buf_puts(&b, i ? ", " : "");
-			ident(&b, s->unique_key[i]);
-		}
-		if (t->watermark) {
-			floe_buf_puts(&b, " order by ");
-			ident(&b, t->watermark);
-			floe_buf_puts(&b, " desc");
-		}
-		floe_buf_puts(&b, ") = 1\n");
-	}
+	if (dedup)
+		floe_buf_puts(&b, ") numbered\nwhere floe_row_number = 1\n");
 	const char *out = floe_arena_strdup(e->a, floe_buf_cstr(&b));
 	floe_buf_free(&b);
 	return out;

@@ -178,9 +178,11 @@ static const char remove_deleted[] =
 	"{%- if is_incremental() and config.get('unique_key') and model.sources | length == 1 -%}\n"
 	"{%- set keys = config.get('unique_key') -%}\n"
 	"{%- set keys = [keys] if keys is string else keys -%}\n"
-	"delete from {{ this }} as target where not exists (\n"
+	"{#- Trino's DELETE takes no alias: the table by its name there -#}\n"
+	"{%- set target_ref = this if target.type == 'trino' else 'target' -%}\n"
+	"delete from {{ this }}{% if target.type != 'trino' %} as target{% endif %} where not exists (\n"
 	"    select 1 from {{ source(model.sources[0][0], model.sources[0][1]) }} as bronze\n"
-	"    where {% for k in keys %}bronze.{{ floe_quote(k) }} = target.{{ floe_quote(k) }}"
+	"    where {% for k in keys %}bronze.{{ floe_quote(k) }} = {{ target_ref }}.{{ floe_quote(k) }}"
 	"{% if not loop.last %} and {% endif %}{% endfor %})\n"
 	"{%- endif -%}\n"
 	"{%- endmacro %}\n";

@@ -419,7 +419,7 @@ static int rate_of(phrase *ph, gold_measure *g)
 	}
 	g->kind = GOLD_AGGREGATE;
 	g->fact = g->uses.tables[0];
-	g->agg_sql = floe_arena_printf(ph->m->a, "avg(case when %s then 1.0 else 0.0 end)", b.ptr);
+	g->agg_sql = floe_arena_printf(ph->m->a, "avg(case when %s then cast(1 as double) else cast(0 as double) end)", b.ptr);
 	error = 0;
 cleanup:
 	ph->uses = keep;

@@ -52,6 +52,16 @@ const char *floe_iceberg_catalog_warehouse(const floe_iceberg_catalog *catalog)
 	return catalog->warehouse;
 }
 
+const char *floe_iceberg_catalog_namespace_location(floe_arena *arena, const floe_iceberg_catalog *catalog,
+						    const char *ns)
+{
+	char *levels = floe_arena_strdup(arena, ns);
+	for (char *p = levels; *p; p++)
+		if (*p == '.')
+			*p = '/';
+	return floe_arena_printf(arena, "%s/%s", catalog->warehouse, levels);
+}
+
 int floe_iceberg_check_name(const char *what, const char *name, bool dots_allowed)
 {
 	size_t len = name ? strlen(name) : 0;

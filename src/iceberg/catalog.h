@@ -96,6 +96,9 @@ void floe_iceberg_catalog_free(floe_iceberg_catalog *catalog);
 
 floe_iceberg_storage *floe_iceberg_catalog_storage(floe_iceberg_catalog *catalog);
 const char *floe_iceberg_catalog_warehouse(const floe_iceberg_catalog *catalog);
+/* Where a namespace's tables go by default: <warehouse>/<level>/<level>… (dots become levels). */
+const char *floe_iceberg_catalog_namespace_location(floe_arena *arena, const floe_iceberg_catalog *catalog,
+						    const char *ns);
 
 /* Dispatch to the ops (see floe_iceberg_catalog_ops for each contract). */
 int floe_iceberg_catalog_load(floe_iceberg_catalog *c, floe_buf *out, const char *ns,

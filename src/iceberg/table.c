@@ -225,11 +225,7 @@ void floe_iceberg_table_free(floe_iceberg_table *table)
 const char *floe_iceberg_table_default_location(floe_arena *a, floe_iceberg_catalog *c,
 					       const char *ns, const char *name)
 {
-	char *levels = floe_arena_strdup(a, ns);
-	for (char *p = levels; *p; p++)
-		if (*p == '.')
-			*p = '/';
-	return floe_arena_printf(a, "%s/%s/%s", floe_iceberg_catalog_warehouse(c), levels, name);
+	return floe_arena_printf(a, "%s/%s", floe_iceberg_catalog_namespace_location(a, c, ns), name);
 }
 
 static floe_iceberg_metadata *initial_metadata(floe_arena *a, const char *location,

@@ -119,21 +119,33 @@ bad:
 	return false;
 }
 
-static void put_props(floe_buf *b, const floe_iceberg_kv *kv, size_t n)
+/* The properties as an object, with "location" = `location` appended when it is not NULL. */
+static void put_props(floe_buf *b, const floe_iceberg_kv *kv, size_t n, const char *location)
 {
 	floe_buf_putc(b, '{');
 	for (size_t i = 0; i < n; i++)
 		floe_json_put_member(b, kv[i].key, kv[i].value);
+	if (location)
+		floe_json_put_member(b, "location", location);
 	floe_buf_putc(b, '}');
 }
 
-/* {"namespace": [...], "properties": {...}}: what load and create answer. */
+/*
+ * {"namespace": [...], "properties": {...}}: what load and create answer. Unless the namespace
+ * sets its own, "location" says where its tables go by default, as Java's catalogs answer: Trino
+ * places a new table at <location>/<name>-<uuid> and stage-creates it there; without it, Trino
+ * creates the table outright and then refuses its own non-empty location.
+ */
 static void put_namespace(rest_call *c, const char *ns, const floe_iceberg_kv *kv, size_t n)
 {
+	const char *location = floe_iceberg_catalog_namespace_location(c->arena, c->catalog, ns);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(kv[i].key, "location") == 0)
+			location = NULL;
 	floe_buf_puts(&c->res->body, "{\"namespace\":");
 	rest_put_namespace(&c->res->body, ns);
 	floe_buf_puts(&c->res->body, ",\"properties\":");
-	put_props(&c->res->body, kv, n);
+	put_props(&c->res->body, kv, n, location);
 	floe_buf_putc(&c->res->body, '}');
 }
 

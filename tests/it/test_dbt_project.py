@@ -248,6 +248,19 @@ def test_no_credential_in_generated_files(src, proj, built):
     assert "password: \"{{ env_var('FLOE_TRINO_PASSWORD'" in profiles
 
 
+def test_the_trino_target_and_the_models_are_trinos_too(proj):
+    """What `make scale-out` runs on a real Trino (tests/scaleout/test_trino.py), checked here on
+    the text: the trino target's method and scheme are variables (a private Trino: none over
+    http), and a model deduplicates without QUALIFY, which Trino does not parse."""
+    dbt_dir = proj["dir"] / "pipeline" / "dbt"
+    profiles = (dbt_dir / "profiles.yml").read_text()
+    assert "method: \"{{ env_var('FLOE_TRINO_METHOD', 'ldap') }}\"" in profiles, profiles
+    assert "http_scheme: \"{{ env_var('FLOE_TRINO_HTTP_SCHEME', 'https') }}\"" in profiles, profiles
+    orders = (dbt_dir / "models" / "silver" / "orders.sql").read_text()
+    assert "qualify" not in orders.lower() and orders.endswith(") numbered\nwhere floe_row_number = 1\n"), orders
+    assert 'select *, row_number() over (partition by "order_id" order by "updated_at" desc) as floe_row_number' in orders
+
+
 def test_hand_edit_is_kept_and_reported_as_drift(src, proj):
     d = proj["dir"]
     model = d / "pipeline" / "dbt" / "models" / "silver" / "orders.sql"

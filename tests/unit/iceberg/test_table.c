@@ -128,6 +128,12 @@ FLOE_TEST(iceberg_table_create_and_load)
 	FLOE_CHECK(t && !floe_iceberg_table_metadata(t)->has_current_snapshot);
 	FLOE_CHECK(t && strstr(floe_iceberg_table_metadata_location(t), "/bronze/orders/metadata/00000-"));
 	FLOE_CHECK(t && strncmp(floe_iceberg_table_location(t), "file:///", 8) == 0);
+	/* the table sits at its namespace's default location, which the REST catalog answers */
+	FLOE_CHECK(t && strcmp(floe_iceberg_table_location(t),
+			       floe_arena_printf(e.a, "%s/orders",
+						 floe_iceberg_catalog_namespace_location(e.a, e.catalog, "bronze"))) == 0);
+	FLOE_CHECK(strcmp(floe_iceberg_catalog_namespace_location(e.a, e.catalog, "a.b"),
+			  floe_arena_printf(e.a, "%s/a/b", floe_iceberg_catalog_warehouse(e.catalog))) == 0);
 	FLOE_CHECK(floe_iceberg_catalog_list_namespaces(e.catalog, e.a, &names, &n) == 0 && n == 1 &&
 		   strcmp(names[0], "bronze") == 0);
 	FLOE_CHECK(floe_iceberg_catalog_list_tables(e.catalog, "bronze", e.a, &names, &n) == 0 && n == 1);

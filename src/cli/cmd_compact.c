@@ -8,6 +8,8 @@
 #include "base/text.h"
 #include "bronze/bronze.h"
 
+#include <stdlib.h>
+
 static const floe_cli_option compact_options[] = {
 	{ "table", 't', "TABLE", "compact only this table (bronze.NAME or SCHEMA.NAME); repeatable" },
 	{ "json", 0, NULL, "print the outcome as JSON" },
@@ -63,6 +65,8 @@ cleanup:
 	floe_buf_free(&out);
 	floe_bronze_report_free(&rep);
 	floe_config_free(config);
+	for (size_t i = 0; i < opts.n_tables; i++)
+		free(tables[i]);
 	return rc;
 }
 

@@ -90,6 +90,8 @@ cleanup:
 	floe_buf_free(&out);
 	floe_arena_free(a);
 	floe_config_free(config);
+	for (size_t i = 0; i < opts.n_tables; i++)
+		free(tables[i]);
 	return rc;
 }
 

@@ -24,28 +24,42 @@ typedef struct owned {
 	floe_arena *arena;
 } owned;
 
-/* Seconds from an ISO 8601 UTC stamp ("2026-11-30T05:49:30.123Z") until now; -1 if unreadable. */
-static int64_t age_of(const char *iso)
+/* The Unix second of an ISO 8601 UTC stamp ("2026-11-30T05:49:30.123Z") in *out; false if unreadable. */
+static bool epoch_of(const char *iso, int64_t *out)
 {
 	struct tm tm = { 0 };
 	if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
 			   &tm.tm_min, &tm.tm_sec) != 6)
-		return -1;
+		return false;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
-	return (int64_t)(time(NULL) - timegm(&tm));
+	*out = (int64_t)timegm(&tm);
+	return true;
+}
+
+/*
+ * Seconds from a stamp until now; -1 if unreadable. time() reads a coarse clock that may trail the
+ * one the ledger's stamps come from by a tick, so a stamp of this very second is 0, not negative.
+ */
+static int64_t age_of(const char *iso)
+{
+	int64_t t;
+	if (!epoch_of(iso, &t))
+		return -1;
+	int64_t age = (int64_t)time(NULL) - t;
+	return age < 0 ? 0 : age;
 }
 
 /* Seconds from one ledger stamp to another ("…T05:49:30.123Z"), with milliseconds; -1 if unreadable. */
 static double seconds_between(const char *from, const char *to)
 {
-	int64_t a = age_of(from), b = age_of(to);
+	int64_t a, b;
 	unsigned ma = 0, mb = 0;
-	if (a < 0 || b < 0 || !to)
+	if (!epoch_of(from, &a) || !epoch_of(to, &b))
 		return -1;
 	sscanf(strchr(from, '.') ? strchr(from, '.') + 1 : "0", "%3u", &ma);
 	sscanf(strchr(to, '.') ? strchr(to, '.') + 1 : "0", "%3u", &mb);
-	return (double)(a - b) + ((double)mb - (double)ma) / 1000.0;
+	return (double)(b - a) + ((double)mb - (double)ma) / 1000.0;
 }
 
 /* The metrics of the newest record: what that run took, wrote, read; silver's test counts. */

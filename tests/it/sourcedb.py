@@ -49,11 +49,16 @@ class Source:
             conn.execute(f'CREATE ROLE "{self.role}" LOGIN PASSWORD \'{self.password}\'')
         self.admin(sql)
 
-    def shop(self, scale="0.01", seed="7"):
-        """A fresh database filled by `floe shop generate` (not yet readable: grant_read after)."""
-        self.create("")
-        floe("shop", "generate", "--scale", scale, "--seed", seed, "--target",
-             f"{self.stack['socket_dir']}:{self.stack['port']}/{self.name}", check=0)
+    @property
+    def target(self):
+        """This database as `floe shop --target` takes it (the stack's socket)."""
+        return f"{self.stack['socket_dir']}:{self.stack['port']}/{self.name}"
+
+    def shop(self, scale="0.01", seed="7", sql=""):
+        """A fresh database made by `sql`, then filled by `floe shop generate` (not yet readable:
+        grant_read after)."""
+        self.create(sql)
+        floe("shop", "generate", "--scale", scale, "--seed", seed, "--target", self.target, check=0)
         return self
 
     def grant_read(self, *schemas):

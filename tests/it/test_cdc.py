@@ -26,10 +26,7 @@ CDC = f'\n[cdc]\ntables = {json.dumps(TABLES)}\ncreate-slot = true\n'
 
 @pytest.fixture(scope="module")
 def src(stack):
-    s = Source(stack, "cdc_it", "cdc_reader")
-    s.create(KV)
-    s.target = f"{stack['socket_dir']}:{stack['port']}/cdc_it"
-    floe("shop", "generate", "--scale", "0.05", "--seed", "11", "--target", s.target, check=0)
+    s = Source(stack, "cdc_it", "cdc_reader").shop(scale="0.05", seed="11", sql=KV)
     s.grant_read("public")
     s.admin(f"ALTER ROLE {s.role} REPLICATION")
     yield s

@@ -34,13 +34,8 @@ FILE_ROWS = 3000
 
 @pytest.fixture(scope="module")
 def src(stack):
-    s = Source(stack, "incr_it", "incr_reader")
-    s.create(EXTRA)
-    target = f"{stack['socket_dir']}:{stack['port']}/incr_it"
-    floe("shop", "generate", "--scale", "0.2", "--seed", "7", "--target", target, check=0)
-    s.target = target
-    s.admin(f"GRANT USAGE ON SCHEMA public TO {s.role}")
-    s.admin(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {s.role}")
+    s = Source(stack, "incr_it", "incr_reader").shop(scale="0.2", seed="7", sql=EXTRA)
+    s.grant_read("public")
     return s
 
 

@@ -29,13 +29,8 @@ FILE_ROWS = 2000
 
 @pytest.fixture(scope="module")
 def src(stack):
-    s = Source(stack, "mor_it", "mor_reader")
-    s.create(EXTRA)
-    target = f"{stack['socket_dir']}:{stack['port']}/mor_it"
-    floe("shop", "generate", "--scale", "0.2", "--seed", "11", "--target", target, check=0)
-    s.target = target
-    s.admin(f"GRANT USAGE ON SCHEMA public TO {s.role}")
-    s.admin(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {s.role}")
+    s = Source(stack, "mor_it", "mor_reader").shop(scale="0.2", seed="11", sql=EXTRA)
+    s.grant_read("public")
     return s
 
 

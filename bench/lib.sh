@@ -55,6 +55,7 @@ CREATE INDEX ON orders (updated_at);
 GRANT SELECT ON events TO floe_reader;
 VACUUM ANALYZE;
 SQL
+}
 
 # bench_shop_project SCALE: a private cluster with the shop at SCALE and a floe project on it in
 # $WORK (initialised, pipeline generated), read by floe_reader with a fresh password

@@ -5,6 +5,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "config/kafka.h"
 #include "config/schedule.h"
 #include "plan/lock.h"
 #include "state/state.h"
@@ -66,6 +67,24 @@ static void add_job(floe_scheduler *s, const floe_schedule_entry *e, const char 
 }
 
 /*
+ * One bronze job per Kafka topic's table ("bronze.<table>": `floe run --table bronze.<table>` consumes
+ * only that topic), on the bronze schedule or the table's own; two topics into one table are one job.
+ */
+static void plan_topic_jobs(floe_scheduler *s, const floe_config_schedule *sc, const floe_schedule_entry *b)
+{
+	const floe_config_kafka *k = s->config->kafka;
+	for (size_t i = 0; k && i < k->n_topics; i++) {
+		bool seen = false;
+		for (size_t p = 0; p < i; p++)
+			seen |= strcmp(k->topics[p].table, k->topics[i].table) == 0;
+		const char *name = floe_arena_printf(s->arena, "bronze.%s", k->topics[i].table);
+		const floe_schedule_entry *own = entry_for(sc, name);
+		if (!seen && (own || b))
+			add_job(s, own ? own : b, name, own ? NULL : "bronze", name);
+	}
+}
+
+/*
  * One bronze job per table; one silver job and one gold job for the whole layer (floe run builds
  * silver in lineage order: a relationships test's parent before its children, so every table is
  * tested against parents of the same tick); a table's own schedule replaces its layer jobs.
@@ -74,7 +93,8 @@ static void plan_jobs(floe_scheduler *s, const floe_config_schedule *sc, const f
 {
 	size_t n = floe_lock_count(lock);
 	const floe_schedule_entry *b = entry_for(sc, "bronze");
-	s->jobs = floe_arena_alloc(s->arena, (n + 3) * sizeof(*s->jobs));
+	size_t n_topics = s->config->kafka ? s->config->kafka->n_topics : 0;
+	s->jobs = floe_arena_alloc(s->arena, (n + n_topics + 3) * sizeof(*s->jobs));
 	for (size_t i = 0; i < n; i++) {
 		const floe_lock_table *t = floe_lock_at(lock, i);
 		if (t->mode == FLOE_LOAD_REMOVED || t->mode == FLOE_LOAD_REFUSED || t->owner)
@@ -85,6 +105,7 @@ static void plan_jobs(floe_scheduler *s, const floe_config_schedule *sc, const f
 		if (own || b)
 			add_job(s, own ? own : b, name, own ? NULL : "bronze", bronze);
 	}
+	plan_topic_jobs(s, sc, b);
 	static const char *const layers[] = { "silver", "gold" };
 	for (int i = 0; i < 2; i++) {
 		const floe_schedule_entry *e = entry_for(sc, layers[i]);

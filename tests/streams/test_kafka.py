@@ -3,7 +3,9 @@
 DuckDB read it); kill -9 of floe at random instants loses and repeats nothing; poison
 messages land in <table>__rejected."""
 import json
+import os
 import random
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -246,3 +248,40 @@ def test_transactional_producer_read_committed(tmp_path, broker, floe_bin, tools
     assert sum(ends.values()) > 3  # past the control records: the next run starts at the end
     again = json.loads(run(floe_bin, d).stdout)["kafka"][0]
     assert again["messages"] == 0
+
+
+def test_serve_scheduler_consumes_topics_on_the_bronze_schedule(tmp_path, broker, floe_bin):
+    """`floe serve` with a bronze schedule makes one job per topic table: at its tick the child
+    `floe run --table bronze.<table> --layer bronze` consumes the topic, exactly once."""
+    sent = stream(floe_bin, broker, "s.", 500, seed=23)
+    d = project(tmp_path / "p", broker, "s.")
+    with open(d / "floe.toml", "a") as f:
+        f.write('\n[schedule]\nbronze = "*/15 * * * *"\n')
+    clock = tmp_path / "now"
+    clock.write_text("1798762000")  # 2027-01-01 00:06:40 UTC: the next tick is 00:15
+    env = dict(os.environ, FLOE_TEST_CLOCK=str(clock))
+    log = open(tmp_path / "serve.log", "w")
+    p = subprocess.Popen([floe_bin, "-C", str(d), "serve", "--listen", "127.0.0.1:0"], env=env,
+                         stdout=subprocess.PIPE, stderr=log, text=True)
+    try:
+        assert p.stdout.readline().startswith("listening on"), (tmp_path / "serve.log").read_text()
+        time.sleep(1.5)
+        assert "started run" not in (tmp_path / "serve.log").read_text(), "nothing runs before the tick"
+        clock.write_text("1798762500")  # 00:15:00
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            try:
+                if len(positions(d, "bronze.orders_stream")) == sent["s.orders"] and \
+                        len(positions(d, "bronze.payments_stream")) == sent["s.payments"]:
+                    break
+            except Exception:  # not committed yet
+                pass
+            time.sleep(0.5)
+        assert_exactly_once(d, "bronze.orders_stream", sent["s.orders"])
+        assert_exactly_once(d, "bronze.payments_stream", sent["s.payments"])
+        with sqlite3.connect(d / ".floe" / "state.db") as db:
+            ticks = dict(db.execute("SELECT schedule, last_tick FROM schedule_ticks").fetchall())
+        assert ticks == {"bronze bronze.orders_stream": 1798762500, "bronze bronze.payments_stream": 1798762500}, ticks
+    finally:
+        p.terminate()
+        assert p.wait(60) == 0, (tmp_path / "serve.log").read_text()

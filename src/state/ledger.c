@@ -9,10 +9,12 @@
 #include "db/db.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,21 +113,36 @@ void floe_state_now(char *buf, size_t size)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 }
 
-static int migrate(floe_db *db)
+/* The version check outside a transaction is the fast path; inside BEGIN IMMEDIATE it is read again,
+ * because another process may have created or migrated the ledger while this one waited for the lock. */
+static int check_version(floe_db *db, int *version)
 {
-	int version = 0;
-	if (floe_db_user_version(db, &version) < 0)
+	if (floe_db_user_version(db, version) < 0)
 		return -1;
-	if (version > LEDGER_VERSION) {
+	if (*version > LEDGER_VERSION) {
 		floe_error_set(FLOE_ERR_CONFIG, "the run ledger \"%s\" was written by a newer floe (version %d)",
-			       floe_db_path(db), version);
+			       floe_db_path(db), *version);
 		floe_error_hint("Use that floe, or move .floe/state.db away to start a new ledger.");
 		return -1;
 	}
+	return 0;
+}
+
+static int migrate(floe_db *db)
+{
+	int version = 0;
+	if (check_version(db, &version) < 0)
+		return -1;
 	if (version == LEDGER_VERSION)
 		return 0;
 	if (floe_db_begin(db) < 0)
 		return -1;
+	if (check_version(db, &version) < 0) {
+		floe_db_rollback(db);
+		return -1;
+	}
+	if (version == LEDGER_VERSION)
+		return floe_db_commit(db);
 	if ((version < 1 && floe_db_exec(db, schema_v1) < 0) || (version < 2 && floe_db_exec(db, schema_v2) < 0) ||
 	    (version < 3 && floe_db_exec(db, schema_v3) < 0) ||
 	    (version < 4 && floe_db_exec(db, schema_v4) < 0) || (version < 5 && floe_db_exec(db, schema_v5) < 0) ||
@@ -139,6 +156,32 @@ static int migrate(floe_db *db)
 	return 0;
 }
 
+/*
+ * Opening the ledger switches it to WAL and creates or migrates its tables. Processes that do this
+ * at once (a server and its first child runs) can meet SQLite's deadlock-avoiding SQLITE_BUSY, which
+ * no busy timeout waits out, so the open is serialised by an flock on .floe/ledger.lock (held only
+ * for the open). Returns the descriptor to pass to unlock_open, or -1 with the error set.
+ */
+static int lock_open(const char *dir)
+{
+	floe_buf path = FLOE_BUF_INIT;
+	floe_buf_printf(&path, "%s/ledger.lock", dir);
+	int fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int err = errno;
+	while (fd >= 0 && flock(fd, LOCK_EX) < 0 && errno == EINTR)
+		;
+	if (fd < 0)
+		floe_error_set(FLOE_ERR_IO, "could not open \"%s\": %s", path.ptr, strerror(err));
+	floe_buf_free(&path);
+	return fd;
+}
+
+static void unlock_open(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* releases the flock */
+}
+
 int floe_state_open(floe_state **out, const char *project_dir)
 {
 	floe_buf path = FLOE_BUF_INIT, dir = FLOE_BUF_INIT;
@@ -149,12 +192,16 @@ int floe_state_open(floe_state **out, const char *project_dir)
 	floe_buf_printf(&dir, "%s/" FLOE_STATE_DIR, project_dir);
 	floe_buf_printf(&path, "%s/state.db", dir.ptr);
 	opts.create = true;
-	if (floe_fs_mkdir_p(dir.ptr, 0700) < 0 || floe_db_open(&db, path.ptr, &opts) < 0 ||
+	int lock_fd = -1;
+	if (floe_fs_mkdir_p(dir.ptr, 0700) < 0 || (lock_fd = lock_open(dir.ptr)) < 0 ||
+	    floe_db_open(&db, path.ptr, &opts) < 0 ||
 	    floe_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON") < 0 || migrate(db) < 0) {
 		floe_error_context("while opening the run ledger");
 		floe_db_close(db);
+		unlock_open(lock_fd);
 		goto cleanup;
 	}
+	unlock_open(lock_fd);
 	floe_state *st = floe_xcalloc(1, sizeof(*st));
 	st->db = db;
 	*out = st;

@@ -7,6 +7,7 @@
 #include "base/fs.h"
 #include "state/state.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -114,4 +115,40 @@ FLOE_TEST(state_lock_names_the_holder_and_dies_with_it)
 	floe_state_unlock(b);
 	floe_fs_remove_tree(dir);
 	free(dir);
+}
+
+/* Processes that open a project's first ledger at once all get it: one creates the tables, the
+ * others find them made when the write lock reaches them (none fails on "table already exists"). */
+FLOE_TEST(state_concurrent_first_opens_all_succeed)
+{
+	for (int round = 0; round < 5; round++) {
+		char *dir = temp_project();
+		pid_t kids[6];
+		int ready[2];
+		FLOE_CHECK(pipe(ready) == 0);
+		for (int i = 0; i < 6; i++) {
+			kids[i] = fork();
+			if (kids[i] == 0) {
+				char go;
+				close(ready[1]);
+				if (read(ready[0], &go, 1) < 0) /* all start together when the pipe closes */
+					_exit(2);
+				floe_state *st = NULL;
+				int rc = floe_state_open(&st, dir);
+				if (rc < 0)
+					fprintf(stderr, "%s\n", floe_error_last()->message);
+				floe_state_close(st);
+				_exit(rc == 0 ? 0 : 1);
+			}
+		}
+		close(ready[0]);
+		close(ready[1]);
+		for (int i = 0; i < 6; i++) {
+			int status = 0;
+			waitpid(kids[i], &status, 0);
+			FLOE_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		}
+		floe_fs_remove_tree(dir);
+		free(dir);
+	}
 }

@@ -3,6 +3,7 @@
  */
 #include "state/state_int.h"
 #include "base/arena.h"
+#include "base/civil.h"
 #include "base/error.h"
 #include "base/fs.h"
 #include "config/config.h"
@@ -259,10 +260,50 @@ void floe_state_close(floe_state *st)
 	free(st);
 }
 
-/* Whether the process of a run marked running no longer exists (this one always does). */
-static bool process_gone(int64_t pid)
+/* When process `pid` started, in microseconds since the epoch (/proc/<pid>/stat's starttime after
+ * /proc/stat's btime); -1 when unknown. */
+static int64_t process_start_micros(pid_t pid)
 {
-	return pid > 0 && (pid_t)pid != getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+	char path[64], buf[1024];
+	long long btime = -1;
+	unsigned long long start = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+	for (int field = 2; p && field < 21; field++) /* ")" ends field 2; starttime is field 22 */
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &start) != 1)
+		return -1;
+	f = fopen("/proc/stat", "re");
+	while (f && fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "btime %lld", &btime) == 1)
+			break;
+	if (f)
+		fclose(f);
+	long hz = sysconf(_SC_CLK_TCK);
+	if (btime < 0 || hz <= 0)
+		return -1;
+	return (int64_t)btime * 1000000 + (int64_t)(start * 1000000 / (unsigned long long)hz);
+}
+
+/*
+ * Whether the process of a run marked running no longer exists (this one always does): no process
+ * has its pid, or the one that has it started after the run did (the pid was reused after a crash
+ * or a reboot; 2 s of slack for the clock's granularity).
+ */
+static bool process_gone(int64_t pid, const char *started_at)
+{
+	if (pid <= 0 || (pid_t)pid == getpid())
+		return false;
+	if (kill((pid_t)pid, 0) < 0)
+		return errno == ESRCH;
+	int64_t run_start = 0, proc_start = process_start_micros((pid_t)pid);
+	return started_at && proc_start >= 0 && floe_civil_parse_micros(&run_start, started_at) == 0 &&
+	       proc_start > run_start + 2000000;
 }
 
 /* Runs still marked running whose process is gone were interrupted (crash, kill -9). */
@@ -272,13 +313,13 @@ static int mark_interrupted(floe_state *st)
 	char now[32];
 	int error = -1;
 	floe_state_now(now, sizeof(now));
-	if (floe_db_prepare(&sel, st->db, "SELECT run_id, pid FROM runs WHERE status = 'running'") < 0 ||
+	if (floe_db_prepare(&sel, st->db, "SELECT run_id, pid, started_at FROM runs WHERE status = 'running'") < 0 ||
 	    floe_db_prepare(&upd, st->db, "UPDATE runs SET status = 'interrupted', finished_at = ? "
 					  "WHERE run_id = ?") < 0)
 		goto cleanup;
 	int rc;
 	while ((rc = floe_db_step(sel)) == 1) {
-		if (!process_gone(floe_db_column_int64(sel, 1)))
+		if (!process_gone(floe_db_column_int64(sel, 1), floe_db_column_text(sel, 2)))
 			continue;
 		floe_db_bind_text(upd, 1, now);
 		floe_db_bind_text(upd, 2, floe_db_column_text(sel, 0));
@@ -362,7 +403,7 @@ int floe_state_run_get(floe_state *st, floe_arena *arena, const char *run_id, fl
 		r->started_at = floe_state_column_dup(arena, s, 3);
 		r->finished_at = floe_state_column_dup(arena, s, 4);
 		r->status = status;
-		r->gone = status == FLOE_RUN_RUNNING && process_gone(r->pid);
+		r->gone = status == FLOE_RUN_RUNNING && process_gone(r->pid, r->started_at);
 		*out = r;
 	}
 	floe_db_finalize(s);

@@ -5,11 +5,13 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/fs.h"
+#include "db/db.h"
 #include "state/state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -151,4 +153,52 @@ FLOE_TEST(state_concurrent_first_opens_all_succeed)
 		floe_fs_remove_tree(dir);
 		free(dir);
 	}
+}
+
+/* Point a run's ledger row at `pid` with `started_at`, then whether the ledger calls it gone. */
+static int run_gone_with(const char *dir, floe_state *st, const char *run_id, pid_t pid, const char *started_at)
+{
+	char path[256];
+	floe_db *db = NULL;
+	floe_db_stmt *s = NULL;
+	snprintf(path, sizeof(path), "%s/.floe/state.db", dir);
+	int ok = floe_db_open(&db, path, NULL) == 0 &&
+		 floe_db_prepare(&s, db, "UPDATE runs SET pid = ?, started_at = ? WHERE run_id = ?") == 0;
+	if (ok) {
+		floe_db_bind_int64(s, 1, pid);
+		floe_db_bind_text(s, 2, started_at);
+		floe_db_bind_text(s, 3, run_id);
+		ok = floe_db_step(s) >= 0;
+	}
+	floe_db_finalize(s);
+	floe_db_close(db);
+	floe_arena *a = floe_arena_new();
+	floe_state_run *r = NULL;
+	int gone = ok && floe_state_run_get(st, a, run_id, &r) == 0 && r ? r->gone : -1;
+	floe_arena_free(a);
+	return gone;
+}
+
+/* A run whose pid now belongs to a process that started after the run (pid reuse after a crash or
+ * a reboot) is gone; one whose process started before the run is alive. */
+FLOE_TEST(state_a_reused_pid_does_not_keep_a_dead_run_running)
+{
+	char *dir = temp_project();
+	floe_state *st = NULL;
+	char run[FLOE_RUN_ID_MAX];
+	FLOE_CHECK(floe_state_open(&st, dir) == 0);
+	FLOE_CHECK(floe_state_run_begin(st, "run", run) == 0);
+	pid_t child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	FLOE_CHECK(run_gone_with(dir, st, run, child, "2001-01-01T00:00:00.000Z") == 1);
+	FLOE_CHECK(run_gone_with(dir, st, run, child, "2999-01-01T00:00:00.000Z") == 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	FLOE_CHECK(run_gone_with(dir, st, run, child, "2999-01-01T00:00:00.000Z") == 1);
+	floe_state_close(st);
+	floe_fs_remove_tree(dir);
+	free(dir);
 }

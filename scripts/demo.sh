@@ -25,8 +25,22 @@ if [ "$(id -u)" = 0 ] && [ -z "${FLOE_DEMO_DIR:-}" ] && ! runuser -u postgres --
 	DEMO="/tmp/floe-demo"
 	echo "demo: $ROOT is not reachable by the postgres user; using $DEMO"
 fi
+# A second `make demo` starts over: `shop generate --replace` rebuilds the source, so a lake loaded
+# from the old one would (rightly) not reconcile. Only a directory the demo made is removed (the
+# default one, or one holding the demo's marker); any other floe project is left alone.
+if [ -e "$DEMO/floe.toml" ]; then
+	if [ -z "${FLOE_DEMO_DIR:-}" ] || [ -e "$DEMO/.floe-demo" ]; then
+		echo "demo: starting over in $DEMO"
+		"$FLOE" -C "$DEMO" stack down >/dev/null 2>&1 || true
+		rm -rf "$DEMO"
+	else
+		echo "demo: $DEMO holds a floe project the demo did not make; choose another FLOE_DEMO_DIR" >&2
+		exit 2
+	fi
+fi
 mkdir -p "$DEMO"
 chmod 755 "$DEMO"
+touch "$DEMO/.floe-demo"
 
 # The reader's password: from the environment, or a fresh random one. Never printed.
 if [ -z "${FLOE_SOURCE_PASSWORD:-}" ]; then

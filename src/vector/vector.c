@@ -167,10 +167,12 @@ size_t floe_vector_data_bytes(const floe_vector *v)
 	return n;
 }
 
-/* Room for one more row; returns its index. */
-static size_t grow_one(floe_vector *v)
+/* Room for one more row; returns its index. Most appends have room: no call then (the COPY
+ * decoder appends every value of a load here). */
+static inline size_t grow_one(floe_vector *v)
 {
-	floe_vector_reserve(v, v->len + 1);
+	if (__builtin_expect(v->len >= v->cap || (!v->offsets && has_offsets(v->type)), 0))
+		floe_vector_reserve(v, v->len + 1);
 	return v->len++;
 }
 

@@ -21,7 +21,9 @@ CREATE TABLE public.kv (k text PRIMARY KEY, n bigint NOT NULL, note text);
 INSERT INTO public.kv SELECT 'k' || g, g, repeat('x', g % 50) FROM generate_series(1, 2000) g;
 '''
 TABLES = ["public.orders", "public.payments", "public.kv"]
-CDC = f'\n[cdc]\ntables = {json.dumps(TABLES)}\ncreate-slot = true\n'
+# CDC tables write merge-on-read by default; kv says copy-on-write for itself, so both paths run
+CDC = (f'\n[cdc]\ntables = {json.dumps(TABLES)}\ncreate-slot = true\n'
+       '\n[bronze.write-modes]\n"public.kv" = "copy-on-write"\n')
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +112,12 @@ def test_initial_copy_then_stream(src, proj):
         second = runs(src, d)
         o = second["bronze.orders"]
         assert o["state"] == "loaded" and o["detail"].startswith("cdc: "), o
-        assert summary(d, "bronze.orders")["floe.load-mode"] == "cdc"
+        s = summary(d, "bronze.orders")
+        assert s["floe.load-mode"] == "cdc"
+        # merge-on-read by default: the changed rows in a new file, the rows they replace as
+        # position deletes, no data file rewritten
+        assert s["floe.write-mode"] == "merge-on-read" and s["floe.files-rewritten"] == "0", s
+        assert int(s["added-position-deletes"]) > 0 and "rows marked deleted (merge-on-read)" in o["detail"], s
         assert o["check"] == "verified", o
         assert_all_equal(src, d)
 
@@ -122,6 +129,9 @@ def test_key_changes_deletes_truncate_and_a_large_transaction(src, proj):
     src.admin("INSERT INTO public.kv VALUES ('fresh', 1, NULL)")
     r = runs(src, d, "--table", "public.kv")["bronze.kv"]
     assert r["detail"].startswith("cdc: 3 transactions"), r
+    s = summary(d, "bronze.kv")  # [bronze.write-modes] over the CDC default: rewritten in place
+    assert s["floe.write-mode"] is None and int(s["floe.files-rewritten"]) > 0, s
+    assert not int(s["added-delete-files"] or 0), s
     assert_all_equal(src, d, ["public.kv"])
     # a large transaction: every row touched in one commit, more keys than a keyed re-read takes
     src.admin("UPDATE public.kv SET note = coalesce(note, '') || 'L'")

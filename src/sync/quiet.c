@@ -2,8 +2,9 @@
  * quiet.c — `floe run` skips the sync that would find nothing. After a sync that found
  * nothing to report, its inputs are stamped in .floe/sync/quiet (a SHA-256 of them): the
  * source's catalog fingerprint (pg/introspect.h: moves with any DDL, GRANT, COMMENT or role
- * change), floe.toml, the pipeline repository (HEAD, floe's branches and their tips, every
- * work tree file's size and mtime), the proposals ledger and the floe binary. The next run
+ * change), floe.toml, the pipeline repository (every work tree file's size and mtime, HEAD's
+ * file, and once a proposal exists HEAD and floe's branches with their tips), the proposals
+ * ledger and the floe binary. The next run
  * computes the same stamp — one catalog query on the run's connection, a few stats — and
  * when it is equal the sync's answer would be equal too: it is skipped. A project with
  * `[git] remote` always syncs (a merge on the forge arrives only by pulling).
@@ -118,7 +119,12 @@ static int stamp(const char **out, floe_arena *a, const floe_config *config, flo
 	put_stat(&h, "floe", "/proc/self/exe"); /* another build of floe may plan differently */
 	if (floe_pg_catalog_fingerprint(&fingerprint, pg, a) < 0 || floe_fs_read_file(&toml, config->path) < 0 ||
 	    (floe_fs_exists(ledger_path) && floe_fs_read_file(&ledger, ledger_path) < 0) ||
-	    put_repo(&h, a, pipeline) < 0 || put_tree(&h, a, pipeline, "", 0) < 0)
+	    put_tree(&h, a, pipeline, "", 0) < 0)
+		goto cleanup;
+	/* Branches matter once a proposal was made (settling it reads them); before, a checkout
+	 * or a commit shows in HEAD's file and the work tree — no need to open the repository. */
+	put_stat(&h, ".git/HEAD", floe_arena_printf(a, "%s/.git/HEAD", pipeline));
+	if (ledger.len && put_repo(&h, a, pipeline) < 0)
 		goto cleanup;
 	floe_sha256_update(&h, fingerprint, strlen(fingerprint) + 1);
 	floe_sha256_update(&h, toml.ptr, toml.len);

@@ -204,6 +204,15 @@ cleanup:
 	return error;
 }
 
+/* Whether the load's notes already hold `key` (a compaction carries its base's floe.* keys). */
+static bool noted(const load_state *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_summary; i++)
+		if (strcmp(s->summary[i].key, key) == 0)
+			return true;
+	return false;
+}
+
 static int commit(load_state *s, bool full)
 {
 	bronze_job *job = s->job;
@@ -216,7 +225,7 @@ static int commit(load_state *s, bool full)
 							  : bronze_cdc_is_batch(job) || (job->cdc && !job->repair_keys) ? "cdc"
 							  : job->repair_keys ? "repair"
 									     : "incremental" };
-	if (bronze_cdc_lsn(job))
+	if (bronze_cdc_lsn(job) && !noted(s, "floe.cdc.lsn")) /* never twice: a summary's keys are unique */
 		summary[n++] = (floe_iceberg_kv){ "floe.cdc.lsn", bronze_cdc_lsn(job) };
 	for (size_t i = 0; i < s->n_summary; i++)
 		summary[n++] = s->summary[i];

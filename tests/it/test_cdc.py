@@ -23,7 +23,8 @@ INSERT INTO public.kv SELECT 'k' || g, g, repeat('x', g % 50) FROM generate_seri
 TABLES = ["public.orders", "public.payments", "public.kv"]
 # CDC tables write merge-on-read by default; kv says copy-on-write for itself, so both paths run
 CDC = (f'\n[cdc]\ntables = {json.dumps(TABLES)}\ncreate-slot = true\n'
-       '\n[bronze.write-modes]\n"public.kv" = "copy-on-write"\n')
+       '\n[bronze.write-modes]\n"public.kv" = "copy-on-write"\n'
+       '\n[compaction]\ndelete-files = 2\n')  # compaction after CDC loads, early
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +149,30 @@ def test_key_changes_deletes_truncate_and_a_large_transaction(src, proj):
     src.admin("UPDATE public.payments SET payment_value = payment_value WHERE false")
     runs(src, d, "--table", "public.kv")
     assert_all_equal(src, d, ["public.kv"])
+
+
+def unique_keys(pairs):
+    keys = [k for k, _ in pairs]
+    assert len(keys) == len(set(keys)), keys
+    return dict(pairs)
+
+
+def test_compaction_after_cdc_loads_keeps_the_lsn(src, proj):
+    d = proj
+    for seed in (30, 31, 32):
+        tick(src, seed)
+        runs(src, d, "--table", "public.orders")
+    snaps = catalog(d).load_table("bronze.orders").snapshots()
+    compacted = [s for s in snaps if s.summary["floe.load-mode"] == "compaction"]
+    assert compacted, [s.summary["floe.load-mode"] for s in snaps]
+    for c in compacted:  # it carries the LSN of the load it compacted, once (floe reads the metadata again)
+        parent = next(s for s in snaps if s.snapshot_id == c.parent_snapshot_id)
+        assert c.summary["floe.cdc.lsn"] == parent.summary["floe.cdc.lsn"], (c.summary, parent.summary)
+    path = catalog(d).load_table("bronze.orders").metadata_location[len("file://"):]
+    with open(path) as f:
+        json.load(f, object_pairs_hook=unique_keys)
+    runs(src, d, "--table", "public.orders")
+    assert_all_equal(src, d, ["public.orders"])
 
 
 def test_kill_mid_stream_resumes_without_loss_or_duplicates(src, proj):

@@ -113,7 +113,7 @@ freshness() {
 	"$ROOT/.venv/bin/python" - "$WORK/ticks" "$WORK/runs" "$secs" <<'PY'
 import sys
 ticks = [float(x) for x in open(sys.argv[1]).read().split()]
-runs = [(float(a), float(b), int(k or 0)) for a, b, *k in (l.split() + [None] for l in open(sys.argv[2]) if l.strip())]
+runs = [(float(f[0]), float(f[1]), int(f[2]) if len(f) > 2 else 0) for f in (l.split() for l in open(sys.argv[2])) if f]
 fresh = sorted(next(e for s, e, _ in runs if s >= t) - t for t in ticks if any(s >= t for s, _, _ in runs))
 pct = lambda p: fresh[min(len(fresh) - 1, int(p * len(fresh)))]
 span = runs[-1][1] - runs[0][0]
@@ -133,7 +133,7 @@ block=$(cat <<MD
 
 ### bronze CDC catch-up after a 0.1 % change — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 
-Command: \`SCALE=$SCALE EVENTS=$EVENTS bench/bronze/cdc.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); modest scale, on a machine shared by 8 people; load average before: $(cut -d' ' -f1-3 /proc/loadavg)
+Command: \`SCALE=$SCALE EVENTS=$EVENTS bench/bronze/cdc.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); modest scale, on a machine shared by 5 people; load average before: $(cut -d' ' -f1-3 /proc/loadavg)
 
 | table | rows | full load s | CDC initial copy s | incremental s (/ full) | CDC catch-up s (/ full) | CDC, nothing to apply s (/ full) | CDC catch-up + V3 reconciliation s (/ full) | CDC peak RSS MB | the CDC snapshot |
 |---|---|---|---|---|---|---|---|---|---|

@@ -284,6 +284,8 @@ typedef struct bronze_load {
 	const char *reload_why;     /* set: a column change makes this load a full one, for this reason */
 	const char *parallel;       /* how the full load was split, or why it was not (parallel.c), or NULL */
 	const char *changed_since;  /* an incremental merge: the watermark its changes were read from (the check's) */
+	const char *const *changed_keys; /* a CDC batch merged: its keys (the check's); NULL: none */
+	size_t n_changed_keys;
 } bronze_load;
 
 /*

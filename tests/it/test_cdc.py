@@ -19,12 +19,16 @@ from sourcedb import Source
 KV = '''
 CREATE TABLE public.kv (k text PRIMARY KEY, n bigint NOT NULL, note text);
 INSERT INTO public.kv SELECT 'k' || g, g, repeat('x', g % 50) FROM generate_series(1, 2000) g;
+CREATE TABLE public.big (id bigint PRIMARY KEY, v text NOT NULL);
+INSERT INTO public.big SELECT g, md5(g::text) FROM generate_series(1, 40000) g;
 '''
 TABLES = ["public.orders", "public.payments", "public.kv"]
 # CDC tables write merge-on-read by default; kv says copy-on-write for itself, so both paths run
 CDC = (f'\n[cdc]\ntables = {json.dumps(TABLES)}\ncreate-slot = true\n'
        '\n[bronze.write-modes]\n"public.kv" = "copy-on-write"\n'
-       '\n[compaction]\ndelete-files = 2\n')  # compaction after CDC loads, early
+       '\n[compaction]\ndelete-files = 2\n'  # compaction after CDC loads, early
+       '\n[reconcile]\nfull-every = 4\n')  # big's 4 buckets: V3 hashes a batch's and a share's
+CDC = CDC.replace('"public.kv"]', '"public.kv", "public.big"]')  # big: its own test, by --table
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +36,7 @@ def src(stack):
     s = Source(stack, "cdc_it", "cdc_reader").shop(scale="0.05", seed="11", sql=KV)
     s.grant_read("public")
     s.admin(f"ALTER ROLE {s.role} REPLICATION")
+    s.admin('CREATE PUBLICATION "floe_cdc_it_public_big" FOR TABLE public.big')
     yield s
     # a leftover slot retains WAL for ever: drop every slot this module made
     for (slot,) in s.admin("select slot_name from pg_replication_slots where database = 'cdc_it'").fetchall():
@@ -173,6 +178,19 @@ def test_compaction_after_cdc_loads_keeps_the_lsn(src, proj):
         json.load(f, object_pairs_hook=unique_keys)
     runs(src, d, "--table", "public.orders")
     assert_all_equal(src, d, ["public.orders"])
+
+
+def test_reconciliation_after_a_batch_hashes_the_buckets_of_its_keys(src, proj):
+    d = proj
+    first = runs(src, d, "--table", "public.big")["bronze.big"]
+    assert first["check"] == "verified" and "V3 on" not in first["check_detail"], first  # a full load: all
+    src.admin("UPDATE public.big SET v = 'changed' WHERE id = 777")
+    r = runs(src, d, "--table", "public.big")["bronze.big"]
+    assert r["detail"].startswith("cdc: 1 transactions") and r["check"] == "verified", r
+    # the batch's one key touched one bucket; with the rotating share, at most 2 of 4 hashed in full
+    assert "(1 touched by the run, share" in r["check_detail"], r["check_detail"]
+    assert "every bucket's rows and keys counted" in r["check_detail"], r["check_detail"]
+    assert_all_equal(src, d, ["public.big"])
 
 
 def test_kill_mid_stream_resumes_without_loss_or_duplicates(src, proj):

@@ -58,13 +58,15 @@ static int put_tree(floe_sha256 *h, floe_arena *a, const char *dir, const char *
 			continue;
 		if (n == cap) {
 			const char **grown = floe_arena_alloc(a, (cap = cap ? 2 * cap : 32) * sizeof(*grown));
-			memcpy(grown, names, n * sizeof(*names));
+			if (n)
+				memcpy(grown, names, n * sizeof(*names));
 			names = grown;
 		}
 		names[n++] = floe_arena_strdup(a, e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), by_name);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n; i++) {
 		const char *path = floe_arena_printf(a, "%s/%s", dir, names[i]);
 		const char *name = floe_arena_printf(a, "%s/%s", rel, names[i]);

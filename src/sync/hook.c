@@ -9,6 +9,13 @@
 #include "base/log.h"
 #include "plan/lock.h"
 
+/* The last error's message for a debug line ("" when none was set). */
+static const char *last_message(void)
+{
+	const floe_error *e = floe_error_last();
+	return e && e->message ? e->message : "";
+}
+
 int floe_sync_before_run(floe_buf *out, const floe_config *config, floe_pg *pg)
 {
 	floe_sync_result *r = NULL;
@@ -18,7 +25,7 @@ int floe_sync_before_run(floe_buf *out, const floe_config *config, floe_pg *pg)
 	bool same = false;
 	int rc = 0;
 	if (sync_quiet_check(&stamp, &same, a, config, pg) < 0) {
-		floe_log_debug("sync runs: its inputs could not be stamped (%s)", floe_error_last()->message);
+		floe_log_debug("sync runs: its inputs could not be stamped (%s)", last_message());
 		floe_error_clear();
 		stamp = NULL;
 	}
@@ -38,7 +45,7 @@ int floe_sync_before_run(floe_buf *out, const floe_config *config, floe_pg *pg)
 	}
 	rc = floe_sync_has_news(r) ? floe_sync_render_text(out, r) : 0;
 	if (!floe_sync_has_news(r) && stamp && sync_quiet_save(config, a, stamp) < 0) {
-		floe_log_debug("the quiet sync could not be recorded (%s)", floe_error_last()->message);
+		floe_log_debug("the quiet sync could not be recorded (%s)", last_message());
 		floe_error_clear(); /* the next run syncs again: nothing lost */
 	}
 cleanup:

@@ -36,9 +36,10 @@ done
 printf '\n[cdc]\ntables = ["public.orders", "public.events"]\ncreate-slot = true\n' >>"$WORK/cdc/floe.toml"
 for p in incr cdc; do "$FLOE" -C "$WORK/$p" generate >/dev/null; done
 
-# timed PROJECT TABLE: wall seconds and peak RSS (kB) of `floe run` of one table, the load alone
+# timed PROJECT TABLE [OPTION]: wall seconds and peak RSS (kB) of `floe run` of one table, the
+# load alone (--no-reconcile) unless an option is given (then the load and reconciliation)
 timed() {
-	/usr/bin/time -f '%e %M' -o "$WORK/time" "$FLOE" -C "$WORK/$1" run --no-reconcile --layer bronze \
+	/usr/bin/time -f '%e %M' -o "$WORK/time" "$FLOE" -C "$WORK/$1" run "${3:---no-reconcile}" --layer bronze \
 		--table "public.$2" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err" "$WORK/out" >&2; exit 1; }
 	read -r t m <"$WORK/time"
 	echo "$t $m"
@@ -61,35 +62,86 @@ for t in orders events; do
 	read -r c cm <<<"$(timed cdc "$t")"; cdcfull[$t]="$c $cm"
 done
 per=$((rows_orders / 1000 / 3 + 1))
-"$FLOE" shop tick --target "$SOCK:$PORT/shop" --orders "$per" --updates "$per" --deletes "$per" >/dev/null
-"$FLOE" shop tick --target "$SOCK:$PORT/shop" --orders "$per" --updates "$per" --deletes "$per" >/dev/null
-n=$((EVENTS / 1000))
-"${PSQL[@]}" <<SQL
-UPDATE events SET kind = 'refund', amount = -amount WHERE id > $EVENTS - $((n / 2));
-INSERT INTO events SELECT g, 'view', 1, md5(g::text) FROM generate_series($EVENTS + 1, $EVENTS + $((n / 2))) g;
-DELETE FROM events WHERE id IN ($EVENTS - $n, $EVENTS - $n - 7, $EVENTS - $n - 99);
+# change ROUND: the same 0.1 % change shape each round (orders: two ticks; events: updates of the
+# newest rows, as many inserts after them, three deletes), on rows no earlier round touched
+change() {
+	"$FLOE" shop tick --target "$SOCK:$PORT/shop" --orders "$per" --updates "$per" --deletes "$per" >/dev/null
+	"$FLOE" shop tick --target "$SOCK:$PORT/shop" --orders "$per" --updates "$per" --deletes "$per" >/dev/null
+	local top=$((EVENTS + ($1 - 1) * n / 2))
+	"${PSQL[@]}" <<SQL
+UPDATE events SET kind = 'refund', amount = -amount WHERE id > $top - $((n / 2)) AND id <= $top;
+INSERT INTO events SELECT g, 'view', 1, md5(g::text) FROM generate_series($top + 1, $top + $((n / 2))) g;
+DELETE FROM events WHERE id IN ($EVENTS - $1 * $n, $EVENTS - $1 * $n - 7, $EVENTS - $1 * $n - 99);
 SQL
-declare -A inc cdc idle
+}
+n=$((EVENTS / 1000))
+change 1
+declare -A inc cdc idle rec rdetail
 for t in orders events; do
 	read -r i im <<<"$(timed incr "$t")"; inc[$t]="$i $im"
 	read -r c cm <<<"$(timed cdc "$t")"; cdc[$t]="$c $cm"
 	read -r z _ <<<"$(timed cdc "$t")"; idle[$t]="$z" # nothing left to apply: the fixed cost
 done
+# the same change again, caught up with reconciliation (V3, floe run's default) after the load
+change 2
+for t in orders events; do
+	read -r r _ <<<"$(timed cdc "$t" --tier=V3)"; rec[$t]="$r"
+	rdetail[$t]=$(sed -n 's/^ *\(verified\|diverged\|unverified\)\(.*\)$/\1\2/p' "$WORK/out" | head -1)
+done
+# freshness: for FRESH_SECONDS (60) a ticker commits a shop tick every second while `floe run`
+# catches orders up back to back (the load alone: bronze's commit is when a change is visible).
+# A tick is visible once a run that started after it returned has ended: freshness is that end
+# less the tick's return (p50, p99); throughput is the keys the runs applied per second.
+freshness() {
+	local secs="${FRESH_SECONDS:-60}" end
+	end=$(($(date +%s) + secs))
+	: >"$WORK/ticks"; : >"$WORK/runs"
+	( while [ "$(date +%s)" -lt "$end" ]; do
+		"$FLOE" shop tick --target "$SOCK:$PORT/shop" --orders 20 --updates 20 --deletes 2 --late 0 >/dev/null
+		date +%s.%N >>"$WORK/ticks"; sleep 1
+	done ) &
+	local ticker=$!
+	while [ "$(date +%s)" -lt $((end + 2)) ]; do
+		local t0 t1
+		t0=$(date +%s.%N)
+		"$FLOE" -C "$WORK/cdc" run --no-reconcile --layer bronze --table public.orders >"$WORK/out" 2>&1 ||
+			{ cat "$WORK/out" >&2; kill "$ticker"; exit 1; }
+		t1=$(date +%s.%N)
+		echo "$t0 $t1 $(sed -n 's/.*cdc: .* \([0-9]*\) keys.*/\1/p' "$WORK/out" | head -1)" >>"$WORK/runs"
+	done
+	wait "$ticker"
+	"$ROOT/.venv/bin/python" - "$WORK/ticks" "$WORK/runs" "$secs" <<'PY'
+import sys
+ticks = [float(x) for x in open(sys.argv[1]).read().split()]
+runs = [(float(f[0]), float(f[1]), int(f[2]) if len(f) > 2 else 0) for f in (l.split() for l in open(sys.argv[2])) if f]
+fresh = sorted(next(e for s, e, _ in runs if s >= t) - t for t in ticks if any(s >= t for s, _, _ in runs))
+pct = lambda p: fresh[min(len(fresh) - 1, int(p * len(fresh)))]
+span = runs[-1][1] - runs[0][0]
+print(f"Freshness over {sys.argv[3]} s (a shop tick of 20 new orders, 20 status updates and 2 deletes "
+      f"committed every second, `floe run` of orders back to back, load alone): {len(runs)} runs, "
+      f"{len(fresh)} ticks; commit in PostgreSQL → visible in bronze p50 {pct(0.5):.2f} s, "
+      f"p99 {pct(0.99):.2f} s, max {fresh[-1]:.2f} s; sustained {sum(k for *_, k in runs) / span:.0f} "
+      f"changed keys/s applied ({span / len(runs):.2f} s per run).")
+PY
+}
 ratio() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
 row() { # table rows
 	read -r f _ <<<"${full[$1]}"; read -r i _ <<<"${inc[$1]}"; read -r c cm <<<"${cdc[$1]}"; read -r cf _ <<<"${cdcfull[$1]}"
-	echo "| $1 | $2 | $f | $cf | $i ($(ratio "$i" "$f") %) | $c ($(ratio "$c" "$f") %) | ${idle[$1]} ($(ratio "${idle[$1]}" "$f") %) | $((cm / 1024)) | $(mode cdc "$1") |"
+	echo "| $1 | $2 | $f | $cf | $i ($(ratio "$i" "$f") %) | $c ($(ratio "$c" "$f") %) | ${idle[$1]} ($(ratio "${idle[$1]}" "$f") %) | ${rec[$1]} ($(ratio "${rec[$1]}" "$f") %) | $((cm / 1024)) | $(mode cdc "$1") |"
 }
 block=$(cat <<MD
 
 ### bronze CDC catch-up after a 0.1 % change — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 
-Command: \`SCALE=$SCALE EVENTS=$EVENTS bench/bronze/cdc.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); modest scale, on a machine shared by 8 people; load average before: $(cut -d' ' -f1-3 /proc/loadavg)
+Command: \`SCALE=$SCALE EVENTS=$EVENTS bench/bronze/cdc.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); modest scale, on a machine shared by 5 people; load average before: $(cut -d' ' -f1-3 /proc/loadavg)
 
-| table | rows | full load s | CDC initial copy s | incremental s (/ full) | CDC catch-up s (/ full) | CDC, nothing to apply s (/ full) | CDC peak RSS MB | the CDC snapshot |
-|---|---|---|---|---|---|---|---|---|
+| table | rows | full load s | CDC initial copy s | incremental s (/ full) | CDC catch-up s (/ full) | CDC, nothing to apply s (/ full) | CDC catch-up + V3 reconciliation s (/ full) | CDC peak RSS MB | the CDC snapshot |
+|---|---|---|---|---|---|---|---|---|---|
 $(row orders "$rows_orders")
 $(row events "$EVENTS")
+
+Reconciliation after the CDC batch — orders: ${rdetail[orders]}; events: ${rdetail[events]}.
+$(freshness)
 MD
 )
 echo "$block"

@@ -42,6 +42,8 @@ typedef struct floe_bronze_check {
 	int attempt;                  /* 0; 1 after a repair */
 	const char *repair_detail;    /* attempt 1: what the repair did */
 	const char *changed_since;    /* an incremental load: the watermark text its changes were read from; NULL: full */
+	const char *const *changed_keys; /* a CDC batch merged: the keys it changed (n_key text values each) */
+	size_t n_changed_keys;
 	floe_arena *arena;            /* for everything the check returns */
 	/* returned */
 	floe_reconcile_outcome state; /* verified, diverged, unverified, failed or partial */

@@ -225,8 +225,9 @@ const char *bronze_mor_units(bronze_units *out, floe_arena *a, const floe_iceber
 			     const floe_iceberg_field *key0, const floe_pg_copy_column *c0, size_t max_group_rows,
 			     floe_vector *lower, floe_vector *upper);
 
-/* Whether table `bronze` (its source name "schema.table") loads merge-on-read ([bronze] write-mode). */
-bool bronze_mor_enabled(const floe_config *config, const char *source_name);
+/* Whether a table (its source name "schema.table"; `cdc`: loaded by CDC) loads merge-on-read
+ * ([bronze] write-mode, [bronze.write-modes]; unset: merge-on-read for CDC tables only). */
+bool bronze_mor_enabled(const floe_config *config, const char *source_name, bool cdc);
 
 /* Write `dels` as the load's position delete file (l->delete_files). */
 int bronze_mor_write_deletes(bronze_load *l, floe_iceberg_position_delete *dels, size_t n);
@@ -283,6 +284,8 @@ typedef struct bronze_load {
 	const char *reload_why;     /* set: a column change makes this load a full one, for this reason */
 	const char *parallel;       /* how the full load was split, or why it was not (parallel.c), or NULL */
 	const char *changed_since;  /* an incremental merge: the watermark its changes were read from (the check's) */
+	const char *const *changed_keys; /* a CDC batch merged: its keys (the check's); NULL: none */
+	size_t n_changed_keys;
 } bronze_load;
 
 /*

@@ -3,7 +3,8 @@
  * source transaction opens, the stream says which keys changed up to a consistent LSN and
  * gives the snapshot that shows exactly those changes; the load imports that snapshot and
  * re-reads the keys through the merge path (bronze_merge_keys → bronze_merge_rows, the
- * same copy-on-write as an incremental load and a repair), or loads in full at it (the
+ * same as an incremental load and a repair; merge-on-read unless floe.toml says otherwise,
+ * mor.c), or loads in full at it (the
  * initial copy, a truncate, a lost slot). The snapshot records the LSN as floe.cdc.lsn;
  * the slot is acknowledged only after the catalog commit.
  */

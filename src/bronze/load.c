@@ -204,6 +204,15 @@ cleanup:
 	return error;
 }
 
+/* Whether the load's notes already hold `key` (a compaction carries its base's floe.* keys). */
+static bool noted(const load_state *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_summary; i++)
+		if (strcmp(s->summary[i].key, key) == 0)
+			return true;
+	return false;
+}
+
 static int commit(load_state *s, bool full)
 {
 	bronze_job *job = s->job;
@@ -216,7 +225,7 @@ static int commit(load_state *s, bool full)
 							  : bronze_cdc_is_batch(job) || (job->cdc && !job->repair_keys) ? "cdc"
 							  : job->repair_keys ? "repair"
 									     : "incremental" };
-	if (bronze_cdc_lsn(job))
+	if (bronze_cdc_lsn(job) && !noted(s, "floe.cdc.lsn")) /* never twice: a summary's keys are unique */
 		summary[n++] = (floe_iceberg_kv){ "floe.cdc.lsn", bronze_cdc_lsn(job) };
 	for (size_t i = 0; i < s->n_summary; i++)
 		summary[n++] = s->summary[i];
@@ -320,6 +329,10 @@ static int load_and_commit(load_state *s, bool *committed)
 		if (!full && !job->repair_keys)
 			s->changed_since = bronze_watermark_text(
 				s, previous - job->config->bronze.late_window_seconds * INT64_C(1000000));
+		if (!full && bronze_cdc_is_batch(job)) { /* the check's cover follows the batch's keys */
+			s->changed_keys = job->repair_keys;
+			s->n_changed_keys = job->n_repair_keys;
+		}
 	} else if (job->repair_keys) {
 		why = bronze_repair_reason(job->arena, why ? why : "the table's files are not sorted by key");
 	}
@@ -519,7 +532,8 @@ static int check_and_repair(load_state *s, bool *committed)
 	bronze_job *job = s->job;
 	floe_bronze_result *r = job->result;
 	floe_bronze_check c = { .table = job->table, .run_id = job->run_id, .snapshot_id = r->snapshot_id,
-				.pg_snapshot = s->exported, .arena = job->arena, .changed_since = s->changed_since };
+				.pg_snapshot = s->exported, .arena = job->arena, .changed_since = s->changed_since,
+				.changed_keys = s->changed_keys, .n_changed_keys = s->n_changed_keys };
 	if (!job->check)
 		return 0;
 	bronze_load_progress(s, "reconciling", NULL);

@@ -17,13 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool bronze_mor_enabled(const floe_config *config, const char *source_name)
+/*
+ * A table's write mode: its [bronze.write-modes] entry, else `[bronze] write-mode` when set,
+ * else merge-on-read for a CDC table (a batch is a small change by nature: a few keys spread
+ * over the table, which copy-on-write pays for by rewriting every file they fall in) and
+ * copy-on-write for the others.
+ */
+bool bronze_mor_enabled(const floe_config *config, const char *source_name, bool cdc)
 {
 	const floe_string_map *m = &config->bronze.write_modes;
 	for (size_t i = 0; i < m->count; i++)
 		if (strcmp(m->keys[i], source_name) == 0)
 			return strcmp(m->values[i], "merge-on-read") == 0;
-	return config->bronze.write_mode && strcmp(config->bronze.write_mode, "merge-on-read") == 0;
+	if (config->bronze.write_mode)
+		return strcmp(config->bronze.write_mode, "merge-on-read") == 0;
+	return cdc;
 }
 
 typedef struct bounds_ctx {

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_KEYS 5000                 /* changed keys a keyed re-read takes; more load in full */
+#define MAX_KEYS 50000                /* changed keys a keyed re-read takes; more load in full */
 #define MAX_KEY_BYTES ((size_t)64 << 20)
 #define MAX_TRIES 8                   /* snapshots taken before giving up on a consistent one */
 #define XLOG_PAGE 8192                /* XLOG_BLCKSZ */

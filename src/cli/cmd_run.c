@@ -17,6 +17,8 @@
 #include "sync/sync.h"
 #include "publish/publish.h"
 #include "gold/gold.h"
+#include "pg/introspect.h"
+#include "pg/pg.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +260,7 @@ static int run_publish(floe_buf *out, const floe_config *config, bool json)
 static int run(floe_cli_ctx *ctx)
 {
 	floe_config *config = NULL;
+	floe_pg *pg = NULL;
 	floe_bronze_report rep = { 0 };
 	floe_silver_report srep = { 0 };
 	floe_gold_report grep = { 0 };
@@ -293,15 +296,18 @@ static int run(floe_cli_ctx *ctx)
 		goto cleanup;
 	bool topics_only = config->kafka && (!floe_fs_exists(floe_config_lock_path(config->arena, config)) ||
 					     floe_cli_topic_tables_only(config, opts.tables, n_tables));
-	if (bronze && !topics_only)
-		floe_doctor_warn_role(config); /* only the bronze layer reads the source */
+	if (bronze && !topics_only && floe_pg_connect_source(&pg, config) < 0)
+		floe_error_clear(); /* the loads report an unreachable source, with its cause */
+	floe_doctor_warn_role_on(config, pg); /* only the bronze layer reads the source */
 	check.config = config;
 	if (!floe_cli_flag(ctx, "no-reconcile")) {
 		opts.check = floe_reconcile_bronze_check;
 		opts.check_ctx = &check;
 	}
-	if (bronze && !topics_only && !floe_cli_flag(ctx, "no-sync") && floe_sync_before_run(&out, config) < 0)
+	if (bronze && !topics_only && !floe_cli_flag(ctx, "no-sync") && floe_sync_before_run(&out, config, pg) < 0)
 		goto cleanup;
+	floe_pg_close(pg); /* one session for the role check and sync's; the loads open their own */
+	pg = NULL;
 	if (!floe_cli_flag(ctx, "json")) /* sync's report first; JSON stays one document */
 		floe_cli_out(&out);
 	floe_buf_clear(&out);
@@ -358,6 +364,7 @@ cleanup:
 	floe_silver_report_free(&srep);
 	floe_gold_report_free(&grep);
 	free(moved);
+	floe_pg_close(pg);
 	floe_config_free(config);
 	floe_buf_free(&out);
 	floe_buf_free(&kout);

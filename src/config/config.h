@@ -79,8 +79,9 @@ typedef struct floe_config_bronze {
 	int64_t parallel;            /* "parallel": connections reading one table's full load, default 1 (scale.h) */
 	const struct floe_config_bronze_table *tables; /* [bronze.tables."schema.table"] (scale.h) */
 	size_t n_tables;
-	const char *write_mode;      /* "write-mode" of incremental loads: "copy-on-write" (default) or
-				      * "merge-on-read" (docs/merge-on-read.md) */
+	const char *write_mode;      /* "write-mode" of incremental loads: "copy-on-write" or
+				      * "merge-on-read" (docs/merge-on-read.md); NULL when unset:
+				      * copy-on-write, merge-on-read for CDC tables (docs/cdc.md) */
 	floe_string_map write_modes; /* [bronze.write-modes] "schema.table" → a write mode */
 } floe_config_bronze;
 

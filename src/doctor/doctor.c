@@ -542,14 +542,13 @@ int floe_doctor_run(floe_doctor_report **out, const floe_config *config)
 	return 0;
 }
 
-void floe_doctor_warn_role(const floe_config *config)
+void floe_doctor_warn_role_on(const floe_config *config, floe_pg *pg)
 {
 	floe_doctor_report *r = floe_xcalloc(1, sizeof(*r));
-	floe_pg *pg = NULL;
 	source_facts sf = { NULL, 0 };
 	floe_buf failed = FLOE_BUF_INIT;
 	r->arena = floe_arena_new();
-	if (floe_pg_connect_source(&pg, config) < 0)
+	if (!pg)
 		goto cleanup; /* the command itself reports an unreachable source */
 	check_privileges(&sf, r, pg, config);
 	for (size_t i = 0; i < r->n; i++)
@@ -564,9 +563,17 @@ void floe_doctor_warn_role(const floe_config *config)
 	}
 cleanup:
 	floe_error_clear();
-	floe_pg_close(pg);
 	floe_buf_free(&failed);
 	floe_doctor_free(r);
+}
+
+void floe_doctor_warn_role(const floe_config *config)
+{
+	floe_pg *pg = NULL;
+	if (floe_pg_connect_source(&pg, config) == 0)
+		floe_doctor_warn_role_on(config, pg);
+	floe_error_clear();
+	floe_pg_close(pg);
 }
 
 void floe_doctor_free(floe_doctor_report *report)

@@ -18,6 +18,7 @@ typedef enum floe_check_status {
 	FLOE_CHECK_SKIP /* could not be checked because an earlier check failed */
 } floe_check_status;
 
+typedef struct floe_pg floe_pg;
 typedef struct floe_doctor_check {
 	const char *id;      /* stable, for --json consumers: "source.reachable" */
 	const char *title;   /* one line for people */
@@ -46,6 +47,8 @@ const char *floe_check_status_name(floe_check_status status);
  * the role is read-only or the source does not answer (the command reports that).
  */
 void floe_doctor_warn_role(const floe_config *config);
+/* The same on a source session the caller holds (borrowed; NULL: silent), so a run connects once. */
+void floe_doctor_warn_role_on(const floe_config *config, floe_pg *pg);
 
 int floe_doctor_render_text(floe_buf *out, const floe_doctor_report *report);
 int floe_doctor_render_json(floe_buf *out, const floe_doctor_report *report);

@@ -71,6 +71,13 @@ void floe_pg_source_target(floe_pg_target *t, const floe_config *config);
 
 int floe_pg_role_inspect(floe_pg_role_facts *out, floe_pg *pg, floe_arena *arena);
 
+/*
+ * *out: a hash (hex, in `arena`) that moves whenever the source's schema catalog does — any DDL,
+ * GRANT or COMMENT on the user's schemas, a role membership, the login role's attributes —
+ * and not with data or statistics (fingerprint.c).
+ */
+int floe_pg_catalog_fingerprint(const char **out, floe_pg *pg, floe_arena *arena);
+
 /* Every role the login role can act as (see floe_pg_role_reach), itself first, by depth. */
 int floe_pg_role_reach_inspect(floe_pg_role_reach **out, size_t *n_out, floe_pg *pg,
 			       floe_arena *arena, const char *const *schemas, size_t n_schemas);

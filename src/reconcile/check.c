@@ -45,6 +45,8 @@ int floe_reconcile_bronze_check(void *ctx, floe_bronze_check *c)
 	req.max_keys = REPAIR_MAX_KEYS;
 	req.full_every = o->config->reconcile_full_every;
 	req.changed_since = c->attempt ? NULL : c->changed_since; /* a repair's check proves every bucket */
+	req.changed_keys = c->attempt ? NULL : c->changed_keys;
+	req.n_changed_keys = c->attempt ? 0 : c->n_changed_keys;
 	floe_reconcile_result *r = rc_reconcile_recorded(st, c->arena, &req, c->attempt ? c->repair_detail : NULL);
 	floe_state_close(st);
 	c->state = floe_reconcile_state(r); /* "verified (partial)" is not "verified": the run says so */

@@ -65,12 +65,15 @@ typedef struct floe_reconcile_request {
 	size_t max_keys;               /* a diverged V3 result is narrowed to at most this many keys; 0: not narrowed */
 	/*
 	 * Proof that follows the change ([reconcile] full-every, coverage.c): with full_every > 1
-	 * and changed_since (the watermark text an incremental load read its changes from), V3
-	 * hashes in full only the buckets holding changed rows plus the rotating share
-	 * `share % full_every`; every bucket's count and key checksum are still compared.
+	 * and changed_since (the watermark text an incremental load read its changes from) or
+	 * changed_keys (a CDC batch's keys), V3 hashes in full only the buckets holding changed
+	 * rows plus the rotating share `share % full_every`; every bucket's count and key checksum
+	 * are still compared.
 	 */
 	int64_t full_every;            /* 0 or 1: every bucket */
 	const char *changed_since;     /* NULL: not an incremental load's check */
+	const char *const *changed_keys; /* a CDC batch's keys, the key's n_key text values each; NULL: none */
+	size_t n_changed_keys;
 	uint64_t share;
 } floe_reconcile_request;
 

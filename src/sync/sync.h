@@ -26,6 +26,7 @@
 typedef struct floe_arena floe_arena;
 typedef struct floe_lock floe_lock;
 typedef struct floe_plan floe_plan;
+typedef struct floe_pg floe_pg;
 
 typedef enum floe_sync_class {
 	FLOE_SYNC_ADD_TABLE = 0,
@@ -159,9 +160,11 @@ typedef struct floe_lock_table floe_lock_table;
 /*
  * `floe run`'s first step: sync, its report appended to `out` when it found anything. A
  * sync that fails (another one holds the lock, the source is unreachable) is a warning:
- * the run goes on with the plan deployed on main.
+ * the run goes on with the plan deployed on main. With `pg` (a source session, borrowed;
+ * NULL: none) a sync whose inputs — the source's catalog, floe.toml, pipeline/, the
+ * proposals — are as the last sync that found nothing left them is skipped (quiet.c).
  */
-int floe_sync_before_run(floe_buf *out, const floe_config *config);
+int floe_sync_before_run(floe_buf *out, const floe_config *config, floe_pg *pg);
 
 /* floe_bronze_opts.paused: floe_sync_paused for lock table `t`; `config` is the floe_config. */
 const char *floe_sync_paused_table(void *config, floe_arena *a, const floe_lock_table *t);

@@ -38,6 +38,14 @@ sync_proposal *sync_ledger_add(sync_ledger *l, floe_arena *a);
 /* The newest open, rejected or refused proposal of `table` ("schema.table"), or NULL. */
 sync_proposal *sync_ledger_live(sync_ledger *l, const char *table);
 
+/*
+ * quiet.c: *out the stamp of a sync's inputs now (NULL without a connection or with a
+ * [git] remote: always sync), *same whether the last quiet sync left the same stamp.
+ * sync_quiet_save records a stamp after a sync that found nothing.
+ */
+int sync_quiet_check(const char **out, bool *same, floe_arena *a, const floe_config *config, floe_pg *pg);
+int sync_quiet_save(const floe_config *config, floe_arena *a, const char *stamp_hex);
+
 /* One table's changes and what sync did with them. */
 typedef struct sync_table {
 	const char *table;            /* "public.orders" */

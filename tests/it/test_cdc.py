@@ -19,9 +19,16 @@ from sourcedb import Source
 KV = '''
 CREATE TABLE public.kv (k text PRIMARY KEY, n bigint NOT NULL, note text);
 INSERT INTO public.kv SELECT 'k' || g, g, repeat('x', g % 50) FROM generate_series(1, 2000) g;
+CREATE TABLE public.big (id bigint PRIMARY KEY, v text NOT NULL);
+INSERT INTO public.big SELECT g, md5(g::text) FROM generate_series(1, 40000) g;
 '''
 TABLES = ["public.orders", "public.payments", "public.kv"]
-CDC = f'\n[cdc]\ntables = {json.dumps(TABLES)}\ncreate-slot = true\n'
+# CDC tables write merge-on-read by default; kv says copy-on-write for itself, so both paths run
+CDC = (f'\n[cdc]\ntables = {json.dumps(TABLES)}\ncreate-slot = true\n'
+       '\n[bronze.write-modes]\n"public.kv" = "copy-on-write"\n'
+       '\n[compaction]\ndelete-files = 2\n'  # compaction after CDC loads, early
+       '\n[reconcile]\nfull-every = 4\n')  # big's 4 buckets: V3 hashes a batch's and a share's
+CDC = CDC.replace('"public.kv"]', '"public.kv", "public.big"]')  # big: its own test, by --table
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +36,7 @@ def src(stack):
     s = Source(stack, "cdc_it", "cdc_reader").shop(scale="0.05", seed="11", sql=KV)
     s.grant_read("public")
     s.admin(f"ALTER ROLE {s.role} REPLICATION")
+    s.admin('CREATE PUBLICATION "floe_cdc_it_public_big" FOR TABLE public.big')
     yield s
     # a leftover slot retains WAL for ever: drop every slot this module made
     for (slot,) in s.admin("select slot_name from pg_replication_slots where database = 'cdc_it'").fetchall():
@@ -39,7 +47,7 @@ def runs(src, d, *args):
     if "--table" not in args:  # the CDC tables only: the shop's others would load in full each run
         args = args + tuple(a for t in TABLES for a in ("--table", t))
     r = src.floe(d, "run", "--json", "--layer", "bronze", *args)
-    assert r.rc == 0, r
+    assert r.rc == 0, r.out + r.err
     return {t["table"]: t for t in json.loads(r.out)["tables"]}
 
 
@@ -110,7 +118,12 @@ def test_initial_copy_then_stream(src, proj):
         second = runs(src, d)
         o = second["bronze.orders"]
         assert o["state"] == "loaded" and o["detail"].startswith("cdc: "), o
-        assert summary(d, "bronze.orders")["floe.load-mode"] == "cdc"
+        s = summary(d, "bronze.orders")
+        assert s["floe.load-mode"] == "cdc"
+        # merge-on-read by default: the changed rows in a new file, the rows they replace as
+        # position deletes, no data file rewritten
+        assert s["floe.write-mode"] == "merge-on-read" and s["floe.files-rewritten"] == "0", s
+        assert int(s["added-position-deletes"]) > 0 and "rows marked deleted (merge-on-read)" in o["detail"], s
         assert o["check"] == "verified", o
         assert_all_equal(src, d)
 
@@ -122,12 +135,22 @@ def test_key_changes_deletes_truncate_and_a_large_transaction(src, proj):
     src.admin("INSERT INTO public.kv VALUES ('fresh', 1, NULL)")
     r = runs(src, d, "--table", "public.kv")["bronze.kv"]
     assert r["detail"].startswith("cdc: 3 transactions"), r
+    s = summary(d, "bronze.kv")  # [bronze.write-modes] over the CDC default: rewritten in place
+    assert s["floe.write-mode"] is None and int(s["floe.files-rewritten"]) > 0, s
+    assert not int(s["added-delete-files"] or 0), s
     assert_all_equal(src, d, ["public.kv"])
-    # a large transaction: every row touched in one commit, more keys than a keyed re-read takes
+    # a large transaction — every row touched in one commit, 10,000 keys, one with quotes and a
+    # backslash — is still re-read by key (the keys travel as one typed array per key column)
     src.admin("UPDATE public.kv SET note = coalesce(note, '') || 'L'")
     src.admin("INSERT INTO public.kv SELECT 'big' || g, g, NULL FROM generate_series(1, 8000) g")
+    src.admin("INSERT INTO public.kv VALUES ('we\"ird\\k''ey', 7, 'odd')")
     r = runs(src, d, "--table", "public.kv")["bronze.kv"]
-    assert "more than 5000 keys changed" in r["detail"], r
+    assert r["detail"].startswith("cdc: 3 transactions") and "loaded in full" not in r["detail"], r
+    assert_all_equal(src, d, ["public.kv"])
+    # more keys than a keyed re-read takes: loaded in full at the stream's snapshot
+    src.admin("INSERT INTO public.kv SELECT 'huge' || g, g, NULL FROM generate_series(1, 50001) g")
+    r = runs(src, d, "--table", "public.kv")["bronze.kv"]
+    assert "more than 50000 keys changed" in r["detail"], r
     assert_all_equal(src, d, ["public.kv"])
     src.admin("TRUNCATE public.kv")
     src.admin("INSERT INTO public.kv VALUES ('after', 2, 'truncate')")
@@ -138,6 +161,43 @@ def test_key_changes_deletes_truncate_and_a_large_transaction(src, proj):
     src.admin("UPDATE public.payments SET payment_value = payment_value WHERE false")
     runs(src, d, "--table", "public.kv")
     assert_all_equal(src, d, ["public.kv"])
+
+
+def unique_keys(pairs):
+    keys = [k for k, _ in pairs]
+    assert len(keys) == len(set(keys)), keys
+    return dict(pairs)
+
+
+def test_compaction_after_cdc_loads_keeps_the_lsn(src, proj):
+    d = proj
+    for seed in (30, 31, 32):
+        tick(src, seed)
+        runs(src, d, "--table", "public.orders")
+    snaps = catalog(d).load_table("bronze.orders").snapshots()
+    compacted = [s for s in snaps if s.summary["floe.load-mode"] == "compaction"]
+    assert compacted, [s.summary["floe.load-mode"] for s in snaps]
+    for c in compacted:  # it carries the LSN of the load it compacted, once (floe reads the metadata again)
+        parent = next(s for s in snaps if s.snapshot_id == c.parent_snapshot_id)
+        assert c.summary["floe.cdc.lsn"] == parent.summary["floe.cdc.lsn"], (c.summary, parent.summary)
+    path = catalog(d).load_table("bronze.orders").metadata_location[len("file://"):]
+    with open(path) as f:
+        json.load(f, object_pairs_hook=unique_keys)
+    runs(src, d, "--table", "public.orders")
+    assert_all_equal(src, d, ["public.orders"])
+
+
+def test_reconciliation_after_a_batch_hashes_the_buckets_of_its_keys(src, proj):
+    d = proj
+    first = runs(src, d, "--table", "public.big")["bronze.big"]
+    assert first["check"] == "verified" and "V3 on" not in first["check_detail"], first  # a full load: all
+    src.admin("UPDATE public.big SET v = 'changed' WHERE id = 777")
+    r = runs(src, d, "--table", "public.big")["bronze.big"]
+    assert r["detail"].startswith("cdc: 1 transactions") and r["check"] == "verified", r
+    # the batch's one key touched one bucket; with the rotating share, at most 2 of 4 hashed in full
+    assert "(1 touched by the run, share" in r["check_detail"], r["check_detail"]
+    assert "every bucket's rows and keys counted" in r["check_detail"], r["check_detail"]
+    assert_all_equal(src, d, ["public.big"])
 
 
 def test_kill_mid_stream_resumes_without_loss_or_duplicates(src, proj):

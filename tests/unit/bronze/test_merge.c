@@ -454,3 +454,20 @@ FLOE_TEST(bronze_merge_on_read_writes_deltas_and_position_deletes)
 	floe_vector_free(&up);
 	env_table_close(&e);
 }
+
+/* The write mode: a table's [bronze.write-modes] entry, then [bronze] write-mode, then CDC's default. */
+FLOE_TEST(bronze_write_mode_defaults_to_merge_on_read_for_cdc)
+{
+	floe_config c;
+	const char *keys[] = { "public.events" }, *values[] = { "copy-on-write" };
+	memset(&c, 0, sizeof(c));
+	FLOE_CHECK(bronze_mor_enabled(&c, "public.orders", true));   /* unset: a CDC batch is a small change */
+	FLOE_CHECK(!bronze_mor_enabled(&c, "public.orders", false)); /* unset: others copy on write */
+	c.bronze.write_modes = (floe_string_map){ keys, values, 1 };
+	FLOE_CHECK(!bronze_mor_enabled(&c, "public.events", true));  /* the table's own entry wins */
+	c.bronze.write_mode = "copy-on-write";
+	FLOE_CHECK(!bronze_mor_enabled(&c, "public.orders", true));  /* said for every table */
+	c.bronze.write_mode = "merge-on-read";
+	FLOE_CHECK(bronze_mor_enabled(&c, "public.orders", false));
+	FLOE_CHECK(!bronze_mor_enabled(&c, "public.events", false));
+}

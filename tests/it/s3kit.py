@@ -1,11 +1,13 @@
 """An S3-compatible server for the tests: moto's server mode (tests/requirements.txt pins it),
 started on a private port with request authentication on — every request must carry a valid
 AWS Signature V4 of an IAM key moto issued, so floe's signing (libcurl's) is checked by a server —
-and a small fault-injecting proxy to put between floe and it (503 storms, a store that dies in the
+or, with FLOE_S3_SERVER=gofakes3, build/tools/s3server (gofakes3 with signature and payload-hash
+checks; scripts/build-s3server.sh, run here when the binary is missing); and a small fault-injecting proxy to put between floe and it (503 storms, a store that dies in the
 middle of a multipart upload). Plus what a floe project, PyIceberg and DuckDB need to use it."""
 import http.client
 import http.server
 import json
+import os
 import socket
 import socketserver
 import subprocess
@@ -43,25 +45,8 @@ def wait_port(port, proc, deadline=30):
     raise RuntimeError("the S3 server did not start listening")
 
 
-class Moto:
-    """moto in server mode on a private port, enforcing signatures from the key it issued."""
-
-    def __init__(self, workdir: Path):
-        self.port = free_port()
-        self.log = open(workdir / f"moto-{self.port}.log", "ab")
-        # The first 3 requests (the IAM calls below) run unauthenticated; every later one must be
-        # signed with a key moto knows.
-        env = {**__import__("os").environ, "INITIAL_NO_AUTH_ACTION_COUNT": "3"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
-                                     stdout=self.log, stderr=subprocess.STDOUT, cwd=workdir, env=env)
-        wait_port(self.port, self.proc)
-        iam = boto3.client("iam", endpoint_url=self.endpoint, aws_access_key_id="bootstrap",
-                           aws_secret_access_key="bootstrap", region_name="us-east-1")
-        iam.create_user(UserName="floe")
-        key = iam.create_access_key(UserName="floe")["AccessKey"]
-        iam.put_user_policy(UserName="floe", PolicyName="all", PolicyDocument=json.dumps(
-            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
-        self.key_id, self.secret = key["AccessKeyId"], key["SecretAccessKey"]
+class S3Server:
+    """What the tests use of an S3 server; a subclass starts it and sets port, proc, log, key_id, secret."""
 
     @property
     def endpoint(self):
@@ -113,10 +98,64 @@ class Moto:
         return con
 
 
+class Moto(S3Server):
+    """moto in server mode on a private port, enforcing signatures from the key it issued."""
+
+    def __init__(self, workdir: Path):
+        self.port = free_port()
+        self.log = open(workdir / f"moto-{self.port}.log", "ab")
+        # The first 3 requests (the IAM calls below) run unauthenticated; every later one must be
+        # signed with a key moto knows.
+        env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "3"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                                     stdout=self.log, stderr=subprocess.STDOUT, cwd=workdir, env=env)
+        wait_port(self.port, self.proc)
+        iam = boto3.client("iam", endpoint_url=self.endpoint, aws_access_key_id="bootstrap",
+                           aws_secret_access_key="bootstrap", region_name="us-east-1")
+        iam.create_user(UserName="floe")
+        key = iam.create_access_key(UserName="floe")["AccessKey"]
+        iam.put_user_policy(UserName="floe", PolicyName="all", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+        self.key_id, self.secret = key["AccessKeyId"], key["SecretAccessKey"]
+
+
+class GoFakeS3(S3Server):
+    """build/tools/s3server (gofakes3, in memory) on a private port, accepting one random key pair:
+    it checks every request's Signature V4 and every hashed payload, and logs each request's
+    method, path, x-amz-content-sha256 and whether a Content-MD5 came (request_log)."""
+
+    def __init__(self, workdir: Path):
+        binary = REPO / "build" / "tools" / "s3server"
+        subprocess.run([str(REPO / "scripts" / "build-s3server.sh")], check=True)
+        self.port = free_port()
+        self.log = open(workdir / f"s3server-{self.port}.log", "ab")
+        self.request_log_path = workdir / f"s3server-{self.port}.requests"
+        self.key_id = "AKIAFLOETEST" + uuid.uuid4().hex[:8].upper()
+        self.secret = uuid.uuid4().hex + uuid.uuid4().hex
+        env = {**os.environ, "S3SERVER_KEY": self.key_id, "S3SERVER_SECRET": self.secret}
+        self.proc = subprocess.Popen([str(binary), "-addr", f"127.0.0.1:{self.port}", "-access-key-env", "S3SERVER_KEY",
+                                      "-secret-key-env", "S3SERVER_SECRET", "-log", str(self.request_log_path)],
+                                     stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        wait_port(self.port, self.proc)
+
+    def request_log(self):
+        """[(method, path?query, x-amz-content-sha256 or '-', 'md5' or '-')] of every request so far."""
+        return [tuple(line.split(" ")) for line in self.request_log_path.read_text().splitlines()]
+
+
+def server_kind():
+    """The S3 server the tests run on: FLOE_S3_SERVER = moto (default) or gofakes3."""
+    kind = os.environ.get("FLOE_S3_SERVER", "moto")
+    if kind not in ("moto", "gofakes3"):
+        raise ValueError(f"FLOE_S3_SERVER={kind!r}: moto or gofakes3")
+    return kind
+
+
 @pytest.fixture(scope="session")
 def moto(tmp_path_factory):
-    """One moto for the session (test modules import this fixture); each project gets its own bucket."""
-    m = Moto(tmp_path_factory.mktemp("moto"))
+    """One S3 server for the session (test modules import this fixture; moto unless
+    FLOE_S3_SERVER=gofakes3); each project gets its own bucket."""
+    m = (GoFakeS3 if server_kind() == "gofakes3" else Moto)(tmp_path_factory.mktemp("s3"))
     yield m
     m.stop()
 

@@ -31,6 +31,13 @@ cleanup:
 	return error;
 }
 
+/* [warehouse] payload-signing (config.c checked it is one of the three). */
+static floe_iceberg_s3_signing signing(const char *v)
+{
+	return v && strcmp(v, "always") == 0 ? FLOE_S3_SIGN_ALWAYS
+	       : v && strcmp(v, "never") == 0 ? FLOE_S3_SIGN_NEVER : FLOE_S3_SIGN_AUTO;
+}
+
 int floe_cli_route_warehouse(const floe_config *config)
 {
 	const floe_config_warehouse *w = &config->warehouse;
@@ -47,7 +54,8 @@ int floe_cli_route_warehouse(const floe_config *config)
 	}
 	floe_iceberg_s3_opts o = { .location = w->location, .endpoint = w->endpoint, .region = w->region,
 				   .path_style = w->path_style, .access_key_env = w->access_key_env,
-				   .secret_key_env = w->secret_key_env, .session_token_env = w->session_token_env };
+				   .secret_key_env = w->secret_key_env, .session_token_env = w->session_token_env,
+				   .payload_signing = signing(w->payload_signing) };
 	floe_iceberg_storage_route_s3(floe_config_warehouse_dir(config), &o);
 	/* The route keeps its own copy of the directory: the hook's context outlives config. */
 	floe_engine_set_open_hook(engine_reads_s3, (void *)floe_iceberg_storage_routed_dir_s3());

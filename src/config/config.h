@@ -59,6 +59,7 @@ typedef struct floe_config_warehouse {
 	const char *access_key_env; /* default "AWS_ACCESS_KEY_ID" */
 	const char *secret_key_env; /* default "AWS_SECRET_ACCESS_KEY" */
 	const char *session_token_env; /* NULL: none */
+	const char *payload_signing; /* "payload-signing": "auto" (default: unsigned over https), "always", "never" */
 	int zstd_level;             /* "zstd-level" of the Parquet data files floe writes, 1..19; 0: the writer's default */
 	int64_t keep_snapshots;     /* "keep-snapshots": expire all but the newest N after loads; 0: off */
 	int64_t keep_days;          /* "keep-days": expire snapshots older than N days after loads; 0: off */

@@ -17,11 +17,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/civil.h"
 #include "base/error.h"
 #include "base/secret.h"
-#include "base/sha256.h"
+#include "base/digest.h"
 #include "net/http.h"
 
 #define S3_DEFAULT_PART ((size_t)8 << 20)
@@ -35,6 +36,7 @@ typedef struct s3_state {
 	char *access, *secret, *token;
 	const char *access_env, *secret_env; /* for messages: the names, never the values */
 	bool path_style;
+	bool unsigned_payload; /* UNSIGNED-PAYLOAD and Content-MD5 rather than the body's SHA-256 */
 	int attempts;
 	size_t part_size;
 	long backoff_base_ms;
@@ -102,12 +104,14 @@ typedef struct s3_req {
 	int attempts;                /* 0: the storage's */
 } s3_req;
 
-/* Perform `r` once, signed. */
-static int s3_once(s3_state *s, floe_arena *arena, floe_net_response *resp, const s3_req *r, const char *sha)
+/* Perform `r` once, signed; `payload` the header lines that describe its body (1 or 2). */
+static int s3_once(s3_state *s, floe_arena *arena, floe_net_response *resp, const s3_req *r,
+		   const char *const payload[2])
 {
 	const char *hdrs[8];
 	size_t n = 0;
-	hdrs[n++] = floe_arena_printf(arena, "x-amz-content-sha256: %s", sha);
+	for (size_t i = 0; i < 2 && payload[i]; i++)
+		hdrs[n++] = payload[i];
 	if (s->token)
 		hdrs[n++] = floe_arena_printf(arena, "x-amz-security-token: %s", s->token);
 	for (size_t i = 0; i < 4 && r->extra[i]; i++)
@@ -129,19 +133,44 @@ static int s3_once(s3_state *s, floe_arena *arena, floe_net_response *resp, cons
 }
 
 /*
+ * The header lines describing `r`'s body into `out` (in `arena`): x-amz-content-sha256 with the
+ * body's SHA-256, or UNSIGNED-PAYLOAD and (for a body) its Content-MD5, which the store checks.
+ */
+static int payload_headers(const s3_state *s, floe_arena *arena, const s3_req *r, const char *out[2])
+{
+	const void *body = r->body ? r->body : "";
+	size_t len = r->body ? r->body_len : 0;
+	out[0] = out[1] = NULL;
+	if (s->unsigned_payload) {
+		char md5[FLOE_DIGEST_MD5_BASE64_LEN + 1];
+		out[0] = "x-amz-content-sha256: UNSIGNED-PAYLOAD";
+		if (r->body && floe_digest_md5_base64(md5, body, len) < 0)
+			return -1;
+		out[1] = r->body ? floe_arena_printf(arena, "Content-MD5: %s", md5) : NULL;
+		return 0;
+	}
+	char sha[FLOE_DIGEST_SHA256_HEX_LEN + 1];
+	if (floe_digest_sha256_hex(sha, body, len) < 0)
+		return -1;
+	out[0] = floe_arena_printf(arena, "x-amz-content-sha256: %s", sha);
+	return 0;
+}
+
+/*
  * Perform `r`, retrying while the outcome says it may help. 0 when a final response
  * arrived (any status: the caller reads it), -1 (error set) when none did.
  */
 static int s3_call(s3_state *s, floe_net_response *resp, const s3_req *r)
 {
 	floe_arena *arena = floe_arena_new();
-	char sha[FLOE_SHA256_HEX_LEN + 1];
+	const char *payload[2];
 	int rc = -1;
-	floe_sha256_hex(sha, r->body ? r->body : "", r->body ? r->body_len : 0);
+	if (payload_headers(s, arena, r, payload) < 0)
+		goto cleanup;
 	for (int attempt = 1;; attempt++) {
 		if (r->rewind)
 			r->rewind(r->write_ctx);
-		rc = s3_once(s, arena, resp, r, sha);
+		rc = s3_once(s, arena, resp, r, payload);
 		floe_net_outcome o = floe_net_classify(resp->status, resp->error);
 		if (o != FLOE_NET_RETRY || attempt >= (r->attempts ? r->attempts : s->attempts))
 			break;
@@ -151,6 +180,7 @@ static int s3_call(s3_state *s, floe_net_response *resp, const s3_req *r)
 	}
 	if (rc < 0 && !r->quiet)
 		floe_error_context("after %d attempts", r->attempts ? r->attempts : s->attempts);
+cleanup:
 	floe_arena_free(arena);
 	return rc;
 }
@@ -857,6 +887,13 @@ static char *xprintf_endpoint(const floe_iceberg_s3_opts *o, const char *region)
 	return out;
 }
 
+bool floe_iceberg_s3_payload_unsigned(const floe_iceberg_s3_opts *opts)
+{
+	/* No endpoint: AWS, over https. */
+	bool https = !opts->endpoint || !opts->endpoint[0] || strncasecmp(opts->endpoint, "https://", 8) == 0;
+	return opts->payload_signing == FLOE_S3_SIGN_NEVER || (opts->payload_signing == FLOE_S3_SIGN_AUTO && https);
+}
+
 int floe_iceberg_storage_s3(floe_iceberg_storage **out, const floe_iceberg_s3_opts *opts)
 {
 	s3_state *s = floe_xcalloc(1, sizeof(*s));
@@ -874,6 +911,7 @@ int floe_iceberg_storage_s3(floe_iceberg_storage **out, const floe_iceberg_s3_op
 	floe_buf_printf(&sig, "aws:amz:%s:s3", region);
 	s->sigv4 = floe_buf_detach(&sig, NULL);
 	s->path_style = opts->path_style;
+	s->unsigned_payload = floe_iceberg_s3_payload_unsigned(opts);
 	s->attempts = opts->attempts > 0 ? opts->attempts : S3_DEFAULT_ATTEMPTS;
 	s->part_size = opts->part_size ? opts->part_size : S3_DEFAULT_PART;
 	if (s->part_size < S3_MIN_PART)

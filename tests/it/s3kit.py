@@ -4,6 +4,8 @@ AWS Signature V4 of an IAM key moto issued, so floe's signing (libcurl's) is che
 or, with FLOE_S3_SERVER=gofakes3, build/tools/s3server (gofakes3 with signature and payload-hash
 checks; scripts/build-s3server.sh, run here when the binary is missing); and a small fault-injecting proxy to put between floe and it (503 storms, a store that dies in the
 middle of a multipart upload). Plus what a floe project, PyIceberg and DuckDB need to use it."""
+import base64
+import hashlib
 import http.client
 import http.server
 import json
@@ -47,6 +49,8 @@ def wait_port(port, proc, deadline=30):
 
 class S3Server:
     """What the tests use of an S3 server; a subclass starts it and sets port, proc, log, key_id, secret."""
+
+    verifies_content_md5 = True  # refuses a body that does not match its Content-MD5 (400 BadDigest), as S3 does
 
     @property
     def endpoint(self):
@@ -100,6 +104,8 @@ class S3Server:
 
 class Moto(S3Server):
     """moto in server mode on a private port, enforcing signatures from the key it issued."""
+
+    verifies_content_md5 = False  # moto stores a body whatever its Content-MD5 says
 
     def __init__(self, workdir: Path):
         self.port = free_port()
@@ -168,7 +174,8 @@ def warehouse_toml(location, endpoint):
 class FaultProxy:
     """An HTTP proxy on a private port in front of moto, passing requests through untouched
     (the signature covers Host, which it keeps), that can answer the next requests with 503
-    SlowDown, or die — close the connection and stop listening — at a request it is told of."""
+    SlowDown, or die — close the connection and stop listening — at a request it is told of; it
+    records the headers and digests of every body it forwards, and can corrupt one on its way."""
 
     def __init__(self, upstream_port):
         self.upstream = upstream_port
@@ -178,7 +185,9 @@ class FaultProxy:
         self.storm_served = 0
         self.die_when = None      # predicate(method, path) -> bool
         self.fail_when = None     # predicate(method, path) -> bool: answer 500 InternalError
+        self.corrupt_when = None  # predicate(method, path) -> bool: flip a byte of the body on its way
         self.seen = []            # (method, path, status) of every request
+        self.bodies = []          # (method, path, headers in lower case, body's MD5 base64, SHA-256 hex) of each with a body
         self.server = None
         self.start()
 
@@ -198,6 +207,12 @@ class FaultProxy:
             def handle_one(self):
                 n = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(n) if n else None
+                if body:
+                    proxy.bodies.append((self.command, self.path, {k.lower(): v for k, v in self.headers.items()},
+                                         base64.b64encode(hashlib.md5(body).digest()).decode(),
+                                         hashlib.sha256(body).hexdigest()))
+                    if proxy.corrupt_when is not None and proxy.corrupt_when(self.command, self.path):
+                        body = body[:n // 2] + bytes([body[n // 2] ^ 0x20]) + body[n // 2 + 1:]
                 with proxy.lock:
                     die = proxy.die_when is not None and proxy.die_when(self.command, self.path)
                     fail = not die and proxy.fail_when is not None and proxy.fail_when(self.command, self.path)

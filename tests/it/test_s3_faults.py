@@ -40,10 +40,12 @@ def src(stack):
     return Source.readable(stack, "s3_faults_it", "s3_faults_reader", SQL)
 
 
-def project(src, moto, proxy, d):
-    """A project whose warehouse is a fresh bucket on moto, reached through `proxy`; one file per load."""
+def project(src, moto, proxy, d, warehouse=""):
+    """A project whose warehouse is a fresh bucket on moto, reached through `proxy`; one file per load.
+    `warehouse`: more [warehouse] lines."""
     location = f"s3://{moto.bucket()}/wh"
-    src.project(d, extra=s3kit.warehouse_toml(location, proxy.endpoint) + '\n[bronze]\ntarget-file-rows = 10000000\n')
+    src.project(d, extra=s3kit.warehouse_toml(location, proxy.endpoint) + warehouse +
+                '\n[bronze]\ntarget-file-rows = 10000000\n')
     lakecheck.S3_WAREHOUSES[str(d)] = (location, moto)
     src.floe(d, "generate", check=0)
     return d
@@ -171,3 +173,42 @@ def test_a_taken_name_is_never_replaced_and_ranged_reads_are_exact(moto, tmp_pat
     assert got.returncode == 0 and got.stdout == first.read_bytes()
     bucket = uri[5:].split("/")[0]
     assert moto.client().list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
+
+
+def test_signed_payloads_by_default_over_http(src, moto, proxy, tmp_path):
+    """payload-signing = auto over plain http: every body's SHA-256 is in x-amz-content-sha256."""
+    d = project(src, moto, proxy, tmp_path)
+    r, _ = run(src, d, moto, "--table", "public.big")
+    assert r.rc == 0, errors(r)
+    assert sum(1 for m, p, *_ in proxy.bodies if m == "PUT" and "partNumber=" in p) >= 2
+    for method, path, headers, _, sha in proxy.bodies:
+        assert headers["x-amz-content-sha256"] == sha, (method, path)
+        assert "content-md5" not in headers, (method, path)
+
+
+def test_unsigned_payloads_carry_a_content_md5_the_store_checks(src, moto, proxy, tmp_path):
+    """payload-signing = never: UNSIGNED-PAYLOAD and the body's Content-MD5 on every request with a
+    body; the store accepts them (the data reads back equal to the source), and a part corrupted
+    on its way is refused by a store that checks Content-MD5 — the load fails, the previous
+    snapshot stays whole — or, on moto (which ignores Content-MD5), caught by reconciliation."""
+    d = project(src, moto, proxy, tmp_path, warehouse='payload-signing = "never"\n')
+    r, _ = run(src, d, moto, "--table", "public.big")
+    assert r.rc == 0, errors(r)
+    assert sum(1 for m, p, *_ in proxy.bodies if m == "PUT" and "partNumber=" in p) >= 2
+    for method, path, headers, md5, _ in proxy.bodies:
+        assert headers["x-amz-content-sha256"] == "UNSIGNED-PAYLOAD", (method, path)
+        assert headers["content-md5"] == md5, (method, path)
+    lakecheck.assert_equals_source(src, d, "bronze.big")
+    before = lakecheck.catalog(d).load_table("bronze.big").current_snapshot().snapshot_id
+    proxy.corrupt_when = lambda m, p: m == "PUT" and "partNumber=1&" in p
+    r, _ = run(src, d, moto, "--table", "public.big", "--full-refresh")
+    if moto.verifies_content_md5:
+        # S3, MinIO, Ceph, gofakes3: the part is refused (400 BadDigest), nothing is committed
+        assert r.rc == 4, errors(r)
+        assert "BadDigest" in r.out + r.err, errors(r)
+        assert lakecheck.catalog(d).load_table("bronze.big").current_snapshot().snapshot_id == before
+        assert_nothing_missing(moto, d, "bronze.big")
+    else:
+        # moto stores what it got: the load's reconciliation is what catches the corrupted file
+        assert r.rc == 1, errors(r)
+        assert "while reconciling bronze.big" in r.out + r.err, errors(r)

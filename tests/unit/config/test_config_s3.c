@@ -57,3 +57,16 @@ FLOE_TEST(config_s3_warehouse_keys_are_checked)
 	FLOE_CHECK(strstr(floe_error_last()->message, "environment variable") != NULL);
 	floe_error_clear();
 }
+
+FLOE_TEST(config_s3_payload_signing)
+{
+	floe_config *c = parse_s3("location = \"s3://lake\"\n");
+	FLOE_CHECK(c && strcmp(c->warehouse.payload_signing, "auto") == 0);
+	floe_config_free(c);
+	c = parse_s3("location = \"s3://lake\"\npayload-signing = \"never\"\n");
+	FLOE_CHECK(c && strcmp(c->warehouse.payload_signing, "never") == 0);
+	floe_config_free(c);
+	FLOE_CHECK(parse_s3("payload-signing = \"sometimes\"\n") == NULL);
+	FLOE_CHECK(strstr(floe_error_last()->message, "`auto`, `always` or `never`") != NULL);
+	floe_error_clear();
+}

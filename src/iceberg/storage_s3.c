@@ -28,6 +28,8 @@
 #define S3_DEFAULT_PART ((size_t)8 << 20)
 #define S3_MIN_PART ((size_t)5 << 20)
 #define S3_DEFAULT_ATTEMPTS 8
+#define S3_MAX_IN_FLIGHT 8
+#define S3_DEFAULT_IN_FLIGHT 1
 
 typedef struct s3_state {
 	char *endpoint;     /* scheme://host[:port], no trailing slash */
@@ -39,6 +41,7 @@ typedef struct s3_state {
 	bool unsigned_payload; /* UNSIGNED-PAYLOAD and Content-MD5 rather than the body's SHA-256 */
 	int attempts;
 	size_t part_size;
+	int in_flight;      /* parts sent at once, 1..S3_MAX_IN_FLIGHT */
 	long backoff_base_ms;
 } s3_state;
 
@@ -346,15 +349,16 @@ cleanup:
 
 /*
  * One part of a multipart upload, sent by a thread of its own while the writer fills the next
- * part: encoding and uploading overlap, and memory stays two parts. Errors are thread-local, so
- * the thread's is carried back in the fields below and set again in the writer's thread.
+ * part: encoding and uploading overlap, and memory stays 1 + in_flight parts. Errors are
+ * thread-local, so the thread's is carried back in the fields below and set again in the
+ * writer's thread.
  */
 typedef struct part_job {
 	s3_state *s;
 	const s3_obj *obj;     /* the writer's, unchanged while the job runs */
 	const char *uri;
 	const char *upload_id;
-	const floe_buf *data;  /* the writer's spare buffer */
+	const floe_buf *data;  /* the writer's buffer of the slot */
 	int number;
 	int rc;
 	char *etag;            /* on success */
@@ -369,14 +373,17 @@ typedef struct s3_writer {
 	char *uri;
 	s3_obj obj;
 	floe_buf part;        /* the part being filled (at most part_size bytes) */
-	floe_buf spare;       /* the part being sent */
 	char *upload_id;      /* once the object went multipart */
 	floe_buf complete;    /* the CompleteMultipartUpload body so far */
 	int parts;            /* parts handed off */
-	part_job job;
-	bool pending;         /* job holds a result to collect */
-	bool threaded;        /* … from a thread still to join */
-	pthread_t thread;
+	/* Parts on their way: a ring of slots, `first` the oldest, `pending` of them in use. */
+	struct part_slot {
+		floe_buf data;    /* the part being sent */
+		part_job job;
+		bool threaded;    /* a thread still to join */
+		pthread_t thread;
+	} slot[S3_MAX_IN_FLIGHT];
+	int first, pending;
 } s3_writer;
 
 /* `resp` a success, else the error set for `what`. */
@@ -475,16 +482,19 @@ static void job_free(part_job *j)
 	j->etag = j->message = j->detail = j->hint = NULL;
 }
 
-/* Wait for the part on its way and add it to the completion, or set its error. */
+/* Wait for the oldest part on its way and add it to the completion, or set its error. */
 static int collect_part(s3_writer *w)
 {
-	part_job *j = &w->job;
+	struct part_slot *sl = &w->slot[w->first];
+	part_job *j = &sl->job;
 	int rc = 0;
 	if (!w->pending)
 		return 0;
-	if (w->threaded)
-		pthread_join(w->thread, NULL);
-	w->pending = w->threaded = false;
+	if (sl->threaded)
+		pthread_join(sl->thread, NULL);
+	sl->threaded = false;
+	w->first = (w->first + 1) % S3_MAX_IN_FLIGHT;
+	w->pending--;
 	if (j->rc < 0) {
 		floe_error_set(j->cls, "%s", j->message);
 		floe_error_errno(j->sys_errno);
@@ -502,20 +512,36 @@ static int collect_part(s3_writer *w)
 	return rc;
 }
 
-/* Hand the filled part off as the next part of the upload (started first if need be). */
+/* Collect every part on its way, in order, up to the first error (s3_discard joins the rest). */
+static int collect_parts(s3_writer *w)
+{
+	while (w->pending)
+		if (collect_part(w) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * Hand the filled part off as the next part of the upload (started first if need be), once
+ * fewer than in_flight parts are on their way.
+ */
 static int send_part(s3_writer *w, bool in_background)
 {
 	floe_buf t;
-	if (collect_part(w) < 0 || (!w->upload_id && start_upload(w) < 0))
+	if ((w->pending >= w->s->in_flight && collect_part(w) < 0) || (!w->upload_id && start_upload(w) < 0))
 		return -1;
-	t = w->spare, w->spare = w->part, w->part = t;
-	floe_buf_clear(&w->part);
-	w->job = (part_job){ .s = w->s, .obj = &w->obj, .uri = w->uri, .upload_id = w->upload_id,
-			     .data = &w->spare, .number = ++w->parts };
-	w->pending = true;
-	w->threaded = in_background && pthread_create(&w->thread, NULL, part_send, &w->job) == 0;
-	if (!w->threaded)
-		part_send(&w->job);
+	struct part_slot *sl = &w->slot[(w->first + w->pending) % S3_MAX_IN_FLIGHT];
+	t = sl->data, sl->data = w->part, w->part = t;
+	if (w->part.max)
+		floe_buf_clear(&w->part);
+	else /* a slot's first use: its buffer is made on demand */
+		floe_buf_init(&w->part, w->s->part_size);
+	sl->job = (part_job){ .s = w->s, .obj = &w->obj, .uri = w->uri, .upload_id = w->upload_id,
+			      .data = &sl->data, .number = ++w->parts };
+	w->pending++;
+	sl->threaded = in_background && pthread_create(&sl->thread, NULL, part_send, &sl->job) == 0;
+	if (!sl->threaded)
+		part_send(&sl->job);
 	return 0;
 }
 
@@ -533,7 +559,6 @@ static int s3_open_write(void *state, void **h, const char *uri)
 	w->uri = floe_arena_strdup(w->arena, uri);
 	parse_uri(w->arena, uri, &w->obj);
 	floe_buf_init(&w->part, s->part_size);
-	floe_buf_init(&w->spare, s->part_size);
 	floe_buf_init(&w->complete, (size_t)64 << 20);
 	*h = w;
 	return 0;
@@ -560,7 +585,7 @@ static int complete_upload(s3_writer *w)
 	floe_net_response resp = FLOE_NET_RESPONSE_INIT;
 	floe_arena *arena = floe_arena_new();
 	int error = -1;
-	if (((w->part.len > 0 || w->parts == 0) && send_part(w, false) < 0) || collect_part(w) < 0)
+	if (((w->part.len > 0 || w->parts == 0) && send_part(w, false) < 0) || collect_parts(w) < 0)
 		goto cleanup;
 	floe_buf_puts(&w->complete, "</CompleteMultipartUpload>");
 	s3_req r = { .method = "POST", .obj = &w->obj, .query = upload_query(arena, w->upload_id, 0),
@@ -605,9 +630,12 @@ static void s3_discard(void *h)
 	s3_writer *w = h;
 	if (!w)
 		return;
-	if (w->pending && w->threaded)
-		pthread_join(w->thread, NULL);
-	job_free(&w->job);
+	for (int i = 0; i < S3_MAX_IN_FLIGHT; i++) {
+		if (w->slot[i].threaded)
+			pthread_join(w->slot[i].thread, NULL);
+		job_free(&w->slot[i].job);
+		floe_buf_free(&w->slot[i].data);
+	}
 	if (w->upload_id) {
 		/* Best effort, keeping the error that brought us here; a few tries only: the upload
 		   already failed, likely with the store unwell. */
@@ -618,7 +646,6 @@ static void s3_discard(void *h)
 		floe_net_response_free(&resp);
 	}
 	floe_buf_free(&w->part);
-	floe_buf_free(&w->spare);
 	floe_buf_free(&w->complete);
 	floe_arena_free(w->arena);
 	free(w);
@@ -917,6 +944,9 @@ int floe_iceberg_storage_s3(floe_iceberg_storage **out, const floe_iceberg_s3_op
 	if (s->part_size < S3_MIN_PART)
 		s->part_size = S3_MIN_PART;
 	s->backoff_base_ms = opts->backoff_base_ms > 0 ? opts->backoff_base_ms : 100;
+	s->in_flight = opts->parts_in_flight > 0 ? opts->parts_in_flight : S3_DEFAULT_IN_FLIGHT;
+	if (s->in_flight > S3_MAX_IN_FLIGHT)
+		s->in_flight = S3_MAX_IN_FLIGHT;
 	s->access_env = opts->access_key_env;
 	s->secret_env = opts->secret_key_env;
 	if (!(s->access = credential(opts->access_key_env, "access-key-env")) ||

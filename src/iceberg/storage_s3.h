@@ -32,6 +32,7 @@ typedef struct floe_iceberg_s3_opts {
 	const char *session_token_env; /* NULL: none */
 	int attempts;                  /* per request; 0: 8 */
 	size_t part_size;              /* multipart part size; 0: 8 MiB (at least 5 MiB) */
+	int parts_in_flight;           /* parts uploaded at once while the next fills; 0: 1 (at most 8) */
 	long backoff_base_ms;          /* first retry's ceiling; 0: 100 ms (doubling, capped at 5 s) */
 	floe_iceberg_s3_signing payload_signing;
 } floe_iceberg_s3_opts;

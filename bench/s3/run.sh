@@ -17,7 +17,8 @@
 # bench/RESULTS.md. The servers share the machine's cores with floe. FLOE_PAYLOAD_SIGNING set to
 # always|never|auto adds `payload-signing` to the S3 projects' [warehouse] (default: floe's, auto).
 #
-#   SCALE=45 bench/s3/run.sh      # order_items ≈ 5 M rows (default SCALE=10: ≈ 1.1 M)
+#   SCALE=45 bench/s3/run.sh                      # order_items ≈ 5 M rows (default SCALE=10: ≈ 1.1 M)
+#   VARIANTS="8:1 8:4 32:1 32:2" bench/s3/run.sh  # part size (MiB) : parts in flight, a row each
 set -euo pipefail
 
 NAME=s3
@@ -26,6 +27,9 @@ NAME=s3
 PY="$ROOT/.venv/bin/python"
 SCALE="${SCALE:-10}"
 ROUNDS="${ROUNDS:-1}"
+# part size in MiB : parts in flight, one S3 project per server and pair ([warehouse] part-size-mb,
+# parts-in-flight); the default is floe's own
+VARIANTS="${VARIANTS:-8:1}"
 
 export FLOE_SOURCE_PASSWORD="bench-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export FLOE_S3_KEY="bench-key" FLOE_S3_SECRET="bench-secret-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
@@ -44,11 +48,9 @@ bench_stack_up shop floe_reader
 "$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$WORK/local" >/dev/null
 "$FLOE" -C "$WORK/local" generate >/dev/null
 
-# s3_project NAME PORT: a project whose [warehouse] is s3://bench/lake on the server at PORT
-s3_project() {
-	local dir="$WORK/$1"
-	"$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$dir" >/dev/null
-	"$PY" - "$2" <<'PYEOF'
+# bucket PORT: the bucket "bench" on the server at PORT, once it answers
+bucket() {
+	"$PY" - "$1" <<'PYEOF'
 import sys, time, boto3
 for _ in range(100):
     try:
@@ -58,15 +60,25 @@ for _ in range(100):
     except Exception:
         time.sleep(0.2)
 PYEOF
-	local signing=""
-	[ -z "${FLOE_PAYLOAD_SIGNING:-}" ] || signing="\npayload-signing = \"$FLOE_PAYLOAD_SIGNING\""
+}
+bucket "$MOTO_PORT"
+bucket "$GOFAKE_PORT"
+# s3_project NAME PORT PART:FLIGHT: a project whose [warehouse] is s3://bench/NAME on the server at PORT
+s3_project() {
+	local dir="$WORK/$1"
+	"$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$dir" >/dev/null
+	local extra="" part="${3%%:*}" flight="${3##*:}"
+	[ -z "${FLOE_PAYLOAD_SIGNING:-}" ] || extra="\npayload-signing = \"$FLOE_PAYLOAD_SIGNING\""
+	extra="$extra\npart-size-mb = $part\nparts-in-flight = $flight"
 	# floe init's [warehouse] location replaced, the store's keys added after it
-	sed -i "s|^location = \"warehouse\".*|location = \"s3://bench/lake\"\nendpoint = \"http://127.0.0.1:$2\"\npath-style = true\naccess-key-env = \"FLOE_S3_KEY\"\nsecret-key-env = \"FLOE_S3_SECRET\"$signing|" "$dir/floe.toml"
-	grep -q '^location = "s3://bench/lake"' "$dir/floe.toml" || { echo "bench: could not point the project at S3" >&2; exit 1; }
+	sed -i "s|^location = \"warehouse\".*|location = \"s3://bench/$1\"\nendpoint = \"http://127.0.0.1:$2\"\npath-style = true\naccess-key-env = \"FLOE_S3_KEY\"\nsecret-key-env = \"FLOE_S3_SECRET\"$extra|" "$dir/floe.toml"
+	grep -q "^location = \"s3://bench/$1\"" "$dir/floe.toml" || { echo "bench: could not point the project at S3" >&2; exit 1; }
 	"$FLOE" -C "$dir" generate >/dev/null
 }
-s3_project moto "$MOTO_PORT"
-s3_project gofakes3 "$GOFAKE_PORT"
+for v in $VARIANTS; do
+	s3_project "moto-$v" "$MOTO_PORT" "$v"
+	s3_project "gofakes3-$v" "$GOFAKE_PORT" "$v"
+done
 LOADAVG="$(cut -d' ' -f1-3 /proc/loadavg)"
 ROWS="$(psql -X -At -h "$SOCK" -p "$PORT" -U postgres shop -c 'select count(*) from order_items')"
 
@@ -78,38 +90,41 @@ measure_s3() {
 	before=$(cpu_s "$2")
 	echo "$(measure "$1" "$FLOE" -C "$WORK/$1" run --no-reconcile --table public.order_items) $(awk "BEGIN { printf \"%.2f\", $(cpu_s "$2") - $before }")"
 }
-loc=$(measure local "$FLOE" -C "$WORK/local" run --no-reconcile --table public.order_items)
-moto=$(measure_s3 moto "$MOTO_PID")
-gofake=$(measure_s3 gofakes3 "$GOFAKE_PID")
-parts=$(grep -c 'partNumber=' "$WORK/gofakes3.log" || true)
-signed=$(awk '$1 == "PUT" && $2 ~ /partNumber=/ { print $3; exit }' "$WORK/gofakes3.log")
-[ "$signed" = UNSIGNED-PAYLOAD ] || signed="SHA-256 (signed payload)"
-read -r _ lt lm lc <<<"$loc"
-read -r _ mt mm mc ms <<<"$moto"
-read -r _ gt gm gc gs <<<"$gofake"
-ratio() { awk "BEGIN { printf \"%.2f\", $1 / $lt }"; }
-mr=$(ratio "$mt")
-gr=$(ratio "$gt")
-verdict() { # peak RSS and ratio against the targets
+verdict() { # ratio and peak RSS against the targets
 	local ok=yes
 	[ $(($2 / 1024)) -lt 256 ] || ok=no
 	awk "BEGIN { exit !($1 <= 1.5) }" || ok=no
 	echo "$ok"
 }
+loc=$(measure local "$FLOE" -C "$WORK/local" run --no-reconcile --table public.order_items)
+read -r _ lt lm lc <<<"$loc"
+rows="" met=""
+for v in $VARIANTS; do
+	for server in moto gofakes3; do
+		pid=$MOTO_PID lang=Python
+		[ "$server" = moto ] || pid=$GOFAKE_PID lang=Go
+		read -r _ t m c sc <<<"$(measure_s3 "$server-$v" "$pid")"
+		r=$(awk "BEGIN { printf \"%.2f\", $t / $lt }")
+		rows="$rows
+| floe run → S3 ($server, $lang, on this machine), ${v%%:*} MiB parts, ${v##*:} in flight | $t | $((m / 1024)) | $c | $sc | ${r}× |"
+		met="$met${met:+, }$server ${v%%:*}:${v##*:} $(verdict "$r" "$m")"
+	done
+done
+parts=$(grep -c 'partNumber=' "$WORK/gofakes3.log" || true)
+signed=$(awk '$1 == "PUT" && $2 ~ /partNumber=/ { print $3; exit }' "$WORK/gofakes3.log")
+[ "$signed" = UNSIGNED-PAYLOAD ] || signed="SHA-256 (signed payload)"
 
 block=$(cat <<MD
 
 ### bronze full load of order_items to S3 (moto, gofakes3) vs local disk — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 
-Command: \`SCALE=$SCALE bench/s3/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); $ROWS rows; best of $ROUNDS; $parts part uploads seen by gofakes3; payload: $signed; load average before: $LOADAVG, after: $(cut -d' ' -f1-3 /proc/loadavg)
+Command: \`SCALE=$SCALE bench/s3/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); $ROWS rows; best of $ROUNDS; $parts part uploads seen by gofakes3 over all its runs; payload: $signed; load average before: $LOADAVG, after: $(cut -d' ' -f1-3 /proc/loadavg)
 
 | | wall s | peak RSS MB | floe CPU s (user + sys) | server CPU s | vs local |
 |---|---|---|---|---|---|
-| floe run → local disk | $lt | $((lm / 1024)) | $lc | — | 1.00× |
-| floe run → S3 (moto, Python, on this machine) | $mt | $((mm / 1024)) | $mc | $ms | ${mr}× |
-| floe run → S3 (gofakes3, Go, on this machine) | $gt | $((gm / 1024)) | $gc | $gs | ${gr}× |
+| floe run → local disk | $lt | $((lm / 1024)) | $lc | — | 1.00× |$rows
 
-Targets met (peak RSS < 256 MB, S3 ≤ 1.5× local): moto $(verdict "$mr" "$mm"), gofakes3 $(verdict "$gr" "$gm")
+Targets met (peak RSS < 256 MB, S3 ≤ 1.5× local): $met
 MD
 )
 echo "$block"

@@ -38,6 +38,23 @@ static floe_iceberg_s3_signing signing(const char *v)
 	       : v && strcmp(v, "never") == 0 ? FLOE_S3_SIGN_NEVER : FLOE_S3_SIGN_AUTO;
 }
 
+/* [warehouse] part-size-mb and parts-in-flight within what S3 and floe take. */
+static int check_parts(const floe_config_warehouse *w)
+{
+	if (w->part_size_mb && (w->part_size_mb < 5 || w->part_size_mb > 5120)) {
+		floe_error_set(FLOE_ERR_CONFIG, "[warehouse] part-size-mb = %lld is out of range", (long long)w->part_size_mb);
+		floe_error_hint("S3 takes parts of 5 to 5120 MiB; floe holds 1 + parts-in-flight of them in memory.");
+		return -1;
+	}
+	if (w->parts_in_flight > 8) {
+		floe_error_set(FLOE_ERR_CONFIG, "[warehouse] parts-in-flight = %lld is out of range",
+			       (long long)w->parts_in_flight);
+		floe_error_hint("Use 1 to 8.");
+		return -1;
+	}
+	return 0;
+}
+
 int floe_cli_route_warehouse(const floe_config *config)
 {
 	const floe_config_warehouse *w = &config->warehouse;
@@ -52,10 +69,13 @@ int floe_cli_route_warehouse(const floe_config *config)
 		floe_error_hint("Write it as \"s3://bucket/prefix\".");
 		return -1;
 	}
+	if (check_parts(w) < 0)
+		return -1;
 	floe_iceberg_s3_opts o = { .location = w->location, .endpoint = w->endpoint, .region = w->region,
 				   .path_style = w->path_style, .access_key_env = w->access_key_env,
 				   .secret_key_env = w->secret_key_env, .session_token_env = w->session_token_env,
-				   .payload_signing = signing(w->payload_signing) };
+				   .payload_signing = signing(w->payload_signing),
+				   .part_size = (size_t)w->part_size_mb << 20, .parts_in_flight = (int)w->parts_in_flight };
 	floe_iceberg_storage_route_s3(floe_config_warehouse_dir(config), &o);
 	/* The route keeps its own copy of the directory: the hook's context outlives config. */
 	floe_engine_set_open_hook(engine_reads_s3, (void *)floe_iceberg_storage_routed_dir_s3());

@@ -226,6 +226,8 @@ static const key_spec warehouse_keys[] = {
 	{ "secret-key-env", KEY_STRING, AT(warehouse.secret_key_env), NULL, check_env_name, NULL },
 	{ "session-token-env", KEY_STRING, AT(warehouse.session_token_env), NULL, check_env_name, NULL },
 	{ "payload-signing", KEY_STRING, AT(warehouse.payload_signing), NULL, check_payload_signing, NULL },
+	{ "part-size-mb", KEY_ROWS, AT(warehouse.part_size_mb), NULL, NULL, NULL },
+	{ "parts-in-flight", KEY_ROWS, AT(warehouse.parts_in_flight), NULL, NULL, NULL },
 	{ "zstd-level", KEY_ZSTD_LEVEL, AT(warehouse.zstd_level), NULL, NULL, NULL },
 	{ "keep-snapshots", KEY_ROWS, AT(warehouse.keep_snapshots), NULL, NULL, NULL },
 	{ "keep-days", KEY_ROWS, AT(warehouse.keep_days), NULL, NULL, NULL },

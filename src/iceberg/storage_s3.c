@@ -376,7 +376,8 @@ typedef struct s3_writer {
 	char *upload_id;      /* once the object went multipart */
 	floe_buf complete;    /* the CompleteMultipartUpload body so far */
 	int parts;            /* parts handed off */
-	/* Parts on their way: a ring of slots, `first` the oldest, `pending` of them in use. */
+	/* Parts on their way: a ring of the first in_flight slots (so only their buffers are ever
+	   made), `first` the oldest, `pending` of them in use. */
 	struct part_slot {
 		floe_buf data;    /* the part being sent */
 		part_job job;
@@ -493,7 +494,7 @@ static int collect_part(s3_writer *w)
 	if (sl->threaded)
 		pthread_join(sl->thread, NULL);
 	sl->threaded = false;
-	w->first = (w->first + 1) % S3_MAX_IN_FLIGHT;
+	w->first = (w->first + 1) % w->s->in_flight;
 	w->pending--;
 	if (j->rc < 0) {
 		floe_error_set(j->cls, "%s", j->message);
@@ -530,7 +531,7 @@ static int send_part(s3_writer *w, bool in_background)
 	floe_buf t;
 	if ((w->pending >= w->s->in_flight && collect_part(w) < 0) || (!w->upload_id && start_upload(w) < 0))
 		return -1;
-	struct part_slot *sl = &w->slot[(w->first + w->pending) % S3_MAX_IN_FLIGHT];
+	struct part_slot *sl = &w->slot[(w->first + w->pending) % w->s->in_flight];
 	t = sl->data, sl->data = w->part, w->part = t;
 	if (w->part.max)
 		floe_buf_clear(&w->part);

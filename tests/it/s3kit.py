@@ -188,6 +188,9 @@ class FaultProxy:
         self.corrupt_when = None  # predicate(method, path) -> bool: flip a byte of the body on its way
         self.seen = []            # (method, path, status) of every request
         self.bodies = []          # (method, path, headers in lower case, body's MD5 base64, SHA-256 hex) of each with a body
+        self.part_delay = 0.0     # seconds each part upload is held before it is passed on
+        self.parts_active = 0     # part uploads being handled now
+        self.parts_most = 0       # the most handled at once
         self.server = None
         self.start()
 
@@ -236,6 +239,20 @@ class FaultProxy:
                     self.end_headers()
                     self.wfile.write(reply if self.command != "HEAD" else b"")
                     return
+                is_part = self.command == "PUT" and "partNumber=" in self.path
+                if is_part:
+                    with proxy.lock:
+                        proxy.parts_active += 1
+                        proxy.parts_most = max(proxy.parts_most, proxy.parts_active)
+                    time.sleep(proxy.part_delay)
+                try:
+                    self.forward(body)
+                finally:
+                    if is_part:
+                        with proxy.lock:
+                            proxy.parts_active -= 1
+
+            def forward(self, body):
                 up = http.client.HTTPConnection("127.0.0.1", proxy.upstream, timeout=120)
                 up.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
                 for k, v in self.headers.items():

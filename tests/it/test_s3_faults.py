@@ -111,8 +111,9 @@ def test_store_killed_mid_multipart_upload(src, moto, proxy, tmp_path):
     assert_nothing_missing(moto, d, "bronze.big")
 
 
-def test_an_upload_the_store_keeps_failing_is_aborted(src, moto, proxy, tmp_path):
-    d = project(src, moto, proxy, tmp_path)
+@pytest.mark.parametrize("parts", ["", "part-size-mb = 5\nparts-in-flight = 3\n"], ids=["one-in-flight", "three-in-flight"])
+def test_an_upload_the_store_keeps_failing_is_aborted(src, moto, proxy, tmp_path, parts):
+    d = project(src, moto, proxy, tmp_path, warehouse=parts)
     proxy.fail_when = lambda m, p: m == "PUT" and "partNumber=" in p
     r, _ = run(src, d, moto, "--table", "public.big")
     assert r.rc == 4, errors(r)
@@ -212,3 +213,28 @@ def test_unsigned_payloads_carry_a_content_md5_the_store_checks(src, moto, proxy
         # moto stores what it got: the load's reconciliation is what catches the corrupted file
         assert r.rc == 1, errors(r)
         assert "while reconciling bronze.big" in r.out + r.err, errors(r)
+
+
+def test_parts_go_up_several_at_once_when_asked(src, moto, proxy, tmp_path):
+    """parts-in-flight = 3: while the store holds each part a moment, the writer has several on
+    their way; the completed object lists them in order and reads back equal to the source."""
+    d = project(src, moto, proxy, tmp_path, warehouse="part-size-mb = 5\nparts-in-flight = 3\n")
+    proxy.part_delay = 0.5
+    r, _ = run(src, d, moto, "--table", "public.big")
+    assert r.rc == 0, errors(r)
+    parts = [p for m, p, _ in proxy.seen if m == "PUT" and "partNumber=" in p]
+    assert len(parts) >= 3, parts
+    assert proxy.parts_most >= 2, proxy.parts_most
+    lakecheck.assert_equals_source(src, d, "bronze.big")
+    assert_nothing_missing(moto, d, "bronze.big")
+
+
+def test_part_settings_are_checked(src, moto, proxy, tmp_path):
+    for bad, says in (("part-size-mb = 4", "part-size-mb = 4 is out of range"),
+                      ("parts-in-flight = 9", "parts-in-flight = 9 is out of range"),
+                      ('payload-signing = "sometimes"', "`auto`, `always` or `never`")):
+        d = tmp_path / bad.split(" ")[0]
+        d.mkdir()
+        src.project(d, extra=s3kit.warehouse_toml(f"s3://{moto.bucket()}/wh", proxy.endpoint) + bad + "\n")
+        r = src.floe(d, "run", "--table", "public.small", env=moto.env())
+        assert r.rc == 2 and says in r.err, r

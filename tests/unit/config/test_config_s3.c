@@ -70,3 +70,15 @@ FLOE_TEST(config_s3_payload_signing)
 	FLOE_CHECK(strstr(floe_error_last()->message, "`auto`, `always` or `never`") != NULL);
 	floe_error_clear();
 }
+
+FLOE_TEST(config_s3_part_settings)
+{
+	floe_config *c = parse_s3("location = \"s3://lake\"\n");
+	FLOE_CHECK(c && c->warehouse.part_size_mb == 0 && c->warehouse.parts_in_flight == 0); /* the backend's */
+	floe_config_free(c);
+	c = parse_s3("location = \"s3://lake\"\npart-size-mb = 16\nparts-in-flight = 2\n");
+	FLOE_CHECK(c && c->warehouse.part_size_mb == 16 && c->warehouse.parts_in_flight == 2);
+	floe_config_free(c);
+	FLOE_CHECK(parse_s3("parts-in-flight = 0\n") == NULL);
+	floe_error_clear();
+}

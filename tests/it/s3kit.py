@@ -189,8 +189,8 @@ class FaultProxy:
         self.seen = []            # (method, path, status) of every request
         self.bodies = []          # (method, path, headers in lower case, body's MD5 base64, SHA-256 hex) of each with a body
         self.part_delay = 0.0     # seconds each part upload is held before it is passed on
-        self.parts_active = 0     # part uploads being handled now
-        self.parts_most = 0       # the most handled at once
+        self.parts_active = 0     # part uploads being held now
+        self.parts_most = 0       # the most held at once
         self.server = None
         self.start()
 
@@ -239,18 +239,15 @@ class FaultProxy:
                     self.end_headers()
                     self.wfile.write(reply if self.command != "HEAD" else b"")
                     return
-                is_part = self.command == "PUT" and "partNumber=" in self.path
-                if is_part:
+                if self.command == "PUT" and "partNumber=" in self.path and proxy.part_delay:
+                    # counted while held, before the reply that lets the writer send the next one
                     with proxy.lock:
                         proxy.parts_active += 1
                         proxy.parts_most = max(proxy.parts_most, proxy.parts_active)
                     time.sleep(proxy.part_delay)
-                try:
-                    self.forward(body)
-                finally:
-                    if is_part:
-                        with proxy.lock:
-                            proxy.parts_active -= 1
+                    with proxy.lock:
+                        proxy.parts_active -= 1
+                self.forward(body)
 
             def forward(self, body):
                 up = http.client.HTTPConnection("127.0.0.1", proxy.upstream, timeout=120)

@@ -84,11 +84,11 @@ ROWS="$(psql -X -At -h "$SOCK" -p "$PORT" -U postgres shop -c 'select count(*) f
 
 # cpu_s PID: the process's user + system CPU seconds so far
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"; }
-# measure_s3 NAME PID: the load on that server, then the server's CPU seconds during it
+# measure_s3 NAME PID: the load on that server, then the server's CPU seconds during it (a round's mean)
 measure_s3() {
 	local before
 	before=$(cpu_s "$2")
-	echo "$(measure "$1" "$FLOE" -C "$WORK/$1" run --no-reconcile --table public.order_items) $(awk "BEGIN { printf \"%.2f\", $(cpu_s "$2") - $before }")"
+	echo "$(measure "$1" "$FLOE" -C "$WORK/$1" run --no-reconcile --table public.order_items) $(awk "BEGIN { printf \"%.2f\", ($(cpu_s "$2") - $before) / $ROUNDS }")"
 }
 verdict() { # ratio and peak RSS against the targets
 	local ok=yes
@@ -120,7 +120,7 @@ block=$(cat <<MD
 
 Command: \`SCALE=$SCALE bench/s3/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); $ROWS rows; best of $ROUNDS; $parts part uploads seen by gofakes3 over all its runs; payload: $signed; load average before: $LOADAVG, after: $(cut -d' ' -f1-3 /proc/loadavg)
 
-| | wall s | peak RSS MB | floe CPU s (user + sys) | server CPU s | vs local |
+| | wall s | peak RSS MB | floe CPU s (user + sys) | server CPU s (mean of a round) | vs local |
 |---|---|---|---|---|---|
 | floe run → local disk | $lt | $((lm / 1024)) | $lc | — | 1.00× |$rows
 

@@ -24,7 +24,7 @@ static int engine_reads_s3(floe_engine *engine, void *ctx)
 	    !floe_iceberg_storage_s3_access(st, &a))
 		goto cleanup;
 	floe_engine_s3 e = { a.endpoint, a.region, a.path_style, a.key_id, a.secret, a.session_token,
-			     getenv("FLOE_DUCKDB_EXTENSION_DIR") };
+			     getenv("FLOE_DUCKDB_EXTENSION_DIR"), a.ca_file };
 	error = floe_engine_use_s3(engine, &e);
 cleanup:
 	floe_iceberg_storage_free(st);
@@ -75,7 +75,8 @@ int floe_cli_route_warehouse(const floe_config *config)
 				   .path_style = w->path_style, .access_key_env = w->access_key_env,
 				   .secret_key_env = w->secret_key_env, .session_token_env = w->session_token_env,
 				   .payload_signing = signing(w->payload_signing),
-				   .part_size = (size_t)w->part_size_mb << 20, .parts_in_flight = (int)w->parts_in_flight };
+				   .part_size = (size_t)w->part_size_mb << 20, .parts_in_flight = (int)w->parts_in_flight,
+				   .ca_file = w->ca_file };
 	floe_iceberg_storage_route_s3(floe_config_warehouse_dir(config), &o);
 	/* The route keeps its own copy of the directory: the hook's context outlives config. */
 	floe_engine_set_open_hook(engine_reads_s3, (void *)floe_iceberg_storage_routed_dir_s3());

@@ -182,6 +182,11 @@ static const char *check_alert_format(const char *v)
 		       ? NULL : "`slack`, `teams` or `pagerduty`";
 }
 
+static const char *check_absolute_path(const char *v)
+{
+	return v[0] == '/' ? NULL : "an absolute path";
+}
+
 static const char *check_payload_signing(const char *v)
 {
 	return strcmp(v, "auto") == 0 || strcmp(v, "always") == 0 || strcmp(v, "never") == 0
@@ -227,6 +232,7 @@ static const key_spec warehouse_keys[] = {
 	{ "session-token-env", KEY_STRING, AT(warehouse.session_token_env), NULL, check_env_name, NULL },
 	{ "payload-signing", KEY_STRING, AT(warehouse.payload_signing), NULL, check_payload_signing, NULL },
 	{ "part-size-mb", KEY_ROWS, AT(warehouse.part_size_mb), NULL, NULL, NULL },
+	{ "ca-file", KEY_STRING, AT(warehouse.ca_file), NULL, check_absolute_path, NULL },
 	{ "parts-in-flight", KEY_ROWS, AT(warehouse.parts_in_flight), NULL, NULL, NULL },
 	{ "zstd-level", KEY_ZSTD_LEVEL, AT(warehouse.zstd_level), NULL, NULL, NULL },
 	{ "keep-snapshots", KEY_ROWS, AT(warehouse.keep_snapshots), NULL, NULL, NULL },

@@ -60,6 +60,7 @@ typedef struct floe_config_warehouse {
 	const char *secret_key_env; /* default "AWS_SECRET_ACCESS_KEY" */
 	const char *session_token_env; /* NULL: none */
 	const char *payload_signing; /* "payload-signing": "auto" (default: unsigned over https), "always", "never" */
+	const char *ca_file;        /* "ca-file": PEM certificates to trust for an https endpoint; NULL: the system's */
 	int64_t part_size_mb;       /* "part-size-mb": multipart part size, 5..5120; 0: the backend's (8) */
 	int64_t parts_in_flight;    /* "parts-in-flight": parts uploaded at once, 1..8; 0: the backend's */
 	int zstd_level;             /* "zstd-level" of the Parquet data files floe writes, 1..19; 0: the writer's default */

@@ -36,6 +36,7 @@ typedef struct s3_state {
 	char *sigv4;        /* "aws:amz:<region>:s3" */
 	char *region;
 	char *access, *secret, *token;
+	char *ca_file;      /* NULL: the system's trust store */
 	const char *access_env, *secret_env; /* for messages: the names, never the values */
 	bool path_style;
 	bool unsigned_payload; /* UNSIGNED-PAYLOAD and Content-MD5 rather than the body's SHA-256 */
@@ -132,6 +133,7 @@ static int s3_once(s3_state *s, floe_arena *arena, floe_net_response *resp, cons
 	req.user = s->access;
 	req.password = s->secret;
 	req.quiet = r->quiet;
+	req.ca_file = s->ca_file;
 	return floe_net_perform(resp, &req);
 }
 
@@ -860,6 +862,7 @@ static void s3_close(void *state)
 	free(s->access);
 	free(s->secret);
 	free(s->token);
+	free(s->ca_file);
 	free(s);
 }
 
@@ -939,6 +942,7 @@ int floe_iceberg_storage_s3(floe_iceberg_storage **out, const floe_iceberg_s3_op
 	floe_buf_printf(&sig, "aws:amz:%s:s3", region);
 	s->sigv4 = floe_buf_detach(&sig, NULL);
 	s->path_style = opts->path_style;
+	s->ca_file = opts->ca_file && opts->ca_file[0] ? floe_xstrndup(opts->ca_file, strlen(opts->ca_file)) : NULL;
 	s->unsigned_payload = floe_iceberg_s3_payload_unsigned(opts);
 	s->attempts = opts->attempts > 0 ? opts->attempts : S3_DEFAULT_ATTEMPTS;
 	s->part_size = opts->part_size ? opts->part_size : S3_DEFAULT_PART;
@@ -968,7 +972,8 @@ int floe_iceberg_storage_s3_access(floe_iceberg_storage *st, floe_iceberg_s3_acc
 	s3_state *s = floe_iceberg_storage_backend(st, &s3_ops);
 	if (!s)
 		return 0;
-	*out = (floe_iceberg_s3_access){ s->endpoint, s->region, s->path_style, s->access, s->secret, s->token };
+	*out = (floe_iceberg_s3_access){ s->endpoint, s->region, s->path_style, s->access, s->secret, s->token,
+					 s->ca_file };
 	return 1;
 }
 
@@ -1003,6 +1008,7 @@ void floe_iceberg_storage_route_s3(const char *warehouse_dir, const floe_iceberg
 	route.opts.access_key_env = keep(3, opts->access_key_env);
 	route.opts.secret_key_env = keep(4, opts->secret_key_env);
 	route.opts.session_token_env = keep(5, opts->session_token_env);
+	route.opts.ca_file = keep(6, opts->ca_file);
 }
 
 const floe_iceberg_s3_opts *floe_iceberg_storage_routed_s3(const char *warehouse_dir)

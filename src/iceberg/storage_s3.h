@@ -35,6 +35,7 @@ typedef struct floe_iceberg_s3_opts {
 	int parts_in_flight;           /* parts uploaded at once while the next fills; 0: 1 (at most 8) */
 	long backoff_base_ms;          /* first retry's ceiling; 0: 100 ms (doubling, capped at 5 s) */
 	floe_iceberg_s3_signing payload_signing;
+	const char *ca_file;           /* PEM certificates to trust for an https endpoint; NULL: the system's */
 } floe_iceberg_s3_opts;
 
 /*
@@ -53,6 +54,7 @@ typedef struct floe_iceberg_s3_access {
 	const char *region;
 	bool path_style;
 	const char *key_id, *secret, *session_token; /* session_token may be NULL */
+	const char *ca_file;   /* NULL: the system's trust store */
 } floe_iceberg_s3_access;
 
 /* 1 and *out when `s` is an S3 storage, else 0. */

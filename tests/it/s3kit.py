@@ -12,6 +12,7 @@ import json
 import os
 import socket
 import socketserver
+import ssl
 import subprocess
 import sys
 import threading
@@ -171,13 +172,38 @@ def warehouse_toml(location, endpoint):
             f'path-style = true\naccess-key-env = "FLOE_S3_KEY"\nsecret-key-env = "FLOE_S3_SECRET"\n')
 
 
+def self_signed(directory: Path) -> Path:
+    """A self-signed certificate for 127.0.0.1 (PEM, its key beside it as .key), made with
+    cryptography (moto's dependency)."""
+    import datetime
+    import ipaddress
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    pem = directory / "store.pem"
+    pem.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    pem.with_suffix(".key").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                          serialization.NoEncryption()))
+    return pem
+
+
 class FaultProxy:
     """An HTTP proxy on a private port in front of moto, passing requests through untouched
     (the signature covers Host, which it keeps), that can answer the next requests with 503
     SlowDown, or die — close the connection and stop listening — at a request it is told of; it
     records the headers and digests of every body it forwards, and can corrupt one on its way."""
 
-    def __init__(self, upstream_port):
+    def __init__(self, upstream_port, tls_dir=None):
         self.upstream = upstream_port
         self.port = free_port()
         self.lock = threading.Lock()
@@ -192,11 +218,13 @@ class FaultProxy:
         self.parts_active = 0     # part uploads being held now
         self.parts_most = 0       # the most held at once
         self.server = None
+        # with tls_dir: https with a self-signed certificate for 127.0.0.1, its PEM at self.ca_file
+        self.ca_file = self_signed(tls_dir) if tls_dir else None
         self.start()
 
     @property
     def endpoint(self):
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.ca_file else 'http'}://127.0.0.1:{self.port}"
 
     def start(self):
         proxy = self
@@ -278,6 +306,10 @@ class FaultProxy:
             daemon_threads = True
 
         self.server = Server(("127.0.0.1", self.port), Handler)
+        if self.ca_file:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(self.ca_file, self.ca_file.with_suffix(".key"))
+            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def stop(self):

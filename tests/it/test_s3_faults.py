@@ -238,3 +238,29 @@ def test_part_settings_are_checked(src, moto, proxy, tmp_path):
         src.project(d, extra=s3kit.warehouse_toml(f"s3://{moto.bucket()}/wh", proxy.endpoint) + bad + "\n")
         r = src.floe(d, "run", "--table", "public.small", env=moto.env())
         assert r.rc == 2 and says in r.err, r
+
+
+def test_unsigned_payloads_by_default_over_https(src, moto, tmp_path):
+    """payload-signing = auto on an https endpoint (a TLS proxy in front of the store, its
+    self-signed certificate trusted through [warehouse] ca-file, by floe and by DuckDB's httpfs when
+    it reconciles): UNSIGNED-PAYLOAD and Content-MD5; without ca-file the certificate is refused
+    (exit 3)."""
+    tls = s3kit.FaultProxy(moto.port, tls_dir=tmp_path)
+    try:
+        d = tmp_path / "p"
+        d.mkdir()
+        d = project(src, moto, tls, d, warehouse=f'ca-file = "{tls.ca_file}"\n')
+        r, tables = run(src, d, moto, "--table", "public.big")  # reconciled: DuckDB reads over https too
+        assert r.rc == 0, errors(r)
+        assert tables["bronze.big"]["state"] == "loaded", tables
+        assert sum(1 for m, p, *_ in tls.bodies if m == "PUT" and "partNumber=" in p) >= 2
+        for method, path, headers, md5, _ in tls.bodies:
+            assert headers["x-amz-content-sha256"] == "UNSIGNED-PAYLOAD", (method, path)
+            assert headers["content-md5"] == md5, (method, path)
+        lakecheck.assert_equals_source(src, d, "bronze.big")
+        toml = (d / "floe.toml").read_text().replace(f'ca-file = "{tls.ca_file}"\n', "")
+        (d / "floe.toml").write_text(toml)
+        r, _ = run(src, d, moto, "--table", "public.small", "--no-reconcile")
+        assert r.rc == 3, errors(r)
+    finally:
+        tls.stop()

@@ -82,3 +82,13 @@ FLOE_TEST(config_s3_part_settings)
 	FLOE_CHECK(parse_s3("parts-in-flight = 0\n") == NULL);
 	floe_error_clear();
 }
+
+FLOE_TEST(config_s3_ca_file_is_an_absolute_path)
+{
+	floe_config *c = parse_s3("location = \"s3://lake\"\nca-file = \"/etc/ssl/store.pem\"\n");
+	FLOE_CHECK(c && strcmp(c->warehouse.ca_file, "/etc/ssl/store.pem") == 0);
+	floe_config_free(c);
+	FLOE_CHECK(parse_s3("ca-file = \"store.pem\"\n") == NULL);
+	FLOE_CHECK(strstr(floe_error_last()->message, "an absolute path") != NULL);
+	floe_error_clear();
+}

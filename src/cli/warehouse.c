@@ -41,18 +41,17 @@ static floe_iceberg_s3_signing signing(const char *v)
 /* [warehouse] part-size-mb and parts-in-flight within what S3 and floe take. */
 static int check_parts(const floe_config_warehouse *w)
 {
+	int error = 0;
 	if (w->part_size_mb && (w->part_size_mb < 5 || w->part_size_mb > 5120)) {
-		floe_error_set(FLOE_ERR_CONFIG, "[warehouse] part-size-mb = %lld is out of range", (long long)w->part_size_mb);
+		error = floe_error_set(FLOE_ERR_CONFIG, "[warehouse] part-size-mb = %lld is out of range",
+				       (long long)w->part_size_mb);
 		floe_error_hint("S3 takes parts of 5 to 5120 MiB; floe holds 1 + parts-in-flight of them in memory.");
-		return -1;
-	}
-	if (w->parts_in_flight > 8) {
-		floe_error_set(FLOE_ERR_CONFIG, "[warehouse] parts-in-flight = %lld is out of range",
-			       (long long)w->parts_in_flight);
+	} else if (w->parts_in_flight > 8) {
+		error = floe_error_set(FLOE_ERR_CONFIG, "[warehouse] parts-in-flight = %lld is out of range",
+				       (long long)w->parts_in_flight);
 		floe_error_hint("Use 1 to 8.");
-		return -1;
 	}
-	return 0;
+	return error;
 }
 
 int floe_cli_route_warehouse(const floe_config *config)

@@ -145,20 +145,17 @@ static int payload_headers(const s3_state *s, floe_arena *arena, const s3_req *r
 {
 	const void *body = r->body ? r->body : "";
 	size_t len = r->body ? r->body_len : 0;
+	char md5[FLOE_DIGEST_MD5_BASE64_LEN + 1], sha[FLOE_DIGEST_SHA256_HEX_LEN + 1];
+	int error = 0;
 	out[0] = out[1] = NULL;
 	if (s->unsigned_payload) {
-		char md5[FLOE_DIGEST_MD5_BASE64_LEN + 1];
 		out[0] = "x-amz-content-sha256: UNSIGNED-PAYLOAD";
-		if (r->body && floe_digest_md5_base64(md5, body, len) < 0)
-			return -1;
-		out[1] = r->body ? floe_arena_printf(arena, "Content-MD5: %s", md5) : NULL;
-		return 0;
+		if (r->body && (error = floe_digest_md5_base64(md5, body, len)) == 0)
+			out[1] = floe_arena_printf(arena, "Content-MD5: %s", md5);
+	} else if ((error = floe_digest_sha256_hex(sha, body, len)) == 0) {
+		out[0] = floe_arena_printf(arena, "x-amz-content-sha256: %s", sha);
 	}
-	char sha[FLOE_DIGEST_SHA256_HEX_LEN + 1];
-	if (floe_digest_sha256_hex(sha, body, len) < 0)
-		return -1;
-	out[0] = floe_arena_printf(arena, "x-amz-content-sha256: %s", sha);
-	return 0;
+	return error;
 }
 
 /*

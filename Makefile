@@ -11,7 +11,7 @@
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
 #   make bench-parallel       one table's full load by 1, 2, 4 connections vs COPY (bench/bronze/parallel.sh)
-#   make bench-s3             a full bronze load to S3 (moto) vs local disk (bench/s3/run.sh)
+#   make bench-s3             a full bronze load to S3 (moto and gofakes3) vs local disk (bench/s3/run.sh)
 #   make bench-reconcile      md5 vs hashtextextended; floe reconcile V1-V3 vs COPY (bench/reconcile/run.sh)
 #   make bench-serve          floe serve under 50 concurrent clients: REST catalog loads and /metrics (bench/serve/run.sh)
 #   make rest-compat          the REST catalog against Apache Iceberg's reference server, same requests (scripts/rest-compat.sh)

@@ -182,6 +182,17 @@ static const char *check_alert_format(const char *v)
 		       ? NULL : "`slack`, `teams` or `pagerduty`";
 }
 
+static const char *check_absolute_path(const char *v)
+{
+	return v[0] == '/' ? NULL : "an absolute path";
+}
+
+static const char *check_payload_signing(const char *v)
+{
+	return strcmp(v, "auto") == 0 || strcmp(v, "always") == 0 || strcmp(v, "never") == 0
+		       ? NULL : "`auto`, `always` or `never`";
+}
+
 static const char *check_write_mode(const char *v)
 {
 	return strcmp(v, "copy-on-write") == 0 || strcmp(v, "merge-on-read") == 0
@@ -219,6 +230,10 @@ static const key_spec warehouse_keys[] = {
 	{ "access-key-env", KEY_STRING, AT(warehouse.access_key_env), NULL, check_env_name, NULL },
 	{ "secret-key-env", KEY_STRING, AT(warehouse.secret_key_env), NULL, check_env_name, NULL },
 	{ "session-token-env", KEY_STRING, AT(warehouse.session_token_env), NULL, check_env_name, NULL },
+	{ "payload-signing", KEY_STRING, AT(warehouse.payload_signing), NULL, check_payload_signing, NULL },
+	{ "part-size-mb", KEY_ROWS, AT(warehouse.part_size_mb), NULL, NULL, NULL },
+	{ "ca-file", KEY_STRING, AT(warehouse.ca_file), NULL, check_absolute_path, NULL },
+	{ "parts-in-flight", KEY_ROWS, AT(warehouse.parts_in_flight), NULL, NULL, NULL },
 	{ "zstd-level", KEY_ZSTD_LEVEL, AT(warehouse.zstd_level), NULL, NULL, NULL },
 	{ "keep-snapshots", KEY_ROWS, AT(warehouse.keep_snapshots), NULL, NULL, NULL },
 	{ "keep-days", KEY_ROWS, AT(warehouse.keep_days), NULL, NULL, NULL },
@@ -594,6 +609,7 @@ static void set_defaults(floe_config *c)
 	c->warehouse.schedule = "0 * * * *";
 	c->warehouse.access_key_env = "AWS_ACCESS_KEY_ID";
 	c->warehouse.secret_key_env = "AWS_SECRET_ACCESS_KEY";
+	c->warehouse.payload_signing = "auto";
 	c->bronze.late_window_seconds = 300;
 	c->bronze.target_file_rows = 262144;
 	c->bronze.parallel = 1;

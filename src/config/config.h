@@ -59,6 +59,10 @@ typedef struct floe_config_warehouse {
 	const char *access_key_env; /* default "AWS_ACCESS_KEY_ID" */
 	const char *secret_key_env; /* default "AWS_SECRET_ACCESS_KEY" */
 	const char *session_token_env; /* NULL: none */
+	const char *payload_signing; /* "payload-signing": "auto" (default: unsigned over https), "always", "never" */
+	const char *ca_file;        /* "ca-file": PEM certificates to trust for an https endpoint; NULL: the system's */
+	int64_t part_size_mb;       /* "part-size-mb": multipart part size, 5..5120; 0: the backend's (8) */
+	int64_t parts_in_flight;    /* "parts-in-flight": parts uploaded at once, 1..8; 0: the backend's */
 	int zstd_level;             /* "zstd-level" of the Parquet data files floe writes, 1..19; 0: the writer's default */
 	int64_t keep_snapshots;     /* "keep-snapshots": expire all but the newest N after loads; 0: off */
 	int64_t keep_days;          /* "keep-days": expire snapshots older than N days after loads; 0: off */

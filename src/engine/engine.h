@@ -59,6 +59,7 @@ typedef struct floe_engine_s3 {
 	bool path_style;
 	const char *key_id, *secret, *session_token; /* session_token may be NULL */
 	const char *extension_dir;
+	const char *ca_file;        /* PEM certificates httpfs trusts for an https endpoint; NULL: the system's */
 } floe_engine_s3;
 int floe_engine_use_s3(floe_engine *engine, const floe_engine_s3 *s3);
 

@@ -84,6 +84,13 @@ int floe_engine_use_s3(floe_engine *engine, const floe_engine_s3 *s3)
 		floe_error_set(FLOE_ERR_INTERNAL, "DuckDB refused the S3 secret for the warehouse");
 		goto cleanup;
 	}
+	floe_buf_clear(&sql);
+	if (s3->ca_file) {
+		floe_buf_puts(&sql, "SET ca_cert_file = ");
+		floe_buf_put_quoted(&sql, s3->ca_file, '\'');
+		if (floe_engine_exec(engine, floe_buf_cstr(&sql)) < 0)
+			goto cleanup;
+	}
 	error = 0;
 cleanup:
 	floe_buf_free(&path);

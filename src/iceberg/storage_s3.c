@@ -17,26 +17,32 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/civil.h"
 #include "base/error.h"
 #include "base/secret.h"
-#include "base/sha256.h"
+#include "base/digest.h"
 #include "net/http.h"
 
 #define S3_DEFAULT_PART ((size_t)8 << 20)
 #define S3_MIN_PART ((size_t)5 << 20)
 #define S3_DEFAULT_ATTEMPTS 8
+#define S3_MAX_IN_FLIGHT 8
+#define S3_DEFAULT_IN_FLIGHT 1
 
 typedef struct s3_state {
 	char *endpoint;     /* scheme://host[:port], no trailing slash */
 	char *sigv4;        /* "aws:amz:<region>:s3" */
 	char *region;
 	char *access, *secret, *token;
+	char *ca_file;      /* NULL: the system's trust store */
 	const char *access_env, *secret_env; /* for messages: the names, never the values */
 	bool path_style;
+	bool unsigned_payload; /* UNSIGNED-PAYLOAD and Content-MD5 rather than the body's SHA-256 */
 	int attempts;
 	size_t part_size;
+	int in_flight;      /* parts sent at once, 1..S3_MAX_IN_FLIGHT */
 	long backoff_base_ms;
 } s3_state;
 
@@ -102,12 +108,14 @@ typedef struct s3_req {
 	int attempts;                /* 0: the storage's */
 } s3_req;
 
-/* Perform `r` once, signed. */
-static int s3_once(s3_state *s, floe_arena *arena, floe_net_response *resp, const s3_req *r, const char *sha)
+/* Perform `r` once, signed; `payload` the header lines that describe its body (1 or 2). */
+static int s3_once(s3_state *s, floe_arena *arena, floe_net_response *resp, const s3_req *r,
+		   const char *const payload[2])
 {
 	const char *hdrs[8];
 	size_t n = 0;
-	hdrs[n++] = floe_arena_printf(arena, "x-amz-content-sha256: %s", sha);
+	for (size_t i = 0; i < 2 && payload[i]; i++)
+		hdrs[n++] = payload[i];
 	if (s->token)
 		hdrs[n++] = floe_arena_printf(arena, "x-amz-security-token: %s", s->token);
 	for (size_t i = 0; i < 4 && r->extra[i]; i++)
@@ -125,7 +133,29 @@ static int s3_once(s3_state *s, floe_arena *arena, floe_net_response *resp, cons
 	req.user = s->access;
 	req.password = s->secret;
 	req.quiet = r->quiet;
+	req.ca_file = s->ca_file;
 	return floe_net_perform(resp, &req);
+}
+
+/*
+ * The header lines describing `r`'s body into `out` (in `arena`): x-amz-content-sha256 with the
+ * body's SHA-256, or UNSIGNED-PAYLOAD and (for a body) its Content-MD5, which the store checks.
+ */
+static int payload_headers(const s3_state *s, floe_arena *arena, const s3_req *r, const char *out[2])
+{
+	const void *body = r->body ? r->body : "";
+	size_t len = r->body ? r->body_len : 0;
+	char md5[FLOE_DIGEST_MD5_BASE64_LEN + 1], sha[FLOE_DIGEST_SHA256_HEX_LEN + 1];
+	int error = 0;
+	out[0] = out[1] = NULL;
+	if (s->unsigned_payload) {
+		out[0] = "x-amz-content-sha256: UNSIGNED-PAYLOAD";
+		if (r->body && (error = floe_digest_md5_base64(md5, body, len)) == 0)
+			out[1] = floe_arena_printf(arena, "Content-MD5: %s", md5);
+	} else if ((error = floe_digest_sha256_hex(sha, body, len)) == 0) {
+		out[0] = floe_arena_printf(arena, "x-amz-content-sha256: %s", sha);
+	}
+	return error;
 }
 
 /*
@@ -135,13 +165,14 @@ static int s3_once(s3_state *s, floe_arena *arena, floe_net_response *resp, cons
 static int s3_call(s3_state *s, floe_net_response *resp, const s3_req *r)
 {
 	floe_arena *arena = floe_arena_new();
-	char sha[FLOE_SHA256_HEX_LEN + 1];
+	const char *payload[2];
 	int rc = -1;
-	floe_sha256_hex(sha, r->body ? r->body : "", r->body ? r->body_len : 0);
+	if (payload_headers(s, arena, r, payload) < 0)
+		goto cleanup;
 	for (int attempt = 1;; attempt++) {
 		if (r->rewind)
 			r->rewind(r->write_ctx);
-		rc = s3_once(s, arena, resp, r, sha);
+		rc = s3_once(s, arena, resp, r, payload);
 		floe_net_outcome o = floe_net_classify(resp->status, resp->error);
 		if (o != FLOE_NET_RETRY || attempt >= (r->attempts ? r->attempts : s->attempts))
 			break;
@@ -151,6 +182,7 @@ static int s3_call(s3_state *s, floe_net_response *resp, const s3_req *r)
 	}
 	if (rc < 0 && !r->quiet)
 		floe_error_context("after %d attempts", r->attempts ? r->attempts : s->attempts);
+cleanup:
 	floe_arena_free(arena);
 	return rc;
 }
@@ -316,15 +348,16 @@ cleanup:
 
 /*
  * One part of a multipart upload, sent by a thread of its own while the writer fills the next
- * part: encoding and uploading overlap, and memory stays two parts. Errors are thread-local, so
- * the thread's is carried back in the fields below and set again in the writer's thread.
+ * part: encoding and uploading overlap, and memory stays 1 + in_flight parts. Errors are
+ * thread-local, so the thread's is carried back in the fields below and set again in the
+ * writer's thread.
  */
 typedef struct part_job {
 	s3_state *s;
 	const s3_obj *obj;     /* the writer's, unchanged while the job runs */
 	const char *uri;
 	const char *upload_id;
-	const floe_buf *data;  /* the writer's spare buffer */
+	const floe_buf *data;  /* the writer's buffer of the slot */
 	int number;
 	int rc;
 	char *etag;            /* on success */
@@ -339,14 +372,18 @@ typedef struct s3_writer {
 	char *uri;
 	s3_obj obj;
 	floe_buf part;        /* the part being filled (at most part_size bytes) */
-	floe_buf spare;       /* the part being sent */
 	char *upload_id;      /* once the object went multipart */
 	floe_buf complete;    /* the CompleteMultipartUpload body so far */
 	int parts;            /* parts handed off */
-	part_job job;
-	bool pending;         /* job holds a result to collect */
-	bool threaded;        /* … from a thread still to join */
-	pthread_t thread;
+	/* Parts on their way: a ring of the first in_flight slots (so only their buffers are ever
+	   made), `first` the oldest, `pending` of them in use. */
+	struct part_slot {
+		floe_buf data;    /* the part being sent */
+		part_job job;
+		bool threaded;    /* a thread still to join */
+		pthread_t thread;
+	} slot[S3_MAX_IN_FLIGHT];
+	int first, pending;
 } s3_writer;
 
 /* `resp` a success, else the error set for `what`. */
@@ -445,16 +482,19 @@ static void job_free(part_job *j)
 	j->etag = j->message = j->detail = j->hint = NULL;
 }
 
-/* Wait for the part on its way and add it to the completion, or set its error. */
+/* Wait for the oldest part on its way and add it to the completion, or set its error. */
 static int collect_part(s3_writer *w)
 {
-	part_job *j = &w->job;
+	struct part_slot *sl = &w->slot[w->first];
+	part_job *j = &sl->job;
 	int rc = 0;
 	if (!w->pending)
 		return 0;
-	if (w->threaded)
-		pthread_join(w->thread, NULL);
-	w->pending = w->threaded = false;
+	if (sl->threaded)
+		pthread_join(sl->thread, NULL);
+	sl->threaded = false;
+	w->first = (w->first + 1) % w->s->in_flight;
+	w->pending--;
 	if (j->rc < 0) {
 		floe_error_set(j->cls, "%s", j->message);
 		floe_error_errno(j->sys_errno);
@@ -472,20 +512,36 @@ static int collect_part(s3_writer *w)
 	return rc;
 }
 
-/* Hand the filled part off as the next part of the upload (started first if need be). */
+/* Collect every part on its way, in order, up to the first error (s3_discard joins the rest). */
+static int collect_parts(s3_writer *w)
+{
+	while (w->pending)
+		if (collect_part(w) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * Hand the filled part off as the next part of the upload (started first if need be), once
+ * fewer than in_flight parts are on their way.
+ */
 static int send_part(s3_writer *w, bool in_background)
 {
 	floe_buf t;
-	if (collect_part(w) < 0 || (!w->upload_id && start_upload(w) < 0))
+	if ((w->pending >= w->s->in_flight && collect_part(w) < 0) || (!w->upload_id && start_upload(w) < 0))
 		return -1;
-	t = w->spare, w->spare = w->part, w->part = t;
-	floe_buf_clear(&w->part);
-	w->job = (part_job){ .s = w->s, .obj = &w->obj, .uri = w->uri, .upload_id = w->upload_id,
-			     .data = &w->spare, .number = ++w->parts };
-	w->pending = true;
-	w->threaded = in_background && pthread_create(&w->thread, NULL, part_send, &w->job) == 0;
-	if (!w->threaded)
-		part_send(&w->job);
+	struct part_slot *sl = &w->slot[(w->first + w->pending) % w->s->in_flight];
+	t = sl->data, sl->data = w->part, w->part = t;
+	if (w->part.max)
+		floe_buf_clear(&w->part);
+	else /* a slot's first use: its buffer is made on demand */
+		floe_buf_init(&w->part, w->s->part_size);
+	sl->job = (part_job){ .s = w->s, .obj = &w->obj, .uri = w->uri, .upload_id = w->upload_id,
+			      .data = &sl->data, .number = ++w->parts };
+	w->pending++;
+	sl->threaded = in_background && pthread_create(&sl->thread, NULL, part_send, &sl->job) == 0;
+	if (!sl->threaded)
+		part_send(&sl->job);
 	return 0;
 }
 
@@ -503,7 +559,6 @@ static int s3_open_write(void *state, void **h, const char *uri)
 	w->uri = floe_arena_strdup(w->arena, uri);
 	parse_uri(w->arena, uri, &w->obj);
 	floe_buf_init(&w->part, s->part_size);
-	floe_buf_init(&w->spare, s->part_size);
 	floe_buf_init(&w->complete, (size_t)64 << 20);
 	*h = w;
 	return 0;
@@ -530,7 +585,7 @@ static int complete_upload(s3_writer *w)
 	floe_net_response resp = FLOE_NET_RESPONSE_INIT;
 	floe_arena *arena = floe_arena_new();
 	int error = -1;
-	if (((w->part.len > 0 || w->parts == 0) && send_part(w, false) < 0) || collect_part(w) < 0)
+	if (((w->part.len > 0 || w->parts == 0) && send_part(w, false) < 0) || collect_parts(w) < 0)
 		goto cleanup;
 	floe_buf_puts(&w->complete, "</CompleteMultipartUpload>");
 	s3_req r = { .method = "POST", .obj = &w->obj, .query = upload_query(arena, w->upload_id, 0),
@@ -575,9 +630,12 @@ static void s3_discard(void *h)
 	s3_writer *w = h;
 	if (!w)
 		return;
-	if (w->pending && w->threaded)
-		pthread_join(w->thread, NULL);
-	job_free(&w->job);
+	for (int i = 0; i < S3_MAX_IN_FLIGHT; i++) {
+		if (w->slot[i].threaded)
+			pthread_join(w->slot[i].thread, NULL);
+		job_free(&w->slot[i].job);
+		floe_buf_free(&w->slot[i].data);
+	}
 	if (w->upload_id) {
 		/* Best effort, keeping the error that brought us here; a few tries only: the upload
 		   already failed, likely with the store unwell. */
@@ -588,7 +646,6 @@ static void s3_discard(void *h)
 		floe_net_response_free(&resp);
 	}
 	floe_buf_free(&w->part);
-	floe_buf_free(&w->spare);
 	floe_buf_free(&w->complete);
 	floe_arena_free(w->arena);
 	free(w);
@@ -802,6 +859,7 @@ static void s3_close(void *state)
 	free(s->access);
 	free(s->secret);
 	free(s->token);
+	free(s->ca_file);
 	free(s);
 }
 
@@ -857,6 +915,13 @@ static char *xprintf_endpoint(const floe_iceberg_s3_opts *o, const char *region)
 	return out;
 }
 
+bool floe_iceberg_s3_payload_unsigned(const floe_iceberg_s3_opts *opts)
+{
+	/* No endpoint: AWS, over https. */
+	bool https = !opts->endpoint || !opts->endpoint[0] || strncasecmp(opts->endpoint, "https://", 8) == 0;
+	return opts->payload_signing == FLOE_S3_SIGN_NEVER || (opts->payload_signing == FLOE_S3_SIGN_AUTO && https);
+}
+
 int floe_iceberg_storage_s3(floe_iceberg_storage **out, const floe_iceberg_s3_opts *opts)
 {
 	s3_state *s = floe_xcalloc(1, sizeof(*s));
@@ -874,11 +939,16 @@ int floe_iceberg_storage_s3(floe_iceberg_storage **out, const floe_iceberg_s3_op
 	floe_buf_printf(&sig, "aws:amz:%s:s3", region);
 	s->sigv4 = floe_buf_detach(&sig, NULL);
 	s->path_style = opts->path_style;
+	s->ca_file = opts->ca_file && opts->ca_file[0] ? floe_xstrndup(opts->ca_file, strlen(opts->ca_file)) : NULL;
+	s->unsigned_payload = floe_iceberg_s3_payload_unsigned(opts);
 	s->attempts = opts->attempts > 0 ? opts->attempts : S3_DEFAULT_ATTEMPTS;
 	s->part_size = opts->part_size ? opts->part_size : S3_DEFAULT_PART;
 	if (s->part_size < S3_MIN_PART)
 		s->part_size = S3_MIN_PART;
 	s->backoff_base_ms = opts->backoff_base_ms > 0 ? opts->backoff_base_ms : 100;
+	s->in_flight = opts->parts_in_flight > 0 ? opts->parts_in_flight : S3_DEFAULT_IN_FLIGHT;
+	if (s->in_flight > S3_MAX_IN_FLIGHT)
+		s->in_flight = S3_MAX_IN_FLIGHT;
 	s->access_env = opts->access_key_env;
 	s->secret_env = opts->secret_key_env;
 	if (!(s->access = credential(opts->access_key_env, "access-key-env")) ||
@@ -899,7 +969,8 @@ int floe_iceberg_storage_s3_access(floe_iceberg_storage *st, floe_iceberg_s3_acc
 	s3_state *s = floe_iceberg_storage_backend(st, &s3_ops);
 	if (!s)
 		return 0;
-	*out = (floe_iceberg_s3_access){ s->endpoint, s->region, s->path_style, s->access, s->secret, s->token };
+	*out = (floe_iceberg_s3_access){ s->endpoint, s->region, s->path_style, s->access, s->secret, s->token,
+					 s->ca_file };
 	return 1;
 }
 
@@ -934,6 +1005,7 @@ void floe_iceberg_storage_route_s3(const char *warehouse_dir, const floe_iceberg
 	route.opts.access_key_env = keep(3, opts->access_key_env);
 	route.opts.secret_key_env = keep(4, opts->secret_key_env);
 	route.opts.session_token_env = keep(5, opts->session_token_env);
+	route.opts.ca_file = keep(6, opts->ca_file);
 }
 
 const floe_iceberg_s3_opts *floe_iceberg_storage_routed_s3(const char *warehouse_dir)

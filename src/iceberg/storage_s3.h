@@ -10,6 +10,18 @@
 
 #include "iceberg/storage.h"
 
+/*
+ * What x-amz-content-sha256 carries ([warehouse] payload-signing, docs/storage.md): the body's
+ * SHA-256 (signed payload: the signature covers the bytes), or UNSIGNED-PAYLOAD with a
+ * Content-MD5 the store checks instead (TLS protects the bytes in transit). AUTO: unsigned over
+ * https, signed over plain http — what the AWS SDKs do for S3.
+ */
+typedef enum floe_iceberg_s3_signing {
+	FLOE_S3_SIGN_AUTO = 0,
+	FLOE_S3_SIGN_ALWAYS,
+	FLOE_S3_SIGN_NEVER,
+} floe_iceberg_s3_signing;
+
 typedef struct floe_iceberg_s3_opts {
 	const char *location;          /* the warehouse, "s3://bucket/prefix" */
 	const char *endpoint;          /* "http(s)://host[:port]"; NULL: AWS, https://s3.<region>.amazonaws.com */
@@ -20,7 +32,10 @@ typedef struct floe_iceberg_s3_opts {
 	const char *session_token_env; /* NULL: none */
 	int attempts;                  /* per request; 0: 8 */
 	size_t part_size;              /* multipart part size; 0: 8 MiB (at least 5 MiB) */
+	int parts_in_flight;           /* parts uploaded at once while the next fills; 0: 1 (at most 8) */
 	long backoff_base_ms;          /* first retry's ceiling; 0: 100 ms (doubling, capped at 5 s) */
+	floe_iceberg_s3_signing payload_signing;
+	const char *ca_file;           /* PEM certificates to trust for an https endpoint; NULL: the system's */
 } floe_iceberg_s3_opts;
 
 /*
@@ -30,12 +45,16 @@ typedef struct floe_iceberg_s3_opts {
  */
 int floe_iceberg_storage_s3(floe_iceberg_storage **out, const floe_iceberg_s3_opts *opts);
 
+/* Whether a storage over `opts` sends UNSIGNED-PAYLOAD (and Content-MD5) rather than the SHA-256. */
+bool floe_iceberg_s3_payload_unsigned(const floe_iceberg_s3_opts *opts);
+
 /* What an engine (DuckDB's httpfs) needs to read the objects of an S3 storage; borrowed. */
 typedef struct floe_iceberg_s3_access {
 	const char *endpoint;  /* "http(s)://host[:port]" */
 	const char *region;
 	bool path_style;
 	const char *key_id, *secret, *session_token; /* session_token may be NULL */
+	const char *ca_file;   /* NULL: the system's trust store */
 } floe_iceberg_s3_access;
 
 /* 1 and *out when `s` is an S3 storage, else 0. */

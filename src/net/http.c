@@ -205,6 +205,8 @@ static void set_options(CURL *c, const floe_net_request *req, transfer *t, struc
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, t);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	if (req->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, req->ca_file);
 	if (strcmp(req->method, "HEAD") == 0)
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 	else if (strcmp(req->method, "GET") != 0)

@@ -47,6 +47,7 @@ typedef struct floe_net_request {
 	long timeout_ms;              /* whole transfer; 0: none */
 	long low_speed_seconds;       /* abort when under 1 byte/s for this long; 0: 60 s */
 	bool quiet;                   /* on failure leave the error chain alone (cleanup calls) */
+	const char *ca_file;          /* PEM certificates to trust for https; NULL: the system's */
 } floe_net_request;
 
 #define FLOE_NET_REQUEST_INIT { .method = "GET", .body_size = -1 }

@@ -40,10 +40,12 @@ def src(stack):
     return Source.readable(stack, "s3_faults_it", "s3_faults_reader", SQL)
 
 
-def project(src, moto, proxy, d):
-    """A project whose warehouse is a fresh bucket on moto, reached through `proxy`; one file per load."""
+def project(src, moto, proxy, d, warehouse=""):
+    """A project whose warehouse is a fresh bucket on moto, reached through `proxy`; one file per load.
+    `warehouse`: more [warehouse] lines."""
     location = f"s3://{moto.bucket()}/wh"
-    src.project(d, extra=s3kit.warehouse_toml(location, proxy.endpoint) + '\n[bronze]\ntarget-file-rows = 10000000\n')
+    src.project(d, extra=s3kit.warehouse_toml(location, proxy.endpoint) + warehouse +
+                '\n[bronze]\ntarget-file-rows = 10000000\n')
     lakecheck.S3_WAREHOUSES[str(d)] = (location, moto)
     src.floe(d, "generate", check=0)
     return d
@@ -109,8 +111,9 @@ def test_store_killed_mid_multipart_upload(src, moto, proxy, tmp_path):
     assert_nothing_missing(moto, d, "bronze.big")
 
 
-def test_an_upload_the_store_keeps_failing_is_aborted(src, moto, proxy, tmp_path):
-    d = project(src, moto, proxy, tmp_path)
+@pytest.mark.parametrize("parts", ["", "part-size-mb = 5\nparts-in-flight = 3\n"], ids=["one-in-flight", "three-in-flight"])
+def test_an_upload_the_store_keeps_failing_is_aborted(src, moto, proxy, tmp_path, parts):
+    d = project(src, moto, proxy, tmp_path, warehouse=parts)
     proxy.fail_when = lambda m, p: m == "PUT" and "partNumber=" in p
     r, _ = run(src, d, moto, "--table", "public.big")
     assert r.rc == 4, errors(r)
@@ -171,3 +174,93 @@ def test_a_taken_name_is_never_replaced_and_ranged_reads_are_exact(moto, tmp_pat
     assert got.returncode == 0 and got.stdout == first.read_bytes()
     bucket = uri[5:].split("/")[0]
     assert moto.client().list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
+
+
+def test_signed_payloads_by_default_over_http(src, moto, proxy, tmp_path):
+    """payload-signing = auto over plain http: every body's SHA-256 is in x-amz-content-sha256."""
+    d = project(src, moto, proxy, tmp_path)
+    r, _ = run(src, d, moto, "--table", "public.big")
+    assert r.rc == 0, errors(r)
+    assert sum(1 for m, p, *_ in proxy.bodies if m == "PUT" and "partNumber=" in p) >= 2
+    for method, path, headers, _, sha in proxy.bodies:
+        assert headers["x-amz-content-sha256"] == sha, (method, path)
+        assert "content-md5" not in headers, (method, path)
+
+
+def test_unsigned_payloads_carry_a_content_md5_the_store_checks(src, moto, proxy, tmp_path):
+    """payload-signing = never: UNSIGNED-PAYLOAD and the body's Content-MD5 on every request with a
+    body; the store accepts them (the data reads back equal to the source), and a part corrupted
+    on its way is refused by a store that checks Content-MD5 — the load fails, the previous
+    snapshot stays whole — or, on moto (which ignores Content-MD5), caught by reconciliation."""
+    d = project(src, moto, proxy, tmp_path, warehouse='payload-signing = "never"\n')
+    r, _ = run(src, d, moto, "--table", "public.big")
+    assert r.rc == 0, errors(r)
+    assert sum(1 for m, p, *_ in proxy.bodies if m == "PUT" and "partNumber=" in p) >= 2
+    for method, path, headers, md5, _ in proxy.bodies:
+        assert headers["x-amz-content-sha256"] == "UNSIGNED-PAYLOAD", (method, path)
+        assert headers["content-md5"] == md5, (method, path)
+    lakecheck.assert_equals_source(src, d, "bronze.big")
+    before = lakecheck.catalog(d).load_table("bronze.big").current_snapshot().snapshot_id
+    proxy.corrupt_when = lambda m, p: m == "PUT" and "partNumber=1&" in p
+    r, _ = run(src, d, moto, "--table", "public.big", "--full-refresh")
+    if moto.verifies_content_md5:
+        # S3, MinIO, Ceph, gofakes3: the part is refused (400 BadDigest), nothing is committed
+        assert r.rc == 4, errors(r)
+        assert "BadDigest" in r.out + r.err, errors(r)
+        assert lakecheck.catalog(d).load_table("bronze.big").current_snapshot().snapshot_id == before
+        assert_nothing_missing(moto, d, "bronze.big")
+    else:
+        # moto stores what it got: the load's reconciliation is what catches the corrupted file
+        assert r.rc == 1, errors(r)
+        assert "while reconciling bronze.big" in r.out + r.err, errors(r)
+
+
+def test_parts_go_up_several_at_once_when_asked(src, moto, proxy, tmp_path):
+    """parts-in-flight = 3: while the store holds each part a moment, the writer has several on
+    their way; the completed object lists them in order and reads back equal to the source."""
+    d = project(src, moto, proxy, tmp_path, warehouse="part-size-mb = 5\nparts-in-flight = 3\n")
+    proxy.part_delay = 2.0  # one in flight: the writer collects part N before it sends N + 1, so never 2
+    r, _ = run(src, d, moto, "--table", "public.big")
+    assert r.rc == 0, errors(r)
+    parts = [p for m, p, _ in proxy.seen if m == "PUT" and "partNumber=" in p]
+    assert len(parts) >= 2, parts
+    assert proxy.parts_most >= 2, proxy.parts_most
+    lakecheck.assert_equals_source(src, d, "bronze.big")
+    assert_nothing_missing(moto, d, "bronze.big")
+
+
+def test_part_settings_are_checked(src, moto, proxy, tmp_path):
+    for bad, says in (("part-size-mb = 4", "part-size-mb = 4 is out of range"),
+                      ("parts-in-flight = 9", "parts-in-flight = 9 is out of range"),
+                      ('payload-signing = "sometimes"', "`auto`, `always` or `never`")):
+        d = tmp_path / bad.split(" ")[0]
+        d.mkdir()
+        src.project(d, extra=s3kit.warehouse_toml(f"s3://{moto.bucket()}/wh", proxy.endpoint) + bad + "\n")
+        r = src.floe(d, "run", "--table", "public.small", env=moto.env())
+        assert r.rc == 2 and says in r.err, r
+
+
+def test_unsigned_payloads_by_default_over_https(src, moto, tmp_path):
+    """payload-signing = auto on an https endpoint (a TLS proxy in front of the store, its
+    self-signed certificate trusted through [warehouse] ca-file, by floe and by DuckDB's httpfs when
+    it reconciles): UNSIGNED-PAYLOAD and Content-MD5; without ca-file the certificate is refused
+    (exit 3)."""
+    tls = s3kit.FaultProxy(moto.port, tls_dir=tmp_path)
+    try:
+        d = tmp_path / "p"
+        d.mkdir()
+        d = project(src, moto, tls, d, warehouse=f'ca-file = "{tls.ca_file}"\n')
+        r, tables = run(src, d, moto, "--table", "public.big")  # reconciled: DuckDB reads over https too
+        assert r.rc == 0, errors(r)
+        assert tables["bronze.big"]["state"] == "loaded", tables
+        assert sum(1 for m, p, *_ in tls.bodies if m == "PUT" and "partNumber=" in p) >= 2
+        for method, path, headers, md5, _ in tls.bodies:
+            assert headers["x-amz-content-sha256"] == "UNSIGNED-PAYLOAD", (method, path)
+            assert headers["content-md5"] == md5, (method, path)
+        lakecheck.assert_equals_source(src, d, "bronze.big")
+        toml = (d / "floe.toml").read_text().replace(f'ca-file = "{tls.ca_file}"\n', "")
+        (d / "floe.toml").write_text(toml)
+        r, _ = run(src, d, moto, "--table", "public.small", "--no-reconcile")
+        assert r.rc == 3, errors(r)
+    finally:
+        tls.stop()

@@ -57,3 +57,38 @@ FLOE_TEST(config_s3_warehouse_keys_are_checked)
 	FLOE_CHECK(strstr(floe_error_last()->message, "environment variable") != NULL);
 	floe_error_clear();
 }
+
+FLOE_TEST(config_s3_payload_signing)
+{
+	floe_config *c = parse_s3("location = \"s3://lake\"\n");
+	FLOE_CHECK(c && strcmp(c->warehouse.payload_signing, "auto") == 0);
+	floe_config_free(c);
+	c = parse_s3("location = \"s3://lake\"\npayload-signing = \"never\"\n");
+	FLOE_CHECK(c && strcmp(c->warehouse.payload_signing, "never") == 0);
+	floe_config_free(c);
+	FLOE_CHECK(parse_s3("payload-signing = \"sometimes\"\n") == NULL);
+	FLOE_CHECK(strstr(floe_error_last()->message, "`auto`, `always` or `never`") != NULL);
+	floe_error_clear();
+}
+
+FLOE_TEST(config_s3_part_settings)
+{
+	floe_config *c = parse_s3("location = \"s3://lake\"\n");
+	FLOE_CHECK(c && c->warehouse.part_size_mb == 0 && c->warehouse.parts_in_flight == 0); /* the backend's */
+	floe_config_free(c);
+	c = parse_s3("location = \"s3://lake\"\npart-size-mb = 16\nparts-in-flight = 2\n");
+	FLOE_CHECK(c && c->warehouse.part_size_mb == 16 && c->warehouse.parts_in_flight == 2);
+	floe_config_free(c);
+	FLOE_CHECK(parse_s3("parts-in-flight = 0\n") == NULL);
+	floe_error_clear();
+}
+
+FLOE_TEST(config_s3_ca_file_is_an_absolute_path)
+{
+	floe_config *c = parse_s3("location = \"s3://lake\"\nca-file = \"/etc/ssl/store.pem\"\n");
+	FLOE_CHECK(c && strcmp(c->warehouse.ca_file, "/etc/ssl/store.pem") == 0);
+	floe_config_free(c);
+	FLOE_CHECK(parse_s3("ca-file = \"store.pem\"\n") == NULL);
+	FLOE_CHECK(strstr(floe_error_last()->message, "an absolute path") != NULL);
+	floe_error_clear();
+}

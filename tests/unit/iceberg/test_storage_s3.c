@@ -77,3 +77,18 @@ FLOE_TEST(storage_s3_unreachable_store_is_a_service_error)
 	unsetenv("FLOE_TEST_S3_KEY");
 	unsetenv("FLOE_TEST_S3_SECRET");
 }
+
+FLOE_TEST(storage_s3_payload_is_unsigned_over_https_unless_asked)
+{
+	floe_iceberg_s3_opts o = { .location = "s3://lake/x", .endpoint = "https://s3.example.com" };
+	FLOE_CHECK(floe_iceberg_s3_payload_unsigned(&o));          /* auto, https */
+	o.endpoint = NULL;
+	FLOE_CHECK(floe_iceberg_s3_payload_unsigned(&o));          /* auto, AWS */
+	o.endpoint = "http://127.0.0.1:9000";
+	FLOE_CHECK(!floe_iceberg_s3_payload_unsigned(&o));         /* auto, plain http: signed */
+	o.payload_signing = FLOE_S3_SIGN_NEVER;
+	FLOE_CHECK(floe_iceberg_s3_payload_unsigned(&o));
+	o.endpoint = "HTTPS://s3.example.com";
+	o.payload_signing = FLOE_S3_SIGN_ALWAYS;
+	FLOE_CHECK(!floe_iceberg_s3_payload_unsigned(&o));
+}

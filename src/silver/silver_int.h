@@ -102,8 +102,9 @@ int silver_put_select(floe_buf *sql, floe_arena *a, const floe_lock_silver *s, c
 /* The ORDER BY of the table's key, led by `lead` (nothing for a table without one). */
 void silver_put_key_order(floe_buf *sql, const floe_lock_silver *s, const char *lead);
 
-/* The COPY options with FIELD_IDS for `schema`'s columns (`s`: the lock's nested ids; NULL: flat). */
-const char *silver_copy_options(floe_arena *a, const floe_iceberg_schema *schema, const floe_lock_silver *s);
+/* The COPY options with FIELD_IDS for `schema`'s columns (`s`: the lock's nested ids; NULL: flat), ZSTD at [warehouse] zstd-level. */
+const char *silver_copy_options(floe_arena *a, const floe_config *config, const floe_iceberg_schema *schema,
+				const floe_lock_silver *s);
 
 /*
  * DuckDB runs `copy` (a COPY … TO whose target is completed here) into a private temporary file;

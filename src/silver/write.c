@@ -180,11 +180,18 @@ static int put_rows(floe_buf *sql, silver_build *b)
 	return 0;
 }
 
-/* The COPY options with FIELD_IDS for the columns of `schema` (the lock's nested ids for `s`'s columns). */
-const char *silver_copy_options(floe_arena *a, const floe_iceberg_schema *schema, const floe_lock_silver *s)
+/*
+ * The COPY options with FIELD_IDS for the columns of `schema` (the lock's nested ids for `s`'s
+ * columns), ZSTD at [warehouse] zstd-level as bronze writes (0: level 1, floe's writer's default;
+ * DuckDB's own default, 3, cost the shop's scale-10 silver build 40 % more CPU in COPY for files
+ * 1.4 % smaller).
+ */
+const char *silver_copy_options(floe_arena *a, const floe_config *config, const floe_iceberg_schema *schema,
+				const floe_lock_silver *s)
 {
 	floe_buf opts = FLOE_BUF_INIT;
-	floe_buf_puts(&opts, " (FORMAT parquet, COMPRESSION zstd, FIELD_IDS {");
+	floe_buf_printf(&opts, " (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL %d, FIELD_IDS {",
+			config->warehouse.zstd_level > 0 ? config->warehouse.zstd_level : 1);
 	for (size_t i = 0; i < schema->n_fields; i++) {
 		floe_buf_puts(&opts, i ? ", " : "");
 		put_field_ids(&opts, schema->fields[i].name, schema->fields[i].id, s ? s->columns[i].type : NULL);
@@ -253,7 +260,7 @@ int silver_write_files(silver_build *b)
 	floe_iceberg_schema *schema;
 	if (silver_schema(&schema, job->arena, b->s) < 0)
 		goto cleanup;
-	const char *options = silver_copy_options(job->arena, schema, b->s);
+	const char *options = silver_copy_options(job->arena, job->config, schema, b->s);
 	for (int64_t from = 0; from < total; from += per)
 		if (write_one(b, options, from, total - from < per ? total - from : per) < 0)
 			goto cleanup;

@@ -172,6 +172,7 @@ static int audit_publish(silver_build *b)
 	if (silver_write_files(b) < 0)
 		goto cleanup;
 	silver_step(job, "write");
+	job->unique_by_model = !b->incremental && job->model_generated;
 	if (written_view(b) < 0 || silver_audit(job, "floe_written") < 0 ||
 	    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_written") < 0)
 		goto cleanup;

@@ -20,6 +20,8 @@ typedef struct silver_job {
 	const char *run_id;
 	int64_t bronze_snapshot;          /* the snapshot reconciliation verified */
 	const char *verified;             /* "verified", or "verified (partial): …" */
+	bool bronze_unique;               /* V3 verified every column of that snapshot: its rows are the source's, so
+	                                     unique on the source's primary key (model.c skips the dedup) */
 	bool full_refresh;
 	floe_arena *arena;
 	floe_silver_result *result;
@@ -33,6 +35,9 @@ typedef struct silver_job {
 	int n_tmp;
 	bool table_failed;                /* an error-severity table test failed */
 	int64_t step_ms;                  /* when the last step ended (silver_step) */
+	bool dedup_skipped;               /* the generated model ran without its dedup numbering (model.c) */
+	bool model_generated;             /* the model file is byte for byte floe generate's (model.c) */
+	bool unique_by_model;             /* a full build of a generated model: one row per key by construction */
 	bool audit_fresh;                 /* the table's other rows passed these very error tests when published:
 	                                     error row tests read floe_fresh (the new rows) only, uniqueness
 	                                     only the groups of a new row's values */

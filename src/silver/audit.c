@@ -179,18 +179,19 @@ static int failures_sql(floe_buf *sql, silver_job *job, const floe_lock_test *t,
 		const char *parent = parent_of(job, t, rel);
 		if (!parent || t->n_fields != t->n_columns)
 			return floe_error_set(FLOE_ERR_CONFIG, "test \"%s\" names no parent table and columns", t->name);
+		/* an ANTI JOIN, not NOT EXISTS: the same rows, but DuckDB plans the correlated form with a
+		   duplicate-eliminating join that cost 5x the CPU (1.1M order_items against 1M orders) */
 		floe_buf_puts(sql, "SELECT ");
 		row_key(sql, s, t);
-		floe_buf_printf(sql, " AS k, 1 AS n FROM %s floe_c WHERE ", rel);
-		all_not_null(sql, t->columns, t->n_columns);
-		floe_buf_printf(sql, " AND NOT EXISTS (SELECT 1 FROM %s floe_p WHERE true", parent);
+		floe_buf_printf(sql, " AS k, 1 AS n FROM %s floe_c ANTI JOIN %s floe_p ON true", rel, parent);
 		for (size_t i = 0; i < t->n_columns; i++) {
 			floe_buf_puts(sql, " AND floe_p.");
 			floe_buf_put_quoted(sql, t->fields[i], '"');
 			floe_buf_puts(sql, " = floe_c.");
 			floe_buf_put_quoted(sql, t->columns[i], '"');
 		}
-		floe_buf_putc(sql, ')');
+		floe_buf_puts(sql, " WHERE ");
+		all_not_null(sql, t->columns, t->n_columns);
 	} else if (is_kind(t, "row_count")) {
 		floe_buf_printf(sql, "SELECT count(*)::VARCHAR || ' rows' AS k, count(*) AS n FROM %s HAVING false", rel);
 		for (int b = 0; b < 2; b++)

@@ -315,9 +315,9 @@ static const char *audit_scope(silver_job *job, const floe_lock_test *t, const c
 	if (!is_kind(t, "unique") && !is_kind(t, "unique_combination"))
 		return relation;
 	floe_buf q = FLOE_BUF_INIT;
-	floe_buf_printf(&q, "(SELECT * FROM %s floe_w WHERE EXISTS (SELECT 1 FROM floe_fresh floe_f WHERE true", relation);
+	floe_buf_printf(&q, "(SELECT * FROM %s floe_w SEMI JOIN floe_fresh floe_f ON true", relation);
 	silver_put_equal(&q, t->columns, t->n_columns, "floe_f", "floe_w");
-	floe_buf_puts(&q, "))");
+	floe_buf_puts(&q, ")");
 	const char *out = floe_arena_strdup(job->arena, floe_buf_cstr(&q));
 	floe_buf_free(&q);
 	return out;

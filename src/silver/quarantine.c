@@ -73,10 +73,8 @@ static void put_quarantine_rows(floe_buf *sql, silver_build *b, const floe_icebe
 			floe_buf_put_quoted(sql, uri ? uri : "", '\'');
 		}
 		floe_buf_puts(sql, "]) floe_t");
-		if (quarantine_keyed(b->s)) {
-			floe_buf_puts(sql, " WHERE NOT ");
-			silver_put_changed(sql, b->s, "floe_t");
-		}
+		if (quarantine_keyed(b->s))
+			silver_put_changed(sql, b->s, "floe_t", false);
 	}
 	floe_buf_puts(sql, ") TO ");
 }

@@ -175,8 +175,8 @@ static int put_rows(floe_buf *sql, silver_build *b)
 	}
 	floe_buf_puts(sql, "], "); /* by field id: a file written before a rename has the old name */
 	floe_query_put_parquet_schema(sql, schema);
-	floe_buf_puts(sql, ") floe_t WHERE NOT ");
-	silver_put_changed(sql, b->s, "floe_t");
+	floe_buf_puts(sql, ") floe_t");
+	silver_put_changed(sql, b->s, "floe_t", false);
 	return 0;
 }
 

@@ -92,16 +92,74 @@ static size_t newly_deleted(floe_arena *arena, const floe_iceberg_scan *now, con
 	return n;
 }
 
+static int by_size(const void *x, const void *y)
+{
+	int64_t a = ((const floe_iceberg_scan_file *)x)->file.file_size_in_bytes;
+	int64_t c = ((const floe_iceberg_scan_file *)y)->file.file_size_in_bytes;
+	return (a > c) - (a < c);
+}
+
+/* Whether files `a` and `b` of table `t` hold the same bytes: 1, 0, or -1 (error set). */
+static int same_bytes(floe_iceberg_table *t, const floe_iceberg_scan_file *a, const floe_iceberg_scan_file *b)
+{
+	floe_buf x = FLOE_BUF_INIT, y = FLOE_BUF_INIT;
+	int same = -1;
+	if (floe_iceberg_storage_read(floe_iceberg_table_storage(t), &x, a->file.path) == 0 &&
+	    floe_iceberg_storage_read(floe_iceberg_table_storage(t), &y, b->file.path) == 0)
+		same = x.len == y.len && memcmp(x.ptr, y.ptr, x.len) == 0;
+	floe_buf_free(&x);
+	floe_buf_free(&y);
+	return same;
+}
+
+/*
+ * Whether the files `now` added are, byte for byte, the files it removed (a full load of a table
+ * whose rows did not change writes the very same Parquet): then no key changed, and nothing is
+ * decoded — their bytes are compared. Sizes first; neither side may have deleted rows. 1 yes, 0
+ * no, -1 error.
+ */
+static int same_files(silver_job *job, floe_iceberg_table *t, floe_iceberg_scan_file *added, size_t n_added,
+		      floe_iceberg_scan_file *removed, size_t n_removed, size_t n_newly_deleted)
+{
+	if (n_added != n_removed || n_added == 0 || n_newly_deleted)
+		return 0;
+	qsort(added, n_added, sizeof(*added), by_size);
+	qsort(removed, n_removed, sizeof(*removed), by_size);
+	for (size_t i = 0; i < n_added; i++)
+		if (added[i].file.file_size_in_bytes != removed[i].file.file_size_in_bytes || added[i].n_deleted ||
+		    removed[i].n_deleted)
+			return 0;
+	/* each added file equal to a distinct removed one of its size (files of one size: any order) */
+	bool *taken = floe_arena_alloc(job->arena, n_removed + 1);
+	memset(taken, 0, n_removed + 1);
+	for (size_t i = 0; i < n_added; i++) {
+		int same = 0;
+		for (size_t k = 0; k < n_removed && same == 0; k++)
+			if (!taken[k] && removed[k].file.file_size_in_bytes == added[i].file.file_size_in_bytes &&
+			    (same = same_bytes(t, &added[i], &removed[k])) == 1)
+				taken[k] = true;
+		if (same != 1)
+			return same;
+	}
+	return 1;
+}
+
 /*
  * floe_removed: the rows of snapshot `before` that `now` no longer has — those of the files it
  * removed (as `before` read them) and, merge-on-read, those it deleted from files it kept.
  */
 static int removed_view(silver_job *job, floe_iceberg_table *bronze, const floe_iceberg_scan *now,
-			const floe_iceberg_scan *before)
+			const floe_iceberg_scan *before, floe_iceberg_scan_file *added, size_t *n_added)
 {
 	floe_iceberg_scan_file *removed, *deleted;
 	size_t n_removed = files_minus(job->arena, before, now, &removed);
 	size_t n_deleted = newly_deleted(job->arena, now, before, &deleted);
+	int same = same_files(job, bronze, added, *n_added, removed, n_removed, n_deleted);
+	if (same < 0)
+		return -1;
+	if (same) /* nothing to read: no row changed */
+		*n_added = n_removed = 0;
+	job->same_bytes = same;
 	floe_iceberg_scan part = *now;
 	part.files = deleted, part.n_files = n_deleted;
 	if (files_view(job, bronze, n_deleted ? "floe_removed_files" : "floe_removed", now, removed, n_removed) < 0)
@@ -132,7 +190,8 @@ static int changed_keys(silver_build *b, floe_iceberg_table *bronze, int64_t fro
 	if (floe_iceberg_table_plan_live(&before, job->arena, bronze, from) < 0)
 		goto cleanup;
 	size_t n_added = files_minus(job->arena, now, before, &added);
-	if (files_view(job, bronze, "floe_added", now, added, n_added) < 0 || removed_view(job, bronze, now, before) < 0)
+	if (removed_view(job, bronze, now, before, added, &n_added) < 0 ||
+	    files_view(job, bronze, "floe_added", now, added, n_added) < 0)
 		goto cleanup;
 	/* a full join on the key (bronze's keys are unique, never NULL) and whole rows compared: 8x
 	   faster than EXCEPT ALL */

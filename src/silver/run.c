@@ -117,6 +117,8 @@ static void describe(silver_job *job)
 			(long long)r->bronze_snapshot_id, job->verified);
 	if (r->changed_keys >= 0)
 		floe_buf_printf(&b, ", incremental: %lld changed keys", (long long)r->changed_keys);
+	if (job->same_bytes)
+		floe_buf_puts(&b, " (bronze's new files are byte for byte those of the last build: no row read)");
 	floe_buf_printf(&b, "; tests %d passed", r->tests_passed);
 	if (r->tests_proven)
 		floe_buf_printf(&b, " (%d by construction: one row per key)", r->tests_proven);

@@ -37,6 +37,7 @@ typedef struct silver_job {
 	bool table_failed;                /* an error-severity table test failed */
 	int64_t step_ms;                  /* when the last step ended (silver_step) */
 	bool dedup_skipped;               /* the generated model ran without its dedup numbering (model.c) */
+	bool same_bytes;                  /* incremental: bronze's new files are the last build's, byte for byte (diff.c) */
 	bool model_generated;             /* the model file is byte for byte floe generate's (model.c) */
 	bool unique_by_model;             /* a full build of a generated model: one row per key by construction */
 	bool audit_fresh;                 /* the table's other rows passed these very error tests when published:

@@ -110,7 +110,9 @@ static int mor_written_view(silver_build *b)
 	floe_buf_puts(&sql, "CREATE TEMP VIEW floe_written AS ");
 	floe_buf_puts(&sql, kept ? "SELECT * FROM floe_kept" : "");
 	for (size_t i = 0; i < b->n_files; i++) {
-		floe_buf_puts(&sql, i ? ", " : kept ? " UNION ALL BY NAME SELECT * FROM read_parquet([" : "SELECT * FROM read_parquet([");
+		floe_buf_puts(&sql, i      ? ", "
+				    : kept ? " UNION ALL BY NAME SELECT * FROM read_parquet(["
+					   : "SELECT * FROM read_parquet([");
 		floe_buf_put_quoted(&sql, b->tmp[i], '\'');
 	}
 	floe_buf_puts(&sql, b->n_files ? "])" : kept ? "" : "SELECT * FROM floe_fresh LIMIT 0");

@@ -56,8 +56,8 @@ static size_t files_minus(floe_arena *arena, const floe_iceberg_scan *a, const f
 }
 
 /* The positions of `now` not in `before` (both ascending) into the arena; their count. */
-static size_t positions_minus(floe_arena *arena, const floe_iceberg_scan_file *now, const floe_iceberg_scan_file *before,
-			      int64_t **out)
+static size_t positions_minus(floe_arena *arena, const floe_iceberg_scan_file *now,
+			      const floe_iceberg_scan_file *before, int64_t **out)
 {
 	size_t n = 0, k = 0;
 	*out = floe_arena_alloc(arena, (now->n_deleted + 1) * sizeof(**out));
@@ -227,34 +227,43 @@ static size_t previous_file(silver_build *b, const char *path)
 	return k;
 }
 
-/* b->removed: the published silver files holding a changed key. */
-static int files_to_rewrite(silver_build *b)
+/*
+ * The published silver rows holding a changed key, by file: (filename) once per file, or with
+ * `positions` (filename, file_row_number) per row. *r NULL: the table has no file.
+ */
+static int changed_rows(silver_build *b, floe_engine_result **r, bool positions)
 {
-	silver_job *job = b->job;
 	floe_buf sql = FLOE_BUF_INIT;
-	floe_engine_result *r = NULL;
-	int error = -1;
+	*r = NULL;
 	if (!b->previous || b->previous->n_files == 0)
 		return 0;
-	floe_buf_puts(&sql, "SELECT DISTINCT filename FROM read_parquet([");
+	floe_buf_puts(&sql, positions ? "SELECT filename, file_row_number FROM read_parquet(["
+				      : "SELECT DISTINCT filename FROM read_parquet([");
 	for (size_t i = 0; i < b->previous->n_files; i++) {
 		floe_buf_puts(&sql, i ? ", " : "");
 		floe_buf_put_quoted(&sql, silver_engine_path(b, b->previous->files[i].file.path), '\'');
 	}
-	floe_buf_puts(&sql, "], filename = true) floe_t");
+	floe_buf_puts(&sql, positions ? "], filename = true, file_row_number = true) floe_t" : "], filename = true) floe_t");
 	silver_put_changed(&sql, b->s, "floe_t", true);
-	if (floe_engine_query(job->engine, &r, floe_buf_cstr(&sql)) < 0)
-		goto cleanup;
-	for (size_t i = 0; i < floe_engine_result_rows(r); i++) {
-		size_t k = previous_file(b, floe_engine_result_text(r, i, 0));
-		if (k < b->previous->n_files)
-			*FLOE_ARENA_PUSH(job->arena, b->removed, b->n_removed, b->cap_removed) = b->previous->files[k].file.path;
-	}
-	error = 0;
-cleanup:
-	floe_engine_result_free(r);
+	int error = floe_engine_query(b->job->engine, r, floe_buf_cstr(&sql));
 	floe_buf_free(&sql);
 	return error;
+}
+
+/* b->removed: the published silver files holding a changed key. */
+static int files_to_rewrite(silver_build *b)
+{
+	floe_engine_result *r = NULL;
+	if (changed_rows(b, &r, false) < 0)
+		return -1;
+	for (size_t i = 0; r && i < floe_engine_result_rows(r); i++) {
+		size_t k = previous_file(b, floe_engine_result_text(r, i, 0));
+		if (k < b->previous->n_files)
+			*FLOE_ARENA_PUSH(b->job->arena, b->removed, b->n_removed, b->cap_removed) =
+				b->previous->files[k].file.path;
+	}
+	floe_engine_result_free(r);
+	return 0;
 }
 
 /*
@@ -263,33 +272,18 @@ cleanup:
  */
 static int rows_to_delete(silver_build *b)
 {
-	silver_job *job = b->job;
-	floe_buf sql = FLOE_BUF_INIT;
 	floe_engine_result *r = NULL;
-	int error = -1;
-	if (!b->previous || b->previous->n_files == 0)
-		return 0;
-	floe_buf_puts(&sql, "SELECT filename, file_row_number FROM read_parquet([");
-	for (size_t i = 0; i < b->previous->n_files; i++) {
-		floe_buf_puts(&sql, i ? ", " : "");
-		floe_buf_put_quoted(&sql, silver_engine_path(b, b->previous->files[i].file.path), '\'');
-	}
-	floe_buf_puts(&sql, "], filename = true, file_row_number = true) floe_t");
-	silver_put_changed(&sql, b->s, "floe_t", true);
-	if (floe_engine_query(job->engine, &r, floe_buf_cstr(&sql)) < 0)
-		goto cleanup;
-	for (size_t i = 0; i < floe_engine_result_rows(r); i++) {
+	if (changed_rows(b, &r, true) < 0)
+		return -1;
+	for (size_t i = 0; r && i < floe_engine_result_rows(r); i++) {
 		size_t k = previous_file(b, floe_engine_result_text(r, i, 0));
 		int64_t pos = strtoll(floe_engine_result_text(r, i, 1), NULL, 10);
 		if (k < b->previous->n_files && !floe_iceberg_scan_file_deleted(&b->previous->files[k], pos))
-			*FLOE_ARENA_PUSH(job->arena, b->dels, b->n_dels, b->cap_dels) =
+			*FLOE_ARENA_PUSH(b->job->arena, b->dels, b->n_dels, b->cap_dels) =
 				(floe_iceberg_position_delete){ b->previous->files[k].file.path, pos };
 	}
-	error = 0;
-cleanup:
 	floe_engine_result_free(r);
-	floe_buf_free(&sql);
-	return error;
+	return 0;
 }
 
 /* Whether the model is the one `floe generate` wrote (no hand edit): its row for a key depends only on that key's rows. */

@@ -3,8 +3,11 @@
 # in one run, and an incremental silver build after a 0.1 % change (issue #13's targets: floe at
 # least 2× faster than dbt; the incremental build under 10 % of the full one).
 #
-#   setup    a private PostgreSQL, `floe shop generate --scale S`, init, generate, then
-#            `floe run --layer bronze` (bronze loaded and reconciled once, not timed)
+#   setup    a private PostgreSQL, `floe shop generate --scale S`, init, `[bronze] write-mode` set to
+#            $WRITE_MODE (default merge-on-read: what a user with small changes over uuid keys
+#            chooses, docs/merge-on-read.md; orders and payments load incrementally, the other
+#            seven in full), generate, then `floe run --layer bronze` (loaded and reconciled once,
+#            not timed); dbt reads the very same bronze tables
 #   floe     `floe run --layer silver --full-refresh`: every silver table rendered, run in floe's
 #            DuckDB over the verified bronze snapshot, tested and published (each must be `built`)
 #   dbt      `dbt build --full-refresh` from pipeline/dbt with dbt-core + dbt-duckdb (.venv-dbt,
@@ -13,7 +16,8 @@
 #   pairs    floe and dbt alternate, PAIRS times (default 3); medians and dbt / floe
 #   incr     `floe shop tick` sized to 0.1 % of orders, `floe run --layer bronze` (untimed), then
 #            `floe run --layer silver` timed against the full build's median; twice
-# Wall time and peak RSS from /usr/bin/time. Prints a Markdown block; with BENCH_RECORD=1 it is
+# Wall time, CPU time (user + system: steadier than wall on a shared machine) and peak RSS from
+# /usr/bin/time. Prints a Markdown block; with BENCH_RECORD=1 it is
 # also appended to bench/RESULTS.md.
 #
 #   SCALE=10 bench/silver/run.sh      # orders ≈ 1 M rows
@@ -24,6 +28,7 @@ NAME=silver
 
 SCALE="${SCALE:-10}"
 PAIRS="${PAIRS:-3}"
+WRITE_MODE="${WRITE_MODE:-merge-on-read}"
 DBT="${FLOE_DBT:-$ROOT/.venv-dbt/bin/dbt}"
 PY="$ROOT/.venv/bin/python"
 [ -x "$DBT" ] || { echo "bench: dbt not found at $DBT: run scripts/setup-dbt.sh (or set FLOE_DBT)" >&2; exit 2; }
@@ -35,15 +40,17 @@ bench_stack_up shop floe_reader
 PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U postgres shop)
 "$FLOE" -C "$WORK" shop generate --scale "$SCALE" --replace >/dev/null
 "$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$WORK" >/dev/null
+sed -i "s/^\[bronze\]\$/[bronze]\nwrite-mode = \"$WRITE_MODE\"/" "$WORK/floe.toml"
+grep -q "^write-mode = \"$WRITE_MODE\"" "$WORK/floe.toml" || { echo "bench: could not set write-mode" >&2; exit 2; }
 "$FLOE" -C "$WORK" generate >/dev/null
 "$FLOE" -C "$WORK" run --layer bronze >/dev/null
 DBTDIR="$WORK/pipeline/dbt"
 
-# timed CMD...: runs CMD (its stdout in $WORK/out), prints "wall-seconds peak-RSS-kB"
+# timed CMD...: runs CMD (its stdout in $WORK/out), prints "wall-seconds peak-RSS-kB cpu-seconds"
 timed() {
-	/usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >"$WORK/out" 2>"$WORK/err" || {
+	/usr/bin/time -f '%e %M %U %S' -o "$WORK/time" "$@" >"$WORK/out" 2>"$WORK/err" || {
 		tail -c 6000 "$WORK/out" >&2; cat "$WORK/err" >&2; exit 1; }
-	cat "$WORK/time"
+	awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$WORK/time"
 }
 
 # check_silver MODE: every silver table of the lock is in `floe run --json`'s silver array and none
@@ -81,20 +88,22 @@ ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 pct() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-floe_times="" dbt_times="" floe_rss=0 dbt_rss=0 pairs_md=""
+floe_times="" dbt_times="" floe_cpus="" dbt_cpus="" floe_rss=0 dbt_rss=0 pairs_md=""
 for i in $(seq 1 "$PAIRS"); do
 	f=$(floe_full) # assigned first: a failure stops the script (set -e), not only `read`
 	d=$(dbt_full)
-	read -r ft fm <<<"$f"
-	read -r dt dm <<<"$d"
-	floe_times+="$ft"$'\n' dbt_times+="$dt"$'\n'
+	read -r ft fm fc <<<"$f"
+	read -r dt dm dc <<<"$d"
+	floe_times+="$ft"$'\n' dbt_times+="$dt"$'\n' floe_cpus+="$fc"$'\n' dbt_cpus+="$dc"$'\n'
 	((fm > floe_rss)) && floe_rss=$fm
 	((dm > dbt_rss)) && dbt_rss=$dm
-	pairs_md+="| $i | $ft | $dt | $(ratio "$dt" "$ft")× |"$'\n'
+	pairs_md+="| $i | $ft | $dt | $(ratio "$dt" "$ft")× | $fc | $dc | $(ratio "$dc" "$fc")× |"$'\n'
 done
 read -r n_tables silver_rows _ <"$WORK/silver"
 fmed=$(printf '%s' "$floe_times" | median)
 dmed=$(printf '%s' "$dbt_times" | median)
+fcmed=$(printf '%s' "$floe_cpus" | median)
+dcmed=$(printf '%s' "$dbt_cpus" | median)
 
 rows_orders=$("${PSQL[@]}" -c 'select count(*) from orders')
 per=$((rows_orders / 1000 / 3 + 1))
@@ -104,27 +113,27 @@ for i in 1 2; do
 	"$FLOE" -C "$WORK" run --layer bronze >/dev/null
 	r=$(timed "$FLOE" -C "$WORK" run --layer silver --json)
 	c=$(check_silver incr)
-	read -r it im <<<"$r"
+	read -r it im ic <<<"$r"
 	read -r _ _ changed how <<<"$c"
-	incr_md+="| incremental $i (tick: $per new, $per progressed, $per deleted orders) | $it | $(pct "$it" "$fmed") % | $how | $changed | $((im / 1024)) |"$'\n'
+	incr_md+="| incremental $i (tick: $per new, $per progressed, $per deleted orders) | $it | $(pct "$it" "$fmed") % | $ic | $(pct "$ic" "$fcmed") % | $how | $changed | $((im / 1024)) |"$'\n'
 done
 
 block=$(cat <<MD
 
 ### silver build: floe vs dbt build, and incremental — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 
-Command: \`SCALE=$SCALE bench/silver/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); dbt-core $(dbt_version installed), dbt-duckdb $(dbt_version duckdb); load average before: $load_before
+Command: \`SCALE=$SCALE bench/silver/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); bronze write-mode $WRITE_MODE; dbt-core $(dbt_version installed), dbt-duckdb $(dbt_version duckdb); load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)
 
 $n_tables silver tables, $silver_rows rows; orders: $rows_orders rows; dbt's last build: $(cat "$WORK/dbt-done").
 
-| pair | floe run --layer silver --full-refresh s | dbt build --full-refresh s | dbt / floe |
-|---|---|---|---|
-${pairs_md}| **median** | **$fmed** | **$dmed** | **$(ratio "$dmed" "$fmed")×** |
+| pair | floe run --layer silver --full-refresh s | dbt build --full-refresh s | dbt / floe | floe CPU s | dbt CPU s | dbt / floe CPU |
+|---|---|---|---|---|---|---|
+${pairs_md}| **median** | **$fmed** | **$dmed** | **$(ratio "$dmed" "$fmed")×** | **$fcmed** | **$dcmed** | **$(ratio "$dcmed" "$fcmed")×** |
 
 Peak RSS: floe $((floe_rss / 1024)) MB, dbt $((dbt_rss / 1024)) MB.
 
-| after a 0.1 % change | floe run --layer silver s | / full build (median) | silver tables built | changed keys | peak RSS MB |
-|---|---|---|---|---|---|
+| after a 0.1 % change | floe run --layer silver s | / full build (median) | CPU s | / full build CPU (median) | silver tables built | changed keys | peak RSS MB |
+|---|---|---|---|---|---|---|---|
 ${incr_md%$'\n'}
 MD
 )

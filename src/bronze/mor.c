@@ -34,6 +34,11 @@ bool bronze_mor_enabled(const floe_config *config, const char *source_name, bool
 	return cdc;
 }
 
+bool floe_bronze_merge_on_read(const floe_config *config, const char *source_name)
+{
+	return bronze_mor_enabled(config, source_name);
+}
+
 typedef struct bounds_ctx {
 	const floe_vector *lower, *upper;
 } bounds_ctx;

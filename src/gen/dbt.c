@@ -263,10 +263,10 @@ static const floe_lock_column *bronze_column(const floe_lock_table *t, const cha
 	return NULL;
 }
 
-static void select_column(floe_buf *b, emit *e, const floe_lock_table *t, const floe_lock_silver_column *c)
+static void select_column(floe_buf *b, floe_arena *a, const floe_lock_table *t, const floe_lock_silver_column *c)
 {
 	const floe_lock_column *bc = bronze_column(t, c->name);
-	const char *type = bc ? duck_type(e->a, bc->type) : NULL;
+	const char *type = bc ? duck_type(a, bc->type) : NULL;
 	floe_buf_puts(b, "    ");
 	if (c->pii && strcmp(c->pii, "hmac") == 0) {
 		bool text = type && strcmp(type, "VARCHAR") == 0;
@@ -323,12 +323,14 @@ static void dedup_window(floe_buf *b, const floe_lock_table *t)
 
 /*
  * The model: its columns over bronze, deduplicated by the key in a subquery numbering the rows
- * (not QUALIFY, which Trino does not parse: the same SQL runs on DuckDB and Trino).
+ * (not QUALIFY, which Trino does not parse: the same SQL runs on DuckDB and Trino). `dedup`
+ * false leaves the numbering out (gen.h: floe_gen_dbt_model).
  */
-static const char *model_sql(emit *e, const floe_lock_table *t)
+const char *floe_gen_dbt_model(floe_arena *a, const floe_config *config, const floe_lock_table *t, bool dedup)
 {
 	const floe_lock_silver *s = t->silver;
-	bool dedup = s->n_unique_key > 0;
+	emit one = { .config = config, .a = a }, *e = &one;
+	dedup = dedup && s->n_unique_key > 0;
 	floe_buf b = FLOE_BUF_INIT;
 	floe_buf_puts(&b, "{# " GENERATED " #}\n{# ");
 	floe_buf_printf(&b, "%s from %s: typed, deduplicated by the primary key, PII masked as [silver.pii] says. #}\n",
@@ -336,7 +338,7 @@ static const char *model_sql(emit *e, const floe_lock_table *t)
 	model_config(&b, s);
 	floe_buf_puts(&b, "select\n");
 	for (size_t i = 0; i < s->n_columns; i++) {
-		select_column(&b, e, t, &s->columns[i]);
+		select_column(&b, e->a, t, &s->columns[i]);
 		floe_buf_puts(&b, i + 1 < s->n_columns ? ",\n" : "\n");
 	}
 	if (dedup) {
@@ -377,7 +379,7 @@ int floe_gen_dbt(floe_gen_result *r, floe_lock *next, const floe_lock *prev, con
 			return -1;
 	for (size_t i = 0; i < floe_lock_count(next); i++) {
 		const floe_lock_table *t = floe_lock_at(next, i);
-		if (has_silver(t) && put_file(&e, t->silver->model, model_sql(&e, t), t) < 0)
+		if (has_silver(t) && put_file(&e, t->silver->model, floe_gen_dbt_model(e.a, config, t, true), t) < 0)
 			return -1;
 	}
 	return 0;

@@ -14,6 +14,7 @@
 
 #include "base/buf.h"
 #include "config/config.h"
+#include "plan/lock.h"
 #include "plan/plan.h"
 
 #include <stdbool.h>
@@ -47,6 +48,13 @@ typedef struct floe_gen_opts {
 } floe_gen_opts;
 
 #define FLOE_GEN_OPTS_INIT { .dir = NULL }
+
+/*
+ * The silver model `floe generate` writes for `t` (t->silver set), in `a`: the text of
+ * pipeline/dbt/<t->silver->model>. `dedup` false: the same model without the numbering that keeps
+ * one row per key — what silver runs when it proved bronze unique on the key (docs/silver.md).
+ */
+const char *floe_gen_dbt_model(floe_arena *a, const floe_config *config, const floe_lock_table *t, bool dedup);
 
 /* Plan the source (floe_plan_build) and generate. */
 int floe_gen_run(floe_gen_result **out, const floe_config *config, const floe_gen_opts *opts);

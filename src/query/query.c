@@ -197,20 +197,24 @@ static void put_no_rows(floe_buf *sql, const floe_iceberg_schema *schema)
  * Merge-on-read: leave out the rows the scan's position deletes remove (loaded with
  * floe_iceberg_table_plan_live), by file index and row number.
  */
-static void put_deleted(floe_buf *sql, const floe_iceberg_scan *scan)
+static void put_deleted(floe_buf *sql, const floe_iceberg_scan *scan, bool only_deleted)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < scan->n_files; i++)
 		for (size_t k = 0; k < scan->files[i].n_deleted; k++)
-			floe_buf_printf(sql, "%s%lld", n++ ? "," : " WHERE CAST(file_index AS BIGINT) * 4294967296 + "
-								   "file_row_number NOT IN (SELECT unnest([",
+			floe_buf_printf(sql, "%s%lld", n++ ? "," : only_deleted ? " WHERE CAST(file_index AS BIGINT) * 4294967296 + "
+										  "file_row_number IN (SELECT unnest(["
+										: " WHERE CAST(file_index AS BIGINT) * 4294967296 + "
+										  "file_row_number NOT IN (SELECT unnest([",
 					(long long)((int64_t)i * 4294967296 + scan->files[i].deleted[k]));
 	if (n)
 		floe_buf_puts(sql, "]))");
+	else if (only_deleted)
+		floe_buf_puts(sql, " WHERE false");
 }
 
-int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *name, floe_iceberg_storage *storage,
-		    const floe_iceberg_scan *scan, const floe_iceberg_schema *schema)
+static int view(floe_engine *e, floe_arena *a, const char *ns, const char *name, floe_iceberg_storage *storage,
+		const floe_iceberg_scan *scan, const floe_iceberg_schema *schema, bool only_deleted)
 {
 	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
@@ -237,12 +241,24 @@ int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *n
 		floe_buf_puts(&sql, "], ");
 		floe_query_put_parquet_schema(&sql, schema);
 		floe_buf_putc(&sql, ')');
-		put_deleted(&sql, scan);
+		put_deleted(&sql, scan, only_deleted);
 	}
 	error = floe_engine_exec(e, floe_buf_cstr(&sql));
 cleanup:
 	floe_buf_free(&sql);
 	return error;
+}
+
+int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *name, floe_iceberg_storage *storage,
+		    const floe_iceberg_scan *scan, const floe_iceberg_schema *schema)
+{
+	return view(e, a, ns, name, storage, scan, schema, false);
+}
+
+int floe_query_view_deleted(floe_engine *e, floe_arena *a, const char *ns, const char *name,
+			    floe_iceberg_storage *storage, const floe_iceberg_scan *scan, const floe_iceberg_schema *schema)
+{
+	return view(e, a, ns, name, storage, scan, schema, true);
 }
 
 /*

@@ -36,6 +36,14 @@ int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *n
 		    const floe_iceberg_scan *scan, const floe_iceberg_schema *schema);
 
 /*
+ * The same view, but of exactly the rows at each file's `deleted` positions (a file without any
+ * gives none): what a merge-on-read commit removed from files it kept (silver's diff of two
+ * bronze snapshots).
+ */
+int floe_query_view_deleted(floe_engine *e, floe_arena *a, const char *ns, const char *name,
+			    floe_iceberg_storage *storage, const floe_iceberg_scan *scan, const floe_iceberg_schema *schema);
+
+/*
  * read_parquet's `schema = MAP {…}` argument for `schema`: each column found by its field id,
  * so a file written under a column's old name reads under its current one (NULL when absent).
  */

@@ -179,18 +179,19 @@ static int failures_sql(floe_buf *sql, silver_job *job, const floe_lock_test *t,
 		const char *parent = parent_of(job, t, rel);
 		if (!parent || t->n_fields != t->n_columns)
 			return floe_error_set(FLOE_ERR_CONFIG, "test \"%s\" names no parent table and columns", t->name);
+		/* an ANTI JOIN, not NOT EXISTS: the same rows, but DuckDB plans the correlated form with a
+		   duplicate-eliminating join that cost 5x the CPU (1.1M order_items against 1M orders) */
 		floe_buf_puts(sql, "SELECT ");
 		row_key(sql, s, t);
-		floe_buf_printf(sql, " AS k, 1 AS n FROM %s floe_c WHERE ", rel);
-		all_not_null(sql, t->columns, t->n_columns);
-		floe_buf_printf(sql, " AND NOT EXISTS (SELECT 1 FROM %s floe_p WHERE true", parent);
+		floe_buf_printf(sql, " AS k, 1 AS n FROM %s floe_c ANTI JOIN %s floe_p ON true", rel, parent);
 		for (size_t i = 0; i < t->n_columns; i++) {
 			floe_buf_puts(sql, " AND floe_p.");
 			floe_buf_put_quoted(sql, t->fields[i], '"');
 			floe_buf_puts(sql, " = floe_c.");
 			floe_buf_put_quoted(sql, t->columns[i], '"');
 		}
-		floe_buf_putc(sql, ')');
+		floe_buf_puts(sql, " WHERE ");
+		all_not_null(sql, t->columns, t->n_columns);
 	} else if (is_kind(t, "row_count")) {
 		floe_buf_printf(sql, "SELECT count(*)::VARCHAR || ' rows' AS k, count(*) AS n FROM %s HAVING false", rel);
 		for (int b = 0; b < 2; b++)
@@ -314,9 +315,9 @@ static const char *audit_scope(silver_job *job, const floe_lock_test *t, const c
 	if (!is_kind(t, "unique") && !is_kind(t, "unique_combination"))
 		return relation;
 	floe_buf q = FLOE_BUF_INIT;
-	floe_buf_printf(&q, "(SELECT * FROM %s floe_w WHERE EXISTS (SELECT 1 FROM floe_fresh floe_f WHERE true", relation);
+	floe_buf_printf(&q, "(SELECT * FROM %s floe_w SEMI JOIN floe_fresh floe_f ON true", relation);
 	silver_put_equal(&q, t->columns, t->n_columns, "floe_f", "floe_w");
-	floe_buf_puts(&q, "))");
+	floe_buf_puts(&q, ")");
 	const char *out = floe_arena_strdup(job->arena, floe_buf_cstr(&q));
 	floe_buf_free(&q);
 	return out;
@@ -332,6 +333,33 @@ static void note(silver_job *job, const floe_lock_test *t, const char *verdict, 
 		floe_buf_printf(b, ", keys %s", samples);
 }
 
+/* Whether `col` is one of `cols`. */
+static bool has_column(const char *const *cols, size_t n, const char *col)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(cols[i], col) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether test `t` holds by construction: a uniqueness test of exactly the table's key over a full
+ * build of the generated model, which keeps one row per key (its dedup numbering, or bronze proven
+ * unique on the key), quarantine only removing rows. Not when a key column is masked (HMAC values
+ * are compared, not the source's) — then the test runs.
+ */
+static bool proven(const silver_job *job, const floe_lock_test *t)
+{
+	const floe_lock_silver *s = job->table->silver;
+	if (!job->unique_by_model || (!is_kind(t, "unique") && !is_kind(t, "unique_combination")) ||
+	    t->n_columns != s->n_unique_key)
+		return false;
+	for (size_t i = 0; i < t->n_columns; i++)
+		if (!has_column(s->unique_key, s->n_unique_key, t->columns[i]) || masked(s, t->columns[i]))
+			return false;
+	return true;
+}
+
 int silver_audit(silver_job *job, const char *relation)
 {
 	const floe_lock_silver *s = job->table->silver;
@@ -341,6 +369,11 @@ int silver_audit(silver_job *job, const char *relation)
 		int64_t rows = 0;
 		char *samples = NULL;
 		bool error = strcmp(t->severity, "error") == 0;
+		if (proven(job, t)) { /* passed: no row can fail it (docs/silver.md) */
+			r->tests_passed++;
+			r->tests_proven++;
+			continue;
+		}
 		if (count_failures(job, t, audit_scope(job, t, relation), &rows, &samples) < 0)
 			return -1;
 		silver_step(job, t->name);

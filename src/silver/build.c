@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "base/sha256.h"
+#include "bronze/bronze.h"
 #include "iceberg/deletes.h"
 #include "iceberg/metadata.h"
 #include "query/query.h"
@@ -53,6 +54,73 @@ static int fresh_view(silver_build *b)
 	return error;
 }
 
+static int cmp_pos(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, c = *(const int64_t *)y;
+	return (a > c) - (a < c);
+}
+
+/* `file`'s deleted positions with those of b->dels in it, ascending and unique, in the arena. */
+static void with_new_deletes(silver_build *b, floe_iceberg_scan_file *file)
+{
+	size_t n = file->n_deleted;
+	int64_t *pos = floe_arena_alloc(b->job->arena, (file->n_deleted + b->n_dels + 1) * sizeof(*pos));
+	memcpy(pos, file->deleted, file->n_deleted * sizeof(*pos));
+	for (size_t i = 0; i < b->n_dels; i++)
+		if (strcmp(b->dels[i].path, file->file.path) == 0)
+			pos[n++] = b->dels[i].pos;
+	qsort(pos, n, sizeof(*pos), cmp_pos);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || pos[u - 1] != pos[i])
+			pos[u++] = pos[i];
+	file->deleted = pos, file->n_deleted = u;
+}
+
+/*
+ * Merge-on-read, floe_kept: the live rows of the table's files minus those the build deletes
+ * (b->dels), through floe query's view, which leaves deleted positions out. 0: no such file.
+ */
+static int kept_view(silver_build *b)
+{
+	silver_job *job = b->job;
+	floe_iceberg_schema *schema;
+	if (!b->previous || b->previous->n_files == 0)
+		return 0;
+	floe_iceberg_scan kept = *b->previous;
+	kept.files = floe_arena_alloc(job->arena, kept.n_files * sizeof(*kept.files));
+	for (size_t i = 0; i < kept.n_files; i++) {
+		kept.files[i] = b->previous->files[i];
+		with_new_deletes(b, &kept.files[i]);
+	}
+	if (silver_schema(&schema, job->arena, b->s) < 0 ||
+	    floe_query_view(job->engine, job->arena, "main", "floe_kept", floe_iceberg_table_storage(b->silver), &kept,
+			    schema) < 0)
+		return -1;
+	return 1;
+}
+
+/* Merge-on-read, floe_written: floe_kept and the new files (at their temporary place). */
+static int mor_written_view(silver_build *b)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	int kept = kept_view(b);
+	if (kept < 0)
+		return -1;
+	floe_buf_puts(&sql, "CREATE TEMP VIEW floe_written AS ");
+	floe_buf_puts(&sql, kept ? "SELECT * FROM floe_kept" : "");
+	for (size_t i = 0; i < b->n_files; i++) {
+		floe_buf_puts(&sql, i      ? ", "
+				    : kept ? " UNION ALL BY NAME SELECT * FROM read_parquet(["
+					   : "SELECT * FROM read_parquet([");
+		floe_buf_put_quoted(&sql, b->tmp[i], '\'');
+	}
+	floe_buf_puts(&sql, b->n_files ? "])" : kept ? "" : "SELECT * FROM floe_fresh LIMIT 0");
+	int error = floe_engine_exec(b->job->engine, floe_buf_cstr(&sql));
+	floe_buf_free(&sql);
+	return error;
+}
+
 /*
  * floe_written: the table as it would be published — untouched live files plus the new ones. A
  * full build publishes exactly floe_out's rows (the new files were written from it, with the lock's
@@ -67,6 +135,8 @@ static int written_view(silver_build *b)
 		return floe_engine_exec(job->engine, "CREATE TEMP VIEW floe_written AS SELECT * EXCLUDE (floe_n) FROM floe_out");
 	if (fresh_view(b) < 0)
 		return -1;
+	if (b->merge_on_read)
+		return mor_written_view(b);
 	floe_buf_puts(&sql, "CREATE TEMP VIEW floe_written AS SELECT * FROM read_parquet([");
 	for (size_t i = 0; b->previous && i < b->previous->n_files; i++) {
 		const char *uri = b->previous->files[i].file.path;
@@ -108,7 +178,14 @@ static int open_silver(silver_build *b)
 		return -1;
 	int changed = silver_align_schema(b->silver, job->arena, schema);
 	b->schema_changed = changed > 0;
-	return changed < 0 ? -1 : floe_iceberg_table_plan(&b->previous, job->arena, b->silver, -1);
+	if (changed < 0 || floe_iceberg_table_plan_live(&b->previous, job->arena, b->silver, -1) < 0)
+		return -1;
+	/* merge-on-read as bronze's write mode says, and always once the table has delete files (a
+	   rewrite would copy their deleted rows) */
+	b->merge_on_read = b->previous->n_deletes > 0 ||
+			   floe_bronze_merge_on_read(job->config, floe_arena_printf(job->arena, "%s.%s", job->table->schema,
+										     job->table->name));
+	return 0;
 }
 
 /* The current silver snapshot's summary value of `key`, or NULL. */
@@ -145,12 +222,20 @@ static int publish(silver_build *b)
 									    : FLOE_ICEBERG_NO_SNAPSHOT;
 	if (silver_store_files(b) < 0)
 		return floe_error_context("while publishing %s.%s", job->ns, job->name);
-	int rc = b->incremental
-			 ? floe_iceberg_table_rewrite(b->silver, b->removed, b->n_removed, b->files, b->n_files, &o)
-			 : floe_iceberg_table_replace(b->silver, b->files, b->n_files, &o);
+	floe_iceberg_data_file del = { 0 };
+	size_t n_del = b->merge_on_read && b->n_dels > 0;
+	if (n_del && floe_iceberg_position_deletes_write(&del, job->arena, b->silver, b->dels, b->n_dels) < 0)
+		return floe_error_context("while publishing %s.%s", job->ns, job->name);
+	int rc = b->merge_on_read && b->incremental
+			 ? floe_iceberg_table_row_delta(b->silver, NULL, 0, b->files, b->n_files, &del, n_del, &o)
+		 : b->incremental ? floe_iceberg_table_rewrite(b->silver, b->removed, b->n_removed, b->files, b->n_files, &o)
+				  : floe_iceberg_table_replace(b->silver, b->files, b->n_files, &o);
 	if (rc < 0) {
-		if (!floe_iceberg_table_may_have_landed(b->silver))
+		if (!floe_iceberg_table_may_have_landed(b->silver)) {
 			silver_discard_files(b);
+			if (n_del)
+				floe_iceberg_storage_remove(floe_iceberg_table_storage(b->silver), del.path);
+		}
 		b->n_files = 0; /* kept when the commit may have landed: only orphan removal may delete them */
 		return floe_error_context("while publishing %s.%s", job->ns, job->name);
 	}
@@ -172,6 +257,7 @@ static int audit_publish(silver_build *b)
 	if (silver_write_files(b) < 0)
 		goto cleanup;
 	silver_step(job, "write");
+	job->unique_by_model = !b->incremental && job->model_generated;
 	if (written_view(b) < 0 || silver_audit(job, "floe_written") < 0 ||
 	    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_written") < 0)
 		goto cleanup;
@@ -183,7 +269,7 @@ static int audit_publish(silver_build *b)
 		floe_error_hint("The previous snapshot stays current. Fix the source rows (or the rule), then run again.");
 		goto cleanup;
 	}
-	bool nothing = b->incremental && b->n_removed == 0 && b->n_files == 0;
+	bool nothing = b->incremental && b->n_removed == 0 && b->n_files == 0 && b->n_dels == 0;
 	if (!nothing && publish(b) < 0)
 		goto cleanup;
 	silver_step(job, "publish");
@@ -243,7 +329,7 @@ int silver_build_table(silver_job *job)
 	silver_step(job, "open");
 	if (unchanged(&b)) {
 		job->result->state = "unchanged";
-		job->result->rows = b.previous ? b.previous->record_count : 0;
+		job->result->rows = b.previous ? floe_iceberg_scan_live_rows(b.previous) : 0;
 		error = 0;
 		goto cleanup;
 	}

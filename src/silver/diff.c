@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* EXISTS (a row of floe_changed with the key of `alias`'s row). */
+/* " AND left."c" = right."c"" for each of the `n` columns. */
 void silver_put_equal(floe_buf *sql, const char *const *cols, size_t n, const char *left, const char *right)
 {
 	for (size_t k = 0; k < n; k++) {
@@ -24,11 +24,10 @@ void silver_put_equal(floe_buf *sql, const char *const *cols, size_t n, const ch
 	}
 }
 
-void silver_put_changed(floe_buf *sql, const floe_lock_silver *s, const char *alias)
+void silver_put_changed(floe_buf *sql, const floe_lock_silver *s, const char *alias, bool changed)
 {
-	floe_buf_puts(sql, "EXISTS (SELECT 1 FROM floe_changed floe_c WHERE true");
+	floe_buf_puts(sql, changed ? " SEMI JOIN floe_changed floe_c ON true" : " ANTI JOIN floe_changed floe_c ON true");
 	silver_put_equal(sql, s->unique_key, s->n_unique_key, "floe_c", alias);
-	floe_buf_putc(sql, ')');
 }
 
 /* A view over `files` of `all` (the bronze snapshot's schema): no rows when there are none. */
@@ -56,6 +55,124 @@ static size_t files_minus(floe_arena *arena, const floe_iceberg_scan *a, const f
 	return n;
 }
 
+/* The positions of `now` not in `before` (both ascending) into the arena; their count. */
+static size_t positions_minus(floe_arena *arena, const floe_iceberg_scan_file *now,
+			      const floe_iceberg_scan_file *before, int64_t **out)
+{
+	size_t n = 0, k = 0;
+	*out = floe_arena_alloc(arena, (now->n_deleted + 1) * sizeof(**out));
+	for (size_t i = 0; i < now->n_deleted; i++) {
+		while (k < before->n_deleted && before->deleted[k] < now->deleted[i])
+			k++;
+		if (k == before->n_deleted || before->deleted[k] != now->deleted[i])
+			(*out)[n++] = now->deleted[i];
+	}
+	return n;
+}
+
+/*
+ * Merge-on-read bronze: the files both snapshots have whose rows `now` deletes and `before` did
+ * not, each with those positions only (as `deleted`, for floe_query_view_deleted).
+ */
+static size_t newly_deleted(floe_arena *arena, const floe_iceberg_scan *now, const floe_iceberg_scan *before,
+			    floe_iceberg_scan_file **out)
+{
+	size_t n = 0;
+	*out = floe_arena_alloc(arena, (now->n_files + 1) * sizeof(**out));
+	for (size_t i = 0; i < now->n_files; i++)
+		for (size_t k = 0; k < before->n_files; k++) {
+			int64_t *pos;
+			size_t m;
+			if (strcmp(now->files[i].file.path, before->files[k].file.path) != 0 ||
+			    (m = positions_minus(arena, &now->files[i], &before->files[k], &pos)) == 0)
+				continue;
+			(*out)[n] = now->files[i];
+			(*out)[n].deleted = pos, (*out)[n++].n_deleted = m;
+		}
+	return n;
+}
+
+static int by_size(const void *x, const void *y)
+{
+	int64_t a = ((const floe_iceberg_scan_file *)x)->file.file_size_in_bytes;
+	int64_t c = ((const floe_iceberg_scan_file *)y)->file.file_size_in_bytes;
+	return (a > c) - (a < c);
+}
+
+/* Whether files `a` and `b` of table `t` hold the same bytes: 1, 0, or -1 (error set). */
+static int same_bytes(floe_iceberg_table *t, const floe_iceberg_scan_file *a, const floe_iceberg_scan_file *b)
+{
+	floe_buf x = FLOE_BUF_INIT, y = FLOE_BUF_INIT;
+	int same = -1;
+	if (floe_iceberg_storage_read(floe_iceberg_table_storage(t), &x, a->file.path) == 0 &&
+	    floe_iceberg_storage_read(floe_iceberg_table_storage(t), &y, b->file.path) == 0)
+		same = x.len == y.len && memcmp(x.ptr, y.ptr, x.len) == 0;
+	floe_buf_free(&x);
+	floe_buf_free(&y);
+	return same;
+}
+
+/*
+ * Whether the files `now` added are, byte for byte, the files it removed (a full load of a table
+ * whose rows did not change writes the very same Parquet): then no key changed, and nothing is
+ * decoded — their bytes are compared. Sizes first; neither side may have deleted rows. 1 yes, 0
+ * no, -1 error.
+ */
+static int same_files(silver_job *job, floe_iceberg_table *t, floe_iceberg_scan_file *added, size_t n_added,
+		      floe_iceberg_scan_file *removed, size_t n_removed, size_t n_newly_deleted)
+{
+	if (n_added != n_removed || n_added == 0 || n_newly_deleted)
+		return 0;
+	qsort(added, n_added, sizeof(*added), by_size);
+	qsort(removed, n_removed, sizeof(*removed), by_size);
+	for (size_t i = 0; i < n_added; i++)
+		if (added[i].file.file_size_in_bytes != removed[i].file.file_size_in_bytes || added[i].n_deleted ||
+		    removed[i].n_deleted)
+			return 0;
+	/* each added file equal to a distinct removed one of its size (files of one size: any order) */
+	bool *taken = floe_arena_alloc(job->arena, n_removed + 1);
+	memset(taken, 0, n_removed + 1);
+	for (size_t i = 0; i < n_added; i++) {
+		int same = 0;
+		for (size_t k = 0; k < n_removed && same == 0; k++)
+			if (!taken[k] && removed[k].file.file_size_in_bytes == added[i].file.file_size_in_bytes &&
+			    (same = same_bytes(t, &added[i], &removed[k])) == 1)
+				taken[k] = true;
+		if (same != 1)
+			return same;
+	}
+	return 1;
+}
+
+/*
+ * floe_removed: the rows of snapshot `before` that `now` no longer has — those of the files it
+ * removed (as `before` read them) and, merge-on-read, those it deleted from files it kept.
+ */
+static int removed_view(silver_job *job, floe_iceberg_table *bronze, const floe_iceberg_scan *now,
+			const floe_iceberg_scan *before, floe_iceberg_scan_file *added, size_t *n_added)
+{
+	floe_iceberg_scan_file *removed, *deleted;
+	size_t n_removed = files_minus(job->arena, before, now, &removed);
+	size_t n_deleted = newly_deleted(job->arena, now, before, &deleted);
+	int same = same_files(job, bronze, added, *n_added, removed, n_removed, n_deleted);
+	if (same < 0)
+		return -1;
+	if (same) /* nothing to read: no row changed */
+		*n_added = n_removed = 0;
+	job->same_bytes = same;
+	floe_iceberg_scan part = *now;
+	part.files = deleted, part.n_files = n_deleted;
+	if (files_view(job, bronze, n_deleted ? "floe_removed_files" : "floe_removed", now, removed, n_removed) < 0)
+		return -1;
+	if (n_deleted == 0)
+		return 0;
+	if (floe_query_view_deleted(job->engine, job->arena, "main", "floe_deleted_rows", floe_iceberg_table_storage(bronze),
+				    &part, now->schema) < 0)
+		return -1;
+	return floe_engine_exec(job->engine, "CREATE VIEW floe_removed AS SELECT * FROM floe_removed_files UNION ALL "
+					     "SELECT * FROM floe_deleted_rows");
+}
+
 /*
  * floe_diff: per key whose rows differ between bronze snapshot `from` and the verified one (rows
  * of the files one has and the other has not, matched by key and compared whole) — inserted,
@@ -67,15 +184,14 @@ static int changed_keys(silver_build *b, floe_iceberg_table *bronze, int64_t fro
 {
 	silver_job *job = b->job;
 	floe_iceberg_scan *before = NULL;
-	floe_iceberg_scan_file *added, *removed;
+	floe_iceberg_scan_file *added;
 	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
-	if (floe_iceberg_table_plan(&before, job->arena, bronze, from) < 0)
+	if (floe_iceberg_table_plan_live(&before, job->arena, bronze, from) < 0)
 		goto cleanup;
 	size_t n_added = files_minus(job->arena, now, before, &added);
-	size_t n_removed = files_minus(job->arena, before, now, &removed);
-	if (files_view(job, bronze, "floe_added", now, added, n_added) < 0 ||
-	    files_view(job, bronze, "floe_removed", now, removed, n_removed) < 0)
+	if (removed_view(job, bronze, now, before, added, &n_added) < 0 ||
+	    files_view(job, bronze, "floe_added", now, added, n_added) < 0)
 		goto cleanup;
 	/* a full join on the key (bronze's keys are unique, never NULL) and whole rows compared: 8x
 	   faster than EXCEPT ALL */
@@ -102,35 +218,72 @@ cleanup:
 	return error;
 }
 
-/* b->removed: the published silver files holding a changed key. */
-static int files_to_rewrite(silver_build *b)
+/* The index of the silver file DuckDB opened as `path` in b->previous; n_files: none. */
+static size_t previous_file(silver_build *b, const char *path)
 {
-	silver_job *job = b->job;
+	size_t k = 0;
+	while (k < b->previous->n_files && strcmp(silver_engine_path(b, b->previous->files[k].file.path), path) != 0)
+		k++;
+	return k;
+}
+
+/*
+ * The published silver rows holding a changed key, by file: (filename) once per file, or with
+ * `positions` (filename, file_row_number) per row. *r NULL: the table has no file.
+ */
+static int changed_rows(silver_build *b, floe_engine_result **r, bool positions)
+{
 	floe_buf sql = FLOE_BUF_INIT;
-	floe_engine_result *r = NULL;
-	int error = -1;
+	*r = NULL;
 	if (!b->previous || b->previous->n_files == 0)
 		return 0;
-	floe_buf_puts(&sql, "SELECT DISTINCT filename FROM read_parquet([");
+	floe_buf_puts(&sql, positions ? "SELECT filename, file_row_number FROM read_parquet(["
+				      : "SELECT DISTINCT filename FROM read_parquet([");
 	for (size_t i = 0; i < b->previous->n_files; i++) {
 		floe_buf_puts(&sql, i ? ", " : "");
 		floe_buf_put_quoted(&sql, silver_engine_path(b, b->previous->files[i].file.path), '\'');
 	}
-	floe_buf_puts(&sql, "], filename = true) floe_t WHERE ");
-	silver_put_changed(&sql, b->s, "floe_t");
-	if (floe_engine_query(job->engine, &r, floe_buf_cstr(&sql)) < 0)
-		goto cleanup;
-	for (size_t i = 0; i < floe_engine_result_rows(r); i++)
-		for (size_t k = 0; k < b->previous->n_files; k++) {
-			const char *uri = b->previous->files[k].file.path;
-			if (strcmp(silver_engine_path(b, uri), floe_engine_result_text(r, i, 0)) == 0)
-				*FLOE_ARENA_PUSH(job->arena, b->removed, b->n_removed, b->cap_removed) = uri;
-		}
-	error = 0;
-cleanup:
-	floe_engine_result_free(r);
+	floe_buf_puts(&sql, positions ? "], filename = true, file_row_number = true) floe_t" : "], filename = true) floe_t");
+	silver_put_changed(&sql, b->s, "floe_t", true);
+	int error = floe_engine_query(b->job->engine, r, floe_buf_cstr(&sql));
 	floe_buf_free(&sql);
 	return error;
+}
+
+/* b->removed: the published silver files holding a changed key. */
+static int files_to_rewrite(silver_build *b)
+{
+	floe_engine_result *r = NULL;
+	if (changed_rows(b, &r, false) < 0)
+		return -1;
+	for (size_t i = 0; r && i < floe_engine_result_rows(r); i++) {
+		size_t k = previous_file(b, floe_engine_result_text(r, i, 0));
+		if (k < b->previous->n_files)
+			*FLOE_ARENA_PUSH(b->job->arena, b->removed, b->n_removed, b->cap_removed) =
+				b->previous->files[k].file.path;
+	}
+	floe_engine_result_free(r);
+	return 0;
+}
+
+/*
+ * Merge-on-read, b->dels: the file and position of every live silver row whose key changed (a row
+ * deleted already by a live delete file is not listed again). The rows themselves stay in place.
+ */
+static int rows_to_delete(silver_build *b)
+{
+	floe_engine_result *r = NULL;
+	if (changed_rows(b, &r, true) < 0)
+		return -1;
+	for (size_t i = 0; r && i < floe_engine_result_rows(r); i++) {
+		size_t k = previous_file(b, floe_engine_result_text(r, i, 0));
+		int64_t pos = strtoll(floe_engine_result_text(r, i, 1), NULL, 10);
+		if (k < b->previous->n_files && !floe_iceberg_scan_file_deleted(&b->previous->files[k], pos))
+			*FLOE_ARENA_PUSH(b->job->arena, b->dels, b->n_dels, b->cap_dels) =
+				(floe_iceberg_position_delete){ b->previous->files[k].file.path, pos };
+	}
+	floe_engine_result_free(r);
+	return 0;
 }
 
 /* Whether the model is the one `floe generate` wrote (no hand edit): its row for a key depends only on that key's rows. */
@@ -169,11 +322,8 @@ int silver_choose_scope(silver_build *b, floe_iceberg_table *bronze, const floe_
 	int64_t from = incremental_base(b);
 	const floe_iceberg_snapshot *base = from > 0 ? floe_iceberg_metadata_snapshot(floe_iceberg_table_metadata(bronze), from)
 						     : NULL;
-	const char *base_deletes = base ? floe_iceberg_snapshot_summary(base, "total-delete-files") : NULL;
 	if (from > 0 && !base)
 		from = -1; /* the snapshot silver was built from is expired: build in full */
-	if (from > 0 && (now->n_deletes || (base_deletes && strcmp(base_deletes, "0") != 0)))
-		from = -1; /* merge-on-read bronze: deleted rows are in no file diff; build in full */
 	int error = -1;
 	floe_buf_puts(&sql, "CREATE SCHEMA IF NOT EXISTS ");
 	floe_buf_put_quoted(&sql, bns, '"');
@@ -181,7 +331,7 @@ int silver_choose_scope(silver_build *b, floe_iceberg_table *bronze, const floe_
 	silver_put_ident(&sql, bns, bname);
 	floe_buf_puts(&sql, " AS SELECT * FROM ");
 	if (from > 0) {
-		if (changed_keys(b, bronze, from, now) < 0 || files_to_rewrite(b) < 0 ||
+		if (changed_keys(b, bronze, from, now) < 0 || (b->merge_on_read ? rows_to_delete(b) : files_to_rewrite(b)) < 0 ||
 		    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_changed") < 0)
 			goto cleanup;
 		b->incremental = true;

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/fs.h"
 #include "base/sha256.h"
+#include "gen/gen.h"
 #include "query/query.h"
 
 #include <string.h>
@@ -135,6 +136,27 @@ int silver_parent_views(silver_job *job)
 	return 0;
 }
 
+/*
+ * The model text floe renders: the file — or, when floe proved bronze unique on the key, the same
+ * model without its dedup numbering, which then keeps every row (identical output, no window pass).
+ * Proven: the key is the source's primary key (the lock's unique_key), reconciliation's V3 verified
+ * this very bronze snapshot on every column (its rows are the source's, so unique as the source's
+ * key is), and the file is byte for byte what `floe generate` writes for this lock and floe.toml
+ * (a hand edit runs as edited). NULL: run the file.
+ */
+static const char *proven_text(silver_build *b, const floe_buf *text)
+{
+	silver_job *job = b->job;
+	if (b->s->n_unique_key == 0)
+		return NULL;
+	const char *generated = floe_gen_dbt_model(job->arena, job->config, job->table, true);
+	job->model_generated = strlen(generated) == text->len && memcmp(generated, text->ptr, text->len) == 0;
+	if (!job->model_generated || !job->bronze_unique)
+		return NULL;
+	job->dedup_skipped = true;
+	return floe_gen_dbt_model(job->arena, job->config, job->table, false);
+}
+
 /* The model file, rendered (a hand edit runs as edited); its SHA-256 into b->model_sha. */
 int silver_render_model(silver_build *b, floe_buf *sql)
 {
@@ -154,7 +176,8 @@ int silver_render_model(silver_build *b, floe_buf *sql)
 				      .incremental = false, /* floe restricts by changed keys instead */
 				      .this_relation = silver_ident(job->arena, job->ns, job->name),
 				      .source = source_rel, .ref = ref_rel, .ctx = job };
-	error = floe_silver_render(sql, &cfg, job->arena, text.ptr, text.len, &o);
+	const char *run = proven_text(b, &text);
+	error = floe_silver_render(sql, &cfg, job->arena, run ? run : text.ptr, run ? strlen(run) : text.len, &o);
 cleanup:
 	floe_buf_free(&text);
 	return error;

@@ -73,10 +73,8 @@ static void put_quarantine_rows(floe_buf *sql, silver_build *b, const floe_icebe
 			floe_buf_put_quoted(sql, uri ? uri : "", '\'');
 		}
 		floe_buf_puts(sql, "]) floe_t");
-		if (quarantine_keyed(b->s)) {
-			floe_buf_puts(sql, " WHERE NOT ");
-			silver_put_changed(sql, b->s, "floe_t");
-		}
+		if (quarantine_keyed(b->s))
+			silver_put_changed(sql, b->s, "floe_t", false);
 	}
 	floe_buf_puts(sql, ") TO ");
 }
@@ -119,7 +117,8 @@ int silver_write_quarantine(silver_build *b)
 	floe_iceberg_kv sum[] = { { "floe.run-id", job->run_id } };
 	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
 	o.summary = sum, o.n_summary = 1;
-	if (silver_store_copy(job, floe_iceberg_table_storage(t), uri, &sql, silver_copy_options(job->arena, schema, NULL), &d) < 0)
+	const char *options = silver_copy_options(job->arena, job->config, schema, NULL);
+	if (silver_store_copy(job, floe_iceberg_table_storage(t), uri, &sql, options, &d) < 0)
 		goto cleanup;
 	size_t n = d.record_count > 0;
 	if (!n)

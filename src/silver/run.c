@@ -117,8 +117,15 @@ static void describe(silver_job *job)
 			(long long)r->bronze_snapshot_id, job->verified);
 	if (r->changed_keys >= 0)
 		floe_buf_printf(&b, ", incremental: %lld changed keys", (long long)r->changed_keys);
-	floe_buf_printf(&b, "; tests %d passed, %d failed, %d warned; %lld rows quarantined", r->tests_passed,
-			r->tests_failed, r->tests_warned, (long long)r->quarantined);
+	if (job->same_bytes)
+		floe_buf_puts(&b, " (bronze's new files are byte for byte those of the last build: no row read)");
+	floe_buf_printf(&b, "; tests %d passed", r->tests_passed);
+	if (r->tests_proven)
+		floe_buf_printf(&b, " (%d by construction: one row per key)", r->tests_proven);
+	floe_buf_printf(&b, ", %d failed, %d warned; %lld rows quarantined", r->tests_failed, r->tests_warned,
+			(long long)r->quarantined);
+	if (job->dedup_skipped)
+		floe_buf_puts(&b, "; deduplication skipped: bronze proven unique on the key");
 	if (job->notes.len)
 		floe_buf_printf(&b, "; %s", floe_buf_cstr(&job->notes));
 	r->detail = floe_arena_strdup(job->arena, floe_buf_cstr(&b));
@@ -164,6 +171,7 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 	job->bronze_snapshot = r->bronze_snapshot_id = strtoll(rec->snapshot_id, NULL, 10);
 	job->verified = rec->excluded ? floe_arena_printf(job->arena, "verified (partial): %s not compared", rec->excluded)
 				      : "verified";
+	job->bronze_unique = !rec->excluded && rec->tier && strcmp(rec->tier, "V3") == 0;
 	r->state = "building";
 	record(st, job, false);
 	int rc = floe_state_lock(&lock, job->config->project_dir, r->table, job->run_id);

@@ -4,6 +4,7 @@
  * storage with the file's Iceberg statistics.
  */
 #include "silver/silver_int.h"
+#include "iceberg/deletes.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "format/parquet.h"
@@ -29,7 +30,7 @@ int floe_silver_current_view(floe_engine *engine, floe_iceberg_catalog *cat, flo
 		error = 0;
 		goto cleanup;
 	}
-	if (floe_iceberg_table_plan(&scan, arena, t, -1) < 0)
+	if (floe_iceberg_table_plan_live(&scan, arena, t, -1) < 0) /* a merge-on-read build's deletes applied */
 		goto cleanup;
 	error = scan->n_files ? floe_query_view(engine, arena, view_ns, name, floe_iceberg_table_storage(t), scan,
 						scan->schema) : 0;

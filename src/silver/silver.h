@@ -99,6 +99,7 @@ typedef struct floe_silver_result {
 	int64_t snapshot_id;              /* the silver snapshot published (0: none) */
 	int64_t bronze_snapshot_id;       /* the verified bronze snapshot read */
 	int tests_passed, tests_failed, tests_warned;
+	int tests_proven;                 /* of tests_passed: held by construction, not run (docs/silver.md) */
 	double seconds;
 	const char *detail;               /* one line: what happened, the failed and warned tests */
 	const char *error;                /* failed: what failed */

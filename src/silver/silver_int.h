@@ -7,6 +7,7 @@
 #include "silver/silver.h"
 #include "engine/engine.h"
 #include "iceberg/catalog.h"
+#include "iceberg/deletes.h"
 #include "iceberg/table.h"
 #include "plan/lock.h"
 
@@ -20,6 +21,8 @@ typedef struct silver_job {
 	const char *run_id;
 	int64_t bronze_snapshot;          /* the snapshot reconciliation verified */
 	const char *verified;             /* "verified", or "verified (partial): …" */
+	bool bronze_unique;               /* V3 verified every column of that snapshot: its rows are the source's, so
+	                                     unique on the source's primary key (model.c skips the dedup) */
 	bool full_refresh;
 	floe_arena *arena;
 	floe_silver_result *result;
@@ -33,6 +36,10 @@ typedef struct silver_job {
 	int n_tmp;
 	bool table_failed;                /* an error-severity table test failed */
 	int64_t step_ms;                  /* when the last step ended (silver_step) */
+	bool dedup_skipped;               /* the generated model ran without its dedup numbering (model.c) */
+	bool same_bytes;                  /* incremental: bronze's new files are the last build's, byte for byte (diff.c) */
+	bool model_generated;             /* the model file is byte for byte floe generate's (model.c) */
+	bool unique_by_model;             /* a full build of a generated model: one row per key by construction */
 	bool audit_fresh;                 /* the table's other rows passed these very error tests when published:
 	                                     error row tests read floe_fresh (the new rows) only, uniqueness
 	                                     only the groups of a new row's values */
@@ -50,6 +57,9 @@ typedef struct silver_build {
 	const char *model_sha;
 	bool incremental;                 /* restricted to floe_changed's keys */
 	bool schema_changed;              /* the table was brought to the lock's columns: build in full */
+	bool merge_on_read;               /* incremental: replaced rows as a position delete file, not files rewritten */
+	floe_iceberg_position_delete *dels; /* merge-on-read: the live rows of changed keys (diff.c) */
+	size_t n_dels, cap_dels;
 	const char **removed;             /* incremental: silver files rewritten */
 	size_t n_removed, cap_removed;
 	floe_iceberg_data_file *files;    /* the new data files (none: no rows), key ranges in order */
@@ -102,8 +112,9 @@ int silver_put_select(floe_buf *sql, floe_arena *a, const floe_lock_silver *s, c
 /* The ORDER BY of the table's key, led by `lead` (nothing for a table without one). */
 void silver_put_key_order(floe_buf *sql, const floe_lock_silver *s, const char *lead);
 
-/* The COPY options with FIELD_IDS for `schema`'s columns (`s`: the lock's nested ids; NULL: flat). */
-const char *silver_copy_options(floe_arena *a, const floe_iceberg_schema *schema, const floe_lock_silver *s);
+/* The COPY options with FIELD_IDS for `schema`'s columns (`s`: the lock's nested ids; NULL: flat), ZSTD at [warehouse] zstd-level. */
+const char *silver_copy_options(floe_arena *a, const floe_config *config, const floe_iceberg_schema *schema,
+				const floe_lock_silver *s);
 
 /*
  * DuckDB runs `copy` (a COPY … TO whose target is completed here) into a private temporary file;
@@ -129,8 +140,11 @@ void silver_discard_files(silver_build *b);
 /* " AND left."c" = right."c"" for each of the `n` columns. */
 void silver_put_equal(floe_buf *sql, const char *const *cols, size_t n, const char *left, const char *right);
 
-/* EXISTS (a row of floe_changed with the key of `alias`'s row). */
-void silver_put_changed(floe_buf *sql, const floe_lock_silver *s, const char *alias);
+/*
+ * " SEMI JOIN floe_changed …" (`changed`: keep the rows of `alias` whose key changed) or " ANTI
+ * JOIN …" (keep the others): joins, not [NOT] EXISTS, whose correlated plan cost DuckDB 5x the CPU.
+ */
+void silver_put_changed(floe_buf *sql, const floe_lock_silver *s, const char *alias, bool changed);
 
 /*
  * "bronze"."X", what source() reads: the verified snapshot whole, or — incremental — only the

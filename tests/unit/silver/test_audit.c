@@ -118,6 +118,30 @@ FLOE_TEST(silver_audit_table_level_counts_and_sample_keys)
 	floe_arena_free(a);
 }
 
+FLOE_TEST(silver_audit_relationships_counts_orphans)
+{
+	floe_arena *a = floe_arena_new();
+	static const char *pid[] = { "pid" };
+	floe_lock_test tests[1] = { test_of("to_p", "relationships", key_id, 1, "error") };
+	tests[0].to = "silver.p", tests[0].fields = pid, tests[0].n_fields = 1;
+	silver_job job;
+	floe_silver_result r;
+	floe_lock_table t;
+	floe_lock_silver s;
+	job_init(&job, &r, &t, &s, tests, 1, a);
+	/* the parent holds 1..3 and a NULL: ids 4, 5, 5 are orphans (a NULL child key would pass) */
+	FLOE_CHECK(floe_engine_exec(job.engine, "CREATE SCHEMA silver; CREATE VIEW silver.p AS SELECT * FROM "
+						"(VALUES (1), (2), (3), (NULL)) v(pid); CREATE TEMP VIEW w AS SELECT "
+						"* EXCLUDE (floe_row) FROM floe_build UNION ALL SELECT NULL, 'z@x', 'new', "
+						"1.0, now()") == 0);
+	FLOE_CHECK(silver_audit(&job, "w") == 0);
+	FLOE_CHECK(r.tests_failed == 1 && job.table_failed);
+	FLOE_CHECK(strstr(floe_buf_cstr(&job.notes), "to_p failed: 3 rows, keys (4); (5); (5)") != NULL);
+	floe_engine_close(job.engine);
+	floe_buf_free(&job.notes);
+	floe_arena_free(a);
+}
+
 FLOE_TEST(silver_audit_masked_key_shows_no_value)
 {
 	floe_buf sql = FLOE_BUF_INIT;

@@ -125,8 +125,8 @@ int floe_bronze_repair(floe_bronze_result *out, floe_arena *arena, const floe_co
 typedef struct floe_iceberg_type floe_iceberg_type;
 int floe_bronze_lock_type(floe_iceberg_type **out, floe_arena *a, const floe_lock_type *lt);
 
-/* Whether source table `source_name` ("schema.table") is written merge-on-read ([bronze] write-mode(s)). */
-bool floe_bronze_merge_on_read(const floe_config *config, const char *source_name);
+/* Whether source table schema.table is written merge-on-read ([bronze] write-mode(s); CDC tables by default). */
+bool floe_bronze_merge_on_read(const floe_config *config, const char *schema, const char *table);
 
 /* Load. Returns 0 when the run happened (tables may have failed: see n_failed). */
 int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const floe_bronze_opts *opts);

@@ -13,7 +13,9 @@
 
 #include "base/error.h"
 #include "iceberg/deletes.h"
+#include "config/cdc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,9 +36,11 @@ bool bronze_mor_enabled(const floe_config *config, const char *source_name, bool
 	return cdc;
 }
 
-bool floe_bronze_merge_on_read(const floe_config *config, const char *source_name)
+bool floe_bronze_merge_on_read(const floe_config *config, const char *schema, const char *table)
 {
-	return bronze_mor_enabled(config, source_name);
+	char name[512];
+	snprintf(name, sizeof(name), "%s.%s", schema, table);
+	return bronze_mor_enabled(config, name, floe_config_cdc_wants(config, schema, table));
 }
 
 typedef struct bounds_ctx {

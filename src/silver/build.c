@@ -183,8 +183,7 @@ static int open_silver(silver_build *b)
 	/* merge-on-read as bronze's write mode says, and always once the table has delete files (a
 	   rewrite would copy their deleted rows) */
 	b->merge_on_read = b->previous->n_deletes > 0 ||
-			   floe_bronze_merge_on_read(job->config, floe_arena_printf(job->arena, "%s.%s", job->table->schema,
-										     job->table->name));
+			   floe_bronze_merge_on_read(job->config, job->table->schema, job->table->name);
 	return 0;
 }
 

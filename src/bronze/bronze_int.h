@@ -174,9 +174,11 @@ typedef struct bronze_scan {
 	/* merge-on-read: files[i] stands for groups[i] when that is not NULL (keys: their order) */
 	const bronze_group *const *groups;
 	const bronze_keys *keys;
-	bool merged;               /* vec holds the current group's live rows, sorted */
-	size_t *src_member;        /* per row of a merged group: its member file and position */
+	bool merged;               /* vec holds a batch of the current group's live rows, in key order */
+	size_t *src_member;        /* per row of a merged batch: its member file and position */
 	int64_t *src_pos;
+	struct bronze_cursor *cursors; /* per member of the current group: its place in that file */
+	size_t n_cursors;
 } bronze_scan;
 
 /* Read columns `want` of `files`, in that order. */
@@ -185,7 +187,8 @@ void bronze_scan_init(bronze_scan *s, floe_arena *arena, floe_iceberg_table *tab
 		      size_t n_files, const size_t *want, size_t n_want);
 /*
  * Read files[i] as group groups[i] where that is set: its members' live rows (deleted positions
- * skipped) merged in key order, one group in memory at a time. Call before the first next.
+ * skipped) merged in key order as they stream (each member is key-sorted: a k-way merge holding
+ * one row group per member and one batch of output). Call before the first next.
  */
 void bronze_scan_groups(bronze_scan *s, const bronze_group *const *groups, const bronze_keys *keys);
 /* Move to the next row: 1, or 0 at the end, -1 on error. */

@@ -454,3 +454,67 @@ FLOE_TEST(bronze_merge_on_read_writes_deltas_and_position_deletes)
 	floe_vector_free(&up);
 	env_table_close(&e);
 }
+
+/* Read unit 0 of the table's live files: ids and texts into out (at most 64), the path of each row. */
+static size_t read_first_unit(table_env *e, int64_t *ids, char texts[][16], const char **paths, size_t *members)
+{
+	floe_iceberg_scan *scan = NULL;
+	bronze_units u;
+	floe_vector lo, up;
+	size_t all[2] = { 0, 1 }, n = 0;
+	bronze_scan s;
+	floe_vector_init(&lo, FLOE_VEC_LONG, 0);
+	floe_vector_init(&up, FLOE_VEC_LONG, 0);
+	if (floe_iceberg_table_plan_live(&scan, e->a, e->l.table, -1) < 0 ||
+	    bronze_mor_units(&u, e->a, scan, &e->l.cols.schema->fields[0], &e->l.cols.copy[0], 1000, &lo, &up) ||
+	    !u.groups[0])
+		return 0;
+	*members = u.groups[0]->n;
+	bronze_scan_init(&s, e->a, e->l.table, &e->l.cols, u.files, 1, all, 2);
+	bronze_scan_groups(&s, u.groups, &e->l.keys);
+	while (n < 64 && bronze_scan_next(&s) > 0) {
+		size_t len = 0;
+		const uint8_t *v = floe_vector_bytes(&s.vec[1], s.row, &len);
+		int64_t pos = -1;
+		ids[n] = s.vec[0].v.i64[s.row];
+		snprintf(texts[n], 16, "%.*s", (int)len, (const char *)v);
+		bronze_scan_position(&s, &paths[n], &pos);
+		n++;
+	}
+	bronze_scan_close(&s);
+	floe_vector_free(&lo);
+	floe_vector_free(&up);
+	return n;
+}
+
+FLOE_TEST(bronze_scan_merges_a_range_of_several_deltas_as_it_streams)
+{
+	table_env e;
+	int rc = 0;
+	FLOE_CHECK(env_table(&e));
+	e.config.bronze.write_mode = "merge-on-read";
+	/* run 1: 4 changes, 7 and 21 are new; run 2: 4 and 12 change, 9 is new, 16 is gone */
+	static const int64_t ids1[] = { 4, 7, 21 }, ids2[] = { 4, 9, 12 }, keys2[] = { 4, 9, 12, 16 };
+	static const char *const text1[] = { "a4", NULL, NULL }, *const text2[] = { "b4", NULL, "b12" };
+	FLOE_CHECK(merge(&e, ids1, text1, 3, ids1, 3, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	FLOE_CHECK(merge(&e, ids2, text2, 3, keys2, 4, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	int64_t ids[64];
+	char texts[64][16];
+	const char *paths[64];
+	size_t members = 0, n = read_first_unit(&e, ids, texts, paths, &members);
+	static const int64_t want[] = { 2, 4, 6, 7, 8, 9, 10, 12, 14, 18, 20, 21 };
+	FLOE_CHECK(members == 3 && n == 12);
+	for (size_t i = 0; i < n && n == 12; i++)
+		FLOE_CHECK(ids[i] == want[i]);
+	if (n == 12) {
+		/* the newest version of each key, each row named by the file it came from */
+		FLOE_CHECK_STR(texts[1], "b4");
+		FLOE_CHECK_STR(texts[7], "b12");
+		FLOE_CHECK_STR(texts[3], "v7");
+		FLOE_CHECK(strcmp(paths[0], e.initial[0]) == 0 && strcmp(paths[2], e.initial[0]) == 0);
+		FLOE_CHECK(strcmp(paths[1], paths[5]) == 0 && strcmp(paths[1], paths[7]) == 0); /* run 2's delta */
+		FLOE_CHECK(strcmp(paths[3], paths[11]) == 0 && strcmp(paths[3], paths[1]) != 0); /* run 1's */
+		FLOE_CHECK(strcmp(paths[3], e.initial[0]) != 0);
+	}
+	env_table_close(&e);
+}

@@ -1195,15 +1195,46 @@ cleanup:
 
 /* ---- compaction ---- */
 
-/* Mark the units compaction rewrites: groups (deltas, deletes) and runs of small files. */
-static size_t compaction_targets(merge *m, int64_t small_rows)
+/*
+ * What compaction rewrites of group g: its members with deleted rows and its small ones; a big
+ * member without deletes stays as it is (its manifest entry is carried over), the rewritten rows
+ * overlapping it as the deltas did. NULL when there is nothing to fold (no deletes, at most one
+ * small member); else g itself or the group of its rewritten members. *carried counts the rest.
+ */
+static const bronze_group *compaction_members(merge *m, const bronze_group *g, int64_t small_rows, size_t *carried)
+{
+	const floe_iceberg_scan_file **keep = floe_arena_alloc(m->a, (g->n + 1) * sizeof(*keep));
+	size_t n = 0;
+	bool deletes = false;
+	for (size_t i = 0; i < g->n; i++) {
+		const floe_iceberg_scan_file *f = g->members[i];
+		deletes |= f->n_deleted > 0;
+		if (f->n_deleted > 0 || f->file.record_count < small_rows)
+			keep[n++] = f;
+	}
+	if (!deletes && n < 2)
+		return NULL;
+	*carried += g->n - n;
+	if (n == g->n)
+		return g;
+	bronze_group *sub = floe_arena_alloc(m->a, sizeof(*sub));
+	sub->members = keep;
+	sub->n = n;
+	return sub;
+}
+
+/* Mark the units compaction rewrites: groups (their deletes and small deltas) and runs of small files. */
+static size_t compaction_targets(merge *m, int64_t small_rows, size_t *carried)
 {
 	size_t n = 0;
 	for (size_t f = 0; f < m->map.n_files; f++) {
 		bool small = m->files[f]->record_count < small_rows;
 		bool next_small = f + 1 < m->map.n_files && m->files[f + 1]->record_count < small_rows;
 		bool prev_small = f > 0 && m->files[f - 1]->record_count < small_rows;
-		m->map.touched[f] = m->groups[f] || (small && (next_small || prev_small));
+		const bronze_group *fold = m->groups[f] ? compaction_members(m, m->groups[f], small_rows, carried) : NULL;
+		m->map.touched[f] = fold || (small && (next_small || prev_small));
+		if (fold)
+			m->groups[f] = fold; /* else a group in a run of small files is rewritten whole */
 		n += m->map.touched[f];
 	}
 	return n;
@@ -1229,7 +1260,7 @@ int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, con
 	if (floe_iceberg_table_plan_deletes(&scan, m.a, l->table, l->expect_snapshot) < 0 || list_units(&m, scan) < 0)
 		goto cleanup;
 	int64_t target = l->job->config->bronze.target_file_rows;
-	size_t small = 0;
+	size_t small = 0, carried = 0;
 	for (size_t f = 0; f < scan->n_files; f++)
 		small += scan->files[f].file.record_count < target / 4;
 	bool due = scan->n_deletes >= when->delete_files || small >= when->small_files;
@@ -1238,7 +1269,7 @@ int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, con
 	} else if (!when->forced && !due) {
 		*skip = floe_arena_printf(m.a, "nothing to compact: %zu delete files, %zu small files (thresholds %zu, "
 					  "%zu)", scan->n_deletes, small, when->delete_files, when->small_files);
-	} else if (compaction_targets(&m, target / 4) == 0 && scan->n_deletes == 0) {
+	} else if (compaction_targets(&m, target / 4, &carried) == 0 && scan->n_deletes == 0) {
 		*skip = "nothing to compact: no delete files, no overlapping or adjacent small files";
 	} else if (rewrite(&m) < 0) {
 		goto cleanup;
@@ -1246,8 +1277,8 @@ int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, con
 		for (size_t i = 0; i < scan->n_deletes; i++) /* every delete file's rows are in the rewrite */
 			l->removed[l->n_removed++] = scan->deletes[i].file.path;
 		l->detail = floe_arena_printf(l->job->arena, "compacted: %lld units of %zu data files and %zu delete "
-					      "files rewritten into %zu files", (long long)m.rewritten, scan->n_files,
-					      scan->n_deletes, l->out.n);
+					      "files rewritten into %zu files (%zu big files without deletes kept)",
+					      (long long)m.rewritten, scan->n_files, scan->n_deletes, l->out.n, carried);
 	}
 	error = 0;
 cleanup:

@@ -518,3 +518,50 @@ FLOE_TEST(bronze_scan_merges_a_range_of_several_deltas_as_it_streams)
 	}
 	env_table_close(&e);
 }
+
+/* Whether path is among the compaction's removed files. */
+static bool removed(const table_env *e, const char *path)
+{
+	for (size_t i = 0; i < e->l.n_removed; i++)
+		if (strcmp(e->l.removed[i], path) == 0)
+			return true;
+	return false;
+}
+
+FLOE_TEST(bronze_compaction_keeps_a_big_file_without_deletes_and_folds_its_deltas)
+{
+	table_env e;
+	int rc = 0;
+	const char *skip = NULL;
+	floe_bronze_compaction when = { true, 10, 20 };
+	FLOE_CHECK(env_table(&e));
+	e.config.bronze.write_mode = "merge-on-read";
+	/* two runs insert into the first file's range (ids 2-20): two deltas, no deletes */
+	static const int64_t ids1[] = { 7, 9 }, ids2[] = { 11 };
+	FLOE_CHECK(merge(&e, ids1, NULL, 2, ids1, 2, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	FLOE_CHECK(merge(&e, ids2, NULL, 1, ids2, 1, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	const char *delta1 = NULL;
+	floe_iceberg_scan *scan = NULL;
+	FLOE_CHECK(floe_iceberg_table_plan_live(&scan, e.a, e.l.table, -1) == 0 && scan->n_files == 5);
+	e.l.n_removed = 0;
+	e.l.keys.unmergeable = NULL; /* this table has no watermark; compaction needs the key alone */
+	e.config.bronze.target_file_rows = 40; /* small: under 10 rows */
+	FLOE_CHECK(bronze_merge_compact(&e.l, &when, &skip) == 0 && skip == NULL);
+	/* the two deltas (3 rows) fold into one file; the first file (10 rows, no deletes) stays */
+	FLOE_CHECK(e.l.n_removed == 2 && !removed(&e, e.initial[0]));
+	FLOE_CHECK(e.l.out.n == 1 && e.l.out.files[0].record_count == 3);
+	for (size_t i = 0; scan && i < scan->n_files; i++)
+		if (strcmp(scan->files[i].file.path, e.initial[0]) != 0 && scan->files[i].file.record_count == 2)
+			delta1 = scan->files[i].file.path;
+	FLOE_CHECK(delta1 && removed(&e, delta1));
+	bronze_files_discard(&e.l.out, 0);
+	/* a delete in the first file: then it is rewritten with its deltas */
+	static const int64_t gone[] = { 4 };
+	FLOE_CHECK(merge(&e, NULL, NULL, 0, gone, 1, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	e.l.n_removed = 0;
+	FLOE_CHECK(bronze_merge_compact(&e.l, &when, &skip) == 0 && skip == NULL);
+	FLOE_CHECK(e.l.n_removed == 4 && removed(&e, e.initial[0])); /* 3 data files and the delete file */
+	FLOE_CHECK(e.l.out.n == 1 && e.l.out.files[0].record_count == 12);
+	bronze_files_discard(&e.l.out, 0);
+	env_table_close(&e);
+}

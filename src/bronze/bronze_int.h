@@ -241,7 +241,8 @@ typedef struct floe_bronze_compaction {
 } floe_bronze_compaction;
 
 /*
- * Compaction (merge.c): the table's units with deltas or deletes, and runs of small files,
+ * Compaction (merge.c): the files with deletes and the small deltas of the table's units (a big
+ * file without deletes stays), and runs of small files,
  * rewritten into key-sorted files of target-file-rows without deletes; l->removed gets their
  * files and every live delete file, l->out the new files. *skip says why nothing is to commit.
  */

@@ -132,6 +132,7 @@ typedef struct bronze_files {
 	size_t rows;                   /* in the open file */
 	floe_iceberg_data_file *files; /* closed files */
 	size_t n, cap;
+	struct bronze_files_async *async; /* a writer thread (files_async.c), or NULL */
 } bronze_files;
 
 /* `zstd_level`: [warehouse] zstd-level (every writer of a table's files passes it; 0: the writer's default). */
@@ -145,6 +146,24 @@ int bronze_files_write(bronze_files *f, const floe_vector *vectors);
 int bronze_files_close(bronze_files *f);
 /* Remove the files from index `from` on (and the open one): a load that will not commit them. */
 void bronze_files_discard(bronze_files *f, size_t from);
+/* Open the next file (files.c; bronze_files_write does when none is open). */
+int bronze_files_open(bronze_files *f);
+
+/*
+ * files_async.c: batches written on a thread of their own (a rewrite's: compaction, copy-on-
+ * write). Start it after bronze_files_init (unless !bronze_files_async_wanted(): FLOE_LOAD_THREADS
+ * = 1 or one core); write_async takes the filled batch and hands back empty vectors of the same
+ * columns; the other calls wait for the batch in flight first (settle: its error, if it failed).
+ * Stop before the files are used (joins the thread; returns the last write's failure).
+ */
+typedef struct bronze_files_async bronze_files_async;
+bool bronze_files_async_wanted(void);
+int bronze_files_async_start(bronze_files *f);
+int bronze_files_write_async(bronze_files *f, floe_vector *vectors);
+int bronze_files_settle(bronze_files *f);
+/* Wait for the batch in flight and drop its error (the caller's error chain stays as it is). */
+void bronze_files_settle_quiet(bronze_files *f);
+int bronze_files_async_stop(bronze_files *f);
 
 /* ---- scan.c: rows of bronze data files, in file order ---- */
 

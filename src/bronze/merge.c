@@ -675,7 +675,7 @@ static int emit_rows(merge *m, run_out *o, const floe_vector *src, size_t from, 
 		n -= k;
 		if (o->vec[0].len < cap)
 			continue;
-		int rc = bronze_files_write(out, o->vec);
+		int rc = bronze_files_write_async(out, o->vec); /* o->vec comes back empty */
 		bronze_vectors_clear(o->vec, m->ncols);
 		if (rc < 0)
 			return -1;
@@ -839,6 +839,8 @@ static int rewrite(merge *m)
 	int error = -1;
 	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows,
 			  l->job->config->warehouse.zstd_level);
+	if (bronze_files_async_wanted() && bronze_files_async_start(&l->out) < 0)
+		goto cleanup;
 	l->removed = floe_arena_alloc(l->job->arena, (m->n_data_files + m->n_delete_files + 1) * sizeof(char *));
 	if (m->map.n_files == 0 && m->n_chg) { /* an empty table: the changes are the rows */
 		m->inserted = (int64_t)m->n_chg;
@@ -858,7 +860,7 @@ static int rewrite(merge *m)
 		o.changed = m->compacting; /* compaction rewrites what it touched, equal or not */
 		if (rewrite_run(m, &o, f0, f1, &c, &d) < 0)
 			goto cleanup;
-		if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
+		if (bronze_files_write_async(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
 			goto cleanup;
 		bronze_vectors_clear(o.vec, m->ncols);
 		if (!o.changed) {
@@ -870,10 +872,14 @@ static int rewrite(merge *m)
 		}
 		f0 = f1;
 	}
-	if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
+	if (bronze_files_write_async(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
 		goto cleanup;
 	error = 0;
 cleanup:
+	if (error < 0)
+		bronze_files_settle_quiet(&l->out); /* the first failure is the one to report */
+	if (bronze_files_async_stop(&l->out) < 0)
+		error = -1;
 	bronze_vectors_free(o.vec, m->ncols);
 	return error;
 }

@@ -565,3 +565,38 @@ FLOE_TEST(bronze_compaction_keeps_a_big_file_without_deletes_and_folds_its_delta
 	bronze_files_discard(&e.l.out, 0);
 	env_table_close(&e);
 }
+
+FLOE_TEST(bronze_files_written_on_a_thread_of_their_own_come_out_whole_and_in_order)
+{
+	table_env e;
+	FLOE_CHECK(env_table(&e));
+	int64_t ids[25];
+	for (int i = 0; i < 25; i++)
+		ids[i] = 100 + i;
+	bronze_files_init(&e.l.out, e.a, e.l.table, &e.l.cols, 10, 0);
+	FLOE_CHECK(bronze_files_async_start(&e.l.out) == 0 && e.l.out.async != NULL);
+	bool ok = true;
+	for (size_t from = 0; from < 25; from += 5) { /* batches of 5: two per file, handed back empty */
+		floe_vector *batch = rows_of(&e, ids + from, NULL, 5);
+		ok &= bronze_files_write_async(&e.l.out, batch) == 0 && batch[0].len == 0;
+		bronze_vectors_free(batch, 2);
+	}
+	FLOE_CHECK(ok && bronze_files_close(&e.l.out) == 0 && bronze_files_async_stop(&e.l.out) == 0);
+	FLOE_CHECK(e.l.out.async == NULL && e.l.out.n == 3);
+	const floe_iceberg_data_file *files[3] = { NULL };
+	for (size_t f = 0; f < 3 && e.l.out.n == 3; f++)
+		files[f] = &e.l.out.files[f];
+	FLOE_CHECK(files[2] && files[0]->record_count == 10 && files[1]->record_count == 10 &&
+		   files[2]->record_count == 5);
+	size_t all[2] = { 0, 1 };
+	int64_t next = 100;
+	int rc = 0;
+	bronze_scan s;
+	bronze_scan_init(&s, e.a, e.l.table, &e.l.cols, files, files[2] ? 3 : 0, all, 2);
+	while ((rc = bronze_scan_next(&s)) > 0)
+		ok &= s.vec[0].v.i64[s.row] == next++;
+	bronze_scan_close(&s);
+	FLOE_CHECK(rc == 0 && ok && next == 125);
+	bronze_files_discard(&e.l.out, 0);
+	env_table_close(&e);
+}

@@ -209,6 +209,8 @@ const char *bronze_map_bounds(floe_arena *a, floe_vector *lower, floe_vector *up
 	return NULL;
 }
 
+static const char OVERLAP[] = "loaded in full: the data files overlap in key ranges";
+
 typedef struct file_bounds {
 	const floe_vector *lower, *upper;
 } file_bounds;
@@ -238,7 +240,7 @@ const char *bronze_map_sort(bronze_file_map *map, floe_arena *a, const floe_vect
 		floe_vector_append_row(&map->upper, upper, order[f]);
 		/* Disjoint files have ascending upper bounds too; anything else is not ours. */
 		if (f && floe_vector_compare_rows(&map->upper, f - 1, &map->upper, f) > 0)
-			why = "loaded in full: the data files overlap in key ranges";
+			why = OVERLAP;
 	}
 	map->n_files = n;
 	map->touched = floe_arena_alloc(a, (n + 1) * sizeof(bool));
@@ -307,6 +309,11 @@ static int list_files(merge *m)
 	}
 	floe_vector_free(&lower);
 	floe_vector_free(&upper);
+	if (m->full == OVERLAP) { /* merge-on-read's deltas (this table was, or compaction kept a big
+				     file they overlap): read as units, rewritten whole */
+		m->full = NULL;
+		return list_units(m, scan);
+	}
 	if (!m->map.touched)
 		m->map.touched = floe_arena_alloc(m->a, sizeof(bool));
 	return 0;

@@ -600,3 +600,22 @@ FLOE_TEST(bronze_files_written_on_a_thread_of_their_own_come_out_whole_and_in_or
 	bronze_files_discard(&e.l.out, 0);
 	env_table_close(&e);
 }
+
+FLOE_TEST(bronze_copy_on_write_merges_a_range_merge_on_read_left_overlapping)
+{
+	table_env e;
+	int rc = 0;
+	FLOE_CHECK(env_table(&e));
+	e.config.bronze.write_mode = "merge-on-read";
+	static const int64_t ids[] = { 7, 9 }; /* a delta inside the first file's range, no deletes */
+	FLOE_CHECK(merge(&e, ids, NULL, 2, ids, 2, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	/* the table back to copy-on-write: a change in that range rewrites the file and its delta */
+	e.config.bronze.write_mode = "copy-on-write";
+	static const int64_t upd[] = { 8 };
+	static const char *const text[] = { "new" };
+	FLOE_CHECK(merge(&e, upd, text, 1, upd, 1, &rc) == NULL && rc == 0);
+	FLOE_CHECK(!e.l.mor && e.l.n_removed == 2 && removed(&e, e.initial[0]));
+	FLOE_CHECK(e.l.out.n == 2 && e.l.out.files[0].record_count + e.l.out.files[1].record_count == 12);
+	bronze_files_discard(&e.l.out, 0);
+	env_table_close(&e);
+}

@@ -132,6 +132,7 @@ typedef struct bronze_files {
 	size_t rows;                   /* in the open file */
 	floe_iceberg_data_file *files; /* closed files */
 	size_t n, cap;
+	struct bronze_files_async *async; /* a writer thread (files_async.c), or NULL */
 } bronze_files;
 
 /* `zstd_level`: [warehouse] zstd-level (every writer of a table's files passes it; 0: the writer's default). */
@@ -145,6 +146,24 @@ int bronze_files_write(bronze_files *f, const floe_vector *vectors);
 int bronze_files_close(bronze_files *f);
 /* Remove the files from index `from` on (and the open one): a load that will not commit them. */
 void bronze_files_discard(bronze_files *f, size_t from);
+/* Open the next file (files.c; bronze_files_write does when none is open). */
+int bronze_files_open(bronze_files *f);
+
+/*
+ * files_async.c: batches written on a thread of their own (a rewrite's: compaction, copy-on-
+ * write). Start it after bronze_files_init (unless !bronze_files_async_wanted(): FLOE_LOAD_THREADS
+ * = 1 or one core); write_async takes the filled batch and hands back empty vectors of the same
+ * columns; the other calls wait for the batch in flight first (settle: its error, if it failed).
+ * Stop before the files are used (joins the thread; returns the last write's failure).
+ */
+typedef struct bronze_files_async bronze_files_async;
+bool bronze_files_async_wanted(void);
+int bronze_files_async_start(bronze_files *f);
+int bronze_files_write_async(bronze_files *f, floe_vector *vectors);
+int bronze_files_settle(bronze_files *f);
+/* Wait for the batch in flight and drop its error (the caller's error chain stays as it is). */
+void bronze_files_settle_quiet(bronze_files *f);
+int bronze_files_async_stop(bronze_files *f);
 
 /* ---- scan.c: rows of bronze data files, in file order ---- */
 
@@ -174,9 +193,11 @@ typedef struct bronze_scan {
 	/* merge-on-read: files[i] stands for groups[i] when that is not NULL (keys: their order) */
 	const bronze_group *const *groups;
 	const bronze_keys *keys;
-	bool merged;               /* vec holds the current group's live rows, sorted */
-	size_t *src_member;        /* per row of a merged group: its member file and position */
+	bool merged;               /* vec holds a batch of the current group's live rows, in key order */
+	size_t *src_member;        /* per row of a merged batch: its member file and position */
 	int64_t *src_pos;
+	struct bronze_cursor *cursors; /* per member of the current group: its place in that file */
+	size_t n_cursors;
 } bronze_scan;
 
 /* Read columns `want` of `files`, in that order. */
@@ -185,7 +206,8 @@ void bronze_scan_init(bronze_scan *s, floe_arena *arena, floe_iceberg_table *tab
 		      size_t n_files, const size_t *want, size_t n_want);
 /*
  * Read files[i] as group groups[i] where that is set: its members' live rows (deleted positions
- * skipped) merged in key order, one group in memory at a time. Call before the first next.
+ * skipped) merged in key order as they stream (each member is key-sorted: a k-way merge holding
+ * one row group per member and one batch of output). Call before the first next.
  */
 void bronze_scan_groups(bronze_scan *s, const bronze_group *const *groups, const bronze_keys *keys);
 /* Move to the next row: 1, or 0 at the end, -1 on error. */
@@ -239,7 +261,8 @@ typedef struct floe_bronze_compaction {
 } floe_bronze_compaction;
 
 /*
- * Compaction (merge.c): the table's units with deltas or deletes, and runs of small files,
+ * Compaction (merge.c): the files with deletes and the small deltas of the table's units (a big
+ * file without deletes stays), and runs of small files,
  * rewritten into key-sorted files of target-file-rows without deletes; l->removed gets their
  * files and every live delete file, l->out the new files. *skip says why nothing is to commit.
  */

@@ -28,7 +28,7 @@ size_t bronze_files_room(const bronze_files *f)
 	return f->max_rows ? f->max_rows - f->rows : SIZE_MAX;
 }
 
-static int open_file(bronze_files *f)
+int bronze_files_open(bronze_files *f)
 {
 	floe_parquet_writer_opts o = FLOE_PARQUET_WRITER_OPTS_INIT;
 	o.row_group_bytes = ROW_GROUP_BYTES;
@@ -43,6 +43,8 @@ static int open_file(bronze_files *f)
 int bronze_files_close(bronze_files *f)
 {
 	floe_parquet_file_stats st;
+	if (bronze_files_settle(f) < 0)
+		return -1;
 	floe_parquet_writer *w = f->writer;
 	if (!w)
 		return 0;
@@ -59,7 +61,7 @@ int bronze_files_write(bronze_files *f, const floe_vector *vectors)
 	size_t rows = f->cols->n ? vectors[0].len : 0;
 	if (rows == 0)
 		return 0;
-	if (!f->writer && open_file(f) < 0)
+	if (bronze_files_settle(f) < 0 || (!f->writer && bronze_files_open(f) < 0))
 		return -1;
 	if (floe_parquet_writer_write_batch(f->writer, vectors, f->cols->n) < 0)
 		return -1;
@@ -73,6 +75,7 @@ void bronze_files_discard(bronze_files *f, size_t from)
 {
 	if (!f->table)
 		return;
+	bronze_files_settle_quiet(f); /* what it wrote goes anyway */
 	floe_iceberg_storage *st = floe_iceberg_table_storage(f->table);
 	for (size_t i = from; i < f->n; i++)
 		floe_iceberg_storage_remove(st, f->files[i].path);

@@ -209,6 +209,8 @@ const char *bronze_map_bounds(floe_arena *a, floe_vector *lower, floe_vector *up
 	return NULL;
 }
 
+static const char OVERLAP[] = "loaded in full: the data files overlap in key ranges";
+
 typedef struct file_bounds {
 	const floe_vector *lower, *upper;
 } file_bounds;
@@ -238,7 +240,7 @@ const char *bronze_map_sort(bronze_file_map *map, floe_arena *a, const floe_vect
 		floe_vector_append_row(&map->upper, upper, order[f]);
 		/* Disjoint files have ascending upper bounds too; anything else is not ours. */
 		if (f && floe_vector_compare_rows(&map->upper, f - 1, &map->upper, f) > 0)
-			why = "loaded in full: the data files overlap in key ranges";
+			why = OVERLAP;
 	}
 	map->n_files = n;
 	map->touched = floe_arena_alloc(a, (n + 1) * sizeof(bool));
@@ -307,6 +309,11 @@ static int list_files(merge *m)
 	}
 	floe_vector_free(&lower);
 	floe_vector_free(&upper);
+	if (m->full == OVERLAP) { /* merge-on-read's deltas (this table was, or compaction kept a big
+				     file they overlap): read as units, rewritten whole */
+		m->full = NULL;
+		return list_units(m, scan);
+	}
 	if (!m->map.touched)
 		m->map.touched = floe_arena_alloc(m->a, sizeof(bool));
 	return 0;
@@ -461,15 +468,15 @@ static int count_select(merge *m, floe_buf *out, size_t r, size_t label)
 }
 
 /*
- * The source's row count of the whole table (`all`), or of every range into out[r] in one
- * query: a UNION ALL of key-range counts, which PostgreSQL runs as a Parallel Append — the
- * ranges counted side by side in about the time of one count(*) of the table (measured: 20
- * ranges of 5 M rows in 0.2 s, where 20 queries one after the other took 0.55 s).
+ * The source's row count of the whole table (`all`), or of every range, in one query: a UNION
+ * ALL of key-range counts, which PostgreSQL runs as a Parallel Append — the ranges counted side
+ * by side in about the time of one count(*) of the table (measured: 20 ranges of 5 M rows in
+ * 0.2 s, where 20 queries one after the other took 0.55 s). Sent to run while the touched files'
+ * keys are read (find_deletes); counts_read takes its result.
  */
-static int source_counts(merge *m, bool all, int64_t *out)
+static int counts_send(merge *m, bool all, floe_pg_pending **out)
 {
 	floe_buf sql = FLOE_BUF_INIT;
-	floe_pg_result *r = NULL;
 	int error = -1;
 	size_t n = all ? 1 : m->map.n_ranges;
 	for (size_t i = 0; i < n; i++) {
@@ -478,18 +485,32 @@ static int source_counts(merge *m, bool all, int64_t *out)
 		if (count_select(m, &sql, all ? SIZE_MAX : i, i) < 0)
 			goto cleanup;
 	}
-	if (floe_pg_query(&r, m->l->pg, floe_buf_cstr(&sql), 0, NULL) < 0)
-		goto cleanup;
+	error = floe_pg_send(out, m->l->pg, floe_buf_cstr(&sql));
+cleanup:
+	floe_buf_free(&sql);
+	return error;
+}
+
+/* The counts of counts_send into out[r] (out[0]: the whole table's); frees `p`. */
+static int counts_read(merge *m, floe_pg_pending *p, bool all, int64_t *out)
+{
+	floe_pg_result *r = NULL;
+	size_t n = all ? 1 : m->map.n_ranges;
+	if (floe_pg_collect(&r, p) < 0)
+		return -1;
 	for (int row = 0; row < floe_pg_result_rows(r); row++) {
 		size_t i = (size_t)floe_pg_result_int(r, row, 0);
 		if (i < n)
 			out[i] = floe_pg_result_int(r, row, 1);
 	}
-	error = 0;
-cleanup:
 	floe_pg_result_free(r);
-	floe_buf_free(&sql);
-	return error;
+	return 0;
+}
+
+static int source_counts(merge *m, bool all, int64_t *out)
+{
+	floe_pg_pending *p = NULL;
+	return counts_send(m, all, &p) < 0 ? -1 : counts_read(m, p, all, out);
 }
 
 /* The source's keys in key order, a batch at a time. */
@@ -661,7 +682,7 @@ static int emit_rows(merge *m, run_out *o, const floe_vector *src, size_t from, 
 		n -= k;
 		if (o->vec[0].len < cap)
 			continue;
-		int rc = bronze_files_write(out, o->vec);
+		int rc = bronze_files_write_async(out, o->vec); /* o->vec comes back empty */
 		bronze_vectors_clear(o->vec, m->ncols);
 		if (rc < 0)
 			return -1;
@@ -825,6 +846,8 @@ static int rewrite(merge *m)
 	int error = -1;
 	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows,
 			  l->job->config->warehouse.zstd_level);
+	if (bronze_files_async_wanted() && bronze_files_async_start(&l->out) < 0)
+		goto cleanup;
 	l->removed = floe_arena_alloc(l->job->arena, (m->n_data_files + m->n_delete_files + 1) * sizeof(char *));
 	if (m->map.n_files == 0 && m->n_chg) { /* an empty table: the changes are the rows */
 		m->inserted = (int64_t)m->n_chg;
@@ -844,7 +867,7 @@ static int rewrite(merge *m)
 		o.changed = m->compacting; /* compaction rewrites what it touched, equal or not */
 		if (rewrite_run(m, &o, f0, f1, &c, &d) < 0)
 			goto cleanup;
-		if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
+		if (bronze_files_write_async(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
 			goto cleanup;
 		bronze_vectors_clear(o.vec, m->ncols);
 		if (!o.changed) {
@@ -856,10 +879,14 @@ static int rewrite(merge *m)
 		}
 		f0 = f1;
 	}
-	if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
+	if (bronze_files_write_async(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
 		goto cleanup;
 	error = 0;
 cleanup:
+	if (error < 0)
+		bronze_files_settle_quiet(&l->out); /* the first failure is the one to report */
+	if (bronze_files_async_stop(&l->out) < 0)
+		error = -1;
 	bronze_vectors_free(o.vec, m->ncols);
 	return error;
 }
@@ -941,47 +968,60 @@ static bool deleted_last_time(merge *m)
  * arrival exactly offsetting a delete elsewhere, which reconciliation's V3 finds — and the
  * ranges are counted only when the totals differ. A table whose last load found deletes
  * has its ranges counted at once: it will most likely need them again, and one pass over
- * the key costs less than two.
+ * the key costs less than two. The first count runs on the server while the touched files'
+ * keys are read here, so its time hides behind theirs.
  */
 static int find_deletes(merge *m)
 {
 	double t = seconds();
+	floe_pg_pending *counting = NULL;
+	int64_t *source = NULL, total = 0, source_total = 0;
+	size_t differing = 0;
+	int error = -1;
 	if (m->map.n_files == 0)
 		return 0;
-	if (find_existing(m) < 0 || m->full)
-		return m->full ? 0 : -1;
-	step(m, &t, "keys of the touched files read");
 	bronze_map_ranges(&m->map, m->a);
-	int64_t *expected = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
-	bronze_map_expect(&m->map, expected, m->files, m->chg_keys[0], m->exists, m->n_chg);
-	int64_t total = 0, source_total = 0;
-	for (size_t r = 0; r < m->map.n_ranges; r++)
-		total += expected[r];
 	bool by_range = m->map.n_ranges == 1;
 	if (!by_range && deleted_last_time(m)) {
 		by_range = true;
 		floe_log_info("%s: the last load found deletes: the %zu key ranges are counted at once",
 			      m->l->job->table->bronze, m->map.n_ranges);
 	}
-	if (!by_range && source_counts(m, true, &source_total) < 0)
-		return -1;
-	size_t differing = 0;
+	/* the source counts while bronze's keys are read */
+	source = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
+	if (counts_send(m, !by_range, &counting) < 0)
+		goto cleanup;
+	if (find_existing(m) < 0 || m->full) {
+		error = m->full ? 0 : -1; /* loads in full */
+		goto cleanup;
+	}
+	step(m, &t, "keys of the touched files read (the source counting meanwhile)");
+	int64_t *expected = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
+	bronze_map_expect(&m->map, expected, m->files, m->chg_keys[0], m->exists, m->n_chg);
+	for (size_t r = 0; r < m->map.n_ranges; r++)
+		total += expected[r];
+	floe_pg_pending *p = counting;
+	counting = NULL;
+	if (counts_read(m, p, !by_range, by_range ? source : &source_total) < 0)
+		goto cleanup;
+	if (!by_range && source_total != total && source_counts(m, false, source) < 0)
+		goto cleanup;
 	if (by_range || source_total != total) {
-		int64_t *source = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
-		if (source_counts(m, false, source) < 0)
-			return -1;
-		step(m, &t, "source counted by key range");
+		step(m, &t, "source counted by key range (after the keys)");
 		for (size_t r = 0; r < m->map.n_ranges && !m->full; r++) {
 			if (source[r] == expected[r])
 				continue;
 			differing++;
 			if (diff_range(m, r) < 0)
-				return -1;
+				goto cleanup;
 		}
 	}
 	floe_log_info("%s: %zu of %zu key ranges differ in count", m->l->job->table->bronze, differing, m->map.n_ranges);
 	step(m, &t, differing ? "key sets compared" : "source counted");
-	return 0;
+	error = 0;
+cleanup:
+	floe_pg_pending_free(counting);
+	return error;
 }
 
 static void describe(merge *m)
@@ -1239,15 +1279,46 @@ cleanup:
 
 /* ---- compaction ---- */
 
-/* Mark the units compaction rewrites: groups (deltas, deletes) and runs of small files. */
-static size_t compaction_targets(merge *m, int64_t small_rows)
+/*
+ * What compaction rewrites of group g: its members with deleted rows and its small ones; a big
+ * member without deletes stays as it is (its manifest entry is carried over), the rewritten rows
+ * overlapping it as the deltas did. NULL when there is nothing to fold (no deletes, at most one
+ * small member); else g itself or the group of its rewritten members. *carried counts the rest.
+ */
+static const bronze_group *compaction_members(merge *m, const bronze_group *g, int64_t small_rows, size_t *carried)
+{
+	const floe_iceberg_scan_file **keep = floe_arena_alloc(m->a, (g->n + 1) * sizeof(*keep));
+	size_t n = 0;
+	bool deletes = false;
+	for (size_t i = 0; i < g->n; i++) {
+		const floe_iceberg_scan_file *f = g->members[i];
+		deletes |= f->n_deleted > 0;
+		if (f->n_deleted > 0 || f->file.record_count < small_rows)
+			keep[n++] = f;
+	}
+	if (!deletes && n < 2)
+		return NULL;
+	*carried += g->n - n;
+	if (n == g->n)
+		return g;
+	bronze_group *sub = floe_arena_alloc(m->a, sizeof(*sub));
+	sub->members = keep;
+	sub->n = n;
+	return sub;
+}
+
+/* Mark the units compaction rewrites: groups (their deletes and small deltas) and runs of small files. */
+static size_t compaction_targets(merge *m, int64_t small_rows, size_t *carried)
 {
 	size_t n = 0;
 	for (size_t f = 0; f < m->map.n_files; f++) {
 		bool small = m->files[f]->record_count < small_rows;
 		bool next_small = f + 1 < m->map.n_files && m->files[f + 1]->record_count < small_rows;
 		bool prev_small = f > 0 && m->files[f - 1]->record_count < small_rows;
-		m->map.touched[f] = m->groups[f] || (small && (next_small || prev_small));
+		const bronze_group *fold = m->groups[f] ? compaction_members(m, m->groups[f], small_rows, carried) : NULL;
+		m->map.touched[f] = fold || (small && (next_small || prev_small));
+		if (fold)
+			m->groups[f] = fold; /* else a group in a run of small files is rewritten whole */
 		n += m->map.touched[f];
 	}
 	return n;
@@ -1273,7 +1344,7 @@ int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, con
 	if (floe_iceberg_table_plan_deletes(&scan, m.a, l->table, l->expect_snapshot) < 0 || list_units(&m, scan) < 0)
 		goto cleanup;
 	int64_t target = l->job->config->bronze.target_file_rows;
-	size_t small = 0;
+	size_t small = 0, carried = 0;
 	for (size_t f = 0; f < scan->n_files; f++)
 		small += scan->files[f].file.record_count < target / 4;
 	bool due = scan->n_deletes >= when->delete_files || small >= when->small_files;
@@ -1282,7 +1353,7 @@ int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, con
 	} else if (!when->forced && !due) {
 		*skip = floe_arena_printf(m.a, "nothing to compact: %zu delete files, %zu small files (thresholds %zu, "
 					  "%zu)", scan->n_deletes, small, when->delete_files, when->small_files);
-	} else if (compaction_targets(&m, target / 4) == 0 && scan->n_deletes == 0) {
+	} else if (compaction_targets(&m, target / 4, &carried) == 0 && scan->n_deletes == 0) {
 		*skip = "nothing to compact: no delete files, no overlapping or adjacent small files";
 	} else if (rewrite(&m) < 0) {
 		goto cleanup;
@@ -1290,8 +1361,8 @@ int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, con
 		for (size_t i = 0; i < scan->n_deletes; i++) /* every delete file's rows are in the rewrite */
 			l->removed[l->n_removed++] = scan->deletes[i].file.path;
 		l->detail = floe_arena_printf(l->job->arena, "compacted: %lld units of %zu data files and %zu delete "
-					      "files rewritten into %zu files", (long long)m.rewritten, scan->n_files,
-					      scan->n_deletes, l->out.n);
+					      "files rewritten into %zu files (%zu big files without deletes kept)",
+					      (long long)m.rewritten, scan->n_files, scan->n_deletes, l->out.n, carried);
 	}
 	error = 0;
 cleanup:

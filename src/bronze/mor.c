@@ -7,7 +7,7 @@
  * into a delta file of their own, so files overlap only within a range. Here the live files
  * are clustered back into those ranges (units): merge.c routes, counts and diffs units as it
  * does files, and bronze_scan reads a unit of several files as one, in key order, without its
- * deleted rows. Compaction (compact.c) folds a unit back into one file.
+ * deleted rows. Compaction (merge.c) folds a unit's deltas and files with deletes back into one.
  */
 #include "bronze/bronze_int.h"
 

@@ -42,10 +42,6 @@ static void free_vectors(bronze_scan *s)
 {
 	for (size_t i = 0; i < s->n_want; i++)
 		floe_vector_free(&s->vec[i]);
-	free(s->src_member);
-	free(s->src_pos);
-	s->src_member = NULL;
-	s->src_pos = NULL;
 }
 
 /* The top-level field with `field_id` in the open file, or -1 when the file has none. */
@@ -57,48 +53,57 @@ static long field_of(const floe_parquet_meta *m, int32_t field_id)
 	return -1;
 }
 
-/* Column k read from the file must be of the table's type, nested the same way. */
-static int check_shape(bronze_scan *s, size_t k)
+/* Column k read from `path` into `vec` must be of the table's type, nested the same way. */
+static int check_shape(const bronze_scan *s, const floe_vector *vec, size_t k, const char *path)
 {
 	const floe_iceberg_field *f = &s->cols->schema->fields[s->want[k]];
 	floe_vector want;
 	floe_pg_copy_vector_init(&want, &s->cols->copy[s->want[k]]);
-	bool same = floe_vector_same_shape(&want, &s->vec[k]);
+	bool same = floe_vector_same_shape(&want, &vec[k]);
 	floe_vector_free(&want);
 	if (same)
 		return 0;
 	floe_error_set(FLOE_ERR_CHECK, "data file \"%s\" holds column \"%s\" (field id %d) as another type "
-		       "than the table's", s->files[s->file]->path, f->name, (int)f->id);
+		       "than the table's", path, f->name, (int)f->id);
 	floe_error_detail("Its values (%s) are of another type, or nest other fields or elements, than the "
 			  "table's schema says; rows cannot be merged across the two.",
-			  floe_vec_type_name(s->vec[k].type));
+			  floe_vec_type_name(vec[k].type));
 	return -1;
 }
 
-static int read_row_group(bronze_scan *s)
+/* The wanted columns of row group `rg` of `r` (data file `path`) into `vec` (freed before). */
+static int read_columns(const bronze_scan *s, floe_parquet_reader *r, const char *path, size_t rg,
+			floe_vector *vec)
 {
-	const floe_parquet_meta *m = floe_parquet_reader_meta(s->reader);
-	size_t rows = (size_t)m->row_groups[s->row_group].num_rows;
-	free_vectors(s);
+	const floe_parquet_meta *m = floe_parquet_reader_meta(r);
+	size_t rows = (size_t)m->row_groups[rg].num_rows;
 	for (size_t k = 0; k < s->n_want; k++) {
 		const floe_iceberg_field *f = &s->cols->schema->fields[s->want[k]];
 		long field = field_of(m, f->id);
 		if (field >= 0) {
-			if (floe_parquet_reader_read_field(&s->vec[k], s->reader, s->row_group, (size_t)field) < 0)
-				return floe_error_context("while reading column \"%s\" of \"%s\"", f->name,
-							  s->files[s->file]->path);
-			if (check_shape(s, k) < 0)
+			if (floe_parquet_reader_read_field(&vec[k], r, rg, (size_t)field) < 0)
+				return floe_error_context("while reading column \"%s\" of \"%s\"", f->name, path);
+			if (check_shape(s, vec, k, path) < 0)
 				return -1;
 			continue;
 		}
 		if (f->required)
 			return floe_error_set(FLOE_ERR_CHECK, "data file \"%s\" has no column \"%s\" (field id %d)",
-					      s->files[s->file]->path, f->name, (int)f->id);
-		floe_pg_copy_vector_init(&s->vec[k], &s->cols->copy[s->want[k]]);
-		for (size_t r = 0; r < rows; r++)
-			floe_vector_append_null(&s->vec[k]);
+					      path, f->name, (int)f->id);
+		floe_pg_copy_vector_init(&vec[k], &s->cols->copy[s->want[k]]);
+		for (size_t i = 0; i < rows; i++)
+			floe_vector_append_null(&vec[k]);
 	}
-	s->rows = rows;
+	return 0;
+}
+
+static int read_row_group(bronze_scan *s)
+{
+	const floe_parquet_meta *m = floe_parquet_reader_meta(s->reader);
+	free_vectors(s);
+	if (read_columns(s, s->reader, s->files[s->file]->path, s->row_group, s->vec) < 0)
+		return -1;
+	s->rows = (size_t)m->row_groups[s->row_group].num_rows;
 	s->row = 0;
 	return 0;
 }
@@ -112,58 +117,19 @@ static int open_path(bronze_scan *s, const char *path)
 	return floe_iceberg_parquet_open(&s->reader, floe_iceberg_table_storage(s->table), path, NULL);
 }
 
-/* ---- a group: its members' live rows gathered, then sorted by key ---- */
+/* ---- a group: its members' live rows merged in key order as they stream ---- */
 
-typedef struct gathered {
-	floe_vector *vec;     /* n_want columns */
-	size_t *member;
-	int64_t *pos;
-	size_t n, cap;
-} gathered;
-
-typedef struct sort_ctx {
-	const bronze_keys *k;
-	floe_vector *keys[64];
-} sort_ctx;
-
-static int by_key(const void *x, const void *y, void *ctx)
-{
-	sort_ctx *c = ctx;
-	return bronze_key_cmp(c->k, c->keys, *(const size_t *)x, c->keys, *(const size_t *)y);
-}
-
-static void gather_row(bronze_scan *s, gathered *g, size_t member, int64_t pos)
-{
-	if (g->n == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 1024;
-		g->member = floe_xrealloc(g->member, g->cap * sizeof(*g->member));
-		g->pos = floe_xrealloc(g->pos, g->cap * sizeof(*g->pos));
-	}
-	for (size_t k = 0; k < s->n_want; k++)
-		floe_vector_append_row(&g->vec[k], &s->vec[k], s->row);
-	g->member[g->n] = member;
-	g->pos[g->n++] = pos;
-}
-
-/* Every live row of member `mi` of group `grp` into `g`. */
-static int gather_member(bronze_scan *s, const bronze_group *grp, size_t mi, gathered *g)
-{
-	const floe_iceberg_scan_file *f = grp->members[mi];
-	int64_t offset = 0;
-	if (open_path(s, f->file.path) < 0)
-		return -1;
-	const floe_parquet_meta *m = floe_parquet_reader_meta(s->reader);
-	for (s->row_group = 0; s->row_group < m->n_row_groups; s->row_group++) {
-		int64_t rows = m->row_groups[s->row_group].num_rows;
-		if (rows > 0 && read_row_group(s) < 0)
-			return -1;
-		for (s->row = 0; rows > 0 && s->row < s->rows; s->row++)
-			if (!floe_iceberg_scan_file_deleted(f, offset + (int64_t)s->row))
-				gather_row(s, g, mi, offset + (int64_t)s->row);
-		offset += rows;
-	}
-	return 0;
-}
+/* One member of the group being read: its reader, its current row group, its next deleted position. */
+typedef struct bronze_cursor {
+	const floe_iceberg_scan_file *f;
+	floe_parquet_reader *reader;
+	floe_vector *vec;          /* n_want columns of the current row group */
+	floe_vector *keys[64];     /* the key columns among them */
+	size_t row_group, row, rows;
+	int64_t offset;            /* position in the file of the row group's first row */
+	size_t next_del;           /* f->deleted[next_del]: the first deleted position at or after the row */
+	bool started, done;
+} bronze_cursor;
 
 /* The key columns among the wanted ones; -1 when one is not read. */
 static int key_view(const bronze_scan *s, floe_vector **keys, floe_vector *vec)
@@ -179,68 +145,176 @@ static int key_view(const bronze_scan *s, floe_vector **keys, floe_vector *vec)
 	return 0;
 }
 
-/* The sorted rows of `g` as the scan's vectors (which take its member and position arrays). */
-static void sort_gathered(bronze_scan *s, gathered *g)
+static void cursor_release(bronze_scan *s, bronze_cursor *c)
 {
-	sort_ctx c = { s->keys, { NULL } };
-	size_t *idx = floe_xmalloc((g->n + 1) * sizeof(size_t));
-	size_t *member = floe_xmalloc((g->n + 1) * sizeof(size_t));
-	int64_t *pos = floe_xmalloc((g->n + 1) * sizeof(int64_t));
-	for (size_t i = 0; i < g->n; i++)
-		idx[i] = i;
-	key_view(s, c.keys, g->vec);
-	qsort_r(idx, g->n, sizeof(size_t), by_key, &c);
-	free_vectors(s);
-	for (size_t k = 0; k < s->n_want; k++) {
-		floe_pg_copy_vector_init(&s->vec[k], &s->cols->copy[s->want[k]]);
-		floe_vector_reserve(&s->vec[k], g->n);
-		for (size_t i = 0; i < g->n; i++)
-			floe_vector_append_row(&s->vec[k], &g->vec[k], idx[i]);
-	}
-	for (size_t i = 0; i < g->n; i++) {
-		member[i] = g->member[idx[i]];
-		pos[i] = g->pos[idx[i]];
-	}
-	s->src_member = member;
-	s->src_pos = pos;
-	free(idx);
+	for (size_t k = 0; c->started && k < s->n_want; k++)
+		floe_vector_free(&c->vec[k]);
+	floe_parquet_reader_free(c->reader);
+	c->reader = NULL;
+	c->started = false;
+	c->done = true;
 }
 
-static int load_group(bronze_scan *s, const bronze_group *grp)
+/* The first row at or after c->row that a position delete does not remove (bounded by c->rows). */
+static size_t cursor_live_end(bronze_cursor *c)
 {
-	gathered g = { floe_arena_alloc(s->arena, (s->n_want + 1) * sizeof(floe_vector)), NULL, NULL, 0, 0 };
+	const int64_t *del = c->f->deleted;
+	while (c->next_del < c->f->n_deleted && del[c->next_del] < c->offset + (int64_t)c->row)
+		c->next_del++;
+	if (c->next_del < c->f->n_deleted && del[c->next_del] < c->offset + (int64_t)c->rows)
+		return (size_t)(del[c->next_del] - c->offset);
+	return c->rows;
+}
+
+/* Move the cursor to its next live row, reading row groups as needed: 1, or 0 at its end (released). */
+static int cursor_settle(bronze_scan *s, bronze_cursor *c)
+{
+	const floe_parquet_meta *m = c->done ? NULL : floe_parquet_reader_meta(c->reader);
+	while (!c->done) {
+		if (c->row < c->rows) {
+			if (cursor_live_end(c) > c->row)
+				return 1;
+			c->row++; /* deleted */
+			continue;
+		}
+		size_t rg = c->started ? c->row_group + 1 : 0;
+		c->offset += (int64_t)c->rows;
+		while (rg < m->n_row_groups && m->row_groups[rg].num_rows == 0)
+			rg++;
+		if (rg == m->n_row_groups) {
+			cursor_release(s, c);
+			return 0;
+		}
+		for (size_t k = 0; c->started && k < s->n_want; k++)
+			floe_vector_free(&c->vec[k]);
+		c->started = true;
+		c->row_group = rg;
+		c->row = 0;
+		c->rows = (size_t)m->row_groups[rg].num_rows;
+		if (read_columns(s, c->reader, c->f->file.path, rg, c->vec) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void close_group(bronze_scan *s)
+{
+	for (size_t i = 0; i < s->n_cursors; i++)
+		cursor_release(s, &s->cursors[i]);
+	s->n_cursors = 0;
+	free(s->cursors);
+	free(s->src_member);
+	free(s->src_pos);
+	s->cursors = NULL;
+	s->src_member = NULL;
+	s->src_pos = NULL;
+}
+
+/* A cursor on every member of group `grp`, each at its first live row. */
+static int open_group(bronze_scan *s, const bronze_group *grp)
+{
 	floe_vector *probe[64];
-	int error = -1;
-	for (size_t k = 0; k < s->n_want; k++)
-		floe_pg_copy_vector_init(&g.vec[k], &s->cols->copy[s->want[k]]);
-	if (s->keys->n > 64 || key_view(s, probe, g.vec) < 0) {
-		floe_error_set(FLOE_ERR_INTERNAL, "a merged scan must read the key columns (a bug in floe)");
-		goto cleanup;
+	if (s->keys->n > 64 || key_view(s, probe, s->vec) < 0)
+		return floe_error_set(FLOE_ERR_INTERNAL, "a merged scan must read the key columns (a bug in floe)");
+	s->cursors = floe_xcalloc(grp->n + 1, sizeof(*s->cursors));
+	s->src_member = floe_xmalloc(BRONZE_BATCH_ROWS * sizeof(*s->src_member));
+	s->src_pos = floe_xmalloc(BRONZE_BATCH_ROWS * sizeof(*s->src_pos));
+	s->n_cursors = grp->n;
+	for (size_t i = 0; i < grp->n; i++)
+		s->cursors[i].done = true; /* until opened: nothing to release */
+	for (size_t i = 0; i < grp->n; i++) {
+		bronze_cursor *c = &s->cursors[i];
+		c->f = grp->members[i];
+		c->vec = floe_arena_alloc(s->arena, (s->n_want + 1) * sizeof(floe_vector));
+		key_view(s, c->keys, c->vec);
+		if (floe_iceberg_parquet_open(&c->reader, floe_iceberg_table_storage(s->table), c->f->file.path,
+					      NULL) < 0)
+			return -1;
+		c->done = false;
+		if (cursor_settle(s, c) < 0)
+			return -1;
 	}
-	for (size_t mi = 0; mi < grp->n; mi++)
-		if (gather_member(s, grp, mi, &g) < 0)
-			goto cleanup;
-	sort_gathered(s, &g);
-	s->merged = true;
-	s->rows = g.n;
-	s->row = 0;
-	error = 0;
-cleanup:
 	for (size_t k = 0; k < s->n_want; k++)
-		floe_vector_free(&g.vec[k]);
-	free(g.member);
-	free(g.pos);
-	return error;
+		floe_pg_copy_vector_init(&s->vec[k], &s->cols->copy[s->want[k]]);
+	s->merged = true;
+	s->rows = s->row = 0;
+	return 0;
 }
 
-/* Open files[file]: a data file to stream, or a group to gather. */
+/* The member whose current row comes first (ties: the earlier member), and the runner-up. */
+static void pick(const bronze_scan *s, size_t n, bronze_cursor **best, bronze_cursor **next)
+{
+	*best = *next = NULL;
+	for (size_t i = 0; i < n; i++) {
+		bronze_cursor *c = &s->cursors[i];
+		if (c->done)
+			continue;
+		if (!*best || bronze_key_cmp(s->keys, c->keys, c->row, (*best)->keys, (*best)->row) < 0) {
+			*next = *best;
+			*best = c;
+		} else if (!*next || bronze_key_cmp(s->keys, c->keys, c->row, (*next)->keys, (*next)->row) < 0) {
+			*next = c;
+		}
+	}
+}
+
+/*
+ * The group's next rows in key order into s->vec, up to a batch: runs of one member's live rows
+ * that come before every other member's current row, copied a run at a time. 1, or 0 at its end.
+ * Members are key-sorted; should one not be, the rows come out of order and the readers' order
+ * checks say so.
+ */
+static int next_batch(bronze_scan *s)
+{
+	bronze_cursor *best, *next;
+	size_t n = 0;
+	for (size_t k = 0; k < s->n_want; k++)
+		floe_vector_clear(&s->vec[k]);
+	while (n < BRONZE_BATCH_ROWS) {
+		pick(s, s->n_cursors, &best, &next);
+		if (!best)
+			break;
+		size_t from = best->row, end = cursor_live_end(best), to = from + 1;
+		if (end > from + (BRONZE_BATCH_ROWS - n))
+			end = from + (BRONZE_BATCH_ROWS - n);
+		while (to < end && (!next || bronze_key_cmp(s->keys, best->keys, to, next->keys, next->row) < 0))
+			to++;
+		for (size_t k = 0; k < s->n_want; k++)
+			floe_vector_append_rows(&s->vec[k], &best->vec[k], from, to - from);
+		for (size_t r = from; r < to; r++, n++) {
+			s->src_member[n] = (size_t)(best - s->cursors);
+			s->src_pos[n] = best->offset + (int64_t)r;
+		}
+		best->row = to;
+		if (cursor_settle(s, best) < 0)
+			return -1;
+	}
+	s->rows = n;
+	s->row = 0;
+	return n > 0;
+}
+
+/* The next row group of the open data file with rows: 1, or 0 at its end. */
+static int next_row_group(bronze_scan *s)
+{
+	const floe_parquet_meta *m = floe_parquet_reader_meta(s->reader);
+	while (s->row_group < m->n_row_groups && m->row_groups[s->row_group].num_rows == 0)
+		s->row_group++;
+	if (s->row_group == m->n_row_groups)
+		return 0;
+	return read_row_group(s) < 0 ? -1 : 1;
+}
+
+/* Open files[file]: a data file to stream, or a group to merge. */
 static int open_file(bronze_scan *s)
 {
 	const bronze_group *grp = s->groups ? s->groups[s->file] : NULL;
+	close_group(s);
+	free_vectors(s);
 	s->merged = false;
 	if (!grp)
 		return open_path(s, s->files[s->file]->path);
-	return load_group(s, grp);
+	return open_group(s, grp);
 }
 
 void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos)
@@ -271,20 +345,15 @@ int bronze_scan_next(bronze_scan *s)
 			return 0;
 		if (open_file(s) < 0)
 			return -1;
-		if (s->merged && s->rows)
-			return 1;
 	} else if (!s->merged) {
 		s->row_group++;
 	}
 	for (;;) {
-		if (!s->merged) { /* a group is read whole: after its rows comes the next file */
-			const floe_parquet_meta *m = floe_parquet_reader_meta(s->reader);
-			while (s->row_group < m->n_row_groups && m->row_groups[s->row_group].num_rows == 0)
-				s->row_group++;
-			if (s->row_group < m->n_row_groups)
-				return read_row_group(s) < 0 ? -1 : 1;
-		}
+		int rc = s->merged ? next_batch(s) : next_row_group(s);
+		if (rc != 0)
+			return rc;
 		if (++s->file == s->n_files) {
+			close_group(s);
 			free_vectors(s);
 			s->rows = s->row = 0;
 			s->merged = false;
@@ -292,13 +361,12 @@ int bronze_scan_next(bronze_scan *s)
 		}
 		if (open_file(s) < 0)
 			return -1;
-		if (s->merged && s->rows)
-			return 1;
 	}
 }
 
 void bronze_scan_close(bronze_scan *s)
 {
+	close_group(s);
 	free_vectors(s);
 	floe_parquet_reader_free(s->reader);
 	s->reader = NULL;

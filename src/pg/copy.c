@@ -205,6 +205,17 @@ static int finish(floe_pg_copy *c)
 	return error;
 }
 
+/* After the trailer: the end of the COPY and its result (a later query, even one sent without
+ * waiting, finds the connection idle). */
+static int to_end(floe_pg_copy *c)
+{
+	char *buf = NULL;
+	int len;
+	while ((len = PQgetCopyData(floe_pg_conn(c->pg), &buf, 0)) >= 0)
+		PQfreemem(buf);
+	return len == -1 ? finish(c) : (finish(c), floe_pg_result_error(c->pg, NULL, "COPY … TO STDOUT"));
+}
+
 int floe_pg_copy_next(floe_pg_copy *c, floe_vector *vectors, size_t max_rows, size_t max_bytes,
 		      size_t *rows_out)
 {
@@ -228,6 +239,8 @@ int floe_pg_copy_next(floe_pg_copy *c, floe_vector *vectors, size_t max_rows, si
 		if (rc < 0)
 			return -1;
 		n += (size_t)(c->rows - before);
+		if (c->done && to_end(c) < 0) /* the trailer: read the end, so the connection is idle again */
+			return -1;
 	}
 	*rows_out = n;
 	return 0;

@@ -56,6 +56,16 @@ int floe_pg_query(floe_pg_result **out, floe_pg *pg, const char *sql, int nparam
 /* Run a statement that returns no rows. */
 int floe_pg_exec(floe_pg *pg, const char *sql);
 
+/*
+ * A query (no parameters) sent to run while the caller does other work (pending.c); nothing
+ * else may run on `pg` until it is collected (its result or error, as floe_pg_query's; frees
+ * the handle) or freed (waits for it and drops the result; NULL is fine).
+ */
+typedef struct floe_pg_pending floe_pg_pending;
+int floe_pg_send(floe_pg_pending **out, floe_pg *pg, const char *sql);
+int floe_pg_collect(floe_pg_result **out, floe_pg_pending *p);
+void floe_pg_pending_free(floe_pg_pending *p);
+
 int floe_pg_result_rows(const floe_pg_result *r);
 /* Rows an INSERT, UPDATE, DELETE or COPY touched (PQcmdTuples); 0 for others. */
 long long floe_pg_result_affected(const floe_pg_result *r);

@@ -471,3 +471,168 @@ FLOE_TEST(bronze_write_mode_defaults_to_merge_on_read_for_cdc)
 	FLOE_CHECK(bronze_mor_enabled(&c, "public.orders", false));
 	FLOE_CHECK(!bronze_mor_enabled(&c, "public.events", false));
 }
+
+/* Read unit 0 of the table's live files: ids and texts into out (at most 64), the path of each row. */
+static size_t read_first_unit(table_env *e, int64_t *ids, char texts[][16], const char **paths, size_t *members)
+{
+	floe_iceberg_scan *scan = NULL;
+	bronze_units u;
+	floe_vector lo, up;
+	size_t all[2] = { 0, 1 }, n = 0;
+	bronze_scan s;
+	floe_vector_init(&lo, FLOE_VEC_LONG, 0);
+	floe_vector_init(&up, FLOE_VEC_LONG, 0);
+	if (floe_iceberg_table_plan_live(&scan, e->a, e->l.table, -1) < 0 ||
+	    bronze_mor_units(&u, e->a, scan, &e->l.cols.schema->fields[0], &e->l.cols.copy[0], 1000, &lo, &up) ||
+	    !u.groups[0])
+		return 0;
+	*members = u.groups[0]->n;
+	bronze_scan_init(&s, e->a, e->l.table, &e->l.cols, u.files, 1, all, 2);
+	bronze_scan_groups(&s, u.groups, &e->l.keys);
+	while (n < 64 && bronze_scan_next(&s) > 0) {
+		size_t len = 0;
+		const uint8_t *v = floe_vector_bytes(&s.vec[1], s.row, &len);
+		int64_t pos = -1;
+		ids[n] = s.vec[0].v.i64[s.row];
+		snprintf(texts[n], 16, "%.*s", (int)len, (const char *)v);
+		bronze_scan_position(&s, &paths[n], &pos);
+		n++;
+	}
+	bronze_scan_close(&s);
+	floe_vector_free(&lo);
+	floe_vector_free(&up);
+	return n;
+}
+
+FLOE_TEST(bronze_scan_merges_a_range_of_several_deltas_as_it_streams)
+{
+	table_env e;
+	int rc = 0;
+	FLOE_CHECK(env_table(&e));
+	e.config.bronze.write_mode = "merge-on-read";
+	/* run 1: 4 changes, 7 and 21 are new; run 2: 4 and 12 change, 9 is new, 16 is gone */
+	static const int64_t ids1[] = { 4, 7, 21 }, ids2[] = { 4, 9, 12 }, keys2[] = { 4, 9, 12, 16 };
+	static const char *const text1[] = { "a4", NULL, NULL }, *const text2[] = { "b4", NULL, "b12" };
+	FLOE_CHECK(merge(&e, ids1, text1, 3, ids1, 3, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	FLOE_CHECK(merge(&e, ids2, text2, 3, keys2, 4, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	int64_t ids[64];
+	char texts[64][16];
+	const char *paths[64];
+	size_t members = 0, n = read_first_unit(&e, ids, texts, paths, &members);
+	static const int64_t want[] = { 2, 4, 6, 7, 8, 9, 10, 12, 14, 18, 20, 21 };
+	FLOE_CHECK(members == 3 && n == 12);
+	for (size_t i = 0; i < n && n == 12; i++)
+		FLOE_CHECK(ids[i] == want[i]);
+	if (n == 12) {
+		/* the newest version of each key, each row named by the file it came from */
+		FLOE_CHECK_STR(texts[1], "b4");
+		FLOE_CHECK_STR(texts[7], "b12");
+		FLOE_CHECK_STR(texts[3], "v7");
+		FLOE_CHECK(strcmp(paths[0], e.initial[0]) == 0 && strcmp(paths[2], e.initial[0]) == 0);
+		FLOE_CHECK(strcmp(paths[1], paths[5]) == 0 && strcmp(paths[1], paths[7]) == 0); /* run 2's delta */
+		FLOE_CHECK(strcmp(paths[3], paths[11]) == 0 && strcmp(paths[3], paths[1]) != 0); /* run 1's */
+		FLOE_CHECK(strcmp(paths[3], e.initial[0]) != 0);
+	}
+	env_table_close(&e);
+}
+
+/* Whether path is among the compaction's removed files. */
+static bool removed(const table_env *e, const char *path)
+{
+	for (size_t i = 0; i < e->l.n_removed; i++)
+		if (strcmp(e->l.removed[i], path) == 0)
+			return true;
+	return false;
+}
+
+FLOE_TEST(bronze_compaction_keeps_a_big_file_without_deletes_and_folds_its_deltas)
+{
+	table_env e;
+	int rc = 0;
+	const char *skip = NULL;
+	floe_bronze_compaction when = { true, 10, 20 };
+	FLOE_CHECK(env_table(&e));
+	e.config.bronze.write_mode = "merge-on-read";
+	/* two runs insert into the first file's range (ids 2-20): two deltas, no deletes */
+	static const int64_t ids1[] = { 7, 9 }, ids2[] = { 11 };
+	FLOE_CHECK(merge(&e, ids1, NULL, 2, ids1, 2, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	FLOE_CHECK(merge(&e, ids2, NULL, 1, ids2, 1, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	const char *delta1 = NULL;
+	floe_iceberg_scan *scan = NULL;
+	FLOE_CHECK(floe_iceberg_table_plan_live(&scan, e.a, e.l.table, -1) == 0 && scan->n_files == 5);
+	e.l.n_removed = 0;
+	e.l.keys.unmergeable = NULL; /* this table has no watermark; compaction needs the key alone */
+	e.config.bronze.target_file_rows = 40; /* small: under 10 rows */
+	FLOE_CHECK(bronze_merge_compact(&e.l, &when, &skip) == 0 && skip == NULL);
+	/* the two deltas (3 rows) fold into one file; the first file (10 rows, no deletes) stays */
+	FLOE_CHECK(e.l.n_removed == 2 && !removed(&e, e.initial[0]));
+	FLOE_CHECK(e.l.out.n == 1 && e.l.out.files[0].record_count == 3);
+	for (size_t i = 0; scan && i < scan->n_files; i++)
+		if (strcmp(scan->files[i].file.path, e.initial[0]) != 0 && scan->files[i].file.record_count == 2)
+			delta1 = scan->files[i].file.path;
+	FLOE_CHECK(delta1 && removed(&e, delta1));
+	bronze_files_discard(&e.l.out, 0);
+	/* a delete in the first file: then it is rewritten with its deltas */
+	static const int64_t gone[] = { 4 };
+	FLOE_CHECK(merge(&e, NULL, NULL, 0, gone, 1, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	e.l.n_removed = 0;
+	FLOE_CHECK(bronze_merge_compact(&e.l, &when, &skip) == 0 && skip == NULL);
+	FLOE_CHECK(e.l.n_removed == 4 && removed(&e, e.initial[0])); /* 3 data files and the delete file */
+	FLOE_CHECK(e.l.out.n == 1 && e.l.out.files[0].record_count == 12);
+	bronze_files_discard(&e.l.out, 0);
+	env_table_close(&e);
+}
+
+FLOE_TEST(bronze_files_written_on_a_thread_of_their_own_come_out_whole_and_in_order)
+{
+	table_env e;
+	FLOE_CHECK(env_table(&e));
+	int64_t ids[25];
+	for (int i = 0; i < 25; i++)
+		ids[i] = 100 + i;
+	bronze_files_init(&e.l.out, e.a, e.l.table, &e.l.cols, 10, 0);
+	FLOE_CHECK(bronze_files_async_start(&e.l.out) == 0 && e.l.out.async != NULL);
+	bool ok = true;
+	for (size_t from = 0; from < 25; from += 5) { /* batches of 5: two per file, handed back empty */
+		floe_vector *batch = rows_of(&e, ids + from, NULL, 5);
+		ok &= bronze_files_write_async(&e.l.out, batch) == 0 && batch[0].len == 0;
+		bronze_vectors_free(batch, 2);
+	}
+	FLOE_CHECK(ok && bronze_files_close(&e.l.out) == 0 && bronze_files_async_stop(&e.l.out) == 0);
+	FLOE_CHECK(e.l.out.async == NULL && e.l.out.n == 3);
+	const floe_iceberg_data_file *files[3] = { NULL };
+	for (size_t f = 0; f < 3 && e.l.out.n == 3; f++)
+		files[f] = &e.l.out.files[f];
+	FLOE_CHECK(files[2] && files[0]->record_count == 10 && files[1]->record_count == 10 &&
+		   files[2]->record_count == 5);
+	size_t all[2] = { 0, 1 };
+	int64_t next = 100;
+	int rc = 0;
+	bronze_scan s;
+	bronze_scan_init(&s, e.a, e.l.table, &e.l.cols, files, files[2] ? 3 : 0, all, 2);
+	while ((rc = bronze_scan_next(&s)) > 0)
+		ok &= s.vec[0].v.i64[s.row] == next++;
+	bronze_scan_close(&s);
+	FLOE_CHECK(rc == 0 && ok && next == 125);
+	bronze_files_discard(&e.l.out, 0);
+	env_table_close(&e);
+}
+
+FLOE_TEST(bronze_copy_on_write_merges_a_range_merge_on_read_left_overlapping)
+{
+	table_env e;
+	int rc = 0;
+	FLOE_CHECK(env_table(&e));
+	e.config.bronze.write_mode = "merge-on-read";
+	static const int64_t ids[] = { 7, 9 }; /* a delta inside the first file's range, no deletes */
+	FLOE_CHECK(merge(&e, ids, NULL, 2, ids, 2, &rc) == NULL && rc == 0 && commit_mor(&e) > 0);
+	/* the table back to copy-on-write: a change in that range rewrites the file and its delta */
+	e.config.bronze.write_mode = "copy-on-write";
+	static const int64_t upd[] = { 8 };
+	static const char *const text[] = { "new" };
+	FLOE_CHECK(merge(&e, upd, text, 1, upd, 1, &rc) == NULL && rc == 0);
+	FLOE_CHECK(!e.l.mor && e.l.n_removed == 2 && removed(&e, e.initial[0]));
+	FLOE_CHECK(e.l.out.n == 2 && e.l.out.files[0].record_count + e.l.out.files[1].record_count == 12);
+	bronze_files_discard(&e.l.out, 0);
+	env_table_close(&e);
+}

@@ -394,8 +394,9 @@ cleanup:
  * A relationships test reads its parent at the parent's current snapshot (view floe_parent_<i>),
  * recorded for the publish (job->parents). When the table's other rows passed this very error test
  * at the last publish against parent snapshot P0, only rows that can fail now are read — those
- * whose foreign key is a new row's, or a key P0 had and the parent removed since — from both sides:
- * the same verdict as the whole test. Otherwise (or P0 no longer planned) *child stays, the whole test.
+ * whose foreign key is a new row's, or a key P0 had and the parent removed since (when it removed
+ * none: the new rows alone) — from both sides: the same verdict as the whole test. Otherwise (or
+ * P0 no longer planned) *child stays: the whole test.
  */
 static int relationships_scope(silver_job *job, const floe_lock_test *t, size_t i, const char **child,
 			       const char **parent)
@@ -426,7 +427,9 @@ static int relationships_scope(silver_job *job, const floe_lock_test *t, size_t 
 		floe_error_clear(); /* P0 expired, say: the whole test */
 		goto cleanup;
 	}
-	*child = rows_of_keys(job, *child, "floe_w", t->columns, t->columns, t->n_columns, keys);
+	/* the parent removed nothing since: only a new row can be an orphan (the kept rows are not read) */
+	*child = from == now->snapshot_id ? "floe_fresh"
+					  : rows_of_keys(job, *child, "floe_w", t->columns, t->columns, t->n_columns, keys);
 	*parent = rows_of_keys(job, view, "floe_q", t->fields, t->columns, t->n_fields, keys);
 	goto cleanup;
 fail:

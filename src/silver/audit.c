@@ -394,8 +394,8 @@ cleanup:
  * A relationships test reads its parent at the parent's current snapshot (view floe_parent_<i>),
  * recorded for the publish (job->parents). When the table's other rows passed this very error test
  * at the last publish against parent snapshot P0, only rows that can fail now are read — those
- * whose foreign key is a new row's, or a key P0 had and the parent removed since (when it removed
- * none: the new rows alone) — from both sides: the same verdict as the whole test. Otherwise (or
+ * whose foreign key is a new row's, or a key P0 had and the parent removed since (the parent still at
+ * P0: the new rows alone) — from both sides: the same verdict as the whole test. Otherwise (or
  * P0 no longer planned) *child stays: the whole test.
  */
 static int relationships_scope(silver_job *job, const floe_lock_test *t, size_t i, const char **child,

@@ -7,7 +7,11 @@
 #            $WRITE_MODE (default merge-on-read: what a user with small changes over uuid keys
 #            chooses, docs/merge-on-read.md; orders and payments load incrementally, the other
 #            seven in full), generate, then `floe run --layer bronze` (loaded and reconciled once,
-#            not timed); dbt reads the very same bronze tables
+#            not timed); dbt reads the very same bronze tables. BRONZE=cdc: every bronze table by
+#            CDC instead (`[bronze] cdc = true`, `[cdc] create-slot = true`; the reader gets
+#            REPLICATION and the publications are made by the "DBA" here, as bench/bronze/cdc.sh
+#            does — `floe stack up` runs wal_level = logical), so each table moves by merge-on-read
+#            deltas and silver's diff reads only those (docs/cdc.md)
 #   floe     `floe run --layer silver --full-refresh`: every silver table rendered, run in floe's
 #            DuckDB over the verified bronze snapshot, tested and published (each must be `built`)
 #   dbt      `dbt build --full-refresh` from pipeline/dbt with dbt-core + dbt-duckdb (.venv-dbt,
@@ -21,6 +25,7 @@
 # also appended to bench/RESULTS.md.
 #
 #   SCALE=10 bench/silver/run.sh      # orders ≈ 1 M rows
+#   SCALE=10 BRONZE=cdc bench/silver/run.sh
 set -euo pipefail
 
 NAME=silver
@@ -29,6 +34,7 @@ NAME=silver
 SCALE="${SCALE:-10}"
 PAIRS="${PAIRS:-3}"
 WRITE_MODE="${WRITE_MODE:-merge-on-read}"
+BRONZE="${BRONZE:-plan}" # plan: the plan's full/incremental modes; cdc: every table by CDC
 DBT="${FLOE_DBT:-$ROOT/.venv-dbt/bin/dbt}"
 PY="$ROOT/.venv/bin/python"
 [ -x "$DBT" ] || { echo "bench: dbt not found at $DBT: run scripts/setup-dbt.sh (or set FLOE_DBT)" >&2; exit 2; }
@@ -42,8 +48,21 @@ PSQL=(psql -X -q -At -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U postgres shop)
 "$FLOE" init --source "127.0.0.1:$PORT/shop" --source-user floe_reader "$WORK" >/dev/null
 sed -i "s/^\[bronze\]\$/[bronze]\nwrite-mode = \"$WRITE_MODE\"/" "$WORK/floe.toml"
 grep -q "^write-mode = \"$WRITE_MODE\"" "$WORK/floe.toml" || { echo "bench: could not set write-mode" >&2; exit 2; }
+if [ "$BRONZE" = cdc ]; then
+	project=bench # the publications' names: floe_<project>_<schema>_<table>
+	sed -i "0,/^name = .*/s//name = \"$project\"/" "$WORK/floe.toml"
+	grep -q "^name = \"$project\"" "$WORK/floe.toml" || { echo "bench: could not set the project name" >&2; exit 2; }
+	"${PSQL[@]}" -c 'ALTER ROLE floe_reader REPLICATION'
+	for t in $("${PSQL[@]}" -c "select tablename from pg_tables where schemaname = 'public'"); do
+		"${PSQL[@]}" -c "CREATE PUBLICATION \"floe_${project}_public_$t\" FOR TABLE public.\"$t\""
+	done
+	sed -i "s/^\[bronze\]\$/[bronze]\ncdc = true/" "$WORK/floe.toml"
+	printf '\n[cdc]\ncreate-slot = true\n' >>"$WORK/floe.toml"
+elif [ "$BRONZE" != plan ]; then
+	echo "bench: BRONZE is plan or cdc, not $BRONZE" >&2; exit 2
+fi
 "$FLOE" -C "$WORK" generate >/dev/null
-"$FLOE" -C "$WORK" run --layer bronze >/dev/null
+"$FLOE" -C "$WORK" run --layer bronze >"$WORK/out" || { tail -c 4000 "$WORK/out" >&2; exit 1; }
 DBTDIR="$WORK/pipeline/dbt"
 
 # timed CMD...: runs CMD (its stdout in $WORK/out), prints "wall-seconds peak-RSS-kB cpu-seconds"
@@ -83,6 +102,18 @@ dbt_full() {
 	{ grep -o "Done\. PASS=.*" "$WORK/out" || true; } | tail -1 >"$WORK/dbt-done"
 }
 dbt_version() { "$DBT" --version 2>/dev/null | sed -n "s/^ *- $1: *\([0-9.]*\).*/\1/p"; }
+# steps: the silver build's step times of the last `floe -vv` run ($WORK/err): the total, each
+# step summed over the tables (the eight largest; tests by kind), then the five largest single table steps
+steps() {
+	local lines
+	lines=$(sed -n 's/.* \(silver\.[a-z_]*\): \([^:]*\) \([0-9.]*\) s$/\3|\1|\2/p' "$WORK/err")
+	printf '%s\n' "$lines" | awk -F'|' '{ t += $1 } END { printf "%.2f in all — ", t }'
+	printf '%s\n' "$lines" | awk -F'|' '{ k = $3; if (match(k, /^(relationships|unique|not_null|check|accepted_values)_/))
+			k = "test " substr(k, 1, RLENGTH - 1); s[k] += $1 } END { for (k in s) printf "%.2f|%s\n", s[k], k }' |
+		sort -gr | head -8 | awk -F'|' '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }'
+	printf '; largest: '
+	printf '%s\n' "$lines" | sort -t'|' -gr | head -5 | awk -F'|' '{ printf "%s%s %s %s", (NR > 1 ? ", " : ""), $2, $3, $1 }'
+}
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 pct() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
@@ -107,12 +138,13 @@ dcmed=$(printf '%s' "$dbt_cpus" | median)
 
 rows_orders=$("${PSQL[@]}" -c 'select count(*) from orders')
 per=$((rows_orders / 1000 / 3 + 1))
-incr_md=""
+incr_md="" steps_md=""
 for i in 1 2; do
 	"$FLOE" -C "$WORK" shop tick --orders "$per" --updates "$per" --deletes "$per" >/dev/null
-	"$FLOE" -C "$WORK" run --layer bronze >/dev/null
-	r=$(timed "$FLOE" -C "$WORK" run --layer silver --json)
+	"$FLOE" -C "$WORK" run --layer bronze >"$WORK/out" || { tail -c 4000 "$WORK/out" >&2; exit 1; }
+	r=$(timed "$FLOE" -vv -C "$WORK" run --layer silver --json)
 	c=$(check_silver incr)
+	steps_md+="incremental $i, where the time went (\`floe -vv\`, wall s summed over the tables; the largest table steps): $(steps)"$'\n\n'
 	read -r it im ic <<<"$r"
 	read -r _ _ changed how <<<"$c"
 	incr_md+="| incremental $i (tick: $per new, $per progressed, $per deleted orders) | $it | $(pct "$it" "$fmed") % | $ic | $(pct "$ic" "$fcmed") % | $how | $changed | $((im / 1024)) |"$'\n'
@@ -122,7 +154,7 @@ block=$(cat <<MD
 
 ### silver build: floe vs dbt build, and incremental — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 
-Command: \`SCALE=$SCALE bench/silver/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); bronze write-mode $WRITE_MODE; dbt-core $(dbt_version installed), dbt-duckdb $(dbt_version duckdb); load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)
+Command: \`SCALE=$SCALE BRONZE=$BRONZE bench/silver/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); bronze write-mode $WRITE_MODE, bronze $BRONZE; dbt-core $(dbt_version installed), dbt-duckdb $(dbt_version duckdb); load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)
 
 $n_tables silver tables, $silver_rows rows; orders: $rows_orders rows; dbt's last build: $(cat "$WORK/dbt-done").
 
@@ -135,6 +167,8 @@ Peak RSS: floe $((floe_rss / 1024)) MB, dbt $((dbt_rss / 1024)) MB.
 | after a 0.1 % change | floe run --layer silver s | / full build (median) | CPU s | / full build CPU (median) | silver tables built | changed keys | peak RSS MB |
 |---|---|---|---|---|---|---|---|
 ${incr_md%$'\n'}
+
+${steps_md%$'\n\n'}
 MD
 )
 echo "$block"

@@ -45,6 +45,7 @@ static int fresh_view(silver_build *b)
 	const char *passed = silver_built_from(b, "floe.tests-sha256");
 	silver_tests_sha(tests, b->s);
 	job->audit_fresh = passed && strcmp(passed, tests) == 0;
+	job->parents_tested = silver_built_from(b, "floe.parent-snapshots");
 	floe_buf_puts(&sql, "CREATE TEMP VIEW floe_fresh AS SELECT ");
 	int error = silver_put_select(&sql, job->arena, b->s, "");
 	floe_buf_puts(&sql, " FROM floe_build WHERE floe_row NOT IN (SELECT floe_row FROM floe_bad)");
@@ -214,9 +215,10 @@ static int publish(silver_build *b)
 	char tests[FLOE_SHA256_HEX_LEN + 1];
 	silver_tests_sha(tests, b->s);
 	floe_iceberg_kv sum[] = { { "floe.run-id", job->run_id }, { "floe.bronze-snapshot-id", snap },
-				  { "floe.model-sha256", b->model_sha }, { "floe.tests-sha256", tests } };
+				  { "floe.model-sha256", b->model_sha }, { "floe.tests-sha256", tests },
+				  { "floe.parent-snapshots", job->parents } };
 	floe_iceberg_commit_opts o = FLOE_ICEBERG_COMMIT_OPTS_INIT;
-	o.summary = sum, o.n_summary = 4;
+	o.summary = sum, o.n_summary = job->parents ? 5 : 4;
 	o.expect_snapshot_id = b->previous && b->previous->snapshot_id > 0 ? b->previous->snapshot_id
 									    : FLOE_ICEBERG_NO_SNAPSHOT;
 	if (silver_store_files(b) < 0)

@@ -144,6 +144,39 @@ static int same_files(silver_job *job, floe_iceberg_table *t, floe_iceberg_scan_
 	return 1;
 }
 
+/* View `name`: the rows of the `removed` files and those at the `deleted` files' positions. */
+static int removed_union(silver_job *job, floe_iceberg_table *t, const floe_iceberg_scan *now,
+			 floe_iceberg_scan_file *removed, size_t n_removed, floe_iceberg_scan_file *deleted,
+			 size_t n_deleted, const char *name)
+{
+	const char *files = floe_arena_printf(job->arena, "%s_files", name);
+	const char *rows = floe_arena_printf(job->arena, "%s_rows", name);
+	floe_iceberg_scan part = *now;
+	part.files = deleted, part.n_files = n_deleted;
+	if (files_view(job, t, n_deleted ? files : name, now, removed, n_removed) < 0)
+		return -1;
+	if (n_deleted == 0)
+		return 0;
+	if (floe_query_view_deleted(job->engine, job->arena, "main", rows, floe_iceberg_table_storage(t), &part,
+				    now->schema) < 0)
+		return -1;
+	const char *sql = floe_arena_printf(job->arena, "CREATE VIEW %s AS SELECT * FROM %s UNION ALL SELECT * FROM %s",
+					    name, files, rows);
+	return floe_engine_exec(job->engine, sql);
+}
+
+int silver_removed_rows(silver_job *job, floe_iceberg_table *t, const floe_iceberg_scan *now, int64_t from,
+			const char *name)
+{
+	floe_iceberg_scan *before = NULL;
+	floe_iceberg_scan_file *removed, *deleted;
+	if (floe_iceberg_table_plan_live(&before, job->arena, t, from) < 0)
+		return -1;
+	size_t n_removed = files_minus(job->arena, before, now, &removed);
+	size_t n_deleted = newly_deleted(job->arena, now, before, &deleted);
+	return removed_union(job, t, now, removed, n_removed, deleted, n_deleted, name);
+}
+
 /*
  * floe_removed: the rows of snapshot `before` that `now` no longer has — those of the files it
  * removed (as `before` read them) and, merge-on-read, those it deleted from files it kept.
@@ -160,17 +193,7 @@ static int removed_view(silver_job *job, floe_iceberg_table *bronze, const floe_
 	if (same) /* nothing to read: no row changed */
 		*n_added = n_removed = 0;
 	job->same_bytes = same;
-	floe_iceberg_scan part = *now;
-	part.files = deleted, part.n_files = n_deleted;
-	if (files_view(job, bronze, n_deleted ? "floe_removed_files" : "floe_removed", now, removed, n_removed) < 0)
-		return -1;
-	if (n_deleted == 0)
-		return 0;
-	if (floe_query_view_deleted(job->engine, job->arena, "main", "floe_deleted_rows", floe_iceberg_table_storage(bronze),
-				    &part, now->schema) < 0)
-		return -1;
-	return floe_engine_exec(job->engine, "CREATE VIEW floe_removed AS SELECT * FROM floe_removed_files UNION ALL "
-					     "SELECT * FROM floe_deleted_rows");
+	return removed_union(job, bronze, now, removed, n_removed, deleted, n_deleted, "floe_removed");
 }
 
 /*

@@ -43,6 +43,9 @@ typedef struct silver_job {
 	bool audit_fresh;                 /* the table's other rows passed these very error tests when published:
 	                                     error row tests read floe_fresh (the new rows) only, uniqueness
 	                                     only the groups of a new row's values */
+	const char *parents_tested;       /* the last publish's floe.parent-snapshots (NULL: none) */
+	const char *parents;              /* "silver.orders=12;…": the parent snapshots this build's
+	                                     relationships tests read (floe.parent-snapshots at publish) */
 } silver_job;
 
 /* The schema source() reads bronze's verified snapshot under (the whole of it, whatever the scope). */
@@ -145,6 +148,13 @@ void silver_put_equal(floe_buf *sql, const char *const *cols, size_t n, const ch
  * JOIN …" (keep the others): joins, not [NOT] EXISTS, whose correlated plan cost DuckDB 5x the CPU.
  */
 void silver_put_changed(floe_buf *sql, const floe_lock_silver *s, const char *alias, bool changed);
+
+/*
+ * View `name` (in main): the rows of table `t`'s snapshot `from` that snapshot `now` (planned
+ * live) no longer has — of the files it removed, and at the positions its delete files added.
+ */
+int silver_removed_rows(silver_job *job, floe_iceberg_table *t, const floe_iceberg_scan *now, int64_t from,
+			const char *name);
 
 /*
  * "bronze"."X", what source() reads: the verified snapshot whole, or — incremental — only the

@@ -141,3 +141,42 @@ def test_a_full_load_of_unchanged_rows_is_recognised_by_its_bytes(src, proj):
     i = silver["silver.items"]
     assert i["state"] == "built" and i["changed_keys"] == 1 and SAME not in i["detail"], i
     assert rows(proj, "silver.items") == source(src, "select * from items")
+
+
+NARROWED = "floe.parent-snapshots"
+
+
+def relationships_test(d):
+    lock = json.loads((d / "pipeline" / "lakehouse.lock.json").read_text())
+    items = next(t for t in lock["tables"] if t.get("silver", {}).get("table") == "silver.items")
+    return next(t["name"] for t in items["silver"]["tests"] if t["kind"] == "relationships")
+
+
+def test_an_incremental_relationships_test_records_the_parent_snapshot_it_passed_against(src, proj):
+    # a child row changes, the parent does not: the test reads the new row's foreign key only, and the
+    # publish records the parent snapshot it passed against (what the next build narrows from)
+    src.admin("UPDATE items SET qty = 97 WHERE item_id = 13")
+    r, silver = run(src, proj)
+    i = silver["silver.items"]
+    assert r.rc == 0 and i["state"] == "built" and i["changed_keys"] == 1 and i["tests"]["failed"] == 0, i
+    tags = catalog(proj).load_table("silver.tags").current_snapshot().snapshot_id
+    summary = catalog(proj).load_table("silver.items").current_snapshot().summary
+    assert f"{relationships_test(proj)}={tags};" in summary[NARROWED], summary
+
+
+def test_a_narrowed_relationships_test_finds_the_orphans_of_a_deleted_parent_row(src, proj):
+    # the source's foreign key bypassed (replica role: no FK triggers): tag 'c' deleted under its
+    # items. The items' build is incremental (one unrelated row changed), so its relationships test
+    # reads the new row and the parent keys removed since the snapshot it last passed against —
+    # it must find every orphan the whole test would.
+    before = catalog(proj).load_table("silver.items").current_snapshot().snapshot_id
+    src.admin("UPDATE items SET qty = 96 WHERE item_id = 12")  # tag 'a': not an orphan
+    src.admin("SET session_replication_role = replica; DELETE FROM tags WHERE tag = 'c'")
+    orphans = source(src, "select item_id from items where tag = 'c'")
+    assert len(orphans) >= 10
+    r, silver = run(src, proj)
+    i = silver["silver.items"]
+    assert r.rc == 1 and i["state"] == "failed" and i["changed_keys"] == 1, i
+    assert f"{relationships_test(proj)} failed: {len(orphans)} rows" in i["error"], i
+    assert catalog(proj).load_table("silver.items").current_snapshot().snapshot_id == before
+    assert silver["silver.tags"]["state"] == "built", silver["silver.tags"]

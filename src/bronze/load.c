@@ -32,12 +32,13 @@
 
 typedef bronze_load load_state;
 
-/* The query without trailing blanks and semicolons, so it can be wrapped as a subquery. */
+/* The query without trailing blanks and semicolons, so it can be wrapped as a subquery, and ending
+ * in a newline, so a last line that is a `--` comment ends before the wrapper's closing parenthesis. */
 static const char *trimmed(floe_arena *a, const char *sql, size_t len)
 {
 	while (len && strchr(" \t\r\n;", sql[len - 1]))
 		len--;
-	return floe_arena_strndup(a, sql, len);
+	return floe_arena_printf(a, "%.*s\n", (int)len, sql);
 }
 
 static const char *extraction_sql(load_state *s)

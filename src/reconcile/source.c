@@ -37,14 +37,14 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The extraction query as a subquery: trailing blanks and semicolons dropped. */
+/* The extraction query as a subquery: trailing blanks and semicolons dropped, a newline added. */
 static const char *subquery_text(floe_arena *arena, const char *sql)
 {
 	size_t n = strlen(sql);
 	while (n > 0 && (sql[n - 1] == ';' || sql[n - 1] == ' ' || sql[n - 1] == '\n' || sql[n - 1] == '\t' ||
 			 sql[n - 1] == '\r'))
 		n--;
-	return floe_arena_strndup(arena, sql, n);
+	return floe_arena_printf(arena, "%.*s\n", (int)n, sql); /* a last `--` comment line ends here */
 }
 
 static int begin_snapshot(rc_source *src, const char *pg_snapshot)

@@ -66,7 +66,8 @@ static void with_new_deletes(silver_build *b, floe_iceberg_scan_file *file)
 {
 	size_t n = file->n_deleted;
 	int64_t *pos = floe_arena_alloc(b->job->arena, (file->n_deleted + b->n_dels + 1) * sizeof(*pos));
-	memcpy(pos, file->deleted, file->n_deleted * sizeof(*pos));
+	if (file->n_deleted) /* file->deleted is NULL when none */
+		memcpy(pos, file->deleted, file->n_deleted * sizeof(*pos));
 	for (size_t i = 0; i < b->n_dels; i++)
 		if (strcmp(b->dels[i].path, file->file.path) == 0)
 			pos[n++] = b->dels[i].pos;

@@ -1,7 +1,8 @@
 /*
  * digest.h — one-shot message digests of a buffer through libcrypto (hardware SHA and MD5 where
  * the processor has them): for the S3 backend's payload hashes and integrity headers, where a
- * whole 8 MiB part is hashed per request. base/sha256.h stays the portable streaming form.
+ * whole 8 MiB part is hashed per request, and under floe_sha256_hex (base/sha256.h), whose
+ * streaming form stays portable.
  */
 #ifndef FLOE_BASE_DIGEST_H
 #define FLOE_BASE_DIGEST_H

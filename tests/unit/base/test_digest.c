@@ -6,6 +6,7 @@
 #include "base/digest.h"
 #include "base/sha256.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +26,14 @@ FLOE_TEST(digest_sha256_agrees_with_the_portable_one)
 	char a[FLOE_DIGEST_SHA256_HEX_LEN + 1], b[FLOE_SHA256_HEX_LEN + 1];
 	for (size_t i = 0; i < n; i++)
 		data[i] = (unsigned char)(i * 2654435761u >> 13);
+	unsigned char d[FLOE_SHA256_LEN];
+	floe_sha256 ctx; /* the portable stream (floe_sha256_hex itself goes through libcrypto) */
+	floe_sha256_init(&ctx);
+	floe_sha256_update(&ctx, data, n);
+	floe_sha256_final(d, &ctx);
+	for (int i = 0; i < FLOE_SHA256_LEN; i++)
+		snprintf(b + 2 * i, 3, "%02x", d[i]);
 	FLOE_CHECK(floe_digest_sha256_hex(a, data, n) == 0);
-	floe_sha256_hex(b, data, n);
 	FLOE_CHECK_STR(a, b);
 	free(data);
 }

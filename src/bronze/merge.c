@@ -30,6 +30,7 @@
 #include "iceberg/data_file.h"
 #include "iceberg/metadata.h"
 #include "iceberg/table.h"
+#include "pg/introspect.h"
 #include "pg/pg.h"
 
 #include <stdlib.h>
@@ -1120,20 +1121,14 @@ cleanup:
 	return error;
 }
 
-/* Key column `c` of every requested key as one array literal: {"v1","v2"} (\ and " escaped). */
-static void key_array(floe_buf *out, const bronze_job *job, size_t nk, size_t c)
+/* Key column `c` of every requested key as one array literal: {"v1","v2"} (pg's text[] form). */
+static const char *key_array(merge *m, size_t c)
 {
-	floe_buf_putc(out, '{');
-	for (size_t i = 0; i < job->n_repair_keys; i++) {
-		floe_buf_puts(out, i ? ",\"" : "\"");
-		for (const char *p = job->repair_keys[i * nk + c]; *p; p++) {
-			if (*p == '\\' || *p == '"')
-				floe_buf_putc(out, '\\');
-			floe_buf_putc(out, *p);
-		}
-		floe_buf_putc(out, '"');
-	}
-	floe_buf_putc(out, '}');
+	const bronze_job *job = m->l->job;
+	const char **items = floe_arena_alloc(m->a, (job->n_repair_keys + 1) * sizeof(*items));
+	for (size_t i = 0; i < job->n_repair_keys; i++)
+		items[i] = job->repair_keys[i * m->k->n + c];
+	return floe_pg_array_literal(m->a, items, job->n_repair_keys);
 }
 
 /*
@@ -1147,16 +1142,14 @@ static const char *keys_relation(merge *m)
 {
 	const bronze_job *job = m->l->job;
 	const char **types = NULL;
-	floe_buf b = FLOE_BUF_INIT, arr = FLOE_BUF_INIT;
+	floe_buf b = FLOE_BUF_INIT;
 	const char *out = NULL;
 	if (key_types(m, &types) < 0)
 		goto cleanup;
 	floe_buf_puts(&b, "SELECT DISTINCT * FROM ROWS FROM (");
 	for (size_t c = 0; c < m->k->n; c++) {
-		floe_buf_clear(&arr);
-		key_array(&arr, job, m->k->n, c);
 		floe_buf_puts(&b, c ? ", pg_catalog.unnest(" : "pg_catalog.unnest(");
-		if (floe_pg_quote_literal(&b, m->l->pg, floe_buf_cstr(&arr)) < 0)
+		if (floe_pg_quote_literal(&b, m->l->pg, key_array(m, c)) < 0)
 			goto cleanup;
 		floe_buf_printf(&b, "::%s[])", types[c]);
 	}
@@ -1170,7 +1163,6 @@ static const char *keys_relation(merge *m)
 	out = floe_arena_strndup(m->a, floe_buf_cstr(&b), b.len);
 cleanup:
 	floe_buf_free(&b);
-	floe_buf_free(&arr);
 	return out;
 }
 

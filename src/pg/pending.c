@@ -22,8 +22,7 @@ int floe_pg_send(floe_pg_pending **out, floe_pg *pg, const char *sql)
 		return floe_pg_result_error(pg, NULL, sql);
 	floe_pg_pending *p = floe_xcalloc(1, sizeof(*p));
 	p->pg = pg;
-	p->sql = floe_xmalloc(strlen(sql) + 1);
-	memcpy(p->sql, sql, strlen(sql) + 1);
+	p->sql = floe_xstrndup(sql, strlen(sql));
 	*out = p;
 	return 0;
 }

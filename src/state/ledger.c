@@ -114,36 +114,22 @@ void floe_state_now(char *buf, size_t size)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 }
 
-/* The version check outside a transaction is the fast path; inside BEGIN IMMEDIATE it is read again,
- * because another process may have created or migrated the ledger while this one waited for the lock. */
-static int check_version(floe_db *db, int *version)
-{
-	if (floe_db_user_version(db, version) < 0)
-		return -1;
-	if (*version > LEDGER_VERSION) {
-		floe_error_set(FLOE_ERR_CONFIG, "the run ledger \"%s\" was written by a newer floe (version %d)",
-			       floe_db_path(db), *version);
-		floe_error_hint("Use that floe, or move .floe/state.db away to start a new ledger.");
-		return -1;
-	}
-	return 0;
-}
-
+/* Create or migrate the ledger's tables (floe_state_open holds .floe/ledger.lock around it). */
 static int migrate(floe_db *db)
 {
 	int version = 0;
-	if (check_version(db, &version) < 0)
+	if (floe_db_user_version(db, &version) < 0)
 		return -1;
+	if (version > LEDGER_VERSION) {
+		floe_error_set(FLOE_ERR_CONFIG, "the run ledger \"%s\" was written by a newer floe (version %d)",
+			       floe_db_path(db), version);
+		floe_error_hint("Use that floe, or move .floe/state.db away to start a new ledger.");
+		return -1;
+	}
 	if (version == LEDGER_VERSION)
 		return 0;
 	if (floe_db_begin(db) < 0)
 		return -1;
-	if (check_version(db, &version) < 0) {
-		floe_db_rollback(db);
-		return -1;
-	}
-	if (version == LEDGER_VERSION)
-		return floe_db_commit(db);
 	if ((version < 1 && floe_db_exec(db, schema_v1) < 0) || (version < 2 && floe_db_exec(db, schema_v2) < 0) ||
 	    (version < 3 && floe_db_exec(db, schema_v3) < 0) ||
 	    (version < 4 && floe_db_exec(db, schema_v4) < 0) || (version < 5 && floe_db_exec(db, schema_v5) < 0) ||

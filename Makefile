@@ -10,6 +10,7 @@
 #   make soak-mor             200 cycles of shop tick → floe run, merge-on-read with compaction and expiry
 #   make bench-shop           `floe shop generate` against psql COPY (bench/shop/run.sh)
 #   make bench-parquet        floe's Parquet writer vs DuckDB and pyarrow
+#   make bench-write-mode     the default write mode decided: the shop's pipeline after 0.1 %, copy-on-write vs merge-on-read (bench/bronze/write-mode.sh)
 #   make bench-parallel       one table's full load by 1, 2, 4 connections vs COPY (bench/bronze/parallel.sh)
 #   make bench-s3             a full bronze load to S3 (moto and gofakes3) vs local disk (bench/s3/run.sh)
 #   make bench-reconcile      md5 vs hashtextextended; floe reconcile V1-V3 vs COPY (bench/reconcile/run.sh)
@@ -62,7 +63,7 @@ LIB_OBJ += $(BUILD)/gen/console_assets.o
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 
 PHONY_INSTALL := install uninstall deb deb-check
-.PHONY: $(PHONY_INSTALL) all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-parallel bench-s3 bench-incremental bench-cdc bench-silver bench-reconcile scale-out soak-mor bench-serve rest-compat
+.PHONY: $(PHONY_INSTALL) all test unit it setup demo fuzz soak clean airflow-test bench-shop bench-parquet bench-bronze bench-parallel bench-write-mode bench-s3 bench-incremental bench-cdc bench-silver bench-reconcile scale-out soak-mor bench-serve rest-compat
 
 all: $(BUILD)/floe
 
@@ -145,6 +146,9 @@ bench-bronze: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/run.sh
 
 # One table's full load by 1, 2 and 4 connections against the COPY limit (docs/parallel-load.md).
+bench-write-mode: $(BUILD)/floe
+	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/write-mode.sh
+
 bench-parallel: $(BUILD)/floe
 	FLOE_BIN=$(abspath $(BUILD)/floe) SCALE=$(or $(SCALE),10) bench/bronze/parallel.sh
 

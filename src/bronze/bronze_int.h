@@ -247,9 +247,9 @@ const char *bronze_mor_units(bronze_units *out, floe_arena *a, const floe_iceber
 			     const floe_iceberg_field *key0, const floe_pg_copy_column *c0, size_t max_group_rows,
 			     floe_vector *lower, floe_vector *upper);
 
-/* Whether a table (its source name "schema.table"; `cdc`: loaded by CDC) loads merge-on-read
- * ([bronze] write-mode, [bronze.write-modes]; unset: merge-on-read for CDC tables only). */
-bool bronze_mor_enabled(const floe_config *config, const char *source_name, bool cdc);
+/* Whether a table (its source name "schema.table") loads merge-on-read ([bronze.write-modes],
+ * else [bronze] write-mode; unset: merge-on-read). */
+bool bronze_mor_enabled(const floe_config *config, const char *source_name);
 
 /* Write `dels` as the load's position delete file (l->delete_files). */
 int bronze_mor_write_deletes(bronze_load *l, floe_iceberg_position_delete *dels, size_t n);
@@ -288,6 +288,8 @@ typedef struct bronze_load {
 	bronze_files out;
 	const char **removed;       /* URIs of files an incremental load replaces */
 	size_t n_removed;
+	bool copy_on_write;         /* set by a caller whose commit is a rewrite (an upsert topic):
+				     * merge copy-on-write whatever the write mode says */
 	bool mor;                   /* merge-on-read ([bronze] write-mode) */
 	bool mor_table;             /* the table has loaded merge-on-read (write mode, or delete files) */
 	const char *load_mode;      /* floe.load-mode when not the load's own ("compaction") */

@@ -1049,12 +1049,11 @@ static void describe(merge *m)
 					      (long long)m->late_missing) : "");
 }
 
-/* The write mode of the load's table ([bronze] write-mode, per table in [bronze.write-modes]; CDC: mor.c). */
+/* The write mode of the load's table ([bronze] write-mode, per table in [bronze.write-modes]: mor.c). */
 static void choose_mode(bronze_load *l)
 {
 	const floe_lock_table *t = l->job->table;
-	l->mor = bronze_mor_enabled(l->job->config, floe_arena_printf(l->job->arena, "%s.%s", t->schema, t->name),
-				    l->job->cdc != NULL);
+	l->mor = !l->copy_on_write && bronze_mor_enabled(l->job->config, floe_arena_printf(l->job->arena, "%s.%s", t->schema, t->name));
 	l->mor_table = l->mor;
 	l->n_delete_files = 0;
 }

@@ -1,7 +1,8 @@
 /*
  * topic_upsert.c — an upsert topic's batch as the final state per key, merged into
- * bronze through the same path incremental loads use (merge.c's bronze_merge_rows), so
- * the upsert becomes merge-on-read when that path does. Rows are sorted by key (stable:
+ * bronze through the same path incremental loads use (merge.c's bronze_merge_rows),
+ * copy-on-write: the topic's commit replaces the files the batch touches (topic.c), and
+ * no compaction folds a topic table's delete files back. Rows are sorted by key (stable:
  * equal keys keep message order) and the last message of each key decides.
  */
 #include "bronze/topic_int.h"
@@ -91,7 +92,8 @@ static int merge_into_files(topic_upsert *u, bronze_keys *k, floe_vector *chg, f
 	floe_lock_table lt = { .bronze = floe_iceberg_table_name(u->table) };
 	floe_bronze_result result = { 0 };
 	bronze_job job = { .config = u->config, .table = &lt, .arena = u->arena, .result = &result };
-	bronze_load l = { .job = &job, .table = u->table, .cols = u->tc->cols, .keys = *k };
+	/* copy-on-write whatever [bronze] write-mode says: the topic's commit is a rewrite (topic.c) */
+	bronze_load l = { .job = &job, .table = u->table, .cols = u->tc->cols, .keys = *k, .copy_on_write = true };
 	const char *full = NULL;
 	l.expect_snapshot = floe_iceberg_table_metadata(u->table)->current_snapshot_id;
 	if (bronze_merge_rows(&l, chg, keys, &full) < 0)

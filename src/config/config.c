@@ -614,7 +614,7 @@ static void set_defaults(floe_config *c)
 	c->bronze.target_file_rows = 262144;
 	c->bronze.parallel = 1;
 	c->reconcile_full_every = 1;
-	c->bronze.write_mode = NULL; /* unset: copy-on-write, merge-on-read for CDC tables (mor.c) */
+	c->bronze.write_mode = NULL; /* unset: merge-on-read (mor.c) */
 	c->compaction.delete_files = 10;
 	c->compaction.small_files = 20;
 	c->compaction.after_run = true;

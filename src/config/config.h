@@ -85,7 +85,7 @@ typedef struct floe_config_bronze {
 	size_t n_tables;
 	const char *write_mode;      /* "write-mode" of incremental loads: "copy-on-write" or
 				      * "merge-on-read" (docs/merge-on-read.md); NULL when unset:
-				      * copy-on-write, merge-on-read for CDC tables (docs/cdc.md) */
+				      * merge-on-read */
 	floe_string_map write_modes; /* [bronze.write-modes] "schema.table" → a write mode */
 } floe_config_bronze;
 

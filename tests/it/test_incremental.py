@@ -1,6 +1,7 @@
 """Incremental bronze loads: rows past the watermark upserted by key with copy-on-write of the
-key-sorted files they fall in, deletes found by a key-set diff — every result read back by
-PyIceberg and DuckDB and compared with the source."""
+key-sorted files they fall in (`write-mode = "copy-on-write"`, said here: the default is
+merge-on-read, tests/it/test_merge_on_read.py), deletes found by a key-set diff — every result
+read back by PyIceberg and DuckDB and compared with the source."""
 import json
 import os
 import subprocess
@@ -42,7 +43,7 @@ def src(stack):
 @pytest.fixture(scope="module")
 def proj(src, tmp_path_factory):
     d = tmp_path_factory.mktemp("incr")
-    src.project(d, extra=f"\n[bronze]\ntarget-file-rows = {FILE_ROWS}\n")
+    src.project(d, extra=f'\n[bronze]\ntarget-file-rows = {FILE_ROWS}\nwrite-mode = "copy-on-write"\n')
     src.floe(d, "generate", check=0)
     first = src.floe(d, "run", "--json", check=0)
     return d, first

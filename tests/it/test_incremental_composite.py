@@ -63,7 +63,7 @@ def src(stack):
 @pytest.fixture(scope="module")
 def proj(src, tmp_path_factory):
     """The project, several files of at most FILE_ROWS rows, and its first run."""
-    d = src.project(tmp_path_factory.mktemp("comp_incr"), extra=f"\n[bronze]\ntarget-file-rows = {FILE_ROWS}\n")
+    d = src.project(tmp_path_factory.mktemp("comp_incr"), extra=f'\n[bronze]\ntarget-file-rows = {FILE_ROWS}\nwrite-mode = "copy-on-write"\n')
     src.floe(d, "generate", check=0)
     return d, src.floe(d, "run", "--json", check=0)
 

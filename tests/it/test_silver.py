@@ -79,7 +79,7 @@ def src(stack):
 def proj(src, tmp_path_factory):
     d = tmp_path_factory.mktemp("silver")
     # small files, so silver's key-range files and an incremental rewrite of some of them show
-    src.project(d, extra='\n[bronze]\ntarget-file-rows = 100\n\n[silver]\nhistory = ["public.customers"]\n')
+    src.project(d, extra='\n[bronze]\ntarget-file-rows = 100\nwrite-mode = "copy-on-write"\n\n[silver]\nhistory = ["public.customers"]\n')
     (d / "quality").mkdir()
     (d / "quality" / "rules.toml").write_text(QUALITY)
     src.floe(d, "generate", check=0)

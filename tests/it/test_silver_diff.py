@@ -38,7 +38,7 @@ def src(stack):
 @pytest.fixture(scope="module")
 def proj(src, tmp_path_factory):
     d = tmp_path_factory.mktemp("silver_diff")
-    src.project(d, extra='\n[bronze]\ntarget-file-rows = 100\n')
+    src.project(d, extra='\n[bronze]\ntarget-file-rows = 100\nwrite-mode = "copy-on-write"\n')
     (d / "quality").mkdir()
     (d / "quality" / "rules.toml").write_text(QUALITY)
     src.floe(d, "generate", check=0)

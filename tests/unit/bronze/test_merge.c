@@ -278,6 +278,7 @@ static bool env_table(table_env *e)
 		return false;
 	e->a = floe_arena_new();
 	e->config.bronze.target_file_rows = 10;
+	e->config.bronze.write_mode = "copy-on-write"; /* the tests that want merge-on-read say so */
 	e->lt = (floe_lock_table){ .schema = "public", .name = "t", .bronze = "bronze.t", .mode = FLOE_LOAD_INCREMENTAL,
 				   .key = KEY, .n_key = 1, .columns = COLUMNS, .n_columns = 2 };
 	e->job = (bronze_job){ .config = &e->config, .table = &e->lt, .arena = e->a, .result = &e->result };
@@ -455,21 +456,21 @@ FLOE_TEST(bronze_merge_on_read_writes_deltas_and_position_deletes)
 	env_table_close(&e);
 }
 
-/* The write mode: a table's [bronze.write-modes] entry, then [bronze] write-mode, then CDC's default. */
-FLOE_TEST(bronze_write_mode_defaults_to_merge_on_read_for_cdc)
+/* The write mode: a table's [bronze.write-modes] entry, then [bronze] write-mode, then merge-on-read. */
+FLOE_TEST(bronze_write_mode_defaults_to_merge_on_read)
 {
 	floe_config c;
 	const char *keys[] = { "public.events" }, *values[] = { "copy-on-write" };
 	memset(&c, 0, sizeof(c));
-	FLOE_CHECK(bronze_mor_enabled(&c, "public.orders", true));   /* unset: a CDC batch is a small change */
-	FLOE_CHECK(!bronze_mor_enabled(&c, "public.orders", false)); /* unset: others copy on write */
+	FLOE_CHECK(bronze_mor_enabled(&c, "public.orders"));   /* unset: merge-on-read */
 	c.bronze.write_modes = (floe_string_map){ keys, values, 1 };
-	FLOE_CHECK(!bronze_mor_enabled(&c, "public.events", true));  /* the table's own entry wins */
+	FLOE_CHECK(!bronze_mor_enabled(&c, "public.events"));  /* the table's own entry wins */
+	FLOE_CHECK(bronze_mor_enabled(&c, "public.orders"));
 	c.bronze.write_mode = "copy-on-write";
-	FLOE_CHECK(!bronze_mor_enabled(&c, "public.orders", true));  /* said for every table */
+	FLOE_CHECK(!bronze_mor_enabled(&c, "public.orders"));  /* said for every table */
 	c.bronze.write_mode = "merge-on-read";
-	FLOE_CHECK(bronze_mor_enabled(&c, "public.orders", false));
-	FLOE_CHECK(!bronze_mor_enabled(&c, "public.events", false));
+	FLOE_CHECK(bronze_mor_enabled(&c, "public.orders"));
+	FLOE_CHECK(!bronze_mor_enabled(&c, "public.events"));
 }
 
 /* Read unit 0 of the table's live files: ids and texts into out (at most 64), the path of each row. */

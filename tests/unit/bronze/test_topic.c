@@ -211,7 +211,8 @@ FLOE_TEST(topic_upsert_last_message_per_key_wins_and_tombstones_delete)
 	static const int64_t ids1[] = { 3, 1, 3, 5, 2, 5, 7, 9, 8 };
 	static const char *const v1[] = { "a", "b", "c", "d", "e", NULL, "f", "g", "h" };
 	FLOE_CHECK(upsert_batch(&e, ids1, v1, 9, &up, &del) == 6 && up == 6 && del == 1);
-	/* second batch: merged into the files the first wrote (copy-on-write today) */
+	/* second batch: merged into the files the first wrote, copy-on-write although the write
+	 * mode is merge-on-read (the default): the commit below is a rewrite, as topic.c's is */
 	static const int64_t ids2[] = { 1, 9, 4, 3 };
 	static const char *const v2[] = { NULL, "g2", "i", NULL };
 	FLOE_CHECK(upsert_batch(&e, ids2, v2, 4, &up, &del) == 5 && up == 2 && del == 2);

@@ -104,7 +104,6 @@ typedef struct merge {
 	sub_range *subs;
 	size_t n_subs;
 	bool *split;                   /* per range */
-	int64_t touched_rows;
 	kept_keys kept;
 } merge;
 
@@ -555,17 +554,20 @@ static key_bounds range_bounds(const merge *m, size_t r)
 	return b;
 }
 
-/* The first key column's bounds as a WHERE clause ("" when unbounded); text compares COLLATE "C". */
-static int bounds_where(merge *m, const key_bounds *b, floe_buf *out)
+/* The first key column's bounds as a condition after `first` ("" when unbounded); text compares COLLATE "C". */
+static int bounds_cond(merge *m, const key_bounds *b, const char *first, floe_buf *out)
 {
 	const floe_lock_column *k0 = &m->l->job->table->columns[m->k->col[0]];
 	const char *collate = m->l->cols.copy[m->k->col[0]].vec == FLOE_VEC_STRING ? " COLLATE \"C\"" : "";
+	const char *sep = first;
 	for (int side = 0; side < 2; side++) {
 		const floe_vector *bound = side == 0 ? b->lo : b->hi;
 		if (!bound)
 			continue;
 		floe_buf value = FLOE_BUF_INIT;
-		floe_buf_puts(out, out->len ? " AND floe_src." : " WHERE floe_src.");
+		floe_buf_puts(out, sep);
+		floe_buf_puts(out, "floe_src.");
+		sep = " AND ";
 		int rc = floe_pg_quote_ident(out, m->l->pg, k0->name) < 0 ||
 			 floe_pg_value_text(&value, bound, side == 0 ? b->lo_row : b->hi_row) < 0;
 		if (!rc) {
@@ -579,48 +581,81 @@ static int bounds_where(merge *m, const key_bounds *b, floe_buf *out)
 	return 0;
 }
 
-/* `SELECT <label>, count(*)` of the source rows within `b`. */
-static int count_select(merge *m, floe_buf *out, const key_bounds *b, size_t label)
+static int bounds_where(merge *m, const key_bounds *b, floe_buf *out)
+{
+	return bounds_cond(m, b, " WHERE ", out);
+}
+
+/* The ranges that are not split, as one WHERE clause: their runs of adjacent ranges OR-ed ("" for all). */
+static int rest_where(merge *m, floe_buf *out)
+{
+	const char *sep = " WHERE (";
+	for (size_t i = 0; i < m->n_subs; i++) {
+		if (m->split[m->subs[i].range])
+			continue;
+		key_bounds b = m->subs[i].b;
+		for (; i + 1 < m->n_subs && !m->split[m->subs[i + 1].range]; i++) {
+			b.hi = m->subs[i + 1].b.hi;
+			b.hi_row = m->subs[i + 1].b.hi_row;
+		}
+		if (!b.lo && !b.hi)
+			return 0; /* the whole table */
+		floe_buf_puts(out, sep);
+		if (bounds_cond(m, &b, "", out) < 0)
+			return -1;
+		floe_buf_putc(out, ')');
+		sep = " OR (";
+	}
+	return 0;
+}
+
+/* `SELECT <label>, count(*)` of the source rows of sub-range `label` (n_subs: of the ranges not split). */
+static int count_select(merge *m, floe_buf *out, size_t label)
 {
 	floe_buf where = FLOE_BUF_INIT;
-	int rc = bounds_where(m, b, &where);
+	int rc = label == m->n_subs ? rest_where(m, &where) : bounds_where(m, &m->subs[label].b, &where);
 	if (rc == 0)
-		floe_buf_printf(out, "SELECT %zu, count(*) FROM (\n%s\n) AS floe_src%s", label, m->l->sql,
-				floe_buf_cstr(&where));
+		floe_buf_printf(out, "%sSELECT %zu, count(*) FROM (\n%s\n) AS floe_src%s", out->len ? "\nUNION ALL " : "",
+				label, m->l->sql, floe_buf_cstr(&where));
 	floe_buf_free(&where);
 	return rc;
 }
 
+enum { COUNT_PIECES = 1, COUNT_RANGES = 2, COUNT_REST = 4 };
+
 /*
- * The source's row count of the whole table (`all`), or of every range, in one query: a UNION
- * ALL of key-range counts, which PostgreSQL runs as a Parallel Append — the ranges counted side
- * by side in about the time of one count(*) of the table (measured: 20 ranges of 5 M rows in
- * 0.2 s, where 20 queries one after the other took 0.55 s). Sent to run while the touched files'
- * keys are read (find_deletes); counts_read takes its result.
+ * The source's row counts in one query, a UNION ALL of key-range counts: `what` says which —
+ * COUNT_PIECES the split ranges' sub-ranges, COUNT_RANGES the other ranges one by one,
+ * COUNT_REST those as one count. Small ranges run side by side as a Parallel Append of index-only
+ * scans (measured: 20 ranges of 5 M rows in 0.2 s, where 20 queries one after the other took
+ * 0.55 s); the rest, most of a table whose changes cluster, as a parallel seq scan, about half
+ * the cost of counting its ranges one by one. Sent to run while the touched files' keys are read
+ * (find_deletes); counts_read takes its result.
  */
-static int counts_send(merge *m, bool all, floe_pg_pending **out)
+static int counts_send(merge *m, unsigned what, floe_pg_pending **out)
 {
 	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
-	size_t n = all ? 1 : m->n_subs;
-	for (size_t i = 0; i < n; i++) {
-		key_bounds b = all ? range_bounds(m, SIZE_MAX) : m->subs[i].b;
-		if (i)
-			floe_buf_puts(&sql, "\nUNION ALL ");
-		if (count_select(m, &sql, &b, i) < 0)
+	bool rest = false;
+	for (size_t i = 0; i < m->n_subs; i++) {
+		bool split = m->split[m->subs[i].range];
+		rest |= !split;
+		if ((split ? what & COUNT_PIECES : what & COUNT_RANGES) && count_select(m, &sql, i) < 0)
 			goto cleanup;
 	}
+	if (rest && (what & COUNT_REST) && count_select(m, &sql, m->n_subs) < 0)
+		goto cleanup;
 	error = floe_pg_send(out, m->l->pg, floe_buf_cstr(&sql));
 cleanup:
 	floe_buf_free(&sql);
 	return error;
 }
 
-/* The counts of counts_send into out[s] per sub-range (out[0]: the whole table's); frees `p`. */
-static int counts_read(merge *m, floe_pg_pending *p, bool all, int64_t *out)
+/* The counts of counts_send into out[s] per sub-range (out[n_subs]: the rest's); frees `p`. */
+static int counts_read(merge *m, floe_pg_pending *p, int64_t *out)
 {
 	floe_pg_result *r = NULL;
-	size_t n = all ? 1 : m->n_subs;
+	size_t n = m->n_subs + 1;
 	if (floe_pg_collect(&r, p) < 0)
 		return -1;
 	for (int row = 0; row < floe_pg_result_rows(r); row++) {
@@ -632,10 +667,10 @@ static int counts_read(merge *m, floe_pg_pending *p, bool all, int64_t *out)
 	return 0;
 }
 
-static int source_counts(merge *m, bool all, int64_t *out)
+static int source_counts(merge *m, unsigned what, int64_t *out)
 {
 	floe_pg_pending *p = NULL;
-	return counts_send(m, all, &p) < 0 ? -1 : counts_read(m, p, all, out);
+	return counts_send(m, what, &p) < 0 ? -1 : counts_read(m, p, out);
 }
 
 /* The source's keys in key order, a batch at a time. */
@@ -1174,7 +1209,6 @@ static void subs_plan(merge *m)
 	for (size_t r = 0; r < nr; r++) {
 		int64_t rows = 0;
 		m->split[r] = range_touched(m, r, &rows);
-		m->touched_rows += rows;
 		split_rows += m->split[r] ? rows : 0;
 	}
 	for (size_t i = 0; i < m->n_chg; i++) {
@@ -1248,6 +1282,15 @@ static int diff_subs(merge *m, const int64_t *source, const int64_t *expected, s
 	return 0;
 }
 
+/* The rows the ranges that are not split should count (expected[] per range). */
+static int64_t rest_expected(const merge *m, const int64_t *expected)
+{
+	int64_t n = 0;
+	for (size_t r = 0; r < m->map.n_ranges; r++)
+		n += m->split[r] ? 0 : expected[r];
+	return n;
+}
+
 /*
  * Deletes: per sub-range, the source's row count against bronze's plus the changes that are new
  * keys there; a sub-range that differs gets a key-set diff. (One where as many rows arrived late
@@ -1255,35 +1298,30 @@ static int diff_subs(merge *m, const int64_t *source, const int64_t *expected, s
  * is counted in pieces between change keys (subs_plan), its keys kept as find_existing reads
  * them, so a delete costs a diff of its piece against those keys, not of the range's files.
  *
- * The whole table's count comes first — equal totals mean no key left, short of a late arrival
- * exactly offsetting a delete elsewhere, which reconciliation's V3 finds — and the sub-ranges
- * are counted only when the totals differ. They are counted at once when the last load found
- * deletes (it will most likely need them again; one pass over the key costs less than two) or
- * when the touched units hold a quarter of the table's rows or more (their keys take longer to
- * read than the source takes to count). The first count runs on the server while the touched
- * files' keys are read here, so its time hides behind theirs.
+ * The other ranges are counted together first — equal, and no key left them, short of a late
+ * arrival exactly offsetting a delete elsewhere, which reconciliation's V3 finds — and one by one
+ * only when that count differs; at once, when the last load found deletes (it will most likely
+ * need them again; one pass over the key costs less than two). The query runs on the server while
+ * the touched files' keys are read here, so its time hides behind theirs.
  */
 static int find_deletes(merge *m)
 {
 	double t = seconds();
 	floe_pg_pending *counting = NULL;
-	int64_t *source = NULL, total = 0, source_total = 0;
+	int64_t *source = NULL;
 	size_t ranges = 0, subs = 0;
 	int error = -1;
 	if (m->map.n_files == 0)
 		return 0;
 	bronze_map_ranges(&m->map, m->a);
 	subs_plan(m);
-	bool by_range = m->n_subs == 1;
-	if (!by_range && (deleted_last_time(m) || m->touched_rows * 4 >= m->bronze_rows)) {
-		by_range = true;
-		floe_log_info("%s: %s: the %zu key ranges are counted at once, in %zu sub-ranges", m->l->job->table->bronze,
-			      deleted_last_time(m) ? "the last load found deletes" : "the changes touch a quarter of the rows",
-			      m->map.n_ranges, m->n_subs);
-	}
+	bool each = m->n_subs > 1 && deleted_last_time(m);
+	if (each)
+		floe_log_info("%s: the last load found deletes: the %zu key ranges are counted at once, in %zu sub-ranges",
+			      m->l->job->table->bronze, m->map.n_ranges, m->n_subs);
 	/* the source counts while bronze's keys are read */
 	source = floe_arena_alloc(m->a, (m->n_subs + 1) * sizeof(int64_t));
-	if (counts_send(m, !by_range, &counting) < 0)
+	if (counts_send(m, COUNT_PIECES | (each ? COUNT_RANGES : COUNT_REST), &counting) < 0)
 		goto cleanup;
 	kept_start(m);
 	if (find_existing(m) < 0 || m->full) {
@@ -1295,22 +1333,31 @@ static int find_deletes(merge *m)
 	int64_t *expected = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
 	bronze_map_expect(&m->map, expected, m->files, m->chg_keys[0], m->exists, m->n_chg);
 	subs_expect(m);
-	for (size_t r = 0; r < m->map.n_ranges; r++)
-		total += expected[r];
 	floe_pg_pending *p = counting;
 	counting = NULL;
-	if (counts_read(m, p, !by_range, by_range ? source : &source_total) < 0)
+	if (counts_read(m, p, source) < 0)
 		goto cleanup;
-	if (!by_range && source_total != total && source_counts(m, false, source) < 0)
+	size_t n_rest = 0, last_rest = 0;
+	for (size_t i = 0; i < m->n_subs; i++)
+		if (!m->split[m->subs[i].range]) {
+			n_rest++;
+			last_rest = i;
+		}
+	bool rest_differs = !each && source[m->n_subs] != rest_expected(m, expected);
+	if (rest_differs && n_rest > 1 && source_counts(m, COUNT_RANGES, source) < 0)
 		goto cleanup;
-	if (by_range || source_total != total) {
-		step(m, &t, "source counted by key range (after the keys)");
-		if (diff_subs(m, source, expected, &ranges, &subs) < 0)
-			goto cleanup;
-	}
+	if (rest_differs && n_rest == 1)
+		source[last_rest] = source[m->n_subs]; /* the rest is that one range */
+	for (size_t i = 0; !each && !rest_differs && i < m->n_subs; i++)
+		if (!m->split[m->subs[i].range])
+			source[i] = expected[m->subs[i].range]; /* the rest counted equal */
+	step(m, &t, rest_differs ? "source counted by key range (after the keys)" : "source counted");
+	if (diff_subs(m, source, expected, &ranges, &subs) < 0)
+		goto cleanup;
 	floe_log_info("%s: %zu of %zu key ranges differ in count; %zu of %zu sub-ranges key-set diffed",
 		      m->l->job->table->bronze, ranges, m->map.n_ranges, subs, m->n_subs);
-	step(m, &t, subs ? "key sets compared" : "source counted");
+	if (subs)
+		step(m, &t, "key sets compared");
 	error = 0;
 cleanup:
 	kept_drop(m);

@@ -154,6 +154,17 @@ static bool order_next(key_order *o, const bronze_keys *k, floe_vector *const *k
 	return ok;
 }
 
+/*
+ * order_next for row i of a batch of `rows` rows: against the row before it in the batch, no copy;
+ * the batch's last row is remembered for the next batch's first.
+ */
+static bool order_in_batch(key_order *o, const bronze_keys *k, floe_vector *const *keys, size_t i, size_t rows)
+{
+	if (i == 0 || i + 1 == rows)
+		return order_next(o, k, keys, i) && (i == 0 || bronze_key_cmp(k, keys, i - 1, keys, i) < 0);
+	return bronze_key_cmp(k, keys, i - 1, keys, i) < 0;
+}
+
 static void order_free(key_order *o, const bronze_keys *k)
 {
 	for (size_t c = 0; o->prev && c < k->n; c++)
@@ -513,7 +524,7 @@ static int find_existing(merge *m)
 	while ((rc = bronze_scan_next(&s)) > 0) {
 		for (size_t i = 0; i < m->k->n; i++)
 			keys[i] = &s.vec[i];
-		if (!order_next(&o, m->k, keys, s.row)) {
+		if (!order_in_batch(&o, m->k, keys, s.row, s.rows)) {
 			m->full = "loaded in full: the data files are not in key order";
 			break;
 		}
@@ -790,6 +801,12 @@ static size_t lake_row(const lake_side *ls)
 	return ls->scan ? ls->scan->row : ls->at;
 }
 
+/* The rows of the lake side's current batch (kept keys: one batch). */
+static size_t lake_rows(const lake_side *ls)
+{
+	return ls->scan ? ls->scan->rows : ls->end;
+}
+
 /* The lake's current key is not in the source: a delete (and, merge-on-read, its position). */
 static void lake_deleted(merge *m, const lake_side *ls)
 {
@@ -819,11 +836,11 @@ static int diff_keys(merge *m, key_stream *ks, lake_side *ls)
 	rb = lake_next(m, ls);
 	while ((rs > 0 || rb > 0) && !m->full) {
 		int cmp = rs == 0 ? 1 : rb == 0 ? -1 : bronze_key_cmp(m->k, ks->keys, ks->row, ls->keys, lake_row(ls));
-		if (cmp <= 0 && !order_next(&src_order, m->k, ks->keys, ks->row)) {
+		if (cmp <= 0 && !order_in_batch(&src_order, m->k, ks->keys, ks->row, ks->rows)) {
 			m->full = "loaded in full: the source returned keys out of order or twice";
 			break;
 		}
-		if (cmp >= 0 && !order_next(&lake_order, m->k, ls->keys, lake_row(ls))) {
+		if (cmp >= 0 && !order_in_batch(&lake_order, m->k, ls->keys, lake_row(ls), lake_rows(ls))) {
 			m->full = "loaded in full: the data files are not in key order";
 			break;
 		}

@@ -774,12 +774,11 @@ static void deletes_init(merge *m)
 	}
 }
 
-/* The lake's side of a key-set diff: a scan of a range's files, or kept keys in spans [from, to). */
+/* The lake's side of a key-set diff: a scan of a range's files, or kept keys [at, end). */
 typedef struct lake_side {
 	bronze_scan *scan;
 	size_t first;                  /* scan: the range's first unit */
-	const size_t *spans;           /* kept keys: n_spans pairs of from, to */
-	size_t n_spans, span, at, end;
+	size_t at, end;
 	bool started;
 	floe_vector *keys[64];
 } lake_side;
@@ -794,11 +793,6 @@ static int lake_next(merge *m, lake_side *ls)
 	}
 	ls->at += ls->started;
 	ls->started = true;
-	while (ls->at >= ls->end && ls->span + 1 < ls->n_spans) {
-		ls->span++;
-		ls->at = ls->spans[2 * ls->span];
-		ls->end = ls->spans[2 * ls->span + 1];
-	}
 	return ls->at < ls->end;
 }
 
@@ -889,42 +883,20 @@ static int diff_range(merge *m, size_t r)
 	return error;
 }
 
-/*
- * One key-set diff of pieces of split ranges (sub-range indexes, ascending): the kept keys in
- * their bounds against the source's, read by one query — a UNION ALL of the pieces' key ranges,
- * which PostgreSQL merges in key order from the primary key's index.
- */
-static int diff_kept(merge *m, const size_t *pieces, size_t n)
+/* The key-set diff of a sub-range of a split range: the kept keys in its bounds against the source's. */
+static int diff_kept(merge *m, const sub_range *sub)
 {
 	key_stream ks = { 0 };
-	lake_side ls = { 0 };
 	const kept_keys *kk = &m->kept;
-	size_t *spans = floe_arena_alloc(m->a, (2 * n + 1) * sizeof(size_t));
-	floe_buf sql = FLOE_BUF_INIT;
-	const char *cols = bronze_sql_key_columns(m->a, m->l->pg, m->l->job->table, m->k);
+	lake_side ls = { .at = sub->b.lo ? kept_first(kk, sub->b.lo, sub->b.lo_row) : 0,
+			 .end = sub->b.hi ? kept_first(kk, sub->b.hi, sub->b.hi_row) : kk->n };
 	int error = -1;
 	deletes_init(m);
-	for (size_t j = 0; j < n; j++) {
-		const key_bounds *b = &m->subs[pieces[j]].b;
-		spans[2 * j] = b->lo ? kept_first(kk, b->lo, b->lo_row) : 0;
-		spans[2 * j + 1] = b->hi ? kept_first(kk, b->hi, b->hi_row) : kk->n;
-		floe_buf_printf(&sql, "%sSELECT * FROM (\n%s\n) AS floe_src", j ? "\nUNION ALL " : "", m->l->sql);
-		if (bounds_where(m, b, &sql) < 0)
-			goto cleanup;
-	}
-	ls.spans = spans;
-	ls.n_spans = n;
-	ls.at = spans[0];
-	ls.end = spans[1];
 	for (size_t i = 0; i < m->k->n; i++)
 		ls.keys[i] = kk->keys[i];
-	const char *keyed = cols ? bronze_sql_keyed(m->a, m->l->pg, m->l->job->table, m->k, cols, floe_buf_cstr(&sql), "")
-				 : NULL;
-	if (begin_key_stream(&ks, m, keyed) == 0 && diff_keys(m, &ks, &ls) == 0)
+	if (open_key_stream(&ks, m, &sub->b) == 0 && diff_keys(m, &ks, &ls) == 0)
 		error = 0;
-cleanup:
 	close_key_stream(&ks, m->k->n);
-	floe_buf_free(&sql);
 	return error;
 }
 
@@ -1307,30 +1279,24 @@ static void subs_expect(merge *m)
  */
 static int diff_subs(merge *m, const int64_t *source, const int64_t *expected, size_t *ranges, size_t *subs)
 {
-	size_t i = 0, n_pending = 0, *pending = floe_arena_alloc(m->a, (m->n_subs + 1) * sizeof(size_t));
+	size_t i = 0;
 	for (size_t r = 0; r < m->map.n_ranges && !m->full; r++) {
 		size_t i0 = i, before = *subs;
 		int64_t sum = 0;
 		for (; i < m->n_subs && m->subs[i].range == r; i++)
 			sum += source[i];
 		if (m->kept.ok && m->split[r]) {
-			for (size_t j = i0; j < i; j++)
-				if (source[j] != m->subs[j].expected) {
-					pending[n_pending++] = j; /* diffed together, in key order */
-					(*subs)++;
-				}
+			for (size_t j = i0; j < i && !m->full; j++)
+				if (source[j] != m->subs[j].expected && ((*subs)++, diff_kept(m, &m->subs[j]) < 0))
+					return -1;
 		} else if (sum != expected[r]) {
-			/* the pieces before this range first: the deletes stay in key order */
-			if (n_pending && diff_kept(m, pending, n_pending) < 0)
-				return -1;
-			n_pending = 0;
 			(*subs)++;
-			if (!m->full && diff_range(m, r) < 0)
+			if (diff_range(m, r) < 0)
 				return -1;
 		}
 		*ranges += *subs > before;
 	}
-	return n_pending && !m->full ? diff_kept(m, pending, n_pending) : 0;
+	return 0;
 }
 
 /* The rows the ranges that are not split should count (expected[] per range). */

@@ -10,9 +10,11 @@
  *      the first key column) hold it — a new key between files goes to the file
  *      before it, so files grow instead of multiplying;
  *   3. finds deletes: the source's row count must equal bronze's plus the changes
- *      that are new keys — per key range, all ranges counted in one query; when a
- *      range's does not, its keys in the source are streamed in key order against
- *      bronze's (a key-set diff), which names every deleted key (and
+ *      that are new keys — per key range (a range the changes wholly touch in
+ *      sub-ranges between change keys, the untouched ones together first), all
+ *      counted in one query; where a count differs, the source's keys there are
+ *      streamed in key order against bronze's (a key-set diff: a sub-range's
+ *      against the keys step 2's read kept), which names every deleted key (and
  *      counts the rows bronze lacks that the changes did not bring: late arrivals,
  *      left to reconciliation);
  *   4. rewrites each run of adjacent touched files as one sorted stream merged

@@ -885,18 +885,18 @@ static int diff_range(merge *m, size_t r)
 	return error;
 }
 
-/* The key-set diff of a sub-range of a split range: the kept keys in its bounds against the source's. */
-static int diff_kept(merge *m, const sub_range *sub)
+/* The key-set diff of sub-ranges of a split range (`b` spans them): the kept keys in `b` against the source's. */
+static int diff_kept(merge *m, const key_bounds *b)
 {
 	key_stream ks = { 0 };
 	const kept_keys *kk = &m->kept;
-	lake_side ls = { .at = sub->b.lo ? kept_first(kk, sub->b.lo, sub->b.lo_row) : 0,
-			 .end = sub->b.hi ? kept_first(kk, sub->b.hi, sub->b.hi_row) : kk->n };
+	lake_side ls = { .at = b->lo ? kept_first(kk, b->lo, b->lo_row) : 0,
+			 .end = b->hi ? kept_first(kk, b->hi, b->hi_row) : kk->n };
 	int error = -1;
 	deletes_init(m);
 	for (size_t i = 0; i < m->k->n; i++)
 		ls.keys[i] = kk->keys[i];
-	if (open_key_stream(&ks, m, &sub->b) == 0 && diff_keys(m, &ks, &ls) == 0)
+	if (open_key_stream(&ks, m, b) == 0 && diff_keys(m, &ks, &ls) == 0)
 		error = 0;
 	close_key_stream(&ks, m->k->n);
 	return error;
@@ -1279,6 +1279,23 @@ static void subs_expect(merge *m)
  * The key-set diffs where counts differ: a split range's sub-ranges each against its kept keys,
  * any other range (or a split one whose keys were not kept) whole against its files.
  */
+/* Pieces [i0, i1) of a split range whose counts differ, diffed against the kept keys: adjacent ones as one. */
+static int diff_pieces(merge *m, const int64_t *source, size_t i0, size_t i1, size_t *subs)
+{
+	for (size_t j = i0; j < i1 && !m->full; j++) {
+		if (source[j] == m->subs[j].expected)
+			continue;
+		key_bounds b = m->subs[j].b; /* one query, read in index order */
+		for ((*subs)++; j + 1 < i1 && source[j + 1] != m->subs[j + 1].expected; j++, (*subs)++) {
+			b.hi = m->subs[j + 1].b.hi;
+			b.hi_row = m->subs[j + 1].b.hi_row;
+		}
+		if (diff_kept(m, &b) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int diff_subs(merge *m, const int64_t *source, const int64_t *expected, size_t *ranges, size_t *subs)
 {
 	size_t i = 0;
@@ -1288,9 +1305,8 @@ static int diff_subs(merge *m, const int64_t *source, const int64_t *expected, s
 		for (; i < m->n_subs && m->subs[i].range == r; i++)
 			sum += source[i];
 		if (m->kept.ok && m->split[r]) {
-			for (size_t j = i0; j < i && !m->full; j++)
-				if (source[j] != m->subs[j].expected && ((*subs)++, diff_kept(m, &m->subs[j]) < 0))
-					return -1;
+			if (diff_pieces(m, source, i0, i, subs) < 0)
+				return -1;
 		} else if (sum != expected[r]) {
 			(*subs)++;
 			if (diff_range(m, r) < 0)

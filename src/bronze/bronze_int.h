@@ -214,6 +214,8 @@ void bronze_scan_groups(bronze_scan *s, const bronze_group *const *groups, const
 int bronze_scan_next(bronze_scan *s);
 /* The data file (URI) and position in it of the current row. */
 void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos);
+/* Every row of the current batch (row group, or merged batch): its file's path and position, into path[0, s->rows) and pos. */
+void bronze_scan_batch_positions(const bronze_scan *s, const char **path, int64_t *pos);
 void bronze_scan_close(bronze_scan *s);
 
 /* Whether `t` is among `tables` (bronze or source names; NULL: every table) (run.c). */

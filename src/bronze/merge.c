@@ -10,9 +10,11 @@
  *      the first key column) hold it — a new key between files goes to the file
  *      before it, so files grow instead of multiplying;
  *   3. finds deletes: the source's row count must equal bronze's plus the changes
- *      that are new keys — per key range, all ranges counted in one query; when a
- *      range's does not, its keys in the source are streamed in key order against
- *      bronze's (a key-set diff), which names every deleted key (and
+ *      that are new keys — per key range (a range the changes wholly touch in
+ *      sub-ranges between change keys, the untouched ones together first), all
+ *      counted in one query; where a count differs, the source's keys there are
+ *      streamed in key order against bronze's (a key-set diff: a sub-range's
+ *      against the keys step 2's read kept), which names every deleted key (and
  *      counts the rows bronze lacks that the changes did not bring: late arrivals,
  *      left to reconciliation);
  *   4. rewrites each run of adjacent touched files as one sorted stream merged
@@ -39,6 +41,33 @@
 
 #define CHANGE_MAX_BYTES ((uint64_t)64 << 20) /* of COPY data held in memory */
 #define DELETE_MAX_KEYS ((size_t)1 << 20)
+#define SUB_MAX 128                   /* key ranges and sub-ranges counted in one query */
+#define KEEP_MAX_BYTES ((size_t)256 << 20) /* of touched units' keys kept for the sub-ranges' diffs */
+
+/* A key interval of the first key column, [lo, hi); a NULL side is unbounded. */
+typedef struct key_bounds {
+	const floe_vector *lo, *hi;
+	size_t lo_row, hi_row;
+} key_bounds;
+
+/* A counted part of key range `range`: the whole range, or a piece of it between change keys. */
+typedef struct sub_range {
+	key_bounds b;
+	size_t range;
+	int64_t expected;              /* split ranges with kept keys: the rows the source should count */
+} sub_range;
+
+/* The touched units' live keys as find_existing read them, in key order, with each row's unit and position. */
+typedef struct kept_keys {
+	floe_vector *vec;              /* one per key column */
+	floe_vector *keys[64];
+	size_t n, cap;
+	size_t *unit;
+	const char **path;
+	int64_t *pos;
+	const size_t *unit_of;         /* per file find_existing scans: its unit */
+	bool on, ok;                   /* keeping now; kept whole (not dropped past KEEP_MAX_BYTES) */
+} kept_keys;
 
 typedef struct merge {
 	bronze_load *l;
@@ -73,6 +102,11 @@ typedef struct merge {
 	const floe_iceberg_scan *scan;
 	floe_iceberg_position_delete *pdel;
 	size_t n_pdel, cap_pdel;
+	/* delete detection: the counted sub-ranges (a range whose units are all touched split at change keys) */
+	sub_range *subs;
+	size_t n_subs;
+	bool *split;                   /* per range */
+	kept_keys kept;
 } merge;
 
 static double seconds(void)
@@ -120,6 +154,17 @@ static bool order_next(key_order *o, const bronze_keys *k, floe_vector *const *k
 	}
 	o->has_prev = true;
 	return ok;
+}
+
+/*
+ * order_next for row i of a batch of `rows` rows: against the row before it in the batch, no copy;
+ * the batch's last row is remembered for the next batch's first.
+ */
+static bool order_in_batch(key_order *o, const bronze_keys *k, floe_vector *const *keys, size_t i, size_t rows)
+{
+	if (i == 0 || i + 1 == rows)
+		return order_next(o, k, keys, i) && (i == 0 || bronze_key_cmp(k, keys, i - 1, keys, i) < 0);
+	return bronze_key_cmp(k, keys, i - 1, keys, i) < 0;
 }
 
 static void order_free(key_order *o, const bronze_keys *k)
@@ -369,6 +414,76 @@ static void mark_position(merge *m, const bronze_scan *s)
 	bronze_scan_position(s, &d->path, &d->pos);
 }
 
+/* ---- the touched units' keys, kept for the sub-ranges' key-set diffs ---- */
+
+static void kept_drop(merge *m)
+{
+	kept_keys *kk = &m->kept;
+	for (size_t i = 0; kk->vec && i < m->k->n; i++)
+		floe_vector_free(&kk->vec[i]);
+	free(kk->unit);
+	free(kk->path);
+	free(kk->pos);
+	memset(kk, 0, sizeof(*kk));
+}
+
+static void kept_start(merge *m)
+{
+	kept_keys *kk = &m->kept;
+	kk->vec = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
+	for (size_t i = 0; i < m->k->n; i++) {
+		const floe_pg_copy_column *c = &m->l->cols.copy[m->k->col[i]];
+		floe_vector_init(&kk->vec[i], c->vec, c->width);
+		kk->keys[i] = &kk->vec[i];
+	}
+	kk->on = kk->ok = true;
+}
+
+/* The scan's current batch (at its first row) joins the kept keys; all are dropped past KEEP_MAX_BYTES. */
+static void keep_batch(merge *m, const bronze_scan *s)
+{
+	kept_keys *kk = &m->kept;
+	if (!kk->on)
+		return;
+	if (kk->n + s->rows > kk->cap) {
+		size_t cap = kk->cap ? kk->cap : 65536;
+		while (cap < kk->n + s->rows)
+			cap *= 2;
+		kk->unit = floe_xrealloc(kk->unit, cap * sizeof(*kk->unit));
+		kk->path = floe_xrealloc(kk->path, cap * sizeof(*kk->path));
+		kk->pos = floe_xrealloc(kk->pos, cap * sizeof(*kk->pos));
+		kk->cap = cap;
+	}
+	for (size_t i = 0; i < m->k->n; i++)
+		floe_vector_append_rows(&kk->vec[i], &s->vec[i], 0, s->rows);
+	bronze_scan_batch_positions(s, kk->path + kk->n, kk->pos + kk->n);
+	for (size_t r = 0; r < s->rows; r++)
+		kk->unit[kk->n + r] = kk->unit_of[s->file];
+	kk->n += s->rows;
+	size_t bytes = kk->cap * (sizeof(*kk->unit) + sizeof(*kk->path) + sizeof(*kk->pos));
+	for (size_t i = 0; i < m->k->n; i++)
+		bytes += floe_vector_data_bytes(&kk->vec[i]);
+	if (bytes > KEEP_MAX_BYTES) {
+		floe_log_info("%s: more than %zu MB of keys to keep: differing ranges are diffed whole",
+			      m->l->job->table->bronze, KEEP_MAX_BYTES >> 20);
+		kept_drop(m);
+	}
+}
+
+/* The first kept row whose first key column is at or after row `row` of `bound` (binary search). */
+static size_t kept_first(const kept_keys *kk, const floe_vector *bound, size_t row)
+{
+	size_t lo = 0, hi = kk->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (floe_vector_compare_rows(&kk->vec[0], mid, bound, row) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Whether key row `row` of `keys` is among the deleted keys (cursor *d advances; merge-on-read). */
 static bool in_deletes(merge *m, size_t *d, floe_vector *const *keys, size_t row)
 {
@@ -389,11 +504,14 @@ static int find_existing(merge *m)
 	size_t n = 0, c = 0, d = 0;
 	int rc, error = -1;
 	floe_vector *keys[64];
+	size_t *unit_of = floe_arena_alloc(m->a, (m->map.n_files + 1) * sizeof(size_t));
 	for (size_t f = 0; f < m->map.n_files; f++)
 		if (m->map.touched[f]) {
 			groups[n] = m->groups ? m->groups[f] : NULL;
+			unit_of[n] = f;
 			files[n++] = m->files[f];
 		}
+	m->kept.unit_of = unit_of;
 	m->exists = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
 	m->same = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
 	/* merge-on-read reads the watermark too: a re-read row whose watermark bronze has is unchanged */
@@ -408,10 +526,12 @@ static int find_existing(merge *m)
 	while ((rc = bronze_scan_next(&s)) > 0) {
 		for (size_t i = 0; i < m->k->n; i++)
 			keys[i] = &s.vec[i];
-		if (!order_next(&o, m->k, keys, s.row)) {
+		if (!order_in_batch(&o, m->k, keys, s.row, s.rows)) {
 			m->full = "loaded in full: the data files are not in key order";
 			break;
 		}
+		if (s.row == 0)
+			keep_batch(m, &s); /* delete detection's sub-ranges diff against these */
 		while (c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row) < 0)
 			c++;
 		if (c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row) == 0) {
@@ -432,19 +552,37 @@ static int find_existing(merge *m)
 	return error;
 }
 
-/* The first key column's bounds of range r as a WHERE clause ("" for the only range, and for SIZE_MAX: all). */
-static int range_where(merge *m, size_t r, floe_buf *out)
+/* Range r's bounds: the lower bounds of its first file and of the next range's (SIZE_MAX: none). */
+static key_bounds range_bounds(const merge *m, size_t r)
+{
+	key_bounds b = { 0 };
+	if (r != SIZE_MAX && r > 0) {
+		b.lo = &m->map.lower;
+		b.lo_row = m->map.range_start[r];
+	}
+	if (r != SIZE_MAX && r + 1 < m->map.n_ranges) {
+		b.hi = &m->map.lower;
+		b.hi_row = m->map.range_start[r + 1];
+	}
+	return b;
+}
+
+/* The first key column's bounds as a condition after `first` ("" when unbounded); text compares COLLATE "C". */
+static int bounds_cond(merge *m, const key_bounds *b, const char *first, floe_buf *out)
 {
 	const floe_lock_column *k0 = &m->l->job->table->columns[m->k->col[0]];
 	const char *collate = m->l->cols.copy[m->k->col[0]].vec == FLOE_VEC_STRING ? " COLLATE \"C\"" : "";
+	const char *sep = first;
 	for (int side = 0; side < 2; side++) {
-		size_t bound = side == 0 ? r : r + 1;
-		if (bound == 0 || bound >= m->map.n_ranges)
+		const floe_vector *bound = side == 0 ? b->lo : b->hi;
+		if (!bound)
 			continue;
 		floe_buf value = FLOE_BUF_INIT;
-		floe_buf_puts(out, out->len ? " AND floe_src." : " WHERE floe_src.");
+		floe_buf_puts(out, sep);
+		floe_buf_puts(out, "floe_src.");
+		sep = " AND ";
 		int rc = floe_pg_quote_ident(out, m->l->pg, k0->name) < 0 ||
-			 floe_pg_value_text(&value, &m->map.lower, m->map.range_start[bound]) < 0;
+			 floe_pg_value_text(&value, bound, side == 0 ? b->lo_row : b->hi_row) < 0;
 		if (!rc) {
 			floe_buf_printf(out, "%s %s ", collate, side == 0 ? ">=" : "<");
 			rc = floe_pg_quote_literal(out, m->l->pg, floe_buf_cstr(&value)) < 0;
@@ -456,47 +594,81 @@ static int range_where(merge *m, size_t r, floe_buf *out)
 	return 0;
 }
 
-/* `SELECT <label>, count(*)` of the source rows in range r (SIZE_MAX: every row). */
-static int count_select(merge *m, floe_buf *out, size_t r, size_t label)
+static int bounds_where(merge *m, const key_bounds *b, floe_buf *out)
+{
+	return bounds_cond(m, b, " WHERE ", out);
+}
+
+/* The ranges that are not split, as one WHERE clause: their runs of adjacent ranges OR-ed ("" for all). */
+static int rest_where(merge *m, floe_buf *out)
+{
+	const char *sep = " WHERE (";
+	for (size_t i = 0; i < m->n_subs; i++) {
+		if (m->split[m->subs[i].range])
+			continue;
+		key_bounds b = m->subs[i].b;
+		for (; i + 1 < m->n_subs && !m->split[m->subs[i + 1].range]; i++) {
+			b.hi = m->subs[i + 1].b.hi;
+			b.hi_row = m->subs[i + 1].b.hi_row;
+		}
+		if (!b.lo && !b.hi)
+			return 0; /* the whole table */
+		floe_buf_puts(out, sep);
+		if (bounds_cond(m, &b, "", out) < 0)
+			return -1;
+		floe_buf_putc(out, ')');
+		sep = " OR (";
+	}
+	return 0;
+}
+
+/* `SELECT <label>, count(*)` of the source rows of sub-range `label` (n_subs: of the ranges not split). */
+static int count_select(merge *m, floe_buf *out, size_t label)
 {
 	floe_buf where = FLOE_BUF_INIT;
-	int rc = range_where(m, r, &where);
+	int rc = label == m->n_subs ? rest_where(m, &where) : bounds_where(m, &m->subs[label].b, &where);
 	if (rc == 0)
-		floe_buf_printf(out, "SELECT %zu, count(*) FROM (\n%s\n) AS floe_src%s", label, m->l->sql,
-				floe_buf_cstr(&where));
+		floe_buf_printf(out, "%sSELECT %zu, count(*) FROM (\n%s\n) AS floe_src%s", out->len ? "\nUNION ALL " : "",
+				label, m->l->sql, floe_buf_cstr(&where));
 	floe_buf_free(&where);
 	return rc;
 }
 
+enum { COUNT_PIECES = 1, COUNT_RANGES = 2, COUNT_REST = 4 };
+
 /*
- * The source's row count of the whole table (`all`), or of every range, in one query: a UNION
- * ALL of key-range counts, which PostgreSQL runs as a Parallel Append — the ranges counted side
- * by side in about the time of one count(*) of the table (measured: 20 ranges of 5 M rows in
- * 0.2 s, where 20 queries one after the other took 0.55 s). Sent to run while the touched files'
- * keys are read (find_deletes); counts_read takes its result.
+ * The source's row counts in one query, a UNION ALL of key-range counts: `what` says which —
+ * COUNT_PIECES the split ranges' sub-ranges, COUNT_RANGES the other ranges one by one,
+ * COUNT_REST those as one count. Small ranges run side by side as a Parallel Append of index-only
+ * scans (measured: 20 ranges of 5 M rows in 0.2 s, where 20 queries one after the other took
+ * 0.55 s); the rest, most of a table whose changes cluster, as a parallel seq scan, about half
+ * the cost of counting its ranges one by one. Sent to run while the touched files' keys are read
+ * (find_deletes); counts_read takes its result.
  */
-static int counts_send(merge *m, bool all, floe_pg_pending **out)
+static int counts_send(merge *m, unsigned what, floe_pg_pending **out)
 {
 	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
-	size_t n = all ? 1 : m->map.n_ranges;
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			floe_buf_puts(&sql, "\nUNION ALL ");
-		if (count_select(m, &sql, all ? SIZE_MAX : i, i) < 0)
+	bool rest = false;
+	for (size_t i = 0; i < m->n_subs; i++) {
+		bool split = m->split[m->subs[i].range];
+		rest |= !split;
+		if ((split ? what & COUNT_PIECES : what & COUNT_RANGES) && count_select(m, &sql, i) < 0)
 			goto cleanup;
 	}
+	if (rest && (what & COUNT_REST) && count_select(m, &sql, m->n_subs) < 0)
+		goto cleanup;
 	error = floe_pg_send(out, m->l->pg, floe_buf_cstr(&sql));
 cleanup:
 	floe_buf_free(&sql);
 	return error;
 }
 
-/* The counts of counts_send into out[r] (out[0]: the whole table's); frees `p`. */
-static int counts_read(merge *m, floe_pg_pending *p, bool all, int64_t *out)
+/* The counts of counts_send into out[s] per sub-range (out[n_subs]: the rest's); frees `p`. */
+static int counts_read(merge *m, floe_pg_pending *p, int64_t *out)
 {
 	floe_pg_result *r = NULL;
-	size_t n = all ? 1 : m->map.n_ranges;
+	size_t n = m->n_subs + 1;
 	if (floe_pg_collect(&r, p) < 0)
 		return -1;
 	for (int row = 0; row < floe_pg_result_rows(r); row++) {
@@ -508,10 +680,10 @@ static int counts_read(merge *m, floe_pg_pending *p, bool all, int64_t *out)
 	return 0;
 }
 
-static int source_counts(merge *m, bool all, int64_t *out)
+static int source_counts(merge *m, unsigned what, int64_t *out)
 {
 	floe_pg_pending *p = NULL;
-	return counts_send(m, all, &p) < 0 ? -1 : counts_read(m, p, all, out);
+	return counts_send(m, what, &p) < 0 ? -1 : counts_read(m, p, out);
 }
 
 /* The source's keys in key order, a batch at a time. */
@@ -552,11 +724,11 @@ static int begin_key_stream(key_stream *ks, merge *m, const char *sql)
 	return sql ? floe_pg_copy_begin(&ks->copy, m->l->pg, sql, ks->cols, m->k->n) : -1;
 }
 
-static int open_key_stream(key_stream *ks, merge *m, size_t range)
+static int open_key_stream(key_stream *ks, merge *m, const key_bounds *b)
 {
 	floe_buf where = FLOE_BUF_INIT;
 	const char *cols = bronze_sql_key_columns(m->a, m->l->pg, m->l->job->table, m->k);
-	int error = cols && range_where(m, range, &where) == 0 &&
+	int error = cols && bounds_where(m, b, &where) == 0 &&
 			    begin_key_stream(ks, m, wrapped(m, cols, floe_buf_cstr(&where))) == 0
 		? 0 : -1;
 	floe_buf_free(&where);
@@ -604,60 +776,129 @@ static void deletes_init(merge *m)
 	}
 }
 
-/* The key-set diff of range r: its files' keys against the source's keys in its bounds, in key order. */
-static int diff_range(merge *m, size_t r)
-{
-	key_stream ks = { 0 };
-	bronze_scan s;
-	key_order src_order, lake_order;
+/* The lake's side of a key-set diff: a scan of a range's files, or kept keys [at, end). */
+typedef struct lake_side {
+	bronze_scan *scan;
+	size_t first;                  /* scan: the range's first unit */
+	size_t at, end;
+	bool started;
 	floe_vector *keys[64];
-	size_t c = 0, first = m->map.range_start[r];
+} lake_side;
+
+static int lake_next(merge *m, lake_side *ls)
+{
+	if (ls->scan) {
+		int rc = bronze_scan_next(ls->scan);
+		for (size_t i = 0; rc > 0 && i < m->k->n; i++)
+			ls->keys[i] = &ls->scan->vec[i];
+		return rc;
+	}
+	ls->at += ls->started;
+	ls->started = true;
+	return ls->at < ls->end;
+}
+
+static size_t lake_row(const lake_side *ls)
+{
+	return ls->scan ? ls->scan->row : ls->at;
+}
+
+/* The rows of the lake side's current batch (kept keys: one batch). */
+static size_t lake_rows(const lake_side *ls)
+{
+	return ls->scan ? ls->scan->rows : ls->end;
+}
+
+/* The lake's current key is not in the source: a delete (and, merge-on-read, its position). */
+static void lake_deleted(merge *m, const lake_side *ls)
+{
+	const kept_keys *kk = &m->kept;
+	add_delete(m, ls->keys, lake_row(ls), ls->scan ? ls->first + ls->scan->file : kk->unit[ls->at]);
+	if (!m->l->mor)
+		return;
+	m->deleted++;
+	if (ls->scan) {
+		mark_position(m, ls->scan);
+		return;
+	}
+	floe_iceberg_position_delete *d = FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel);
+	d->path = kk->path[ls->at];
+	d->pos = kk->pos[ls->at];
+}
+
+/* The source's keys (`ks`) against the lake's, in key order: deletes and late arrivals. */
+static int diff_keys(merge *m, key_stream *ks, lake_side *ls)
+{
+	key_order src_order, lake_order;
+	size_t c = 0;
 	int rs, rb, error = -1;
-	deletes_init(m);
-	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files + first, m->map.range_start[r + 1] - first,
-			 m->k->col, m->k->n);
-	bronze_scan_groups(&s, m->groups ? m->groups + first : NULL, m->k);
 	order_init(&src_order, m);
 	order_init(&lake_order, m);
-	if (open_key_stream(&ks, m, r) < 0)
-		goto cleanup;
-	rs = stream_next(&ks, m->k->n);
-	rb = bronze_scan_next(&s);
+	rs = stream_next(ks, m->k->n);
+	rb = lake_next(m, ls);
 	while ((rs > 0 || rb > 0) && !m->full) {
-		for (size_t i = 0; rb > 0 && i < m->k->n; i++)
-			keys[i] = &s.vec[i];
-		int cmp = rs == 0 ? 1 : rb == 0 ? -1 : bronze_key_cmp(m->k, ks.keys, ks.row, keys, s.row);
-		if (cmp <= 0 && !order_next(&src_order, m->k, ks.keys, ks.row)) {
+		int cmp = rs == 0 ? 1 : rb == 0 ? -1 : bronze_key_cmp(m->k, ks->keys, ks->row, ls->keys, lake_row(ls));
+		if (cmp <= 0 && !order_in_batch(&src_order, m->k, ks->keys, ks->row, ks->rows)) {
 			m->full = "loaded in full: the source returned keys out of order or twice";
 			break;
 		}
-		if (cmp >= 0 && !order_next(&lake_order, m->k, keys, s.row)) {
+		if (cmp >= 0 && !order_in_batch(&lake_order, m->k, ls->keys, lake_row(ls), lake_rows(ls))) {
 			m->full = "loaded in full: the data files are not in key order";
 			break;
 		}
-		if (cmp < 0 && !in_changes(m, &c, ks.keys, ks.row))
+		if (cmp < 0 && !in_changes(m, &c, ks->keys, ks->row))
 			m->late_missing++; /* in the source, not in bronze, not a change: a late arrival */
-		if (cmp > 0) {
-			add_delete(m, keys, s.row, first + s.file);
-			if (m->l->mor) {
-				m->deleted++;
-				mark_position(m, &s);
-			}
-		}
+		if (cmp > 0)
+			lake_deleted(m, ls);
 		if (cmp <= 0)
-			rs = stream_next(&ks, m->k->n);
+			rs = stream_next(ks, m->k->n);
 		if (cmp >= 0)
-			rb = bronze_scan_next(&s);
+			rb = lake_next(m, ls);
 		if (rs < 0 || rb < 0)
 			goto cleanup;
 	}
 	if (rs >= 0 && rb >= 0)
 		error = 0;
 cleanup:
-	close_key_stream(&ks, m->k->n);
-	bronze_scan_close(&s);
 	order_free(&src_order, m->k);
 	order_free(&lake_order, m->k);
+	return error;
+}
+
+/* The key-set diff of range r: its files' keys against the source's keys in its bounds, in key order. */
+static int diff_range(merge *m, size_t r)
+{
+	key_stream ks = { 0 };
+	bronze_scan s;
+	size_t first = m->map.range_start[r];
+	key_bounds b = range_bounds(m, r);
+	lake_side ls = { .scan = &s, .first = first };
+	int error = -1;
+	deletes_init(m);
+	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files + first, m->map.range_start[r + 1] - first,
+			 m->k->col, m->k->n);
+	bronze_scan_groups(&s, m->groups ? m->groups + first : NULL, m->k);
+	if (open_key_stream(&ks, m, &b) == 0 && diff_keys(m, &ks, &ls) == 0)
+		error = 0;
+	close_key_stream(&ks, m->k->n);
+	bronze_scan_close(&s);
+	return error;
+}
+
+/* The key-set diff of sub-ranges of a split range (`b` spans them): the kept keys in `b` against the source's. */
+static int diff_kept(merge *m, const key_bounds *b)
+{
+	key_stream ks = { 0 };
+	const kept_keys *kk = &m->kept;
+	lake_side ls = { .at = b->lo ? kept_first(kk, b->lo, b->lo_row) : 0,
+			 .end = b->hi ? kept_first(kk, b->hi, b->hi_row) : kk->n };
+	int error = -1;
+	deletes_init(m);
+	for (size_t i = 0; i < m->k->n; i++)
+		ls.keys[i] = kk->keys[i];
+	if (open_key_stream(&ks, m, b) == 0 && diff_keys(m, &ks, &ls) == 0)
+		error = 0;
+	close_key_stream(&ks, m->k->n);
 	return error;
 }
 
@@ -903,6 +1144,7 @@ static void finish(merge *m, int error)
 		m->l->n_removed = 0;
 	}
 	bronze_vectors_free(m->chg, m->chg ? m->ncols : 0);
+	kept_drop(m);
 	for (size_t i = 0; m->del && i < m->k->n; i++)
 		floe_vector_free(&m->del[i]);
 	floe_vector_free(&m->map.lower);
@@ -960,67 +1202,200 @@ static bool deleted_last_time(merge *m)
 	return n && strcmp(n, "0") != 0;
 }
 
+/* Whether every unit of range r is touched (its keys are all read by find_existing); sums their rows. */
+static bool range_touched(merge *m, size_t r, int64_t *rows)
+{
+	bool all = true;
+	for (size_t f = m->map.range_start[r]; f < m->map.range_start[r + 1]; f++) {
+		all &= m->map.touched[f];
+		*rows += m->map.touched[f] ? m->files[f]->record_count : 0;
+	}
+	return all;
+}
+
 /*
- * Deletes: per range, the source's row count against bronze's plus the changes that are
- * new keys there; a range that differs gets a key-set diff. (A range where as many rows
- * arrived late as left counts equal: reconciliation finds those.)
+ * The sub-ranges delete detection counts: every key range, and each range whose units are all
+ * touched (their keys are read anyway) split at every `every`-th change key in it — where the
+ * changes fall is where the keys are read, so the pieces follow the key's distribution there.
+ * At most SUB_MAX in all, none expected under target-file-rows / 32 rows.
+ */
+static void subs_plan(merge *m)
+{
+	size_t nr = m->map.n_ranges, split_chg = 0, n = 0, c = 0;
+	int64_t split_rows = 0, min_rows = m->l->job->config->bronze.target_file_rows / 32;
+	size_t *chg_range = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(size_t));
+	m->split = floe_arena_alloc(m->a, (nr + 1) * sizeof(bool));
+	for (size_t r = 0; r < nr; r++) {
+		int64_t rows = 0;
+		m->split[r] = range_touched(m, r, &rows);
+		split_rows += m->split[r] ? rows : 0;
+	}
+	for (size_t i = 0; i < m->n_chg; i++) {
+		chg_range[i] = bronze_map_range_of(&m->map, m->chg_keys[0], i);
+		split_chg += m->split[chg_range[i]];
+	}
+	size_t room = SUB_MAX > nr ? SUB_MAX - nr : 0;
+	if (min_rows > 0 && (int64_t)room > split_rows / min_rows)
+		room = (size_t)(split_rows / min_rows);
+	size_t every = room ? (split_chg + room - 1) / room : 0;
+	m->subs = floe_arena_alloc(m->a, (nr + room + 1) * sizeof(sub_range));
+	for (size_t r = 0; r < nr; r++) {
+		key_bounds b = range_bounds(m, r);
+		m->subs[n++] = (sub_range){ .b = { .lo = b.lo, .lo_row = b.lo_row }, .range = r };
+		for (size_t seen = 0; c < m->n_chg && chg_range[c] == r; c++) {
+			sub_range *last = &m->subs[n - 1];
+			if (!every || !m->split[r] || ++seen % every ||
+			    (last->b.lo && floe_vector_compare_rows(last->b.lo, last->b.lo_row, m->chg_keys[0], c) >= 0))
+				continue;
+			last->b.hi = m->chg_keys[0];
+			last->b.hi_row = c;
+			m->subs[n++] = (sub_range){ .b = { .lo = m->chg_keys[0], .lo_row = c }, .range = r };
+		}
+		m->subs[n - 1].b.hi = b.hi;
+		m->subs[n - 1].b.hi_row = b.hi_row;
+	}
+	m->n_subs = n;
+}
+
+/* Per sub-range of a split range (keys kept): the kept keys in its bounds plus the changes that are new keys there. */
+static void subs_expect(merge *m)
+{
+	const kept_keys *kk = &m->kept;
+	size_t sub = 0;
+	for (size_t i = 0; kk->ok && i < m->n_subs; i++) {
+		const key_bounds *b = &m->subs[i].b;
+		size_t from = b->lo ? kept_first(kk, b->lo, b->lo_row) : 0, to = b->hi ? kept_first(kk, b->hi, b->hi_row) : kk->n;
+		m->subs[i].expected = (int64_t)(to - from);
+	}
+	for (size_t c = 0; m->n_subs && c < m->n_chg; c++) {
+		while (sub + 1 < m->n_subs &&
+		       floe_vector_compare_rows(m->subs[sub + 1].b.lo, m->subs[sub + 1].b.lo_row, m->chg_keys[0], c) <= 0)
+			sub++;
+		m->subs[sub].expected += !m->exists[c];
+	}
+}
+
+/*
+ * The key-set diffs where counts differ: a split range's sub-ranges each against its kept keys,
+ * any other range (or a split one whose keys were not kept) whole against its files.
+ */
+/* Pieces [i0, i1) of a split range whose counts differ, diffed against the kept keys: adjacent ones as one. */
+static int diff_pieces(merge *m, const int64_t *source, size_t i0, size_t i1, size_t *subs)
+{
+	for (size_t j = i0; j < i1 && !m->full; j++) {
+		if (source[j] == m->subs[j].expected)
+			continue;
+		key_bounds b = m->subs[j].b; /* one query, read in index order */
+		for ((*subs)++; j + 1 < i1 && source[j + 1] != m->subs[j + 1].expected; j++, (*subs)++) {
+			b.hi = m->subs[j + 1].b.hi;
+			b.hi_row = m->subs[j + 1].b.hi_row;
+		}
+		if (diff_kept(m, &b) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int diff_subs(merge *m, const int64_t *source, const int64_t *expected, size_t *ranges, size_t *subs)
+{
+	size_t i = 0;
+	for (size_t r = 0; r < m->map.n_ranges && !m->full; r++) {
+		size_t i0 = i, before = *subs;
+		int64_t sum = 0;
+		for (; i < m->n_subs && m->subs[i].range == r; i++)
+			sum += source[i];
+		if (m->kept.ok && m->split[r]) {
+			if (diff_pieces(m, source, i0, i, subs) < 0)
+				return -1;
+		} else if (sum != expected[r]) {
+			(*subs)++;
+			if (diff_range(m, r) < 0)
+				return -1;
+		}
+		*ranges += *subs > before;
+	}
+	return 0;
+}
+
+/* The rows the ranges that are not split should count (expected[] per range). */
+static int64_t rest_expected(const merge *m, const int64_t *expected)
+{
+	int64_t n = 0;
+	for (size_t r = 0; r < m->map.n_ranges; r++)
+		n += m->split[r] ? 0 : expected[r];
+	return n;
+}
+
+/*
+ * Deletes: per sub-range, the source's row count against bronze's plus the changes that are new
+ * keys there; a sub-range that differs gets a key-set diff. (One where as many rows arrived late
+ * as left counts equal: reconciliation finds those.) A range whose units the changes all touch
+ * is counted in pieces between change keys (subs_plan), its keys kept as find_existing reads
+ * them, so a delete costs a diff of its piece against those keys, not of the range's files.
  *
- * The whole table's count comes first — equal totals mean no key left, short of a late
- * arrival exactly offsetting a delete elsewhere, which reconciliation's V3 finds — and the
- * ranges are counted only when the totals differ. A table whose last load found deletes
- * has its ranges counted at once: it will most likely need them again, and one pass over
- * the key costs less than two. The first count runs on the server while the touched files'
- * keys are read here, so its time hides behind theirs.
+ * The other ranges are counted together first — equal, and no key left them, short of a late
+ * arrival exactly offsetting a delete elsewhere, which reconciliation's V3 finds — and one by one
+ * only when that count differs; at once, when the last load found deletes (it will most likely
+ * need them again; one pass over the key costs less than two). The query runs on the server while
+ * the touched files' keys are read here, so its time hides behind theirs.
  */
 static int find_deletes(merge *m)
 {
 	double t = seconds();
 	floe_pg_pending *counting = NULL;
-	int64_t *source = NULL, total = 0, source_total = 0;
-	size_t differing = 0;
+	int64_t *source = NULL;
+	size_t ranges = 0, subs = 0;
 	int error = -1;
 	if (m->map.n_files == 0)
 		return 0;
 	bronze_map_ranges(&m->map, m->a);
-	bool by_range = m->map.n_ranges == 1;
-	if (!by_range && deleted_last_time(m)) {
-		by_range = true;
-		floe_log_info("%s: the last load found deletes: the %zu key ranges are counted at once",
-			      m->l->job->table->bronze, m->map.n_ranges);
-	}
+	subs_plan(m);
+	bool each = m->n_subs > 1 && deleted_last_time(m);
+	if (each)
+		floe_log_info("%s: the last load found deletes: the %zu key ranges are counted at once, in %zu sub-ranges",
+			      m->l->job->table->bronze, m->map.n_ranges, m->n_subs);
 	/* the source counts while bronze's keys are read */
-	source = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
-	if (counts_send(m, !by_range, &counting) < 0)
+	source = floe_arena_alloc(m->a, (m->n_subs + 1) * sizeof(int64_t));
+	if (counts_send(m, COUNT_PIECES | (each ? COUNT_RANGES : COUNT_REST), &counting) < 0)
 		goto cleanup;
+	kept_start(m);
 	if (find_existing(m) < 0 || m->full) {
 		error = m->full ? 0 : -1; /* loads in full */
 		goto cleanup;
 	}
+	m->kept.on = false;
 	step(m, &t, "keys of the touched files read (the source counting meanwhile)");
 	int64_t *expected = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
 	bronze_map_expect(&m->map, expected, m->files, m->chg_keys[0], m->exists, m->n_chg);
-	for (size_t r = 0; r < m->map.n_ranges; r++)
-		total += expected[r];
+	subs_expect(m);
 	floe_pg_pending *p = counting;
 	counting = NULL;
-	if (counts_read(m, p, !by_range, by_range ? source : &source_total) < 0)
+	if (counts_read(m, p, source) < 0)
 		goto cleanup;
-	if (!by_range && source_total != total && source_counts(m, false, source) < 0)
-		goto cleanup;
-	if (by_range || source_total != total) {
-		step(m, &t, "source counted by key range (after the keys)");
-		for (size_t r = 0; r < m->map.n_ranges && !m->full; r++) {
-			if (source[r] == expected[r])
-				continue;
-			differing++;
-			if (diff_range(m, r) < 0)
-				goto cleanup;
+	size_t n_rest = 0, last_rest = 0;
+	for (size_t i = 0; i < m->n_subs; i++)
+		if (!m->split[m->subs[i].range]) {
+			n_rest++;
+			last_rest = i;
 		}
-	}
-	floe_log_info("%s: %zu of %zu key ranges differ in count", m->l->job->table->bronze, differing, m->map.n_ranges);
-	step(m, &t, differing ? "key sets compared" : "source counted");
+	bool rest_differs = !each && source[m->n_subs] != rest_expected(m, expected);
+	if (rest_differs && n_rest > 1 && source_counts(m, COUNT_RANGES, source) < 0)
+		goto cleanup;
+	if (rest_differs && n_rest == 1)
+		source[last_rest] = source[m->n_subs]; /* the rest is that one range */
+	for (size_t i = 0; !each && !rest_differs && i < m->n_subs; i++)
+		if (!m->split[m->subs[i].range])
+			source[i] = expected[m->subs[i].range]; /* the rest counted equal */
+	step(m, &t, rest_differs ? "source counted by key range (after the keys)" : "source counted");
+	if (diff_subs(m, source, expected, &ranges, &subs) < 0)
+		goto cleanup;
+	floe_log_info("%s: %zu of %zu key ranges differ in count; %zu of %zu sub-ranges key-set diffed",
+		      m->l->job->table->bronze, ranges, m->map.n_ranges, subs, m->n_subs);
+	if (subs)
+		step(m, &t, "key sets compared");
 	error = 0;
 cleanup:
+	kept_drop(m);
 	floe_pg_pending_free(counting);
 	return error;
 }

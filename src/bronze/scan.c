@@ -332,6 +332,24 @@ void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos)
 	*pos = offset + (int64_t)s->row;
 }
 
+void bronze_scan_batch_positions(const bronze_scan *s, const char **path, int64_t *pos)
+{
+	if (s->merged) {
+		for (size_t r = 0; r < s->rows; r++) {
+			path[r] = s->groups[s->file]->members[s->src_member[r]]->file.path;
+			pos[r] = s->src_pos[r];
+		}
+		return;
+	}
+	bronze_scan first = *s;
+	first.row = 0;
+	bronze_scan_position(&first, &path[0], &pos[0]);
+	for (size_t r = 1; r < s->rows; r++) {
+		path[r] = path[0];
+		pos[r] = pos[0] + (int64_t)r;
+	}
+}
+
 int bronze_scan_next(bronze_scan *s)
 {
 	if (s->started && s->row + 1 < s->rows) {

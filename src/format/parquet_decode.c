@@ -210,6 +210,25 @@ static size_t plain_width(const dec *d)
 	}
 }
 
+/* Whether PLAIN values of width w are the vector's storage as they are (no conversion, no NULLs). */
+static bool stored_as_read(const dec *d, const floe_vector *v, size_t w)
+{
+	if (v->validity || floe_vec_type_width(v->type, v->width) != w)
+		return false;
+	switch (v->type) {
+	case FLOE_VEC_UUID:
+	case FLOE_VEC_FIXED: return d->physical == FLOE_PQ_FIXED_LEN_BYTE_ARRAY;
+	case FLOE_VEC_INT:
+	case FLOE_VEC_DATE: return d->physical == FLOE_PQ_INT32;
+	case FLOE_VEC_DOUBLE: return d->physical == FLOE_PQ_DOUBLE;
+	case FLOE_VEC_LONG:
+	case FLOE_VEC_TIME:
+	case FLOE_VEC_TIMESTAMP:
+	case FLOE_VEC_TIMESTAMPTZ: return d->physical == FLOE_PQ_INT64 && d->factor == 1;
+	default: return false;
+	}
+}
+
 /* Decode `n` PLAIN values from p[0..len) into `v`. */
 static int decode_plain(dec *d, floe_vector *v, const uint8_t *p, size_t len, size_t n)
 {
@@ -244,6 +263,11 @@ static int decode_plain(dec *d, floe_vector *v, const uint8_t *p, size_t len, si
 	if (w == 0 || n > len / w)
 		return bad(d, "%zu values of %zu bytes in %zu bytes", n, w, len);
 	floe_vector_reserve(v, v->len + n);
+	if (stored_as_read(d, v, w)) { /* one copy of the page's values */
+		memcpy(v->v.u8 + v->len * w, p, n * w);
+		v->len += n;
+		return 0;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (put_value(d, v, p + i * w, w) < 0)
 			return -1;
@@ -327,15 +351,21 @@ static int decode_levels(dec *d, uint32_t *out, const uint8_t *p, size_t len, si
 	return 0;
 }
 
+/* The page's values into the column, a NULL where a level says so: runs of values copied at once. */
 static int assemble_flat(dec *d, size_t n)
 {
-	size_t vi = 0;
+	size_t vi = 0, k = 0;
+	uint32_t max_def = (uint32_t)d->leaf->max_def;
 	floe_vector_reserve(d->out, d->out->len + n);
-	for (size_t k = 0; k < n; k++) {
-		if (d->def[k] == (uint32_t)d->leaf->max_def)
-			floe_vector_append_row(d->out, &d->vals, vi++);
-		else
+	while (k < n) {
+		size_t end = k;
+		while (end < n && d->def[end] == max_def)
+			end++;
+		floe_vector_append_rows(d->out, &d->vals, vi, end - k);
+		vi += end - k;
+		if (end < n)
 			floe_vector_append_null(d->out);
+		k = end + 1;
 	}
 	return 0;
 }

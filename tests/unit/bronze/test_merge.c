@@ -53,6 +53,42 @@ static size_t route_one(bronze_file_map *map, int64_t key, unsigned *touched)
 	return f;
 }
 
+/* bronze_key_cmp's own comparisons of uuid and bigint keys order as floe_vector_compare_rows does. */
+FLOE_TEST(bronze_key_cmp_orders_uuid_and_bigint_keys_as_the_vectors_do)
+{
+	floe_vector u, l, un;
+	bronze_keys k = { .n = 1 };
+	floe_vector_init(&u, FLOE_VEC_UUID, 16);
+	floe_vector_init(&l, FLOE_VEC_LONG, 0);
+	floe_vector_init(&un, FLOE_VEC_UUID, 16);
+	uint64_t seed = 88172645463325252u;
+	for (int r = 0; r < 400; r++) {
+		uint8_t b[16];
+		for (int i = 0; i < 16; i++) {
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			b[i] = r % 7 == 0 && i < 8 ? 0x80 : (uint8_t)(r % 5 == 0 ? (i < 12 ? 0xFF : seed) : seed);
+		}
+		floe_vector_append_fixed(&u, b);
+		floe_vector_append_i64(&l, r % 3 == 0 ? INT64_MIN + r : (int64_t)seed);
+		if (r % 9 == 0)
+			floe_vector_append_null(&un);
+		else
+			floe_vector_append_fixed(&un, b);
+	}
+	floe_vector *vs[3] = { &u, &l, &un };
+	for (int v = 0; v < 3; v++) {
+		floe_vector *key[1] = { vs[v] };
+		for (size_t i = 0; i < vs[v]->len; i++)
+			for (size_t j = 0; j < vs[v]->len; j += 7) {
+				int want = floe_vector_compare_rows(vs[v], i, vs[v], j), got = bronze_key_cmp(&k, key, i, key, j);
+				FLOE_CHECK((want > 0) == (got > 0) && (want < 0) == (got < 0));
+			}
+	}
+	floe_vector_free(&u);
+	floe_vector_free(&l);
+	floe_vector_free(&un);
+}
+
 FLOE_TEST(bronze_merge_routes_a_key_to_the_file_that_holds_it)
 {
 	static const int64_t b[][2] = { { 10, 20 }, { 30, 40 }, { 50, 60 } };

@@ -70,7 +70,8 @@ static floe_parquet_writer_opts quick_opts(floe_parquet_codec codec)
 
 enum { N_TYPES = 17 };
 
-static void type_matrix(floe_parquet_field *f, floe_vector *v, size_t rows)
+/* Every type; `required`: no NULLs (the reader copies PLAIN pages of such columns at once). */
+static void type_matrix(floe_parquet_field *f, floe_vector *v, size_t rows, bool required)
 {
 	static const struct { const char *name; floe_vec_type t; int p, s, len; } spec[N_TYPES] = {
 		{ "b", FLOE_VEC_BOOLEAN, 0, 0, 0 },      { "i", FLOE_VEC_INT, 0, 0, 0 },
@@ -91,10 +92,11 @@ static void type_matrix(floe_parquet_field *f, floe_vector *v, size_t rows)
 		f[c].precision = spec[c].p;
 		f[c].scale = spec[c].s;
 		f[c].length = spec[c].len;
+		f[c].required = required;
 		floe_vector_init(&v[c], spec[c].t, spec[c].len);
 		for (size_t i = 0; i < rows; i++) {
 			bool extreme_lo = i % 10 == 1, extreme_hi = i % 10 == 2;
-			if (i % 10 == 0) {
+			if (i % 10 == 0 && !required) {
 				floe_vector_append_null(&v[c]);
 				continue;
 			}
@@ -146,12 +148,12 @@ static void type_matrix(floe_parquet_field *f, floe_vector *v, size_t rows)
 	}
 }
 
-static void check_type_matrix(floe_parquet_codec codec, size_t dict_bytes, size_t page_rows)
+static void check_matrix(floe_parquet_codec codec, size_t dict_bytes, size_t page_rows, bool required)
 {
 	floe_parquet_field f[N_TYPES];
 	floe_vector v[N_TYPES];
 	size_t rows = 5000;
-	type_matrix(f, v, rows);
+	type_matrix(f, v, rows, required);
 	floe_parquet_writer_opts o = quick_opts(codec);
 	o.dictionary_bytes = dict_bytes;
 	o.page_rows = page_rows;
@@ -163,7 +165,7 @@ static void check_type_matrix(floe_parquet_codec codec, size_t dict_bytes, size_
 	for (size_t c = 0; c < N_TYPES; c++) {
 		FLOE_CHECK(column_equals(wr.reader, c, &v[c]));
 		FLOE_CHECK(m->leaves[c].field_id == 100 + (int)c && m->leaves[c].vtype == f[c].type);
-		FLOE_CHECK(m->leaves[c].max_def == 1 && m->leaves[c].max_rep == 0);
+		FLOE_CHECK(m->leaves[c].max_def == !required && m->leaves[c].max_rep == 0);
 		FLOE_CHECK(m->column_orders[c] == 1);
 	}
 	FLOE_CHECK(wr.stats.record_count == (int64_t)rows);
@@ -171,6 +173,17 @@ static void check_type_matrix(floe_parquet_codec codec, size_t dict_bytes, size_
 	written_free(&wr);
 	for (size_t c = 0; c < N_TYPES; c++)
 		floe_vector_free(&v[c]);
+}
+
+static void check_type_matrix(floe_parquet_codec codec, size_t dict_bytes, size_t page_rows)
+{
+	check_matrix(codec, dict_bytes, page_rows, false);
+}
+
+FLOE_TEST(parquet_round_trip_every_type_required_plain)
+{
+	check_matrix(FLOE_PARQUET_UNCOMPRESSED, 0, 37, true);
+	check_matrix(FLOE_PARQUET_ZSTD, 0, 1000, true);
 }
 
 FLOE_TEST(parquet_round_trip_every_type_zstd)
@@ -503,7 +516,7 @@ FLOE_TEST(writer_stats_match_footer_stats)
 {
 	floe_parquet_field f[N_TYPES];
 	floe_vector v[N_TYPES];
-	type_matrix(f, v, 3000);
+	type_matrix(f, v, 3000, false);
 	floe_parquet_writer_opts o = quick_opts(FLOE_PARQUET_ZSTD);
 	o.row_group_bytes = 30000;
 	written wr;

@@ -104,15 +104,16 @@ dbt_full() {
 dbt_version() { "$DBT" --version 2>/dev/null | sed -n "s/^ *- $1: *\([0-9.]*\).*/\1/p"; }
 # steps: the silver build's step times of the last `floe -vv` run ($WORK/err): the total, each
 # step summed over the tables (the eight largest; tests by kind), then the five largest single table steps
+# (awk's NR, not head: head exiting early would SIGPIPE sort, which pipefail and set -e turn into exit 141)
 steps() {
 	local lines
 	lines=$(sed -n 's/.* \(silver\.[a-z_]*\): \([^:]*\) \([0-9.]*\) s$/\3|\1|\2/p' "$WORK/err")
 	printf '%s\n' "$lines" | awk -F'|' '{ t += $1 } END { printf "%.2f in all — ", t }'
 	printf '%s\n' "$lines" | awk -F'|' '{ k = $3; if (match(k, /^(relationships|unique|not_null|check|accepted_values)_/))
 			k = "test " substr(k, 1, RLENGTH - 1); s[k] += $1 } END { for (k in s) printf "%.2f|%s\n", s[k], k }' |
-		sort -gr | head -8 | awk -F'|' '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }'
+		sort -gr | awk -F'|' 'NR <= 8 { printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }'
 	printf '; largest: '
-	printf '%s\n' "$lines" | sort -t'|' -gr | head -5 | awk -F'|' '{ printf "%s%s %s %s", (NR > 1 ? ", " : ""), $2, $3, $1 }'
+	printf '%s\n' "$lines" | sort -t'|' -gr | awk -F'|' 'NR <= 5 { printf "%s%s %s %s", (NR > 1 ? ", " : ""), $2, $3, $1 }'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
@@ -152,7 +153,7 @@ done
 
 block=$(cat <<MD
 
-### silver build: floe vs dbt build, and incremental — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
+### silver build: floe vs dbt build, and incremental — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | sed -n 1p)
 
 Command: \`SCALE=$SCALE BRONZE=$BRONZE bench/silver/run.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); bronze write-mode $WRITE_MODE, bronze $BRONZE; dbt-core $(dbt_version installed), dbt-duckdb $(dbt_version duckdb); load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)
 

@@ -7,10 +7,12 @@
 #include "iceberg/storage.h"
 
 #include "base/error.h"
+#include "base/fs.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct floe_iceberg_storage {
 	const floe_iceberg_storage_ops *ops;
@@ -240,6 +242,21 @@ int floe_iceberg_storage_create(floe_iceberg_storage *s, const char *uri, const 
 		return -1;
 	}
 	return floe_iceberg_writer_close(w);
+}
+
+int floe_iceberg_storage_adopt(floe_iceberg_storage *s, const char *uri, const char *path)
+{
+	floe_buf bytes = FLOE_BUF_INIT;
+	int done = reach(s, uri) < 0 ? -1 : s->ops->adopt ? s->ops->adopt(s->state, uri, path) : 0;
+	if (done != 0) /* linked in place, or failed */
+		return done < 0 ? -1 : 0;
+	int error = floe_fs_read_file(&bytes, path); /* another backend or file system: copied */
+	if (error == 0)
+		error = floe_iceberg_storage_create(s, uri, bytes.ptr, bytes.len);
+	if (error == 0)
+		unlink(path);
+	floe_buf_free(&bytes);
+	return error;
 }
 
 int floe_iceberg_storage_remove(floe_iceberg_storage *s, const char *uri)

@@ -63,6 +63,9 @@ typedef struct floe_iceberg_storage_ops {
 	int (*list)(void *state, const char *prefix, floe_iceberg_list_fn fn, void *ctx);
 	/* What an embedded engine (DuckDB) opens for `uri`, in `arena`; NULL: none can. */
 	const char *(*engine_uri)(void *state, floe_arena *arena, const char *uri);
+	/* Optional: publish the closed local file `path` as the object at `uri` without copying it
+	   (durable, never replacing; `path` removed): 1, 0 when it cannot (another file system), -1. */
+	int (*adopt)(void *state, const char *uri, const char *path);
 	void (*close)(void *state);
 } floe_iceberg_storage_ops;
 
@@ -121,6 +124,12 @@ int floe_iceberg_storage_read(floe_iceberg_storage *s, floe_buf *out, const char
 /* Create an object holding `data` through a writer: durable, never replaces. */
 int floe_iceberg_storage_create(floe_iceberg_storage *s, const char *uri, const void *data,
 				size_t len);
+/*
+ * Create the object at `uri` from the closed local file `path` (a file an engine wrote), which is
+ * removed: linked in place when the backend can (local, one file system), else copied through a
+ * writer. Durable and never replacing, as floe_iceberg_storage_create.
+ */
+int floe_iceberg_storage_adopt(floe_iceberg_storage *s, const char *uri, const char *path);
 /* Delete an object; a missing one is not an error. */
 int floe_iceberg_storage_remove(floe_iceberg_storage *s, const char *uri);
 /* Every object under the directory URI `prefix`, recursively, in URI (byte) order. */

@@ -363,6 +363,35 @@ static const char *local_engine_uri(void *state, floe_arena *arena, const char *
 	return floe_arena_strdup(arena, local_path(uri));
 }
 
+/*
+ * A closed file linked in as the object: fsynced, link(2)ed to its name (never replacing), the
+ * directory fsynced, the old name removed. 0 across file systems (EXDEV): the caller copies.
+ */
+static int local_adopt(void *state, const char *uri, const char *path)
+{
+	const char *dst = local_path(uri);
+	(void)state;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0) {
+		io_error("write", uri);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (mkdir_parent(dst) < 0)
+		return floe_error_context("while creating \"%s\"", uri);
+	if (link(path, dst) < 0)
+		return errno == EXDEV ? 0 : errno == EEXIST ? taken(uri) : io_error("publish", uri);
+	if (sync_dir_of(dst) < 0) {
+		io_error("sync the directory of", uri); /* not durable, so not published */
+		unlink(dst);
+		return -1;
+	}
+	unlink(path);
+	return 1;
+}
+
 static const floe_iceberg_storage_ops local_ops = {
 	.name = "local",
 	.handles = local_handles,
@@ -377,6 +406,7 @@ static const floe_iceberg_storage_ops local_ops = {
 	.remove = local_remove,
 	.list = local_list,
 	.engine_uri = local_engine_uri,
+	.adopt = local_adopt,
 };
 
 floe_iceberg_storage *floe_iceberg_storage_local(void)

@@ -174,6 +174,7 @@ static int open_silver(silver_build *b)
 		if (floe_error_last()->cls != FLOE_ERR_CONFIG)
 			return -1;
 		floe_error_clear(); /* created when its first build publishes (create_silver) */
+		b->merge_on_read = floe_bronze_merge_on_read(job->config, job->table->schema, job->table->name);
 		return 0;
 	}
 	if (silver_schema(&schema, job->arena, b->s) < 0)

@@ -2,7 +2,7 @@
  * model.c — what a silver model reads and returns: the model file rendered (source() is the
  * table's own bronze table, ref() a silver table of the plan), views of the silver tables the
  * build reads (its own, its ref()s, its relationships parents), and the model run into
- * floe_build, sorted by the key, its columns checked against the lock's.
+ * floe_build (sorted by the key unless a full merge-on-read build), its columns checked against the lock's.
  */
 #include "silver/silver_int.h"
 #include "base/arena.h"
@@ -193,9 +193,13 @@ bool silver_has_rowid_column(const floe_lock_silver *s)
 }
 
 /*
- * floe_build: the model's rows sorted by the key, numbered from 0 (floe_row) in that order; its
- * columns must be the lock's. The numbers are the rows' rowids in the sorted temporary table
- * (numbering them with row_number() OVER () took a single-threaded pass as long as the model).
+ * floe_build: the model's rows numbered from 0 (floe_row) in the order they are written, its
+ * columns the lock's. Sorted by the key — so that the files are key ranges and an incremental
+ * copy-on-write build rewrites only those its keys fall in — except in a full merge-on-read build:
+ * its incremental builds delete replaced rows by position (found by key in every file), so key
+ * ranges buy nothing there, and the sort of a table over random keys cost as much as reading it.
+ * The numbers are the rows' rowids in the temporary table (numbering them with row_number() OVER
+ * () took a single-threaded pass as long as the model).
  */
 int silver_run_model(silver_build *b, floe_buf *model_sql)
 {
@@ -208,7 +212,8 @@ int silver_run_model(silver_build *b, floe_buf *model_sql)
 	bool rowid = !silver_has_rowid_column(b->s);
 	floe_buf_printf(&sql, "CREATE TEMP TABLE floe_model_rows AS SELECT %s* FROM (%.*s\n) floe_model",
 			rowid ? "" : "row_number() OVER () - 1 AS floe_row, ", (int)model.len, model.ptr);
-	silver_put_key_order(&sql, b->s, " ORDER BY ");
+	if (b->incremental || !b->merge_on_read)
+		silver_put_key_order(&sql, b->s, " ORDER BY ");
 	floe_buf_puts(&sql, rowid ? "; CREATE TEMP VIEW floe_build AS SELECT rowid AS floe_row, * FROM floe_model_rows"
 				  : "; CREATE TEMP VIEW floe_build AS SELECT * FROM floe_model_rows");
 	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0) {

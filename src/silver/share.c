@@ -5,6 +5,7 @@
  */
 #include "silver/silver_int.h"
 #include "iceberg/deletes.h"
+#include "iceberg/parquet_io.h"
 #include "base/arena.h"
 #include "base/error.h"
 #include "format/parquet.h"
@@ -13,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int floe_silver_current_view(floe_engine *engine, floe_iceberg_catalog *cat, floe_arena *arena, const char *ns,
 			     const char *name, const char *view_ns)
@@ -61,7 +63,6 @@ int floe_silver_spool_copy(floe_silver_spool *sp, floe_buf *copy, const char *op
 	floe_iceberg_storage *local = floe_iceberg_storage_local();
 	floe_parquet_reader *r = NULL;
 	floe_parquet_file_stats st;
-	floe_buf bytes = FLOE_BUF_INIT;
 	const char *tmp_uri = NULL;
 	int error = -1;
 	*tmp = NULL;
@@ -71,8 +72,8 @@ int floe_silver_spool_copy(floe_silver_spool *sp, floe_buf *copy, const char *op
 	floe_buf_put_quoted(copy, file, '\'');
 	floe_buf_puts(copy, options);
 	tmp_uri = floe_iceberg_path_to_uri(sp->arena, file);
-	if (floe_engine_exec(sp->engine, floe_buf_cstr(copy)) < 0 || floe_iceberg_storage_read(local, &bytes, tmp_uri) < 0 ||
-	    floe_parquet_reader_open_mem(&r, bytes.ptr, bytes.len, NULL) < 0 ||
+	/* the statistics from the footer alone: the file is not read whole */
+	if (floe_engine_exec(sp->engine, floe_buf_cstr(copy)) < 0 || floe_iceberg_parquet_open(&r, local, tmp_uri, NULL) < 0 ||
 	    floe_parquet_reader_file_stats(&st, r, sp->arena) < 0)
 		goto cleanup;
 	floe_iceberg_data_file_from_parquet(out, sp->arena, tmp_uri, &st);
@@ -83,21 +84,15 @@ cleanup:
 		floe_iceberg_storage_remove(local, tmp_uri);
 	floe_parquet_reader_free(r);
 	floe_iceberg_storage_free(local);
-	floe_buf_free(&bytes);
 	return error;
 }
 
 int floe_silver_spool_store(floe_silver_spool *sp, floe_iceberg_storage *dst, const char *uri, const char *tmp)
 {
-	floe_iceberg_storage *local = floe_iceberg_storage_local();
-	floe_buf bytes = FLOE_BUF_INIT;
-	const char *tmp_uri = floe_iceberg_path_to_uri(sp->arena, tmp);
-	int error = floe_iceberg_storage_read(local, &bytes, tmp_uri);
-	if (error == 0)
-		error = floe_iceberg_storage_create(dst, uri, bytes.ptr, bytes.len);
-	floe_iceberg_storage_remove(local, tmp_uri);
-	floe_iceberg_storage_free(local);
-	floe_buf_free(&bytes);
+	(void)sp;
+	int error = floe_iceberg_storage_adopt(dst, uri, tmp); /* linked in place when it can be */
+	if (error < 0)
+		unlink(tmp); /* nothing of it is left */
 	return error;
 }
 

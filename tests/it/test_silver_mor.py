@@ -5,8 +5,10 @@ the table read back by PyIceberg and DuckDB's iceberg extension equals the sourc
 rebuild, build after build."""
 import json
 
+import pyarrow.parquet as pq
 import pytest
 
+from icebergkit import local_path
 from lakecheck import catalog, duckdb_iceberg, norm
 from sourcedb import TOUCH, Source
 
@@ -88,6 +90,27 @@ def test_incremental_silver_writes_a_delete_file_and_equals_the_source(src, proj
     tbl = catalog(proj).load_table("silver.accounts")
     assert tbl.current_snapshot().summary.get("total-delete-files") in (None, "0")
     assert rows_pyiceberg(proj, "silver.accounts") == want
+
+
+def test_a_full_merge_on_read_build_keeps_the_model_order(src, proj):
+    # merge-on-read: a full build writes the model's rows in the order bronze gives them (no sort
+    # by key: replaced rows are deleted by position), and the next incremental build is still exact.
+    # An UPDATE moves a source row to the end of the heap, so accounts' full load reads it last.
+    src.admin("UPDATE accounts SET owner = 'moved' WHERE account_id IN (2, 3)")
+    assert run(src, proj, "--layer", "bronze", "--table", "public.accounts") is not None
+    s = run(src, proj, "--layer", "silver", "--full-refresh", "--table", "silver.accounts")["silver.accounts"]
+    assert s["state"] == "built" and s["changed_keys"] == -1, s
+
+    def file_keys():
+        tbl = catalog(proj).load_table("silver.accounts")
+        return [pq.read_table(local_path(t.file.file_path), columns=["account_id"]).column(0).to_pylist()
+                for t in tbl.scan().plan_files()]
+    assert any(keys != sorted(keys) for keys in file_keys()), file_keys()
+    assert rows_pyiceberg(proj, "silver.accounts") == source(src)
+    src.admin("UPDATE accounts SET balance = balance + 1 WHERE account_id IN (2, 200); DELETE FROM accounts WHERE account_id = 3")
+    s = run(src, proj, "--table", "public.accounts")["silver.accounts"]
+    assert s["state"] == "built" and s["changed_keys"] == 3, s
+    assert rows_pyiceberg(proj, "silver.accounts") == rows_duckdb(proj, "silver.accounts") == source(src)
 
 
 def test_silver_over_merge_on_read_bronze_takes_the_changed_keys_from_its_delete_files(src, proj):

@@ -171,6 +171,33 @@ CONTRACT(publishes_on_close)
 	FLOE_CHECK(l.sizes[0] == 9);
 }
 
+/*
+ * adopt: a closed local file becomes the object, and its old name is gone. Local storage on the
+ * same file system links it (the object is the very inode: no copy); memory copies it. A taken
+ * name is refused and the object is untouched.
+ */
+CONTRACT(adopts_a_closed_file)
+{
+	char dir[] = "/tmp/floe-adopt-XXXXXX";
+	const char *uri = sc_uri(f, "t/data/adopted.parquet");
+	FLOE_CHECK(mkdtemp(dir) != NULL);
+	const char *path = floe_arena_printf(f->a, "%s/0.parquet", dir);
+	FLOE_CHECK(floe_fs_write_atomic(path, "PAR1-adopted", 12, NULL) == 0);
+	struct stat before, after;
+	FLOE_CHECK(stat(path, &before) == 0);
+	FLOE_CHECK(floe_iceberg_storage_adopt(f->s, uri, path) == 0);
+	FLOE_CHECK(!floe_fs_exists(path));
+	FLOE_CHECK(sc_holds(f, uri, "PAR1-adopted"));
+	if (f->dir[0]) /* linked, not copied */
+		FLOE_CHECK(stat(floe_iceberg_uri_to_path(f->a, uri), &after) == 0 && after.st_ino == before.st_ino);
+	FLOE_CHECK(floe_fs_write_atomic(path, "other", 5, NULL) == 0);
+	FLOE_CHECK(floe_iceberg_storage_adopt(f->s, uri, path) < 0);
+	FLOE_CHECK(floe_iceberg_storage_error_kind() == FLOE_ICEBERG_STORAGE_EXISTS);
+	FLOE_CHECK(sc_holds(f, uri, "PAR1-adopted"));
+	floe_error_clear();
+	floe_fs_remove_tree(dir);
+}
+
 CONTRACT(abort_leaves_nothing)
 {
 	floe_iceberg_writer *w = NULL;

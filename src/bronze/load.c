@@ -236,13 +236,20 @@ static int commit(load_state *s, bool full)
 	o.expect_snapshot_id = s->expect_snapshot;
 	o.operation = s->operation;
 	bronze_load_progress(s, "committing", NULL);
+	double t0 = bronze_seconds();
 	int rc = full ? floe_iceberg_table_replace(s->table, s->out.files, s->out.n, &o)
 		 : s->n_delete_files ? floe_iceberg_table_row_delta(s->table, s->removed, s->n_removed, s->out.files,
 								    s->out.n, s->delete_files, s->n_delete_files, &o)
 		 : floe_iceberg_table_rewrite(s->table, s->removed, s->n_removed, s->out.files, s->out.n, &o);
-	if (rc < 0)
+	if (rc < 0) {
+		if (job->index)
+			bronze_posindex_committed(job->index, s, -1); /* an unknown outcome: rebuilt next batch */
 		return -1;
+	}
 	job->result->snapshot_id = floe_iceberg_table_metadata(s->table)->current_snapshot_id;
+	job->result->commit_seconds += bronze_seconds() - t0;
+	if (job->index) /* floe run --follow: the index follows its own commits */
+		bronze_posindex_committed(job->index, s, full ? -1 : job->result->snapshot_id);
 	return 0;
 }
 

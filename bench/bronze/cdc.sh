@@ -124,6 +124,52 @@ print(f"Freshness over {sys.argv[3]} s (a shop tick of 20 new orders, 20 status 
       f"changed keys/s applied ({span / len(runs):.2f} s per run).")
 PY
 }
+# follow: `floe run --follow` (load alone) on both tables of the cdc project, its position indexes
+# built by a first small change; then the same 0.1 % change shape (round 3). Per table: the apply
+# time of the batches that carried it (the follower's log: from reading the slot to the commit,
+# summed over the batches with keys) and commit → visible in bronze (the change's last commit in
+# PostgreSQL to the catalog's current snapshot having an floe.cdc.lsn past it, polled every 5 ms).
+lsn_now() { "${PSQL[@]}" -c 'select pg_current_wal_lsn()::text'; }
+visible() { # LSN START TABLE…: seconds from START until each table's bronze LSN reaches LSN
+	"$ROOT/.venv/bin/python" - "$WORK/cdc/warehouse/catalog.db" "$@" <<'PY'
+import json, sqlite3, sys, time
+db, target, start, tables = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+num = lambda t: (int(t.split("/")[0], 16) << 32) | int(t.split("/")[1], 16)
+want, out, deadline = num(target), {}, time.time() + 600
+while len(out) < len(tables) and time.time() < deadline:
+    for t in tables:
+        if t in out:
+            continue
+        c = sqlite3.connect(db)
+        (loc,) = c.execute("select metadata_location from iceberg_tables where table_namespace = 'bronze' "
+                           "and table_name = ?", (t,)).fetchone()
+        c.close()
+        md = json.load(open(loc[len("file://"):] if loc.startswith("file://") else loc))
+        snap = next(s for s in md["snapshots"] if s["snapshot-id"] == md["current-snapshot-id"])
+        if num(snap["summary"].get("floe.cdc.lsn", "0/0")) >= want:
+            out[t] = time.time() - start
+    time.sleep(0.005)
+print(" ".join(f"{out.get(t, -1):.3f}" for t in tables))
+PY
+}
+follow() {
+	"$FLOE" -v -C "$WORK/cdc" run --follow --no-reconcile --table public.orders --table public.events \
+		2>"$WORK/follow.log" &
+	local pid=$! start target
+	"${PSQL[@]}" -c "UPDATE events SET amount = amount WHERE id = 1" # builds the indexes
+	"$FLOE" shop tick --target "$SOCK:$PORT/shop" --orders 1 --updates 1 --deletes 0 >/dev/null
+	visible "$(lsn_now)" "$(date +%s.%N)" orders events >/dev/null
+	local from=$(($(wc -l <"$WORK/follow.log") + 1))
+	start=$(date +%s.%N)
+	change 3
+	target=$(lsn_now); start=$(date +%s.%N)
+	read -r vo ve <<<"$(visible "$target" "$start" orders events)"
+	kill -TERM "$pid"; wait "$pid" || { echo "the follower failed:" >&2; tail -20 "$WORK/follow.log" >&2; exit 1; }
+	fo=$(tail -n +"$from" "$WORK/follow.log" | awk '/bronze.orders: batch: slot read/ && !/ 0 keys;/ { s += $8 + $14; n++ } END { printf "%.3f %d", s, n }')
+	fe=$(tail -n +"$from" "$WORK/follow.log" | awk '/bronze.events: batch: slot read/ && !/ 0 keys;/ { s += $8 + $14; n++ } END { printf "%.3f %d", s, n }')
+	fvis="$vo $ve"
+}
+follow
 ratio() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
 row() { # table rows
 	read -r f _ <<<"${full[$1]}"; read -r i _ <<<"${inc[$1]}"; read -r c cm <<<"${cdc[$1]}"; read -r cf _ <<<"${cdcfull[$1]}"
@@ -141,6 +187,8 @@ $(row orders "$rows_orders")
 $(row events "$EVENTS")
 
 Reconciliation after the CDC batch — orders: ${rdetail[orders]}; events: ${rdetail[events]}.
+
+\`floe run --follow\` (load alone), the same change shape once more, position indexes built — orders: applied in $(fo_s=${fo% *}; echo "$fo_s") s over ${fo#* } batches ($(ratio "${fo% *}" "${full[orders]% *}") % of the full load), visible in bronze $(echo "$fvis" | cut -d' ' -f1) s after the change's last commit; events: applied in ${fe% *} s over ${fe#* } batches ($(ratio "${fe% *}" "${full[events]% *}") %), visible $(echo "$fvis" | cut -d' ' -f2) s after. Apply time = the follower's log, from reading the slot to the catalog commit (and the slot's acknowledgement).
 $(freshness)
 MD
 )

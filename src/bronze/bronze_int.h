@@ -54,6 +54,8 @@ typedef struct bronze_job {
 	struct bronze_cdc *cdc;     /* a CDC load (cdc.c): its batch; NULL: not one */
 	struct bronze_posindex *index; /* floe run --follow: where each key is (posindex.c); NULL: none */
 	bool follow_quiet;          /* floe run --follow: a batch without changes commits nothing (cdc.c) */
+	struct floe_pg_keep *keep_source; /* floe run --follow: the load's source session, kept between batches */
+	struct floe_pg_keep *keep_holder; /* and the CDC snapshot holder's (cdc/cdc.h) */
 	bool compact;                  /* floe compact: compact the table instead of loading it */
 } bronze_job;
 
@@ -480,7 +482,7 @@ const char *bronze_cdc_detail(const bronze_job *job);
 bool bronze_cdc_is_batch(const bronze_job *job);
 /* After the catalog commit: acknowledge the LSN to the slot. */
 int bronze_cdc_confirm(bronze_load *l);
-void bronze_cdc_end(bronze_job *job);
+void bronze_cdc_end(bronze_job *job, bool ok);
 
 /* ---- parallel.c: one full load split into key ranges ---- */
 

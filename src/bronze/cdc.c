@@ -69,7 +69,8 @@ int bronze_cdc_begin(bronze_load *l)
 	struct bronze_cdc *c = floe_arena_alloc(job->arena, sizeof(*c));
 	memset(c, 0, sizeof(*c));
 	floe_cdc_opts o = { .config = job->config, .schema = t->schema, .table = t->name,
-			    .key = (const char *const *)t->key, .n_key = t->n_key, .arena = job->arena };
+			    .key = (const char *const *)t->key, .n_key = t->n_key, .arena = job->arena,
+			    .keep = job->keep_holder };
 	if (table_lsn(&c->previous_lsn, job) < 0)
 		return -1;
 	o.table_lsn = c->previous_lsn;
@@ -166,8 +167,10 @@ int bronze_cdc_confirm(bronze_load *l)
 	return 0;
 }
 
-void bronze_cdc_end(bronze_job *job)
+void bronze_cdc_end(bronze_job *job, bool ok)
 {
+	if (job->cdc && ok)
+		floe_cdc_keep(job->cdc->session); /* the follower's holder session, for its next batch */
 	if (job->cdc)
 		floe_cdc_end(job->cdc->session);
 	job->cdc = NULL;

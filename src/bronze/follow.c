@@ -7,7 +7,9 @@
  * instead of waiting for it to end. What the follower keeps between batches is each table's
  * position index (posindex.c): the merge takes the positions of the rows it replaces from it
  * instead of reading every key of the table, and it is rebuilt whenever the table's snapshot
- * is not the one the follower committed.
+ * is not the one the follower committed; and the two source sessions a batch opens (the load's
+ * and the snapshot holder's), handed back idle after a batch that went well (a failed batch
+ * closes them).
  *
  * A batch without changes commits nothing (and acknowledges nothing) except every
  * QUIET_COMMIT_SECONDS, so the slot still moves on a quiet table without a snapshot per poll.
@@ -17,8 +19,10 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "cdc/cdc.h"
 #include "config/cdc.h"
 #include "iceberg/catalog.h"
+#include "pg/pg.h"
 #include "state/state.h"
 
 #include <string.h>
@@ -29,6 +33,7 @@
 typedef struct follower {
 	const floe_lock_table *table;
 	bronze_posindex *index;
+	floe_pg_keep source, holder;    /* the sessions the last batch left idle, for the next */
 	double last_commit, last_check; /* monotonic seconds; 0: never */
 	bool busy_said;                 /* "another run holds it" logged since the last batch */
 } follower;
@@ -101,6 +106,8 @@ static void job_init(bronze_job *job, floe_bronze_result *r, floe_arena *a, foll
 	job->run_id = ctx->run_id;
 	job->result = r;
 	job->index = f->index;
+	job->keep_source = &f->source;
+	job->keep_holder = &f->holder;
 	job->follow_quiet = f->last_commit > 0 && now - f->last_commit < QUIET_COMMIT_SECONDS;
 	if (ctx->opts->check && (f->last_check == 0 || now - f->last_check >= ctx->reconcile_every)) {
 		job->check = ctx->opts->check;
@@ -258,8 +265,11 @@ int floe_bronze_follow(const floe_config *config, const floe_bronze_follow_opts 
 	}
 	floe_state_run_end(ctx.state, ctx.run_id, error < 0 ? FLOE_RUN_FAILED : FLOE_RUN_OK);
 cleanup:
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		bronze_posindex_free(fs[i].index);
+		floe_pg_close(fs[i].source.pg);
+		floe_pg_close(fs[i].holder.pg);
+	}
 	floe_state_close(ctx.state);
 	floe_lock_free(lock);
 	floe_arena_free(a);

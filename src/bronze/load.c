@@ -16,6 +16,7 @@
 #include "base/fs.h"
 #include "base/log.h"
 #include "base/text.h"
+#include "cdc/cdc.h"
 #include "iceberg/catalog.h"
 #include "iceberg/table.h"
 #include "pg/introspect.h"
@@ -67,8 +68,12 @@ static const char *extraction_sql(load_state *s)
 static int open_source(load_state *s)
 {
 	floe_pg_result *r = NULL;
-	if (floe_pg_connect_source(&s->pg, s->job->config) < 0 || floe_plan_session_apply(s->pg) < 0)
+	if (s->job->keep_source && s->job->keep_source->pg) { /* the follower's, settings applied */
+		s->pg = s->job->keep_source->pg;
+		s->job->keep_source->pg = NULL;
+	} else if (floe_pg_connect_source(&s->pg, s->job->config) < 0 || floe_plan_session_apply(s->pg) < 0) {
 		return -1;
+	}
 	if (floe_pg_exec(s->pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0)
 		return -1;
 	if (s->job->pg_snapshot) { /* read what an earlier load read */
@@ -618,7 +623,11 @@ cleanup:
 		bronze_files_discard(&s.out, 0);
 		bronze_mor_discard(&s);
 	}
+	if (error == 0 && job->keep_source && !job->keep_source->pg) {
+		job->keep_source->pg = s.pg; /* committed: idle, kept for the follower's next batch */
+		s.pg = NULL;
+	}
 	cleanup(&s);
-	bronze_cdc_end(job);
+	bronze_cdc_end(job, error == 0);
 	return error;
 }

@@ -7,8 +7,8 @@
  * instead of waiting for it to end. What the follower keeps between batches is each table's
  * position index (posindex.c): the merge takes the positions of the rows it replaces from it
  * instead of reading every key of the table, and it is rebuilt whenever the table's snapshot
- * is not the one the follower committed; and the two source sessions a batch opens (the load's
- * and the snapshot holder's), handed back idle after a batch that went well (a failed batch
+ * is not the one the follower committed; and the three sessions a batch opens (the load's, the
+ * snapshot holder's, the replication connection), handed back idle after a batch that went well (a failed batch
  * closes them).
  *
  * A batch without changes commits nothing (and acknowledges nothing) except every
@@ -33,7 +33,7 @@
 typedef struct follower {
 	const floe_lock_table *table;
 	bronze_posindex *index;
-	floe_pg_keep source, holder;    /* the sessions the last batch left idle, for the next */
+	floe_pg_keep source, holder, repl; /* the sessions the last batch left idle, for the next */
 	double last_commit, last_check; /* monotonic seconds; 0: never */
 	bool busy_said;                 /* "another run holds it" logged since the last batch */
 } follower;
@@ -108,6 +108,7 @@ static void job_init(bronze_job *job, floe_bronze_result *r, floe_arena *a, foll
 	job->index = f->index;
 	job->keep_source = &f->source;
 	job->keep_holder = &f->holder;
+	job->keep_repl = &f->repl;
 	job->follow_quiet = f->last_commit > 0 && now - f->last_commit < QUIET_COMMIT_SECONDS;
 	if (ctx->opts->check && (f->last_check == 0 || now - f->last_check >= ctx->reconcile_every)) {
 		job->check = ctx->opts->check;
@@ -269,6 +270,7 @@ cleanup:
 		bronze_posindex_free(fs[i].index);
 		floe_pg_close(fs[i].source.pg);
 		floe_pg_close(fs[i].holder.pg);
+		floe_pg_close(fs[i].repl.pg);
 	}
 	floe_state_close(ctx.state);
 	floe_lock_free(lock);

@@ -447,6 +447,10 @@ int floe_cdc_begin(floe_cdc **out, floe_cdc_batch *batch, const floe_cdc_opts *o
 		floe_error_hint("Add a primary key, or remove the table from [cdc] tables.");
 		goto fail;
 	}
+	if (opts->keep_repl && opts->keep_repl->pg) { /* the follower's, no stream open: start() uses it */
+		c->repl = opts->keep_repl->pg;
+		opts->keep_repl->pg = NULL;
+	}
 	if (opts->keep && opts->keep->pg) { /* the follower's session, idle since its last batch */
 		c->holder = opts->keep->pg;
 		opts->keep->pg = NULL;
@@ -503,6 +507,17 @@ void floe_cdc_keep(floe_cdc *c)
 		c->opts->keep->pg = c->holder; /* idle: no transaction open */
 		c->holder = NULL;
 	}
+	if (!c || !c->repl || !c->opts->keep_repl || c->opts->keep_repl->pg)
+		return;
+	/* CopyDone without a status update: the slot's confirmed LSN stays where it was */
+	if (c->streaming && floe_pg_replication_finish(c->repl, 10000) < 0) {
+		floe_log_info("cdc: the replication connection is not kept: %s", floe_error_last()->message);
+		floe_error_clear();
+		return;
+	}
+	c->streaming = false;
+	c->opts->keep_repl->pg = c->repl;
+	c->repl = NULL;
 }
 
 int floe_cdc_measure(floe_cdc *c, floe_cdc_lag *out)

@@ -125,10 +125,11 @@ print(f"Freshness over {sys.argv[3]} s (a shop tick of 20 new orders, 20 status 
 PY
 }
 # follow: `floe run --follow` (load alone) on both tables of the cdc project, its position indexes
-# built by a first small change; then the same 0.1 % change shape (round 3). Per table: the apply
-# time of the batches that carried it (the follower's log: from reading the slot to the commit,
-# summed over the batches with keys) and commit → visible in bronze (the change's last commit in
-# PostgreSQL to the catalog's current snapshot having an floe.cdc.lsn past it, polled every 5 ms).
+# built by a first small change. Apply: the same 0.1 % change shape (round 3) made while the
+# follower is stopped (SIGSTOP, while it sleeps between two polls), so one batch per table carries it: the follower's log, from
+# reading the slot to the commit (and acknowledgement). Latency: 5 single-row updates per table,
+# one at a time, each from its commit in PostgreSQL to the catalog's current snapshot having an
+# floe.cdc.lsn past it (polled every 5 ms); the median.
 lsn_now() { "${PSQL[@]}" -c 'select pg_current_wal_lsn()::text'; }
 visible() { # LSN START TABLE…: seconds from START until each table's bronze LSN reaches LSN
 	"$ROOT/.venv/bin/python" - "$WORK/cdc/warehouse/catalog.db" "$@" <<'PY'
@@ -152,22 +153,39 @@ while len(out) < len(tables) and time.time() < deadline:
 print(" ".join(f"{out.get(t, -1):.3f}" for t in tables))
 PY
 }
+applied() { # TABLE FROM-LINE: "seconds batches" of the follower's batches with keys since FROM-LINE
+	tail -n +"$2" "$WORK/follow.log" | awk -v t="bronze.$1: batch: slot read" 'index($0, t) && !/ 0 keys;/ {
+		s += $8 + $14; n++ } END { printf "%.3f %d", s, n }'
+}
+median5() { tr ' ' '\n' | sort -n | sed -n 3p; }
 follow() {
 	"$FLOE" -v -C "$WORK/cdc" run --follow --no-reconcile --table public.orders --table public.events \
 		2>"$WORK/follow.log" &
-	local pid=$! start target
+	local pid=$! from lo="" le=""
 	"${PSQL[@]}" -c "UPDATE events SET amount = amount WHERE id = 1" # builds the indexes
 	"$FLOE" shop tick --target "$SOCK:$PORT/shop" --orders 1 --updates 1 --deletes 0 >/dev/null
 	visible "$(lsn_now)" "$(date +%s.%N)" orders events >/dev/null
-	local from=$(($(wc -l <"$WORK/follow.log") + 1))
-	start=$(date +%s.%N)
+	# stopped between two polls (asleep), so no batch's time includes the stop
+	until [ "$(cat "/proc/$pid/wchan" 2>/dev/null)" = hrtimer_nanosleep ]; do sleep 0.002; done
+	kill -STOP "$pid"
+	from=$(($(wc -l <"$WORK/follow.log") + 1))
 	change 3
-	target=$(lsn_now); start=$(date +%s.%N)
-	read -r vo ve <<<"$(visible "$target" "$start" orders events)"
+	kill -CONT "$pid"
+	visible "$(lsn_now)" "$(date +%s.%N)" orders events >/dev/null
+	for _ in $(seq 100); do # a batch logs just after its commit is visible
+		fo=$(applied orders "$from"); fe=$(applied events "$from")
+		[ "${fo#* }" = 0 ] || [ "${fe#* }" = 0 ] || break
+		sleep 0.05
+	done
+	for i in 1 2 3 4 5; do
+		"${PSQL[@]}" -c "UPDATE orders SET order_status = order_status WHERE order_id = (SELECT order_id FROM orders ORDER BY order_id OFFSET $((i * 1000)) LIMIT 1)"
+		lo="$lo $(visible "$(lsn_now)" "$(date +%s.%N)" orders)"
+		"${PSQL[@]}" -c "UPDATE events SET amount = amount WHERE id = $((i * 1000))"
+		le="$le $(visible "$(lsn_now)" "$(date +%s.%N)" events)"
+	done
 	kill -TERM "$pid"; wait "$pid" || { echo "the follower failed:" >&2; tail -20 "$WORK/follow.log" >&2; exit 1; }
-	fo=$(tail -n +"$from" "$WORK/follow.log" | awk '/bronze.orders: batch: slot read/ && !/ 0 keys;/ { s += $8 + $14; n++ } END { printf "%.3f %d", s, n }')
-	fe=$(tail -n +"$from" "$WORK/follow.log" | awk '/bronze.events: batch: slot read/ && !/ 0 keys;/ { s += $8 + $14; n++ } END { printf "%.3f %d", s, n }')
-	fvis="$vo $ve"
+	fvis="$(echo $lo | median5) $(echo $le | median5)"
+	flat="orders:$lo; events:$le"
 }
 follow
 ratio() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
@@ -188,8 +206,7 @@ $(row events "$EVENTS")
 
 Reconciliation after the CDC batch — orders: ${rdetail[orders]}; events: ${rdetail[events]}.
 
-\`floe run --follow\` (load alone), the same change shape once more, position indexes built — orders: applied in $(fo_s=${fo% *}; echo "$fo_s") s over ${fo#* } batches ($(ratio "${fo% *}" "${full[orders]% *}") % of the full load), visible in bronze $(echo "$fvis" | cut -d' ' -f1) s after the change's last commit; events: applied in ${fe% *} s over ${fe#* } batches ($(ratio "${fe% *}" "${full[events]% *}") %), visible $(echo "$fvis" | cut -d' ' -f2) s after. Apply time = the follower's log, from reading the slot to the catalog commit (and the slot's acknowledgement).
-$(freshness)
+\`floe run --follow\` (load alone), position indexes built; the same change shape made while the follower was stopped, then one batch per table — orders: applied in ${fo% *} s (${fo#* } batch$([ "${fo#* }" = 1 ] || echo es); $(ratio "${fo% *}" "${full[orders]% *}") % of the full load); events: applied in ${fe% *} s (${fe#* } batch$([ "${fe#* }" = 1 ] || echo es); $(ratio "${fe% *}" "${full[events]% *}") %). Apply time = the follower's log, from reading the slot to the catalog commit and the slot's acknowledgement. A single-row update → visible in bronze, median of 5: orders $(echo "$fvis" | cut -d' ' -f1) s, events $(echo "$fvis" | cut -d' ' -f2) s (each: $flat).
 MD
 )
 echo "$block"

@@ -352,6 +352,10 @@ void bronze_posindex_committed(bronze_posindex *ix, bronze_load *l, int64_t snap
 		floe_error_clear();
 		ok = false;
 	}
+	if (ok && ix->cap * sizeof(slot) + ix->keys_cap > ix->budget) { /* replaced keys' bytes stay until a rebuild */
+		floe_log_info("%s: the position index outgrew [cdc] follow-index-mb: rebuilt at the next batch", ix->table);
+		ok = false;
+	}
 	if (!ok) {
 		reset(ix);
 		return;

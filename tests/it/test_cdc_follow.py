@@ -164,6 +164,27 @@ def test_kill_of_the_follower_resumes_without_loss_or_duplicates(src, proj):
     assert_all_equal(src, d)
 
 
+def test_over_its_memory_budget_the_follower_reads_the_keys_instead(src, proj):
+    d = proj
+    toml = (d / "floe.toml").read_text()
+    (d / "floe.toml").write_text(toml.replace("follow-interval-ms = 50\n", "follow-interval-ms = 50\nfollow-index-mb = 0\n"))
+    try:
+        f = Follower(src, d, "--table", "public.orders")
+        try:
+            tick(src, 50)
+            f.wait_for("bronze.orders", wal_now(src))
+            tick(src, 51)
+            f.wait_for("bronze.orders", wal_now(src))
+        finally:
+            f.stop()
+    finally:
+        (d / "floe.toml").write_text(toml)
+    log = (d / "follow.log").read_text()
+    assert log.count("over [cdc] follow-index-mb (0 MB): each batch reads the table's keys instead") == 1, log[-3000:]
+    assert "positions from the index" not in log and "position index built" not in log, log[-3000:]
+    assert_all_equal(src, d)
+
+
 def until_done(src, d, *args):
     """Run a command until it is not refused for the follower's lock (it only holds it during a batch)."""
     for _ in range(100):

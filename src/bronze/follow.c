@@ -257,6 +257,10 @@ int floe_bronze_follow(const floe_config *config, const floe_bronze_follow_opts 
 	    floe_state_run_begin(ctx.state, "run --follow", ctx.run_id) < 0)
 		goto cleanup;
 	floe_log_info("following %zu table%s (run %s)", n, n == 1 ? "" : "s", ctx.run_id);
+	if (!config->warehouse.keep_snapshots && !config->warehouse.keep_days) /* metadata grows per batch */
+		floe_log_warn("every batch adds a snapshot and nothing expires them: set [warehouse] keep-snapshots "
+			      "(or keep-days), or run `floe expire` now and then, or each batch reads and writes "
+			      "ever larger table metadata");
 	error = 0;
 	while (error == 0 && !stopping(&ctx)) {
 		for (size_t i = 0; i < n && error == 0 && !stopping(&ctx); i++)

@@ -129,6 +129,7 @@ def test_follower_applies_every_kind_of_change(src, proj):
     log = (d / "follow.log").read_text()
     assert "bronze.kv: position index built" in log, log[-3000:]
     assert "bronze.kv: positions from the index" in log, log[-3000:]  # a later batch used it, no scan
+    assert "every batch adds a snapshot and nothing expires them" in log, log[:2000]  # no keep-snapshots here
     assert_all_equal(src, d)
     src.admin("TRUNCATE public.kv")
     src.admin("INSERT INTO public.kv VALUES ('after', 2, 'truncate')")

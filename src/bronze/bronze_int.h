@@ -56,7 +56,6 @@ typedef struct bronze_job {
 	bool follow_quiet;          /* floe run --follow: a batch without changes commits nothing (cdc.c) */
 	struct floe_pg_keep *keep_source; /* floe run --follow: the load's source session, kept between batches */
 	struct floe_pg_keep *keep_holder; /* and the CDC snapshot holder's (cdc/cdc.h) */
-	struct floe_pg_keep *keep_repl;   /* and the CDC replication connection */
 	bool compact;                  /* floe compact: compact the table instead of loading it */
 } bronze_job;
 

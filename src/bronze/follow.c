@@ -7,8 +7,8 @@
  * instead of waiting for it to end. What the follower keeps between batches is each table's
  * position index (posindex.c): the merge takes the positions of the rows it replaces from it
  * instead of reading every key of the table, and it is rebuilt whenever the table's snapshot
- * is not the one the follower committed; and the three sessions a batch opens (the load's, the
- * snapshot holder's, the replication connection), handed back idle after a batch that went well (a failed batch
+ * is not the one the follower committed; and two of the sessions a batch opens (the load's and
+ * the snapshot holder's; the replication connection is opened per batch), handed back idle after a batch that went well (a failed batch
  * closes them).
  *
  * A batch without changes commits nothing (and acknowledges nothing) except every
@@ -33,9 +33,10 @@
 typedef struct follower {
 	const floe_lock_table *table;
 	bronze_posindex *index;
-	floe_pg_keep source, holder, repl; /* the sessions the last batch left idle, for the next */
+	floe_pg_keep source, holder;    /* the sessions the last batch left idle, for the next */
 	double last_commit, last_check; /* monotonic seconds; 0: never */
 	bool busy_said;                 /* "another run holds it" logged since the last batch */
+	bool retried;                   /* the last batch lost the source: the next one reconnects */
 } follower;
 
 typedef struct follow_ctx {
@@ -108,7 +109,6 @@ static void job_init(bronze_job *job, floe_bronze_result *r, floe_arena *a, foll
 	job->index = f->index;
 	job->keep_source = &f->source;
 	job->keep_holder = &f->holder;
-	job->keep_repl = &f->repl;
 	job->follow_quiet = f->last_commit > 0 && now - f->last_commit < QUIET_COMMIT_SECONDS;
 	if (ctx->opts->check && (f->last_check == 0 || now - f->last_check >= ctx->reconcile_every)) {
 		job->check = ctx->opts->check;
@@ -116,7 +116,11 @@ static void job_init(bronze_job *job, floe_bronze_result *r, floe_arena *a, foll
 	}
 }
 
-/* A batch that failed: a conflict (another writer, the lock) is retried at the next poll. */
+/*
+ * A batch that failed: a conflict (another writer, the lock) is retried at the next poll, and so
+ * is a lost source once (its sessions are closed: the next batch connects anew); anything else
+ * is recorded and ends the follower.
+ */
 static int failed(follow_ctx *ctx, follower *f, bronze_job *job)
 {
 	const floe_error *e = floe_error_last();
@@ -125,6 +129,12 @@ static int failed(follow_ctx *ctx, follower *f, bronze_job *job)
 		if (!f->busy_said)
 			floe_log_info("%s: %s; following resumes after it", f->table->bronze, e->message);
 		f->busy_said = true;
+		floe_error_clear();
+		return 0;
+	}
+	if (e && e->cls == FLOE_ERR_UNREACHABLE && !f->retried) { /* a kept session the server closed? */
+		floe_log_warn("%s: %s; the next batch connects again", f->table->bronze, e->message);
+		f->retried = true;
 		floe_error_clear();
 		return 0;
 	}
@@ -158,11 +168,14 @@ static int follow_one(follow_ctx *ctx, follower *f)
 	if (rc == 0)
 		rc = bronze_load_table(&job);
 	floe_state_unlock(lock);
-	if (rc < 0) {
+	if (rc < 0) { /* sessions the batch did not reach may be as broken as the one it failed on */
+		floe_pg_close(f->source.pg);
+		floe_pg_close(f->holder.pg);
+		f->source.pg = f->holder.pg = NULL;
 		error = failed(ctx, f, &job);
 		goto cleanup;
 	}
-	f->busy_said = false;
+	f->busy_said = f->retried = false;
 	r.state = FLOE_TABLE_LOADED;
 	r.seconds = bronze_seconds() - t0;
 	if (r.checked)
@@ -274,7 +287,6 @@ cleanup:
 		bronze_posindex_free(fs[i].index);
 		floe_pg_close(fs[i].source.pg);
 		floe_pg_close(fs[i].holder.pg);
-		floe_pg_close(fs[i].repl.pg);
 	}
 	floe_state_close(ctx.state);
 	floe_lock_free(lock);

@@ -56,7 +56,6 @@ typedef struct floe_cdc_opts {
 	floe_arena *arena;            /* everything the batch holds */
 	int timeout_seconds;          /* to reach the consistent point; 0: 120 */
 	floe_pg_keep *keep;           /* the snapshot holder's session kept between batches (floe run --follow) */
-	floe_pg_keep *keep_repl;      /* and the replication connection (no stream open); NULL: none */
 } floe_cdc_opts;
 
 typedef struct floe_cdc_batch {
@@ -83,11 +82,7 @@ void floe_cdc_release(floe_cdc *c);
 /* After the catalog commit: acknowledge L to the slot (flushed and applied). */
 int floe_cdc_confirm(floe_cdc *c);
 
-/*
- * The batch went well: its snapshot holder goes back to opts->keep (when set and idle), its
- * replication connection to opts->keep_repl (a stream still open — a batch the caller did not
- * commit — is ended first, without acknowledging anything). Accepts NULL.
- */
+/* The batch went well: its snapshot holder goes back to opts->keep (when set and idle). Accepts NULL. */
 void floe_cdc_keep(floe_cdc *c);
 
 /* Close both connections. Accepts NULL. */

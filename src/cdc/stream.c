@@ -439,6 +439,7 @@ int floe_cdc_begin(floe_cdc **out, floe_cdc_batch *batch, const floe_cdc_opts *o
 {
 	floe_cdc *c = floe_xcalloc(1, sizeof(*c));
 	c->opts = opts;
+	c->keep = opts->keep;
 	memset(batch, 0, sizeof(*batch));
 	floe_cdc_names_of(&c->names, opts->config->project_name, opts->schema, opts->table);
 	*out = NULL;
@@ -446,10 +447,6 @@ int floe_cdc_begin(floe_cdc **out, floe_cdc_batch *batch, const floe_cdc_opts *o
 		floe_error_set(FLOE_ERR_CONFIG, "%s.%s has no primary key, which CDC needs", opts->schema, opts->table);
 		floe_error_hint("Add a primary key, or remove the table from [cdc] tables.");
 		goto fail;
-	}
-	if (opts->keep_repl && opts->keep_repl->pg) { /* the follower's, no stream open: start() uses it */
-		c->repl = opts->keep_repl->pg;
-		opts->keep_repl->pg = NULL;
 	}
 	if (opts->keep && opts->keep->pg) { /* the follower's session, idle since its last batch */
 		c->holder = opts->keep->pg;
@@ -503,21 +500,10 @@ void floe_cdc_end(floe_cdc *c)
 
 void floe_cdc_keep(floe_cdc *c)
 {
-	if (c && c->opts->keep && !c->holding && !c->opts->keep->pg) {
-		c->opts->keep->pg = c->holder; /* idle: no transaction open */
+	if (c && c->keep && !c->holding && !c->keep->pg) {
+		c->keep->pg = c->holder; /* idle: no transaction open */
 		c->holder = NULL;
 	}
-	if (!c || !c->repl || !c->opts->keep_repl || c->opts->keep_repl->pg)
-		return;
-	/* CopyDone without a status update: the slot's confirmed LSN stays where it was */
-	if (c->streaming && floe_pg_replication_finish(c->repl, 10000) < 0) {
-		floe_log_info("cdc: the replication connection is not kept: %s", floe_error_last()->message);
-		floe_error_clear();
-		return;
-	}
-	c->streaming = false;
-	c->opts->keep_repl->pg = c->repl;
-	c->repl = NULL;
 }
 
 int floe_cdc_measure(floe_cdc *c, floe_cdc_lag *out)

@@ -165,6 +165,25 @@ def test_kill_of_the_follower_resumes_without_loss_or_duplicates(src, proj):
     assert_all_equal(src, d)
 
 
+def test_sessions_the_server_ends_between_batches_are_opened_again(src, proj):
+    d = proj
+    f = Follower(src, d, "--table", "public.orders")
+    try:
+        tick(src, 60)
+        f.wait_for("bronze.orders", wal_now(src))
+        rows = src.admin("select usename, backend_type, state, left(query, 40) from pg_stat_activity where datname = current_database() or backend_type = 'walsender'").fetchall()
+        ended = src.admin("select count(pg_terminate_backend(pid)) from pg_stat_activity where usename = %s "
+                          "and pid <> pg_backend_pid()", (src.role,)).fetchone()[0]
+        assert ended >= 1, rows  # the kept sessions (the load's, the snapshot holder's), or a batch's
+        tick(src, 61)
+        f.wait_for("bronze.orders", wal_now(src))
+    finally:
+        f.stop()
+    log = (d / "follow.log").read_text()
+    assert "the next batch connects again" in log, log[-3000:]
+    assert_all_equal(src, d)
+
+
 def test_over_its_memory_budget_the_follower_reads_the_keys_instead(src, proj):
     d = proj
     toml = (d / "floe.toml").read_text()

@@ -220,6 +220,9 @@ int bronze_scan_next(bronze_scan *s);
 void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos);
 void bronze_scan_close(bronze_scan *s);
 
+/* A table's outcome into the run ledger under `run_id` (run.c; follow.c per batch). A failure is only logged. */
+void bronze_record(floe_state *st, const char *run_id, const floe_bronze_result *r, const char *finished);
+
 /* Whether `t` is among `tables` (bronze or source names; NULL: every table) (run.c). */
 bool bronze_wanted(const char *const *tables, size_t n, const floe_lock_table *t);
 

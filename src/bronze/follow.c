@@ -60,32 +60,11 @@ static bool stopping(const follow_ctx *ctx)
 	return ctx->opts->stop && *ctx->opts->stop;
 }
 
-static void record(follow_ctx *ctx, const bronze_job *job, bool finished)
+static void record(follow_ctx *ctx, const bronze_job *job)
 {
-	const floe_bronze_result *r = job->result;
-	floe_state_table_run tr = FLOE_STATE_TABLE_RUN_INIT;
-	char snap[32] = "", at[32];
-	if (r->snapshot_id > 0)
-		snprintf(snap, sizeof(snap), "%lld", (long long)r->snapshot_id);
+	char at[32];
 	floe_state_now(at, sizeof(at));
-	tr.run_id = ctx->run_id;
-	tr.table_name = r->table;
-	tr.layer = "bronze";
-	tr.source = r->source;
-	tr.mode = floe_load_mode_name(r->mode);
-	tr.state = r->state;
-	tr.rows = r->table_rows >= 0 ? r->table_rows : r->rows;
-	tr.bytes = r->bytes;
-	tr.files = r->files;
-	tr.snapshot_id = snap[0] ? snap : NULL;
-	tr.detail = r->detail;
-	tr.error = r->error;
-	tr.cause = r->cause;
-	tr.finished_at = finished ? at : NULL;
-	if (floe_state_table_put(ctx->state, &tr) < 0) {
-		floe_log_warn("could not record %s in the run ledger", r->table);
-		floe_error_clear();
-	}
+	bronze_record(ctx->state, ctx->run_id, job->result, at);
 }
 
 /* The table's job for one batch, in `a`. */
@@ -149,7 +128,7 @@ static int failed(follow_ctx *ctx, follower *f, bronze_job *job)
 	r->state = FLOE_TABLE_FAILED;
 	r->error = floe_arena_strdup(job->arena, floe_buf_cstr(&msg));
 	floe_buf_free(&msg);
-	record(ctx, job, true);
+	record(ctx, job);
 	return floe_error_context("while following %s", f->table->bronze);
 }
 
@@ -185,7 +164,7 @@ static int follow_one(follow_ctx *ctx, follower *f)
 			      floe_reconcile_outcome_name(r.check_state), r.check_detail ? r.check_detail : "");
 	if (r.commit_seconds > 0 || r.checked) { /* a snapshot was committed (or checked): the ledger has it */
 		f->last_commit = t0;
-		record(ctx, &job, true);
+		record(ctx, &job);
 		floe_log_info("%s: batch: slot read in %.3f s, applied and committed in %.3f s (catalog commit %.3f s)%s; "
 			      "position index %s; %s", f->table->bronze, r.stream_seconds, r.seconds - r.stream_seconds,
 			      r.commit_seconds, r.checked ? ", reconciled" : "",

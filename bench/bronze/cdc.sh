@@ -180,12 +180,17 @@ follow() {
 		[ "${fo#* }" = 0 ] || [ "${fe#* }" = 0 ] || break
 		sleep 0.05
 	done
+	# the LSN read inside the update's transaction (one -c: one transaction) precedes its commit
+	# record; one read after the commit may be past WAL a checkpointer wrote later, which no batch
+	# of the table would pass until its next periodic commit (30 s)
+	local at
 	for i in 1 2 3 4 5; do
-		"${PSQL[@]}" -c "UPDATE orders SET order_status = order_status WHERE order_id = (SELECT order_id FROM orders ORDER BY order_id OFFSET $((i * 1000)) LIMIT 1)"
-		lo="$lo $(visible "$(lsn_now)" "$(date +%s.%N)" orders)"
-		"${PSQL[@]}" -c "UPDATE events SET amount = amount WHERE id = $((i * 1000))"
-		le="$le $(visible "$(lsn_now)" "$(date +%s.%N)" events)"
+		at=$("${PSQL[@]}" -c "UPDATE orders SET order_status = order_status WHERE order_id = (SELECT order_id FROM orders ORDER BY order_id OFFSET $((i * 1000)) LIMIT 1); SELECT pg_current_wal_insert_lsn()::text")
+		lo="$lo $(visible "$at" "$(date +%s.%N)" orders)"
+		at=$("${PSQL[@]}" -c "UPDATE events SET amount = amount WHERE id = $((i * 1000)); SELECT pg_current_wal_insert_lsn()::text")
+		le="$le $(visible "$at" "$(date +%s.%N)" events)"
 	done
+	[ -z "${FOLLOW_LOG:-}" ] || cp "$WORK/follow.log" "$FOLLOW_LOG" # FOLLOW_LOG=path keeps the follower's log
 	kill -TERM "$pid"; wait "$pid" || { echo "the follower failed:" >&2; tail -20 "$WORK/follow.log" >&2; exit 1; }
 	fvis="$(echo $lo | median5) $(echo $le | median5)"
 	flat="orders:$lo; events:$le"

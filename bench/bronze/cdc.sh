@@ -124,6 +124,78 @@ print(f"Freshness over {sys.argv[3]} s (a shop tick of 20 new orders, 20 status 
       f"changed keys/s applied ({span / len(runs):.2f} s per run).")
 PY
 }
+# follow: `floe run --follow` (load alone) on both tables of the cdc project, its position indexes
+# built by a first small change. Apply: the same 0.1 % change shape (round 3) made while the
+# follower is stopped (SIGSTOP, while it sleeps between two polls), so one batch per table carries it: the follower's log, from
+# reading the slot to the commit (and acknowledgement). Latency: 5 single-row updates per table,
+# one at a time, each from its commit in PostgreSQL to the catalog's current snapshot having an
+# floe.cdc.lsn past it (polled every 5 ms); the median.
+lsn_now() { "${PSQL[@]}" -c 'select pg_current_wal_lsn()::text'; }
+visible() { # LSN START TABLE…: seconds from START until each table's bronze LSN reaches LSN
+	"$ROOT/.venv/bin/python" - "$WORK/cdc/warehouse/catalog.db" "$@" <<'PY'
+import json, sqlite3, sys, time
+db, target, start, tables = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+num = lambda t: (int(t.split("/")[0], 16) << 32) | int(t.split("/")[1], 16)
+want, out, deadline = num(target), {}, time.time() + 600
+while len(out) < len(tables) and time.time() < deadline:
+    for t in tables:
+        if t in out:
+            continue
+        c = sqlite3.connect(db)
+        (loc,) = c.execute("select metadata_location from iceberg_tables where table_namespace = 'bronze' "
+                           "and table_name = ?", (t,)).fetchone()
+        c.close()
+        md = json.load(open(loc[len("file://"):] if loc.startswith("file://") else loc))
+        snap = next(s for s in md["snapshots"] if s["snapshot-id"] == md["current-snapshot-id"])
+        if num(snap["summary"].get("floe.cdc.lsn", "0/0")) >= want:
+            out[t] = time.time() - start
+    time.sleep(0.005)
+print(" ".join(f"{out.get(t, -1):.3f}" for t in tables))
+PY
+}
+applied() { # TABLE FROM-LINE: "seconds batches" of the follower's batches with keys since FROM-LINE
+	tail -n +"$2" "$WORK/follow.log" | awk -v t="bronze.$1: batch: slot read" 'index($0, t) && !/ 0 keys;/ {
+		s += $8 + $14; n++ } END { printf "%.3f %d", s, n }'
+}
+median5() { tr ' ' '\n' | sort -n | sed -n 3p; }
+follow() {
+	# compacted first: the earlier runs' delete files would make the follower compact after its first
+	# batches ([compaction] delete-files), and a compaction makes the next batch rebuild the index
+	"$FLOE" -C "$WORK/cdc" compact --table public.orders --table public.events >/dev/null
+	"$FLOE" -v -C "$WORK/cdc" run --follow --no-reconcile --table public.orders --table public.events \
+		2>"$WORK/follow.log" &
+	local pid=$! from lo="" le=""
+	"${PSQL[@]}" -c "UPDATE events SET amount = amount WHERE id = 1" # builds the indexes
+	"$FLOE" shop tick --target "$SOCK:$PORT/shop" --orders 1 --updates 1 --deletes 0 >/dev/null
+	visible "$(lsn_now)" "$(date +%s.%N)" orders events >/dev/null
+	# stopped between two polls (asleep), so no batch's time includes the stop
+	until [ "$(cat "/proc/$pid/wchan" 2>/dev/null)" = hrtimer_nanosleep ]; do sleep 0.002; done
+	kill -STOP "$pid"
+	from=$(($(wc -l <"$WORK/follow.log") + 1))
+	change 3
+	kill -CONT "$pid"
+	visible "$(lsn_now)" "$(date +%s.%N)" orders events >/dev/null
+	for _ in $(seq 100); do # a batch logs just after its commit is visible
+		fo=$(applied orders "$from"); fe=$(applied events "$from")
+		[ "${fo#* }" = 0 ] || [ "${fe#* }" = 0 ] || break
+		sleep 0.05
+	done
+	# the LSN read inside the update's transaction (one -c: one transaction) precedes its commit
+	# record; one read after the commit may be past WAL a checkpointer wrote later, which no batch
+	# of the table would pass until its next periodic commit (30 s)
+	local at
+	for i in 1 2 3 4 5; do
+		at=$("${PSQL[@]}" -c "UPDATE orders SET order_status = order_status WHERE order_id = (SELECT order_id FROM orders ORDER BY order_id OFFSET $((i * 1000)) LIMIT 1); SELECT pg_current_wal_insert_lsn()::text")
+		lo="$lo $(visible "$at" "$(date +%s.%N)" orders)"
+		at=$("${PSQL[@]}" -c "UPDATE events SET amount = amount WHERE id = $((i * 1000)); SELECT pg_current_wal_insert_lsn()::text")
+		le="$le $(visible "$at" "$(date +%s.%N)" events)"
+	done
+	[ -z "${FOLLOW_LOG:-}" ] || cp "$WORK/follow.log" "$FOLLOW_LOG" # FOLLOW_LOG=path keeps the follower's log
+	kill -TERM "$pid"; wait "$pid" || { echo "the follower failed:" >&2; tail -20 "$WORK/follow.log" >&2; exit 1; }
+	fvis="$(echo $lo | median5) $(echo $le | median5)"
+	flat="orders:$lo; events:$le"
+}
+follow
 ratio() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
 row() { # table rows
 	read -r f _ <<<"${full[$1]}"; read -r i _ <<<"${inc[$1]}"; read -r c cm <<<"${cdc[$1]}"; read -r cf _ <<<"${cdcfull[$1]}"
@@ -141,7 +213,8 @@ $(row orders "$rows_orders")
 $(row events "$EVENTS")
 
 Reconciliation after the CDC batch — orders: ${rdetail[orders]}; events: ${rdetail[events]}.
-$(freshness)
+
+\`floe run --follow\` (load alone), position indexes built; the same change shape made while the follower was stopped, then one batch per table — orders: applied in ${fo% *} s (${fo#* } batch$([ "${fo#* }" = 1 ] || echo es); $(ratio "${fo% *}" "${full[orders]% *}") % of the full load); events: applied in ${fe% *} s (${fe#* } batch$([ "${fe#* }" = 1 ] || echo es); $(ratio "${fe% *}" "${full[events]% *}") %). Apply time = the follower's log, from reading the slot to the catalog commit and the slot's acknowledgement. A single-row update → visible in bronze, median of 5: orders $(echo "$fvis" | cut -d' ' -f1) s, events $(echo "$fvis" | cut -d' ' -f2) s (each: $flat).
 MD
 )
 echo "$block"

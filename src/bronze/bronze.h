@@ -17,6 +17,7 @@
 #include "reconcile/outcome.h"
 #include "state/state.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -80,6 +81,8 @@ typedef struct floe_bronze_result {
 	int64_t table_rows;         /* rows in the table after it (-1: unknown) */
 	int64_t snapshot_id;
 	double seconds;
+	double stream_seconds;      /* a CDC load: reading the slot up to the consistent point */
+	double commit_seconds;      /* the catalog commit of the load's snapshot (0: none made) */
 	const char *detail;         /* one line: what happened */
 	const char *error;          /* failed: what failed */
 	const char *cause;          /* failed: the probable cause, for people */
@@ -127,6 +130,23 @@ int floe_bronze_lock_type(floe_iceberg_type **out, floe_arena *a, const floe_loc
 
 /* Whether source table schema.table is written merge-on-read ([bronze] write-mode(s); CDC tables by default). */
 bool floe_bronze_merge_on_read(const floe_config *config, const char *schema, const char *table);
+
+/*
+ * `floe run --follow` (follow.c, docs/cdc.md "Following"): apply the CDC tables' streams batch
+ * after batch until *stop is set (by a signal), each batch a CDC load under the table's load lock
+ * with the table's position index kept between batches. Tables named that are not CDC tables are
+ * a usage error. Returns 0 when stopped, -1 when a batch failed for a reason other than a conflict
+ * (another writer or the lock: that batch is applied again at the next poll).
+ */
+typedef struct floe_bronze_follow_opts {
+	const char *const *tables;  /* as floe_bronze_opts; NULL: every CDC table */
+	size_t n_tables;
+	floe_bronze_check_fn check; /* reconciliation, at most every [cdc] follow-reconcile-seconds */
+	void *check_ctx;
+	const volatile sig_atomic_t *stop; /* set: finish the batch under way and return */
+} floe_bronze_follow_opts;
+
+int floe_bronze_follow(const floe_config *config, const floe_bronze_follow_opts *opts);
 
 /* Load. Returns 0 when the run happened (tables may have failed: see n_failed). */
 int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const floe_bronze_opts *opts);

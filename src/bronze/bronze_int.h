@@ -52,6 +52,10 @@ typedef struct bronze_job {
 	const char *const *repair_keys;
 	size_t n_repair_keys;
 	struct bronze_cdc *cdc;     /* a CDC load (cdc.c): its batch; NULL: not one */
+	struct bronze_posindex *index; /* floe run --follow: where each key is (posindex.c); NULL: none */
+	bool follow_quiet;          /* floe run --follow: a batch without changes commits nothing (cdc.c) */
+	struct floe_pg_keep *keep_source; /* floe run --follow: the load's source session, kept between batches */
+	struct floe_pg_keep *keep_holder; /* and the CDC snapshot holder's (cdc/cdc.h) */
 	bool compact;                  /* floe compact: compact the table instead of loading it */
 } bronze_job;
 
@@ -218,6 +222,9 @@ void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos)
 void bronze_scan_batch_positions(const bronze_scan *s, const char **path, int64_t *pos);
 void bronze_scan_close(bronze_scan *s);
 
+/* A table's outcome into the run ledger under `run_id` (run.c; follow.c per batch). A failure is only logged. */
+void bronze_record(floe_state *st, const char *run_id, const floe_bronze_result *r, const char *finished);
+
 /* Whether `t` is among `tables` (bronze or source names; NULL: every table) (run.c). */
 bool bronze_wanted(const char *const *tables, size_t n, const floe_lock_table *t);
 
@@ -272,6 +279,34 @@ int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, con
 
 /* Remove the position delete files a load wrote and will not commit. */
 void bronze_mor_discard(bronze_load *l);
+
+/* Monotonic seconds, for the timings a load reports (follow.c). */
+double bronze_seconds(void);
+
+/*
+ * ---- posindex.c: key → (data file, position) of a table's live rows, kept by the follower ----
+ * One index reflects one table snapshot. merge.c asks it for the positions a merge-on-read batch
+ * replaces and deletes instead of reading the touched files' keys; load.c carries it forward
+ * through the follower's own commits; any other commit makes the next batch rebuild it.
+ */
+typedef struct bronze_posindex bronze_posindex;
+void bronze_posindex_new(bronze_posindex **out, const char *table, size_t budget_bytes);
+void bronze_posindex_free(bronze_posindex *ix);
+/* The snapshot the index reflects; -1: none (built at the next batch). */
+int64_t bronze_posindex_snapshot(const bronze_posindex *ix);
+/*
+ * Ready for the load's snapshot (l->expect_snapshot): as it is when it reflects it, else rebuilt
+ * from the units `files` (`groups`: their members, or NULL) by scanning their keys. 1: ready; 0:
+ * not used for this batch (over the budget, said once; or a key it cannot hold); -1: error.
+ */
+int bronze_posindex_ready(bronze_posindex *ix, bronze_load *l, const floe_iceberg_data_file *const *files,
+			  const bronze_group *const *groups, size_t n);
+/* Where key row `row` of `keys` is (path owned by the index); it leaves at the commit. False: absent. */
+bool bronze_posindex_take(bronze_posindex *ix, const bronze_keys *k, floe_vector *const *keys, size_t row,
+			  const char **path, int64_t *pos);
+/* After a commit of l's table (new snapshot `snapshot`): carried forward when it followed the
+ * commit's parent (the taken keys leave, the new files' rows come in), else dropped. */
+void bronze_posindex_committed(bronze_posindex *ix, bronze_load *l, int64_t snapshot);
 
 /* ---- load.c / merge.c ---- */
 
@@ -454,7 +489,7 @@ const char *bronze_cdc_detail(const bronze_job *job);
 bool bronze_cdc_is_batch(const bronze_job *job);
 /* After the catalog commit: acknowledge the LSN to the slot. */
 int bronze_cdc_confirm(bronze_load *l);
-void bronze_cdc_end(bronze_job *job);
+void bronze_cdc_end(bronze_job *job, bool ok);
 
 /* ---- parallel.c: one full load split into key ranges ---- */
 

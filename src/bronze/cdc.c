@@ -25,6 +25,7 @@ struct bronze_cdc {
 	floe_cdc_batch batch;
 	const char *previous_lsn;   /* the table's floe.cdc.lsn before this load; NULL: none */
 	char caught_up_at[32];      /* when the batch's snapshot was taken (ISO 8601) */
+	bool held;                  /* the follower did not commit a batch without changes: L is not acknowledged */
 };
 
 /* The bronze table's floe.cdc.lsn, or NULL (no table yet, or not loaded by CDC). */
@@ -68,14 +69,17 @@ int bronze_cdc_begin(bronze_load *l)
 	struct bronze_cdc *c = floe_arena_alloc(job->arena, sizeof(*c));
 	memset(c, 0, sizeof(*c));
 	floe_cdc_opts o = { .config = job->config, .schema = t->schema, .table = t->name,
-			    .key = (const char *const *)t->key, .n_key = t->n_key, .arena = job->arena };
+			    .key = (const char *const *)t->key, .n_key = t->n_key, .arena = job->arena,
+			    .keep = job->keep_holder };
 	if (table_lsn(&c->previous_lsn, job) < 0)
 		return -1;
 	o.table_lsn = c->previous_lsn;
 	bronze_load_progress(l, "streaming", NULL);
 	floe_state_now(c->caught_up_at, sizeof(c->caught_up_at));
+	double t0 = bronze_seconds();
 	if (floe_cdc_begin(&c->session, &c->batch, &o) < 0)
 		return -1;
+	job->result->stream_seconds = bronze_seconds() - t0;
 	job->cdc = c;
 	job->pg_snapshot = c->batch.snapshot;
 	if (!c->batch.full_reason && c->batch.n_keys) {
@@ -103,10 +107,20 @@ bool bronze_cdc_full(bronze_load *l, const char **why)
 	return *why != NULL;
 }
 
+/*
+ * Whether a batch without changes still commits (L moved: the slot can then be acknowledged and
+ * stops retaining WAL). The follower (job->follow_quiet) skips that commit between its periodic
+ * ones and then acknowledges nothing: the slot never passes the table's LSN.
+ */
 bool bronze_cdc_advances(const bronze_load *l)
 {
-	const struct bronze_cdc *c = l->job->cdc;
-	return c && (!c->previous_lsn || strcmp(c->previous_lsn, c->batch.lsn) != 0);
+	struct bronze_cdc *c = l->job->cdc;
+	bool moved = c && (!c->previous_lsn || strcmp(c->previous_lsn, c->batch.lsn) != 0);
+	if (moved && c->previous_lsn && l->job->follow_quiet && !c->batch.full_reason && c->batch.n_keys == 0) {
+		c->held = true;
+		return false;
+	}
+	return moved;
 }
 
 const char *bronze_cdc_lsn(const bronze_job *job)
@@ -145,7 +159,7 @@ static void record_lag(bronze_job *job)
 
 int bronze_cdc_confirm(bronze_load *l)
 {
-	if (!l->job->cdc)
+	if (!l->job->cdc || l->job->cdc->held)
 		return 0;
 	if (floe_cdc_confirm(l->job->cdc->session) < 0)
 		return -1;
@@ -153,8 +167,10 @@ int bronze_cdc_confirm(bronze_load *l)
 	return 0;
 }
 
-void bronze_cdc_end(bronze_job *job)
+void bronze_cdc_end(bronze_job *job, bool ok)
 {
+	if (job->cdc && ok)
+		floe_cdc_keep(job->cdc->session); /* the follower's holder session, for its next batch */
 	if (job->cdc)
 		floe_cdc_end(job->cdc->session);
 	job->cdc = NULL;

@@ -16,6 +16,7 @@
 #include "base/fs.h"
 #include "base/log.h"
 #include "base/text.h"
+#include "cdc/cdc.h"
 #include "iceberg/catalog.h"
 #include "iceberg/table.h"
 #include "pg/introspect.h"
@@ -67,8 +68,12 @@ static const char *extraction_sql(load_state *s)
 static int open_source(load_state *s)
 {
 	floe_pg_result *r = NULL;
-	if (floe_pg_connect_source(&s->pg, s->job->config) < 0 || floe_plan_session_apply(s->pg) < 0)
+	if (s->job->keep_source && s->job->keep_source->pg) { /* the follower's, settings applied */
+		s->pg = s->job->keep_source->pg;
+		s->job->keep_source->pg = NULL;
+	} else if (floe_pg_connect_source(&s->pg, s->job->config) < 0 || floe_plan_session_apply(s->pg) < 0) {
 		return -1;
+	}
 	if (floe_pg_exec(s->pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0)
 		return -1;
 	if (s->job->pg_snapshot) { /* read what an earlier load read */
@@ -236,13 +241,20 @@ static int commit(load_state *s, bool full)
 	o.expect_snapshot_id = s->expect_snapshot;
 	o.operation = s->operation;
 	bronze_load_progress(s, "committing", NULL);
+	double t0 = bronze_seconds();
 	int rc = full ? floe_iceberg_table_replace(s->table, s->out.files, s->out.n, &o)
 		 : s->n_delete_files ? floe_iceberg_table_row_delta(s->table, s->removed, s->n_removed, s->out.files,
 								    s->out.n, s->delete_files, s->n_delete_files, &o)
 		 : floe_iceberg_table_rewrite(s->table, s->removed, s->n_removed, s->out.files, s->out.n, &o);
-	if (rc < 0)
+	if (rc < 0) {
+		if (job->index)
+			bronze_posindex_committed(job->index, s, -1); /* an unknown outcome: rebuilt next batch */
 		return -1;
+	}
 	job->result->snapshot_id = floe_iceberg_table_metadata(s->table)->current_snapshot_id;
+	job->result->commit_seconds += bronze_seconds() - t0;
+	if (job->index) /* floe run --follow: the index follows its own commits */
+		bronze_posindex_committed(job->index, s, full ? -1 : job->result->snapshot_id);
 	return 0;
 }
 
@@ -611,7 +623,11 @@ cleanup:
 		bronze_files_discard(&s.out, 0);
 		bronze_mor_discard(&s);
 	}
+	if (error == 0 && job->keep_source && !job->keep_source->pg) {
+		job->keep_source->pg = s.pg; /* committed: idle, kept for the follower's next batch */
+		s.pg = NULL;
+	}
 	cleanup(&s);
-	bronze_cdc_end(job);
+	bronze_cdc_end(job, error == 0);
 	return error;
 }

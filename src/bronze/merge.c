@@ -494,6 +494,20 @@ static bool in_deletes(merge *m, size_t *d, floe_vector *const *keys, size_t row
 	return *d < m->n_del && bronze_key_cmp(m->k, m->del_keys, *d, keys, row) == 0;
 }
 
+/* Merge-on-read under `floe run --follow`: the positions from its index (posindex.c), no scan. */
+static void existing_by_index(merge *m, bronze_posindex *ix)
+{
+	floe_iceberg_position_delete p;
+	for (size_t c = 0; c < m->n_chg; c++)
+		if ((m->exists[c] = bronze_posindex_take(ix, m->k, m->chg_keys, c, &p.path, &p.pos)))
+			*FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel) = p;
+	for (size_t d = 0; d < m->n_del; d++)
+		if (bronze_posindex_take(ix, m->k, m->del_keys, d, &p.path, &p.pos)) {
+			m->deleted++;
+			*FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel) = p;
+		}
+}
+
 /* Which changes have a key bronze has: the touched files' keys read against the changes. */
 static int find_existing(merge *m)
 {
@@ -514,6 +528,12 @@ static int find_existing(merge *m)
 	m->kept.unit_of = unit_of;
 	m->exists = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
 	m->same = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
+	bronze_posindex *ix = m->l->mor && !m->compacting ? m->l->job->index : NULL;
+	if (ix && (rc = bronze_posindex_ready(ix, m->l, m->files, m->groups, m->map.n_files)) != 0) {
+		if (rc > 0)
+			existing_by_index(m, ix);
+		return rc < 0 ? -1 : 0;
+	}
 	/* merge-on-read reads the watermark too: a re-read row whose watermark bronze has is unchanged */
 	size_t *want = floe_arena_alloc(m->a, (m->k->n + 2) * sizeof(size_t));
 	memcpy(want, m->k->col, m->k->n * sizeof(size_t));

@@ -49,14 +49,13 @@ static const char *probable_cause(floe_arena *a, const floe_error *e)
 	return cause;
 }
 
-static void record(run_ctx *ctx, bronze_job *job, const char *finished)
+void bronze_record(floe_state *st, const char *run_id, const floe_bronze_result *r, const char *finished)
 {
-	floe_bronze_result *r = job->result;
 	floe_state_table_run tr = FLOE_STATE_TABLE_RUN_INIT;
 	char snap[32] = "";
 	if (r->snapshot_id > 0)
 		snprintf(snap, sizeof(snap), "%lld", (long long)r->snapshot_id);
-	tr.run_id = job->run_id;
+	tr.run_id = run_id;
 	tr.table_name = r->table;
 	tr.layer = "bronze";
 	tr.source = r->source;
@@ -70,10 +69,15 @@ static void record(run_ctx *ctx, bronze_job *job, const char *finished)
 	tr.error = r->error;
 	tr.cause = r->cause;
 	tr.finished_at = finished;
-	if (floe_state_table_put(ctx->state, &tr) < 0) {
+	if (floe_state_table_put(st, &tr) < 0) {
 		floe_log_warn("could not record %s in the run ledger", r->table);
 		floe_error_clear();
 	}
+}
+
+static void record(run_ctx *ctx, bronze_job *job, const char *finished)
+{
+	bronze_record(ctx->state, job->run_id, job->result, finished);
 }
 
 static void run_one(run_ctx *ctx, bronze_job *job)

@@ -28,6 +28,16 @@
 
 typedef struct floe_arena floe_arena;
 typedef struct floe_cdc floe_cdc;
+typedef struct floe_pg floe_pg;
+
+/*
+ * A source session a caller keeps between batches: floe_cdc_begin takes it (instead of
+ * connecting) when set, floe_cdc_keep gives it back after a batch that went well (else
+ * floe_cdc_end closes it).
+ */
+typedef struct floe_pg_keep {
+	floe_pg *pg;
+} floe_pg_keep;
 
 /* The names floe gives a table's slot and publication (lower case, at most 63 bytes). */
 typedef struct floe_cdc_names {
@@ -45,6 +55,7 @@ typedef struct floe_cdc_opts {
 	const char *table_lsn;        /* the bronze table's floe.cdc.lsn; NULL: none yet */
 	floe_arena *arena;            /* everything the batch holds */
 	int timeout_seconds;          /* to reach the consistent point; 0: 120 */
+	floe_pg_keep *keep;           /* the snapshot holder's session kept between batches (floe run --follow) */
 } floe_cdc_opts;
 
 typedef struct floe_cdc_batch {
@@ -71,6 +82,9 @@ void floe_cdc_release(floe_cdc *c);
 /* After the catalog commit: acknowledge L to the slot (flushed and applied). */
 int floe_cdc_confirm(floe_cdc *c);
 
+/* The batch went well: its snapshot holder goes back to opts->keep (when set and idle). Accepts NULL. */
+void floe_cdc_keep(floe_cdc *c);
+
 /* Close both connections. Accepts NULL. */
 void floe_cdc_end(floe_cdc *c);
 
@@ -85,8 +99,6 @@ typedef struct floe_cdc_readiness {
 	const char *later;            /* nothing missing, but floe will create these (create-slot, …) */
 	const char *sql;              /* the statements a DBA runs, in order; NULL: none */
 } floe_cdc_readiness;
-
-typedef struct floe_pg floe_pg;
 
 /* For every CDC table of `config` among `tables` ("schema.table", n), on the source session `pg`. */
 int floe_cdc_inspect(floe_cdc_readiness *out, floe_arena *a, floe_pg *pg, const floe_config *config,

@@ -15,7 +15,8 @@ struct floe_cdc {
 	uint64_t lsn;           /* L: acknowledged by floe_cdc_confirm */
 	uint64_t start;         /* the table's LSN the stream started from */
 	floe_cdc_names names;
-	const floe_cdc_opts *opts;
+	const floe_cdc_opts *opts;   /* the caller's, valid during floe_cdc_begin only */
+	floe_pg_keep *keep;     /* opts->keep: floe_cdc_keep gives the holder back */
 };
 
 /* The slot as pg_replication_slots shows it. */

@@ -439,6 +439,7 @@ int floe_cdc_begin(floe_cdc **out, floe_cdc_batch *batch, const floe_cdc_opts *o
 {
 	floe_cdc *c = floe_xcalloc(1, sizeof(*c));
 	c->opts = opts;
+	c->keep = opts->keep;
 	memset(batch, 0, sizeof(*batch));
 	floe_cdc_names_of(&c->names, opts->config->project_name, opts->schema, opts->table);
 	*out = NULL;
@@ -447,8 +448,13 @@ int floe_cdc_begin(floe_cdc **out, floe_cdc_batch *batch, const floe_cdc_opts *o
 		floe_error_hint("Add a primary key, or remove the table from [cdc] tables.");
 		goto fail;
 	}
-	if (floe_pg_connect_source(&c->holder, opts->config) < 0 || cdc_publication_ensure(c) < 0 ||
-	    plan_batch(c, batch) < 0)
+	if (opts->keep && opts->keep->pg) { /* the follower's session, idle since its last batch */
+		c->holder = opts->keep->pg;
+		opts->keep->pg = NULL;
+	} else if (floe_pg_connect_source(&c->holder, opts->config) < 0) {
+		goto fail;
+	}
+	if (cdc_publication_ensure(c) < 0 || plan_batch(c, batch) < 0)
 		goto fail;
 	if (!batch->detail)
 		batch->detail = batch->full_reason;
@@ -490,6 +496,14 @@ void floe_cdc_end(floe_cdc *c)
 	floe_pg_close(c->repl);
 	floe_pg_close(c->holder);
 	free(c);
+}
+
+void floe_cdc_keep(floe_cdc *c)
+{
+	if (c && c->keep && !c->holding && !c->keep->pg) {
+		c->keep->pg = c->holder; /* idle: no transaction open */
+		c->holder = NULL;
+	}
 }
 
 int floe_cdc_measure(floe_cdc *c, floe_cdc_lag *out)

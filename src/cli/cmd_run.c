@@ -20,6 +20,7 @@
 #include "pg/introspect.h"
 #include "pg/pg.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,6 +37,7 @@ static const floe_cli_option options[] = {
 	{ "full-refresh", 0, NULL, "rebuild silver tables in full, changed or not" },
 	{ "no-sync", 0, NULL, "do not run `floe sync` first (load the plan deployed on main as it is)" },
 	{ "json", 0, NULL, "print the outcome as JSON" },
+	{ "follow", 0, NULL, "CDC tables only: keep applying their streams, batch after batch, until SIGINT/SIGTERM" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -257,6 +259,50 @@ static int run_publish(floe_buf *out, const floe_config *config, bool json)
 	return rc;
 }
 
+static volatile sig_atomic_t follow_stop;
+
+static void on_stop(int sig)
+{
+	follow_stop = 1;
+}
+
+/*
+ * floe run --follow: the CDC tables' streams applied until a signal (bronze/follow.c). No sync,
+ * no silver or gold: a schema change reaches bronze through `floe sync` and a restart.
+ */
+static int run_follow(floe_cli_ctx *ctx, char **tables, size_t n_tables)
+{
+	floe_config *config = NULL;
+	floe_reconcile_check_opts check = FLOE_RECONCILE_CHECK_OPTS_INIT;
+	floe_bronze_follow_opts opts = { .tables = n_tables ? (const char *const *)tables : NULL,
+					 .n_tables = n_tables, .stop = &follow_stop };
+	const char *tier = floe_cli_value(ctx, "tier");
+	struct sigaction sa = { 0 };
+	int rc = -1;
+	if ((floe_cli_value(ctx, "layer") && strcmp(floe_cli_value(ctx, "layer"), "bronze") != 0) ||
+	    floe_cli_flag(ctx, "full-refresh") || floe_cli_flag(ctx, "json")) {
+		floe_error_set(FLOE_ERR_USAGE, "--follow applies CDC streams to bronze only: it takes no --layer "
+			       "other than bronze, --full-refresh or --json");
+		goto cleanup;
+	}
+	if ((tier && floe_reconcile_tier_parse(&check.tier, tier) < 0) || floe_cli_load_config(&config, ctx) < 0)
+		goto cleanup;
+	check.config = config;
+	if (!floe_cli_flag(ctx, "no-reconcile")) {
+		opts.check = floe_reconcile_bronze_check;
+		opts.check_ctx = &check;
+	}
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESTART; /* a batch under way finishes; the pause between polls ends at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	rc = floe_bronze_follow(config, &opts) < 0 ? -1 : 0;
+cleanup:
+	floe_config_free(config);
+	return rc;
+}
+
 static int run(floe_cli_ctx *ctx)
 {
 	floe_config *config = NULL;
@@ -274,6 +320,10 @@ static int run(floe_cli_ctx *ctx)
 	floe_reconcile_check_opts check = FLOE_RECONCILE_CHECK_OPTS_INIT;
 	bool bronze, silver, gold;
 	int rc = -1;
+	if (floe_cli_flag(ctx, "follow")) {
+		rc = run_follow(ctx, tables, n_tables);
+		goto cleanup;
+	}
 	if (parse_layer(floe_cli_value(ctx, "layer"), &bronze, &silver, &gold) < 0)
 		goto cleanup;
 	if (tier && floe_reconcile_tier_parse(&check.tier, tier) < 0)
@@ -374,7 +424,7 @@ cleanup:
 const floe_cli_command floe_cmd_run = {
 	.name = "run",
 	.summary = "load the deployed plan's tables into bronze (Iceberg), one snapshot each",
-	.usage = "run [--table TABLE …] [--jobs N] [--parallel N] [--tier V1|V2|V3] [--no-reconcile] [--layer bronze|silver|gold] [--full-refresh] [--no-sync] [--json]",
+	.usage = "run [--table TABLE …] [--jobs N] [--parallel N] [--tier V1|V2|V3] [--no-reconcile] [--layer bronze|silver|gold] [--full-refresh] [--no-sync] [--json] [--follow]",
 	.description =
 		"First syncs (`floe sync`, docs/sync.md; --no-sync skips it): safe schema changes are\n"
 		"committed, breaking ones proposed as branches; a table whose rename, drop or narrowing\n"
@@ -399,7 +449,11 @@ const floe_cli_command floe_cmd_run = {
 		"could not be verified or was verified (partial): a column not compared, named; 3 when a\n"
 		"table failed because the source could not be reached (or ended the session), 4 when the\n"
 		"machine failed it (disk full, I/O) — the higher of the two when tables fail differently;\n"
-		"a silver table or gold mart that fails a test, or cannot be built, counts as a failed table.",
+		"a silver table or gold mart that fails a test, or cannot be built, counts as a failed table.\n"
+		"--follow (CDC tables only, docs/cdc.md \"Following\"): one process keeps applying the\n"
+		"tables' replication streams, a batch per [cdc] follow-interval-ms, each committed and\n"
+		"acknowledged as `floe run` does, reconciled at most every follow-reconcile-seconds;\n"
+		"SIGINT/SIGTERM finish the batch under way and exit 0; a failed batch exits as `floe run`.",
 	.examples = "  floe run\n  floe run --table public.orders --table bronze.customers --jobs 2\n"
 		    "  floe run --json | jq '.tables[] | select(.state == \"failed\")'\n",
 	.options = options,

@@ -12,7 +12,8 @@
 #include <stdarg.h>
 #include <string.h>
 
-#define CDC_KEYS "tables, create-slot, create-publication, max-retained-wal"
+#define CDC_KEYS "tables, create-slot, create-publication, max-retained-wal, follow-interval-ms, " \
+	"follow-index-mb, follow-reconcile-seconds"
 
 typedef struct reader {
 	floe_arena *arena;
@@ -78,6 +79,14 @@ static int flag_of(reader *r, bool *out, const floe_toml_value *v, const char *k
 	return 0;
 }
 
+static int count_of(reader *r, int64_t *out, const floe_toml_value *v, const char *key, int64_t min, int64_t max)
+{
+	if (floe_toml_type_of(v) != FLOE_TOML_INTEGER || floe_toml_int(v) < min || floe_toml_int(v) > max)
+		return bad(r, v, "`cdc.%s` must be a whole number from %lld to %lld", key, (long long)min, (long long)max);
+	*out = floe_toml_int(v);
+	return 0;
+}
+
 static int key_of(reader *r, floe_config_cdc *c, floe_slice key, const floe_toml_value *v)
 {
 	if (floe_slice_eq_cstr(key, "tables"))
@@ -88,6 +97,12 @@ static int key_of(reader *r, floe_config_cdc *c, floe_slice key, const floe_toml
 		return flag_of(r, &c->create_publication, v, "create-publication");
 	if (floe_slice_eq_cstr(key, "max-retained-wal"))
 		return size_of(r, &c->max_retained_wal, v);
+	if (floe_slice_eq_cstr(key, "follow-interval-ms"))
+		return count_of(r, &c->follow_interval_ms, v, "follow-interval-ms", 1, 3600000);
+	if (floe_slice_eq_cstr(key, "follow-index-mb"))
+		return count_of(r, &c->follow_index_mb, v, "follow-index-mb", 0, 1 << 20);
+	if (floe_slice_eq_cstr(key, "follow-reconcile-seconds"))
+		return count_of(r, &c->follow_reconcile_seconds, v, "follow-reconcile-seconds", 0, 86400 * 365);
 	return bad(r, v, "unknown key `%.*s` in [cdc]", (int)key.len, key.ptr);
 }
 
@@ -99,6 +114,9 @@ int floe_config_cdc_load(floe_config *config, const char *path, const floe_toml_
 	floe_config_cdc *c = floe_arena_alloc(r.arena, sizeof(*c));
 	memset(c, 0, sizeof(*c));
 	c->max_retained_wal = (int64_t)1 << 30;
+	c->follow_interval_ms = FLOE_CDC_FOLLOW_INTERVAL_MS;
+	c->follow_index_mb = FLOE_CDC_FOLLOW_INDEX_MB;
+	c->follow_reconcile_seconds = FLOE_CDC_FOLLOW_RECONCILE_SECONDS;
 	c->line = floe_toml_line(section);
 	for (size_t i = 0; i < floe_toml_count(section); i++)
 		if (key_of(&r, c, floe_toml_key_at(section, i), floe_toml_value_at(section, i)) < 0)

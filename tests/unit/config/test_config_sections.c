@@ -104,6 +104,12 @@ FLOE_TEST(config_cdc_absent_then_values)
 	floe_config_free(c);
 	c = parse(SOURCE "[cdc]\n");
 	FLOE_CHECK(c && c->cdc && c->cdc->max_retained_wal == (int64_t)1 << 30 && !c->cdc->create_slot);
+	FLOE_CHECK(c && c->cdc && c->cdc->follow_interval_ms == 200 && c->cdc->follow_index_mb == 256 &&
+		   c->cdc->follow_reconcile_seconds == 300);
+	floe_config_free(c);
+	c = parse(SOURCE "[cdc]\nfollow-interval-ms = 50\nfollow-index-mb = 0\nfollow-reconcile-seconds = 0\n");
+	FLOE_CHECK(c && c->cdc && c->cdc->follow_interval_ms == 50 && c->cdc->follow_index_mb == 0 &&
+		   c->cdc->follow_reconcile_seconds == 0);
 	floe_config_free(c);
 }
 
@@ -116,6 +122,8 @@ FLOE_TEST(config_cdc_errors_say_where)
 	FLOE_CHECK(refused_with(SOURCE "[cdc]\nmax-retained-wal = \"1 GB\"\n", "max-retained-wal"));
 	FLOE_CHECK(refused_with(SOURCE "[cdc]\nmax-retained-wal = \"GB\"\n", "max-retained-wal"));
 	FLOE_CHECK(refused_with(SOURCE "[cdc]\nslots = 3\n", "unknown key `slots` in [cdc]"));
+	FLOE_CHECK(refused_with(SOURCE "[cdc]\nfollow-interval-ms = 0\n", "`cdc.follow-interval-ms` must be a whole number"));
+	FLOE_CHECK(refused_with(SOURCE "[cdc]\nfollow-index-mb = \"256MB\"\n", "`cdc.follow-index-mb` must be"));
 	FLOE_CHECK(refused_with(SOURCE "[bronze]\ncdc = 1\n", "cdc"));
 	floe_error_clear();
 }

@@ -1,0 +1,240 @@
+"""`floe run --follow` (docs/cdc.md, "Following"): one long-running process applies the CDC
+tables' streams batch after batch, taking the positions of the rows a batch replaces from an
+in-memory index instead of reading every key. Bronze must equal the source after inserts,
+updates, key changes, deletes and a truncate (PyIceberg and DuckDB), after a kill -9 and a
+restart, after a compaction by another process and a `floe run` of the same table meanwhile
+(the index is rebuilt, never used stale); SIGTERM exits 0; a non-CDC table is refused."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import FLOE
+from lakecheck import assert_equals_source, catalog
+from sourcedb import Source
+
+KV = '''
+CREATE TABLE public.kv (k text PRIMARY KEY, n bigint NOT NULL, note text);
+INSERT INTO public.kv SELECT 'k' || g, g, repeat('x', g % 50) FROM generate_series(1, 3000) g;
+'''
+TABLES = ["public.orders", "public.kv"]
+CDC = (f'\n[cdc]\ntables = {json.dumps(TABLES)}\ncreate-slot = true\nfollow-interval-ms = 50\n'
+       '\n[compaction]\ndelete-files = 4\n')  # the follower compacts too: its index is rebuilt after
+
+
+@pytest.fixture(scope="module")
+def src(stack):
+    s = Source(stack, "cdcf_it", "cdcf_reader").shop(scale="0.05", seed="12", sql=KV)
+    s.grant_read("public")
+    s.admin(f"ALTER ROLE {s.role} REPLICATION")
+    for t in TABLES:
+        s.admin(f'CREATE PUBLICATION "floe_cdcf_it_public_{t.split(".")[1]}" FOR TABLE {t}')
+    yield s
+    for (slot,) in s.admin("select slot_name from pg_replication_slots where database = 'cdcf_it'").fetchall():
+        s.admin("select pg_drop_replication_slot(%s)", (slot,))
+
+
+@pytest.fixture(scope="module")
+def proj(src, tmp_path_factory):
+    d = tmp_path_factory.mktemp("cdcf")
+    src.project(d, extra=CDC)
+    src.floe(d, "generate", check=0)
+    args = [a for t in TABLES for a in ("--table", t)]
+    r = src.floe(d, "run", "--json", "--layer", "bronze", *args)  # the initial copies
+    assert r.rc == 0, r.out + r.err
+    return d
+
+
+def lsn(text):
+    hi, lo = text.split("/")
+    return (int(hi, 16) << 32) | int(lo, 16)
+
+
+def wal_now(src):
+    return lsn(src.admin("select pg_current_wal_lsn()::text").fetchone()[0])
+
+
+def summary(d, bronze):
+    return catalog(d).load_table(bronze).current_snapshot().summary
+
+
+class Follower:
+    def __init__(self, src, d, *args):
+        env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
+        self.log = open(d / "follow.log", "w")
+        self.p = subprocess.Popen([FLOE, "-v", "-C", str(d), "run", "--follow", *args], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=self.log)
+        self.d = d
+
+    def wait_for(self, bronze, target, timeout=90):
+        """Until bronze's floe.cdc.lsn reaches `target` (a change to that table was applied)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            assert self.p.poll() is None, (self.d / "follow.log").read_text()[-3000:]
+            if lsn(summary(self.d, bronze)["floe.cdc.lsn"]) >= target:
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"{bronze} did not reach {target:x}: " + (self.d / "follow.log").read_text()[-3000:])
+
+    def stop(self):
+        self.p.send_signal(signal.SIGTERM)
+        rc = self.p.wait(timeout=120)
+        self.log.close()
+        assert rc == 0, (self.d / "follow.log").read_text()[-3000:]
+
+
+def slot_lsn(src, bronze):
+    return src.admin("select confirmed_flush_lsn::text from pg_replication_slots where slot_name = %s",
+                     ("floe_cdcf_it_public_" + bronze.split(".")[1],)).fetchone()[0]
+
+
+def assert_all_equal(src, d):
+    for t in TABLES:
+        bronze = "bronze." + t.split(".")[1]
+        assert_equals_source(src, d, bronze)
+        assert lsn(slot_lsn(src, bronze)) <= lsn(summary(d, bronze)["floe.cdc.lsn"]), bronze  # never past bronze
+
+
+def tick(src, seed):
+    from conftest import floe
+    floe("shop", "tick", "--target", src.target, "--orders", "30", "--updates", "40", "--deletes", "3",
+         "--seed", str(seed), check=0)
+
+
+def test_follow_refuses_a_table_not_loaded_by_cdc(src, proj):
+    r = src.floe(proj, "run", "--follow", "--table", "public.customers", check=None)
+    assert r.rc == 2, r.out + r.err
+    assert "bronze.customers is not loaded by change data capture" in r.err, r.err
+
+
+def test_follower_applies_every_kind_of_change(src, proj):
+    d = proj
+    f = Follower(src, d)
+    try:
+        for seed in (1, 2):
+            tick(src, seed)
+            f.wait_for("bronze.orders", wal_now(src))
+        src.admin("UPDATE public.kv SET k = k || '-moved', n = n + 1000000 WHERE n % 97 = 0")  # key changes
+        src.admin("DELETE FROM public.kv WHERE n % 89 = 0")
+        src.admin("UPDATE public.kv SET note = 'again' WHERE n % 7 = 0")
+        f.wait_for("bronze.kv", wal_now(src))
+        src.admin("UPDATE public.kv SET note = 'twice' WHERE n % 14 = 0")  # rows the last batch rewrote
+        src.admin("INSERT INTO public.kv VALUES ('fresh', 1, NULL)")
+        f.wait_for("bronze.kv", wal_now(src))
+    finally:
+        f.stop()
+    log = (d / "follow.log").read_text()
+    assert "bronze.kv: position index built" in log, log[-3000:]
+    assert "bronze.kv: positions from the index" in log, log[-3000:]  # a later batch used it, no scan
+    assert "every batch adds a snapshot and nothing expires them" in log, log[:2000]  # no keep-snapshots here
+    assert_all_equal(src, d)
+    src.admin("TRUNCATE public.kv")
+    src.admin("INSERT INTO public.kv VALUES ('after', 2, 'truncate')")
+    f = Follower(src, d)
+    try:
+        f.wait_for("bronze.kv", wal_now(src))
+        src.admin("INSERT INTO public.kv VALUES ('after2', 3, 'truncate')")  # the index after a full load
+        f.wait_for("bronze.kv", wal_now(src))
+    finally:
+        f.stop()
+    assert_all_equal(src, d)
+
+
+def test_kill_of_the_follower_resumes_without_loss_or_duplicates(src, proj):
+    d = proj
+    for i in range(3):
+        f = Follower(src, d)
+        tick(src, 20 + i)
+        src.admin("UPDATE public.kv SET n = n + 1")
+        time.sleep(0.2 + 0.3 * i)
+        f.p.send_signal(signal.SIGKILL)
+        f.p.wait()
+        f.log.close()
+    f = Follower(src, d)
+    try:
+        tick(src, 30)
+        target = wal_now(src)
+        f.wait_for("bronze.orders", target)
+        src.admin("UPDATE public.kv SET n = n + 1")
+        f.wait_for("bronze.kv", wal_now(src))
+    finally:
+        f.stop()
+    assert_all_equal(src, d)
+
+
+def test_sessions_the_server_ends_between_batches_are_opened_again(src, proj):
+    d = proj
+    f = Follower(src, d, "--table", "public.orders")
+    try:
+        tick(src, 60)
+        f.wait_for("bronze.orders", wal_now(src))
+        rows = src.admin("select usename, backend_type, state, left(query, 40) from pg_stat_activity where datname = current_database() or backend_type = 'walsender'").fetchall()
+        ended = src.admin("select count(pg_terminate_backend(pid)) from pg_stat_activity where usename = %s "
+                          "and pid <> pg_backend_pid()", (src.role,)).fetchone()[0]
+        assert ended >= 1, rows  # the kept sessions (the load's, the snapshot holder's), or a batch's
+        tick(src, 61)
+        f.wait_for("bronze.orders", wal_now(src))
+    finally:
+        f.stop()
+    log = (d / "follow.log").read_text()
+    assert "the next batch connects again" in log, log[-3000:]
+    assert_all_equal(src, d)
+
+
+def test_over_its_memory_budget_the_follower_reads_the_keys_instead(src, proj):
+    d = proj
+    toml = (d / "floe.toml").read_text()
+    (d / "floe.toml").write_text(toml.replace("follow-interval-ms = 50\n", "follow-interval-ms = 50\nfollow-index-mb = 0\n"))
+    try:
+        f = Follower(src, d, "--table", "public.orders")
+        try:
+            tick(src, 50)
+            f.wait_for("bronze.orders", wal_now(src))
+            tick(src, 51)
+            f.wait_for("bronze.orders", wal_now(src))
+        finally:
+            f.stop()
+    finally:
+        (d / "floe.toml").write_text(toml)
+    log = (d / "follow.log").read_text()
+    assert log.count("over [cdc] follow-index-mb (0 MB): each batch reads the table's keys instead") == 1, log[-3000:]
+    assert "positions from the index" not in log and "position index built" not in log, log[-3000:]
+    assert_all_equal(src, d)
+
+
+def until_done(src, d, *args):
+    """Run a command until it is not refused for the follower's lock (it only holds it during a batch)."""
+    for _ in range(100):
+        r = src.floe(d, *args, check=None)
+        if "is being loaded by" not in r.out + r.err:
+            return r
+        assert "run --follow" in r.out + r.err or "pid" in r.out + r.err, r.out + r.err  # says who holds it
+        time.sleep(0.02)
+    raise AssertionError("never got the table's lock: " + r.out + r.err)
+
+
+def test_compaction_and_a_run_by_other_processes_while_following(src, proj):
+    d = proj
+    f = Follower(src, d)
+    try:
+        tick(src, 40)
+        f.wait_for("bronze.orders", wal_now(src))
+        r = until_done(src, d, "compact", "--table", "public.orders", "--json")
+        assert r.rc == 0, r.out + r.err
+        compacted = catalog(d).load_table("bronze.orders").current_snapshot()
+        tick(src, 41)  # applied on the compacted snapshot: positions from a rebuilt index
+        f.wait_for("bronze.orders", wal_now(src))
+        # a `floe run` of the table meanwhile: it loads between two batches (or is told who holds it)
+        r = until_done(src, d, "run", "--json", "--layer", "bronze", "--table", "public.orders")
+        assert r.rc == 0 and json.loads(r.out)["tables"][0]["state"] == "loaded", r.out + r.err
+        tick(src, 42)
+        f.wait_for("bronze.orders", wal_now(src))
+    finally:
+        f.stop()
+    assert compacted.summary["floe.load-mode"] == "compaction", compacted.summary
+    log = (d / "follow.log").read_text()
+    assert log.count("bronze.orders: position index built") >= 3, log[-3000:]  # rebuilt after each of them
+    assert_all_equal(src, d)

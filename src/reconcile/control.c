@@ -341,8 +341,9 @@ static bool in_buckets(const rc_diff *d, int64_t bucket)
 
 /* Why the control was not caught as planted, or NULL when it was. `note` gets what was reported. */
 static const char *judge(floe_buf *note, const rc_table *t, const plant *p, const rc_metric *metrics,
-			 floe_reconcile_tier tier, const rc_diff *real, const rc_diff *got)
+			 floe_reconcile_tier tier, bool aggregates, const rc_diff *real, const rc_diff *got)
 {
+	bool v2 = tier >= FLOE_RECONCILE_V2 && aggregates;
 	int64_t want = (real->lake_rows - real->source_rows) + rows_delta(p->control);
 	int64_t seen = got->lake_rows - got->source_rows;
 	floe_buf_printf(note, "V1 rows %+lld", (long long)(seen - (real->lake_rows - real->source_rows)));
@@ -351,7 +352,7 @@ static const char *judge(floe_buf *note, const rc_table *t, const plant *p, cons
 	const char *required = required_measure(t, p);
 	bool required_seen = false;
 	size_t new_diffs = 0;
-	for (size_t i = 0; tier >= FLOE_RECONCILE_V2 && i < got->n_metrics; i++) {
+	for (size_t i = 0; v2 && i < got->n_metrics; i++) {
 		if (got->metrics[i].equal || !real->metrics[i].equal || metrics[i].col < 0)
 			continue;
 		new_diffs++;
@@ -360,9 +361,9 @@ static const char *judge(floe_buf *note, const rc_table *t, const plant *p, cons
 			return "V2 reported a difference in a column the control did not alter";
 		required_seen |= required && metrics[i].col == p->col && strcmp(metrics[i].name, required) == 0;
 	}
-	if (tier >= FLOE_RECONCILE_V2)
+	if (v2)
 		floe_buf_printf(note, ", V2 %zu measure%s", new_diffs, new_diffs == 1 ? "" : "s");
-	if (required && tier >= FLOE_RECONCILE_V2 && !required_seen)
+	if (required && v2 && !required_seen)
 		return "V2 did not report the altered column's measure that must catch it";
 	if (tier < FLOE_RECONCILE_V3)
 		return NULL;
@@ -498,8 +499,8 @@ cleanup:
 }
 
 void rc_control_judge(rc_control_run *out, floe_arena *arena, const rc_control_plan *plan, const rc_table *t,
-		      const rc_metric *metrics, size_t n_metrics, floe_reconcile_tier tier, const rc_side *source,
-		      const rc_diff *real)
+		      const rc_metric *metrics, size_t n_metrics, floe_reconcile_tier tier, bool aggregates,
+		      const rc_side *source, const rc_diff *real)
 {
 	floe_buf note = FLOE_BUF_INIT;
 	rc_diff got;
@@ -509,7 +510,7 @@ void rc_control_judge(rc_control_run *out, floe_arena *arena, const rc_control_p
 	if (!plan->planted)
 		return;
 	rc_compare(&got, arena, t, metrics, n_metrics, source, &plan->altered);
-	const char *why = judge(&note, t, &plan->p, metrics, tier, real, &got);
+	const char *why = judge(&note, t, &plan->p, metrics, tier, aggregates, real, &got);
 	out->fired = why == NULL;
 	out->detail = floe_arena_printf(arena, "%s: %s (reported %s)", where_text(arena, t, &plan->p),
 					why ? why : "caught", floe_buf_cstr(&note));

@@ -268,15 +268,16 @@ typedef struct rc_control_run {
  * `name`; `none` plants none), plant it into one bucket of the lake side and measure
  * that copy; `lake_side` is the lake's clean measurement. The plan lives in `arena`.
  * rc_control_judge: check the comparison reports exactly that difference against
- * `real` (the clean comparison with `source`).
+ * `real` (the clean comparison with `source`); V2's part only when `aggregates` (the
+ * metrics hold the column aggregates: a full V3 judges V1 and its buckets).
  */
 typedef struct rc_control_plan rc_control_plan;
 int rc_control_plant(rc_control_plan **out, floe_arena *arena, rc_lake *lake, const rc_metric *metrics,
 		     size_t n_metrics, floe_reconcile_tier tier, const rc_side *lake_side, const char *name,
 		     uint64_t seq);
 void rc_control_judge(rc_control_run *out, floe_arena *arena, const rc_control_plan *plan, const rc_table *t,
-		      const rc_metric *metrics, size_t n_metrics, floe_reconcile_tier tier, const rc_side *source,
-		      const rc_diff *real);
+		      const rc_metric *metrics, size_t n_metrics, floe_reconcile_tier tier, bool aggregates,
+		      const rc_side *source, const rc_diff *real);
 
 /* ledger.c: the result in the run ledger; a ledger failure is logged, never the outcome. */
 typedef struct floe_state floe_state;

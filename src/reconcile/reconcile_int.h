@@ -215,6 +215,13 @@ void rc_table_deleted(rc_table *t, floe_arena *arena, const floe_iceberg_scan *s
 struct floe_engine_result;
 int rc_lake_query(struct floe_engine_result **out, rc_lake *lake, const char *sql);
 const rc_table *rc_lake_table(const rc_lake *lake);
+/*
+ * The first rc_lake_measure keeps the rows of one bucket (rc_lake_kept, -1: none) in the
+ * table lake_kept (lake_b's shape), so the control plants there without reading the files
+ * again; rc_lake_rows_of names where bucket `bucket`'s rows are: lake_kept or lake_b.
+ */
+int64_t rc_lake_kept(const rc_lake *lake);
+const char *rc_lake_rows_of(const rc_lake *lake, int64_t bucket);
 int64_t rc_lake_buckets(const rc_lake *lake);
 void rc_lake_close(rc_lake *lake);
 

@@ -162,8 +162,8 @@ static void target_filter(floe_buf *q, const rc_table *t, const plant *p)
 	}
 }
 
-/* 1: found (bucket and rows set), 0: no row qualifies, -1: error. */
-static int probe(plant *p, rc_lake *lake)
+/* 1: found in `rows` (lake_b's shape; bucket and rows set), 0: no row qualifies, -1: error. */
+static int probe_in(plant *p, rc_lake *lake, const char *rows)
 {
 	const rc_table *t = rc_lake_table(lake);
 	floe_buf q = FLOE_BUF_INIT;
@@ -171,11 +171,11 @@ static int probe(plant *p, rc_lake *lake)
 	int found = -1;
 	if (p->control == SWAPPED_VALUES) {
 		const char *x = t->cols[p->col].ident;
-		floe_buf_printf(&q, "SELECT b, arg_min(rid, %s), arg_max(rid, %s) FROM lake_b WHERE %s IS NOT NULL%s%s "
-				    "GROUP BY b HAVING min(%s) <> max(%s) ORDER BY b LIMIT 1", x, x, x,
+		floe_buf_printf(&q, "SELECT b, arg_min(rid, %s), arg_max(rid, %s) FROM %s WHERE %s IS NOT NULL%s%s "
+				    "GROUP BY b HAVING min(%s) <> max(%s) ORDER BY b LIMIT 1", x, x, rows, x,
 				t->cover ? " AND b" : "", t->cover ? t->cover : "", x, x);
 	} else {
-		floe_buf_puts(&q, "SELECT b, rid, rid FROM lake_b WHERE ");
+		floe_buf_printf(&q, "SELECT b, rid, rid FROM %s WHERE ", rows);
 		target_filter(&q, t, p);
 		if (t->cover) /* a rotating V3 proves only the covered buckets' values: plant there */
 			floe_buf_printf(&q, " AND b%s", t->cover);
@@ -193,6 +193,13 @@ cleanup:
 	floe_engine_result_free(r);
 	floe_buf_free(&q);
 	return found;
+}
+
+/* The kept bucket's rows first (no read of the files), then every bucket's. */
+static int probe(plant *p, rc_lake *lake)
+{
+	int found = rc_lake_kept(lake) >= 0 ? probe_in(p, lake, "lake_kept") : 0;
+	return found != 0 ? found : probe_in(p, lake, "lake_b");
 }
 
 /* The partner of `col` for swapped-columns: the next column of the same lake type, or -1. */
@@ -290,8 +297,8 @@ static void altered_column(floe_buf *q, const rc_table *t, const plant *p, size_
 	}
 }
 
-/* A SELECT of the view lake's shape: the bucket's rows with the control applied. */
-static void altered_sql(floe_buf *q, const rc_table *t, const plant *p)
+/* A SELECT of the view lake's shape: the bucket's rows (from `rows`) with the control applied. */
+static void altered_sql(floe_buf *q, const rc_table *t, const plant *p, const char *rows)
 {
 	if (p->control == ADDED_ROW) {
 		floe_buf_puts(q, "SELECT NULL::BIGINT AS rid");
@@ -306,7 +313,7 @@ static void altered_sql(floe_buf *q, const rc_table *t, const plant *p)
 		for (size_t i = 0; i < t->n; i++)
 			if (t->cols[i].duck_type)
 				altered_column(q, t, p, i);
-		floe_buf_printf(q, " FROM lake_b WHERE b = %lld", (long long)p->bucket);
+		floe_buf_printf(q, " FROM %s WHERE b = %lld", rows, (long long)p->bucket);
 		if (p->control == DROPPED_ROW)
 			floe_buf_printf(q, " AND rid <> %lld", (long long)p->rid);
 		if (k > 0)
@@ -341,8 +348,9 @@ static bool in_buckets(const rc_diff *d, int64_t bucket)
 
 /* Why the control was not caught as planted, or NULL when it was. `note` gets what was reported. */
 static const char *judge(floe_buf *note, const rc_table *t, const plant *p, const rc_metric *metrics,
-			 floe_reconcile_tier tier, const rc_diff *real, const rc_diff *got)
+			 floe_reconcile_tier tier, bool aggregates, const rc_diff *real, const rc_diff *got)
 {
+	bool v2 = tier >= FLOE_RECONCILE_V2 && aggregates;
 	int64_t want = (real->lake_rows - real->source_rows) + rows_delta(p->control);
 	int64_t seen = got->lake_rows - got->source_rows;
 	floe_buf_printf(note, "V1 rows %+lld", (long long)(seen - (real->lake_rows - real->source_rows)));
@@ -351,7 +359,7 @@ static const char *judge(floe_buf *note, const rc_table *t, const plant *p, cons
 	const char *required = required_measure(t, p);
 	bool required_seen = false;
 	size_t new_diffs = 0;
-	for (size_t i = 0; tier >= FLOE_RECONCILE_V2 && i < got->n_metrics; i++) {
+	for (size_t i = 0; v2 && i < got->n_metrics; i++) {
 		if (got->metrics[i].equal || !real->metrics[i].equal || metrics[i].col < 0)
 			continue;
 		new_diffs++;
@@ -360,9 +368,9 @@ static const char *judge(floe_buf *note, const rc_table *t, const plant *p, cons
 			return "V2 reported a difference in a column the control did not alter";
 		required_seen |= required && metrics[i].col == p->col && strcmp(metrics[i].name, required) == 0;
 	}
-	if (tier >= FLOE_RECONCILE_V2)
+	if (v2)
 		floe_buf_printf(note, ", V2 %zu measure%s", new_diffs, new_diffs == 1 ? "" : "s");
-	if (required && tier >= FLOE_RECONCILE_V2 && !required_seen)
+	if (required && v2 && !required_seen)
 		return "V2 did not report the altered column's measure that must catch it";
 	if (tier < FLOE_RECONCILE_V3)
 		return NULL;
@@ -485,7 +493,7 @@ int rc_control_plant(rc_control_plan **out, floe_arena *arena, rc_lake *lake, co
 		goto cleanup;
 	}
 	plan->name = catalog[plan->p.control].name;
-	altered_sql(&sql, rc_lake_table(lake), &plan->p);
+	altered_sql(&sql, rc_lake_table(lake), &plan->p, rc_lake_rows_of(lake, plan->p.bucket));
 	/* count(DISTINCT) does not combine across buckets: the control keeps the lake's real values. */
 	if (rc_lake_measure_altered(&plan->altered, lake, arena, metrics, n_metrics, tier, plan->p.bucket,
 				    floe_buf_cstr(&sql), lake_side) < 0)
@@ -498,8 +506,8 @@ cleanup:
 }
 
 void rc_control_judge(rc_control_run *out, floe_arena *arena, const rc_control_plan *plan, const rc_table *t,
-		      const rc_metric *metrics, size_t n_metrics, floe_reconcile_tier tier, const rc_side *source,
-		      const rc_diff *real)
+		      const rc_metric *metrics, size_t n_metrics, floe_reconcile_tier tier, bool aggregates,
+		      const rc_side *source, const rc_diff *real)
 {
 	floe_buf note = FLOE_BUF_INIT;
 	rc_diff got;
@@ -509,7 +517,7 @@ void rc_control_judge(rc_control_run *out, floe_arena *arena, const rc_control_p
 	if (!plan->planted)
 		return;
 	rc_compare(&got, arena, t, metrics, n_metrics, source, &plan->altered);
-	const char *why = judge(&note, t, &plan->p, metrics, tier, real, &got);
+	const char *why = judge(&note, t, &plan->p, metrics, tier, aggregates, real, &got);
 	out->fired = why == NULL;
 	out->detail = floe_arena_printf(arena, "%s: %s (reported %s)", where_text(arena, t, &plan->p),
 					why ? why : "caught", floe_buf_cstr(&note));

@@ -26,6 +26,8 @@ struct rc_lake {
 	floe_engine *engine;
 	const rc_table *t;
 	int64_t buckets;
+	bool measured;         /* the first pass ran (it keeps one bucket's rows) */
+	int64_t kept;          /* the bucket whose rows lake_kept holds, -1: none */
 };
 
 static double now_seconds(void)
@@ -141,6 +143,7 @@ int rc_lake_open(rc_lake **out, floe_arena *arena, const rc_table *t, const char
 	*out = NULL;
 	lake->t = t;
 	lake->buckets = buckets;
+	lake->kept = -1;
 	/*
 	 * DuckDB reads one file given an explicit schema on one thread, and the calling
 	 * thread busy-waits on the others meanwhile: with a single file a second thread only
@@ -163,9 +166,22 @@ cleanup:
 	return error;
 }
 
-/* `SELECT b, <partials>[, sum(<hash>) AS hs] FROM <rows> GROUP BY b`; `rows` has lake_b's shape. */
+/* `, list(struct_pack(rid := rid, c<id> := c<id>, …)) FILTER (WHERE b = <kept>) AS kept_rows` */
+static void kept_rows(floe_buf *q, const rc_lake *lake)
+{
+	floe_buf_puts(q, ", list(struct_pack(rid := rid");
+	for (size_t i = 0; i < lake->t->n; i++)
+		if (lake->t->cols[i].duck_type)
+			floe_buf_printf(q, ", %s := %s", lake->t->cols[i].ident, lake->t->cols[i].ident);
+	floe_buf_printf(q, ")) FILTER (WHERE b = %lld) AS kept_rows", (long long)lake->kept);
+}
+
+/*
+ * `SELECT b, <partials>[, sum(<hash>) AS hs][, kept_rows] FROM <rows> GROUP BY b`; `rows`
+ * has lake_b's shape. `keep`: the rows of bucket lake->kept too, for the control.
+ */
 static void parts_select(floe_buf *q, const rc_lake *lake, const rc_metric *metrics, size_t n,
-			 floe_reconcile_tier tier, const char *rows)
+			 floe_reconcile_tier tier, const char *rows, bool keep)
 {
 	floe_buf_puts(q, "SELECT b");
 	for (size_t i = 0; i < n; i++) {
@@ -179,6 +195,8 @@ static void parts_select(floe_buf *q, const rc_lake *lake, const rc_metric *metr
 		rc_hash_of(q, RC_DUCK, "k", "x");
 		floe_buf_puts(q, ") AS hs");
 	}
+	if (keep)
+		kept_rows(q, lake);
 	floe_buf_printf(q, " FROM %s GROUP BY b", rows);
 }
 
@@ -272,6 +290,58 @@ cleanup:
 	return error;
 }
 
+/*
+ * The bucket whose rows the first pass keeps for the planted control (the first row's; a
+ * covered one under a rotating V3), so planting reads a bucket's rows instead of the files
+ * again. No row: none kept. An error here only costs the saving.
+ */
+static int choose_kept(rc_lake *lake)
+{
+	floe_buf q = FLOE_BUF_INIT;
+	floe_engine_result *r = NULL;
+	int error = -1;
+	floe_buf_puts(&q, "SELECT b FROM lake_b");
+	if (lake->t->cover)
+		floe_buf_printf(&q, " WHERE b%s", lake->t->cover);
+	floe_buf_puts(&q, " LIMIT 1");
+	if (timed(&r, lake, "kept bucket", floe_buf_cstr(&q)) < 0) {
+		floe_error_clear();
+		goto cleanup;
+	}
+	if (floe_engine_result_rows(r) > 0)
+		lake->kept = strtoll(floe_engine_result_text(r, 0, 0), NULL, 10);
+	error = 0;
+cleanup:
+	floe_engine_result_free(r);
+	floe_buf_free(&q);
+	return error;
+}
+
+/* The kept rows into lake_kept (lake_b's columns: rid, c<id>…, b), and out of parts. */
+static int keep_bucket(rc_lake *lake)
+{
+	floe_buf q = FLOE_BUF_INIT;
+	floe_buf_puts(&q, "CREATE OR REPLACE TEMP TABLE lake_kept AS SELECT r.rid AS rid");
+	for (size_t i = 0; i < lake->t->n; i++)
+		if (lake->t->cols[i].duck_type)
+			floe_buf_printf(&q, ", r.%s AS %s", lake->t->cols[i].ident, lake->t->cols[i].ident);
+	floe_buf_printf(&q, ", CAST(%lld AS BIGINT) AS b FROM (SELECT unnest(kept_rows) AS r FROM parts WHERE b = %lld) "
+			    "AS u; ALTER TABLE parts DROP COLUMN kept_rows", (long long)lake->kept, (long long)lake->kept);
+	int rc = timed(NULL, lake, "kept rows", floe_buf_cstr(&q));
+	floe_buf_free(&q);
+	return rc;
+}
+
+const char *rc_lake_rows_of(const rc_lake *lake, int64_t bucket)
+{
+	return bucket >= 0 && bucket == lake->kept ? "lake_kept" : "lake_b";
+}
+
+int64_t rc_lake_kept(const rc_lake *lake)
+{
+	return lake->kept;
+}
+
 int rc_lake_measure(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_metric *metrics, size_t n_metrics,
 		    floe_reconcile_tier tier)
 {
@@ -280,9 +350,11 @@ int rc_lake_measure(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_met
 	double t0 = now_seconds();
 	int error = -1;
 	memset(out, 0, sizeof(*out));
+	bool keep = !lake->measured && choose_kept(lake) == 0 && lake->kept >= 0;
+	lake->measured = true;
 	floe_buf_puts(&q, "CREATE OR REPLACE TEMP TABLE parts AS ");
-	parts_select(&q, lake, metrics, n_metrics, tier, "lake_b");
-	if (timed(NULL, lake, "parts", floe_buf_cstr(&q)) < 0 ||
+	parts_select(&q, lake, metrics, n_metrics, tier, "lake_b", keep);
+	if (timed(NULL, lake, "parts", floe_buf_cstr(&q)) < 0 || (keep && keep_bucket(lake) < 0) ||
 	    read_distinct(&distinct, lake, arena, metrics, n_metrics) < 0 ||
 	    read_values(out, lake, arena, metrics, n_metrics, "parts", distinct) < 0 ||
 	    (tier >= FLOE_RECONCILE_V3 && read_buckets(out, lake, arena, "parts") < 0)) {
@@ -311,7 +383,7 @@ int rc_lake_measure_altered(rc_side *out, rc_lake *lake, floe_arena *arena, cons
 	floe_buf_puts(&rows, ") AS altered_b");
 	floe_buf_clear(&q);
 	floe_buf_puts(&q, "CREATE OR REPLACE TEMP TABLE altered_parts AS ");
-	parts_select(&q, lake, metrics, n_metrics, tier, floe_buf_cstr(&rows));
+	parts_select(&q, lake, metrics, n_metrics, tier, floe_buf_cstr(&rows), false);
 	snprintf(from, sizeof(from), "(SELECT * FROM parts WHERE b <> %lld UNION ALL SELECT * FROM altered_parts) AS x",
 		 (long long)bucket);
 	if (timed(NULL, lake, "altered parts", floe_buf_cstr(&q)) < 0 ||

@@ -172,6 +172,9 @@ static void describe_key(job *j)
 typedef struct source_task {
 	job *j;
 	floe_arena *arena;     /* the thread's; freed with the job's arena */
+	const rc_metric *metrics;
+	size_t n_metrics;
+	floe_reconcile_tier tier;
 	rc_side side;
 	int rc;
 	floe_error_saved error; /* the thread's, carried back to the caller's chain */
@@ -186,8 +189,8 @@ static void *measure_source(void *arg)
 {
 	source_task *task = arg;
 	job *j = task->j;
-	task->rc = rc_source_measure(&task->side, j->source, task->arena, &j->t, j->metrics, j->n_metrics, j->buckets,
-				     j->req->tier);
+	task->rc = rc_source_measure(&task->side, j->source, task->arena, &j->t, task->metrics, task->n_metrics,
+				     j->buckets, task->tier);
 	if (task->rc < 0)
 		floe_error_save(&task->error, task->arena);
 	floe_error_clear();
@@ -201,21 +204,24 @@ static int rethrow(const source_task *task)
 
 /*
  * Both sides at once: PostgreSQL works in its server, DuckDB in this process — the
- * lake's measures, then the control planted into a copy of one bucket and measured.
+ * lake's measures, then (when `plant`) the control planted into a copy of one bucket
+ * and measured. `tier` says whether the buckets are summed (V3); `metrics` what else.
  */
-static int measure_both(job *j, rc_side *src, rc_side *lake)
+static int measure_both(job *j, const rc_metric *metrics, size_t n_metrics, floe_reconcile_tier tier, bool plant,
+			rc_side *src, rc_side *lake)
 {
-	source_task task = { .j = j, .arena = floe_arena_new() };
+	source_task task = { .j = j, .arena = floe_arena_new(), .metrics = metrics, .n_metrics = n_metrics,
+			     .tier = tier };
 	pthread_t thread;
 	floe_arena_on_cleanup(j->arena, free_arena, task.arena);
 	if (pthread_create(&thread, NULL, measure_source, &task) != 0)
 		return floe_error_set(FLOE_ERR_INTERNAL, "could not start a thread for the source side");
-	int lake_rc = rc_lake_open(&j->lake, j->arena, &j->t, j->paths, j->scan->n_files, j->buckets);
+	int lake_rc = j->lake ? 0 : rc_lake_open(&j->lake, j->arena, &j->t, j->paths, j->scan->n_files, j->buckets);
 	if (lake_rc == 0)
-		lake_rc = rc_lake_measure(lake, j->lake, j->arena, j->metrics, j->n_metrics, j->req->tier);
-	if (lake_rc == 0)
-		lake_rc = rc_control_plant(&j->plan, j->arena, j->lake, j->metrics, j->n_metrics, j->req->tier, lake,
-					   j->req->control, j->req->control_seq);
+		lake_rc = rc_lake_measure(lake, j->lake, j->arena, metrics, n_metrics, tier);
+	if (lake_rc == 0 && plant)
+		lake_rc = rc_control_plant(&j->plan, j->arena, j->lake, metrics, n_metrics, tier, lake, j->req->control,
+					   j->req->control_seq);
 	pthread_join(thread, NULL);
 	if (task.rc < 0)
 		return rethrow(&task); /* the source's failure says more than the lake's */
@@ -256,42 +262,111 @@ static const char *not_compared(job *j)
 	return text;
 }
 
-/* Both sides measured and compared; then the control, then the verdict. */
+/*
+ * Whether V2's column aggregates are computed with the comparison: at V2, and at a V3 that
+ * hashes only some buckets in full (coverage.c), whose other rows' values V2 alone covers.
+ * A full V3 hashes every value of every column read, so its equal buckets prove what the
+ * aggregates would (docs/reconcile.md); it computes them only to name the columns of a
+ * divergence (describe_columns).
+ */
+static bool aggregates_up_front(const job *j)
+{
+	return j->req->tier == FLOE_RECONCILE_V2 || (j->req->tier >= FLOE_RECONCILE_V3 && j->t.cover);
+}
+
+/*
+ * A full V3 that diverged, described as V2 would: the column aggregates of both sides, at
+ * the same snapshots, name the columns that differ. A failure to describe is noted in the
+ * result, never its outcome (the buckets already said diverged).
+ */
+static void describe_columns(job *j, rc_diff *diff)
+{
+	rc_metric *metrics = NULL;
+	size_t n = 0;
+	rc_side src, lake;
+	rc_diff v2;
+	if (rc_metrics_build(&metrics, &n, j->arena, &j->t, FLOE_RECONCILE_V2, j->scan->record_count) < 0 ||
+	    measure_both(j, metrics, n, FLOE_RECONCILE_V2, false, &src, &lake) < 0) {
+		j->res->aggregates_note = floe_arena_printf(j->arena, "not computed: %s", error_text(j->arena));
+		floe_error_clear();
+		return;
+	}
+	rc_compare(&v2, j->arena, &j->t, metrics, n, &src, &lake);
+	diff->metrics = v2.metrics;
+	diff->n_metrics = v2.n_metrics;
+	diff->n_metric_diffs = v2.n_metric_diffs;
+	j->res->source_seconds += src.seconds;
+	j->res->lake_seconds += lake.seconds;
+}
+
+/* What a verified result compared: "2000 rows; 13 measures and 200 buckets equal" or, at a full V3, what covers the rest. */
+static const char *verified_text(job *j, const rc_diff *diff, bool lean)
+{
+	if (lean)
+		return floe_arena_printf(j->arena, "%lld rows; %lld bucket%s equal, every column%s hashed; column "
+						   "aggregates not computed (V3 covers them)",
+					 (long long)diff->source_rows, (long long)j->buckets, j->buckets == 1 ? "" : "s",
+					 j->res->n_excluded ? " read" : "");
+	return floe_arena_printf(j->arena, "%lld rows; %zu measure%s%s equal", (long long)diff->source_rows,
+				 diff->n_metrics, diff->n_metrics == 1 ? "" : "s", buckets_text(j, 0, " and"));
+}
+
+/* The verdict from the comparison and the control. */
+static void judge_outcome(job *j, const rc_diff *diff, const rc_control_run *control, bool lean)
+{
+	floe_reconcile_result *res = j->res;
+	if (diff->n_metric_diffs > 0 || diff->n_buckets > 0) {
+		res->outcome = FLOE_RECONCILE_DIVERGED;
+		res->detail = floe_arena_printf(j->arena, "%zu of %zu measures differ%s%s%s", diff->n_metric_diffs,
+						diff->n_metrics, buckets_text(j, diff->n_buckets, " and"),
+						res->aggregates_note ? "; column aggregates " : "",
+						res->aggregates_note ? res->aggregates_note : "");
+	} else if (!control->fired) {
+		res->outcome = FLOE_RECONCILE_UNVERIFIED;
+		res->detail = floe_arena_printf(j->arena, "the sides agree, but the planted control %s",
+						control->name ? "was not caught as planted" : "could not be planted");
+	} else {
+		res->outcome = FLOE_RECONCILE_VERIFIED;
+		res->detail = floe_arena_printf(j->arena, "%s; control %s caught%s", verified_text(j, diff, lean),
+						control->name, not_compared(j));
+	}
+}
+
+/*
+ * Both sides measured and compared; then the control, then the verdict. A full V3 measures
+ * the row counts and the buckets only, and V2's aggregates after a divergence.
+ */
 static int compare_sides(job *j)
 {
 	const floe_reconcile_request *req = j->req;
 	floe_reconcile_result *res = j->res;
+	bool aggregates = aggregates_up_front(j), lean = req->tier >= FLOE_RECONCILE_V3 && !aggregates;
 	rc_side src, lake;
 	rc_diff diff;
 	rc_control_run control = { 0 };
-	if (rc_metrics_build(&j->metrics, &j->n_metrics, j->arena, &j->t, req->tier, j->scan->record_count) < 0 ||
-	    measure_both(j, &src, &lake) < 0)
+	if (rc_metrics_build(&j->metrics, &j->n_metrics, j->arena, &j->t, aggregates ? req->tier : FLOE_RECONCILE_V1,
+			     j->scan->record_count) < 0 ||
+	    measure_both(j, j->metrics, j->n_metrics, req->tier, true, &src, &lake) < 0)
 		return -1;
 	res->source_seconds = src.seconds;
 	res->lake_seconds = lake.seconds;
 	rc_compare(&diff, j->arena, &j->t, j->metrics, j->n_metrics, &src, &lake);
-	copy_diff(res, &diff);
-	rc_control_judge(&control, j->arena, j->plan, &j->t, j->metrics, j->n_metrics, req->tier, &src, &diff);
+	rc_control_judge(&control, j->arena, j->plan, &j->t, j->metrics, j->n_metrics, req->tier, aggregates, &src,
+			 &diff);
 	res->control = control.name;
 	res->control_detail = control.detail;
 	res->control_fired = control.fired;
 	bool differs = diff.n_metric_diffs > 0 || diff.n_buckets > 0;
 	if (differs && diff.n_buckets > 0 && req->max_keys > 0)
 		narrow(j, &diff);
-	if (differs) {
-		res->outcome = FLOE_RECONCILE_DIVERGED;
-		res->detail = floe_arena_printf(j->arena, "%zu of %zu measures differ%s", diff.n_metric_diffs,
-						diff.n_metrics, buckets_text(j, diff.n_buckets, " and"));
-	} else if (!control.fired) {
-		res->outcome = FLOE_RECONCILE_UNVERIFIED;
-		res->detail = floe_arena_printf(j->arena, "the sides agree, but the planted control %s",
-						control.name ? "was not caught as planted" : "could not be planted");
-	} else {
-		res->outcome = FLOE_RECONCILE_VERIFIED;
-		res->detail = floe_arena_printf(j->arena, "%lld rows; %zu measure%s%s equal; control %s caught%s",
-						(long long)diff.source_rows, diff.n_metrics, diff.n_metrics == 1 ? "" : "s",
-						buckets_text(j, 0, " and"), control.name, not_compared(j));
+	if (lean)
+		res->aggregates_note = "not computed: V3 hashed every value of every column read";
+	if (differs && lean) {
+		res->aggregates_note = NULL;
+		describe_columns(j, &diff);
 	}
+	copy_diff(res, &diff);
+	judge_outcome(j, &diff, &control, lean);
 	return 0;
 }
 

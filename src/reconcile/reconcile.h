@@ -120,6 +120,12 @@ typedef struct floe_reconcile_result {
 	/* V2: every measure; n_metric_diffs of them differ */
 	floe_reconcile_metric *metrics;
 	size_t n_metrics, n_metric_diffs;
+	/*
+	 * NULL when metrics holds every measure of the tier; else why the column aggregates are
+	 * not among them: a full V3 hashes every value of every column read, so it computes them
+	 * only to name the columns of a divergence ("not computed: V3 hashed …").
+	 */
+	const char *aggregates_note;
 	/* V3 */
 	int64_t buckets;               /* B; 0 when V3 did not run */
 	const char *key;               /* what the bucket hashes: "primary key (id)" or "whole row" */

@@ -215,6 +215,13 @@ void rc_table_deleted(rc_table *t, floe_arena *arena, const floe_iceberg_scan *s
 struct floe_engine_result;
 int rc_lake_query(struct floe_engine_result **out, rc_lake *lake, const char *sql);
 const rc_table *rc_lake_table(const rc_lake *lake);
+/*
+ * The first rc_lake_measure keeps the rows of one bucket (rc_lake_kept, -1: none) in the
+ * table lake_kept (lake_b's shape), so the control plants there without reading the files
+ * again; rc_lake_rows_of names where bucket `bucket`'s rows are: lake_kept or lake_b.
+ */
+int64_t rc_lake_kept(const rc_lake *lake);
+const char *rc_lake_rows_of(const rc_lake *lake, int64_t bucket);
 int64_t rc_lake_buckets(const rc_lake *lake);
 void rc_lake_close(rc_lake *lake);
 
@@ -268,15 +275,16 @@ typedef struct rc_control_run {
  * `name`; `none` plants none), plant it into one bucket of the lake side and measure
  * that copy; `lake_side` is the lake's clean measurement. The plan lives in `arena`.
  * rc_control_judge: check the comparison reports exactly that difference against
- * `real` (the clean comparison with `source`).
+ * `real` (the clean comparison with `source`); V2's part only when `aggregates` (the
+ * metrics hold the column aggregates: a full V3 judges V1 and its buckets).
  */
 typedef struct rc_control_plan rc_control_plan;
 int rc_control_plant(rc_control_plan **out, floe_arena *arena, rc_lake *lake, const rc_metric *metrics,
 		     size_t n_metrics, floe_reconcile_tier tier, const rc_side *lake_side, const char *name,
 		     uint64_t seq);
 void rc_control_judge(rc_control_run *out, floe_arena *arena, const rc_control_plan *plan, const rc_table *t,
-		      const rc_metric *metrics, size_t n_metrics, floe_reconcile_tier tier, const rc_side *source,
-		      const rc_diff *real);
+		      const rc_metric *metrics, size_t n_metrics, floe_reconcile_tier tier, bool aggregates,
+		      const rc_side *source, const rc_diff *real);
 
 /* ledger.c: the result in the run ledger; a ledger failure is logged, never the outcome. */
 typedef struct floe_state floe_state;

@@ -83,6 +83,7 @@ int floe_reconcile_result_json(floe_buf *out, const floe_reconcile_result *r)
 	floe_json_write_member_int(&w, "lake_rows", r->lake_rows);
 	floe_json_write_end_object(&w);
 	put_metrics(&w, r);
+	floe_json_write_member_cstr(&w, "v2_note", r->aggregates_note); /* null: v2 holds every measure of the tier */
 	put_buckets(&w, r);
 	floe_json_write_key(&w, "control");
 	floe_json_write_begin_object(&w, true);

@@ -92,7 +92,11 @@ def test_every_table_is_verified_and_its_control_caught(src, proj):
         assert t["control"]["fired"] is True and t["control"]["name"], t
         assert t["v1"]["source_rows"] == t["v1"]["lake_rows"]
         assert all(m["equal"] for m in t["v2"]) and t["v3"]["diverged"] == []
+        # a full V3 hashes every value of every column: V2's aggregates are not computed, and it says so
+        assert [m["measure"] for m in t["v2"]] == ["rows"] and t["v2_note"].startswith("not computed"), t
     assert tables["bronze.plant"]["v3"]["key"] == "primary key (id)"
+    assert (" equal, every column hashed; column aggregates not computed (V3 covers them); control "
+            in tables["bronze.plant"]["detail"]), tables["bronze.plant"]["detail"]
     assert tables["bronze.nokey"]["v3"]["key"] == "whole row"
     assert tables["bronze.empty"]["control"]["name"] == "added-row"
     # floating point is hashed like every other value (PostgreSQL's hashfloat8extended and its C twin)
@@ -117,6 +121,12 @@ def test_each_control_is_caught_on_clean_data(src, proj, control):
     t = tables["bronze.plant"]
     assert t["outcome"] == "verified" and t["control"]["name"] == control, t
     assert t["control"]["fired"] is True, t["control"]
+    assert "V3 1 bucket" in t["control"]["detail"] and [m["measure"] for m in t["v2"]] == ["rows"], t
+    if control in ("dropped-row", "tripled-row", "truncated-decimal", "null-to-empty"):  # V2 must catch these too
+        _, tables = reconcile(src, proj, "--table", "public.plant", "--tier", "V2", "--control", control, check=0)
+        t = tables["bronze.plant"]
+        assert t["outcome"] == "verified" and t["control"]["fired"] is True, t["control"]
+        assert ", V2 " in t["control"]["detail"] and len(t["v2"]) > 20, t
 
 
 def test_controls_rotate_between_runs(src, proj):
@@ -147,7 +157,11 @@ def test_tiers_run_what_they_say(src, proj):
     assert t["control"]["name"] in ("dropped-row", "tripled-row")
     _, v2 = reconcile(src, proj, "--table", "public.plant", "--tier", "v2", check=0)
     t = v2["bronze.plant"]
-    assert t["tier"] == "V2" and len(t["v2"]) > 20 and t["v3"]["buckets"] == 0
+    assert t["tier"] == "V2" and len(t["v2"]) > 20 and t["v3"]["buckets"] == 0 and t["v2_note"] is None
+    _, v3 = reconcile(src, proj, "--table", "public.plant", "--tier", "V3", check=0)
+    t = v3["bronze.plant"]
+    assert t["tier"] == "V3" and t["v3"]["buckets"] == 1 and [m["measure"] for m in t["v2"]] == ["rows"], t
+    assert "V3 hashed every value" in t["v2_note"] and "column aggregates not computed" in t["detail"], t
     assert src.floe(proj, "reconcile", "--tier", "V4").rc == 2
     assert src.floe(proj, "reconcile", "--control", "nope").rc == 2
 
@@ -248,9 +262,10 @@ def test_a_difference_planted_for_real_is_caught_by_its_tier_only(src, proj, con
     src.floe(proj, "run", "--table", "public.plant", check=0)
     rewrite(proj, change)
     try:
+        seen = {}
         for tier in ("V1", "V2", "V3"):
             r, tables = reconcile(src, proj, "--table", "public.plant", "--tier", tier)
-            t = tables["bronze.plant"]
+            t = seen[tier] = tables["bronze.plant"]
             if tier in catching:
                 assert r.rc == 1 and t["outcome"] == "diverged", (tier, t)
             else:  # a lower tier must not claim what it cannot see
@@ -264,6 +279,9 @@ def test_a_difference_planted_for_real_is_caught_by_its_tier_only(src, proj, con
                 assert got == keys, t["v3"]
             if tier == "V3" and keys is None:
                 assert len(t["v3"]["keys"]) == 100  # every row differs: the first 100 are named
+            if tier == "V3":  # diverged: V2's aggregates computed after all, naming the columns V2 names
+                assert t["v2_note"] is None and len(t["v2"]) == len(seen["V2"]["v2"]), t
+                assert diffs(t) == diffs(seen["V2"]), (diffs(t), diffs(seen["V2"]))
     finally:
         src.floe(proj, "run", "--table", "public.plant", check=0)
 

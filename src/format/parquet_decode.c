@@ -263,7 +263,7 @@ static int decode_plain(dec *d, floe_vector *v, const uint8_t *p, size_t len, si
 	if (w == 0 || n > len / w)
 		return bad(d, "%zu values of %zu bytes in %zu bytes", n, w, len);
 	floe_vector_reserve(v, v->len + n);
-	if (stored_as_read(d, v, w)) { /* one copy of the page's values */
+	if (n && stored_as_read(d, v, w)) { /* one copy of the page's values (none: v may have no buffer yet) */
 		memcpy(v->v.u8 + v->len * w, p, n * w);
 		v->len += n;
 		return 0;

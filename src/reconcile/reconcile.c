@@ -285,7 +285,7 @@ static void describe_columns(job *j, rc_diff *diff)
 	size_t n = 0;
 	rc_side src, lake;
 	rc_diff v2;
-	if (rc_metrics_build(&metrics, &n, j->arena, &j->t, FLOE_RECONCILE_V2, j->scan->record_count) < 0 ||
+	if (rc_metrics_build(&metrics, &n, j->arena, &j->t, FLOE_RECONCILE_V2, floe_iceberg_scan_live_rows(j->scan)) < 0 ||
 	    measure_both(j, metrics, n, FLOE_RECONCILE_V2, false, &src, &lake) < 0) {
 		j->res->aggregates_note = floe_arena_printf(j->arena, "not computed: %s", error_text(j->arena));
 		floe_error_clear();
@@ -345,7 +345,7 @@ static int compare_sides(job *j)
 	rc_diff diff;
 	rc_control_run control = { 0 };
 	if (rc_metrics_build(&j->metrics, &j->n_metrics, j->arena, &j->t, aggregates ? req->tier : FLOE_RECONCILE_V1,
-			     j->scan->record_count) < 0 ||
+			     floe_iceberg_scan_live_rows(j->scan)) < 0 ||
 	    measure_both(j, j->metrics, j->n_metrics, req->tier, true, &src, &lake) < 0)
 		return -1;
 	res->source_seconds = src.seconds;
@@ -384,7 +384,8 @@ static int prepare(job *j)
 		return -1;
 	if (found == 1)
 		return 1;
-	j->buckets = req->tier >= FLOE_RECONCILE_V2 ? rc_bucket_count(j->scan->record_count) : 1;
+	/* the live rows (merge-on-read's replaced rows left out), so a table's buckets do not move with its write mode */
+	j->buckets = req->tier >= FLOE_RECONCILE_V2 ? rc_bucket_count(floe_iceberg_scan_live_rows(j->scan)) : 1;
 	if (rc_source_open(&j->source, j->arena, req->config, j->sql, req->pg_snapshot, &oids, &elems, &n_oids) < 0 ||
 	    rc_table_build(&j->t, j->arena, req->table, oids, elems, n_oids) < 0 ||
 	    rc_lake_check_fields(&j->t, j->arena, j->paths, j->scan->n_files) < 0)

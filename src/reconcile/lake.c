@@ -350,7 +350,8 @@ int rc_lake_measure(rc_side *out, rc_lake *lake, floe_arena *arena, const rc_met
 	double t0 = now_seconds();
 	int error = -1;
 	memset(out, 0, sizeof(*out));
-	bool keep = !lake->measured && choose_kept(lake) == 0 && lake->kept >= 0;
+	/* one bucket (V1) would keep the whole table: its control reads the rows it needs instead */
+	bool keep = !lake->measured && lake->buckets > 1 && choose_kept(lake) == 0 && lake->kept >= 0;
 	lake->measured = true;
 	floe_buf_puts(&q, "CREATE OR REPLACE TEMP TABLE parts AS ");
 	parts_select(&q, lake, metrics, n_metrics, tier, "lake_b", keep);

@@ -24,6 +24,9 @@ bench_stack_up() {
 	SOCK="$WORK/.floe/pg/run"
 }
 
+# median: the median of the numbers on stdin, one a line (the mean of the middle two for an even count)
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
 # measure NAME CMD...: "NAME best-wall-seconds its-peak-RSS-kB its-CPU-seconds" (user + system)
 # over ROUNDS runs of CMD (stdout discarded; a failure prints its stderr and exits)
 measure() {

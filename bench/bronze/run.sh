@@ -102,7 +102,6 @@ else
 fi
 floe_bytes=$(awk '$2 ~ /^floe-t/ { b = $6 } END { print b }' "$WORK/runs")
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 col() { awk -v s="$1" -v c="$2" '$2 == s { print $c }' "$WORK/runs"; }
 ratios() { awk -v s="$1" '$2 == "limit" { l[$1] = $3 } $2 == s { r[$1] = $3 } END { for (p in r) printf "%d %.2f\n", p, r[p] / l[p] }' "$WORK/runs" | sort -n; }
 label() {

@@ -59,7 +59,6 @@ if bad:
 PY
 	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$WORK/time"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 per=$(($("${PSQL[@]}" -c 'select count(*) from orders') / 1000 / 3 + 1))
 declare -A times

@@ -115,7 +115,6 @@ steps() {
 	printf '; largest: '
 	printf '%s\n' "$lines" | sort -t'|' -gr | awk -F'|' 'NR <= 5 { printf "%s%s %s %s", (NR > 1 ? ", " : ""), $2, $3, $1 }'
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 pct() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
 

@@ -205,7 +205,7 @@ block=$(cat <<MD
 
 ### bronze CDC catch-up after a 0.1 % change — $(date -u +%Y-%m-%d) on $(nproc) × $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)
 
-Command: \`SCALE=$SCALE EVENTS=$EVENTS bench/bronze/cdc.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); modest scale, on a machine shared by 5 people; load average before: $(cut -d' ' -f1-3 /proc/loadavg)
+Command: \`SCALE=$SCALE EVENTS=$EVENTS bench/bronze/cdc.sh\` (git $(git -C "$ROOT" rev-parse --short HEAD)); load average before: $(cut -d' ' -f1-3 /proc/loadavg)
 
 | table | rows | full load s | CDC initial copy s | incremental s (/ full) | CDC catch-up s (/ full) | CDC, nothing to apply s (/ full) | CDC catch-up + V3 reconciliation s (/ full) | CDC peak RSS MB | the CDC snapshot |
 |---|---|---|---|---|---|---|---|---|---|

@@ -122,6 +122,9 @@ static void describe(silver_job *job)
 	floe_buf_printf(&b, "; tests %d passed", r->tests_passed);
 	if (r->tests_proven)
 		floe_buf_printf(&b, " (%d by construction: one row per key)", r->tests_proven);
+	if (r->tests_incremental)
+		floe_buf_printf(&b, ", %d of them incrementally (the changed rows and the keys they touch; the rest passed "
+				    "at the last publish)", r->tests_incremental);
 	floe_buf_printf(&b, ", %d failed, %d warned; %lld rows quarantined", r->tests_failed, r->tests_warned,
 			(long long)r->quarantined);
 	if (job->dedup_skipped)

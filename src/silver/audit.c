@@ -447,26 +447,25 @@ static int rel_sets(silver_job *job, const floe_lock_test *t, const char *parent
 {
 	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
 	size_t k = t->n_columns;
+	if (moved) { /* the removed rows' keys, read once (a view over the parent's files) */
+		floe_buf_printf(&sql, "CREATE TEMP TABLE %s_keys AS SELECT DISTINCT ", nm->removed);
+		put_columns(&sql, t->fields, t->columns, k);
+		floe_buf_printf(&sql, " FROM %s WHERE ", nm->removed);
+		all_not_null(&sql, t->fields, k);
+		floe_buf_puts(&sql, "; ");
+	}
 	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT DISTINCT ", nm->keys);
 	put_columns(&sql, t->columns, NULL, k);
 	floe_buf_puts(&sql, " FROM floe_fresh WHERE ");
 	all_not_null(&sql, t->columns, k);
-	if (moved) {
-		floe_buf_puts(&sql, " UNION SELECT ");
-		put_columns(&sql, t->fields, t->columns, k);
-		floe_buf_printf(&sql, " FROM %s WHERE ", nm->removed);
-		all_not_null(&sql, t->fields, k);
-	}
+	if (moved)
+		floe_buf_printf(&sql, " UNION SELECT * FROM %s_keys", nm->removed);
 	floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT DISTINCT ", nm->found);
 	put_columns(&sql, t->fields, NULL, k);
 	floe_buf_printf(&sql, " FROM %s floe_q SEMI JOIN %s floe_k", parent, nm->keys);
 	put_on(&sql, "floe_q", t->fields, "floe_k", t->columns, k);
 	if (moved) {
-		floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT ", nm->gone);
-		put_columns(&sql, t->fields, t->columns, k);
-		floe_buf_printf(&sql, " FROM %s WHERE ", nm->removed);
-		all_not_null(&sql, t->fields, k);
-		floe_buf_puts(&sql, " EXCEPT SELECT ");
+		floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT * FROM %s_keys EXCEPT SELECT ", nm->gone, nm->removed);
 		put_columns(&sql, t->fields, t->columns, k);
 		floe_buf_printf(&sql, " FROM %s", nm->found);
 	}

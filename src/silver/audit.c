@@ -622,6 +622,10 @@ int silver_audit(silver_job *job, const char *relation)
 		if (count_failures(job, t, rel, parent, &rows, &samples) < 0)
 			return -1;
 		r->tests_incremental += narrowed;
+		if (job->audit_fresh && !narrowed) {
+			floe_buf_puts(&job->whole, job->whole.len ? ", " : "");
+			floe_buf_puts(&job->whole, t->name);
+		}
 		silver_step(job, t->name);
 		if (rows == 0) {
 			r->tests_passed++;

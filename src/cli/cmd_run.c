@@ -160,10 +160,11 @@ static void render_silver_json(floe_buf *out, const floe_silver_report *rep)
 		floe_json_put_member(out, "materialized", r->materialized);
 		floe_json_put_member(out, "state", r->state);
 		floe_buf_printf(out, ",\"rows\":%lld,\"quarantined\":%lld,\"changed_keys\":%lld,\"snapshot_id\":%lld,"
-				"\"bronze_snapshot_id\":%lld,\"tests\":{\"passed\":%d,\"failed\":%d,\"warned\":%d},"
-				"\"seconds\":%.3f", (long long)r->rows, (long long)r->quarantined, (long long)r->changed_keys,
-				(long long)r->snapshot_id, (long long)r->bronze_snapshot_id, r->tests_passed, r->tests_failed,
-				r->tests_warned, r->seconds);
+				"\"bronze_snapshot_id\":%lld,\"tests\":{\"passed\":%d,\"failed\":%d,\"warned\":%d,"
+				"\"incremental\":%d,\"proven\":%d},\"seconds\":%.3f", (long long)r->rows, (long long)r->quarantined,
+				(long long)r->changed_keys, (long long)r->snapshot_id, (long long)r->bronze_snapshot_id,
+				r->tests_passed, r->tests_failed, r->tests_warned, r->tests_incremental, r->tests_proven,
+				r->seconds);
 		floe_json_put_member(out, "detail", r->detail);
 		floe_json_put_member(out, "error", r->error);
 		floe_json_put_member(out, "cause", r->cause);

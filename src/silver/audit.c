@@ -304,26 +304,83 @@ void silver_tests_sha(char out[65], const floe_lock_silver *s)
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
+/* Whether `col` is one of `cols`. */
+static bool has_column(const char *const *cols, size_t n, const char *col)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(cols[i], col) == 0)
+			return true;
+	return false;
+}
+
+/* Whether test `t`'s columns are exactly the table's key (in any order), none of them masked. */
+static bool on_key(const floe_lock_silver *s, const floe_lock_test *t)
+{
+	if (t->n_columns != s->n_unique_key)
+		return false;
+	for (size_t i = 0; i < t->n_columns; i++)
+		if (!has_column(s->unique_key, s->n_unique_key, t->columns[i]) || masked(s, t->columns[i]))
+			return false;
+	return t->n_columns > 0;
+}
+
+/*
+ * Whether every new row's key is one of the keys the build changed (floe_changed): then no kept
+ * row has it — the build deleted (merge-on-read) or left out of its rewritten files (copy-on-write)
+ * every published row of a changed key. Asked once per build: a small anti join.
+ */
+static int fresh_keys_changed(silver_job *job, bool *out)
+{
+	const floe_lock_silver *s = job->table->silver;
+	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
+	int error = 0;
+	if (!job->fresh_keys_asked) {
+		floe_buf_puts(&sql, "SELECT count(*) FROM floe_fresh floe_f");
+		silver_put_changed(&sql, s, "floe_f", false);
+		error = floe_engine_query_text(job->engine, &n, floe_buf_cstr(&sql));
+		job->fresh_keys_asked = error == 0;
+		job->fresh_keys_changed = error == 0 && strcmp(floe_buf_cstr(&n), "0") == 0;
+	}
+	*out = job->fresh_keys_changed;
+	floe_buf_free(&sql);
+	floe_buf_free(&n);
+	return error;
+}
+
 /*
  * What test `t` reads: `relation`, or when the other rows passed it at the last publish
  * (job->audit_fresh, an error test) only what a new row can fail — a row test the new rows
- * (floe_fresh), a uniqueness test the groups holding a new row's values.
+ * (floe_fresh); a uniqueness test over the key the new rows alone when their keys are changed
+ * keys (no kept row shares one: fresh_keys_changed), else the groups holding a new row's values.
+ * *narrowed: the scope is not the whole table.
  */
-static const char *audit_scope(silver_job *job, const floe_lock_test *t, const char *relation)
+static int audit_scope(silver_job *job, const floe_lock_test *t, const char *relation, const char **out, bool *narrowed)
 {
+	bool alone = false;
+	*out = relation;
+	*narrowed = false;
 	if (!job->audit_fresh || strcmp(t->severity, "error") != 0)
-		return relation;
-	if (floe_lock_test_row_level(t->kind))
-		return "floe_fresh";
+		return 0;
+	if (floe_lock_test_row_level(t->kind)) {
+		*out = "floe_fresh", *narrowed = true;
+		return 0;
+	}
 	if (!is_kind(t, "unique") && !is_kind(t, "unique_combination"))
-		return relation;
+		return 0;
+	*narrowed = true;
+	if (on_key(job->table->silver, t) && fresh_keys_changed(job, &alone) < 0)
+		return -1;
+	if (alone) {
+		*out = "floe_fresh";
+		return 0;
+	}
 	floe_buf q = FLOE_BUF_INIT;
 	floe_buf_printf(&q, "(SELECT * FROM %s floe_w SEMI JOIN floe_fresh floe_f ON true", relation);
 	silver_put_equal(&q, t->columns, t->n_columns, "floe_f", "floe_w");
 	floe_buf_puts(&q, ")");
-	const char *out = floe_arena_strdup(job->arena, floe_buf_cstr(&q));
+	*out = floe_arena_strdup(job->arena, floe_buf_cstr(&q));
 	floe_buf_free(&q);
-	return out;
+	return 0;
 }
 
 /* The parent snapshot the last publish's test `t` read (floe.parent-snapshots), or -1. */
@@ -336,70 +393,151 @@ static int64_t tested_snapshot(const silver_job *job, const floe_lock_test *t)
 	return -1;
 }
 
-/* "(SELECT * FROM rel alias SEMI JOIN keys floe_k ON …)": the rows of `rel` whose `cols` are a key of `keys`. */
-static const char *rows_of_keys(silver_job *job, const char *rel, const char *alias, const char *const *cols,
-				const char *const *key_cols, size_t n, const char *keys)
+/* `cols`, comma-separated, each `AS` the same-position name of `as` (NULL: as named). */
+static void put_columns(floe_buf *sql, const char *const *cols, const char *const *as, size_t n)
 {
-	floe_buf q = FLOE_BUF_INIT;
-	floe_buf_printf(&q, "(SELECT * FROM %s %s SEMI JOIN %s floe_k ON true", rel, alias, keys);
 	for (size_t i = 0; i < n; i++) {
-		floe_buf_printf(&q, " AND %s.", alias);
-		floe_buf_put_quoted(&q, cols[i], '"');
-		floe_buf_puts(&q, " = floe_k.");
-		floe_buf_put_quoted(&q, key_cols[i], '"');
+		floe_buf_puts(sql, i ? ", " : "");
+		floe_buf_put_quoted(sql, cols[i], '"');
+		if (as) {
+			floe_buf_puts(sql, " AS ");
+			floe_buf_put_quoted(sql, as[i], '"');
+		}
 	}
-	floe_buf_puts(&q, ")");
-	const char *out = floe_arena_strdup(job->arena, floe_buf_cstr(&q));
-	floe_buf_free(&q);
-	return out;
+}
+
+/* " ON true AND a."x" = b."y"" for each of the `n` pairs of `a_cols` and `b_cols`. */
+static void put_on(floe_buf *sql, const char *a, const char *const *a_cols, const char *b, const char *const *b_cols,
+		   size_t n)
+{
+	floe_buf_puts(sql, " ON true");
+	for (size_t i = 0; i < n; i++) {
+		floe_buf_printf(sql, " AND %s.", a);
+		floe_buf_put_quoted(sql, a_cols[i], '"');
+		floe_buf_printf(sql, " = %s.", b);
+		floe_buf_put_quoted(sql, b_cols[i], '"');
+	}
+}
+
+/* The child's columns a relationships test's failures read: the table's key, then the test's columns. */
+static void put_child_columns(floe_buf *sql, const floe_lock_silver *s, const floe_lock_test *t)
+{
+	put_columns(sql, s->unique_key, NULL, s->n_unique_key);
+	for (size_t i = 0; i < t->n_columns; i++)
+		if (!has_column(s->unique_key, s->n_unique_key, t->columns[i])) {
+			floe_buf_puts(sql, s->n_unique_key || i ? ", " : "");
+			floe_buf_put_quoted(sql, t->columns[i], '"');
+		}
+}
+
+/* Names of the narrowed relationships test's temporary tables (floe_rel_<what>_<i>). */
+typedef struct rel_names {
+	const char *removed, *keys, *found, *gone, *child;
+} rel_names;
+
+/*
+ * The narrowed test's sets, temporary tables (each small, each from one pass): `keys` — the
+ * foreign keys of the new rows and, when the parent moved since P0, the parent keys P0 had that
+ * it removed since (`removed`: updated rows too, a superset); `found` — those of them the parent
+ * holds now (one scan of the parent, its key columns only); `gone` — the removed ones it no longer
+ * holds (none when the parent is still at P0). *n_gone: how many.
+ */
+static int rel_sets(silver_job *job, const floe_lock_test *t, const char *parent, bool moved, const rel_names *nm,
+		    int64_t *n_gone)
+{
+	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
+	size_t k = t->n_columns;
+	if (moved) { /* the removed rows' keys, read once (a view over the parent's files) */
+		floe_buf_printf(&sql, "CREATE TEMP TABLE %s_keys AS SELECT DISTINCT ", nm->removed);
+		put_columns(&sql, t->fields, t->columns, k);
+		floe_buf_printf(&sql, " FROM %s WHERE ", nm->removed);
+		all_not_null(&sql, t->fields, k);
+		floe_buf_puts(&sql, "; ");
+	}
+	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT DISTINCT ", nm->keys);
+	put_columns(&sql, t->columns, NULL, k);
+	floe_buf_puts(&sql, " FROM floe_fresh WHERE ");
+	all_not_null(&sql, t->columns, k);
+	if (moved)
+		floe_buf_printf(&sql, " UNION SELECT * FROM %s_keys", nm->removed);
+	floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT DISTINCT ", nm->found);
+	put_columns(&sql, t->fields, NULL, k);
+	floe_buf_printf(&sql, " FROM %s floe_q SEMI JOIN %s floe_k", parent, nm->keys);
+	put_on(&sql, "floe_q", t->fields, "floe_k", t->columns, k);
+	if (moved) {
+		floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT * FROM %s_keys EXCEPT SELECT ", nm->gone, nm->removed);
+		put_columns(&sql, t->fields, t->columns, k);
+		floe_buf_printf(&sql, " FROM %s", nm->found);
+	}
+	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	*n_gone = 0;
+	if (error == 0 && moved) {
+		floe_buf_clear(&sql);
+		floe_buf_printf(&sql, "SELECT count(*) FROM %s", nm->gone);
+		error = floe_engine_query_text(job->engine, &n, floe_buf_cstr(&sql));
+		*n_gone = strtoll(floe_buf_cstr(&n), NULL, 10);
+	}
+	floe_buf_free(&sql);
+	floe_buf_free(&n);
+	return error;
 }
 
 /*
- * Table `keys`: the foreign keys (not NULL) of the new rows and — when the parent's snapshot `now`
- * is not `from`, the one the test last passed against — the parent keys `from` had that `now`
- * removed (updated ones too: a superset).
+ * `child`: the rows the narrowed test reads — the new rows whose foreign key is not gone, and every
+ * row of `relation` (kept or new: each once) whose foreign key is gone (one scan of the table's
+ * foreign key and key columns).
  */
-static int candidate_keys(silver_job *job, const floe_lock_test *t, floe_iceberg_table *pt,
-			  const floe_iceberg_scan *now, int64_t from, const char *keys)
+static int rel_child(silver_job *job, const floe_lock_test *t, const char *relation, const rel_names *nm)
 {
-	const char *removed = floe_arena_printf(job->arena, "%s_removed", keys);
+	const floe_lock_silver *s = job->table->silver;
 	floe_buf sql = FLOE_BUF_INIT;
-	int error = -1;
-	if (from != now->snapshot_id && silver_removed_rows(job, pt, now, from, removed) < 0)
-		goto cleanup;
-	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT DISTINCT ", keys);
-	for (size_t i = 0; i < t->n_columns; i++) {
-		floe_buf_puts(&sql, i ? ", " : "");
-		floe_buf_put_quoted(&sql, t->columns[i], '"');
-	}
-	floe_buf_puts(&sql, " FROM floe_fresh WHERE ");
-	all_not_null(&sql, t->columns, t->n_columns);
-	if (from != now->snapshot_id) {
-		floe_buf_puts(&sql, " UNION SELECT ");
-		for (size_t i = 0; i < t->n_fields; i++) {
-			floe_buf_puts(&sql, i ? ", " : "");
-			floe_buf_put_quoted(&sql, t->fields[i], '"');
-			floe_buf_puts(&sql, " AS ");
-			floe_buf_put_quoted(&sql, t->columns[i], '"');
-		}
-		floe_buf_printf(&sql, " FROM %s", removed);
-	}
-	error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
-cleanup:
+	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT ", nm->child);
+	put_child_columns(&sql, s, t);
+	floe_buf_printf(&sql, " FROM floe_fresh floe_w ANTI JOIN %s floe_k", nm->gone);
+	put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
+	floe_buf_puts(&sql, " UNION ALL SELECT ");
+	put_child_columns(&sql, s, t);
+	floe_buf_printf(&sql, " FROM %s floe_w SEMI JOIN %s floe_k", relation, nm->gone);
+	put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
+	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
 	floe_buf_free(&sql);
 	return error;
 }
 
 /*
+ * The narrowed relationships test (its table's other rows passed it against parent snapshot
+ * `from`): a row can fail now only when it is new, or its foreign key is a key the parent removed
+ * since and holds no more. *child and *parent become the rows that can fail and the parent keys
+ * they could match (rel_sets, rel_child): the same verdict, count and sample keys as the whole
+ * test, without reading the kept rows unless the parent lost a key.
+ */
+static int rel_narrow(silver_job *job, const floe_lock_test *t, size_t i, floe_iceberg_table *pt,
+		      const floe_iceberg_scan *now, int64_t from, const char **child, const char **parent)
+{
+	rel_names nm = {
+		floe_arena_printf(job->arena, "floe_rel_removed_%zu", i), floe_arena_printf(job->arena, "floe_rel_keys_%zu", i),
+		floe_arena_printf(job->arena, "floe_rel_found_%zu", i), floe_arena_printf(job->arena, "floe_rel_gone_%zu", i),
+		floe_arena_printf(job->arena, "floe_rel_child_%zu", i),
+	};
+	int64_t n_gone = 0;
+	bool moved = from != now->snapshot_id;
+	if (moved && silver_removed_rows(job, pt, now, from, nm.removed) < 0)
+		return -1;
+	if (rel_sets(job, t, *parent, moved, &nm, &n_gone) < 0 || (n_gone > 0 && rel_child(job, t, *child, &nm) < 0))
+		return -1;
+	*child = n_gone > 0 ? nm.child : "floe_fresh"; /* the parent lost no key: only a new row can be an orphan */
+	*parent = nm.found;
+	return 0;
+}
+
+/*
  * A relationships test reads its parent at the parent's current snapshot (view floe_parent_<i>),
  * recorded for the publish (job->parents). When the table's other rows passed this very error test
- * at the last publish against parent snapshot P0, only rows that can fail now are read — those
- * whose foreign key is a new row's, or a key P0 had and the parent removed since (the parent still at
- * P0: the new rows alone) — from both sides: the same verdict as the whole test. Otherwise (or
- * P0 no longer planned) *child stays: the whole test.
+ * at the last publish against parent snapshot P0, only rows that can fail now are read
+ * (rel_narrow): *narrowed. Otherwise (or P0 no longer planned) *child stays: the whole test.
  */
 static int relationships_scope(silver_job *job, const floe_lock_test *t, size_t i, const char **child,
-			       const char **parent)
+			       const char **parent, bool *narrowed)
 {
 	floe_iceberg_table *pt = NULL;
 	floe_iceberg_scan *now = NULL;
@@ -424,15 +562,12 @@ static int relationships_scope(silver_job *job, const floe_lock_test *t, size_t 
 	int64_t from = tested_snapshot(job, t);
 	if (!job->audit_fresh || strcmp(t->severity, "error") != 0 || from < 0)
 		goto cleanup;
-	const char *keys = floe_arena_printf(job->arena, "floe_rel_keys_%zu", i);
-	if (candidate_keys(job, t, pt, now, from, keys) < 0) {
+	const char *c = *child, *p = *parent;
+	if (rel_narrow(job, t, i, pt, now, from, &c, &p) < 0) {
 		floe_error_clear(); /* P0 expired, say: the whole test */
 		goto cleanup;
 	}
-	/* the parent removed nothing since: only a new row can be an orphan (the kept rows are not read) */
-	*child = from == now->snapshot_id ? "floe_fresh"
-					  : rows_of_keys(job, *child, "floe_w", t->columns, t->columns, t->n_columns, keys);
-	*parent = rows_of_keys(job, view, "floe_q", t->fields, t->columns, t->n_fields, keys);
+	*child = c, *parent = p, *narrowed = true;
 	goto cleanup;
 fail:
 	error = -1;
@@ -451,15 +586,6 @@ static void note(silver_job *job, const floe_lock_test *t, const char *verdict, 
 		floe_buf_printf(b, ", keys %s", samples);
 }
 
-/* Whether `col` is one of `cols`. */
-static bool has_column(const char *const *cols, size_t n, const char *col)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(cols[i], col) == 0)
-			return true;
-	return false;
-}
-
 /*
  * Whether test `t` holds by construction: a uniqueness test of exactly the table's key over a full
  * build of the generated model, which keeps one row per key (its dedup numbering, or bronze proven
@@ -468,14 +594,8 @@ static bool has_column(const char *const *cols, size_t n, const char *col)
  */
 static bool proven(const silver_job *job, const floe_lock_test *t)
 {
-	const floe_lock_silver *s = job->table->silver;
-	if (!job->unique_by_model || (!is_kind(t, "unique") && !is_kind(t, "unique_combination")) ||
-	    t->n_columns != s->n_unique_key)
-		return false;
-	for (size_t i = 0; i < t->n_columns; i++)
-		if (!has_column(s->unique_key, s->n_unique_key, t->columns[i]) || masked(s, t->columns[i]))
-			return false;
-	return true;
+	return job->unique_by_model && (is_kind(t, "unique") || is_kind(t, "unique_combination")) &&
+	       on_key(job->table->silver, t);
 }
 
 int silver_audit(silver_job *job, const char *relation)
@@ -492,12 +612,20 @@ int silver_audit(silver_job *job, const char *relation)
 			r->tests_proven++;
 			continue;
 		}
-		const char *rel = audit_scope(job, t, relation), *parent = NULL;
+		const char *rel = relation, *parent = NULL;
+		bool narrowed = false;
+		if (audit_scope(job, t, relation, &rel, &narrowed) < 0)
+			return -1;
 		if (is_kind(t, "relationships") && (parent = parent_of(job, t, relation)) != NULL && parent != relation &&
-		    relationships_scope(job, t, i, &rel, &parent) < 0)
+		    relationships_scope(job, t, i, &rel, &parent, &narrowed) < 0)
 			return -1;
 		if (count_failures(job, t, rel, parent, &rows, &samples) < 0)
 			return -1;
+		r->tests_incremental += narrowed;
+		if (job->audit_fresh && !narrowed) {
+			floe_buf_puts(&job->whole, job->whole.len ? ", " : "");
+			floe_buf_puts(&job->whole, t->name);
+		}
 		silver_step(job, t->name);
 		if (rows == 0) {
 			r->tests_passed++;

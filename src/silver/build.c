@@ -34,8 +34,9 @@ void silver_step(silver_job *job, const char *what)
 }
 
 /*
- * floe_fresh: the build's new rows as written (an incremental build); job->audit_fresh when the
- * published table passed the same error tests (floe.tests-sha256 of its snapshot).
+ * floe_fresh: the build's new rows as written (an incremental build), a table: every narrowed
+ * test reads it; job->audit_fresh when the published table passed the same error tests
+ * (floe.tests-sha256 of its snapshot).
  */
 static int fresh_view(silver_build *b)
 {
@@ -46,7 +47,7 @@ static int fresh_view(silver_build *b)
 	silver_tests_sha(tests, b->s);
 	job->audit_fresh = passed && strcmp(passed, tests) == 0;
 	job->parents_tested = silver_built_from(b, "floe.parent-snapshots");
-	floe_buf_puts(&sql, "CREATE TEMP VIEW floe_fresh AS SELECT ");
+	floe_buf_puts(&sql, "CREATE TEMP TABLE floe_fresh AS SELECT ");
 	int error = silver_put_select(&sql, job->arena, b->s, "");
 	floe_buf_puts(&sql, " FROM floe_build WHERE floe_row NOT IN (SELECT floe_row FROM floe_bad)");
 	if (error == 0)
@@ -247,12 +248,39 @@ static int publish(silver_build *b)
 	return 0;
 }
 
+/*
+ * The rows the table will hold: a full build's floe_out counted (a table in memory); an
+ * incremental one's from the metadata — the live rows of the files it keeps, less the rows it
+ * deletes by position, plus the new files' — rather than a scan of the whole table.
+ */
+static int published_rows(silver_build *b, int64_t *out)
+{
+	floe_buf n = FLOE_BUF_INIT;
+	int error = 0;
+	if (!b->incremental) {
+		error = floe_engine_query_text(b->job->engine, &n, "SELECT count(*) FROM floe_written");
+		*out = error < 0 ? 0 : strtoll(floe_buf_cstr(&n), NULL, 10);
+		floe_buf_free(&n);
+		return error;
+	}
+	*out = -(int64_t)b->n_dels;
+	for (size_t i = 0; b->previous && i < b->previous->n_files; i++) {
+		const floe_iceberg_scan_file *f = &b->previous->files[i];
+		bool rewritten = false;
+		for (size_t k = 0; k < b->n_removed; k++)
+			rewritten |= strcmp(b->removed[k], f->file.path) == 0;
+		*out += rewritten ? 0 : f->file.record_count - (int64_t)f->n_deleted;
+	}
+	for (size_t i = 0; i < b->n_files; i++)
+		*out += b->files[i].record_count;
+	return 0;
+}
+
 /* Quarantine, write, audit the written files, and publish only when every error test passed. */
 static int audit_publish(silver_build *b)
 {
 	silver_job *job = b->job;
 	floe_silver_result *r = job->result;
-	floe_buf n = FLOE_BUF_INIT;
 	int error = -1;
 	if (silver_quarantine(job, &r->quarantined) < 0 || silver_note_quarantine(job) < 0)
 		goto cleanup;
@@ -261,11 +289,9 @@ static int audit_publish(silver_build *b)
 		goto cleanup;
 	silver_step(job, "write");
 	job->unique_by_model = !b->incremental && job->model_generated;
-	if (written_view(b) < 0 || silver_audit(job, "floe_written") < 0 ||
-	    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_written") < 0)
+	if (written_view(b) < 0 || silver_audit(job, "floe_written") < 0 || published_rows(b, &r->rows) < 0)
 		goto cleanup;
 	silver_step(job, "audit");
-	r->rows = strtoll(floe_buf_cstr(&n), NULL, 10);
 	if (job->table_failed) {
 		floe_error_set(FLOE_ERR_CHECK, "%s.%s was not published: an error-severity test failed", job->ns, job->name);
 		floe_error_detail("%s", floe_buf_cstr(&job->notes));
@@ -283,7 +309,6 @@ static int audit_publish(silver_build *b)
 	error = 0;
 cleanup:
 	silver_discard_files(b); /* never referenced: the audit failed (or nothing is left: committed) */
-	floe_buf_free(&n);
 	return error;
 }
 

@@ -178,8 +178,9 @@ int silver_removed_rows(silver_job *job, floe_iceberg_table *t, const floe_icebe
 }
 
 /*
- * floe_removed: the rows of snapshot `before` that `now` no longer has — those of the files it
- * removed (as `before` read them) and, merge-on-read, those it deleted from files it kept.
+ * The rows of snapshot `before` that `now` no longer has: floe_removed, those of the files it
+ * removed (as `before` read them), and floe_deleted, merge-on-read, those it deleted from files it
+ * kept (by position).
  */
 static int removed_view(silver_job *job, floe_iceberg_table *bronze, const floe_iceberg_scan *now,
 			const floe_iceberg_scan *before, floe_iceberg_scan_file *added, size_t *n_added)
@@ -193,7 +194,23 @@ static int removed_view(silver_job *job, floe_iceberg_table *bronze, const floe_
 	if (same) /* nothing to read: no row changed */
 		*n_added = n_removed = 0;
 	job->same_bytes = same;
-	return removed_union(job, bronze, now, removed, n_removed, deleted, n_deleted, "floe_removed");
+	floe_iceberg_scan part = *now;
+	part.files = deleted, part.n_files = n_deleted;
+	if (files_view(job, bronze, "floe_removed", now, removed, n_removed) < 0)
+		return -1;
+	return floe_query_view_deleted(job->engine, job->arena, "main", "floe_deleted", floe_iceberg_table_storage(bronze),
+				       &part, now->schema);
+}
+
+/* `coalesce(a."c", b."c"[, c."c"])` for key column `col` over the `n` aliases. */
+static void put_coalesce(floe_buf *sql, const char *col, const char *const *aliases, size_t n)
+{
+	floe_buf_puts(sql, "coalesce(");
+	for (size_t i = 0; i < n; i++) {
+		floe_buf_printf(sql, "%s%s.", i ? ", " : "", aliases[i]);
+		floe_buf_put_quoted(sql, col, '"');
+	}
+	floe_buf_putc(sql, ')');
 }
 
 /*
@@ -216,16 +233,17 @@ static int changed_keys(silver_build *b, floe_iceberg_table *bronze, int64_t fro
 	if (removed_view(job, bronze, now, before, added, &n_added) < 0 ||
 	    files_view(job, bronze, "floe_added", now, added, n_added) < 0)
 		goto cleanup;
-	/* a full join on the key (bronze's keys are unique, never NULL) and whole rows compared: 8x
-	   faster than EXCEPT ALL */
+	/* a full join on the key (bronze's keys are unique, never NULL), the rows of removed files
+	   compared whole (8x faster than EXCEPT ALL; a rewritten file's unchanged rows cancel out);
+	   a row deleted by position is changed by bronze's own account (a merge-on-read commit deletes
+	   the rows of the keys a change touched) and only its key is read: reading it whole read every
+	   column of every row of its file (orders, 498 such rows: 0.34 s against 0.08 s) */
 	const floe_lock_silver *s = b->s;
+	static const char *const ar[] = { "floe_a", "floe_r" }, *const ard[] = { "floe_a", "floe_r", "floe_d" };
 	floe_buf_puts(&sql, "CREATE TEMP TABLE floe_diff AS SELECT ");
 	for (size_t k = 0; k < s->n_unique_key; k++) {
-		floe_buf_puts(&sql, "coalesce(floe_a.");
-		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
-		floe_buf_puts(&sql, ", floe_r.");
-		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
-		floe_buf_puts(&sql, ") AS ");
+		put_coalesce(&sql, s->unique_key[k], ard, 3);
+		floe_buf_puts(&sql, " AS ");
 		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
 		floe_buf_puts(&sql, ", ");
 	}
@@ -233,8 +251,22 @@ static int changed_keys(silver_build *b, floe_iceberg_table *bronze, int64_t fro
 	floe_buf_put_quoted(&sql, s->unique_key[0], '"');
 	floe_buf_puts(&sql, " IS NOT NULL THEN floe_a END AS floe_new FROM floe_added floe_a FULL JOIN floe_removed floe_r ON true");
 	silver_put_equal(&sql, s->unique_key, s->n_unique_key, "floe_a", "floe_r");
-	floe_buf_puts(&sql, " WHERE floe_a IS DISTINCT FROM floe_r; CREATE TEMP VIEW floe_changed AS SELECT * EXCLUDE (floe_new) "
-			    "FROM floe_diff");
+	floe_buf_puts(&sql, " FULL JOIN (SELECT DISTINCT ");
+	for (size_t k = 0; k < s->n_unique_key; k++) {
+		floe_buf_puts(&sql, k ? ", " : "");
+		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
+	}
+	floe_buf_puts(&sql, " FROM floe_deleted) floe_d ON true");
+	for (size_t k = 0; k < s->n_unique_key; k++) {
+		floe_buf_puts(&sql, " AND ");
+		put_coalesce(&sql, s->unique_key[k], ar, 2);
+		floe_buf_puts(&sql, " = floe_d.");
+		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
+	}
+	floe_buf_puts(&sql, " WHERE floe_d.");
+	floe_buf_put_quoted(&sql, s->unique_key[0], '"');
+	floe_buf_puts(&sql, " IS NOT NULL OR floe_a IS DISTINCT FROM floe_r; CREATE TEMP VIEW floe_changed AS "
+			    "SELECT * EXCLUDE (floe_new) FROM floe_diff");
 	error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
 cleanup:
 	floe_buf_free(&sql);

@@ -122,6 +122,10 @@ static void describe(silver_job *job)
 	floe_buf_printf(&b, "; tests %d passed", r->tests_passed);
 	if (r->tests_proven)
 		floe_buf_printf(&b, " (%d by construction: one row per key)", r->tests_proven);
+	if (r->tests_incremental)
+		floe_buf_printf(&b, ", %d of them incrementally (the changed rows and the keys they touch; the rest passed "
+				    "at the last publish)%s%s", r->tests_incremental, job->whole.len ? ", over the whole table: " : "",
+				floe_buf_cstr(&job->whole));
 	floe_buf_printf(&b, ", %d failed, %d warned; %lld rows quarantined", r->tests_failed, r->tests_warned,
 			(long long)r->quarantined);
 	if (job->dedup_skipped)
@@ -222,9 +226,10 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 					   .materialized = order[i]->silver->materialized, .rows = -1, .changed_keys = -1 };
 		silver_job job = { .config = config, .cat = cat, .lock = own->lock, .table = order[i],
 				   .pipeline_dir = pipeline, .run_id = out->run_id, .full_refresh = opts->full_refresh, .arena = own->arena, .result = r,
-				   .notes = FLOE_BUF_INIT };
+				   .notes = FLOE_BUF_INIT, .whole = FLOE_BUF_INIT };
 		run_one(&job, st, verdict_of(recs, n_recs, order[i]->bronze));
 		floe_buf_free(&job.notes);
+		floe_buf_free(&job.whole);
 		out->n_failed += strcmp(r->state, "failed") == 0;
 		out->n_not_reconciled += r->not_reconciled;
 		if (r->exit_code > out->exit_code)

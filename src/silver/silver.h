@@ -100,6 +100,8 @@ typedef struct floe_silver_result {
 	int64_t bronze_snapshot_id;       /* the verified bronze snapshot read */
 	int tests_passed, tests_failed, tests_warned;
 	int tests_proven;                 /* of tests_passed: held by construction, not run (docs/silver.md) */
+	int tests_incremental;            /* of the tests run: over the changed rows and the keys they touch only,
+	                                     the rest of the table having passed them at the last publish */
 	double seconds;
 	const char *detail;               /* one line: what happened, the failed and warned tests */
 	const char *error;                /* failed: what failed */

@@ -43,6 +43,9 @@ typedef struct silver_job {
 	bool audit_fresh;                 /* the table's other rows passed these very error tests when published:
 	                                     error row tests read floe_fresh (the new rows) only, uniqueness
 	                                     only the groups of a new row's values */
+	floe_buf whole;                   /* an incremental audit: the tests run over the whole table, ", "-joined */
+	bool fresh_keys_asked;            /* fresh_keys_changed is known (audit.c) */
+	bool fresh_keys_changed;          /* every new row's key is a changed key, so no kept row has it */
 	const char *parents_tested;       /* the last publish's floe.parent-snapshots (NULL: none) */
 	const char *parents;              /* "silver.orders=12;…": the parent snapshots this build's
 	                                     relationships tests read (floe.parent-snapshots at publish) */

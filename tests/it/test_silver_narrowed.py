@@ -1,0 +1,163 @@
+"""An incremental silver build tests only what its change can break (docs/silver.md, "Incremental"):
+row rules over the changed rows, uniqueness over the values they hold, relationships over the new
+rows' foreign keys and the parent keys removed since the last publish. Each planted failure below
+reaches silver through an incremental build — a changed child row's orphan foreign key, an orphan
+left by deleting a parent under an unchanged child, a duplicate value a change introduced, a NULL in
+a changed row — and is caught as the whole test would catch it; the run says which tests ran
+incrementally."""
+import json
+
+import pytest
+
+from lakecheck import catalog, norm
+from sourcedb import Source
+
+SQL = '''
+CREATE TABLE public.parents (p_id int PRIMARY KEY, name text NOT NULL);
+INSERT INTO public.parents SELECT g, 'p' || g FROM generate_series(1, 20) g;
+CREATE TABLE public.kids (kid_id int PRIMARY KEY, p_id int NOT NULL REFERENCES parents,
+                          code text, qty int NOT NULL);
+INSERT INTO public.kids SELECT g, 1 + g % 20, 'c' || g, g FROM generate_series(1, 200) g;
+'''
+
+# a NULL code is quarantined; a code must be unique (a table-level test: fails the table); a warn
+# test reads the whole table, incremental build or not
+QUALITY = '''
+[[rule]]
+name = "not_null_kids_code"
+table = "public.kids"
+kind = "not_null"
+columns = ["code"]
+
+[[rule]]
+name = "unique_kids_code"
+table = "public.kids"
+kind = "unique"
+columns = ["code"]
+
+[[rule]]
+name = "range_kids_qty"
+table = "public.kids"
+kind = "range"
+columns = ["qty"]
+min = 0
+severity = "warn"
+'''
+
+
+@pytest.fixture(scope="module")
+def src(stack):
+    return Source.readable(stack, "silver_narrowed", "silver_narrowed_reader", SQL)
+
+
+@pytest.fixture(scope="module")
+def proj(src, tmp_path_factory):
+    d = tmp_path_factory.mktemp("silver_narrowed")
+    src.project(d, extra='\n[bronze]\nwrite-mode = "merge-on-read"\ntarget-file-rows = 50\n')
+    (d / "quality").mkdir()
+    (d / "quality" / "rules.toml").write_text(QUALITY)
+    src.floe(d, "generate", check=0)
+    r, silver = run(src, d)
+    assert r.rc == 0 and silver["silver.kids"]["changed_keys"] == -1, r.out + r.err  # the first build: full
+    return d
+
+
+def run(src, d):
+    r = src.floe(d, "run", "--json", check=None)
+    return r, {t["table"]: t for t in json.loads(r.out).get("silver", [])}
+
+
+def error_tests(d):
+    lock = json.loads((d / "pipeline" / "lakehouse.lock.json").read_text())
+    kids = next(t for t in lock["tables"] if t.get("silver", {}).get("table") == "silver.kids")
+    return [t for t in kids["silver"]["tests"] if t["severity"] == "error"]
+
+
+def snapshot(d):
+    return catalog(d).load_table("silver.kids").current_snapshot().snapshot_id
+
+
+def kids(d):
+    rows = catalog(d).load_table("silver.kids").scan().to_arrow().to_pylist()
+    return sorted([norm(v) for v in r.values()] for r in rows)
+
+
+def source_kids(src):
+    with src.reader() as conn:
+        return sorted([norm(v) for v in r] for r in conn.execute("select * from kids").fetchall())
+
+
+def bypass(src, sql):
+    """`sql` with the source's foreign keys not enforced (replica role: no FK triggers)."""
+    src.admin("SET session_replication_role = replica; " + sql)
+
+
+def test_an_incremental_build_runs_every_error_test_on_the_change_only(src, proj):
+    src.admin("UPDATE kids SET qty = qty + 1 WHERE kid_id IN (3, 4)")
+    r, silver = run(src, proj)
+    k = silver["silver.kids"]
+    assert r.rc == 0 and k["state"] == "built" and k["changed_keys"] == 2, k
+    n = len(error_tests(proj))
+    assert k["tests"]["passed"] == n + 1 and k["tests"]["incremental"] == n, k
+    assert f"{n} of them incrementally" in k["detail"], k
+    assert "over the whole table: range_kids_qty" in k["detail"], k
+    assert kids(proj) == source_kids(src)
+
+
+def test_an_orphan_foreign_key_in_a_changed_row_fails_the_table(src, proj):
+    before = snapshot(proj)
+    bypass(src, "UPDATE kids SET p_id = 999 WHERE kid_id = 5")
+    r, silver = run(src, proj)
+    k = silver["silver.kids"]
+    assert r.rc == 1 and k["state"] == "failed" and k["changed_keys"] == 1, k
+    assert k["tests"]["incremental"] == len(error_tests(proj)), k  # caught by the narrowed test
+    assert "relationships_kids_p_id_fkey failed: 1 row, keys (5)" in k["error"], k
+    assert snapshot(proj) == before
+    src.admin("UPDATE kids SET p_id = 1 WHERE kid_id = 5")
+    r, silver = run(src, proj)
+    assert r.rc == 0 and silver["silver.kids"]["state"] == "built", silver["silver.kids"]
+
+
+def test_deleting_a_parent_under_unchanged_children_fails_them(src, proj):
+    # the children did not change at all: only the parent's removed key can orphan them
+    before = snapshot(proj)
+    with src.reader() as conn:
+        orphans = sorted(r[0] for r in conn.execute("select kid_id from kids where p_id = 7").fetchall())
+    assert len(orphans) >= 5
+    bypass(src, "DELETE FROM parents WHERE p_id = 7")
+    r, silver = run(src, proj)
+    k = silver["silver.kids"]
+    assert r.rc == 1 and k["state"] == "failed" and k["changed_keys"] == 0, k
+    assert k["tests"]["incremental"] == len(error_tests(proj)), k
+    shown = "; ".join(f"({i})" for i in sorted(orphans, key=str)[:5])
+    assert f"relationships_kids_p_id_fkey failed: {len(orphans)} rows, keys {shown}" in k["error"], k
+    assert snapshot(proj) == before
+    src.admin("INSERT INTO parents VALUES (7, 'p7')")
+    r, silver = run(src, proj)
+    assert r.rc == 0 and silver["silver.kids"]["state"] == "built", silver["silver.kids"]
+
+
+def test_a_duplicate_value_a_change_introduced_fails_the_table(src, proj):
+    before = snapshot(proj)
+    src.admin("UPDATE kids SET code = 'c11' WHERE kid_id = 12")
+    r, silver = run(src, proj)
+    k = silver["silver.kids"]
+    assert r.rc == 1 and k["state"] == "failed" and k["changed_keys"] == 1, k
+    assert k["tests"]["incremental"] == len(error_tests(proj)), k
+    assert "unique_kids_code failed: 2 rows, keys (c11)" in k["error"], k
+    assert snapshot(proj) == before
+    src.admin("UPDATE kids SET code = 'c12' WHERE kid_id = 12")
+    r, silver = run(src, proj)
+    assert r.rc == 0 and silver["silver.kids"]["state"] == "built", silver["silver.kids"]
+
+
+def test_a_null_in_a_changed_row_is_quarantined(src, proj):
+    src.admin("UPDATE kids SET code = NULL WHERE kid_id = 20")
+    r, silver = run(src, proj)
+    k = silver["silver.kids"]
+    assert r.rc == 0 and k["state"] == "built" and k["changed_keys"] == 1 and k["quarantined"] == 1, k
+    assert k["tests"]["incremental"] == len(error_tests(proj)), k
+    assert "not_null_kids_code: 1 row quarantined" in k["detail"], k
+    q = catalog(proj).load_table("silver.kids__quarantine").scan().to_arrow().to_pylist()
+    assert [(r["kid_id"], r["floe_rule"]) for r in q] == [(20, "not_null_kids_code")], q
+    assert kids(proj) == [r for r in source_kids(src) if r[0] != 20]

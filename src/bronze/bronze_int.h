@@ -283,6 +283,9 @@ void bronze_mor_discard(bronze_load *l);
 /* Monotonic seconds, for the timings a load reports (follow.c). */
 double bronze_seconds(void);
 
+/* At -vv, one line per step of a load ("bronze.t: step: what 0.012 s"); *t moves to now. */
+void bronze_step(const bronze_job *job, double *t, const char *what);
+
 /*
  * ---- posindex.c: key → (data file, position) of a table's live rows, kept by the follower ----
  * One index reflects one table snapshot. merge.c asks it for the positions a merge-on-read batch

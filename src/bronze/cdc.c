@@ -71,14 +71,16 @@ int bronze_cdc_begin(bronze_load *l)
 	floe_cdc_opts o = { .config = job->config, .schema = t->schema, .table = t->name,
 			    .key = (const char *const *)t->key, .n_key = t->n_key, .arena = job->arena,
 			    .keep = job->keep_holder };
+	double t0 = bronze_seconds(), step = t0;
 	if (table_lsn(&c->previous_lsn, job) < 0)
 		return -1;
+	bronze_step(job, &step, "table's LSN read");
 	o.table_lsn = c->previous_lsn;
 	bronze_load_progress(l, "streaming", NULL);
 	floe_state_now(c->caught_up_at, sizeof(c->caught_up_at));
-	double t0 = bronze_seconds();
 	if (floe_cdc_begin(&c->session, &c->batch, &o) < 0)
 		return -1;
+	bronze_step(job, &step, "stream read to L");
 	job->result->stream_seconds = bronze_seconds() - t0;
 	job->cdc = c;
 	job->pg_snapshot = c->batch.snapshot;

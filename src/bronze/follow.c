@@ -55,6 +55,13 @@ double bronze_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+void bronze_step(const bronze_job *job, double *t, const char *what)
+{
+	double now = bronze_seconds();
+	floe_log_debug("%s: step: %s %.4f s", job->table->bronze, what, now - *t);
+	*t = now;
+}
+
 static bool stopping(const follow_ctx *ctx)
 {
 	return ctx->opts->stop && *ctx->opts->stop;
@@ -144,9 +151,12 @@ static int follow_one(follow_ctx *ctx, follower *f)
 	int error = -1;
 	job_init(&job, &r, a, ctx, f, t0);
 	int rc = floe_state_lock(&lock, ctx->config->project_dir, f->table->bronze, ctx->run_id);
+	double t = t0;
+	bronze_step(&job, &t, "locked");
 	if (rc == 0)
 		rc = bronze_load_table(&job);
 	floe_state_unlock(lock);
+	t = bronze_seconds();
 	if (rc < 0) { /* sessions the batch did not reach may be as broken as the one it failed on */
 		floe_pg_close(f->source.pg);
 		floe_pg_close(f->holder.pg);
@@ -165,6 +175,7 @@ static int follow_one(follow_ctx *ctx, follower *f)
 	if (r.commit_seconds > 0 || r.checked) { /* a snapshot was committed (or checked): the ledger has it */
 		f->last_commit = t0;
 		record(ctx, &job);
+		bronze_step(&job, &t, "recorded in the ledger");
 		floe_log_info("%s: batch: slot read in %.3f s, applied and committed in %.3f s (catalog commit %.3f s)%s; "
 			      "position index %s; %s", f->table->bronze, r.stream_seconds, r.seconds - r.stream_seconds,
 			      r.commit_seconds, r.checked ? ", reconciled" : "",

@@ -56,6 +56,7 @@ typedef struct bronze_job {
 	bool follow_quiet;          /* floe run --follow: a batch without changes commits nothing (cdc.c) */
 	struct floe_pg_keep *keep_source; /* floe run --follow: the load's source session, kept between batches */
 	struct floe_pg_keep *keep_holder; /* and the CDC snapshot holder's (cdc/cdc.h) */
+	struct floe_cdc_stream **keep_stream; /* and the table's replication stream (cdc/cdc.h) */
 	bool compact;                  /* floe compact: compact the table instead of loading it */
 } bronze_job;
 

@@ -70,7 +70,7 @@ int bronze_cdc_begin(bronze_load *l)
 	memset(c, 0, sizeof(*c));
 	floe_cdc_opts o = { .config = job->config, .schema = t->schema, .table = t->name,
 			    .key = (const char *const *)t->key, .n_key = t->n_key, .arena = job->arena,
-			    .keep = job->keep_holder };
+			    .keep = job->keep_holder, .stream = job->keep_stream };
 	double t0 = bronze_seconds(), step = t0;
 	if (table_lsn(&c->previous_lsn, job) < 0)
 		return -1;

@@ -34,6 +34,7 @@ typedef struct follower {
 	const floe_lock_table *table;
 	bronze_posindex *index;
 	floe_pg_keep source, holder;    /* the sessions the last batch left idle, for the next */
+	floe_cdc_stream *stream;        /* the table's replication stream, open since the last batch */
 	double last_commit, last_check; /* monotonic seconds; 0: never */
 	bool busy_said;                 /* "another run holds it" logged since the last batch */
 	bool retried;                   /* the last batch lost the source: the next one reconnects */
@@ -95,6 +96,7 @@ static void job_init(bronze_job *job, floe_bronze_result *r, floe_arena *a, foll
 	job->index = f->index;
 	job->keep_source = &f->source;
 	job->keep_holder = &f->holder;
+	job->keep_stream = &f->stream;
 	job->follow_quiet = f->last_commit > 0 && now - f->last_commit < QUIET_COMMIT_SECONDS;
 	if (ctx->opts->check && (f->last_check == 0 || now - f->last_check >= ctx->reconcile_every)) {
 		job->check = ctx->opts->check;
@@ -111,10 +113,12 @@ static int failed(follow_ctx *ctx, follower *f, bronze_job *job)
 {
 	const floe_error *e = floe_error_last();
 	floe_bronze_result *r = job->result;
-	if (e && e->code == FLOE_CODE_TABLE_BUSY) {
+	if (e && e->code == FLOE_CODE_TABLE_BUSY) { /* its load may need the slot our stream holds: let it go */
 		if (!f->busy_said)
 			floe_log_info("%s: %s; following resumes after it", f->table->bronze, e->message);
 		f->busy_said = true;
+		floe_cdc_stream_free(f->stream);
+		f->stream = NULL;
 		floe_error_clear();
 		return 0;
 	}
@@ -161,6 +165,8 @@ static int follow_one(follow_ctx *ctx, follower *f)
 		floe_pg_close(f->source.pg);
 		floe_pg_close(f->holder.pg);
 		f->source.pg = f->holder.pg = NULL;
+		floe_cdc_stream_free(f->stream); /* it may have read past what the batch committed */
+		f->stream = NULL;
 		error = failed(ctx, f, &job);
 		goto cleanup;
 	}
@@ -226,8 +232,8 @@ static int choose(follower **out, size_t *n, floe_arena *a, const floe_lock *loc
 	return 0;
 }
 
-/* The poll interval, cut short when a signal asks to stop. */
-static void pause_between(const follow_ctx *ctx)
+/* The poll interval, cut short when a signal asks to stop; the kept streams read meanwhile (keepalives answered). */
+static void pause_between(const follow_ctx *ctx, follower *fs, size_t n)
 {
 	int64_t ms = ctx->config->cdc ? ctx->config->cdc->follow_interval_ms : FLOE_CDC_FOLLOW_INTERVAL_MS;
 	while (ms > 0 && !stopping(ctx)) {
@@ -235,6 +241,8 @@ static void pause_between(const follow_ctx *ctx)
 		struct timespec ts = { 0, (long)step * 1000000L };
 		nanosleep(&ts, NULL);
 		ms -= step;
+		for (size_t i = 0; i < n; i++)
+			floe_cdc_stream_idle(fs[i].stream);
 	}
 }
 
@@ -269,7 +277,7 @@ int floe_bronze_follow(const floe_config *config, const floe_bronze_follow_opts 
 		for (size_t i = 0; i < n && error == 0 && !stopping(&ctx); i++)
 			error = follow_one(&ctx, &fs[i]);
 		if (error == 0)
-			pause_between(&ctx);
+			pause_between(&ctx, fs, n);
 	}
 	floe_state_run_end(ctx.state, ctx.run_id, error < 0 ? FLOE_RUN_FAILED : FLOE_RUN_OK);
 cleanup:
@@ -277,6 +285,7 @@ cleanup:
 		bronze_posindex_free(fs[i].index);
 		floe_pg_close(fs[i].source.pg);
 		floe_pg_close(fs[i].holder.pg);
+		floe_cdc_stream_free(fs[i].stream);
 	}
 	floe_state_close(ctx.state);
 	floe_lock_free(lock);

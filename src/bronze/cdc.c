@@ -61,9 +61,10 @@ int bronze_cdc_begin(bronze_load *l)
 {
 	bronze_job *job = l->job;
 	const floe_lock_table *t = job->table;
-	if (job->pg_snapshot || (t->mode != FLOE_LOAD_FULL && t->mode != FLOE_LOAD_INCREMENTAL) ||
+	if (job->pg_snapshot || job->compact || (t->mode != FLOE_LOAD_FULL && t->mode != FLOE_LOAD_INCREMENTAL) ||
 	    !floe_config_cdc_wants(job->config, t->schema, t->name))
-		return 0; /* a repair reads at its own snapshot; other tables load as the plan says */
+		return 0; /* a repair reads at its own snapshot, a compaction no source change (nor the slot,
+			     which a follower's stream holds); other tables load as the plan says */
 	if (t->n_key == 0 && job->config->bronze.cdc)
 		return 0; /* `[bronze] cdc = true` covers the tables CDC can carry: keyed ones */
 	struct bronze_cdc *c = floe_arena_alloc(job->arena, sizeof(*c));

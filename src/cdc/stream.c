@@ -575,10 +575,8 @@ int floe_cdc_confirm(floe_cdc *c)
 	c->confirmed = true;
 	if (c->keep_stream)
 		return 0; /* kept for the follower's next batch */
-	if (floe_pg_replication_finish(c->st->repl, 10000) < 0)
+	if (floe_pg_replication_finish(c->st->repl, 10000) < 0) /* the batch's keys stay until floe_cdc_end */
 		return floe_error_context("while acknowledging the stream of slot \"%s\"", c->names.slot);
-	floe_cdc_stream_free(c->st);
-	c->st = NULL;
 	return 0;
 }
 

@@ -285,7 +285,6 @@ def test_the_stream_stays_open_across_quiet_polls_and_keepalive_only_intervals(s
         (d / "floe.toml").write_text(toml)
         src.admin("ALTER SYSTEM RESET wal_sender_timeout")
         src.admin("SELECT pg_reload_conf()")
-    assert "kept stream" not in (d / "follow.log").read_text()
     assert_all_equal(src, d)
 
 
@@ -301,6 +300,7 @@ def test_the_stream_stays_open_across_a_compaction_by_another_process(src, proj)
             src.admin("UPDATE public.kv SET n = n + 1")
             f.wait_for("bronze.kv", wal_now(src))
         pid = walsender(src, "bronze.kv")
+        assert pid, "no stream open between batches"
         asleep(f)
         f.p.send_signal(signal.SIGSTOP)
         try:
@@ -316,6 +316,5 @@ def test_the_stream_stays_open_across_a_compaction_by_another_process(src, proj)
     finally:
         f.stop()
     log = (d / "follow.log").read_text()
-    assert "kept stream" not in log, log[-3000:]
     assert log.count("bronze.kv: position index built") >= 2, log[-3000:]  # rebuilt after the compaction
     assert_all_equal(src, d)

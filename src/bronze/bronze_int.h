@@ -481,6 +481,12 @@ int bronze_owner_check(floe_iceberg_table *table, const floe_lock_table *t);
  * snapshot to import and the keys to re-read. Does nothing for other tables and repairs.
  */
 int bronze_cdc_begin(bronze_load *l);
+/*
+ * The same before the load (floe run --follow: every table's consistent point is taken before any
+ * of the round's loads, whose reads write WAL — page pruning — that the server flushes only later,
+ * and a stream waits for the WAL up to its L to be flushed). bronze_cdc_begin then does nothing.
+ */
+int bronze_cdc_prepare(bronze_job *job);
 /* The load's transaction imported the snapshot: the stream's holder may let it go. */
 void bronze_cdc_imported(bronze_load *l);
 /* Whether the batch loads in full (*why says why); else l->detail is the batch's. */

@@ -57,9 +57,8 @@ cleanup:
 	return error;
 }
 
-int bronze_cdc_begin(bronze_load *l)
+int bronze_cdc_prepare(bronze_job *job)
 {
-	bronze_job *job = l->job;
 	const floe_lock_table *t = job->table;
 	if (job->pg_snapshot || job->compact || (t->mode != FLOE_LOAD_FULL && t->mode != FLOE_LOAD_INCREMENTAL) ||
 	    !floe_config_cdc_wants(job->config, t->schema, t->name))
@@ -77,7 +76,6 @@ int bronze_cdc_begin(bronze_load *l)
 		return -1;
 	bronze_step(job, &step, "table's LSN read");
 	o.table_lsn = c->previous_lsn;
-	bronze_load_progress(l, "streaming", NULL);
 	floe_state_now(c->caught_up_at, sizeof(c->caught_up_at));
 	if (floe_cdc_begin(&c->session, &c->batch, &o) < 0)
 		return -1;
@@ -91,6 +89,14 @@ int bronze_cdc_begin(bronze_load *l)
 	}
 	floe_log_info("%s: %s", t->bronze, c->batch.detail);
 	return 0;
+}
+
+int bronze_cdc_begin(bronze_load *l)
+{
+	if (l->job->cdc)
+		return 0; /* prepared by the follower before this load */
+	bronze_load_progress(l, "streaming", NULL);
+	return bronze_cdc_prepare(l->job);
 }
 
 void bronze_cdc_imported(bronze_load *l)

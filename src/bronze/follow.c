@@ -38,6 +38,12 @@ typedef struct follower {
 	double last_commit, last_check; /* monotonic seconds; 0: never */
 	bool busy_said;                 /* "another run holds it" logged since the last batch */
 	bool retried;                   /* the last batch lost the source: the next one reconnects */
+	/* the round's batch, from its consistent point (prepare) to its commit (apply) */
+	floe_arena *a;                  /* NULL: no batch prepared */
+	floe_table_lock *lock;
+	bronze_job job;
+	floe_bronze_result r;
+	double t0, spent;               /* when the batch began; the seconds it took before its load */
 } follower;
 
 typedef struct follow_ctx {
@@ -143,55 +149,97 @@ static int failed(follow_ctx *ctx, follower *f, bronze_job *job)
 	return floe_error_context("while following %s", f->table->bronze);
 }
 
-/* One batch of table f under its load lock. */
-static int follow_one(follow_ctx *ctx, follower *f)
+/* The batch's end, whatever it was: its lock released, its arena freed. */
+static void batch_end(follower *f)
 {
-	floe_arena *a = floe_arena_new();
-	floe_table_lock *lock = NULL;
-	bronze_job job;
-	floe_bronze_result r;
-	double t0 = bronze_seconds();
+	floe_state_unlock(f->lock);
+	floe_arena_free(f->a);
+	f->lock = NULL;
+	f->a = NULL;
+}
+
+/* A batch failed: sessions it did not reach may be as broken as the one it failed on. */
+static int batch_failed(follow_ctx *ctx, follower *f)
+{
+	floe_pg_close(f->source.pg);
+	floe_pg_close(f->holder.pg);
+	f->source.pg = f->holder.pg = NULL;
+	floe_cdc_stream_free(f->stream); /* it may have read past what the batch committed */
+	f->stream = NULL;
+	bronze_cdc_end(&f->job, false);
+	int error = failed(ctx, f, &f->job);
+	batch_end(f);
+	return error;
+}
+
+/*
+ * The first half of table f's batch, under its load lock: the stream read to a consistent point
+ * (bronze_cdc_prepare). Every table's is taken before any load of the round: a load's reads write
+ * WAL (page pruning) that the server flushes only later, and a stream cannot pass what is not
+ * flushed — the next table's consistent point, taken after that load, would wait for it.
+ */
+static int prepare_one(follow_ctx *ctx, follower *f)
+{
+	f->a = floe_arena_new();
+	f->t0 = bronze_seconds();
+	job_init(&f->job, &f->r, f->a, ctx, f, f->t0);
+	double t = f->t0;
+	if (floe_state_lock(&f->lock, ctx->config->project_dir, f->table->bronze, ctx->run_id) < 0 ||
+	    (bronze_step(&f->job, &t, "locked"), bronze_cdc_prepare(&f->job) < 0))
+		return batch_failed(ctx, f);
+	f->spent = bronze_seconds() - f->t0;
+	return 0;
+}
+
+/* The second half: the load (at the prepared snapshot), its commit and acknowledgement, the ledger. */
+static int apply_one(follow_ctx *ctx, follower *f)
+{
+	bronze_job *job = &f->job;
+	floe_bronze_result *r = &f->r;
 	int64_t before = bronze_posindex_snapshot(f->index);
-	int error = -1;
-	job_init(&job, &r, a, ctx, f, t0);
-	int rc = floe_state_lock(&lock, ctx->config->project_dir, f->table->bronze, ctx->run_id);
-	double t = t0;
-	bronze_step(&job, &t, "locked");
-	if (rc == 0)
-		rc = bronze_load_table(&job);
-	floe_state_unlock(lock);
-	t = bronze_seconds();
-	if (rc < 0) { /* sessions the batch did not reach may be as broken as the one it failed on */
-		floe_pg_close(f->source.pg);
-		floe_pg_close(f->holder.pg);
-		f->source.pg = f->holder.pg = NULL;
-		floe_cdc_stream_free(f->stream); /* it may have read past what the batch committed */
-		f->stream = NULL;
-		error = failed(ctx, f, &job);
-		goto cleanup;
-	}
+	double t1 = bronze_seconds();
+	if (!f->a)
+		return 0; /* not prepared: busy, or a conflict retried at the next poll */
+	if (bronze_load_table(job) < 0)
+		return batch_failed(ctx, f);
+	double t = bronze_seconds();
 	f->busy_said = f->retried = false;
-	r.state = FLOE_TABLE_LOADED;
-	r.seconds = bronze_seconds() - t0;
-	if (r.checked)
-		f->last_check = t0;
-	if (r.checked && r.check_state != FLOE_RECONCILE_VERIFIED && r.check_state != FLOE_RECONCILE_PARTIAL)
+	r->state = FLOE_TABLE_LOADED;
+	r->seconds = f->spent + (t - t1);
+	if (r->checked)
+		f->last_check = f->t0;
+	if (r->checked && r->check_state != FLOE_RECONCILE_VERIFIED && r->check_state != FLOE_RECONCILE_PARTIAL)
 		floe_log_warn("%s: reconciliation after the batch: %s: %s", f->table->bronze,
-			      floe_reconcile_outcome_name(r.check_state), r.check_detail ? r.check_detail : "");
-	if (r.commit_seconds > 0 || r.checked) { /* a snapshot was committed (or checked): the ledger has it */
-		f->last_commit = t0;
-		record(ctx, &job);
-		bronze_step(&job, &t, "recorded in the ledger");
+			      floe_reconcile_outcome_name(r->check_state), r->check_detail ? r->check_detail : "");
+	if (r->commit_seconds > 0 || r->checked) { /* a snapshot was committed (or checked): the ledger has it */
+		f->last_commit = f->t0;
+		record(ctx, job);
+		bronze_step(job, &t, "recorded in the ledger");
 		floe_log_info("%s: batch: slot read in %.3f s, applied and committed in %.3f s (catalog commit %.3f s)%s; "
-			      "position index %s; %s", f->table->bronze, r.stream_seconds, r.seconds - r.stream_seconds,
-			      r.commit_seconds, r.checked ? ", reconciled" : "",
+			      "position index %s; %s", f->table->bronze, r->stream_seconds, r->seconds - r->stream_seconds,
+			      r->commit_seconds, r->checked ? ", reconciled" : "",
 			      bronze_posindex_snapshot(f->index) < 0 ? "dropped (rebuilt at the next batch, or over budget)"
 			      : before == bronze_posindex_snapshot(f->index) ? "unchanged" : "carried forward",
-			      r.detail ? r.detail : "");
+			      r->detail ? r->detail : "");
 	}
-	error = 0;
-cleanup:
-	floe_arena_free(a);
+	batch_end(f);
+	return 0;
+}
+
+/* One round: every table's consistent point, then every table's load; a failure ends the rest. */
+static int follow_round(follow_ctx *ctx, follower *fs, size_t n)
+{
+	int error = 0;
+	for (size_t i = 0; i < n && error == 0 && !stopping(ctx); i++)
+		error = prepare_one(ctx, &fs[i]);
+	for (size_t i = 0; i < n && error == 0; i++) /* a signal lets the prepared batches finish */
+		error = apply_one(ctx, &fs[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (fs[i].a) { /* prepared, never loaded: the follower ends */
+			bronze_cdc_end(&fs[i].job, false);
+			batch_end(&fs[i]);
+		}
+	}
 	return error;
 }
 
@@ -274,8 +322,7 @@ int floe_bronze_follow(const floe_config *config, const floe_bronze_follow_opts 
 			      "ever larger table metadata");
 	error = 0;
 	while (error == 0 && !stopping(&ctx)) {
-		for (size_t i = 0; i < n && error == 0 && !stopping(&ctx); i++)
-			error = follow_one(&ctx, &fs[i]);
+		error = follow_round(&ctx, fs, n);
 		if (error == 0)
 			pause_between(&ctx, fs, n);
 	}

@@ -7,9 +7,13 @@
  * instead of waiting for it to end. What the follower keeps between batches is each table's
  * position index (posindex.c): the merge takes the positions of the rows it replaces from it
  * instead of reading every key of the table, and it is rebuilt whenever the table's snapshot
- * is not the one the follower committed; and two of the sessions a batch opens (the load's and
- * the snapshot holder's; the replication connection is opened per batch), handed back idle after a batch that went well (a failed batch
- * closes them).
+ * is not the one the follower committed; the sessions a batch opens (the load's and the
+ * snapshot holder's), handed back idle after a batch that went well (a failed batch closes them);
+ * and the table's replication stream, open for the follower's life (cdc.h, floe_cdc_stream: read
+ * between polls, its keepalives answered; let go when a batch fails or another process holds the
+ * table's lock, since that load may need the slot). A round takes every table's consistent point
+ * before any of its loads: a load's reads write WAL (page pruning) that the server flushes only
+ * later, and a stream cannot pass unflushed WAL.
  *
  * A batch without changes commits nothing (and acknowledges nothing) except every
  * QUIET_COMMIT_SECONDS, so the slot still moves on a quiet table without a snapshot per poll.

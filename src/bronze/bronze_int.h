@@ -487,6 +487,8 @@ int bronze_cdc_begin(bronze_load *l);
  * and a stream waits for the WAL up to its L to be flushed). bronze_cdc_begin then does nothing.
  */
 int bronze_cdc_prepare(bronze_job *job);
+/* Whether the job's table is loaded by CDC ([cdc] tables, or [bronze] cdc and a key). */
+bool bronze_cdc_wanted(const bronze_job *job);
 /* The load's transaction imported the snapshot: the stream's holder may let it go. */
 void bronze_cdc_imported(bronze_load *l);
 /* Whether the batch loads in full (*why says why); else l->detail is the batch's. */

@@ -57,15 +57,20 @@ cleanup:
 	return error;
 }
 
+bool bronze_cdc_wanted(const bronze_job *job)
+{
+	const floe_lock_table *t = job->table;
+	return (t->mode == FLOE_LOAD_FULL || t->mode == FLOE_LOAD_INCREMENTAL) &&
+	       floe_config_cdc_wants(job->config, t->schema, t->name) &&
+	       !(t->n_key == 0 && job->config->bronze.cdc); /* `[bronze] cdc = true` covers keyed tables */
+}
+
 int bronze_cdc_prepare(bronze_job *job)
 {
 	const floe_lock_table *t = job->table;
-	if (job->pg_snapshot || job->compact || (t->mode != FLOE_LOAD_FULL && t->mode != FLOE_LOAD_INCREMENTAL) ||
-	    !floe_config_cdc_wants(job->config, t->schema, t->name))
+	if (job->pg_snapshot || job->compact || !bronze_cdc_wanted(job))
 		return 0; /* a repair reads at its own snapshot, a compaction no source change (nor the slot,
 			     which a follower's stream holds); other tables load as the plan says */
-	if (t->n_key == 0 && job->config->bronze.cdc)
-		return 0; /* `[bronze] cdc = true` covers the tables CDC can carry: keyed ones */
 	struct bronze_cdc *c = floe_arena_alloc(job->arena, sizeof(*c));
 	memset(c, 0, sizeof(*c));
 	floe_cdc_opts o = { .config = job->config, .schema = t->schema, .table = t->name,

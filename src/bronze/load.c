@@ -606,6 +606,8 @@ int bronze_load_table(bronze_job *job)
 	bronze_step(job, &t, "table opened");
 	bronze_cdc_imported(&s);
 	bronze_keys_init(&s.keys, job->arena, job->table, &s.cols);
+	if ((job->cdc || (job->compact && bronze_cdc_wanted(job))) && s.keys.watermark_only)
+		s.keys.unmergeable = NULL; /* the stream says what changed: no watermark needed */
 	if (job->compact) {
 		if (compact_only(&s, &commit_tried) < 0)
 			goto cleanup;
@@ -614,8 +616,6 @@ int bronze_load_table(bronze_job *job)
 		error = 0;
 		goto cleanup;
 	}
-	if (job->cdc && s.keys.watermark_only)
-		s.keys.unmergeable = NULL; /* the stream says what changed: no watermark needed */
 	if (load_and_commit(&s, &commit_tried) < 0)
 		goto cleanup;
 	bronze_step(job, &t, "loaded and committed");

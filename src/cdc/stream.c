@@ -26,7 +26,8 @@
 
 #define MAX_KEYS 50000                /* changed keys a keyed re-read takes; more load in full */
 #define MAX_KEY_BYTES ((size_t)64 << 20)
-#define MAX_TRIES 8                   /* snapshots taken before giving up on a consistent one */
+#define MAX_TRIES 40                  /* snapshots taken before giving up on a consistent one */
+#define RETRY_MS_MAX 100              /* the pause before the next try doubles from 1 ms up to this */
 #define XLOG_PAGE 8192                /* XLOG_BLCKSZ */
 #define XLOG_LONG_HEADER 40           /* the most a page header takes (SizeOfXLogLongPHD) */
 
@@ -460,6 +461,10 @@ int cdc_stream_read(floe_cdc *c, floe_cdc_batch *batch)
 		if (tries + 1 == MAX_TRIES)
 			return floe_error_set(FLOE_ERR_INTERNAL, "no snapshot of the source matched the stream of slot \"%s\" "
 					      "after %d tries", c->names.slot, MAX_TRIES);
+		/* the commit is flushed, its backend has yet to make it visible (it may wait for a core): a
+		 * kept stream reaches the next L at once, so the tries are spaced, 1 ms doubling to 100 ms */
+		long ms = tries < 7 ? 1L << tries : RETRY_MS_MAX;
+		nanosleep(&(struct timespec){ .tv_nsec = ms * 1000000L }, NULL);
 	}
 	char text[24];
 	floe_cdc_lsn_format(text, L);

@@ -56,6 +56,7 @@ typedef struct bronze_job {
 	bool follow_quiet;          /* floe run --follow: a batch without changes commits nothing (cdc.c) */
 	struct floe_pg_keep *keep_source; /* floe run --follow: the load's source session, kept between batches */
 	struct floe_pg_keep *keep_holder; /* and the CDC snapshot holder's (cdc/cdc.h) */
+	struct floe_cdc_stream **keep_stream; /* and the table's replication stream (cdc/cdc.h) */
 	bool compact;                  /* floe compact: compact the table instead of loading it */
 } bronze_job;
 
@@ -283,6 +284,9 @@ void bronze_mor_discard(bronze_load *l);
 /* Monotonic seconds, for the timings a load reports (follow.c). */
 double bronze_seconds(void);
 
+/* At -vv, one line per step of a load ("bronze.t: step: what 0.012 s"); *t moves to now. */
+void bronze_step(const bronze_job *job, double *t, const char *what);
+
 /*
  * ---- posindex.c: key → (data file, position) of a table's live rows, kept by the follower ----
  * One index reflects one table snapshot. merge.c asks it for the positions a merge-on-read batch
@@ -477,6 +481,14 @@ int bronze_owner_check(floe_iceberg_table *table, const floe_lock_table *t);
  * snapshot to import and the keys to re-read. Does nothing for other tables and repairs.
  */
 int bronze_cdc_begin(bronze_load *l);
+/*
+ * The same before the load (floe run --follow: every table's consistent point is taken before any
+ * of the round's loads, whose reads write WAL — page pruning — that the server flushes only later,
+ * and a stream waits for the WAL up to its L to be flushed). bronze_cdc_begin then does nothing.
+ */
+int bronze_cdc_prepare(bronze_job *job);
+/* Whether the job's table is loaded by CDC ([cdc] tables, or [bronze] cdc and a key). */
+bool bronze_cdc_wanted(const bronze_job *job);
 /* The load's transaction imported the snapshot: the stream's holder may let it go. */
 void bronze_cdc_imported(bronze_load *l);
 /* Whether the batch loads in full (*why says why); else l->detail is the batch's. */

@@ -57,28 +57,34 @@ cleanup:
 	return error;
 }
 
-int bronze_cdc_begin(bronze_load *l)
+bool bronze_cdc_wanted(const bronze_job *job)
 {
-	bronze_job *job = l->job;
 	const floe_lock_table *t = job->table;
-	if (job->pg_snapshot || (t->mode != FLOE_LOAD_FULL && t->mode != FLOE_LOAD_INCREMENTAL) ||
-	    !floe_config_cdc_wants(job->config, t->schema, t->name))
-		return 0; /* a repair reads at its own snapshot; other tables load as the plan says */
-	if (t->n_key == 0 && job->config->bronze.cdc)
-		return 0; /* `[bronze] cdc = true` covers the tables CDC can carry: keyed ones */
+	return (t->mode == FLOE_LOAD_FULL || t->mode == FLOE_LOAD_INCREMENTAL) &&
+	       floe_config_cdc_wants(job->config, t->schema, t->name) &&
+	       !(t->n_key == 0 && job->config->bronze.cdc); /* `[bronze] cdc = true` covers keyed tables */
+}
+
+int bronze_cdc_prepare(bronze_job *job)
+{
+	const floe_lock_table *t = job->table;
+	if (job->pg_snapshot || job->compact || !bronze_cdc_wanted(job))
+		return 0; /* a repair reads at its own snapshot, a compaction no source change (nor the slot,
+			     which a follower's stream holds); other tables load as the plan says */
 	struct bronze_cdc *c = floe_arena_alloc(job->arena, sizeof(*c));
 	memset(c, 0, sizeof(*c));
 	floe_cdc_opts o = { .config = job->config, .schema = t->schema, .table = t->name,
 			    .key = (const char *const *)t->key, .n_key = t->n_key, .arena = job->arena,
-			    .keep = job->keep_holder };
+			    .keep = job->keep_holder, .stream = job->keep_stream };
+	double t0 = bronze_seconds(), step = t0;
 	if (table_lsn(&c->previous_lsn, job) < 0)
 		return -1;
+	bronze_step(job, &step, "table's LSN read");
 	o.table_lsn = c->previous_lsn;
-	bronze_load_progress(l, "streaming", NULL);
 	floe_state_now(c->caught_up_at, sizeof(c->caught_up_at));
-	double t0 = bronze_seconds();
 	if (floe_cdc_begin(&c->session, &c->batch, &o) < 0)
 		return -1;
+	bronze_step(job, &step, "stream read to L");
 	job->result->stream_seconds = bronze_seconds() - t0;
 	job->cdc = c;
 	job->pg_snapshot = c->batch.snapshot;
@@ -88,6 +94,14 @@ int bronze_cdc_begin(bronze_load *l)
 	}
 	floe_log_info("%s: %s", t->bronze, c->batch.detail);
 	return 0;
+}
+
+int bronze_cdc_begin(bronze_load *l)
+{
+	if (l->job->cdc)
+		return 0; /* prepared by the follower before this load */
+	bronze_load_progress(l, "streaming", NULL);
+	return bronze_cdc_prepare(l->job);
 }
 
 void bronze_cdc_imported(bronze_load *l)

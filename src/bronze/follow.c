@@ -7,9 +7,13 @@
  * instead of waiting for it to end. What the follower keeps between batches is each table's
  * position index (posindex.c): the merge takes the positions of the rows it replaces from it
  * instead of reading every key of the table, and it is rebuilt whenever the table's snapshot
- * is not the one the follower committed; and two of the sessions a batch opens (the load's and
- * the snapshot holder's; the replication connection is opened per batch), handed back idle after a batch that went well (a failed batch
- * closes them).
+ * is not the one the follower committed; the sessions a batch opens (the load's and the
+ * snapshot holder's), handed back idle after a batch that went well (a failed batch closes them);
+ * and the table's replication stream, open for the follower's life (cdc.h, floe_cdc_stream: read
+ * between polls, its keepalives answered; let go when a batch fails or another process holds the
+ * table's lock, since that load may need the slot). A round takes every table's consistent point
+ * before any of its loads: a load's reads write WAL (page pruning) that the server flushes only
+ * later, and a stream cannot pass unflushed WAL.
  *
  * A batch without changes commits nothing (and acknowledges nothing) except every
  * QUIET_COMMIT_SECONDS, so the slot still moves on a quiet table without a snapshot per poll.
@@ -34,9 +38,16 @@ typedef struct follower {
 	const floe_lock_table *table;
 	bronze_posindex *index;
 	floe_pg_keep source, holder;    /* the sessions the last batch left idle, for the next */
+	floe_cdc_stream *stream;        /* the table's replication stream, open since the last batch */
 	double last_commit, last_check; /* monotonic seconds; 0: never */
 	bool busy_said;                 /* "another run holds it" logged since the last batch */
 	bool retried;                   /* the last batch lost the source: the next one reconnects */
+	/* the round's batch, from its consistent point (prepare) to its commit (apply) */
+	floe_arena *a;                  /* NULL: no batch prepared */
+	floe_table_lock *lock;
+	bronze_job job;
+	floe_bronze_result r;
+	double t0, spent;               /* when the batch began; the seconds it took before its load */
 } follower;
 
 typedef struct follow_ctx {
@@ -53,6 +64,13 @@ double bronze_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void bronze_step(const bronze_job *job, double *t, const char *what)
+{
+	double now = bronze_seconds();
+	floe_log_debug("%s: step: %s %.4f s", job->table->bronze, what, now - *t);
+	*t = now;
 }
 
 static bool stopping(const follow_ctx *ctx)
@@ -88,6 +106,7 @@ static void job_init(bronze_job *job, floe_bronze_result *r, floe_arena *a, foll
 	job->index = f->index;
 	job->keep_source = &f->source;
 	job->keep_holder = &f->holder;
+	job->keep_stream = &f->stream;
 	job->follow_quiet = f->last_commit > 0 && now - f->last_commit < QUIET_COMMIT_SECONDS;
 	if (ctx->opts->check && (f->last_check == 0 || now - f->last_check >= ctx->reconcile_every)) {
 		job->check = ctx->opts->check;
@@ -104,10 +123,12 @@ static int failed(follow_ctx *ctx, follower *f, bronze_job *job)
 {
 	const floe_error *e = floe_error_last();
 	floe_bronze_result *r = job->result;
-	if (e && e->code == FLOE_CODE_TABLE_BUSY) {
+	if (e && e->code == FLOE_CODE_TABLE_BUSY) { /* its load may need the slot our stream holds: let it go */
 		if (!f->busy_said)
 			floe_log_info("%s: %s; following resumes after it", f->table->bronze, e->message);
 		f->busy_said = true;
+		floe_cdc_stream_free(f->stream);
+		f->stream = NULL;
 		floe_error_clear();
 		return 0;
 	}
@@ -132,49 +153,97 @@ static int failed(follow_ctx *ctx, follower *f, bronze_job *job)
 	return floe_error_context("while following %s", f->table->bronze);
 }
 
-/* One batch of table f under its load lock. */
-static int follow_one(follow_ctx *ctx, follower *f)
+/* The batch's end, whatever it was: its lock released, its arena freed. */
+static void batch_end(follower *f)
 {
-	floe_arena *a = floe_arena_new();
-	floe_table_lock *lock = NULL;
-	bronze_job job;
-	floe_bronze_result r;
-	double t0 = bronze_seconds();
+	floe_state_unlock(f->lock);
+	floe_arena_free(f->a);
+	f->lock = NULL;
+	f->a = NULL;
+}
+
+/* A batch failed: sessions it did not reach may be as broken as the one it failed on. */
+static int batch_failed(follow_ctx *ctx, follower *f)
+{
+	floe_pg_close(f->source.pg);
+	floe_pg_close(f->holder.pg);
+	f->source.pg = f->holder.pg = NULL;
+	floe_cdc_stream_free(f->stream); /* it may have read past what the batch committed */
+	f->stream = NULL;
+	bronze_cdc_end(&f->job, false);
+	int error = failed(ctx, f, &f->job);
+	batch_end(f);
+	return error;
+}
+
+/*
+ * The first half of table f's batch, under its load lock: the stream read to a consistent point
+ * (bronze_cdc_prepare). Every table's is taken before any load of the round: a load's reads write
+ * WAL (page pruning) that the server flushes only later, and a stream cannot pass what is not
+ * flushed — the next table's consistent point, taken after that load, would wait for it.
+ */
+static int prepare_one(follow_ctx *ctx, follower *f)
+{
+	f->a = floe_arena_new();
+	f->t0 = bronze_seconds();
+	job_init(&f->job, &f->r, f->a, ctx, f, f->t0);
+	double t = f->t0;
+	if (floe_state_lock(&f->lock, ctx->config->project_dir, f->table->bronze, ctx->run_id) < 0 ||
+	    (bronze_step(&f->job, &t, "locked"), bronze_cdc_prepare(&f->job) < 0))
+		return batch_failed(ctx, f);
+	f->spent = bronze_seconds() - f->t0;
+	return 0;
+}
+
+/* The second half: the load (at the prepared snapshot), its commit and acknowledgement, the ledger. */
+static int apply_one(follow_ctx *ctx, follower *f)
+{
+	bronze_job *job = &f->job;
+	floe_bronze_result *r = &f->r;
 	int64_t before = bronze_posindex_snapshot(f->index);
-	int error = -1;
-	job_init(&job, &r, a, ctx, f, t0);
-	int rc = floe_state_lock(&lock, ctx->config->project_dir, f->table->bronze, ctx->run_id);
-	if (rc == 0)
-		rc = bronze_load_table(&job);
-	floe_state_unlock(lock);
-	if (rc < 0) { /* sessions the batch did not reach may be as broken as the one it failed on */
-		floe_pg_close(f->source.pg);
-		floe_pg_close(f->holder.pg);
-		f->source.pg = f->holder.pg = NULL;
-		error = failed(ctx, f, &job);
-		goto cleanup;
-	}
+	double t1 = bronze_seconds();
+	if (!f->a)
+		return 0; /* not prepared: busy, or a conflict retried at the next poll */
+	if (bronze_load_table(job) < 0)
+		return batch_failed(ctx, f);
+	double t = bronze_seconds();
 	f->busy_said = f->retried = false;
-	r.state = FLOE_TABLE_LOADED;
-	r.seconds = bronze_seconds() - t0;
-	if (r.checked)
-		f->last_check = t0;
-	if (r.checked && r.check_state != FLOE_RECONCILE_VERIFIED && r.check_state != FLOE_RECONCILE_PARTIAL)
+	r->state = FLOE_TABLE_LOADED;
+	r->seconds = f->spent + (t - t1);
+	if (r->checked)
+		f->last_check = f->t0;
+	if (r->checked && r->check_state != FLOE_RECONCILE_VERIFIED && r->check_state != FLOE_RECONCILE_PARTIAL)
 		floe_log_warn("%s: reconciliation after the batch: %s: %s", f->table->bronze,
-			      floe_reconcile_outcome_name(r.check_state), r.check_detail ? r.check_detail : "");
-	if (r.commit_seconds > 0 || r.checked) { /* a snapshot was committed (or checked): the ledger has it */
-		f->last_commit = t0;
-		record(ctx, &job);
+			      floe_reconcile_outcome_name(r->check_state), r->check_detail ? r->check_detail : "");
+	if (r->commit_seconds > 0 || r->checked) { /* a snapshot was committed (or checked): the ledger has it */
+		f->last_commit = f->t0;
+		record(ctx, job);
+		bronze_step(job, &t, "recorded in the ledger");
 		floe_log_info("%s: batch: slot read in %.3f s, applied and committed in %.3f s (catalog commit %.3f s)%s; "
-			      "position index %s; %s", f->table->bronze, r.stream_seconds, r.seconds - r.stream_seconds,
-			      r.commit_seconds, r.checked ? ", reconciled" : "",
+			      "position index %s; %s", f->table->bronze, r->stream_seconds, r->seconds - r->stream_seconds,
+			      r->commit_seconds, r->checked ? ", reconciled" : "",
 			      bronze_posindex_snapshot(f->index) < 0 ? "dropped (rebuilt at the next batch, or over budget)"
 			      : before == bronze_posindex_snapshot(f->index) ? "unchanged" : "carried forward",
-			      r.detail ? r.detail : "");
+			      r->detail ? r->detail : "");
 	}
-	error = 0;
-cleanup:
-	floe_arena_free(a);
+	batch_end(f);
+	return 0;
+}
+
+/* One round: every table's consistent point, then every table's load; a failure ends the rest. */
+static int follow_round(follow_ctx *ctx, follower *fs, size_t n)
+{
+	int error = 0;
+	for (size_t i = 0; i < n && error == 0 && !stopping(ctx); i++)
+		error = prepare_one(ctx, &fs[i]);
+	for (size_t i = 0; i < n && error == 0; i++) /* a signal lets the prepared batches finish */
+		error = apply_one(ctx, &fs[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (fs[i].a) { /* prepared, never loaded: the follower ends */
+			bronze_cdc_end(&fs[i].job, false);
+			batch_end(&fs[i]);
+		}
+	}
 	return error;
 }
 
@@ -215,8 +284,8 @@ static int choose(follower **out, size_t *n, floe_arena *a, const floe_lock *loc
 	return 0;
 }
 
-/* The poll interval, cut short when a signal asks to stop. */
-static void pause_between(const follow_ctx *ctx)
+/* The poll interval, cut short when a signal asks to stop; the kept streams read meanwhile (keepalives answered). */
+static void pause_between(const follow_ctx *ctx, follower *fs, size_t n)
 {
 	int64_t ms = ctx->config->cdc ? ctx->config->cdc->follow_interval_ms : FLOE_CDC_FOLLOW_INTERVAL_MS;
 	while (ms > 0 && !stopping(ctx)) {
@@ -224,6 +293,8 @@ static void pause_between(const follow_ctx *ctx)
 		struct timespec ts = { 0, (long)step * 1000000L };
 		nanosleep(&ts, NULL);
 		ms -= step;
+		for (size_t i = 0; i < n; i++)
+			floe_cdc_stream_idle(fs[i].stream);
 	}
 }
 
@@ -255,10 +326,9 @@ int floe_bronze_follow(const floe_config *config, const floe_bronze_follow_opts 
 			      "ever larger table metadata");
 	error = 0;
 	while (error == 0 && !stopping(&ctx)) {
-		for (size_t i = 0; i < n && error == 0 && !stopping(&ctx); i++)
-			error = follow_one(&ctx, &fs[i]);
+		error = follow_round(&ctx, fs, n);
 		if (error == 0)
-			pause_between(&ctx);
+			pause_between(&ctx, fs, n);
 	}
 	floe_state_run_end(ctx.state, ctx.run_id, error < 0 ? FLOE_RUN_FAILED : FLOE_RUN_OK);
 cleanup:
@@ -266,6 +336,7 @@ cleanup:
 		bronze_posindex_free(fs[i].index);
 		floe_pg_close(fs[i].source.pg);
 		floe_pg_close(fs[i].holder.pg);
+		floe_cdc_stream_free(fs[i].stream);
 	}
 	floe_state_close(ctx.state);
 	floe_lock_free(lock);

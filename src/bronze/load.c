@@ -589,14 +589,25 @@ int bronze_load_table(bronze_job *job)
 	size_t n = 0;
 	bool commit_tried = false;
 	int error = -1;
+	double t = bronze_seconds();
 
-	if (!(s.sql = extraction_sql(&s)) || bronze_cdc_begin(&s) < 0 || open_source(&s) < 0 ||
-	    floe_pg_describe_query(s.pg, job->arena, s.sql, &oids, &elems, &n) < 0 ||
-	    bronze_columns_build(&s.cols, job->arena, job->table, oids, elems, n) < 0 ||
-	    open_table(&s) < 0 || bronze_schema_follow_plan(&s) < 0)
+	if (!(s.sql = extraction_sql(&s)) || bronze_cdc_begin(&s) < 0)
 		goto cleanup;
+	bronze_step(job, &t, "extraction query and stream");
+	if (open_source(&s) < 0)
+		goto cleanup;
+	bronze_step(job, &t, "source transaction");
+	if (floe_pg_describe_query(s.pg, job->arena, s.sql, &oids, &elems, &n) < 0 ||
+	    bronze_columns_build(&s.cols, job->arena, job->table, oids, elems, n) < 0)
+		goto cleanup;
+	bronze_step(job, &t, "query described");
+	if (open_table(&s) < 0 || bronze_schema_follow_plan(&s) < 0)
+		goto cleanup;
+	bronze_step(job, &t, "table opened");
 	bronze_cdc_imported(&s);
 	bronze_keys_init(&s.keys, job->arena, job->table, &s.cols);
+	if ((job->cdc || (job->compact && bronze_cdc_wanted(job))) && s.keys.watermark_only)
+		s.keys.unmergeable = NULL; /* the stream says what changed: no watermark needed */
 	if (job->compact) {
 		if (compact_only(&s, &commit_tried) < 0)
 			goto cleanup;
@@ -605,16 +616,19 @@ int bronze_load_table(bronze_job *job)
 		error = 0;
 		goto cleanup;
 	}
-	if (job->cdc && s.keys.watermark_only)
-		s.keys.unmergeable = NULL; /* the stream says what changed: no watermark needed */
-	if (load_and_commit(&s, &commit_tried) < 0 || bronze_cdc_confirm(&s) < 0)
+	if (load_and_commit(&s, &commit_tried) < 0)
 		goto cleanup;
+	bronze_step(job, &t, "loaded and committed");
+	if (bronze_cdc_confirm(&s) < 0)
+		goto cleanup;
+	bronze_step(job, &t, "acknowledged");
 	r->rows = s.rows_read;
 	r->files = (int64_t)s.out.n;
 	if (check_and_repair(&s, &commit_tried) < 0 || maintain(&s, &commit_tried) < 0)
 		goto cleanup;
 	r->table_rows = table_rows(&s);
 	floe_pg_exec(s.pg, "COMMIT");
+	bronze_step(job, &t, "checked, maintained, source committed");
 	error = 0;
 cleanup:
 	/* Once a commit was tried its files may be live (an unknown outcome): only orphan

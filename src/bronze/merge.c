@@ -1645,12 +1645,15 @@ int bronze_merge_keys(bronze_load *l, const char **full_reason)
 		goto cleanup;
 	floe_buf_printf(&where, " WHERE (%s) IN (SELECT * FROM (%s) AS floe_keys)", cols, relation);
 	const char *sql = wrapped(&m, "*", floe_buf_cstr(&where));
+	double t = seconds();
 	if (!sql || fetch_rows(&m, sql, "rows to repair") < 0)
 		goto cleanup;
-	error = 0;
+	bronze_step(l->job, &t, "keys re-read");
+	error = m.full ? 0 : bronze_merge_rows(l, m.chg, keys, full_reason);
+	bronze_step(l->job, &t, "rows merged");
 	if (m.full)
 		*full_reason = bronze_repair_reason(l->job->arena, m.full);
-	else if ((error = bronze_merge_rows(l, m.chg, keys, full_reason)) == 0 && *full_reason)
+	else if (error == 0 && *full_reason)
 		*full_reason = bronze_repair_reason(l->job->arena, *full_reason);
 	else if (error == 0)
 		l->detail = floe_arena_printf(l->job->arena, "repair of %zu keys: %s", l->job->n_repair_keys,

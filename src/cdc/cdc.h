@@ -39,6 +39,24 @@ typedef struct floe_pg_keep {
 	floe_pg *pg;
 } floe_pg_keep;
 
+/*
+ * A table's replication stream kept open between batches (floe run --follow): the replication
+ * connection inside START_REPLICATION, the decoder's relation, and the transactions read past
+ * the last batch's L, held for the next one. It continues from one table LSN — the one bronze
+ * had after the batch that gave it back — so floe_cdc_begin takes it only when the table's LSN
+ * is still that one (a compaction by another process keeps it; another load's commit does not),
+ * and starts a new stream otherwise. Between batches floe_cdc_stream_idle reads what arrived and
+ * answers the server's keepalives with the last acknowledged LSN. Owned by the caller.
+ */
+typedef struct floe_cdc_stream floe_cdc_stream;
+
+/* Read what the server sent meanwhile (no wait) and answer its keepalives; an error marks the
+ * stream broken (the next batch starts a new one) and is not raised. Accepts NULL. */
+void floe_cdc_stream_idle(floe_cdc_stream *s);
+
+/* Close the replication connection (what was acknowledged stays so). Accepts NULL. */
+void floe_cdc_stream_free(floe_cdc_stream *s);
+
 /* The names floe gives a table's slot and publication (lower case, at most 63 bytes). */
 typedef struct floe_cdc_names {
 	char slot[64];
@@ -56,6 +74,7 @@ typedef struct floe_cdc_opts {
 	floe_arena *arena;            /* everything the batch holds */
 	int timeout_seconds;          /* to reach the consistent point; 0: 120 */
 	floe_pg_keep *keep;           /* the snapshot holder's session kept between batches (floe run --follow) */
+	floe_cdc_stream **stream;     /* and the table's stream: taken when it continues from table_lsn */
 } floe_cdc_opts;
 
 typedef struct floe_cdc_batch {
@@ -79,10 +98,18 @@ int floe_cdc_begin(floe_cdc **out, floe_cdc_batch *batch, const floe_cdc_opts *o
 /* The snapshot was imported: end the transaction (or command) that kept it. */
 void floe_cdc_release(floe_cdc *c);
 
-/* After the catalog commit: acknowledge L to the slot (flushed and applied). */
+/*
+ * After the catalog commit: acknowledge L to the slot (flushed and applied). Without
+ * opts->stream the stream then ends (the server has processed the acknowledgement when this
+ * returns); with it the stream stays open for the next batch.
+ */
 int floe_cdc_confirm(floe_cdc *c);
 
-/* The batch went well: its snapshot holder goes back to opts->keep (when set and idle). Accepts NULL. */
+/*
+ * The batch went well: its snapshot holder goes back to opts->keep (when set and idle), its
+ * stream to opts->stream (when set), continuing from the table's LSN after this batch (L when
+ * it was acknowledged, else the LSN before). Accepts NULL.
+ */
 void floe_cdc_keep(floe_cdc *c);
 
 /* Close both connections. Accepts NULL. */

@@ -26,31 +26,16 @@
 
 #define MAX_KEYS 50000                /* changed keys a keyed re-read takes; more load in full */
 #define MAX_KEY_BYTES ((size_t)64 << 20)
-#define MAX_TRIES 8                   /* snapshots taken before giving up on a consistent one */
+#define MAX_TRIES 40                  /* snapshots taken before giving up on a consistent one */
+#define RETRY_MS_MAX 100              /* the pause before the next try doubles from 1 ms up to this */
 #define XLOG_PAGE 8192                /* XLOG_BLCKSZ */
 #define XLOG_LONG_HEADER 40           /* the most a page header takes (SizeOfXLogLongPHD) */
 
-typedef struct txn {
-	uint32_t xid;
-	uint64_t commit;
-	size_t key_from, key_to;      /* rows of keys */
-	int64_t ins, upd, del;
-	bool truncate, unkeyed;       /* a truncate; a key value the stream could not give */
-} txn;
-
+/* One read of a stream: a batch's up to L (c set), or between batches (c NULL, L unbounded). */
 typedef struct reading {
 	floe_cdc *c;
-	floe_cdc_decoder dec;
-	uint32_t relid;               /* our table's, once its Relation message came */
-	size_t *key_at;               /* per key column, its index in the relation's columns */
-	const char **keys;            /* rows of n_key values */
-	size_t n_keys, cap_keys, key_bytes;
-	bool overflow;                /* more keys than a re-read takes */
-	txn *txns;
-	size_t n_txns, cap_txns;
-	txn cur;
-	bool in_txn;
-	uint64_t seen;                /* the stream's position: keepalive end or last commit */
+	floe_cdc_stream *st;
+	uint64_t L;
 	bool committed_past;          /* a commit at or past L came */
 } reading;
 
@@ -102,99 +87,99 @@ bool cdc_snapshot_sees(const char *snap, uint32_t xid)
 }
 
 /* Key values of a tuple, appended as one row; unkeyed when a key column came without its value. */
-static void key_row(reading *rd, const floe_cdc_tuple *t)
+static void key_row(floe_cdc_stream *st, const floe_cdc_tuple *t)
 {
-	const floe_cdc_opts *o = rd->c->opts;
 	size_t bytes = 0;
-	for (size_t k = 0; k < o->n_key; k++) {
-		const floe_cdc_value *v = rd->key_at[k] < t->n ? &t->values[rd->key_at[k]] : NULL;
+	for (size_t k = 0; k < st->n_key; k++) {
+		const floe_cdc_value *v = st->key_at[k] < t->n ? &t->values[st->key_at[k]] : NULL;
 		if (!v || v->kind != 't') {
-			rd->cur.unkeyed = true;
+			st->cur.unkeyed = true;
 			return;
 		}
 		bytes += v->len + 1;
 	}
-	rd->key_bytes += bytes;
-	if (rd->overflow || rd->key_bytes > MAX_KEY_BYTES) {
-		rd->overflow = true;
+	st->key_bytes += bytes;
+	if (st->overflow || st->key_bytes > MAX_KEY_BYTES) {
+		st->overflow = true;
 		return;
 	}
-	if ((rd->n_keys + 1) * o->n_key > rd->cap_keys)
-		rd->keys = floe_cdc_room(rd->keys, &rd->cap_keys, (rd->n_keys + 1) * o->n_key, sizeof(char *));
-	for (size_t k = 0; k < o->n_key; k++) {
-		const floe_cdc_value *v = &t->values[rd->key_at[k]];
-		rd->keys[rd->n_keys * o->n_key + k] = floe_arena_strndup(o->arena, v->data, v->len);
+	if ((st->n_keys + 1) * st->n_key > st->cap_keys)
+		st->keys = floe_cdc_room(st->keys, &st->cap_keys, (st->n_keys + 1) * st->n_key, sizeof(char *));
+	for (size_t k = 0; k < st->n_key; k++) {
+		const floe_cdc_value *v = &t->values[st->key_at[k]];
+		st->keys[st->n_keys * st->n_key + k] = floe_arena_strndup(st->keys_arena, v->data, v->len);
 	}
-	rd->n_keys++;
+	st->n_keys++;
 }
 
 /* A Relation message: when it is our table, where its key columns are. */
-static int relation(reading *rd, const floe_cdc_msg *m)
+static int relation(floe_cdc_stream *st, const floe_cdc_msg *m)
 {
-	const floe_cdc_opts *o = rd->c->opts;
-	if (strcmp(m->nspname, o->schema) != 0 || strcmp(m->relname, o->table) != 0)
+	if (strcmp(m->nspname, st->schema) != 0 || strcmp(m->relname, st->table) != 0)
 		return 0;
-	rd->relid = m->relid;
-	for (size_t k = 0; k < o->n_key; k++) {
+	st->relid = m->relid;
+	for (size_t k = 0; k < st->n_key; k++) {
 		size_t i = 0;
-		while (i < m->n_columns && strcmp(m->columns[i].name, o->key[k]) != 0)
+		while (i < m->n_columns && strcmp(m->columns[i].name, st->key[k]) != 0)
 			i++;
 		if (i == m->n_columns)
-			return floe_error_set(FLOE_ERR_INTERNAL, "the stream's %s.%s has no key column \"%s\"", o->schema,
-					      o->table, o->key[k]);
-		rd->key_at[k] = i;
+			return floe_error_set(FLOE_ERR_INTERNAL, "the stream's %s.%s has no key column \"%s\"", st->schema,
+					      st->table, st->key[k]);
+		st->key_at[k] = i;
 	}
 	return 0;
 }
 
-static void commit(reading *rd, const floe_cdc_msg *m, uint64_t L)
+static void commit(reading *rd, const floe_cdc_msg *m)
 {
-	rd->cur.commit = m->lsn;
-	rd->cur.key_to = rd->n_keys;
-	rd->txns = floe_cdc_room(rd->txns, &rd->cap_txns, rd->n_txns + 1, sizeof(txn));
-	rd->txns[rd->n_txns++] = rd->cur;
-	rd->in_txn = false;
-	if (m->lsn >= L)
+	floe_cdc_stream *st = rd->st;
+	st->cur.commit = m->lsn;
+	st->cur.key_to = st->n_keys;
+	st->txns = floe_cdc_room(st->txns, &st->cap_txns, st->n_txns + 1, sizeof(cdc_txn));
+	st->txns[st->n_txns++] = st->cur;
+	st->in_txn = false;
+	if (m->lsn >= rd->L)
 		rd->committed_past = true;
-	if (m->end_lsn > rd->seen)
-		rd->seen = m->end_lsn;
+	if (m->end_lsn > st->seen)
+		st->seen = m->end_lsn;
 }
 
-static int message(reading *rd, const uint8_t *p, size_t n, uint64_t L)
+static int message(reading *rd, const uint8_t *p, size_t n)
 {
+	floe_cdc_stream *st = rd->st;
 	floe_cdc_msg m;
-	if (floe_cdc_decode(&m, &rd->dec, p, n) < 0)
+	if (floe_cdc_decode(&m, &st->dec, p, n) < 0)
 		return -1;
-	bool ours = m.relid == rd->relid && rd->relid != 0;
+	bool ours = m.relid == st->relid && st->relid != 0;
 	switch (m.kind) {
 	case FLOE_CDC_BEGIN:
-		rd->cur = (txn){ .xid = m.xid, .key_from = rd->n_keys };
-		rd->in_txn = true;
+		st->cur = (cdc_txn){ .xid = m.xid, .key_from = st->n_keys };
+		st->in_txn = true;
 		break;
 	case FLOE_CDC_COMMIT:
-		commit(rd, &m, L);
+		commit(rd, &m);
 		break;
 	case FLOE_CDC_RELATION:
-		return relation(rd, &m);
+		return relation(st, &m);
 	case FLOE_CDC_INSERT:
 		if (ours)
-			rd->cur.ins++, key_row(rd, &m.new_tuple);
+			st->cur.ins++, key_row(st, &m.new_tuple);
 		break;
 	case FLOE_CDC_UPDATE:
 		if (ours) {
-			rd->cur.upd++;
+			st->cur.upd++;
 			if (m.old_kind)
-				key_row(rd, &m.old_tuple);
-			key_row(rd, &m.new_tuple);
+				key_row(st, &m.old_tuple);
+			key_row(st, &m.new_tuple);
 		}
 		break;
 	case FLOE_CDC_DELETE:
 		if (ours)
-			rd->cur.del++, key_row(rd, &m.old_tuple);
+			st->cur.del++, key_row(st, &m.old_tuple);
 		break;
 	case FLOE_CDC_TRUNCATE:
 		for (uint32_t i = 0; i < m.n_relids; i++)
-			rd->cur.truncate |= m.relids[i] == rd->relid;
+			st->cur.truncate |= m.relids[i] == st->relid;
 		break;
 	case FLOE_CDC_STREAM_START: case FLOE_CDC_BEGIN_PREPARE: case FLOE_CDC_PREPARE:
 		return floe_error_set(FLOE_ERR_INTERNAL, "the stream sent message '%c', which protocol version 1 "
@@ -205,12 +190,20 @@ static int message(reading *rd, const uint8_t *p, size_t n, uint64_t L)
 	return 0;
 }
 
-static int send_status(floe_cdc *c, uint64_t flushed)
+/*
+ * A standby status update: flushed (= applied) is what the slot may forget, never past a
+ * catalog commit; written is what was received (st->seen), which the server only shows in
+ * pg_stat_replication — and which stops its keepalives until it has sent more: each one answered
+ * with written behind its position would make it send the next at once, a storm while it waits.
+ */
+static int send_status(floe_cdc_stream *st, uint64_t flushed)
 {
 	floe_buf b = FLOE_BUF_INIT;
-	floe_cdc_status_encode(&b, flushed, flushed, flushed, now_us(), false);
-	int rc = floe_pg_replication_send(c->repl, b.ptr, b.len);
+	floe_cdc_status_encode(&b, st->seen > flushed ? st->seen : flushed, flushed, flushed, now_us(), false);
+	int rc = floe_pg_replication_send(st->repl, b.ptr, b.len);
 	floe_buf_free(&b);
+	if (rc == 0)
+		st->acked = flushed;
 	return rc;
 }
 
@@ -219,82 +212,175 @@ static int send_status(floe_cdc *c, uint64_t flushed)
  * position reached it — or stopped at the page boundary just before it, when L points
  * past the header of a page no record has reached yet.
  */
-static bool reached(const reading *rd, uint64_t L)
+static bool reached(const reading *rd)
 {
-	if (rd->in_txn)
+	const floe_cdc_stream *st = rd->st;
+	uint64_t L = rd->L;
+	if (st->in_txn)
 		return false;
-	return rd->committed_past || rd->seen >= L ||
-	       (rd->seen % XLOG_PAGE == 0 && rd->seen > 0 && L - rd->seen <= XLOG_LONG_HEADER);
+	return rd->committed_past || st->seen >= L ||
+	       (st->seen % XLOG_PAGE == 0 && st->seen > 0 && L - st->seen <= XLOG_LONG_HEADER);
 }
 
-/* Read the stream until it passes L. Keepalives are answered with the table's LSN as flushed,
- * so the server keeps sending them (its position) while it waits for WAL. */
-static int read_until(reading *rd, uint64_t L, time_t deadline)
+/* One frame of the stream, taken in: a keepalive answered with the acknowledged LSN (so the
+ * server keeps sending its position while it waits for WAL), a message decoded. */
+static int frame(reading *rd, const floe_buf *buf)
 {
-	floe_cdc *c = rd->c;
+	floe_cdc_stream *st = rd->st;
+	floe_cdc_frame f;
+	if (floe_cdc_frame_decode(&f, (const uint8_t *)buf->ptr, buf->len) < 0)
+		return -1;
+	if (f.kind != 'k')
+		return message(rd, f.data, f.len);
+	if (f.end > st->seen && !st->in_txn)
+		st->seen = f.end;
+	return send_status(st, st->acked);
+}
+
+/* Read the stream until it passes rd->L. */
+static int read_until(reading *rd, time_t deadline)
+{
+	floe_cdc_stream *st = rd->st;
 	floe_buf buf = FLOE_BUF_INIT;
 	int error = -1;
-	while (!reached(rd, L)) {
-		floe_cdc_frame f;
-		int rc = floe_pg_replication_read(c->repl, &buf, 500);
+	for (size_t i = 0; i < st->n_txns && !rd->committed_past; i++) /* read by an earlier batch, or meanwhile */
+		rd->committed_past = st->txns[i].commit >= rd->L;
+	size_t frames = 0, bytes = 0;
+	uint64_t from = st->seen;
+	while (!reached(rd)) {
+		int rc = floe_pg_replication_read(st->repl, &buf, 500);
 		if (rc < 0)
 			goto cleanup;
-		if (rc == 0) {
-			if (time(NULL) > deadline) {
-				char want[24], at[24];
-				floe_cdc_lsn_format(want, L), floe_cdc_lsn_format(at, rd->seen);
-				floe_error_set(FLOE_ERR_UNREACHABLE, "the replication stream of slot \"%s\" did not reach "
-					       "%s in time (it is at %s)", c->names.slot, want, at);
-				floe_error_hint("Is the server busy decoding a large transaction? Run again later.");
-				goto cleanup;
-			}
-			continue;
-		}
-		if (floe_cdc_frame_decode(&f, (const uint8_t *)buf.ptr, buf.len) < 0)
+		if (rc > 0 && frame(rd, &buf) < 0)
 			goto cleanup;
-		if (f.kind == 'k') {
-			if (f.end > rd->seen && !rd->in_txn)
-				rd->seen = f.end;
-			if (send_status(c, c->start) < 0)
-				goto cleanup;
-		} else if (message(rd, f.data, f.len, L) < 0) {
+		frames += rc > 0, bytes += rc > 0 ? buf.len : 0;
+		if (rc == 0 && time(NULL) > deadline) {
+			char want[24], at[24];
+			floe_cdc_lsn_format(want, rd->L), floe_cdc_lsn_format(at, st->seen);
+			floe_error_set(FLOE_ERR_UNREACHABLE, "the replication stream of slot \"%s\" did not reach "
+				       "%s in time (it is at %s)", st->slot, want, at);
+			floe_error_hint("Is the server busy decoding a large transaction? Run again later.");
 			goto cleanup;
 		}
 	}
+	floe_log_debug("cdc: slot \"%s\": %zu messages (%zu bytes) read, the stream from %llx to %llx (L %llx)", st->slot,
+		       frames, bytes, (unsigned long long)from, (unsigned long long)st->seen, (unsigned long long)rd->L);
 	error = 0;
 cleanup:
 	floe_buf_free(&buf);
 	return error;
 }
 
-static int start(floe_cdc *c)
+void floe_cdc_stream_idle(floe_cdc_stream *st)
 {
+	floe_buf buf = FLOE_BUF_INIT;
+	reading rd = { .st = st, .L = UINT64_MAX };
+	int rc = 1;
+	if (!st || st->broken)
+		return;
+	for (int n = 0; rc > 0 && n < 10000; n++) /* what arrived; a busy source does not keep it here */
+		if ((rc = floe_pg_replication_read(st->repl, &buf, 0)) > 0)
+			rc = frame(&rd, &buf) < 0 ? -1 : 1;
+	if (rc < 0) {
+		floe_log_debug("cdc: the stream of slot \"%s\" broke between batches (%s); the next batch starts anew",
+			       st->slot, floe_error_last() ? floe_error_last()->message : "");
+		st->broken = true;
+		floe_error_clear();
+	}
+	floe_buf_free(&buf);
+}
+
+/* A new stream of c's slot from the table's LSN (c->start): connected, START_REPLICATION sent. */
+static int stream_new(floe_cdc *c)
+{
+	const floe_cdc_opts *o = c->opts;
+	floe_cdc_stream *st = floe_xcalloc(1, sizeof(*st));
+	c->st = st;
+	st->arena = floe_arena_new();
+	st->keys_arena = floe_arena_new();
+	memcpy(st->slot, c->names.slot, sizeof(st->slot));
+	st->schema = floe_arena_strdup(st->arena, o->schema);
+	st->table = floe_arena_strdup(st->arena, o->table);
+	st->n_key = o->n_key;
+	st->key = floe_arena_alloc(st->arena, (o->n_key + 1) * sizeof(char *));
+	st->key_at = floe_arena_alloc(st->arena, (o->n_key + 1) * sizeof(size_t));
+	for (size_t k = 0; k < o->n_key; k++)
+		st->key[k] = floe_arena_strdup(st->arena, o->key[k]);
+	st->dec = (floe_cdc_decoder)FLOE_CDC_DECODER_INIT(1);
+	st->base = st->gathered = st->acked = st->seen = c->start;
 	char lsn[24];
 	floe_cdc_lsn_format(lsn, c->start);
-	const char *cmd = floe_arena_printf(c->opts->arena, "START_REPLICATION SLOT \"%s\" LOGICAL %s "
+	const char *cmd = floe_arena_printf(o->arena, "START_REPLICATION SLOT \"%s\" LOGICAL %s "
 					    "(proto_version '1', publication_names '\"%s\"')", c->names.slot, lsn,
 					    c->names.publication);
-	if (!c->repl && floe_pg_connect_replication(&c->repl, c->opts->config) < 0)
+	if (floe_pg_connect_replication(&st->repl, o->config) < 0)
 		return -1;
 	/* A run killed a moment ago may still hold the slot until its walsender notices: wait a little. */
-	for (int tries = 0; floe_pg_replication_start(c->repl, cmd) < 0; tries++) {
+	for (int tries = 0; floe_pg_replication_start(st->repl, cmd) < 0; tries++) {
 		if (tries == 20 || floe_error_last()->code != FLOE_CODE_SOURCE_LOCKED)
 			return floe_error_context("while starting to read slot \"%s\"", c->names.slot);
 		floe_error_clear();
 		nanosleep(&(struct timespec){ .tv_nsec = 500000000 }, NULL);
 	}
-	c->streaming = true;
+	return 0;
+}
+
+/* The transactions the last batch gathered leave the stream, their keys with them. */
+static void compact(floe_cdc_stream *st)
+{
+	size_t first = 0, nk = st->n_key;
+	while (first < st->n_txns && st->txns[first].commit < st->gathered)
+		first++;
+	if (first == 0)
+		return;
+	size_t from = first < st->n_txns ? st->txns[first].key_from : st->in_txn ? st->cur.key_from : st->n_keys;
+	floe_arena *a = floe_arena_new();
+	st->key_bytes = 0;
+	for (size_t i = from * nk; i < st->n_keys * nk; i++) {
+		st->keys[i - from * nk] = floe_arena_strdup(a, st->keys[i]);
+		st->key_bytes += strlen(st->keys[i]) + 1;
+	}
+	st->n_keys -= from;
+	memmove(st->txns, st->txns + first, (st->n_txns - first) * sizeof(cdc_txn));
+	st->n_txns -= first;
+	for (size_t i = 0; i < st->n_txns; i++)
+		st->txns[i].key_from -= from, st->txns[i].key_to -= from;
+	if (st->in_txn)
+		st->cur.key_from -= from;
+	floe_arena_free(st->keys_arena);
+	st->keys_arena = a;
+}
+
+/*
+ * The follower's stream (c->st), when it continues from the table's LSN: what arrived meanwhile
+ * read, the last batch's transactions dropped. Otherwise it is closed (c->st NULL: a new one
+ * starts when there is WAL to read).
+ */
+static int kept(floe_cdc *c)
+{
+	floe_cdc_stream *st = c->st;
+	if (!st->broken && st->base == c->start && strcmp(st->slot, c->names.slot) == 0) {
+		floe_cdc_stream_idle(st);
+		if (!st->broken) {
+			compact(st);
+			return 0;
+		}
+	}
+	floe_log_debug("cdc: slot \"%s\": the kept stream %s; a new one starts at the table's LSN", c->names.slot,
+		       st->broken ? "broke" : "continues from another LSN than the table's");
+	floe_cdc_stream_free(st);
+	c->st = NULL;
 	return 0;
 }
 
 /* The first transaction of the batch S does not see, or NULL. */
-static const txn *unseen(const reading *rd, const char *xip, uint64_t L)
+static const cdc_txn *unseen(const floe_cdc_stream *st, const char *xip, uint64_t L)
 {
-	for (size_t i = 0; i < rd->n_txns; i++) {
-		const txn *t = &rd->txns[i];
+	for (size_t i = 0; i < st->n_txns; i++) {
+		const cdc_txn *t = &st->txns[i];
 		bool touched = t->ins || t->upd || t->del || t->truncate;
 		if (t->commit < L && touched && !cdc_snapshot_sees(xip, t->xid))
-			return &rd->txns[i];
+			return t;
 	}
 	return NULL;
 }
@@ -310,19 +396,21 @@ static int cmp_rows(const void *a, const void *b, void *n)
 	return 0;
 }
 
-/* The batch: the transactions before L, their keys sorted and distinct, or why it loads in full. */
-static void gather(reading *rd, floe_cdc_batch *b, uint64_t L)
+/*
+ * The batch: the transactions before L (st may be NULL: none), their keys sorted and distinct
+ * (pointing into the stream's keys, valid until its next batch), or why it loads in full.
+ */
+static void gather(const floe_cdc_stream *st, const floe_cdc_opts *o, floe_cdc_batch *b, uint64_t L)
 {
-	const floe_cdc_opts *o = rd->c->opts;
-	size_t nk = o->n_key, n = 0;
+	size_t nk = o->n_key, n = 0, n_txns = st ? st->n_txns : 0;
 	bool truncated = false, unkeyed = false;
-	const char **rows = floe_arena_alloc(o->arena, (rd->n_keys * nk + 1) * sizeof(char *));
-	for (size_t i = 0; i < rd->n_txns && rd->txns[i].commit < L; i++) {
-		const txn *t = &rd->txns[i];
+	const char **rows = floe_arena_alloc(o->arena, ((st ? st->n_keys : 0) * nk + 1) * sizeof(char *));
+	for (size_t i = 0; i < n_txns && st->txns[i].commit < L; i++) {
+		const cdc_txn *t = &st->txns[i];
 		b->inserts += t->ins, b->updates += t->upd, b->deletes += t->del, b->truncates += t->truncate;
 		b->transactions++;
 		truncated |= t->truncate, unkeyed |= t->unkeyed;
-		memcpy(rows + n * nk, rd->keys + t->key_from * nk, (t->key_to - t->key_from) * nk * sizeof(char *));
+		memcpy(rows + n * nk, st->keys + t->key_from * nk, (t->key_to - t->key_from) * nk * sizeof(char *));
 		n += t->key_to - t->key_from;
 	}
 	qsort_r(rows, n, nk * sizeof(char *), cmp_rows, &nk);
@@ -340,7 +428,7 @@ static void gather(reading *rd, floe_cdc_batch *b, uint64_t L)
 		b->full_reason = "loaded in full at the stream's snapshot: the table was truncated";
 	else if (unkeyed)
 		b->full_reason = "loaded in full at the stream's snapshot: a change came without its key's value";
-	else if (rd->overflow || distinct > MAX_KEYS)
+	else if ((st && st->overflow) || distinct > MAX_KEYS)
 		b->full_reason = floe_arena_printf(o->arena, "loaded in full at the stream's snapshot: more than %d "
 						   "keys changed", MAX_KEYS);
 }
@@ -348,48 +436,45 @@ static void gather(reading *rd, floe_cdc_batch *b, uint64_t L)
 int cdc_stream_read(floe_cdc *c, floe_cdc_batch *batch)
 {
 	const floe_cdc_opts *o = c->opts;
-	reading rd = { .c = c, .dec = FLOE_CDC_DECODER_INIT(1) };
 	time_t deadline = time(NULL) + (o->timeout_seconds > 0 ? o->timeout_seconds : 120);
 	const char *snapshot = NULL, *xip = NULL;
 	uint64_t L = 0;
-	int error = -1;
-	rd.key_at = floe_arena_alloc(o->arena, (o->n_key + 1) * sizeof(size_t));
-	rd.seen = c->start;
+	if (c->st && kept(c) < 0)
+		return -1;
 	for (int tries = 0;; tries++) {
 		if (cdc_snapshot_take(c, &snapshot, &xip, &L) < 0)
-			goto cleanup;
+			return -1;
 		if (L <= c->start) { /* nothing was written since the table's LSN */
 			L = c->start;
 			break;
 		}
-		if (!c->streaming && start(c) < 0)
-			goto cleanup;
-		rd.committed_past = false;
-		if (read_until(&rd, L, deadline) < 0)
-			goto cleanup;
-		const txn *t = unseen(&rd, xip, L);
+		if (!c->st && stream_new(c) < 0)
+			return -1;
+		reading rd = { .c = c, .st = c->st, .L = L };
+		if (read_until(&rd, deadline) < 0)
+			return -1;
+		const cdc_txn *t = unseen(c->st, xip, L);
 		if (!t)
 			break;
 		floe_log_debug("cdc: transaction %u committed before %llx but snapshot %s does not see it yet; again",
 			       t->xid, (unsigned long long)L, xip);
-		if (tries + 1 == MAX_TRIES) {
-			floe_error_set(FLOE_ERR_INTERNAL, "no snapshot of the source matched the stream of slot \"%s\" "
-				       "after %d tries", c->names.slot, MAX_TRIES);
-			goto cleanup;
-		}
+		if (tries + 1 == MAX_TRIES)
+			return floe_error_set(FLOE_ERR_INTERNAL, "no snapshot of the source matched the stream of slot \"%s\" "
+					      "after %d tries", c->names.slot, MAX_TRIES);
+		/* the commit is flushed, its backend has yet to make it visible (it may wait for a core): a
+		 * kept stream reaches the next L at once, so the tries are spaced, 1 ms doubling to 100 ms */
+		long ms = tries < 7 ? 1L << tries : RETRY_MS_MAX;
+		nanosleep(&(struct timespec){ .tv_nsec = ms * 1000000L }, NULL);
 	}
 	char text[24];
 	floe_cdc_lsn_format(text, L);
 	c->lsn = L;
 	batch->snapshot = snapshot;
 	batch->lsn = floe_arena_strdup(o->arena, text);
-	gather(&rd, batch, L);
-	error = 0;
-cleanup:
-	floe_cdc_decoder_free(&rd.dec);
-	free(rd.keys);
-	free(rd.txns);
-	return error;
+	gather(c->st, o, batch, L);
+	if (c->st)
+		c->st->gathered = L;
+	return 0;
 }
 
 /* The slot's state against the table's LSN: what this batch must be. */
@@ -403,6 +488,12 @@ static int plan_batch(floe_cdc *c, floe_cdc_batch *batch)
 		return -1;
 	if (slot.found && slot.other_database)
 		return floe_error_set(FLOE_ERR_CONFIG, "replication slot \"%s\" belongs to another database", c->names.slot);
+	uint64_t table = 0;
+	bool has = o->table_lsn && floe_cdc_lsn_parse(&table, o->table_lsn) == 0;
+	if (!slot.found || slot.lost || !has || table < slot.confirmed) { /* no stream read: a kept one is let go */
+		floe_cdc_stream_free(c->st);
+		c->st = NULL;
+	}
 	if (!slot.found || slot.lost) {
 		if (!slot.found && !o->table_lsn)
 			batch->full_reason = floe_arena_printf(o->arena, "initial copy at the new replication slot "
@@ -416,8 +507,6 @@ static int plan_batch(floe_cdc *c, floe_cdc_batch *batch)
 							   "it still needed; see max_slot_wal_keep_size)", c->names.slot);
 		return cdc_slot_create(c, batch, slot.found);
 	}
-	uint64_t table = 0;
-	bool has = o->table_lsn && floe_cdc_lsn_parse(&table, o->table_lsn) == 0;
 	if (!has || table < slot.confirmed) {
 		char at[24];
 		floe_cdc_lsn_format(at, slot.confirmed);
@@ -440,6 +529,11 @@ int floe_cdc_begin(floe_cdc **out, floe_cdc_batch *batch, const floe_cdc_opts *o
 	floe_cdc *c = floe_xcalloc(1, sizeof(*c));
 	c->opts = opts;
 	c->keep = opts->keep;
+	c->keep_stream = opts->stream;
+	if (opts->stream) { /* the follower's, checked against the table's LSN by cdc_stream_read */
+		c->st = *opts->stream;
+		*opts->stream = NULL;
+	}
 	memset(batch, 0, sizeof(*batch));
 	floe_cdc_names_of(&c->names, opts->config->project_name, opts->schema, opts->table);
 	*out = NULL;
@@ -473,19 +567,21 @@ void floe_cdc_release(floe_cdc *c)
 	if (c->holding)
 		floe_pg_exec(c->holder, "COMMIT");
 	c->holding = false;
-	if (c->repl && !c->streaming) { /* the new slot's snapshot: no longer needed */
-		floe_pg_close(c->repl);
-		c->repl = NULL;
-	}
+	floe_pg_close(c->repl); /* the new slot's snapshot: no longer needed */
+	c->repl = NULL;
 }
 
 int floe_cdc_confirm(floe_cdc *c)
 {
-	if (!c->repl || !c->streaming)
+	if (!c->st)
 		return 0; /* a new slot starts at its consistent point; a fresh snapshot left the slot as it was */
-	if (send_status(c, c->lsn) < 0 || floe_pg_replication_finish(c->repl, 10000) < 0)
+	if (send_status(c->st, c->lsn) < 0)
 		return floe_error_context("while acknowledging the stream of slot \"%s\"", c->names.slot);
-	c->streaming = false;
+	c->confirmed = true;
+	if (c->keep_stream)
+		return 0; /* kept for the follower's next batch */
+	if (floe_pg_replication_finish(c->st->repl, 10000) < 0) /* the batch's keys stay until floe_cdc_end */
+		return floe_error_context("while acknowledging the stream of slot \"%s\"", c->names.slot);
 	return 0;
 }
 
@@ -493,6 +589,7 @@ void floe_cdc_end(floe_cdc *c)
 {
 	if (!c)
 		return;
+	floe_cdc_stream_free(c->st);
 	floe_pg_close(c->repl);
 	floe_pg_close(c->holder);
 	free(c);
@@ -504,6 +601,24 @@ void floe_cdc_keep(floe_cdc *c)
 		c->keep->pg = c->holder; /* idle: no transaction open */
 		c->holder = NULL;
 	}
+	if (c && c->keep_stream && c->st && !c->st->overflow && !*c->keep_stream) {
+		c->st->base = c->confirmed ? c->lsn : c->start; /* the table's LSN now */
+		*c->keep_stream = c->st;
+		c->st = NULL;
+	}
+}
+
+void floe_cdc_stream_free(floe_cdc_stream *st)
+{
+	if (!st)
+		return;
+	floe_pg_close(st->repl); /* Terminate: the server processes what was sent before it */
+	floe_cdc_decoder_free(&st->dec);
+	free(st->keys);
+	free(st->txns);
+	floe_arena_free(st->keys_arena);
+	floe_arena_free(st->arena);
+	free(st);
 }
 
 int floe_cdc_measure(floe_cdc *c, floe_cdc_lag *out)

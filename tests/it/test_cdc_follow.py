@@ -242,3 +242,82 @@ def test_compaction_and_a_run_by_other_processes_while_following(src, proj):
     # built at the first batch, rebuilt after the compaction, and after the run when it committed
     assert log.count("bronze.orders: position index built") >= 2 + run_committed, log[-3000:]
     assert_all_equal(src, d)
+
+
+def walsender(src, bronze):
+    """The pid of the walsender reading the table's slot (None: no stream open)."""
+    return src.admin("select active_pid from pg_replication_slots where slot_name = %s",
+                     ("floe_cdcf_it_public_" + bronze.split(".")[1],)).fetchone()[0]
+
+
+def asleep(f):
+    """Until the follower sleeps between two polls (no batch under way, no lock held)."""
+    for _ in range(5000):
+        with open(f"/proc/{f.p.pid}/wchan") as w:
+            if w.read() == "hrtimer_nanosleep":
+                return
+        time.sleep(0.002)
+    raise AssertionError("the follower never paused between polls")
+
+
+def test_the_stream_stays_open_across_quiet_polls_and_keepalive_only_intervals(src, proj):
+    """One START_REPLICATION for the follower's life: the same walsender serves every batch, through
+    pauses longer than wal_sender_timeout, in which only keepalives come (answered between polls)."""
+    d = proj
+    toml = (d / "floe.toml").read_text()
+    (d / "floe.toml").write_text(toml.replace("follow-interval-ms = 50\n", "follow-interval-ms = 4000\n"))
+    src.admin("ALTER SYSTEM SET wal_sender_timeout = '1500ms'")
+    src.admin("SELECT pg_reload_conf()")
+    try:
+        f = Follower(src, d, "--table", "public.kv")
+        try:
+            src.admin("UPDATE public.kv SET n = n + 1 WHERE n % 5 = 0")
+            f.wait_for("bronze.kv", wal_now(src))
+            pid = walsender(src, "bronze.kv")
+            assert pid, "no stream open between batches"
+            time.sleep(5)  # more than three times wal_sender_timeout: only keepalives meanwhile
+            src.admin("UPDATE public.kv SET n = n + 1 WHERE n % 5 = 1")
+            f.wait_for("bronze.kv", wal_now(src))
+            assert walsender(src, "bronze.kv") == pid  # the same stream, never restarted
+        finally:
+            f.stop()
+    finally:
+        (d / "floe.toml").write_text(toml)
+        src.admin("ALTER SYSTEM RESET wal_sender_timeout")
+        src.admin("SELECT pg_reload_conf()")
+    assert_all_equal(src, d)
+
+
+def test_the_stream_stays_open_across_a_compaction_by_another_process(src, proj):
+    """`floe compact` commits between two batches (the follower paused, not holding the table's lock):
+    the table's LSN did not move, so the next batch reads on from the open stream, positions from a
+    rebuilt index; a change made while it was paused is applied once."""
+    d = proj
+    toml = (d / "floe.toml").read_text()  # the follower does not compact on its own here: it is ours to do
+    (d / "floe.toml").write_text(toml.replace("delete-files = 4\n", "delete-files = 1000\n"))
+    f = Follower(src, d, "--table", "public.kv")
+    try:
+        for i in range(3):  # delete files for the compaction to fold
+            src.admin(f"INSERT INTO public.kv VALUES ('compact{i}', {i}, NULL)")
+            src.admin("UPDATE public.kv SET n = n + 1")
+            f.wait_for("bronze.kv", wal_now(src))
+        pid = walsender(src, "bronze.kv")
+        assert pid, "no stream open between batches"
+        asleep(f)
+        f.p.send_signal(signal.SIGSTOP)
+        try:
+            src.admin("UPDATE public.kv SET note = 'paused'")
+            src.admin("INSERT INTO public.kv VALUES ('paused', 0, NULL)")
+            r = src.floe(d, "compact", "--table", "public.kv", "--json")
+            assert r.rc == 0, r.out + r.err
+            assert summary(d, "bronze.kv")["floe.load-mode"] == "compaction", r.out
+        finally:
+            f.p.send_signal(signal.SIGCONT)
+        f.wait_for("bronze.kv", wal_now(src))
+        assert walsender(src, "bronze.kv") == pid
+    finally:
+        f.stop()
+        (d / "floe.toml").write_text(toml)
+    log = (d / "follow.log").read_text()
+    assert log.count("bronze.kv: position index built") >= 2, log[-3000:]  # rebuilt after the compaction
+    assert_all_equal(src, d)

@@ -135,25 +135,41 @@ def test_clustered_changes_rewrite_only_their_files(src, proj):
     src.admin("DELETE FROM public.events WHERE id = 19000")
     run = src.floe(d, "-v", "run", "--table", "public.events", check=0)
     assert "1 of 7 key ranges differ in count" in run.err, run  # only the last file's keys compared
+    # The six untouched ranges hold most rows: the whole table is counted, less the last range's pieces.
+    assert "source counted (the whole table, less the pieces of the touched ranges)" in run.err, run.err
     s = summary(d, "bronze.events")
     assert s["floe.load-mode"] == "incremental"
     assert (s["floe.rows-updated"], s["floe.rows-inserted"], s["floe.rows-deleted"]) == ("6", "100", "1"), s
+    assert s.get("floe.rows-deleted-untouched") is None, s  # the delete fell in the range the changes touched
     assert s["floe.files-rewritten"] == "1", s  # the last file holds all three changes
     assert_equals_source(src, d, "bronze.events")
 
 
-def test_after_a_load_with_deletes_the_ranges_are_counted_at_once(src, proj):
-    """The last load deleted a row: this one counts every key range in one query (no whole-table
-    count first), and still finds exactly the deletes of the two ranges that lost rows."""
+def test_deletes_in_untouched_ranges_are_found_and_the_next_load_counts_the_ranges_at_once(src, proj):
+    """The last load's delete was in the range its changes touched: this one counts the whole table
+    less that range's pieces (no range one by one); the two deletes in ranges no change touches make
+    that count differ, the ranges are then counted one by one and exactly those two diffed. Having
+    found deletes there, the next load counts every range in its first query."""
     d, _ = proj
     assert summary(d, "bronze.events")["floe.rows-deleted"] == "1"
     src.admin("DELETE FROM public.events WHERE id IN (9, 16000)")
     src.admin("UPDATE public.events SET payload = 'again' WHERE id = 20050")
     run = src.floe(d, "-v", "run", "--table", "public.events", check=0)
-    assert "the last load found deletes: the 7 key ranges are counted at once" in run.err, run.err
+    assert "key ranges are counted at once" not in run.err, run.err
+    assert "source counted by key range (after the keys)" in run.err, run.err
     assert "2 of 7 key ranges differ in count" in run.err, run.err
     s = summary(d, "bronze.events")
     assert (s["floe.rows-updated"], s["floe.rows-deleted"], s["floe.files-rewritten"]) == ("1", "2", "3"), s
+    assert s["floe.rows-deleted-untouched"] == "2", s
+    assert_equals_source(src, d, "bronze.events")
+    src.admin("DELETE FROM public.events WHERE id = 5000")
+    src.admin("UPDATE public.events SET payload = 'once more' WHERE id = 20060")
+    run = src.floe(d, "-v", "run", "--table", "public.events", check=0)
+    assert "the last load found deletes in key ranges its changes did not touch: the 7 key ranges are counted at " \
+           "once" in run.err, run.err
+    assert "1 of 7 key ranges differ in count" in run.err, run.err
+    s = summary(d, "bronze.events")
+    assert (s["floe.rows-deleted"], s["floe.rows-deleted-untouched"]) == ("1", "1"), s
     assert_equals_source(src, d, "bronze.events")
 
 

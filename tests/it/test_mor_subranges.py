@@ -17,18 +17,21 @@ FILE_ROWS = 4000  # pieces of at least 4000 / 32 = 125 rows; 50 changes make eve
 EXTRA = TOUCH + '''
 CREATE TABLE public.evs (id bigint PRIMARY KEY, payload text, updated_at timestamptz NOT NULL DEFAULT now());
 CREATE TABLE public.evs_cow (LIKE public.evs INCLUDING ALL);
+CREATE TABLE public.evs_rest (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.pairs (a int, b int, payload text, updated_at timestamptz NOT NULL DEFAULT now(),
                            PRIMARY KEY (a, b));
 CREATE TABLE public.words (k text COLLATE "en-x-icu" PRIMARY KEY, n int,
                            updated_at timestamptz NOT NULL DEFAULT now());
 CREATE TRIGGER touch BEFORE UPDATE ON public.evs FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.evs_cow FOR EACH ROW EXECUTE FUNCTION touch();
+CREATE TRIGGER touch BEFORE UPDATE ON public.evs_rest FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.pairs FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.words FOR EACH ROW EXECUTE FUNCTION touch();
 -- an hour apart, so the late window (5 minutes) re-reads only the newest row
 INSERT INTO public.evs SELECT g, 'p' || g, now() - interval '3 years' + g * interval '1 hour'
     FROM generate_series(1, 20000) g;
 INSERT INTO public.evs_cow SELECT * FROM public.evs;
+INSERT INTO public.evs_rest SELECT * FROM public.evs;
 INSERT INTO public.pairs SELECT g / 8, g % 8, 'p' || g, now() - interval '3 years' + g * interval '1 hour'
     FROM generate_series(0, 15999) g;
 INSERT INTO public.words SELECT (ARRAY['a', 'B', 'é', 'Z', 'ä'])[g % 5 + 1] || lpad(g::text, 5, '0'), g,
@@ -115,3 +118,20 @@ def test_a_late_arrival_in_a_piece_is_still_reported(src, proj):
     assert diffed == 2, (ranges, diffed)  # the delete's piece [9690, 10090) and the late row's
     s = summary(d, "bronze.evs")
     assert (s["floe.rows-deleted"], s["floe.rows-missing"]) == ("1", "1"), s
+
+
+def test_when_the_touched_ranges_hold_most_rows_the_rest_is_counted_by_its_bounds(src, proj):
+    """Changes in the last four of five key ranges: the whole table's count less their pieces would
+    count their rows twice, so the first is counted by its bounds — and a delete there is found, as
+    is one in a piece of the third."""
+    d = proj
+    src.admin("UPDATE public.evs_rest SET payload = 'w' WHERE id % 400 = 130 AND id > 4000")
+    src.admin("DELETE FROM public.evs_rest WHERE id IN (1234, 10001)")
+    run = src.floe(d, "-v", "run", "--no-reconcile", "--table", "public.evs_rest", check=0)
+    assert "source counted by key range (after the keys)" in run.err, run.err
+    assert "the whole table" not in run.err, run.err
+    m = re.search(r"(\d+) of (\d+) key ranges differ in count; (\d+) of (\d+) sub-ranges key-set diffed", run.err)
+    assert m and (int(m.group(1)), int(m.group(2)), int(m.group(3))) == (2, 5, 2), run.err
+    s = summary(d, "bronze.evs_rest")
+    assert (s["floe.rows-updated"], s["floe.rows-deleted"], s["floe.rows-deleted-untouched"]) == ("40", "2", "1"), s
+    assert_equals_source(src, d, "bronze.evs_rest")

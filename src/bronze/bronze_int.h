@@ -221,6 +221,8 @@ int bronze_scan_next(bronze_scan *s);
 void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos);
 /* Every row of the current batch (row group, or merged batch): its file's path and position, into path[0, s->rows) and pos. */
 void bronze_scan_batch_positions(const bronze_scan *s, const char **path, int64_t *pos);
+/* Whether the current batch's rows are consecutive positions of one file (not a merged group's). */
+bool bronze_scan_consecutive(const bronze_scan *s);
 void bronze_scan_close(bronze_scan *s);
 
 /* A table's outcome into the run ledger under `run_id` (run.c; follow.c per batch). A failure is only logged. */

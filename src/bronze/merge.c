@@ -59,13 +59,23 @@ typedef struct sub_range {
 } sub_range;
 
 /* The touched units' live keys as find_existing read them, in key order, with each row's unit and position. */
+/* One kept batch: its rows' unit and positions — consecutive in one file, or listed (a merged group). */
+typedef struct kept_batch {
+	size_t start, unit;            /* its first kept row; the unit it came from */
+	const char *path;              /* consecutive: the file, and the first row's position */
+	int64_t pos;
+	size_t listed;                 /* SIZE_MAX: consecutive; else its rows' offset in path/pos below */
+} kept_batch;
+
 typedef struct kept_keys {
 	floe_vector *vec;              /* one per key column */
 	floe_vector *keys[64];
-	size_t n, cap;
-	size_t *unit;
-	const char **path;
+	size_t n;
+	kept_batch *batch;             /* in row order */
+	size_t n_batch, cap_batch;
+	const char **path;             /* the listed batches' rows */
 	int64_t *pos;
+	size_t n_listed, cap_listed;
 	const size_t *unit_of;         /* per file find_existing scans: its unit */
 	bool on, ok;                   /* keeping now; kept whole (not dropped past KEEP_MAX_BYTES) */
 } kept_keys;
@@ -424,22 +434,35 @@ static void kept_drop(merge *m)
 	kept_keys *kk = &m->kept;
 	for (size_t i = 0; kk->vec && i < m->k->n; i++)
 		floe_vector_free(&kk->vec[i]);
-	free(kk->unit);
+	free(kk->batch);
 	free(kk->path);
 	free(kk->pos);
 	memset(kk, 0, sizeof(*kk));
 }
 
-static void kept_start(merge *m)
+/* Keeping starts; `rows`: what the touched units hold (the key vectors are sized once for them). */
+static void kept_start(merge *m, int64_t rows)
 {
 	kept_keys *kk = &m->kept;
 	kk->vec = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
 	for (size_t i = 0; i < m->k->n; i++) {
 		const floe_pg_copy_column *c = &m->l->cols.copy[m->k->col[i]];
 		floe_vector_init(&kk->vec[i], c->vec, c->width);
+		if (rows > 0 && (size_t)rows * (c->width ? c->width : 16) <= KEEP_MAX_BYTES)
+			floe_vector_reserve(&kk->vec[i], (size_t)rows);
 		kk->keys[i] = &kk->vec[i];
 	}
 	kk->on = kk->ok = true;
+}
+
+/* The kept rows' bytes: keys, batches and listed positions. */
+static size_t kept_bytes(const merge *m)
+{
+	const kept_keys *kk = &m->kept;
+	size_t bytes = kk->cap_batch * sizeof(*kk->batch) + kk->cap_listed * (sizeof(*kk->path) + sizeof(*kk->pos));
+	for (size_t i = 0; i < m->k->n; i++)
+		bytes += floe_vector_data_bytes(&kk->vec[i]);
+	return bytes;
 }
 
 /* The scan's current batch (at its first row) joins the kept keys; all are dropped past KEEP_MAX_BYTES. */
@@ -448,29 +471,62 @@ static void keep_batch(merge *m, const bronze_scan *s)
 	kept_keys *kk = &m->kept;
 	if (!kk->on)
 		return;
-	if (kk->n + s->rows > kk->cap) {
-		size_t cap = kk->cap ? kk->cap : 65536;
-		while (cap < kk->n + s->rows)
-			cap *= 2;
-		kk->unit = floe_xrealloc(kk->unit, cap * sizeof(*kk->unit));
-		kk->path = floe_xrealloc(kk->path, cap * sizeof(*kk->path));
-		kk->pos = floe_xrealloc(kk->pos, cap * sizeof(*kk->pos));
-		kk->cap = cap;
+	if (kk->n_batch == kk->cap_batch) {
+		kk->cap_batch = kk->cap_batch ? kk->cap_batch * 2 : 256;
+		kk->batch = floe_xrealloc(kk->batch, kk->cap_batch * sizeof(*kk->batch));
+	}
+	kept_batch *b = &kk->batch[kk->n_batch++];
+	*b = (kept_batch){ .start = kk->n, .unit = kk->unit_of[s->file], .listed = SIZE_MAX };
+	if (bronze_scan_consecutive(s)) {
+		bronze_scan_position(s, &b->path, &b->pos); /* s is at its batch's first row */
+	} else {
+		if (kk->n_listed + s->rows > kk->cap_listed) {
+			size_t cap = kk->cap_listed ? kk->cap_listed : 65536;
+			while (cap < kk->n_listed + s->rows)
+				cap *= 2;
+			kk->path = floe_xrealloc(kk->path, cap * sizeof(*kk->path));
+			kk->pos = floe_xrealloc(kk->pos, cap * sizeof(*kk->pos));
+			kk->cap_listed = cap;
+		}
+		b->listed = kk->n_listed;
+		bronze_scan_batch_positions(s, kk->path + kk->n_listed, kk->pos + kk->n_listed);
+		kk->n_listed += s->rows;
 	}
 	for (size_t i = 0; i < m->k->n; i++)
 		floe_vector_append_rows(&kk->vec[i], &s->vec[i], 0, s->rows);
-	bronze_scan_batch_positions(s, kk->path + kk->n, kk->pos + kk->n);
-	for (size_t r = 0; r < s->rows; r++)
-		kk->unit[kk->n + r] = kk->unit_of[s->file];
 	kk->n += s->rows;
-	size_t bytes = kk->cap * (sizeof(*kk->unit) + sizeof(*kk->path) + sizeof(*kk->pos));
-	for (size_t i = 0; i < m->k->n; i++)
-		bytes += floe_vector_data_bytes(&kk->vec[i]);
-	if (bytes > KEEP_MAX_BYTES) {
+	if (kept_bytes(m) > KEEP_MAX_BYTES) {
 		floe_log_info("%s: more than %zu MB of keys to keep: differing ranges are diffed whole",
 			      m->l->job->table->bronze, KEEP_MAX_BYTES >> 20);
 		kept_drop(m);
 	}
+}
+
+/* The batch kept row `at` belongs to (binary search over the batches' first rows). */
+static const kept_batch *kept_batch_of(const kept_keys *kk, size_t at)
+{
+	size_t lo = 0, hi = kk->n_batch; /* the last batch whose start <= at */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (kk->batch[mid].start <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &kk->batch[lo];
+}
+
+/* Kept row `at`'s data file and position. */
+static void kept_position(const kept_keys *kk, size_t at, const char **path, int64_t *pos)
+{
+	const kept_batch *b = kept_batch_of(kk, at);
+	if (b->listed == SIZE_MAX) {
+		*path = b->path;
+		*pos = b->pos + (int64_t)(at - b->start);
+		return;
+	}
+	*path = kk->path[b->listed + (at - b->start)];
+	*pos = kk->pos[b->listed + (at - b->start)];
 }
 
 /* The first kept row whose first key column is at or after row `row` of `bound` (binary search). */
@@ -492,9 +548,10 @@ static bool in_deletes(merge *m, size_t *d, floe_vector *const *keys, size_t row
 {
 	if (!m->l->mor)
 		return false;
-	while (*d < m->n_del && bronze_key_cmp(m->k, m->del_keys, *d, keys, row) < 0)
+	int cmp = -1;
+	while (*d < m->n_del && (cmp = bronze_key_cmp(m->k, m->del_keys, *d, keys, row)) < 0)
 		(*d)++;
-	return *d < m->n_del && bronze_key_cmp(m->k, m->del_keys, *d, keys, row) == 0;
+	return *d < m->n_del && cmp == 0;
 }
 
 /* Merge-on-read under `floe run --follow`: the positions from its index (posindex.c), no scan. */
@@ -555,9 +612,10 @@ static int find_existing(merge *m)
 		}
 		if (s.row == 0)
 			keep_batch(m, &s); /* delete detection's sub-ranges diff against these */
-		while (c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row) < 0)
+		int cmp = -1;
+		while (c < m->n_chg && (cmp = bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row)) < 0)
 			c++;
-		if (c < m->n_chg && bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row) == 0) {
+		if (c < m->n_chg && cmp == 0) {
 			m->exists[c] = true;
 			m->same[c] = by_watermark && floe_vector_compare_rows(&s.vec[m->k->n], s.row,
 									      &m->chg[m->k->watermark], c) == 0;
@@ -840,7 +898,7 @@ static size_t lake_rows(const lake_side *ls)
 static void lake_deleted(merge *m, const lake_side *ls)
 {
 	const kept_keys *kk = &m->kept;
-	add_delete(m, ls->keys, lake_row(ls), ls->scan ? ls->first + ls->scan->file : kk->unit[ls->at]);
+	add_delete(m, ls->keys, lake_row(ls), ls->scan ? ls->first + ls->scan->file : kept_batch_of(kk, ls->at)->unit);
 	if (!m->l->mor)
 		return;
 	m->deleted++;
@@ -849,8 +907,7 @@ static void lake_deleted(merge *m, const lake_side *ls)
 		return;
 	}
 	floe_iceberg_position_delete *d = FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel);
-	d->path = kk->path[ls->at];
-	d->pos = kk->pos[ls->at];
+	kept_position(kk, ls->at, &d->path, &d->pos);
 }
 
 /* The source's keys (`ks`) against the lake's, in key order: deletes and late arrivals. */
@@ -1418,7 +1475,10 @@ static int find_deletes(merge *m)
 	source = floe_arena_alloc(m->a, (m->n_subs + 1) * sizeof(int64_t));
 	if (counts_send(m, COUNT_PIECES | (each ? COUNT_RANGES : COUNT_REST), &counting) < 0)
 		goto cleanup;
-	kept_start(m);
+	int64_t touched_rows = 0;
+	for (size_t f = 0; f < m->map.n_files; f++)
+		touched_rows += m->map.touched[f] ? m->files[f]->record_count : 0;
+	kept_start(m, touched_rows);
 	if (find_existing(m) < 0 || m->full) {
 		error = m->full ? 0 : -1; /* loads in full */
 		goto cleanup;

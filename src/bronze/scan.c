@@ -332,6 +332,11 @@ void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos)
 	*pos = offset + (int64_t)s->row;
 }
 
+bool bronze_scan_consecutive(const bronze_scan *s)
+{
+	return !s->merged;
+}
+
 void bronze_scan_batch_positions(const bronze_scan *s, const char **path, int64_t *pos)
 {
 	if (s->merged) {

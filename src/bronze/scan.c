@@ -30,6 +30,9 @@ void bronze_scan_init(bronze_scan *s, floe_arena *arena, floe_iceberg_table *tab
 	s->want = want;
 	s->n_want = n_want;
 	s->vec = floe_arena_alloc(arena, (n_want + 1) * sizeof(floe_vector));
+	s->scratch = floe_parquet_scratch_new();
+	s->opts = (floe_parquet_reader_opts)FLOE_PARQUET_READER_OPTS_INIT;
+	s->opts.scratch = s->scratch;
 }
 
 void bronze_scan_groups(bronze_scan *s, const bronze_group *const *groups, const bronze_keys *keys)
@@ -71,7 +74,7 @@ static int check_shape(const bronze_scan *s, const floe_vector *vec, size_t k, c
 	return -1;
 }
 
-/* The wanted columns of row group `rg` of `r` (data file `path`) into `vec` (freed before). */
+/* The wanted columns of row group `rg` of `r` (data file `path`) into `vec` (valid vectors, refilled). */
 static int read_columns(const bronze_scan *s, floe_parquet_reader *r, const char *path, size_t rg,
 			floe_vector *vec)
 {
@@ -81,7 +84,7 @@ static int read_columns(const bronze_scan *s, floe_parquet_reader *r, const char
 		const floe_iceberg_field *f = &s->cols->schema->fields[s->want[k]];
 		long field = field_of(m, f->id);
 		if (field >= 0) {
-			if (floe_parquet_reader_read_field(&vec[k], r, rg, (size_t)field) < 0)
+			if (floe_parquet_reader_read_field_reuse(&vec[k], r, rg, (size_t)field) < 0)
 				return floe_error_context("while reading column \"%s\" of \"%s\"", f->name, path);
 			if (check_shape(s, vec, k, path) < 0)
 				return -1;
@@ -90,6 +93,7 @@ static int read_columns(const bronze_scan *s, floe_parquet_reader *r, const char
 		if (f->required)
 			return floe_error_set(FLOE_ERR_CHECK, "data file \"%s\" has no column \"%s\" (field id %d)",
 					      path, f->name, (int)f->id);
+		floe_vector_free(&vec[k]);
 		floe_pg_copy_vector_init(&vec[k], &s->cols->copy[s->want[k]]);
 		for (size_t i = 0; i < rows; i++)
 			floe_vector_append_null(&vec[k]);
@@ -100,7 +104,6 @@ static int read_columns(const bronze_scan *s, floe_parquet_reader *r, const char
 static int read_row_group(bronze_scan *s)
 {
 	const floe_parquet_meta *m = floe_parquet_reader_meta(s->reader);
-	free_vectors(s);
 	if (read_columns(s, s->reader, s->files[s->file]->path, s->row_group, s->vec) < 0)
 		return -1;
 	s->rows = (size_t)m->row_groups[s->row_group].num_rows;
@@ -114,7 +117,7 @@ static int open_path(bronze_scan *s, const char *path)
 	s->reader = NULL;
 	s->row_group = 0;
 	s->rows = s->row = 0;
-	return floe_iceberg_parquet_open(&s->reader, floe_iceberg_table_storage(s->table), path, NULL);
+	return floe_iceberg_parquet_open(&s->reader, floe_iceberg_table_storage(s->table), path, &s->opts);
 }
 
 /* ---- a group: its members' live rows merged in key order as they stream ---- */
@@ -185,8 +188,6 @@ static int cursor_settle(bronze_scan *s, bronze_cursor *c)
 			cursor_release(s, c);
 			return 0;
 		}
-		for (size_t k = 0; c->started && k < s->n_want; k++)
-			floe_vector_free(&c->vec[k]);
 		c->started = true;
 		c->row_group = rg;
 		c->row = 0;
@@ -228,7 +229,7 @@ static int open_group(bronze_scan *s, const bronze_group *grp)
 		c->vec = floe_arena_alloc(s->arena, (s->n_want + 1) * sizeof(floe_vector));
 		key_view(s, c->keys, c->vec);
 		if (floe_iceberg_parquet_open(&c->reader, floe_iceberg_table_storage(s->table), c->f->file.path,
-					      NULL) < 0)
+					      &s->opts) < 0)
 			return -1;
 		c->done = false;
 		if (cursor_settle(s, c) < 0)
@@ -310,7 +311,8 @@ static int open_file(bronze_scan *s)
 {
 	const bronze_group *grp = s->groups ? s->groups[s->file] : NULL;
 	close_group(s);
-	free_vectors(s);
+	if (grp) /* a plain file's read refills the vectors in place */
+		free_vectors(s);
 	s->merged = false;
 	if (!grp)
 		return open_path(s, s->files[s->file]->path);
@@ -393,4 +395,6 @@ void bronze_scan_close(bronze_scan *s)
 	free_vectors(s);
 	floe_parquet_reader_free(s->reader);
 	s->reader = NULL;
+	floe_parquet_scratch_free(s->scratch);
+	s->scratch = NULL;
 }

@@ -318,12 +318,23 @@ typedef struct floe_parquet_meta {
 	size_t n_column_orders;
 } floe_parquet_meta;
 
+/*
+ * Buffers that readers opened one after another share (a scan over many files): a column chunk's
+ * bytes, a decompressed page, a page's values — kept at their size from file to file instead of
+ * allocated and faulted in again for each. Readers that use one must not run at the same time
+ * (two threads: two scratches). Freed after the last reader that used it.
+ */
+typedef struct floe_parquet_scratch floe_parquet_scratch;
+floe_parquet_scratch *floe_parquet_scratch_new(void);
+void floe_parquet_scratch_free(floe_parquet_scratch *s);
+
 typedef struct floe_parquet_reader_opts {
 	size_t max_footer_bytes;  /* refuse larger footers */
 	size_t max_page_bytes;    /* refuse pages that decompress to more */
 	size_t max_values;        /* refuse column chunks with more level entries */
 	bool skip_page_crc;       /* do not verify page CRCs (by default a page whose header
 				     records one must match it, else FLOE_ERR_CHECK naming the file) */
+	floe_parquet_scratch *scratch; /* NULL: the reader's own buffers */
 } floe_parquet_reader_opts;
 
 #define FLOE_PARQUET_READER_OPTS_INIT \
@@ -383,6 +394,13 @@ int floe_parquet_reader_read_column(floe_vector *out, floe_parquet_reader *r, si
  */
 int floe_parquet_reader_read_field(floe_vector *out, floe_parquet_reader *r, size_t row_group,
 				   size_t field);
+/*
+ * floe_parquet_reader_read_field into `out`, a vector an earlier read filled (or a zeroed one):
+ * a flat vector of the same type keeps its memory and is refilled — a scan reading row group
+ * after row group does not allocate (and fault in) its vectors again for each.
+ */
+int floe_parquet_reader_read_field_reuse(floe_vector *out, floe_parquet_reader *r, size_t row_group,
+					 size_t field);
 
 /*
  * Iceberg metrics of the whole file computed from its footer (as Iceberg's Java

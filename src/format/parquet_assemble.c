@@ -160,18 +160,21 @@ static bool nested(const pq_shape *n)
 	       (n->type == FLOE_VEC_LIST && (n->kids->type == FLOE_VEC_STRUCT || n->kids->type == FLOE_VEC_LIST));
 }
 
-int floe_parquet_reader_read_field(floe_vector *out, floe_parquet_reader *r, size_t row_group,
-				   size_t field)
+static int read_field(floe_vector *out, floe_parquet_reader *r, size_t row_group, size_t field, bool reuse)
 {
 	const floe_parquet_meta *m = floe_parquet_reader_meta(r);
 	assembly a = { .r = r };
 	int error = -1;
+	const pq_shape *top = row_group < m->n_row_groups && field < m->n_fields ? r->shapes[field] : NULL;
+	if (reuse && top && !nested(top)) /* a primitive or a list of them: its one leaf reads as the field */
+		return pq_read_column(out, r, row_group, top->leaf, true);
+	if (reuse)
+		floe_vector_free(out);
 	floe_vector_init(out, FLOE_VEC_BOOLEAN, 0);
 	if (row_group >= m->n_row_groups || field >= m->n_fields)
 		return floe_error_set(FLOE_ERR_USAGE, "no field %zu in row group %zu of \"%s\"", field,
 				      row_group, r->path);
 	a.field = &m->fields[field];
-	const pq_shape *top = r->shapes[field];
 	if (!top)
 		return floe_error_set(FLOE_ERR_USAGE, "floe cannot read field %s of \"%s\": %s", a.field->name,
 				      r->path, a.field->unsupported);
@@ -206,4 +209,15 @@ cleanup:
 				   r->path);
 	}
 	return error;
+}
+
+int floe_parquet_reader_read_field(floe_vector *out, floe_parquet_reader *r, size_t row_group, size_t field)
+{
+	return read_field(out, r, row_group, field, false);
+}
+
+int floe_parquet_reader_read_field_reuse(floe_vector *out, floe_parquet_reader *r, size_t row_group,
+					 size_t field)
+{
+	return read_field(out, r, row_group, field, true);
 }

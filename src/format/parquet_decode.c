@@ -38,7 +38,8 @@ typedef struct dec {
 	int32_t type_length;
 	int64_t factor;             /* 1000 for milliseconds read as microseconds */
 	pq_codec *codec;
-	floe_vector dict, vals;
+	floe_vector dict, own_vals;
+	floe_vector *vals;          /* a page's values: own_vals, or the reader's scratch */
 	bool has_dict;
 	uint32_t *def, *rep, *idx;
 	size_t cap_lvl, cap_idx;
@@ -288,11 +289,11 @@ static int decode_dict_indices(dec *d, const uint8_t *p, size_t len, size_t n)
 	pq_rle_decoder_init(&rd, p + 1, len - 1, p[0]);
 	if (pq_rle_decode(&rd, d->idx, n) < 0)
 		return bad(d, "dictionary indices end early or are malformed");
-	floe_vector_reserve(&d->vals, d->vals.len + n);
+	floe_vector_reserve(d->vals, d->vals->len + n);
 	for (size_t i = 0; i < n; i++) {
 		if (d->idx[i] >= d->dict.len)
 			return bad(d, "dictionary index %u of a dictionary of %zu", d->idx[i], d->dict.len);
-		floe_vector_append_row(&d->vals, &d->dict, d->idx[i]);
+		floe_vector_append_row(d->vals, &d->dict, d->idx[i]);
 	}
 	return 0;
 }
@@ -313,18 +314,18 @@ static int decode_rle_bools(dec *d, const uint8_t *p, size_t len, size_t n)
 	pq_rle_decoder_init(&rd, p + 4, k, 1);
 	if (pq_rle_decode(&rd, d->idx, n) < 0)
 		return bad(d, "RLE booleans end early or are malformed");
-	floe_vector_reserve(&d->vals, d->vals.len + n);
+	floe_vector_reserve(d->vals, d->vals->len + n);
 	for (size_t i = 0; i < n; i++)
-		floe_vector_append_bool(&d->vals, d->idx[i] != 0);
+		floe_vector_append_bool(d->vals, d->idx[i] != 0);
 	return 0;
 }
 
 static int decode_values(dec *d, int encoding, const uint8_t *p, size_t len, size_t n)
 {
 	if (!d->lv)
-		floe_vector_clear(&d->vals); /* one page's values; levels mode keeps the chunk's */
+		floe_vector_clear(d->vals); /* one page's values; levels mode keeps the chunk's */
 	switch (encoding) {
-	case PQ_ENC_PLAIN: return decode_plain(d, &d->vals, p, len, n);
+	case PQ_ENC_PLAIN: return decode_plain(d, d->vals, p, len, n);
 	case PQ_ENC_PLAIN_DICTIONARY:
 	case PQ_ENC_RLE_DICTIONARY: return decode_dict_indices(d, p, len, n);
 	case PQ_ENC_RLE:
@@ -361,7 +362,7 @@ static int assemble_flat(dec *d, size_t n)
 		size_t end = k;
 		while (end < n && d->def[end] == max_def)
 			end++;
-		floe_vector_append_rows(d->out, &d->vals, vi, end - k);
+		floe_vector_append_rows(d->out, d->vals, vi, end - k);
 		vi += end - k;
 		if (end < n)
 			floe_vector_append_null(d->out);
@@ -394,7 +395,7 @@ static int assemble_list(dec *d, size_t n)
 			return bad(d, "a repeated value outside a list");
 		}
 		if (def == max_def)
-			floe_vector_append_row(child, &d->vals, vi++);
+			floe_vector_append_row(child, d->vals, vi++);
 		else
 			floe_vector_append_null(child); /* the element, or a struct on the way to the leaf, is null */
 	}
@@ -495,8 +496,8 @@ static int page_v1(dec *d, const page_header *h, const uint8_t *body, size_t len
 
 static int decompress(dec *d, const uint8_t *in, size_t len, size_t out_len, const uint8_t **out)
 {
-	floe_buf_clear(&d->r->page);
-	uint8_t *dst = pq_buf_extend(&d->r->page, out_len);
+	floe_buf_clear(d->r->page);
+	uint8_t *dst = pq_buf_extend(d->r->page, out_len);
 	if (!dst)
 		return bad(d, "a page of %zu bytes", out_len);
 	if (pq_codec_decompress(d->codec, dst, out_len, in, len) < 0)
@@ -570,13 +571,14 @@ static int one_page(dec *d, const page_header *h, const uint8_t *body)
 static void dec_free(dec *d)
 {
 	floe_vector_free(&d->dict);
-	floe_vector_free(&d->vals);
+	floe_vector_free(&d->own_vals);
 	free(d->def);
 	free(d->rep);
 	free(d->idx);
 }
 
-static void dec_init(dec *d, floe_parquet_reader *r, const floe_parquet_leaf *leaf)
+/* `levels`: the values stay with the chunk (moved to its levels), so never the scratch's. */
+static void dec_init(dec *d, floe_parquet_reader *r, const floe_parquet_leaf *leaf, bool levels)
 {
 	const floe_parquet_schema_element *e = &r->meta.schema[leaf->element];
 	memset(d, 0, sizeof(*d));
@@ -591,7 +593,12 @@ static void dec_init(dec *d, floe_parquet_reader *r, const floe_parquet_leaf *le
 		d->factor = 1000;
 	d->d_outer = leaf->list_def;
 	floe_vector_init(&d->dict, leaf->vtype, leaf->vtype == FLOE_VEC_FIXED ? leaf->width : 0);
-	floe_vector_init(&d->vals, leaf->vtype, leaf->vtype == FLOE_VEC_FIXED ? leaf->width : 0);
+	floe_vector_init(&d->own_vals, leaf->vtype, leaf->vtype == FLOE_VEC_FIXED ? leaf->width : 0);
+	d->vals = &d->own_vals;
+	if (r->vals && !levels) {
+		d->vals = r->vals;
+		floe_vector_reuse(d->vals, leaf->vtype, leaf->vtype == FLOE_VEC_FIXED ? leaf->width : 0);
+	}
 }
 
 static int get_codec(dec *d, int codec)
@@ -670,15 +677,21 @@ cleanup:
 }
 
 int pq_decode_chunk(floe_vector *out, floe_parquet_reader *r, const floe_parquet_leaf *leaf,
-		    const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len)
+		    const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len, bool reuse)
 {
 	dec d;
 	int32_t width = leaf->vtype == FLOE_VEC_FIXED ? leaf->width : 0;
-	dec_init(&d, r, leaf);
-	if (leaf->in_list)
-		floe_vector_init_list(out, leaf->vtype, width);
-	else
-		floe_vector_init(out, leaf->vtype, width);
+	dec_init(&d, r, leaf, false);
+	if (reuse && !leaf->in_list) {
+		floe_vector_reuse(out, leaf->vtype, width);
+	} else {
+		if (reuse)
+			floe_vector_free(out);
+		if (leaf->in_list)
+			floe_vector_init_list(out, leaf->vtype, width);
+		else
+			floe_vector_init(out, leaf->vtype, width);
+	}
 	if (leaf->vtype == FLOE_VEC_DECIMAL) {
 		floe_vector *values = leaf->in_list ? out->child : out;
 		values->precision = leaf->precision;
@@ -696,11 +709,11 @@ int pq_decode_levels(pq_levels *out, floe_parquet_reader *r, const floe_parquet_
 		     const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len)
 {
 	dec d;
-	dec_init(&d, r, leaf);
+	dec_init(&d, r, leaf, true);
 	d.lv = out;
 	int rc = chunk_pages(&d, cc, data, len);
-	out->vals = d.vals; /* the chunk's values move to `out` */
-	floe_vector_init(&d.vals, leaf->vtype, 0);
+	out->vals = d.own_vals; /* the chunk's values move to `out` */
+	floe_vector_init(&d.own_vals, leaf->vtype, 0);
 	dec_free(&d);
 	return rc;
 }

@@ -469,9 +469,32 @@ static floe_parquet_reader *reader_new(const floe_parquet_reader_opts *opts)
 	floe_parquet_reader *r = floe_xcalloc(1, sizeof(*r));
 	r->arena = floe_arena_new();
 	r->opts = opts ? *opts : defaults;
-	floe_buf_init(&r->chunk, SIZE_MAX >> 1);
-	floe_buf_init(&r->page, SIZE_MAX >> 1);
+	floe_buf_init(&r->own_chunk, SIZE_MAX >> 1);
+	floe_buf_init(&r->own_page, SIZE_MAX >> 1);
+	floe_parquet_scratch *s = r->opts.scratch;
+	r->chunk = s ? &s->chunk : &r->own_chunk;
+	r->page = s ? &s->page : &r->own_page;
+	r->vals = s ? &s->vals : NULL;
 	return r;
+}
+
+floe_parquet_scratch *floe_parquet_scratch_new(void)
+{
+	floe_parquet_scratch *s = floe_xcalloc(1, sizeof(*s));
+	floe_buf_init(&s->chunk, SIZE_MAX >> 1);
+	floe_buf_init(&s->page, SIZE_MAX >> 1);
+	floe_vector_init(&s->vals, FLOE_VEC_BOOLEAN, 0);
+	return s;
+}
+
+void floe_parquet_scratch_free(floe_parquet_scratch *s)
+{
+	if (!s)
+		return;
+	floe_buf_free(&s->chunk);
+	floe_buf_free(&s->page);
+	floe_vector_free(&s->vals);
+	free(s);
 }
 
 int floe_parquet_reader_open_mem(floe_parquet_reader **out, const void *data, size_t len,
@@ -515,8 +538,8 @@ void floe_parquet_reader_free(floe_parquet_reader *r)
 		r->source.close(r->source.ctx);
 	for (int i = 0; i < 8; i++)
 		pq_codec_free(r->codecs[i]);
-	floe_buf_free(&r->chunk);
-	floe_buf_free(&r->page);
+	floe_buf_free(&r->own_chunk);
+	floe_buf_free(&r->own_page);
 	free(r->path);
 	floe_arena_free(r->arena);
 	free(r);
@@ -531,8 +554,8 @@ int pq_chunk_bytes(const uint8_t **data, const floe_parquet_column_chunk **cc, f
 		   size_t rg, size_t leaf)
 {
 	const floe_parquet_column_chunk *c = &r->meta.row_groups[rg].columns[leaf];
-	floe_buf_clear(&r->chunk);
-	uint8_t *p = pq_buf_extend(&r->chunk, (size_t)c->total_compressed_size);
+	floe_buf_clear(r->chunk);
+	uint8_t *p = pq_buf_extend(r->chunk, (size_t)c->total_compressed_size);
 	if (!p)
 		return corrupt(r, "a column chunk of %lld bytes", (long long)c->total_compressed_size);
 	*data = p;
@@ -543,10 +566,16 @@ int pq_chunk_bytes(const uint8_t **data, const floe_parquet_column_chunk **cc, f
 int floe_parquet_reader_read_column(floe_vector *out, floe_parquet_reader *r, size_t row_group,
 				    size_t leaf)
 {
+	return pq_read_column(out, r, row_group, leaf, false);
+}
+
+int pq_read_column(floe_vector *out, floe_parquet_reader *r, size_t row_group, size_t leaf, bool reuse)
+{
 	const floe_parquet_meta *m = &r->meta;
 	const floe_parquet_column_chunk *cc;
 	const uint8_t *data;
-	floe_vector_init(out, FLOE_VEC_BOOLEAN, 0);
+	if (!reuse)
+		floe_vector_init(out, FLOE_VEC_BOOLEAN, 0);
 	if (row_group >= m->n_row_groups || leaf >= m->n_leaves)
 		return floe_error_set(FLOE_ERR_USAGE, "no column %zu in row group %zu of \"%s\"", leaf,
 				      row_group, r->path);
@@ -555,7 +584,7 @@ int floe_parquet_reader_read_column(floe_vector *out, floe_parquet_reader *r, si
 		return floe_error_set(FLOE_ERR_USAGE, "floe cannot read column %s of \"%s\": %s", l->path,
 				      r->path, l->unsupported ? l->unsupported : "unsupported type");
 	if (pq_chunk_bytes(&data, &cc, r, row_group, leaf) < 0 ||
-	    pq_decode_chunk(out, r, l, cc, data, (size_t)cc->total_compressed_size) < 0) {
+	    pq_decode_chunk(out, r, l, cc, data, (size_t)cc->total_compressed_size, reuse) < 0) {
 		floe_vector_free(out);
 		return floe_error_context("while reading column %s of row group %zu of \"%s\"", l->path,
 					  row_group, r->path);

@@ -42,7 +42,9 @@ struct floe_parquet_reader {
 	floe_parquet_meta meta;
 	int64_t data_end;             /* first byte of the footer: chunks must end before */
 	pq_codec *codecs[8];          /* created on first use, by codec number */
-	floe_buf chunk, page;         /* scratch for column chunk bytes and a decompressed page */
+	floe_buf own_chunk, own_page; /* column chunk bytes and a decompressed page, without opts.scratch */
+	floe_buf *chunk, *page;       /* those, or the shared scratch's */
+	floe_vector *vals;            /* a page's values: the scratch's, or NULL (the decoder's own) */
 	const pq_shape **shapes;      /* per top-level field; NULL when floe cannot read it */
 	floe_parquet_leaf *values;    /* per leaf: how its values read, wherever it is nested */
 };
@@ -55,9 +57,20 @@ int pq_read_at(floe_parquet_reader *r, int64_t offset, size_t len, uint8_t *dst)
 int pq_chunk_bytes(const uint8_t **data, const floe_parquet_column_chunk **cc, floe_parquet_reader *r,
 		   size_t rg, size_t leaf);
 
-/* Decode the column chunk bytes of `leaf` in row group `rg` into `out` (parquet_decode.c). */
+/*
+ * Decode the column chunk bytes of `leaf` in row group `rg` into `out` (parquet_decode.c):
+ * initialised, or with `reuse` refilled keeping its memory (floe_vector_reuse).
+ */
 int pq_decode_chunk(floe_vector *out, floe_parquet_reader *r, const floe_parquet_leaf *leaf,
-		    const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len);
+		    const floe_parquet_column_chunk *cc, const uint8_t *data, size_t len, bool reuse);
+
+/* floe_parquet_reader_read_column, with `reuse` as pq_decode_chunk's. */
+int pq_read_column(floe_vector *out, floe_parquet_reader *r, size_t row_group, size_t leaf, bool reuse);
+
+struct floe_parquet_scratch {
+	floe_buf chunk, page;
+	floe_vector vals;
+};
 
 /* The same chunk as its level entries and values, for record assembly (zeroed `out`; free it
  * with pq_levels_free). */

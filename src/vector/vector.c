@@ -100,6 +100,18 @@ void floe_vector_free(floe_vector *v)
 	floe_vector_init(v, v->type, v->width);
 }
 
+void floe_vector_reuse(floe_vector *v, floe_vec_type type, int32_t width)
+{
+	int32_t w = type == FLOE_VEC_UUID ? 16 : type == FLOE_VEC_FIXED ? width : 0;
+	if (v->type != type || v->width != w || v->child || v->n_children) {
+		floe_vector_free(v);
+		floe_vector_init(v, type, width);
+		return;
+	}
+	floe_vector_clear(v);
+	v->precision = v->scale = 0;
+}
+
 void floe_vector_clear(floe_vector *v)
 {
 	v->len = 0;

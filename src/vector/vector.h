@@ -106,6 +106,11 @@ void floe_vector_free(floe_vector *v);
 
 /* Forget the rows, keep the memory (and the children's). */
 void floe_vector_clear(floe_vector *v);
+/*
+ * `v` (a valid vector) emptied as a flat vector of `type`: its memory kept when it already is one
+ * of that type and width (a reader refilling it batch after batch), else freed and initialised.
+ */
+void floe_vector_reuse(floe_vector *v, floe_vec_type type, int32_t width);
 
 /* Room for `rows` rows in total (not more), and for `bytes` bytes of STRING/BINARY data. */
 void floe_vector_reserve(floe_vector *v, size_t rows);

@@ -839,3 +839,47 @@ FLOE_TEST(reader_names_the_file_whose_page_fails_its_crc)
 	floe_vector_free(&v);
 	floe_buf_free(&file);
 }
+
+/*
+ * Reading with a shared scratch and refilling one vector (floe_parquet_reader_read_field_reuse)
+ * gives exactly what fresh reads give: field by field over the row groups (the vector kept), and
+ * row group by row group over the fields (its type changing every read).
+ */
+FLOE_TEST(reused_vectors_and_scratch_read_as_fresh_ones)
+{
+	floe_parquet_field f[N_TYPES];
+	floe_vector v[N_TYPES];
+	type_matrix(f, v, 5000, false);
+	floe_parquet_writer_opts o = quick_opts(FLOE_PARQUET_ZSTD);
+	o.page_rows = 700;
+	o.row_group_bytes = 40000;
+	written wr;
+	FLOE_CHECK(write_and_open(&wr, "reuse.parquet", f, N_TYPES, v, &o));
+	floe_parquet_scratch *scratch = floe_parquet_scratch_new();
+	floe_parquet_reader_opts ro = FLOE_PARQUET_READER_OPTS_INIT;
+	ro.scratch = scratch;
+	floe_parquet_reader *shared = NULL;
+	FLOE_CHECK(tk_parquet_open(&shared, path_of("reuse.parquet"), &ro) == 0);
+	const floe_parquet_meta *m = floe_parquet_reader_meta(wr.reader);
+	FLOE_CHECK(m->n_row_groups > 2);
+	for (int pass = 0; pass < 2; pass++) {
+		floe_vector one, fresh;
+		memset(&one, 0, sizeof(one));
+		for (size_t a = 0; a < (pass ? m->n_row_groups : N_TYPES); a++)
+			for (size_t b = 0; b < (pass ? N_TYPES : m->n_row_groups); b++) {
+				size_t rg = pass ? a : b, c = pass ? b : a;
+				FLOE_CHECK(floe_parquet_reader_read_field_reuse(&one, shared, rg, c) == 0);
+				FLOE_CHECK(floe_parquet_reader_read_field(&fresh, wr.reader, rg, c) == 0);
+				FLOE_CHECK(same_layout(&one, &fresh) && one.len == fresh.len);
+				for (size_t i = 0; i < one.len; i++)
+					FLOE_CHECK(same_row(&one, i, &fresh, i));
+				floe_vector_free(&fresh);
+			}
+		floe_vector_free(&one);
+	}
+	floe_parquet_reader_free(shared);
+	floe_parquet_scratch_free(scratch);
+	written_free(&wr);
+	for (size_t c = 0; c < N_TYPES; c++)
+		floe_vector_free(&v[c]);
+}

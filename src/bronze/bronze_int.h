@@ -190,6 +190,8 @@ typedef struct bronze_scan {
 	const size_t *want;        /* column indexes read */
 	size_t n_want;
 	floe_parquet_reader *reader;
+	floe_parquet_scratch *scratch; /* the buffers every reader of the scan shares, one read at a time */
+	floe_parquet_reader_opts opts;
 	size_t row_group;
 	floe_vector *vec;          /* n_want vectors of the current row group */
 	size_t row, rows;          /* current row, rows in the row group */
@@ -387,6 +389,11 @@ int bronze_reader_next(bronze_reader *r, const floe_vector **vectors, size_t *ro
 void bronze_reader_free(bronze_reader *r);
 /* Threads of a full load: FLOE_LOAD_THREADS (1 or 2), else 2 with more than two cores. */
 int bronze_load_threads(void);
+/*
+ * Threads that read bronze's own files alongside the caller (an incremental load's touched keys, a
+ * rewrite's writer): 2 unless FLOE_LOAD_THREADS=1 or one core — no PostgreSQL backend competes.
+ */
+int bronze_read_threads(void);
 
 /* Track the largest watermark among `rows` vectors, counting those past the source's clock. */
 void bronze_watermark_track(bronze_load *l, const floe_vector *rows);

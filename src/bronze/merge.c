@@ -37,6 +37,7 @@
 #include "pg/pg.h"
 
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -145,10 +146,10 @@ typedef struct key_order {
 	bool has_prev;
 } key_order;
 
-static void order_init(key_order *o, merge *m)
+static void order_init(key_order *o, const merge *m, floe_arena *a)
 {
-	o->prev = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
-	o->prev_keys = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector *));
+	o->prev = floe_arena_alloc(a, (m->k->n + 1) * sizeof(floe_vector));
+	o->prev_keys = floe_arena_alloc(a, (m->k->n + 1) * sizeof(floe_vector *));
 	for (size_t i = 0; i < m->k->n; i++) {
 		const floe_pg_copy_column *c = &m->l->cols.copy[m->k->col[i]];
 		floe_vector_init(&o->prev[i], c->vec, c->width);
@@ -221,7 +222,7 @@ static int fetch_rows(merge *m, const char *sql, const char *what)
 	m->chg_keys = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector *));
 	bronze_key_view(m->k, m->chg_keys, m->chg);
 	key_order o;
-	order_init(&o, m);
+	order_init(&o, m, m->a);
 	for (size_t i = 0; i < m->n_chg && !m->full; i++)
 		if (!order_next(&o, m->k, m->chg_keys, i))
 			m->full = "loaded in full: the source returned keys out of order or twice";
@@ -429,9 +430,8 @@ static void mark_position(merge *m, const bronze_scan *s)
 
 /* ---- the touched units' keys, kept for the sub-ranges' key-set diffs ---- */
 
-static void kept_drop(merge *m)
+static void kept_drop(kept_keys *kk, const merge *m)
 {
-	kept_keys *kk = &m->kept;
 	for (size_t i = 0; kk->vec && i < m->k->n; i++)
 		floe_vector_free(&kk->vec[i]);
 	free(kk->batch);
@@ -440,11 +440,14 @@ static void kept_drop(merge *m)
 	memset(kk, 0, sizeof(*kk));
 }
 
-/* Keeping starts; `rows`: what the touched units hold (the key vectors are sized once for them). */
-static void kept_start(merge *m, int64_t rows)
+/*
+ * Keeping starts; `rows`: what the units it keeps hold (the key vectors are sized once for them);
+ * `unit_of`: the unit of each file the scan that feeds it reads. The vectors come from `a`.
+ */
+static void kept_start(kept_keys *kk, const merge *m, floe_arena *a, int64_t rows, const size_t *unit_of)
 {
-	kept_keys *kk = &m->kept;
-	kk->vec = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
+	memset(kk, 0, sizeof(*kk));
+	kk->vec = floe_arena_alloc(a, (m->k->n + 1) * sizeof(floe_vector));
 	for (size_t i = 0; i < m->k->n; i++) {
 		const floe_pg_copy_column *c = &m->l->cols.copy[m->k->col[i]];
 		floe_vector_init(&kk->vec[i], c->vec, c->width);
@@ -452,42 +455,62 @@ static void kept_start(merge *m, int64_t rows)
 			floe_vector_reserve(&kk->vec[i], (size_t)rows);
 		kk->keys[i] = &kk->vec[i];
 	}
+	kk->unit_of = unit_of;
 	kk->on = kk->ok = true;
 }
 
 /* The kept rows' bytes: keys, batches and listed positions. */
-static size_t kept_bytes(const merge *m)
+static size_t kept_bytes(const kept_keys *kk, const merge *m)
 {
-	const kept_keys *kk = &m->kept;
 	size_t bytes = kk->cap_batch * sizeof(*kk->batch) + kk->cap_listed * (sizeof(*kk->path) + sizeof(*kk->pos));
 	for (size_t i = 0; i < m->k->n; i++)
 		bytes += floe_vector_data_bytes(&kk->vec[i]);
 	return bytes;
 }
 
-/* The scan's current batch (at its first row) joins the kept keys; all are dropped past KEEP_MAX_BYTES. */
-static void keep_batch(merge *m, const bronze_scan *s)
+static void kept_too_many(kept_keys *kk, const merge *m)
 {
-	kept_keys *kk = &m->kept;
-	if (!kk->on)
+	floe_log_info("%s: more than %zu MB of keys to keep: differing ranges are diffed whole",
+		      m->l->job->table->bronze, KEEP_MAX_BYTES >> 20);
+	kept_drop(kk, m);
+}
+
+/* Room for `more` listed rows. */
+static void kept_list_room(kept_keys *kk, size_t more)
+{
+	if (kk->n_listed + more <= kk->cap_listed)
 		return;
+	size_t cap = kk->cap_listed ? kk->cap_listed : 65536;
+	while (cap < kk->n_listed + more)
+		cap *= 2;
+	kk->path = floe_xrealloc(kk->path, cap * sizeof(*kk->path));
+	kk->pos = floe_xrealloc(kk->pos, cap * sizeof(*kk->pos));
+	kk->cap_listed = cap;
+}
+
+static kept_batch *kept_push_batch(kept_keys *kk)
+{
 	if (kk->n_batch == kk->cap_batch) {
 		kk->cap_batch = kk->cap_batch ? kk->cap_batch * 2 : 256;
 		kk->batch = floe_xrealloc(kk->batch, kk->cap_batch * sizeof(*kk->batch));
 	}
-	kept_batch *b = &kk->batch[kk->n_batch++];
+	return &kk->batch[kk->n_batch++];
+}
+
+/*
+ * The scan's current batch (at its first row) joins the kept keys; all are dropped past
+ * `max_bytes` (KEEP_MAX_BYTES shared by the parts that keep).
+ */
+static void keep_batch(kept_keys *kk, const merge *m, const bronze_scan *s, size_t max_bytes)
+{
+	if (!kk->on)
+		return;
+	kept_batch *b = kept_push_batch(kk);
 	*b = (kept_batch){ .start = kk->n, .unit = kk->unit_of[s->file], .listed = SIZE_MAX };
 	if (bronze_scan_consecutive(s)) {
 		bronze_scan_position(s, &b->path, &b->pos); /* s is at its batch's first row */
 	} else {
-		if (kk->n_listed + s->rows > kk->cap_listed) {
-			size_t cap = kk->cap_listed ? kk->cap_listed : 65536;
-			while (cap < kk->n_listed + s->rows)
-				cap *= 2;
-			kk->path = floe_xrealloc(kk->path, cap * sizeof(*kk->path));
-			kk->pos = floe_xrealloc(kk->pos, cap * sizeof(*kk->pos));
-			kk->cap_listed = cap;
-		}
+		kept_list_room(kk, s->rows);
 		b->listed = kk->n_listed;
 		bronze_scan_batch_positions(s, kk->path + kk->n_listed, kk->pos + kk->n_listed);
 		kk->n_listed += s->rows;
@@ -495,11 +518,35 @@ static void keep_batch(merge *m, const bronze_scan *s)
 	for (size_t i = 0; i < m->k->n; i++)
 		floe_vector_append_rows(&kk->vec[i], &s->vec[i], 0, s->rows);
 	kk->n += s->rows;
-	if (kept_bytes(m) > KEEP_MAX_BYTES) {
-		floe_log_info("%s: more than %zu MB of keys to keep: differing ranges are diffed whole",
-			      m->l->job->table->bronze, KEEP_MAX_BYTES >> 20);
-		kept_drop(m);
+	if (kept_bytes(kk, m) > max_bytes)
+		kept_too_many(kk, m);
+}
+
+/* `from`'s kept keys (the ones after `into`'s) appended to `into`'s; `from` emptied. Dropped both when either was. */
+static void kept_join(kept_keys *into, kept_keys *from, const merge *m)
+{
+	if (!into->ok || !from->ok) {
+		kept_drop(into, m);
+		kept_drop(from, m);
+		return;
 	}
+	for (size_t i = 0; i < m->k->n; i++)
+		floe_vector_append_rows(&into->vec[i], &from->vec[i], 0, from->n);
+	kept_list_room(into, from->n_listed);
+	memcpy(into->path + into->n_listed, from->path, from->n_listed * sizeof(*from->path));
+	memcpy(into->pos + into->n_listed, from->pos, from->n_listed * sizeof(*from->pos));
+	for (size_t b = 0; b < from->n_batch; b++) {
+		kept_batch *to = kept_push_batch(into);
+		*to = from->batch[b];
+		to->start += into->n;
+		if (to->listed != SIZE_MAX)
+			to->listed += into->n_listed;
+	}
+	into->n += from->n;
+	into->n_listed += from->n_listed;
+	kept_drop(from, m);
+	if (kept_bytes(into, m) > KEEP_MAX_BYTES)
+		kept_too_many(into, m);
 }
 
 /* The batch kept row `at` belongs to (binary search over the batches' first rows). */
@@ -568,24 +615,143 @@ static void existing_by_index(merge *m, bronze_posindex *ix)
 		}
 }
 
-/* Which changes have a key bronze has: the touched files' keys read against the changes. */
-static int find_existing(merge *m)
+/*
+ * ---- which changes bronze has: the touched units' keys read against the changes ----
+ *
+ * Read in two parts of about equal rows on two threads (one part, inline, with FLOE_LOAD_THREADS=1
+ * or one core): each part scans its units, marks the changes it holds (a key lives in one unit, so
+ * the parts mark different changes), notes the positions it replaces or deletes and keeps its keys;
+ * joined in unit order after, with the order check across the boundary.
+ */
+typedef struct existing_part {
+	merge *m;
+	floe_arena *a;                 /* the part's own while it runs on a thread */
+	const floe_iceberg_data_file **files;
+	const bronze_group **groups;
+	size_t n;
+	const size_t *want;
+	bool by_watermark;
+	size_t keep_max;               /* bytes of kept keys */
+	kept_keys kept;
+	floe_iceberg_position_delete *pdel;
+	size_t n_pdel, cap_pdel;
+	int64_t deleted;
+	const char *full;
+	key_order first, last;         /* its first key; its last */
+	bool any;
+	int rc;
+	bool take_error;               /* parts after the first: the error moves to the caller's chain at the join */
+	floe_error err;
+	pthread_t thread;
+} existing_part;
+
+/* Merge-on-read: the scan's current row is replaced or deleted. */
+static void part_mark(existing_part *p, const bronze_scan *s)
 {
+	if (!p->m->l->mor)
+		return;
+	floe_iceberg_position_delete *d = FLOE_ARENA_PUSH(p->a, p->pdel, p->n_pdel, p->cap_pdel);
+	bronze_scan_position(s, &d->path, &d->pos);
+}
+
+static int part_read(existing_part *p)
+{
+	merge *m = p->m;
 	bronze_scan s;
-	key_order o;
+	size_t c = 0, d = 0;
+	int rc;
+	floe_vector *keys[64];
+	order_init(&p->first, m, p->a);
+	order_init(&p->last, m, p->a);
+	bronze_scan_init(&s, p->a, m->l->table, &m->l->cols, p->files, p->n, p->want, m->k->n + p->by_watermark);
+	bronze_scan_groups(&s, p->groups, m->k);
+	while ((rc = bronze_scan_next(&s)) > 0) {
+		for (size_t i = 0; i < m->k->n; i++)
+			keys[i] = &s.vec[i];
+		if (!p->any)
+			order_next(&p->first, m->k, keys, s.row);
+		p->any = true;
+		if (!order_in_batch(&p->last, m->k, keys, s.row, s.rows)) {
+			p->full = "loaded in full: the data files are not in key order";
+			break;
+		}
+		if (s.row == 0)
+			keep_batch(&p->kept, m, &s, p->keep_max); /* delete detection's sub-ranges diff against these */
+		int cmp = -1;
+		while (c < m->n_chg && (cmp = bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row)) < 0)
+			c++;
+		if (c < m->n_chg && cmp == 0) {
+			m->exists[c] = true;
+			m->same[c] = p->by_watermark && floe_vector_compare_rows(&s.vec[m->k->n], s.row,
+										 &m->chg[m->k->watermark], c) == 0;
+			if (!m->same[c])
+				part_mark(p, &s); /* merge-on-read: the old version goes */
+		} else if (m->n_del && in_deletes(m, &d, keys, s.row)) {
+			p->deleted++;
+			part_mark(p, &s);
+		}
+	}
+	bronze_scan_close(&s);
+	return rc < 0 ? -1 : 0;
+}
+
+/* A part read; its error taken off the thread (part 0's stays on the caller's). */
+static void *part_thread(void *arg)
+{
+	existing_part *p = arg;
+	if ((p->rc = part_read(p)) < 0 && p->take_error)
+		floe_error_take(&p->err);
+	return NULL;
+}
+
+/* The rows a unit holds (a merge-on-read unit: its files'). */
+static int64_t unit_rows(const merge *m, size_t f)
+{
+	if (!m->groups || !m->groups[f])
+		return m->files[f]->record_count;
+	int64_t rows = 0;
+	for (size_t i = 0; i < m->groups[f]->n; i++)
+		rows += m->groups[f]->members[i]->file.record_count;
+	return rows;
+}
+
+/* Part p's result into the merge (parts in unit order); -1 on its error. */
+static int part_join(merge *m, existing_part *parts, size_t p, bool keep)
+{
+	existing_part *q = &parts[p];
+	if (q->rc < 0)
+		return -1;
+	if (!m->full)
+		m->full = q->full;
+	if (p > 0 && q->any && parts[p - 1].any && !m->full &&
+	    bronze_key_cmp(m->k, parts[p - 1].last.prev_keys, 0, q->first.prev_keys, 0) >= 0)
+		m->full = "loaded in full: the data files are not in key order";
+	for (size_t i = 0; i < q->n_pdel; i++)
+		*FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel) = q->pdel[i];
+	m->deleted += q->deleted;
+	if (keep && p > 0)
+		kept_join(&m->kept, &q->kept, m);
+	return 0;
+}
+
+/* Which changes have a key bronze has, and (`keep`) the touched units' keys kept in m->kept. */
+static int find_existing(merge *m, bool keep)
+{
+	existing_part parts[2];
 	const floe_iceberg_data_file **files = floe_arena_alloc(m->a, (m->map.n_files + 1) * sizeof(*files));
 	const bronze_group **groups = floe_arena_alloc(m->a, (m->map.n_files + 1) * sizeof(*groups));
-	size_t n = 0, c = 0, d = 0;
-	int rc, error = -1;
-	floe_vector *keys[64];
 	size_t *unit_of = floe_arena_alloc(m->a, (m->map.n_files + 1) * sizeof(size_t));
+	size_t n = 0, n_parts = 1;
+	bool error = false;
+	int64_t rows = 0, half = 0, part_rows[2] = { 0, 0 };
+	int rc;
 	for (size_t f = 0; f < m->map.n_files; f++)
 		if (m->map.touched[f]) {
 			groups[n] = m->groups ? m->groups[f] : NULL;
 			unit_of[n] = f;
 			files[n++] = m->files[f];
+			rows += unit_rows(m, f);
 		}
-	m->kept.unit_of = unit_of;
 	m->exists = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
 	m->same = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
 	bronze_posindex *ix = m->l->mor && !m->compacting ? m->l->job->index : NULL;
@@ -600,37 +766,55 @@ static int find_existing(merge *m)
 	bool by_watermark = m->skip_same && m->k->watermark >= 0;
 	if (by_watermark)
 		want[m->k->n] = (size_t)m->k->watermark;
-	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, files, n, want, m->k->n + by_watermark);
-	bronze_scan_groups(&s, groups, m->k);
-	order_init(&o, m);
-	while ((rc = bronze_scan_next(&s)) > 0) {
-		for (size_t i = 0; i < m->k->n; i++)
-			keys[i] = &s.vec[i];
-		if (!order_in_batch(&o, m->k, keys, s.row, s.rows)) {
-			m->full = "loaded in full: the data files are not in key order";
-			break;
-		}
-		if (s.row == 0)
-			keep_batch(m, &s); /* delete detection's sub-ranges diff against these */
-		int cmp = -1;
-		while (c < m->n_chg && (cmp = bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row)) < 0)
-			c++;
-		if (c < m->n_chg && cmp == 0) {
-			m->exists[c] = true;
-			m->same[c] = by_watermark && floe_vector_compare_rows(&s.vec[m->k->n], s.row,
-									      &m->chg[m->k->watermark], c) == 0;
-			if (!m->same[c])
-				mark_position(m, &s); /* merge-on-read: the old version goes */
-		} else if (m->n_del && in_deletes(m, &d, keys, s.row)) {
-			m->deleted++;
-			mark_position(m, &s);
-		}
+	/* the parts: units [0, cut) and [cut, n), about half the rows each */
+	size_t cut = n;
+	if (n >= 2 && bronze_read_threads() > 1) {
+		for (cut = 0; cut + 1 < n && half < rows / 2; cut++)
+			half += unit_rows(m, unit_of[cut]);
+		cut = cut ? cut : 1;
+		n_parts = 2;
 	}
-	if (rc >= 0)
-		error = 0;
-	order_free(&o, m->k);
-	bronze_scan_close(&s);
-	return error;
+	part_rows[0] = n_parts == 2 ? half : rows;
+	part_rows[1] = rows - part_rows[0];
+	for (size_t p = 0; p < n_parts; p++) {
+		size_t from = p ? cut : 0, to = p ? n : cut;
+		existing_part *q = &parts[p];
+		*q = (existing_part){ .m = m, .a = p == 0 ? m->a : floe_arena_new(), .files = files + from,
+				      .groups = groups + from, .n = to - from, .want = want,
+				      .by_watermark = by_watermark, .keep_max = KEEP_MAX_BYTES / n_parts,
+				      .take_error = p > 0 };
+		if (keep)
+			kept_start(&q->kept, m, m->a, part_rows[p], unit_of + from);
+	}
+	bool threaded[2] = { false, false };
+	for (size_t p = 1; p < n_parts; p++)
+		threaded[p] = pthread_create(&parts[p].thread, NULL, part_thread, &parts[p]) == 0;
+	for (size_t p = 0; p < n_parts; p++)
+		if (!threaded[p]) /* part 0, or a thread that could not start: inline */
+			part_thread(&parts[p]);
+	for (size_t p = 1; p < n_parts; p++)
+		if (threaded[p])
+			pthread_join(parts[p].thread, NULL);
+	if (keep)
+		m->kept = parts[0].kept;
+	for (size_t p = 0; p < n_parts; p++) {
+		if (!error && part_join(m, parts, p, keep) < 0) {
+			error = true;
+			if (p > 0)
+				floe_error_give(&parts[p].err);
+		}
+		floe_error_discard(&parts[p].err);
+	}
+	for (size_t p = 0; p < n_parts; p++) { /* after every join: a join reads the part before */
+		if (keep && p > 0)
+			kept_drop(&parts[p].kept, m);
+		order_free(&parts[p].first, m->k);
+		order_free(&parts[p].last, m->k);
+		if (p > 0)
+			floe_arena_free(parts[p].a);
+	}
+	m->kept.on = false;
+	return error ? -1 : 0;
 }
 
 /* Range r's bounds: the lower bounds of its first file and of the next range's (SIZE_MAX: none). */
@@ -916,8 +1100,8 @@ static int diff_keys(merge *m, key_stream *ks, lake_side *ls)
 	key_order src_order, lake_order;
 	size_t c = 0;
 	int rs, rb, error = -1;
-	order_init(&src_order, m);
-	order_init(&lake_order, m);
+	order_init(&src_order, m, m->a);
+	order_init(&lake_order, m, m->a);
 	rs = stream_next(ks, m->k->n);
 	rb = lake_next(m, ls);
 	while ((rs > 0 || rb > 0) && !m->full) {
@@ -1049,7 +1233,7 @@ static int rewrite_run(merge *m, run_out *o, size_t f0, size_t f1, size_t *c, si
 		all[i] = i;
 	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, m->files + f0, f1 - f0, all, m->ncols);
 	bronze_scan_groups(&s, m->groups ? m->groups + f0 : NULL, m->k);
-	order_init(&order, m);
+	order_init(&order, m, m->a);
 	o->pending = 0;
 	while ((rc = bronze_scan_next(&s)) > 0) {
 		bronze_key_view(m->k, keys, s.vec);
@@ -1228,7 +1412,7 @@ static void finish(merge *m, int error)
 		m->l->n_removed = 0;
 	}
 	bronze_vectors_free(m->chg, m->chg ? m->ncols : 0);
-	kept_drop(m);
+	kept_drop(&m->kept, m);
 	for (size_t i = 0; m->del && i < m->k->n; i++)
 		floe_vector_free(&m->del[i]);
 	floe_vector_free(&m->map.lower);
@@ -1475,15 +1659,10 @@ static int find_deletes(merge *m)
 	source = floe_arena_alloc(m->a, (m->n_subs + 1) * sizeof(int64_t));
 	if (counts_send(m, COUNT_PIECES | (each ? COUNT_RANGES : COUNT_REST), &counting) < 0)
 		goto cleanup;
-	int64_t touched_rows = 0;
-	for (size_t f = 0; f < m->map.n_files; f++)
-		touched_rows += m->map.touched[f] ? m->files[f]->record_count : 0;
-	kept_start(m, touched_rows);
-	if (find_existing(m) < 0 || m->full) {
+	if (find_existing(m, true) < 0 || m->full) {
 		error = m->full ? 0 : -1; /* loads in full */
 		goto cleanup;
 	}
-	m->kept.on = false;
 	step(m, &t, "keys of the touched files read (the source counting meanwhile)");
 	int64_t *expected = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
 	bronze_map_expect(&m->map, expected, m->files, m->chg_keys[0], m->exists, m->n_chg);
@@ -1504,7 +1683,7 @@ static int find_deletes(merge *m)
 		step(m, &t, "key sets compared");
 	error = 0;
 cleanup:
-	kept_drop(m);
+	kept_drop(&m->kept, m);
 	floe_pg_pending_free(counting);
 	return error;
 }
@@ -1703,7 +1882,7 @@ int bronze_merge_rows(bronze_load *l, floe_vector *rows, floe_vector *keys, cons
 	for (size_t d = 1; d < m.n_del; d++)
 		if (m.del_file[d] < m.del_file[d - 1])
 			m.del_file[d] = m.del_file[d - 1];
-	if (!m.full && l->mor && m.map.n_files && find_existing(&m) < 0)
+	if (!m.full && l->mor && m.map.n_files && find_existing(&m, false) < 0)
 		goto cleanup;
 	if (!m.full && (l->mor ? write_deltas(&m) : rewrite(&m)) < 0)
 		goto cleanup;

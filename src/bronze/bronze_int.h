@@ -387,13 +387,12 @@ int bronze_reader_start(bronze_reader **out, floe_pg_copy *copy, bronze_load *l,
 			const bronze_columns *cols, floe_arena *arena, size_t file_rows, int threads);
 int bronze_reader_next(bronze_reader *r, const floe_vector **vectors, size_t *rows, uint64_t *bytes);
 void bronze_reader_free(bronze_reader *r);
-/* Threads of a full load: FLOE_LOAD_THREADS (1 or 2), else 2 with more than two cores. */
-int bronze_load_threads(void);
 /*
- * Threads that read bronze's own files alongside the caller (an incremental load's touched keys, a
- * rewrite's writer): 2 unless FLOE_LOAD_THREADS=1 or one core — no PostgreSQL backend competes.
+ * Threads of a full load, and of an incremental one's touched-key read: FLOE_LOAD_THREADS (1 or 2),
+ * else 2 with more than two cores (PostgreSQL's backends, on the same machine or not, keep one).
  */
-int bronze_read_threads(void);
+int bronze_load_threads(void);
+
 
 /* Track the largest watermark among `rows` vectors, counting those past the source's clock. */
 void bronze_watermark_track(bronze_load *l, const floe_vector *rows);

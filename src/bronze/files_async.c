@@ -54,7 +54,8 @@ static void *writer_main(void *arg)
 
 bool bronze_files_async_wanted(void)
 {
-	return bronze_read_threads() > 1;
+	const char *env = getenv("FLOE_LOAD_THREADS");
+	return !(env && strcmp(env, "1") == 0) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
 int bronze_files_async_start(bronze_files *f)

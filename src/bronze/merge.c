@@ -618,8 +618,9 @@ static void existing_by_index(merge *m, bronze_posindex *ix)
 /*
  * ---- which changes bronze has: the touched units' keys read against the changes ----
  *
- * Read in two parts of about equal rows on two threads (one part, inline, with FLOE_LOAD_THREADS=1
- * or one core): each part scans its units, marks the changes it holds (a key lives in one unit, so
+ * Read in two parts of about equal rows on two threads (bronze_load_threads: with more than two
+ * cores or FLOE_LOAD_THREADS=2; else one part, inline — on two cores the source's count of the
+ * same moment, and its parallel workers, keep both busy and a second thread only adds CPU): each part scans its units, marks the changes it holds (a key lives in one unit, so
  * the parts mark different changes), notes the positions it replaces or deletes and keeps its keys;
  * joined in unit order after, with the order check across the boundary.
  */
@@ -768,7 +769,7 @@ static int find_existing(merge *m, bool keep)
 		want[m->k->n] = (size_t)m->k->watermark;
 	/* the parts: units [0, cut) and [cut, n), about half the rows each */
 	size_t cut = n;
-	if (n >= 2 && bronze_read_threads() > 1) {
+	if (n >= 2 && bronze_load_threads() > 1) {
 		for (cut = 0; cut + 1 < n && half < rows / 2; cut++)
 			half += unit_rows(m, unit_of[cut]);
 		cut = cut ? cut : 1;

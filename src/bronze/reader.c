@@ -51,12 +51,6 @@ int bronze_load_threads(void)
 	return sysconf(_SC_NPROCESSORS_ONLN) > 2 ? 2 : 1;
 }
 
-int bronze_read_threads(void)
-{
-	const char *env = getenv("FLOE_LOAD_THREADS");
-	return !(env && strcmp(env, "1") == 0) && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
-}
-
 /* One batch into `s`: at most the rows the open file still takes. */
 static int fill(bronze_reader *r, slot *s)
 {

@@ -60,8 +60,10 @@ def summary(d, bronze):
 
 
 def load(src, d, table):
-    """An incremental load of `table` at -v: (ranges differing, ranges, pieces diffed, pieces)."""
-    run = src.floe(d, "-v", "run", "--no-reconcile", "--table", table, check=0)
+    """An incremental load of `table` at -v: (ranges differing, ranges, pieces diffed, pieces).
+    The touched files' keys are read in two parts on two threads (FLOE_LOAD_THREADS=2; without it
+    only on more than two cores), so the parts' join is what these tests check."""
+    run = src.floe(d, "-v", "run", "--no-reconcile", "--table", table, check=0, env={"FLOE_LOAD_THREADS": "2"})
     m = re.search(r"(\d+) of (\d+) key ranges differ in count; (\d+) of (\d+) sub-ranges key-set diffed", run.err)
     assert m, run.err
     assert summary(d, "bronze." + table.split(".")[1])["floe.load-mode"] == "incremental"

@@ -107,6 +107,7 @@ typedef struct merge {
 	/* merge-on-read (mor.c): files[f] may stand for a group of files; the rows to delete */
 	const bronze_group **groups;   /* per file, or NULL for none */
 	bool skip_same;                /* a change whose watermark bronze has is unchanged (a re-read row) */
+	int64_t previous;              /* skip_same: the watermark the last load reached */
 	bool compacting;               /* bronze_merge_compact */
 	bool *same;                    /* per change: so */
 	size_t n_data_files;           /* every data file the units hold */
@@ -616,23 +617,41 @@ static void existing_by_index(merge *m, bronze_posindex *ix)
 }
 
 /*
+ * A change bronze has whose watermark is not past the last load's: possibly a row the late window
+ * re-read unchanged. Its unit, and its position delete's index, until the watermarks are compared.
+ */
+typedef struct reread {
+	size_t change, unit, pdel;
+} reread;
+
+/* Change c may be a re-read row: its watermark is not past the one the last load reached. */
+static bool may_be_reread(const merge *m, size_t c)
+{
+	const floe_vector *w = &m->chg[m->k->watermark];
+	return m->skip_same && (!floe_vector_is_valid(w, c) || w->v.i64[c] <= m->previous);
+}
+
+/*
  * ---- which changes bronze has: the touched units' keys read against the changes ----
  *
  * Read in two parts of about equal rows on two threads (bronze_load_threads: with more than two
  * cores or FLOE_LOAD_THREADS=2; else one part, inline — on two cores the source's count of the
- * same moment, and its parallel workers, keep both busy and a second thread only adds CPU): each part scans its units, marks the changes it holds (a key lives in one unit, so
- * the parts mark different changes), notes the positions it replaces or deletes and keeps its keys;
- * joined in unit order after, with the order check across the boundary.
+ * same moment, and its parallel workers, keep both busy and a second thread only adds CPU). Each
+ * part scans its units' keys (no other column), marks the changes it holds (a key lives in one
+ * unit, so the parts mark different changes), notes the positions it replaces or deletes, the
+ * changes that may be re-read rows, and keeps its keys; joined in unit order after, with the
+ * order check across the boundary; then compare_rereads reads the watermark where it must.
  */
 typedef struct existing_part {
 	merge *m;
 	floe_arena *a;                 /* the part's own while it runs on a thread */
 	const floe_iceberg_data_file **files;
 	const bronze_group **groups;
+	const size_t *unit_of;         /* per file: its unit */
 	size_t n;
-	const size_t *want;
-	bool by_watermark;
 	size_t keep_max;               /* bytes of kept keys */
+	reread *rereads;               /* changes bronze has that may be re-read rows (the watermark to compare) */
+	size_t n_rereads, cap_rereads;
 	kept_keys kept;
 	floe_iceberg_position_delete *pdel;
 	size_t n_pdel, cap_pdel;
@@ -664,7 +683,7 @@ static int part_read(existing_part *p)
 	floe_vector *keys[64];
 	order_init(&p->first, m, p->a);
 	order_init(&p->last, m, p->a);
-	bronze_scan_init(&s, p->a, m->l->table, &m->l->cols, p->files, p->n, p->want, m->k->n + p->by_watermark);
+	bronze_scan_init(&s, p->a, m->l->table, &m->l->cols, p->files, p->n, m->k->col, m->k->n);
 	bronze_scan_groups(&s, p->groups, m->k);
 	while ((rc = bronze_scan_next(&s)) > 0) {
 		for (size_t i = 0; i < m->k->n; i++)
@@ -683,10 +702,10 @@ static int part_read(existing_part *p)
 			c++;
 		if (c < m->n_chg && cmp == 0) {
 			m->exists[c] = true;
-			m->same[c] = p->by_watermark && floe_vector_compare_rows(&s.vec[m->k->n], s.row,
-										 &m->chg[m->k->watermark], c) == 0;
-			if (!m->same[c])
-				part_mark(p, &s); /* merge-on-read: the old version goes */
+			if (may_be_reread(m, c))
+				*FLOE_ARENA_PUSH(p->a, p->rereads, p->n_rereads, p->cap_rereads) =
+					(reread){ .change = c, .unit = p->unit_of[s.file], .pdel = p->n_pdel };
+			part_mark(p, &s); /* merge-on-read: the old version goes */
 		} else if (m->n_del && in_deletes(m, &d, keys, s.row)) {
 			p->deleted++;
 			part_mark(p, &s);
@@ -717,7 +736,8 @@ static int64_t unit_rows(const merge *m, size_t f)
 }
 
 /* Part p's result into the merge (parts in unit order); -1 on its error. */
-static int part_join(merge *m, existing_part *parts, size_t p, bool keep)
+static int part_join(merge *m, existing_part *parts, size_t p, bool keep, reread **rereads, size_t *n_rereads,
+		     size_t *cap_rereads)
 {
 	existing_part *q = &parts[p];
 	if (q->rc < 0)
@@ -727,11 +747,65 @@ static int part_join(merge *m, existing_part *parts, size_t p, bool keep)
 	if (p > 0 && q->any && parts[p - 1].any && !m->full &&
 	    bronze_key_cmp(m->k, parts[p - 1].last.prev_keys, 0, q->first.prev_keys, 0) >= 0)
 		m->full = "loaded in full: the data files are not in key order";
+	for (size_t i = 0; i < q->n_rereads; i++) {
+		q->rereads[i].pdel += m->n_pdel;
+		*FLOE_ARENA_PUSH(m->a, *rereads, *n_rereads, *cap_rereads) = q->rereads[i];
+	}
 	for (size_t i = 0; i < q->n_pdel; i++)
 		*FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel) = q->pdel[i];
 	m->deleted += q->deleted;
 	if (keep && p > 0)
 		kept_join(&m->kept, &q->kept, m);
+	return 0;
+}
+
+/*
+ * The watermarks of the changes that may be re-read rows, against bronze's: read in the units that
+ * hold them only (the key pass read no watermark). A change whose row bronze has with the same
+ * watermark is unchanged (`same`): it is not written, and its row not marked deleted.
+ */
+static int compare_rereads(merge *m, const reread *rr, size_t n)
+{
+	const floe_iceberg_data_file **files = floe_arena_alloc(m->a, (n + 1) * sizeof(*files));
+	const bronze_group **groups = floe_arena_alloc(m->a, (n + 1) * sizeof(*groups));
+	size_t *want = floe_arena_alloc(m->a, (m->k->n + 2) * sizeof(size_t));
+	size_t n_units = 0, i = 0, dropped = 0;
+	floe_vector *keys[64];
+	bronze_scan s;
+	int rc = 0;
+	for (size_t r = 0; r < n; r++) /* rr is in key order, so in unit order */
+		if (n_units == 0 || rr[r].unit != rr[r - 1].unit) {
+			groups[n_units] = m->groups ? m->groups[rr[r].unit] : NULL;
+			files[n_units++] = m->files[rr[r].unit];
+		}
+	memcpy(want, m->k->col, m->k->n * sizeof(size_t));
+	want[m->k->n] = (size_t)m->k->watermark;
+	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, files, n_units, want, m->k->n + 1);
+	bronze_scan_groups(&s, groups, m->k);
+	while (i < n && (rc = bronze_scan_next(&s)) > 0) {
+		for (size_t k = 0; k < m->k->n; k++)
+			keys[k] = &s.vec[k];
+		int cmp = -1;
+		while (i < n && (cmp = bronze_key_cmp(m->k, m->chg_keys, rr[i].change, keys, s.row)) < 0)
+			i++;
+		if (i == n || cmp != 0)
+			continue;
+		size_t c = rr[i].change;
+		m->same[c] = floe_vector_compare_rows(&s.vec[m->k->n], s.row, &m->chg[m->k->watermark], c) == 0;
+		if (m->same[c] && m->l->mor) {
+			m->pdel[rr[i].pdel].path = NULL; /* the row stays */
+			dropped++;
+		}
+		i++;
+	}
+	bronze_scan_close(&s);
+	if (rc < 0)
+		return -1;
+	size_t kept = 0;
+	for (size_t d = 0; dropped && d < m->n_pdel; d++)
+		if (m->pdel[d].path)
+			m->pdel[kept++] = m->pdel[d];
+	m->n_pdel -= dropped;
 	return 0;
 }
 
@@ -761,12 +835,6 @@ static int find_existing(merge *m, bool keep)
 			existing_by_index(m, ix);
 		return rc < 0 ? -1 : 0;
 	}
-	/* merge-on-read reads the watermark too: a re-read row whose watermark bronze has is unchanged */
-	size_t *want = floe_arena_alloc(m->a, (m->k->n + 2) * sizeof(size_t));
-	memcpy(want, m->k->col, m->k->n * sizeof(size_t));
-	bool by_watermark = m->skip_same && m->k->watermark >= 0;
-	if (by_watermark)
-		want[m->k->n] = (size_t)m->k->watermark;
 	/* the parts: units [0, cut) and [cut, n), about half the rows each */
 	size_t cut = n;
 	if (n >= 2 && bronze_load_threads() > 1) {
@@ -781,9 +849,8 @@ static int find_existing(merge *m, bool keep)
 		size_t from = p ? cut : 0, to = p ? n : cut;
 		existing_part *q = &parts[p];
 		*q = (existing_part){ .m = m, .a = p == 0 ? m->a : floe_arena_new(), .files = files + from,
-				      .groups = groups + from, .n = to - from, .want = want,
-				      .by_watermark = by_watermark, .keep_max = KEEP_MAX_BYTES / n_parts,
-				      .take_error = p > 0 };
+				      .groups = groups + from, .unit_of = unit_of + from, .n = to - from,
+				      .keep_max = KEEP_MAX_BYTES / n_parts, .take_error = p > 0 };
 		if (keep)
 			kept_start(&q->kept, m, m->a, part_rows[p], unit_of + from);
 	}
@@ -798,8 +865,10 @@ static int find_existing(merge *m, bool keep)
 			pthread_join(parts[p].thread, NULL);
 	if (keep)
 		m->kept = parts[0].kept;
+	reread *rereads = NULL;
+	size_t n_rereads = 0, cap_rereads = 0;
 	for (size_t p = 0; p < n_parts; p++) {
-		if (!error && part_join(m, parts, p, keep) < 0) {
+		if (!error && part_join(m, parts, p, keep, &rereads, &n_rereads, &cap_rereads) < 0) {
 			error = true;
 			if (p > 0)
 				floe_error_give(&parts[p].err);
@@ -815,6 +884,8 @@ static int find_existing(merge *m, bool keep)
 			floe_arena_free(parts[p].a);
 	}
 	m->kept.on = false;
+	if (!error && !m->full && n_rereads && compare_rereads(m, rereads, n_rereads) < 0)
+		error = true;
 	return error ? -1 : 0;
 }
 
@@ -1736,7 +1807,8 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 	l->watermark = previous;
 	l->has_watermark = true;
 	double t = seconds();
-	m.skip_same = l->mor;
+	m.skip_same = l->mor && m.k->watermark >= 0;
+	m.previous = previous;
 	if (!m.full && fetch_changes(&m, previous) < 0)
 		goto cleanup;
 	step(&m, &t, "changes read");

@@ -137,3 +137,25 @@ def test_when_the_touched_ranges_hold_most_rows_the_rest_is_counted_by_its_bound
     s = summary(d, "bronze.evs_rest")
     assert (s["floe.rows-updated"], s["floe.rows-deleted"], s["floe.rows-deleted-untouched"]) == ("40", "2", "1"), s
     assert_equals_source(src, d, "bronze.evs_rest")
+
+
+def test_a_re_read_row_is_left_alone_and_a_late_commit_under_the_watermark_replaces_its_row(src, proj):
+    """The late window re-reads rows bronze has: one whose watermark bronze holds is unchanged (no
+    position delete, not written again); one a transaction committed late, its watermark under the
+    one the last load reached, replaces its row. Only the units holding such rows have their
+    watermark read (the key pass reads the key alone)."""
+    import psycopg
+    d = proj
+    late = psycopg.connect(src.admin_dsn)
+    late.execute("UPDATE public.evs_rest SET payload = 'late' WHERE id = 5")  # its watermark: this transaction's start
+    src.admin("UPDATE public.evs_rest SET payload = 'x' WHERE id = 15007")  # committed, a newer watermark
+    load(src, d, "public.evs_rest")
+    assert summary(d, "bronze.evs_rest")["floe.rows-updated"] == "1"
+    late.commit()
+    late.close()
+    load(src, d, "public.evs_rest")
+    s = summary(d, "bronze.evs_rest")
+    # read: 5 and 15007 (and 20000, the newest of the fixture, if still in the window); updated: 5 alone
+    assert s["floe.rows-updated"] == "1" and int(s["floe.rows-read"]) >= 2, s
+    assert s.get("added-position-deletes") == "1", s
+    assert_equals_source(src, d, "bronze.evs_rest")

@@ -5,6 +5,7 @@
 #define FLOE_BRONZE_INT_H
 
 #include "bronze/bronze.h"
+#include "base/log.h"
 #include "format/parquet.h"
 #include "vector/vector.h"
 #include "iceberg/data_file.h"
@@ -285,10 +286,12 @@ int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, con
 /* Remove the position delete files a load wrote and will not commit. */
 void bronze_mor_discard(bronze_load *l);
 
-/* Monotonic seconds, for the timings a load reports (follow.c). */
+/* Monotonic seconds, for the timings a load reports (clock.c). */
 double bronze_seconds(void);
 
-/* At -vv, one line per step of a load ("bronze.t: step: what 0.012 s"); *t moves to now. */
+/* One line per step of a load at `level` ("bronze.t: what in 0.0120 s"); *t moves to now. */
+void bronze_step_at(floe_log_level level, const bronze_job *job, double *t, const char *what);
+/* The same at -vv: every step of a load and of a follower's batch. */
 void bronze_step(const bronze_job *job, double *t, const char *what);
 
 /*

@@ -59,20 +59,6 @@ typedef struct follow_ctx {
 	double reconcile_every;
 } follow_ctx;
 
-double bronze_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-void bronze_step(const bronze_job *job, double *t, const char *what)
-{
-	double now = bronze_seconds();
-	floe_log_debug("%s: step: %s %.4f s", job->table->bronze, what, now - *t);
-	*t = now;
-}
-
 static bool stopping(const follow_ctx *ctx)
 {
 	return ctx->opts->stop && *ctx->opts->stop;

@@ -124,19 +124,10 @@ typedef struct merge {
 	kept_keys kept;
 } merge;
 
-static double seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* One line per step at -v: where an incremental run spends its time. */
 static void step(merge *m, double *t, const char *what)
 {
-	double now = seconds();
-	floe_log_info("%s: %s in %.3f s", m->l->job->table->bronze, what, now - *t);
-	*t = now;
+	bronze_step_at(FLOE_LOG_INFO, m->l->job, t, what);
 }
 
 /* ---- checking that a stream of keys ascends ---- */
@@ -1714,7 +1705,7 @@ static int rest_counts(merge *m, int64_t *source, const int64_t *expected, bool 
  */
 static int find_deletes(merge *m)
 {
-	double t = seconds();
+	double t = bronze_seconds();
 	floe_pg_pending *counting = NULL;
 	int64_t *source = NULL;
 	size_t ranges = 0, subs = 0;
@@ -1806,7 +1797,7 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 		m.full = "loaded in full: the key has more than 64 columns";
 	l->watermark = previous;
 	l->has_watermark = true;
-	double t = seconds();
+	double t = bronze_seconds();
 	m.skip_same = l->mor && m.k->watermark >= 0;
 	m.previous = previous;
 	if (!m.full && fetch_changes(&m, previous) < 0)
@@ -1819,7 +1810,7 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 		route_changes(&m);
 		if (find_deletes(&m) < 0)
 			goto cleanup;
-		t = seconds();
+		t = bronze_seconds();
 		if (!m.full && (l->mor ? write_deltas(&m) : rewrite(&m)) < 0)
 			goto cleanup;
 		step(&m, &t, l->mor ? "changes written, replaced rows marked deleted" : "files rewritten");
@@ -1988,7 +1979,7 @@ int bronze_merge_keys(bronze_load *l, const char **full_reason)
 		goto cleanup;
 	floe_buf_printf(&where, " WHERE (%s) IN (SELECT * FROM (%s) AS floe_keys)", cols, relation);
 	const char *sql = wrapped(&m, "*", floe_buf_cstr(&where));
-	double t = seconds();
+	double t = bronze_seconds();
 	if (!sql || fetch_rows(&m, sql, "rows to repair") < 0)
 		goto cleanup;
 	bronze_step(l->job, &t, "keys re-read");

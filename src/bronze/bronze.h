@@ -68,6 +68,11 @@ typedef struct floe_bronze_opts {
 	const char *(*paused)(void *ctx, floe_arena *a, const floe_lock_table *t);
 	void *paused_ctx;
 	bool compact;               /* compact the tables (floe compact) instead of loading them */
+	/*
+	 * An idle source session of the caller's (its role check and sync's) the loads may use instead
+	 * of connecting: moved in when the loads start (*session set NULL), closed by the run.
+	 */
+	floe_pg **session;
 } floe_bronze_opts;
 
 #define FLOE_BRONZE_OPTS_INIT { .command = "run" }

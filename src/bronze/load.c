@@ -68,14 +68,23 @@ static const char *extraction_sql(load_state *s)
 static int open_source(load_state *s)
 {
 	floe_pg_result *r = NULL;
-	if (s->job->keep_source && s->job->keep_source->pg) { /* the follower's, settings applied */
+	bool kept = s->job->keep_source && s->job->keep_source->pg;
+	if (kept) { /* the follower's, or the run's (its sync's), settings applied */
 		s->pg = s->job->keep_source->pg;
 		s->job->keep_source->pg = NULL;
 	} else if (floe_pg_connect_source(&s->pg, s->job->config) < 0 || floe_plan_session_apply(s->pg) < 0) {
 		return -1;
 	}
-	if (floe_pg_exec(s->pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0)
-		return -1;
+	if (floe_pg_exec(s->pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0) {
+		if (!kept || floe_error_last()->cls != FLOE_ERR_UNREACHABLE)
+			return -1;
+		floe_error_clear(); /* an idle session the server closed (idle_session_timeout, a restart): a new one */
+		floe_pg_close(s->pg);
+		s->pg = NULL;
+		if (floe_pg_connect_source(&s->pg, s->job->config) < 0 || floe_plan_session_apply(s->pg) < 0 ||
+		    floe_pg_exec(s->pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0)
+			return -1;
+	}
 	if (s->job->pg_snapshot) { /* read what an earlier load read */
 		floe_buf set = FLOE_BUF_INIT;
 		floe_buf_puts(&set, "SET TRANSACTION SNAPSHOT ");
@@ -685,7 +694,7 @@ cleanup:
 		bronze_mor_discard(&s);
 	}
 	if (error == 0 && job->keep_source && !job->keep_source->pg) {
-		job->keep_source->pg = s.pg; /* committed: idle, kept for the follower's next batch */
+		job->keep_source->pg = s.pg; /* committed: idle, kept for the follower's next batch or the run's next load */
 		s.pg = NULL;
 	}
 	cleanup(&s);

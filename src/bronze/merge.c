@@ -525,9 +525,11 @@ static void kept_join(kept_keys *into, kept_keys *from, const merge *m)
 	}
 	for (size_t i = 0; i < m->k->n; i++)
 		floe_vector_append_rows(&into->vec[i], &from->vec[i], 0, from->n);
-	kept_list_room(into, from->n_listed);
-	memcpy(into->path + into->n_listed, from->path, from->n_listed * sizeof(*from->path));
-	memcpy(into->pos + into->n_listed, from->pos, from->n_listed * sizeof(*from->pos));
+	if (from->n_listed) {
+		kept_list_room(into, from->n_listed);
+		memcpy(into->path + into->n_listed, from->path, from->n_listed * sizeof(*from->path));
+		memcpy(into->pos + into->n_listed, from->pos, from->n_listed * sizeof(*from->pos));
+	}
 	for (size_t b = 0; b < from->n_batch; b++) {
 		kept_batch *to = kept_push_batch(into);
 		*to = from->batch[b];

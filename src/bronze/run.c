@@ -4,6 +4,7 @@
  */
 #include "bronze/bronze_int.h"
 #include "base/arena.h"
+#include "cdc/cdc.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "iceberg/catalog.h"
@@ -30,6 +31,7 @@ typedef struct run_ctx {
 	void *check_ctx;
 	int parallel;
 	bool compact;             /* floe compact */
+	floe_pg *idle;            /* an idle source session a load takes instead of connecting (guarded by mu) */
 } run_ctx;
 
 static double now_seconds(void)
@@ -85,17 +87,29 @@ static void run_one(run_ctx *ctx, bronze_job *job)
 	floe_bronze_result *r = job->result;
 	floe_table_lock *lock = NULL;
 	double t0 = now_seconds();
+	floe_pg_keep session = { NULL }; /* the run's idle session, when no other load has it */
 	pthread_mutex_lock(&ctx->mu);
 	r->state = FLOE_TABLE_LOADING;
 	record(ctx, job, NULL);
 	if (job->progress)
 		job->progress->started = t0;
+	session.pg = ctx->idle;
+	ctx->idle = NULL;
 	pthread_mutex_unlock(&ctx->mu);
 
 	int rc = floe_state_lock(&lock, job->config->project_dir, r->table, job->run_id);
+	job->keep_source = &session; /* taken by the load; handed back idle when it committed */
 	if (rc == 0)
 		rc = bronze_load_table(job);
+	job->keep_source = NULL;
 	floe_state_unlock(lock);
+	pthread_mutex_lock(&ctx->mu);
+	if (!ctx->idle) {
+		ctx->idle = session.pg;
+		session.pg = NULL;
+	}
+	pthread_mutex_unlock(&ctx->mu);
+	floe_pg_close(session.pg);
 	r->seconds = now_seconds() - t0;
 	if (rc < 0) {
 		const floe_error *e = floe_error_last();
@@ -348,12 +362,22 @@ int floe_bronze_run(floe_bronze_report *out, const floe_config *config, const fl
 	pthread_t threads[64];
 	int n_threads = 0;
 	pthread_mutex_init(&ctx.mu, NULL);
+	if (opts->session && *opts->session && !ctx.compact) { /* the caller's, with the plan's settings */
+		ctx.idle = *opts->session;
+		*opts->session = NULL;
+		if (floe_plan_session_apply(ctx.idle) < 0) {
+			floe_pg_close(ctx.idle);
+			ctx.idle = NULL;
+			floe_error_clear(); /* each load connects, and reports what fails */
+		}
+	}
 	bool no_workers = start_workers(threads, &n_threads, opts->jobs > 0 ? opts->jobs : 2, &ctx) < 0;
 	if (!no_workers && ctx.progress)
 		show_progress(&ctx);
 	for (int i = 0; i < n_threads; i++)
 		pthread_join(threads[i], NULL);
 	pthread_mutex_destroy(&ctx.mu);
+	floe_pg_close(ctx.idle);
 	if (no_workers) {
 		floe_state_run_end(ctx.state, out->run_id, FLOE_RUN_FAILED);
 		floe_state_close(ctx.state);

@@ -357,8 +357,7 @@ static int run(floe_cli_ctx *ctx)
 	}
 	if (bronze && !topics_only && !floe_cli_flag(ctx, "no-sync") && floe_sync_before_run(&out, config, pg) < 0)
 		goto cleanup;
-	floe_pg_close(pg); /* one session for the role check and sync's; the loads open their own */
-	pg = NULL;
+	opts.session = &pg; /* one session for the role check, sync's and a load's (floe_bronze_run closes it) */
 	if (!floe_cli_flag(ctx, "json")) /* sync's report first; JSON stays one document */
 		floe_cli_out(&out);
 	floe_buf_clear(&out);

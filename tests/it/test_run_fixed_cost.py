@@ -83,3 +83,19 @@ def test_the_role_warning_stays_on_every_run(src, proj):
         assert SKIPPED in r.err  # the grant moved the catalog once; the second run skipped the sync
     finally:
         src.admin(f"REVOKE INSERT ON public.items FROM {src.role}")
+
+
+def test_a_quiet_run_loads_on_the_session_of_its_role_check(src, proj):
+    """One source session for the role check, the sync's stamp and the load: a run whose sync is
+    skipped connects once (without reconciliation, which reads on sessions of its own) — and
+    loads what it should."""
+    d = proj
+    run(src, d)
+    src.admin("INSERT INTO public.items VALUES (1000, 'one more')")
+    r = src.floe(d, "-v", "run", "--layer", "bronze", "--json", "--no-reconcile")  # reconciliation has its own
+    assert r.rc == 0 and SKIPPED in r.err, r.err
+    assert r.err.count("connecting to ") == 1, r.err
+    loaded = json.loads(r.out)["tables"]
+    assert [t["state"] for t in loaded] == ["loaded"], loaded
+    rows = src.admin("SELECT count(*) FROM public.items").fetchone()[0]
+    assert loaded[0]["table_rows"] == rows, (loaded, rows)

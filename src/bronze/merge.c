@@ -43,8 +43,7 @@
 
 #define CHANGE_MAX_BYTES ((uint64_t)64 << 20) /* of COPY data held in memory */
 #define DELETE_MAX_KEYS ((size_t)1 << 20)
-#define SUB_MAX 1024                  /* key ranges and sub-ranges counted in one query */
-#define SUB_MIN_ROWS_DIVISOR 128      /* a piece is expected to hold at least target-file-rows / this */
+#define SUB_MAX 128                   /* key ranges and sub-ranges counted in one query */
 #define KEEP_MAX_BYTES ((size_t)256 << 20) /* of touched units' keys kept for the sub-ranges' diffs */
 
 /* A key interval of the first key column, [lo, hi); a NULL side is unbounded. */
@@ -966,48 +965,6 @@ static int count_select(merge *m, floe_buf *out, size_t label)
 	return rc;
 }
 
-static int key_types(merge *m, const char ***out);
-
-/* Piece `i` (both bounds set) as a row of the pieces' VALUES: (i, 'lo'::type, 'hi'::type). */
-static int piece_value(merge *m, floe_buf *out, size_t i, const char *type)
-{
-	const key_bounds *b = &m->subs[i].b;
-	floe_buf value = FLOE_BUF_INIT;
-	int rc = 0;
-	floe_buf_printf(out, "%s(%zu", out->len ? ", " : "", i);
-	for (int side = 0; side < 2 && rc == 0; side++) {
-		floe_buf_clear(&value);
-		rc = floe_pg_value_text(&value, side == 0 ? b->lo : b->hi, side == 0 ? b->lo_row : b->hi_row);
-		floe_buf_puts(out, ", ");
-		if (rc == 0)
-			rc = floe_pg_quote_literal(out, m->l->pg, floe_buf_cstr(&value));
-		floe_buf_printf(out, "::%s", type);
-	}
-	floe_buf_putc(out, ')');
-	floe_buf_free(&value);
-	return rc;
-}
-
-/*
- * The bounded pieces' counts as one branch: a count correlated to each row of their VALUES — one
- * plan, an index-only range count per piece (however many: a UNION branch per piece took 11 ms
- * to plan 122 of them), in one backend (no parallel workers taking the cores floe reads keys on).
- */
-static int pieces_select(merge *m, floe_buf *out, const floe_buf *values)
-{
-	const floe_lock_column *k0 = &m->l->job->table->columns[m->k->col[0]];
-	const char *collate = m->l->cols.copy[m->k->col[0]].vec == FLOE_VEC_STRING ? " COLLATE \"C\"" : "";
-	floe_buf key = FLOE_BUF_INIT;
-	int rc = floe_pg_quote_ident(&key, m->l->pg, k0->name);
-	if (rc == 0)
-		floe_buf_printf(out, "%sSELECT floe_b.i, (SELECT count(*) FROM (\n%s\n) AS floe_src WHERE floe_src.%s%s >= "
-				"floe_b.lo AND floe_src.%s%s < floe_b.hi) FROM (VALUES %s) AS floe_b(i, lo, hi)",
-				out->len ? "\nUNION ALL " : "", m->l->sql, floe_buf_cstr(&key), collate, floe_buf_cstr(&key),
-				collate, floe_buf_cstr(values));
-	floe_buf_free(&key);
-	return rc;
-}
-
 enum { COUNT_PIECES = 1, COUNT_RANGES = 2, COUNT_REST = 4 };
 
 /*
@@ -1015,7 +972,7 @@ enum { COUNT_PIECES = 1, COUNT_RANGES = 2, COUNT_REST = 4 };
  * COUNT_PIECES the split ranges' sub-ranges, COUNT_RANGES the other ranges one by one,
  * COUNT_REST those as one count. Small ranges run side by side as a Parallel Append of index-only
  * scans (measured: 20 ranges of 5 M rows in 0.2 s, where 20 queries one after the other took
- * 0.55 s); the pieces with both bounds as one correlated count (pieces_select). The rest, most of a table whose changes cluster, is counted as the whole source
+ * 0.55 s). The rest, most of a table whose changes cluster, is counted as the whole source
  * (rest_whole: a count(*) without a condition, a parallel seq scan that evaluates nothing per
  * row, the cheapest pass over a table — 0.6 of the same scan filtered by key, or of its ranges'
  * index-only counts, on the bench's 5 M events) less the pieces of the split ranges; when the
@@ -1024,29 +981,19 @@ enum { COUNT_PIECES = 1, COUNT_RANGES = 2, COUNT_REST = 4 };
  */
 static int counts_send(merge *m, unsigned what, floe_pg_pending **out)
 {
-	floe_buf sql = FLOE_BUF_INIT, values = FLOE_BUF_INIT;
-	const char **types = NULL;
+	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
 	bool rest = false;
 	for (size_t i = 0; i < m->n_subs; i++) {
 		bool split = m->split[m->subs[i].range];
 		rest |= !split;
-		if (!(split ? what & COUNT_PIECES : what & COUNT_RANGES))
-			continue;
-		if (split && m->subs[i].b.lo && m->subs[i].b.hi) {
-			if ((!types && key_types(m, &types) < 0) || piece_value(m, &values, i, types[0]) < 0)
-				goto cleanup;
-		} else if (count_select(m, &sql, i) < 0) {
+		if ((split ? what & COUNT_PIECES : what & COUNT_RANGES) && count_select(m, &sql, i) < 0)
 			goto cleanup;
-		}
 	}
-	if (values.len && pieces_select(m, &sql, &values) < 0)
-		goto cleanup;
 	if (rest && (what & COUNT_REST) && count_select(m, &sql, m->n_subs) < 0)
 		goto cleanup;
 	error = floe_pg_send(out, m->l->pg, floe_buf_cstr(&sql));
 cleanup:
-	floe_buf_free(&values);
 	floe_buf_free(&sql);
 	return error;
 }
@@ -1603,14 +1550,12 @@ static bool range_touched(merge *m, size_t r, int64_t *rows)
  * The sub-ranges delete detection counts: every key range, and each range whose units are all
  * touched (their keys are read anyway) split at every `every`-th change key in it — where the
  * changes fall is where the keys are read, so the pieces follow the key's distribution there.
- * At most SUB_MAX in all, none expected under target-file-rows / SUB_MIN_ROWS_DIVISOR rows: small
- * pieces, so a delete costs the diff of a few thousand keys (their count costs the same whatever
- * their number: one correlated count, counts_send).
+ * At most SUB_MAX in all, none expected under target-file-rows / 32 rows.
  */
 static void subs_plan(merge *m)
 {
 	size_t nr = m->map.n_ranges, split_chg = 0, n = 0, c = 0;
-	int64_t split_rows = 0, min_rows = m->l->job->config->bronze.target_file_rows / SUB_MIN_ROWS_DIVISOR;
+	int64_t split_rows = 0, min_rows = m->l->job->config->bronze.target_file_rows / 32;
 	size_t *chg_range = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(size_t));
 	m->split = floe_arena_alloc(m->a, (nr + 1) * sizeof(bool));
 	int64_t all_rows = 0;

@@ -12,7 +12,7 @@ import pytest
 from lakecheck import assert_equals_source, catalog
 from sourcedb import TOUCH, Source
 
-FILE_ROWS = 4000  # pieces of at least 4000 / 128 = 31 rows; 50 changes make every change key a boundary
+FILE_ROWS = 4000  # pieces of at least 4000 / 32 = 125 rows; 50 changes make every change key a boundary
 
 EXTRA = TOUCH + '''
 CREATE TABLE public.evs (id bigint PRIMARY KEY, payload text, updated_at timestamptz NOT NULL DEFAULT now());

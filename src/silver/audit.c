@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SAMPLE_KEYS 5
 
@@ -432,7 +433,7 @@ static void put_child_columns(floe_buf *sql, const floe_lock_silver *s, const fl
 
 /* Names of the narrowed relationships test's temporary tables (floe_rel_<what>_<i>). */
 typedef struct rel_names {
-	const char *removed, *keys, *found, *gone, *child;
+	const char *removed, *keys, *found, *gone, *child, *parent_pos;
 } rel_names;
 
 /*
@@ -440,14 +441,19 @@ typedef struct rel_names {
  * foreign keys of the new rows and, when the parent moved since P0, the parent keys P0 had that
  * it removed since (`removed`: updated rows too, a superset); `found` — those of them the parent
  * holds now (one scan of the parent, its key columns only); `gone` — the removed ones it no longer
- * holds (none when the parent is still at P0). *n_gone: how many.
+ * holds (none when the parent is still at P0). `found` reads the parent's positions view (nm->parent_pos)
+ * at `now`. With `g` (the parent's own build in this run went
+ * from P0 to now, silver_gone) `gone` is read from its file and `removed` is not read: the keys
+ * the parent changed and holds no more — a superset of the removed ones it lost, each absent now,
+ * and no kept row references a key P0 did not hold (it passed the test against P0). *n_gone: how many.
  */
-static int rel_sets(silver_job *job, const floe_lock_test *t, const char *parent, bool moved, const rel_names *nm,
-		    int64_t *n_gone)
+static int rel_sets(silver_job *job, const floe_lock_test *t, const floe_iceberg_scan *now, bool moved,
+		    const silver_gone *g, const rel_names *nm, int64_t *n_gone)
 {
 	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
 	size_t k = t->n_columns;
-	if (moved) { /* the removed rows' keys, read once (a view over the parent's files) */
+	bool removed = moved && !g;
+	if (removed) { /* the removed rows' keys, read once (a view over the parent's files) */
 		floe_buf_printf(&sql, "CREATE TEMP TABLE %s_keys AS SELECT DISTINCT ", nm->removed);
 		put_columns(&sql, t->fields, t->columns, k);
 		floe_buf_printf(&sql, " FROM %s WHERE ", nm->removed);
@@ -458,13 +464,24 @@ static int rel_sets(silver_job *job, const floe_lock_test *t, const char *parent
 	put_columns(&sql, t->columns, NULL, k);
 	floe_buf_puts(&sql, " FROM floe_fresh WHERE ");
 	all_not_null(&sql, t->columns, k);
-	if (moved)
+	if (removed)
 		floe_buf_printf(&sql, " UNION SELECT * FROM %s_keys", nm->removed);
+	/* the parent's rows of those keys first, then its deleted ones left out (floe_query_view_positions) */
 	floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT DISTINCT ", nm->found);
 	put_columns(&sql, t->fields, NULL, k);
-	floe_buf_printf(&sql, " FROM %s floe_q SEMI JOIN %s floe_k", parent, nm->keys);
+	floe_buf_puts(&sql, " FROM (SELECT ");
+	put_columns(&sql, t->fields, NULL, k);
+	floe_buf_printf(&sql, ", floe_pos FROM %s floe_q SEMI JOIN %s floe_k", nm->parent_pos, nm->keys);
 	put_on(&sql, "floe_q", t->fields, "floe_k", t->columns, k);
-	if (moved) {
+	floe_buf_putc(&sql, ')');
+	floe_query_put_live(&sql, now, "floe_pos");
+	if (g) {
+		floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT ", nm->gone);
+		put_columns(&sql, t->fields, t->columns, k);
+		floe_buf_puts(&sql, " FROM read_parquet(");
+		floe_buf_put_quoted(&sql, g->path, '\'');
+		floe_buf_puts(&sql, ")");
+	} else if (moved) {
 		floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT * FROM %s_keys EXCEPT SELECT ", nm->gone, nm->removed);
 		put_columns(&sql, t->fields, t->columns, k);
 		floe_buf_printf(&sql, " FROM %s", nm->found);
@@ -485,7 +502,9 @@ static int rel_sets(silver_job *job, const floe_lock_test *t, const char *parent
 /*
  * `child`: the rows the narrowed test reads — the new rows whose foreign key is not gone, and every
  * row of `relation` (kept or new: each once) whose foreign key is gone (one scan of the table's
- * foreign key and key columns).
+ * foreign key and key columns). A merge-on-read build with kept rows (job->kept_live): every new
+ * row, and the kept rows of a gone foreign key, read from floe_kept_pos before its deleted
+ * positions are left out — the same rows.
  */
 static int rel_child(silver_job *job, const floe_lock_test *t, const char *relation, const rel_names *nm)
 {
@@ -493,15 +512,99 @@ static int rel_child(silver_job *job, const floe_lock_test *t, const char *relat
 	floe_buf sql = FLOE_BUF_INIT;
 	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT ", nm->child);
 	put_child_columns(&sql, s, t);
-	floe_buf_printf(&sql, " FROM floe_fresh floe_w ANTI JOIN %s floe_k", nm->gone);
-	put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
-	floe_buf_puts(&sql, " UNION ALL SELECT ");
-	put_child_columns(&sql, s, t);
-	floe_buf_printf(&sql, " FROM %s floe_w SEMI JOIN %s floe_k", relation, nm->gone);
-	put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
+	if (job->kept_live) {
+		floe_buf_puts(&sql, " FROM floe_fresh UNION ALL SELECT ");
+		put_child_columns(&sql, s, t);
+		floe_buf_puts(&sql, " FROM (SELECT ");
+		put_child_columns(&sql, s, t);
+		floe_buf_printf(&sql, ", floe_pos FROM floe_kept_pos floe_w SEMI JOIN %s floe_k", nm->gone);
+		put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
+		floe_buf_printf(&sql, ")%s", job->kept_live);
+	} else {
+		floe_buf_printf(&sql, " FROM floe_fresh floe_w ANTI JOIN %s floe_k", nm->gone);
+		put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
+		floe_buf_puts(&sql, " UNION ALL SELECT ");
+		put_child_columns(&sql, s, t);
+		floe_buf_printf(&sql, " FROM %s floe_w SEMI JOIN %s floe_k", relation, nm->gone);
+		put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
+	}
 	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
 	floe_buf_free(&sql);
 	return error;
+}
+
+/* The parent's gone keys from P0 `from` to `now`, kept by its build in this run (silver_gone), when
+   the test reads exactly the parent's key; NULL: none. */
+static const silver_gone *remembered_gone(const silver_job *job, const floe_lock_test *t, int64_t from, int64_t now)
+{
+	for (size_t i = 0; job->memo && i < job->memo->n_gone; i++) {
+		const silver_gone *g = &job->memo->gone[i];
+		bool key = t->n_fields == g->n_key && t->n_fields > 0;
+		for (size_t k = 0; key && k < t->n_fields; k++)
+			key = has_column(g->key, g->n_key, t->fields[k]);
+		if (key && strcmp(g->table, t->to) == 0 && g->from == from && g->to == now)
+			return g;
+	}
+	return NULL;
+}
+
+/* Whether a table of the lock other than `s` has a relationships test reading `s`. */
+static bool read_by_child(const floe_lock *lock, const floe_lock_silver *s)
+{
+	for (size_t i = 0; i < floe_lock_count(lock); i++) {
+		const floe_lock_silver *c = floe_lock_at(lock, i)->silver;
+		for (size_t k = 0; c && c != s && k < c->n_tests; k++)
+			if (is_kind(&c->tests[k], "relationships") && c->tests[k].to && strcmp(c->tests[k].to, s->table) == 0)
+				return true;
+	}
+	return false;
+}
+
+void silver_remember_gone(silver_build *b, int64_t to)
+{
+	silver_job *job = b->job;
+	silver_memo *m = job->memo;
+	const floe_lock_silver *s = b->s;
+	floe_buf sql = FLOE_BUF_INIT;
+	bool hidden = false;
+	for (size_t i = 0; i < s->n_unique_key; i++)
+		hidden |= masked(s, s->unique_key[i]);
+	if (!m || !b->incremental || !b->previous || b->previous->snapshot_id <= 0 || to <= 0 || hidden ||
+	    s->n_unique_key == 0 || !read_by_child(job->lock, s))
+		return;
+	if (silver_tmp_dir(m->arena, &m->dir, "floe-silver-run") < 0) {
+		floe_error_clear(); /* the children read the parent's removed rows instead */
+		return;
+	}
+	const char *path = floe_arena_printf(m->arena, "%s/gone-%d.parquet", m->dir, m->n_files++);
+	floe_buf_puts(&sql, "COPY (SELECT DISTINCT ");
+	for (size_t i = 0; i < s->n_unique_key; i++) {
+		floe_buf_puts(&sql, i ? ", floe_c." : "floe_c.");
+		floe_buf_put_quoted(&sql, s->unique_key[i], '"');
+	}
+	floe_buf_puts(&sql, " FROM floe_changed floe_c ANTI JOIN floe_fresh floe_f ON true");
+	silver_put_equal(&sql, s->unique_key, s->n_unique_key, "floe_c", "floe_f");
+	floe_buf_puts(&sql, ") TO ");
+	floe_buf_put_quoted(&sql, path, '\'');
+	floe_buf_puts(&sql, " (FORMAT parquet)");
+	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0) {
+		floe_error_clear(); /* as above */
+		unlink(path);
+	} else {
+		*FLOE_ARENA_PUSH(m->arena, m->gone, m->n_gone, m->cap_gone) = (silver_gone){
+			.table = s->table, .from = b->previous->snapshot_id, .to = to, .path = path,
+			.key = (const char *const *)s->unique_key, .n_key = s->n_unique_key };
+	}
+	floe_buf_free(&sql);
+}
+
+void silver_memo_clear(silver_memo *m)
+{
+	for (size_t i = 0; i < m->n_gone; i++)
+		unlink(m->gone[i].path);
+	if (m->dir)
+		rmdir(m->dir);
+	m->dir = NULL, m->n_gone = 0;
 }
 
 /*
@@ -517,13 +620,16 @@ static int rel_narrow(silver_job *job, const floe_lock_test *t, size_t i, floe_i
 	rel_names nm = {
 		floe_arena_printf(job->arena, "floe_rel_removed_%zu", i), floe_arena_printf(job->arena, "floe_rel_keys_%zu", i),
 		floe_arena_printf(job->arena, "floe_rel_found_%zu", i), floe_arena_printf(job->arena, "floe_rel_gone_%zu", i),
-		floe_arena_printf(job->arena, "floe_rel_child_%zu", i),
+		floe_arena_printf(job->arena, "floe_rel_child_%zu", i), floe_arena_printf(job->arena, "floe_rel_parent_%zu", i),
 	};
 	int64_t n_gone = 0;
 	bool moved = from != now->snapshot_id;
-	if (moved && silver_removed_rows(job, pt, now, from, nm.removed) < 0)
+	const silver_gone *g = moved ? remembered_gone(job, t, from, now->snapshot_id) : NULL;
+	if (moved && !g && silver_removed_rows(job, pt, now, from, nm.removed) < 0)
 		return -1;
-	if (rel_sets(job, t, *parent, moved, &nm, &n_gone) < 0 || (n_gone > 0 && rel_child(job, t, *child, &nm) < 0))
+	if (floe_query_view_positions(job->engine, job->arena, "main", nm.parent_pos, floe_iceberg_table_storage(pt), now,
+				      now->schema) < 0 ||
+	    rel_sets(job, t, now, moved, g, &nm, &n_gone) < 0 || (n_gone > 0 && rel_child(job, t, *child, &nm) < 0))
 		return -1;
 	*child = n_gone > 0 ? nm.child : "floe_fresh"; /* the parent lost no key: only a new row can be an orphan */
 	*parent = nm.found;

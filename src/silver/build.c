@@ -82,7 +82,9 @@ static void with_new_deletes(silver_build *b, floe_iceberg_scan_file *file)
 
 /*
  * Merge-on-read, floe_kept: the live rows of the table's files minus those the build deletes
- * (b->dels), through floe query's view, which leaves deleted positions out. 0: no such file.
+ * (b->dels), through floe query's view, which leaves deleted positions out; floe_kept_pos the same
+ * files' every row with its position, and job->kept_live the filter that leaves those positions out
+ * (a narrowed relationships test reads the few rows it wants first). 0: no such file.
  */
 static int kept_view(silver_build *b)
 {
@@ -98,8 +100,14 @@ static int kept_view(silver_build *b)
 	}
 	if (silver_schema(&schema, job->arena, b->s) < 0 ||
 	    floe_query_view(job->engine, job->arena, "main", "floe_kept", floe_iceberg_table_storage(b->silver), &kept,
-			    schema) < 0)
+			    schema) < 0 ||
+	    floe_query_view_positions(job->engine, job->arena, "main", "floe_kept_pos", floe_iceberg_table_storage(b->silver),
+				      &kept, schema) < 0)
 		return -1;
+	floe_buf live = FLOE_BUF_INIT;
+	floe_query_put_live(&live, &kept, "floe_pos");
+	job->kept_live = floe_arena_strdup(job->arena, floe_buf_cstr(&live));
+	floe_buf_free(&live);
 	return 1;
 }
 
@@ -302,6 +310,10 @@ static int audit_publish(silver_build *b)
 	if (!nothing && publish(b) < 0)
 		goto cleanup;
 	silver_step(job, "publish");
+	if (!nothing) {
+		silver_remember_gone(b, r->snapshot_id);
+		silver_step(job, "gone keys (for the tables that reference it)");
+	}
 	b->n_files = 0; /* committed: they belong to the table now */
 	if (silver_write_quarantine(b) < 0)
 		goto cleanup;

@@ -241,6 +241,36 @@ cleanup:
 	return error;
 }
 
+/* The `prefix` of test `t`'s quarantine insert: "SELECT floe_row, 'name' FROM floe_build WHERE NOT (…)". */
+static int bad_rows_sql(floe_buf *sql, const floe_lock_test *t)
+{
+	floe_buf_puts(sql, "SELECT floe_row, ");
+	floe_buf_put_quoted(sql, t->name, '\'');
+	floe_buf_puts(sql, " FROM floe_build WHERE NOT ");
+	return row_pass(sql, t);
+}
+
+/* floe_bad's rows of every error row test, in one statement. -1 with the error set when it failed. */
+static int bad_rows_at_once(silver_job *job)
+{
+	const floe_lock_silver *s = job->table->silver;
+	floe_buf sql = FLOE_BUF_INIT;
+	size_t n = 0;
+	int error = 0;
+	floe_buf_puts(&sql, "INSERT INTO floe_bad ");
+	for (size_t i = 0; i < s->n_tests && error == 0; i++) {
+		const floe_lock_test *t = &s->tests[i];
+		if (!floe_lock_test_row_level(t->kind) || strcmp(t->severity, "error") != 0)
+			continue;
+		floe_buf_puts(&sql, n++ ? " UNION ALL " : "");
+		error = bad_rows_sql(&sql, t);
+	}
+	if (error == 0 && n > 0)
+		error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	floe_buf_free(&sql);
+	return error;
+}
+
 int silver_quarantine(silver_job *job, int64_t *quarantined)
 {
 	const floe_lock_silver *s = job->table->silver;
@@ -248,20 +278,21 @@ int silver_quarantine(silver_job *job, int64_t *quarantined)
 	int error = -1;
 	if (floe_engine_exec(job->engine, "CREATE TEMP TABLE floe_bad (floe_row BIGINT, floe_rule VARCHAR)") < 0)
 		goto cleanup;
+	if (bad_rows_at_once(job) == 0)
+		goto count;
+	floe_error_clear(); /* one test a statement: the error names the test */
 	for (size_t i = 0; i < s->n_tests; i++) {
 		const floe_lock_test *t = &s->tests[i];
 		if (!floe_lock_test_row_level(t->kind) || strcmp(t->severity, "error") != 0)
 			continue;
 		floe_buf_clear(&sql);
-		floe_buf_puts(&sql, "INSERT INTO floe_bad SELECT floe_row, ");
-		floe_buf_put_quoted(&sql, t->name, '\'');
-		floe_buf_puts(&sql, " FROM floe_build WHERE NOT ");
-		if (row_pass(&sql, t) < 0 || floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0) {
+		floe_buf_puts(&sql, "INSERT INTO floe_bad ");
+		if (bad_rows_sql(&sql, t) < 0 || floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0) {
 			floe_error_context("while running test \"%s\" of %s.%s", t->name, job->ns, job->name);
 			goto cleanup;
 		}
 	}
-	floe_buf_clear(&n);
+count:
 	if (floe_engine_query_text(job->engine, &n, "SELECT count(DISTINCT floe_row) FROM floe_bad") < 0)
 		goto cleanup;
 	*quarantined = strtoll(floe_buf_cstr(&n), NULL, 10);
@@ -704,45 +735,111 @@ static bool proven(const silver_job *job, const floe_lock_test *t)
 	       on_key(job->table->silver, t);
 }
 
+/* One test of an audit: what its failures query reads, and what it found. */
+typedef struct audit_item {
+	const floe_lock_test *t;
+	const char *rel, *parent;
+	bool narrowed, counted;
+	int64_t rows;
+	char *samples;
+} audit_item;
+
+/*
+ * Every item's failures in one query (one statement to plan and run, not one a test: most read a
+ * few new rows, where DuckDB's fixed cost per statement is the cost): a row (item, rows, sample
+ * keys) each. -1 with the error set when the query failed (the caller runs them one by one then,
+ * for the error of the test that failed).
+ */
+static int count_all(silver_job *job, audit_item *it, size_t n)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	floe_engine_result *r = NULL;
+	int error = -1;
+	for (size_t i = 0; i < n; i++) {
+		floe_buf_printf(&sql, "%sfloe_f%zu AS (", i ? ", " : "WITH ", i);
+		if (failures_sql(&sql, job, it[i].t, it[i].rel, it[i].parent) < 0)
+			goto cleanup;
+		floe_buf_putc(&sql, ')');
+	}
+	for (size_t i = 0; i < n; i++)
+		floe_buf_printf(&sql, "%s SELECT %zu, coalesce(sum(n), 0)::BIGINT, (SELECT string_agg(k, '; ') FROM "
+				      "(SELECT k FROM floe_f%zu ORDER BY k LIMIT %d)) FROM floe_f%zu",
+				i ? " UNION ALL" : "", i, i, SAMPLE_KEYS, i);
+	if (n == 0 || floe_engine_query(job->engine, &r, floe_buf_cstr(&sql)) < 0)
+		goto cleanup;
+	for (size_t row = 0; row < floe_engine_result_rows(r); row++) {
+		size_t i = (size_t)strtoull(floe_engine_result_text(r, row, 0), NULL, 10);
+		const char *rows = floe_engine_result_text(r, row, 1), *k = floe_engine_result_text(r, row, 2);
+		if (i >= n)
+			continue;
+		it[i].rows = rows ? strtoll(rows, NULL, 10) : 0;
+		it[i].samples = floe_arena_strdup(job->arena, k ? k : "");
+		it[i].counted = true;
+	}
+	error = 0;
+	for (size_t i = 0; i < n && error == 0; i++)
+		if (!it[i].counted)
+			error = floe_error_set(FLOE_ERR_INTERNAL, "the tests' query of %s.%s returned no row for test \"%s\"",
+					       job->ns, job->name, it[i].t->name);
+cleanup:
+	floe_engine_result_free(r);
+	floe_buf_free(&sql);
+	return error;
+}
+
+/* The item's outcome into the result and the notes. */
+static void tally(silver_job *job, const audit_item *it)
+{
+	floe_silver_result *r = job->result;
+	r->tests_incremental += it->narrowed;
+	if (job->audit_fresh && !it->narrowed) {
+		floe_buf_puts(&job->whole, job->whole.len ? ", " : "");
+		floe_buf_puts(&job->whole, it->t->name);
+	}
+	if (it->rows == 0) {
+		r->tests_passed++;
+	} else if (strcmp(it->t->severity, "error") == 0) {
+		r->tests_failed++;
+		job->table_failed = true;
+		note(job, it->t, "failed", it->rows, it->samples);
+	} else {
+		r->tests_warned++;
+		note(job, it->t, "warned", it->rows, it->samples);
+	}
+}
+
 int silver_audit(silver_job *job, const char *relation)
 {
 	const floe_lock_silver *s = job->table->silver;
 	floe_silver_result *r = job->result;
+	audit_item *it = floe_arena_alloc(job->arena, (s->n_tests + 1) * sizeof(*it));
+	size_t n = 0;
 	for (size_t i = 0; i < s->n_tests; i++) {
 		const floe_lock_test *t = &s->tests[i];
-		int64_t rows = 0;
-		char *samples = NULL;
-		bool error = strcmp(t->severity, "error") == 0;
 		if (proven(job, t)) { /* passed: no row can fail it (docs/silver.md) */
 			r->tests_passed++;
 			r->tests_proven++;
 			continue;
 		}
-		const char *rel = relation, *parent = NULL;
-		bool narrowed = false;
-		if (audit_scope(job, t, relation, &rel, &narrowed) < 0)
+		audit_item *a = &it[n++];
+		*a = (audit_item){ .t = t, .rel = relation };
+		if (audit_scope(job, t, relation, &a->rel, &a->narrowed) < 0)
 			return -1;
-		if (is_kind(t, "relationships") && (parent = parent_of(job, t, relation)) != NULL && parent != relation &&
-		    relationships_scope(job, t, i, &rel, &parent, &narrowed) < 0)
-			return -1;
-		if (count_failures(job, t, rel, parent, &rows, &samples) < 0)
-			return -1;
-		r->tests_incremental += narrowed;
-		if (job->audit_fresh && !narrowed) {
-			floe_buf_puts(&job->whole, job->whole.len ? ", " : "");
-			floe_buf_puts(&job->whole, t->name);
-		}
-		silver_step(job, t->name);
-		if (rows == 0) {
-			r->tests_passed++;
-		} else if (error) {
-			r->tests_failed++;
-			job->table_failed = true;
-			note(job, t, "failed", rows, samples);
-		} else {
-			r->tests_warned++;
-			note(job, t, "warned", rows, samples);
+		if (is_kind(t, "relationships") && (a->parent = parent_of(job, t, relation)) != NULL &&
+		    a->parent != relation) {
+			if (relationships_scope(job, t, i, &a->rel, &a->parent, &a->narrowed) < 0)
+				return -1;
+			silver_step(job, floe_arena_printf(job->arena, "%s (its sets)", t->name));
 		}
 	}
+	if (count_all(job, it, n) < 0) {
+		floe_error_clear(); /* one by one: the error names the test */
+		for (size_t i = 0; i < n; i++)
+			if (count_failures(job, it[i].t, it[i].rel, it[i].parent, &it[i].rows, &it[i].samples) < 0)
+				return -1;
+	}
+	silver_step(job, floe_arena_printf(job->arena, "tests (%zu in one query)", n));
+	for (size_t i = 0; i < n; i++)
+		tally(job, &it[i]);
 	return 0;
 }

@@ -468,23 +468,46 @@ typedef struct rel_names {
 } rel_names;
 
 /*
+ * " FROM (SELECT fields, floe_pos FROM <nm->parent_pos> SEMI JOIN `keys`) WHERE <live>": the
+ * parent's rows holding one of `keys` (named as the child's columns) that `now` has — its rows of
+ * those keys first, then its deleted ones left out (floe_query_view_positions).
+ */
+static void put_parent_holding(floe_buf *sql, const floe_lock_test *t, const floe_iceberg_scan *now, const rel_names *nm,
+			       const char *keys)
+{
+	size_t k = t->n_columns;
+	floe_buf_puts(sql, " FROM (SELECT ");
+	put_columns(sql, t->fields, NULL, k);
+	floe_buf_printf(sql, ", floe_pos FROM %s floe_q SEMI JOIN %s floe_k", nm->parent_pos, keys);
+	put_on(sql, "floe_q", t->fields, "floe_k", t->columns, k);
+	floe_buf_putc(sql, ')');
+	floe_query_put_live(sql, now, "floe_pos");
+}
+
+/* `count(*)` of temporary table `name` into *out. */
+static int count_rows(silver_job *job, const char *name, int64_t *out)
+{
+	floe_buf n = FLOE_BUF_INIT;
+	const char *sql = floe_arena_printf(job->arena, "SELECT count(*) FROM %s", name);
+	int error = floe_engine_query_text(job->engine, &n, sql);
+	*out = error < 0 ? 0 : strtoll(floe_buf_cstr(&n), NULL, 10);
+	floe_buf_free(&n);
+	return error;
+}
+
+/*
  * The narrowed test's sets, temporary tables (each small, each from one pass): `keys` — the
  * foreign keys of the new rows and, when the parent moved since P0, the parent keys P0 had that
  * it removed since (`removed`: updated rows too, a superset); `found` — those of them the parent
- * holds now (one scan of the parent, its key columns only); `gone` — the removed ones it no longer
- * holds (none when the parent is still at P0). `found` reads the parent's positions view (nm->parent_pos)
- * at `now`. With `g` (the parent's own build in this run went
- * from P0 to now, silver_gone) `gone` is read from its file and `removed` is not read: the keys
- * the parent changed and holds no more — a superset of the removed ones it lost, each absent now,
- * and no kept row references a key P0 did not hold (it passed the test against P0). *n_gone: how many.
+ * holds now (one scan of the parent at `now`, its key columns only: put_parent_holding); `gone` —
+ * the removed ones it no longer holds (none when the parent is still at P0). *n_gone: how many.
  */
 static int rel_sets(silver_job *job, const floe_lock_test *t, const floe_iceberg_scan *now, bool moved,
-		    const silver_gone *g, const rel_names *nm, int64_t *n_gone)
+		    const rel_names *nm, int64_t *n_gone)
 {
-	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
+	floe_buf sql = FLOE_BUF_INIT;
 	size_t k = t->n_columns;
-	bool removed = moved && !g;
-	if (removed) { /* the removed rows' keys, read once (a view over the parent's files) */
+	if (moved) { /* the removed rows' keys, read once (a view over the parent's files) */
 		floe_buf_printf(&sql, "CREATE TEMP TABLE %s_keys AS SELECT DISTINCT ", nm->removed);
 		put_columns(&sql, t->fields, t->columns, k);
 		floe_buf_printf(&sql, " FROM %s WHERE ", nm->removed);
@@ -495,38 +518,75 @@ static int rel_sets(silver_job *job, const floe_lock_test *t, const floe_iceberg
 	put_columns(&sql, t->columns, NULL, k);
 	floe_buf_puts(&sql, " FROM floe_fresh WHERE ");
 	all_not_null(&sql, t->columns, k);
-	if (removed)
+	if (moved)
 		floe_buf_printf(&sql, " UNION SELECT * FROM %s_keys", nm->removed);
-	/* the parent's rows of those keys first, then its deleted ones left out (floe_query_view_positions) */
 	floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT DISTINCT ", nm->found);
 	put_columns(&sql, t->fields, NULL, k);
-	floe_buf_puts(&sql, " FROM (SELECT ");
-	put_columns(&sql, t->fields, NULL, k);
-	floe_buf_printf(&sql, ", floe_pos FROM %s floe_q SEMI JOIN %s floe_k", nm->parent_pos, nm->keys);
-	put_on(&sql, "floe_q", t->fields, "floe_k", t->columns, k);
-	floe_buf_putc(&sql, ')');
-	floe_query_put_live(&sql, now, "floe_pos");
-	if (g) {
-		floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT ", nm->gone);
-		put_columns(&sql, t->fields, t->columns, k);
-		floe_buf_puts(&sql, " FROM read_parquet(");
-		floe_buf_put_quoted(&sql, g->path, '\'');
-		floe_buf_puts(&sql, ")");
-	} else if (moved) {
+	put_parent_holding(&sql, t, now, nm, nm->keys);
+	if (moved) {
 		floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT * FROM %s_keys EXCEPT SELECT ", nm->gone, nm->removed);
 		put_columns(&sql, t->fields, t->columns, k);
 		floe_buf_printf(&sql, " FROM %s", nm->found);
 	}
 	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
 	*n_gone = 0;
-	if (error == 0 && moved) {
-		floe_buf_clear(&sql);
-		floe_buf_printf(&sql, "SELECT count(*) FROM %s", nm->gone);
-		error = floe_engine_query_text(job->engine, &n, floe_buf_cstr(&sql));
-		*n_gone = strtoll(floe_buf_cstr(&n), NULL, 10);
-	}
+	if (error == 0 && moved)
+		error = count_rows(job, nm->gone, n_gone);
 	floe_buf_free(&sql);
-	floe_buf_free(&n);
+	return error;
+}
+
+/*
+ * The same sets when the parent's own build in this run went from P0 to `now` (`g`, silver_gone):
+ * then the parent holds now every key it held at P0 but those it changed, and of those exactly the
+ * ones with a new row — `g`'s file says which. `gone`: the changed keys it holds no more (a
+ * superset of the removed ones it lost, each absent now; no kept row references a key P0 lacked,
+ * as it passed the test against P0); `found`: the new rows' foreign keys the parent changed and
+ * holds, and — only when some new row's foreign key is one the parent did not change (`rest`) —
+ * those of them the parent holds (its scan). No removed row of the parent is read.
+ */
+static int rel_sets_remembered(silver_job *job, const floe_lock_test *t, floe_iceberg_table *pt,
+			       const floe_iceberg_scan *now, const silver_gone *g, const rel_names *nm, int64_t *n_gone)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	size_t k = t->n_columns;
+	int64_t n_rest = 0;
+	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT DISTINCT ", nm->keys);
+	put_columns(&sql, t->columns, NULL, k);
+	floe_buf_puts(&sql, " FROM floe_fresh WHERE ");
+	all_not_null(&sql, t->columns, k);
+	floe_buf_printf(&sql, "; CREATE TEMP TABLE %s_changed AS SELECT ", nm->removed);
+	put_columns(&sql, t->fields, t->columns, k);
+	floe_buf_puts(&sql, ", floe_gone FROM read_parquet(");
+	floe_buf_put_quoted(&sql, g->path, '\'');
+	floe_buf_printf(&sql, "); CREATE TEMP TABLE %s AS SELECT * EXCLUDE (floe_gone) FROM %s_changed WHERE floe_gone",
+			nm->gone, nm->removed);
+	floe_buf_printf(&sql, "; CREATE TEMP TABLE %s_rest AS SELECT * FROM %s floe_k ANTI JOIN %s_changed floe_c", nm->keys,
+			nm->keys, nm->removed);
+	put_on(&sql, "floe_k", t->columns, "floe_c", t->columns, k);
+	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	const char *rest = floe_arena_printf(job->arena, "%s_rest", nm->keys);
+	if (error == 0)
+		error = count_rows(job, rest, &n_rest);
+	if (error == 0 && n_rest > 0)
+		error = floe_query_view_positions(job->engine, job->arena, "main", nm->parent_pos,
+						  floe_iceberg_table_storage(pt), now, now->schema);
+	floe_buf_clear(&sql);
+	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT ", nm->found);
+	put_columns(&sql, t->columns, t->fields, k);
+	floe_buf_printf(&sql, " FROM %s_changed floe_c SEMI JOIN %s floe_k", nm->removed, nm->keys);
+	put_on(&sql, "floe_c", t->columns, "floe_k", t->columns, k);
+	floe_buf_puts(&sql, " WHERE NOT floe_gone");
+	if (n_rest > 0) {
+		floe_buf_puts(&sql, " UNION SELECT DISTINCT ");
+		put_columns(&sql, t->fields, NULL, k);
+		put_parent_holding(&sql, t, now, nm, rest);
+	}
+	if (error == 0)
+		error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	if (error == 0)
+		error = count_rows(job, nm->gone, n_gone);
+	floe_buf_free(&sql);
 	return error;
 }
 
@@ -608,12 +668,17 @@ void silver_remember_gone(silver_build *b, int64_t to)
 		return;
 	}
 	const char *path = floe_arena_printf(m->arena, "%s/gone-%d.parquet", m->dir, m->n_files++);
+	/* every changed key, and whether the table holds none of its rows now (floe_fresh: the rows it added) */
 	floe_buf_puts(&sql, "COPY (SELECT DISTINCT ");
 	for (size_t i = 0; i < s->n_unique_key; i++) {
 		floe_buf_puts(&sql, i ? ", floe_c." : "floe_c.");
 		floe_buf_put_quoted(&sql, s->unique_key[i], '"');
 	}
-	floe_buf_puts(&sql, " FROM floe_changed floe_c ANTI JOIN floe_fresh floe_f ON true");
+	floe_buf_puts(&sql, ", floe_f.");
+	floe_buf_put_quoted(&sql, s->unique_key[0], '"');
+	floe_buf_puts(&sql, " IS NULL AS floe_gone FROM floe_changed floe_c LEFT JOIN (SELECT DISTINCT ");
+	put_columns(&sql, s->unique_key, NULL, s->n_unique_key);
+	floe_buf_puts(&sql, " FROM floe_fresh) floe_f ON true");
 	silver_put_equal(&sql, s->unique_key, s->n_unique_key, "floe_c", "floe_f");
 	floe_buf_puts(&sql, ") TO ");
 	floe_buf_put_quoted(&sql, path, '\'');
@@ -656,11 +721,16 @@ static int rel_narrow(silver_job *job, const floe_lock_test *t, size_t i, floe_i
 	int64_t n_gone = 0;
 	bool moved = from != now->snapshot_id;
 	const silver_gone *g = moved ? remembered_gone(job, t, from, now->snapshot_id) : NULL;
-	if (moved && !g && silver_removed_rows(job, pt, now, from, nm.removed) < 0)
+	if (g) {
+		if (rel_sets_remembered(job, t, pt, now, g, &nm, &n_gone) < 0)
+			return -1;
+	} else if ((moved && silver_removed_rows(job, pt, now, from, nm.removed) < 0) ||
+		   floe_query_view_positions(job->engine, job->arena, "main", nm.parent_pos, floe_iceberg_table_storage(pt),
+					     now, now->schema) < 0 ||
+		   rel_sets(job, t, now, moved, &nm, &n_gone) < 0) {
 		return -1;
-	if (floe_query_view_positions(job->engine, job->arena, "main", nm.parent_pos, floe_iceberg_table_storage(pt), now,
-				      now->schema) < 0 ||
-	    rel_sets(job, t, now, moved, g, &nm, &n_gone) < 0 || (n_gone > 0 && rel_child(job, t, *child, &nm) < 0))
+	}
+	if (n_gone > 0 && rel_child(job, t, *child, &nm) < 0)
 		return -1;
 	*child = n_gone > 0 ? nm.child : "floe_fresh"; /* the parent lost no key: only a new row can be an orphan */
 	*parent = nm.found;

@@ -737,11 +737,25 @@ static int rel_narrow(silver_job *job, const floe_lock_test *t, size_t i, floe_i
 	return 0;
 }
 
+/* View `view` of no rows with the lock's columns of parent `to` ("silver.x"): not created, or no rows yet. */
+static int empty_parent(silver_job *job, const char *to, const char *view, const char **parent)
+{
+	for (size_t i = 0; i < floe_lock_count(job->lock); i++) {
+		const floe_lock_silver *s = floe_lock_at(job->lock, i)->silver;
+		if (s && strcmp(s->table, to) == 0) {
+			*parent = view;
+			return silver_empty_view(job, s, "main", view);
+		}
+	}
+	return 0; /* not a table of the plan: the parent as named (the test fails to run, naming it) */
+}
+
 /*
  * A relationships test reads its parent at the parent's current snapshot (view floe_parent_<i>),
  * recorded for the publish (job->parents). When the table's other rows passed this very error test
  * at the last publish against parent snapshot P0, only rows that can fail now are read
- * (rel_narrow): *narrowed. Otherwise (or P0 no longer planned) *child stays: the whole test.
+ * (rel_narrow, which makes no view of the whole parent): *narrowed. Otherwise (or P0 no longer
+ * planned) *child stays: the whole test.
  */
 static int relationships_scope(silver_job *job, const floe_lock_test *t, size_t i, const char **child,
 			       const char **parent, bool *narrowed)
@@ -753,31 +767,29 @@ static int relationships_scope(silver_job *job, const floe_lock_test *t, size_t 
 	if (!job->cat) /* an audit without a catalog (the engine's own relations) reads the parent as named */
 		return 0;
 	if (floe_iceberg_table_load(&pt, job->cat, floe_arena_strndup(job->arena, t->to, (size_t)(dot - t->to)), dot + 1) < 0) {
-		floe_error_clear(); /* not created yet: the empty view stands */
-		return 0;
+		floe_error_clear(); /* not created yet: no rows */
+		return empty_parent(job, t->to, view, parent);
 	}
 	if (floe_iceberg_table_plan_live(&now, job->arena, pt, -1) < 0)
 		goto cleanup;
-	error = 0;
-	if (now->n_files == 0)
+	if (now->n_files == 0) {
+		error = empty_parent(job, t->to, view, parent);
 		goto cleanup;
-	if (floe_query_view(job->engine, job->arena, "main", view, floe_iceberg_table_storage(pt), now, now->schema) < 0)
-		goto fail;
-	*parent = view;
+	}
 	job->parents = floe_arena_printf(job->arena, "%s%s=%lld;", job->parents ? job->parents : "", t->name,
 					 (long long)now->snapshot_id);
 	int64_t from = tested_snapshot(job, t);
-	if (!job->audit_fresh || strcmp(t->severity, "error") != 0 || from < 0)
-		goto cleanup;
 	const char *c = *child, *p = *parent;
-	if (rel_narrow(job, t, i, pt, now, from, &c, &p) < 0) {
+	if (job->audit_fresh && strcmp(t->severity, "error") == 0 && from >= 0) {
+		if (rel_narrow(job, t, i, pt, now, from, &c, &p) == 0) {
+			*child = c, *parent = p, *narrowed = true;
+			error = 0;
+			goto cleanup;
+		}
 		floe_error_clear(); /* P0 expired, say: the whole test */
-		goto cleanup;
 	}
-	*child = c, *parent = p, *narrowed = true;
-	goto cleanup;
-fail:
-	error = -1;
+	error = floe_query_view(job->engine, job->arena, "main", view, floe_iceberg_table_storage(pt), now, now->schema);
+	*parent = view;
 cleanup:
 	floe_iceberg_table_free(pt);
 	return error;

@@ -126,6 +126,9 @@ int silver_parent_views(silver_job *job);
 /* The model file rendered into `sql` (a hand edit runs as edited); its SHA-256 into b->model_sha. */
 int silver_render_model(silver_build *b, floe_buf *sql);
 
+/* View "ns"."name" of no rows with the lock's columns of `s`: a silver table nothing was published to yet. */
+int silver_empty_view(silver_job *job, const floe_lock_silver *s, const char *ns, const char *name);
+
 /* Whether a lock column is named rowid (DuckDB's row number of a table, which a column shadows). */
 bool silver_has_rowid_column(const floe_lock_silver *s);
 

@@ -341,6 +341,64 @@ static const char *case_twins(floe_arena *a, const floe_iceberg_field *fields, s
 	return NULL;
 }
 
+/*
+ * job->engine: a connection to the run's DuckDB database (opened, its PII key set, at the run's
+ * first build: job->memo->engine), working in an in-memory catalog of its own (USE floe_build_<n>),
+ * so that no view or table of a build meets another's and all go with it (build_engine_close);
+ * without a memo a database of its own. A failed build's error never quotes a row's value.
+ */
+static int build_engine_open(silver_job *job)
+{
+	silver_memo *m = job->memo;
+	const char *key = NULL;
+	floe_buf home = FLOE_BUF_INIT;
+	if (floe_config_pii_key(&key, job->config) < 0)
+		return -1;
+	if (!m) {
+		if (floe_engine_open(&job->engine, NULL) < 0)
+			return -1;
+		floe_engine_hide_data_in_errors(job->engine);
+		return key ? floe_engine_set_pii_key(job->engine, key, strlen(key)) : 0;
+	}
+	if (!m->engine) {
+		int error = floe_engine_open(&m->engine, NULL);
+		if (error == 0 && key)
+			error = floe_engine_set_pii_key(m->engine, key, strlen(key));
+		if (error == 0)
+			error = floe_engine_query_text(m->engine, &home, "SELECT current_database()");
+		m->home = floe_arena_strdup(m->arena, floe_buf_cstr(&home));
+		floe_buf_free(&home);
+		if (error < 0) {
+			floe_engine_close(m->engine);
+			m->engine = NULL;
+			return -1;
+		}
+	}
+	if (floe_engine_connect(&job->engine, m->engine) < 0)
+		return -1;
+	floe_engine_hide_data_in_errors(job->engine);
+	job->catalog = floe_arena_printf(job->arena, "floe_build_%d", m->n_builds++);
+	const char *sql = floe_arena_printf(job->arena, "ATTACH ':memory:' AS \"%s\"; USE \"%s\"", job->catalog, job->catalog);
+	return floe_engine_exec(job->engine, sql);
+}
+
+/* The build's catalog detached (its views and tables gone), its connection closed; the build's error kept. */
+static void build_engine_close(silver_job *job)
+{
+	if (job->engine && job->catalog) {
+		floe_error pending;
+		floe_error_take(&pending);
+		const char *sql = floe_arena_printf(job->arena, "USE \"%s\"; DETACH \"%s\"", job->memo->home, job->catalog);
+		if (floe_engine_exec(job->engine, sql) < 0)
+			floe_error_clear(); /* the next build uses a catalog of another name */
+		if (pending.message)
+			floe_error_give(&pending);
+	}
+	floe_engine_close(job->engine);
+	job->engine = NULL;
+	job->catalog = NULL;
+}
+
 int silver_build_table(silver_job *job)
 {
 	silver_build b = { .job = job, .s = job->table->silver };
@@ -373,11 +431,7 @@ int silver_build_table(silver_job *job)
 		error = 0;
 		goto cleanup;
 	}
-	const char *key = NULL;
-	if (floe_config_pii_key(&key, job->config) < 0 || floe_engine_open(&job->engine, NULL) < 0)
-		goto cleanup;
-	floe_engine_hide_data_in_errors(job->engine); /* a failed build's error never quotes a row's value */
-	if ((key && floe_engine_set_pii_key(job->engine, key, strlen(key)) < 0) || silver_parent_views(job) < 0 ||
+	if (build_engine_open(job) < 0 || silver_parent_views(job) < 0 ||
 	    floe_engine_exec(job->engine, "CREATE SCHEMA IF NOT EXISTS \"" SILVER_BRONZE_FULL "\"") < 0 ||
 	    floe_query_view(job->engine, job->arena, SILVER_BRONZE_FULL, bname, floe_iceberg_table_storage(bronze), scan,
 			    scan->schema) < 0 ||
@@ -391,8 +445,7 @@ int silver_build_table(silver_job *job)
 cleanup:
 	floe_iceberg_table_free(bronze);
 	floe_iceberg_table_free(b.silver);
-	floe_engine_close(job->engine);
-	job->engine = NULL;
+	build_engine_close(job);
 	if (job->tmp_dir)
 		rmdir(job->tmp_dir); /* empty: every file in it was removed */
 	job->tmp_dir = NULL;

@@ -25,9 +25,12 @@ typedef struct silver_gone {
 	size_t n_key;
 } silver_gone;
 
-/* What the builds of one run leave for the later ones (run.c owns it; its files go with the run). */
+/* What the builds of one run share and leave for the later ones (run.c owns it; its files go with the run). */
 typedef struct silver_memo {
 	floe_arena *arena;
+	floe_engine *engine;              /* the run's DuckDB database: each build a connection to it (build.c) */
+	const char *home;                 /* its own catalog's name */
+	int n_builds;
 	const char *dir;                  /* the run's private temporary directory; NULL until the first file */
 	int n_files;
 	silver_gone *gone;
@@ -52,6 +55,7 @@ typedef struct silver_job {
 	silver_memo *memo;                /* the run's (NULL: none kept) */
 	/* during the build */
 	floe_engine *engine;
+	const char *catalog;              /* the DuckDB catalog the build works in (NULL: the engine's own) */
 	const char *ns, *name;            /* "silver", "orders" */
 	floe_buf notes;                   /* tests failed and warned, quarantine counts: "; "-joined */
 	const floe_lock_silver **refs;    /* the silver tables the model ref()s */

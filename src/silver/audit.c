@@ -10,6 +10,7 @@
 #include "silver/silver_int.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/log.h"
 #include "base/sha256.h"
 #include "base/text.h"
 #include "iceberg/deletes.h"
@@ -724,6 +725,7 @@ static int rel_narrow(silver_job *job, const floe_lock_test *t, size_t i, floe_i
 	bool moved = from != now->snapshot_id;
 	const silver_gone *g = moved ? remembered_gone(job, t, from, now->snapshot_id) : NULL;
 	if (g) {
+		floe_log_debug("%s: %s: the keys %s lost come from its own build in this run", job->result->table, t->name, t->to);
 		if (rel_sets_remembered(job, t, pt, now, g, &nm, &n_gone) < 0)
 			return -1;
 	} else if ((moved && silver_removed_rows(job, pt, now, from, nm.removed) < 0) ||

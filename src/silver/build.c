@@ -432,9 +432,6 @@ int silver_build_table(silver_job *job)
 		goto cleanup;
 	}
 	if (build_engine_open(job) < 0 || silver_parent_views(job) < 0 ||
-	    floe_engine_exec(job->engine, "CREATE SCHEMA IF NOT EXISTS \"" SILVER_BRONZE_FULL "\"") < 0 ||
-	    floe_query_view(job->engine, job->arena, SILVER_BRONZE_FULL, bname, floe_iceberg_table_storage(bronze), scan,
-			    scan->schema) < 0 ||
 	    silver_choose_scope(&b, bronze, scan, bns, bname) < 0)
 		goto cleanup;
 	silver_step(job, "scope");

@@ -398,7 +398,11 @@ int silver_choose_scope(silver_build *b, floe_iceberg_table *bronze, const floe_
 		/* a changed key's row, if it has one, is in a file added since (floe_diff kept it): keys
 		   are unique, and an untouched file holds the same rows as before */
 		floe_buf_puts(&sql, "(SELECT floe_new.* FROM floe_diff WHERE floe_new IS NOT NULL)");
-	} else {
+	} else { /* the whole verified snapshot (a view made only here: an incremental build reads none of it whole) */
+		if (floe_engine_exec(job->engine, "CREATE SCHEMA IF NOT EXISTS \"" SILVER_BRONZE_FULL "\"") < 0 ||
+		    floe_query_view(job->engine, job->arena, SILVER_BRONZE_FULL, bname, floe_iceberg_table_storage(bronze), now,
+				    now->schema) < 0)
+			goto cleanup;
 		silver_put_ident(&sql, SILVER_BRONZE_FULL, bname);
 	}
 	error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));

@@ -389,12 +389,14 @@ int silver_choose_scope(silver_build *b, floe_iceberg_table *bronze, const floe_
 		if (changed_keys(b, bronze, from, now) < 0)
 			goto cleanup;
 		silver_step(job, "diff (the changed keys)");
-		if ((b->merge_on_read ? rows_to_delete(b) : files_to_rewrite(b)) < 0 ||
-		    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_changed") < 0)
+		if (floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_changed") < 0)
+			goto cleanup;
+		job->result->changed_keys = strtoll(floe_buf_cstr(&n), NULL, 10);
+		/* no changed key: no silver row to find (the table's keys not read) */
+		if (job->result->changed_keys > 0 && (b->merge_on_read ? rows_to_delete(b) : files_to_rewrite(b)) < 0)
 			goto cleanup;
 		silver_step(job, "silver rows of the changed keys");
 		b->incremental = true;
-		job->result->changed_keys = strtoll(floe_buf_cstr(&n), NULL, 10);
 		/* a changed key's row, if it has one, is in a file added since (floe_diff kept it): keys
 		   are unique, and an untouched file holds the same rows as before */
 		floe_buf_puts(&sql, "(SELECT floe_new.* FROM floe_diff WHERE floe_new IS NOT NULL)");

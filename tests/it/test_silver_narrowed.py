@@ -181,65 +181,63 @@ def run_vv(src, d):
     return r, {t["table"]: t for t in json.loads(r.out).get("silver", [])}
 
 
+def published(src, proj, sql):
+    """`sql` (foreign keys not enforced), then a run that publishes silver.kids."""
+    bypass(src, sql)
+    r, silver = run(src, proj)
+    assert r.rc == 0 and silver["silver.kids"]["state"] == "built", silver["silver.kids"]
+
+
+def caught_through_the_parents_build(src, proj, plant, failure, fix, **parents):
+    """`plant` (foreign keys not enforced) fails silver.kids with `failure`, found through
+    silver.parents' own build in the same run (built, its result holding `parents`); the kids'
+    snapshot stays. Then `fix` publishes them again. The kids' result of the failed run."""
+    before = snapshot(proj)
+    bypass(src, plant)
+    r, silver = run_vv(src, proj)
+    k, p = silver["silver.kids"], silver["silver.parents"]
+    assert p["state"] == "built" and all(p[f] == v for f, v in parents.items()), p
+    assert r.rc == 1 and k["state"] == "failed", k
+    assert REMEMBERED in r.err, r.err[-3000:]
+    assert failure in k["error"], k
+    assert snapshot(proj) == before
+    published(src, proj, fix)
+    return k
+
+
 def test_a_new_row_referencing_a_parent_key_deleted_in_the_same_run_fails(src, proj):
     # no kept row references parent 9 (moved to 1 first): only the new kid does, and the parent's
     # build in the same run deleted 9 — the lost key known from that build, not from a scan
-    bypass(src, "UPDATE kids SET p_id = 1 WHERE p_id = 9")
-    r, silver = run(src, proj)
-    assert r.rc == 0 and silver["silver.kids"]["state"] == "built", silver["silver.kids"]
-    before = snapshot(proj)
-    bypass(src, "DELETE FROM parents WHERE p_id = 9; INSERT INTO kids VALUES (501, 9, 'c501', 1)")
-    r, silver = run_vv(src, proj)
-    k = silver["silver.kids"]
-    assert silver["silver.parents"]["state"] == "built" and silver["silver.parents"]["changed_keys"] == 1, silver
-    assert r.rc == 1 and k["state"] == "failed" and k["changed_keys"] == 1, k
-    assert REMEMBERED in r.err, r.err[-3000:]
-    assert "relationships_kids_p_id_fkey failed: 1 row, keys (501)" in k["error"], k
-    assert snapshot(proj) == before
-    src.admin("INSERT INTO parents VALUES (9, 'p9')")
-    r, silver = run(src, proj)
-    assert r.rc == 0 and silver["silver.kids"]["state"] == "built", silver["silver.kids"]
+    published(src, proj, "UPDATE kids SET p_id = 1 WHERE p_id = 9")
+    k = caught_through_the_parents_build(
+        src, proj, "DELETE FROM parents WHERE p_id = 9; INSERT INTO kids VALUES (501, 9, 'c501', 1)",
+        "relationships_kids_p_id_fkey failed: 1 row, keys (501)", "INSERT INTO parents VALUES (9, 'p9')",
+        changed_keys=1)
+    assert k["changed_keys"] == 1, k
     assert kids(proj) == [r for r in source_kids(src) if r[0] != 20]  # 20: quarantined above
 
 
 def test_a_new_orphan_while_the_parent_moved_too_fails(src, proj):
     # the parent changed another key in the same run: the new kid's parent 998 is none the parent
     # changed, so the parent itself is read for it
-    before = snapshot(proj)
-    bypass(src, "UPDATE parents SET name = 'p2 renamed' WHERE p_id = 2; INSERT INTO kids VALUES (502, 998, 'c502', 1)")
-    r, silver = run_vv(src, proj)
-    k = silver["silver.kids"]
-    assert silver["silver.parents"]["state"] == "built" and silver["silver.parents"]["changed_keys"] == 1, silver
-    assert r.rc == 1 and k["state"] == "failed", k
-    assert REMEMBERED in r.err, r.err[-3000:]
-    assert "relationships_kids_p_id_fkey failed: 1 row, keys (502)" in k["error"], k
-    assert snapshot(proj) == before
-    src.admin("DELETE FROM kids WHERE kid_id = 502")
-    r, silver = run(src, proj)
-    assert r.rc == 0 and silver["silver.kids"]["state"] == "built", silver["silver.kids"]
+    caught_through_the_parents_build(
+        src, proj, "UPDATE parents SET name = 'p2 renamed' WHERE p_id = 2; INSERT INTO kids VALUES (502, 998, 'c502', 1)",
+        "relationships_kids_p_id_fkey failed: 1 row, keys (502)", "DELETE FROM kids WHERE kid_id = 502",
+        changed_keys=1)
 
 
 def test_children_of_a_parent_row_quarantined_in_the_same_run_fail(src, proj):
     # the parent row of key 8 fails its own row test in this run: kept out of silver.parents, so
     # the unchanged kids of parent 8 are orphans in silver. First a published kids snapshot that
     # read the parent as it is now (the last run published none: its one change was a kid never published)
-    src.admin("UPDATE kids SET qty = qty + 1 WHERE kid_id = 1")
-    r, silver = run(src, proj)
-    assert r.rc == 0 and silver["silver.kids"]["state"] == "built", silver["silver.kids"]
-    before = snapshot(proj)
+    published(src, proj, "UPDATE kids SET qty = qty + 1 WHERE kid_id = 1")
     with src.reader() as conn:
         orphans = sorted(r[0] for r in conn.execute("select kid_id from kids where p_id = 8").fetchall())
     assert len(orphans) >= 5
-    src.admin("UPDATE parents SET name = 'x8' WHERE p_id = 8")
-    r, silver = run_vv(src, proj)
-    k, p = silver["silver.kids"], silver["silver.parents"]
-    assert p["state"] == "built" and p["quarantined"] == 1, p
-    assert r.rc == 1 and k["state"] == "failed" and k["changed_keys"] == 0, k
-    assert REMEMBERED in r.err, r.err[-3000:]
     shown = "; ".join(f"({i})" for i in sorted(orphans, key=str)[:5])
-    assert f"relationships_kids_p_id_fkey failed: {len(orphans)} rows, keys {shown}" in k["error"], k
-    assert snapshot(proj) == before
-    src.admin("UPDATE parents SET name = 'p8' WHERE p_id = 8")
-    r, silver = run(src, proj)
-    assert r.rc == 0 and silver["silver.kids"]["state"] == "built", silver["silver.kids"]
+    k = caught_through_the_parents_build(
+        src, proj, "UPDATE parents SET name = 'x8' WHERE p_id = 8",
+        f"relationships_kids_p_id_fkey failed: {len(orphans)} rows, keys {shown}",
+        "UPDATE parents SET name = 'p8' WHERE p_id = 8", quarantined=1)
+    assert k["changed_keys"] == 0, k
     assert kids(proj) == [r for r in source_kids(src) if r[0] != 20]

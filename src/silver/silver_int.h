@@ -75,6 +75,9 @@ typedef struct silver_job {
 	bool fresh_keys_asked;            /* fresh_keys_changed is known (audit.c) */
 	bool fresh_keys_changed;          /* every new row's key is a changed key, so no kept row has it */
 	const char *parents_tested;       /* the last publish's floe.parent-snapshots (NULL: none) */
+	const silver_gone *probe_gone;    /* silver_gone_probe's: the gone keys floe_probe holds (NULL: none) */
+	size_t probe_test;                /* of this test of the lock */
+	int64_t probe_kept;               /* kept rows whose foreign key is gone (rows_to_delete); -1: not known */
 	const char *kept_live;            /* merge-on-read with kept rows: " WHERE floe_pos NOT IN (…)" over
 	                                     floe_kept_pos, what leaves out the rows floe_kept leaves out */
 	const char *parents;              /* "silver.orders=12;…": the parent snapshots this build's
@@ -237,6 +240,16 @@ void silver_tests_sha(char out[65], const floe_lock_silver *s);
  * key is masked). Never fails the build: a gone set not kept is read from the snapshots instead.
  */
 void silver_remember_gone(silver_build *b, int64_t to);
+
+/*
+ * Before a merge-on-read incremental build finds its changed rows (diff.c): when exactly one of its
+ * relationships tests has its foreign key within the table's key and a parent whose own build in
+ * this run left its lost keys (silver_gone, from the snapshot the test last passed against), those
+ * keys as temporary table floe_probe (the test's column names), and job->probe_*: 1. The scan for
+ * the changed rows then also counts the kept rows of a lost key (job->probe_kept) — the same key
+ * columns read, so the test need not scan again. 0: none.
+ */
+int silver_gone_probe(silver_job *job);
 
 /* The memo's files removed (the run is over). */
 void silver_memo_clear(silver_memo *memo);

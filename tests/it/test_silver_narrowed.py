@@ -21,6 +21,9 @@ INSERT INTO public.parents SELECT g, 'p' || g FROM generate_series(1, 20) g;
 CREATE TABLE public.kids (kid_id int PRIMARY KEY, p_id int NOT NULL REFERENCES parents,
                           code text, qty int NOT NULL);
 INSERT INTO public.kids SELECT g, 1 + g % 20, 'c' || g, g FROM generate_series(1, 200) g;
+CREATE TABLE public.kid_parts (p_id int NOT NULL REFERENCES parents, part int, qty int NOT NULL,
+                               PRIMARY KEY (p_id, part));
+INSERT INTO public.kid_parts SELECT 1 + g % 20, g, g FROM generate_series(1, 100) g;
 '''
 
 # a NULL code is quarantined; a code must be unique (a table-level test: fails the table); a warn
@@ -97,6 +100,14 @@ def source_kids(src):
         return sorted([norm(v) for v in r] for r in conn.execute("select * from kids").fetchall())
 
 
+def children(src, sql):
+    """The first column of `sql`'s rows in the source, sorted: at least five of them."""
+    with src.reader() as conn:
+        rows = sorted(r[0] for r in conn.execute(sql).fetchall())
+    assert len(rows) >= 5, rows
+    return rows
+
+
 def bypass(src, sql):
     """`sql` with the source's foreign keys not enforced (replica role: no FK triggers)."""
     src.admin("SET session_replication_role = replica; " + sql)
@@ -131,9 +142,7 @@ def test_an_orphan_foreign_key_in_a_changed_row_fails_the_table(src, proj):
 def test_deleting_a_parent_under_unchanged_children_fails_them(src, proj):
     # the children did not change at all: only the parent's removed key can orphan them
     before = snapshot(proj)
-    with src.reader() as conn:
-        orphans = sorted(r[0] for r in conn.execute("select kid_id from kids where p_id = 7").fetchall())
-    assert len(orphans) >= 5
+    orphans = children(src, "select kid_id from kids where p_id = 7")
     bypass(src, "DELETE FROM parents WHERE p_id = 7")
     r, silver = run(src, proj)
     k = silver["silver.kids"]
@@ -231,9 +240,7 @@ def test_children_of_a_parent_row_quarantined_in_the_same_run_fail(src, proj):
     # the unchanged kids of parent 8 are orphans in silver. First a published kids snapshot that
     # read the parent as it is now (the last run published none: its one change was a kid never published)
     published(src, proj, "UPDATE kids SET qty = qty + 1 WHERE kid_id = 1")
-    with src.reader() as conn:
-        orphans = sorted(r[0] for r in conn.execute("select kid_id from kids where p_id = 8").fetchall())
-    assert len(orphans) >= 5
+    orphans = children(src, "select kid_id from kids where p_id = 8")
     shown = "; ".join(f"({i})" for i in sorted(orphans, key=str)[:5])
     k = caught_through_the_parents_build(
         src, proj, "UPDATE parents SET name = 'x8' WHERE p_id = 8",
@@ -241,3 +248,23 @@ def test_children_of_a_parent_row_quarantined_in_the_same_run_fail(src, proj):
         "UPDATE parents SET name = 'p8' WHERE p_id = 8", quarantined=1)
     assert k["changed_keys"] == 0, k
     assert kids(proj) == [r for r in source_kids(src) if r[0] != 20]
+
+
+def test_deleting_a_parent_under_unchanged_children_keyed_by_it_fails_them(src, proj):
+    # kid_parts' key holds its foreign key: the scan that finds its changed rows also counts the
+    # kept rows of the keys the parent lost in the same run (no second scan), and finds these
+    bypass(src, "UPDATE kid_parts SET qty = qty + 1 WHERE part = 1")
+    r, silver = run(src, proj)
+    assert r.rc == 0 and silver["silver.kid_parts"]["state"] == "built", silver["silver.kid_parts"]
+    orphans = children(src, "select part from kid_parts where p_id = 11")
+    bypass(src, "DELETE FROM parents WHERE p_id = 11; UPDATE kid_parts SET qty = qty + 1 WHERE part = 2")
+    r, silver = run_vv(src, proj)
+    k = silver["silver.kid_parts"]
+    assert r.rc == 1 and k["state"] == "failed" and k["changed_keys"] == 1, k
+    assert ("relationships_kid_parts_p_id_fkey: kept rows of lost keys counted with the changed rows: "
+            f"{len(orphans)}") in r.err, r.err[-3000:]
+    shown = "; ".join(f"(11, {i})" for i in sorted(orphans, key=lambda i: f"(11, {i})")[:5])
+    assert f"relationships_kid_parts_p_id_fkey failed: {len(orphans)} rows, keys {shown}" in k["error"], k
+    published(src, proj, "INSERT INTO parents VALUES (11, 'p11')")
+    r, silver = run(src, proj)
+    assert r.rc == 0 and silver["silver.kid_parts"]["state"] == "built", silver["silver.kid_parts"]

@@ -19,6 +19,7 @@ _Static_assert(sizeof(duckdb_result) == 4 * sizeof(idx_t) + 2 * sizeof(void *),
 struct floe_engine {
 	duckdb_database db;
 	duckdb_connection conn;
+	bool borrowed; /* floe_engine_connect: the database is another engine's */
 	bool sealed; /* floe_engine_seal ran: only reading is left */
 	bool hide_data; /* floe_engine_hide_data_in_errors ran: DuckDB's text only where it quotes no data */
 	floe_engine_key pii_key; /* floe_hmac's key; registered by address */
@@ -250,6 +251,21 @@ int floe_engine_set_pii_key(floe_engine *engine, const void *key, size_t len)
 	return 0;
 }
 
+int floe_engine_connect(floe_engine **out, floe_engine *engine)
+{
+	floe_engine *c = floe_xcalloc(1, sizeof(*c));
+	assert(engine && !engine->borrowed && !engine->sealed);
+	*out = NULL;
+	c->db = engine->db;
+	c->borrowed = true;
+	if (duckdb_connect(c->db, &c->conn) != DuckDBSuccess) {
+		free(c);
+		return floe_error_set(FLOE_ERR_INTERNAL, "could not open a second connection to a DuckDB database");
+	}
+	*out = c;
+	return 0;
+}
+
 void floe_engine_close(floe_engine *engine)
 {
 	if (!engine)
@@ -257,7 +273,7 @@ void floe_engine_close(floe_engine *engine)
 	wipe_key(&engine->pii_key);
 	if (engine->conn)
 		duckdb_disconnect(&engine->conn);
-	if (engine->db)
+	if (engine->db && !engine->borrowed)
 		duckdb_close(&engine->db);
 	free(engine);
 }

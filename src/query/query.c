@@ -181,8 +181,8 @@ void floe_query_put_parquet_schema(floe_buf *sql, const floe_iceberg_schema *sch
 	floe_buf_free(&type);
 }
 
-/* A view's SELECT list of no rows: each column of `schema` a NULL of its type. */
-static void put_no_rows(floe_buf *sql, const floe_iceberg_schema *schema)
+/* A view's SELECT list of no rows: each column of `schema` a NULL of its type (and `pos`: floe_pos). */
+static void put_no_rows(floe_buf *sql, const floe_iceberg_schema *schema, bool pos)
 {
 	for (size_t i = 0; i < schema->n_fields; i++) {
 		floe_buf_puts(sql, i ? ", CAST(NULL AS " : "CAST(NULL AS ");
@@ -190,31 +190,43 @@ static void put_no_rows(floe_buf *sql, const floe_iceberg_schema *schema)
 		floe_buf_puts(sql, ") AS ");
 		floe_buf_put_quoted(sql, schema->fields[i].name, '"');
 	}
-	floe_buf_puts(sql, " WHERE false");
+	floe_buf_puts(sql, pos ? ", CAST(NULL AS BIGINT) AS floe_pos WHERE false" : " WHERE false");
 }
 
+#define POS_EXPR "CAST(file_index AS BIGINT) * 4294967296 + file_row_number"
+
+/* Which rows of the scan's files a view shows. */
+typedef enum view_rows { VIEW_LIVE, VIEW_DELETED, VIEW_ALL_POSITIONS } view_rows;
+
 /*
- * Merge-on-read: leave out the rows the scan's position deletes remove (loaded with
- * floe_iceberg_table_plan_live), by file index and row number.
+ * Merge-on-read: " WHERE `pos` [NOT] IN (…)" over the positions the scan's position deletes remove
+ * (loaded with floe_iceberg_table_plan_live), each the file's index × 2^32 + the row number: leave
+ * them out, or (`only_deleted`) keep only them.
  */
-static void put_deleted(floe_buf *sql, const floe_iceberg_scan *scan, bool only_deleted)
+static void put_deleted(floe_buf *sql, const floe_iceberg_scan *scan, const char *pos, bool only_deleted)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < scan->n_files; i++)
-		for (size_t k = 0; k < scan->files[i].n_deleted; k++)
-			floe_buf_printf(sql, "%s%lld", n++ ? "," : only_deleted ? " WHERE CAST(file_index AS BIGINT) * 4294967296 + "
-										  "file_row_number IN (SELECT unnest(["
-										: " WHERE CAST(file_index AS BIGINT) * 4294967296 + "
-										  "file_row_number NOT IN (SELECT unnest([",
-					(long long)((int64_t)i * 4294967296 + scan->files[i].deleted[k]));
+		for (size_t k = 0; k < scan->files[i].n_deleted; k++) {
+			if (n++ == 0)
+				floe_buf_printf(sql, " WHERE %s %sIN (SELECT unnest([", pos, only_deleted ? "" : "NOT ");
+			else
+				floe_buf_putc(sql, ',');
+			floe_buf_printf(sql, "%lld", (long long)((int64_t)i * 4294967296 + scan->files[i].deleted[k]));
+		}
 	if (n)
 		floe_buf_puts(sql, "]))");
 	else if (only_deleted)
 		floe_buf_puts(sql, " WHERE false");
 }
 
+void floe_query_put_live(floe_buf *sql, const floe_iceberg_scan *scan, const char *pos)
+{
+	put_deleted(sql, scan, pos, false);
+}
+
 static int view(floe_engine *e, floe_arena *a, const char *ns, const char *name, floe_iceberg_storage *storage,
-		const floe_iceberg_scan *scan, const floe_iceberg_schema *schema, bool only_deleted)
+		const floe_iceberg_scan *scan, const floe_iceberg_schema *schema, view_rows rows)
 {
 	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
@@ -224,13 +236,13 @@ static int view(floe_engine *e, floe_arena *a, const char *ns, const char *name,
 	floe_buf_put_quoted(&sql, name, '"');
 	floe_buf_puts(&sql, " AS SELECT ");
 	if (scan->n_files == 0)
-		put_no_rows(&sql, schema);
+		put_no_rows(&sql, schema, rows == VIEW_ALL_POSITIONS);
 	for (size_t i = 0; i < schema->n_fields && scan->n_files > 0; i++) {
 		floe_buf_puts(&sql, i ? ", " : "");
 		view_column(&sql, &schema->fields[i], scan);
 	}
 	if (scan->n_files > 0) {
-		floe_buf_puts(&sql, " FROM read_parquet([");
+		floe_buf_puts(&sql, rows == VIEW_ALL_POSITIONS ? ", " POS_EXPR " AS floe_pos FROM read_parquet([" : " FROM read_parquet([");
 		for (size_t i = 0; i < scan->n_files; i++) {
 			const char *uri = floe_iceberg_storage_engine_uri(storage, a, scan->files[i].file.path);
 			if (!uri)
@@ -241,7 +253,8 @@ static int view(floe_engine *e, floe_arena *a, const char *ns, const char *name,
 		floe_buf_puts(&sql, "], ");
 		floe_query_put_parquet_schema(&sql, schema);
 		floe_buf_putc(&sql, ')');
-		put_deleted(&sql, scan, only_deleted);
+		if (rows != VIEW_ALL_POSITIONS)
+			put_deleted(&sql, scan, POS_EXPR, rows == VIEW_DELETED);
 	}
 	error = floe_engine_exec(e, floe_buf_cstr(&sql));
 cleanup:
@@ -252,13 +265,19 @@ cleanup:
 int floe_query_view(floe_engine *e, floe_arena *a, const char *ns, const char *name, floe_iceberg_storage *storage,
 		    const floe_iceberg_scan *scan, const floe_iceberg_schema *schema)
 {
-	return view(e, a, ns, name, storage, scan, schema, false);
+	return view(e, a, ns, name, storage, scan, schema, VIEW_LIVE);
 }
 
 int floe_query_view_deleted(floe_engine *e, floe_arena *a, const char *ns, const char *name,
 			    floe_iceberg_storage *storage, const floe_iceberg_scan *scan, const floe_iceberg_schema *schema)
 {
-	return view(e, a, ns, name, storage, scan, schema, true);
+	return view(e, a, ns, name, storage, scan, schema, VIEW_DELETED);
+}
+
+int floe_query_view_positions(floe_engine *e, floe_arena *a, const char *ns, const char *name,
+			      floe_iceberg_storage *storage, const floe_iceberg_scan *scan, const floe_iceberg_schema *schema)
+{
+	return view(e, a, ns, name, storage, scan, schema, VIEW_ALL_POSITIONS);
 }
 
 /*

@@ -10,6 +10,7 @@
 #include "silver/silver_int.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/log.h"
 #include "base/sha256.h"
 #include "base/text.h"
 #include "iceberg/deletes.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SAMPLE_KEYS 5
 
@@ -240,6 +242,36 @@ cleanup:
 	return error;
 }
 
+/* The `prefix` of test `t`'s quarantine insert: "SELECT floe_row, 'name' FROM floe_build WHERE NOT (…)". */
+static int bad_rows_sql(floe_buf *sql, const floe_lock_test *t)
+{
+	floe_buf_puts(sql, "SELECT floe_row, ");
+	floe_buf_put_quoted(sql, t->name, '\'');
+	floe_buf_puts(sql, " FROM floe_build WHERE NOT ");
+	return row_pass(sql, t);
+}
+
+/* floe_bad's rows of every error row test, in one statement. -1 with the error set when it failed. */
+static int bad_rows_at_once(silver_job *job)
+{
+	const floe_lock_silver *s = job->table->silver;
+	floe_buf sql = FLOE_BUF_INIT;
+	size_t n = 0;
+	int error = 0;
+	floe_buf_puts(&sql, "INSERT INTO floe_bad ");
+	for (size_t i = 0; i < s->n_tests && error == 0; i++) {
+		const floe_lock_test *t = &s->tests[i];
+		if (!floe_lock_test_row_level(t->kind) || strcmp(t->severity, "error") != 0)
+			continue;
+		floe_buf_puts(&sql, n++ ? " UNION ALL " : "");
+		error = bad_rows_sql(&sql, t);
+	}
+	if (error == 0 && n > 0)
+		error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	floe_buf_free(&sql);
+	return error;
+}
+
 int silver_quarantine(silver_job *job, int64_t *quarantined)
 {
 	const floe_lock_silver *s = job->table->silver;
@@ -247,20 +279,21 @@ int silver_quarantine(silver_job *job, int64_t *quarantined)
 	int error = -1;
 	if (floe_engine_exec(job->engine, "CREATE TEMP TABLE floe_bad (floe_row BIGINT, floe_rule VARCHAR)") < 0)
 		goto cleanup;
+	if (bad_rows_at_once(job) == 0)
+		goto count;
+	floe_error_clear(); /* one test a statement: the error names the test */
 	for (size_t i = 0; i < s->n_tests; i++) {
 		const floe_lock_test *t = &s->tests[i];
 		if (!floe_lock_test_row_level(t->kind) || strcmp(t->severity, "error") != 0)
 			continue;
 		floe_buf_clear(&sql);
-		floe_buf_puts(&sql, "INSERT INTO floe_bad SELECT floe_row, ");
-		floe_buf_put_quoted(&sql, t->name, '\'');
-		floe_buf_puts(&sql, " FROM floe_build WHERE NOT ");
-		if (row_pass(&sql, t) < 0 || floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0) {
+		floe_buf_puts(&sql, "INSERT INTO floe_bad ");
+		if (bad_rows_sql(&sql, t) < 0 || floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0) {
 			floe_error_context("while running test \"%s\" of %s.%s", t->name, job->ns, job->name);
 			goto cleanup;
 		}
 	}
-	floe_buf_clear(&n);
+count:
 	if (floe_engine_query_text(job->engine, &n, "SELECT count(DISTINCT floe_row) FROM floe_bad") < 0)
 		goto cleanup;
 	*quarantined = strtoll(floe_buf_cstr(&n), NULL, 10);
@@ -432,20 +465,48 @@ static void put_child_columns(floe_buf *sql, const floe_lock_silver *s, const fl
 
 /* Names of the narrowed relationships test's temporary tables (floe_rel_<what>_<i>). */
 typedef struct rel_names {
-	const char *removed, *keys, *found, *gone, *child;
+	const char *removed, *keys, *found, *gone, *child, *parent_pos;
 } rel_names;
+
+/*
+ * " FROM (SELECT fields, floe_pos FROM <nm->parent_pos> SEMI JOIN `keys`) WHERE <live>": the
+ * parent's rows holding one of `keys` (named as the child's columns) that `now` has — its rows of
+ * those keys first, then its deleted ones left out (floe_query_view_positions).
+ */
+static void put_parent_holding(floe_buf *sql, const floe_lock_test *t, const floe_iceberg_scan *now, const rel_names *nm,
+			       const char *keys)
+{
+	size_t k = t->n_columns;
+	floe_buf_puts(sql, " FROM (SELECT ");
+	put_columns(sql, t->fields, NULL, k);
+	floe_buf_printf(sql, ", floe_pos FROM %s floe_q SEMI JOIN %s floe_k", nm->parent_pos, keys);
+	put_on(sql, "floe_q", t->fields, "floe_k", t->columns, k);
+	floe_buf_putc(sql, ')');
+	floe_query_put_live(sql, now, "floe_pos");
+}
+
+/* `count(*)` of temporary table `name` into *out. */
+static int count_rows(silver_job *job, const char *name, int64_t *out)
+{
+	floe_buf n = FLOE_BUF_INIT;
+	const char *sql = floe_arena_printf(job->arena, "SELECT count(*) FROM %s", name);
+	int error = floe_engine_query_text(job->engine, &n, sql);
+	*out = error < 0 ? 0 : strtoll(floe_buf_cstr(&n), NULL, 10);
+	floe_buf_free(&n);
+	return error;
+}
 
 /*
  * The narrowed test's sets, temporary tables (each small, each from one pass): `keys` — the
  * foreign keys of the new rows and, when the parent moved since P0, the parent keys P0 had that
  * it removed since (`removed`: updated rows too, a superset); `found` — those of them the parent
- * holds now (one scan of the parent, its key columns only); `gone` — the removed ones it no longer
- * holds (none when the parent is still at P0). *n_gone: how many.
+ * holds now (one scan of the parent at `now`, its key columns only: put_parent_holding); `gone` —
+ * the removed ones it no longer holds (none when the parent is still at P0). *n_gone: how many.
  */
-static int rel_sets(silver_job *job, const floe_lock_test *t, const char *parent, bool moved, const rel_names *nm,
-		    int64_t *n_gone)
+static int rel_sets(silver_job *job, const floe_lock_test *t, const floe_iceberg_scan *now, bool moved,
+		    const rel_names *nm, int64_t *n_gone)
 {
-	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
+	floe_buf sql = FLOE_BUF_INIT;
 	size_t k = t->n_columns;
 	if (moved) { /* the removed rows' keys, read once (a view over the parent's files) */
 		floe_buf_printf(&sql, "CREATE TEMP TABLE %s_keys AS SELECT DISTINCT ", nm->removed);
@@ -462,8 +523,7 @@ static int rel_sets(silver_job *job, const floe_lock_test *t, const char *parent
 		floe_buf_printf(&sql, " UNION SELECT * FROM %s_keys", nm->removed);
 	floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT DISTINCT ", nm->found);
 	put_columns(&sql, t->fields, NULL, k);
-	floe_buf_printf(&sql, " FROM %s floe_q SEMI JOIN %s floe_k", parent, nm->keys);
-	put_on(&sql, "floe_q", t->fields, "floe_k", t->columns, k);
+	put_parent_holding(&sql, t, now, nm, nm->keys);
 	if (moved) {
 		floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT * FROM %s_keys EXCEPT SELECT ", nm->gone, nm->removed);
 		put_columns(&sql, t->fields, t->columns, k);
@@ -471,37 +531,244 @@ static int rel_sets(silver_job *job, const floe_lock_test *t, const char *parent
 	}
 	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
 	*n_gone = 0;
-	if (error == 0 && moved) {
-		floe_buf_clear(&sql);
-		floe_buf_printf(&sql, "SELECT count(*) FROM %s", nm->gone);
-		error = floe_engine_query_text(job->engine, &n, floe_buf_cstr(&sql));
-		*n_gone = strtoll(floe_buf_cstr(&n), NULL, 10);
+	if (error == 0 && moved)
+		error = count_rows(job, nm->gone, n_gone);
+	floe_buf_free(&sql);
+	return error;
+}
+
+/*
+ * The same sets when the parent's own build in this run went from P0 to `now` (`g`, silver_gone):
+ * then the parent holds now every key it held at P0 but those it changed, and of those exactly the
+ * ones with a new row — `g`'s file says which. `gone`: the changed keys it holds no more (a
+ * superset of the removed ones it lost, each absent now; no kept row references a key P0 lacked,
+ * as it passed the test against P0); `found`: the new rows' foreign keys the parent changed and
+ * holds, and — only when some new row's foreign key is one the parent did not change (`rest`) —
+ * those of them the parent holds (its scan). No removed row of the parent is read.
+ */
+static int rel_sets_remembered(silver_job *job, const floe_lock_test *t, floe_iceberg_table *pt,
+			       const floe_iceberg_scan *now, const silver_gone *g, const rel_names *nm, int64_t *n_gone)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	size_t k = t->n_columns;
+	int64_t n_rest = 0;
+	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT DISTINCT ", nm->keys);
+	put_columns(&sql, t->columns, NULL, k);
+	floe_buf_puts(&sql, " FROM floe_fresh WHERE ");
+	all_not_null(&sql, t->columns, k);
+	floe_buf_printf(&sql, "; CREATE TEMP TABLE %s_changed AS SELECT ", nm->removed);
+	put_columns(&sql, t->fields, t->columns, k);
+	floe_buf_puts(&sql, ", floe_gone FROM read_parquet(");
+	floe_buf_put_quoted(&sql, g->path, '\'');
+	floe_buf_printf(&sql, "); CREATE TEMP TABLE %s AS SELECT * EXCLUDE (floe_gone) FROM %s_changed WHERE floe_gone",
+			nm->gone, nm->removed);
+	floe_buf_printf(&sql, "; CREATE TEMP TABLE %s_rest AS SELECT * FROM %s floe_k ANTI JOIN %s_changed floe_c", nm->keys,
+			nm->keys, nm->removed);
+	put_on(&sql, "floe_k", t->columns, "floe_c", t->columns, k);
+	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	const char *rest = floe_arena_printf(job->arena, "%s_rest", nm->keys);
+	if (error == 0)
+		error = count_rows(job, rest, &n_rest);
+	if (error == 0 && n_rest > 0)
+		error = floe_query_view_positions(job->engine, job->arena, "main", nm->parent_pos,
+						  floe_iceberg_table_storage(pt), now, now->schema);
+	floe_buf_clear(&sql);
+	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT ", nm->found);
+	put_columns(&sql, t->columns, t->fields, k);
+	floe_buf_printf(&sql, " FROM %s_changed floe_c SEMI JOIN %s floe_k", nm->removed, nm->keys);
+	put_on(&sql, "floe_c", t->columns, "floe_k", t->columns, k);
+	floe_buf_puts(&sql, " WHERE NOT floe_gone");
+	if (n_rest > 0) {
+		floe_buf_puts(&sql, " UNION SELECT DISTINCT ");
+		put_columns(&sql, t->fields, NULL, k);
+		put_parent_holding(&sql, t, now, nm, rest);
 	}
+	if (error == 0)
+		error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	if (error == 0)
+		error = count_rows(job, nm->gone, n_gone);
+	floe_buf_free(&sql);
+	return error;
+}
+
+/*
+ * Merge-on-read with kept rows: whether a kept row's foreign key is gone — its foreign key columns
+ * and positions only (a key column more would double the read of a table whose key is a uuid). *any.
+ */
+static int kept_gone(silver_job *job, const floe_lock_test *t, const rel_names *nm, bool *any)
+{
+	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
+	floe_buf_puts(&sql, "SELECT count(*) FROM (SELECT floe_pos FROM floe_kept_pos floe_w SEMI JOIN ");
+	floe_buf_puts(&sql, nm->gone);
+	floe_buf_puts(&sql, " floe_k");
+	put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
+	floe_buf_printf(&sql, ")%s", job->kept_live);
+	int error = floe_engine_query_text(job->engine, &n, floe_buf_cstr(&sql));
+	*any = error == 0 && strcmp(floe_buf_cstr(&n), "0") != 0;
 	floe_buf_free(&sql);
 	floe_buf_free(&n);
 	return error;
 }
 
 /*
- * `child`: the rows the narrowed test reads — the new rows whose foreign key is not gone, and every
+ * *child: the rows the narrowed test reads — the new rows whose foreign key is not gone, and every
  * row of `relation` (kept or new: each once) whose foreign key is gone (one scan of the table's
- * foreign key and key columns).
+ * foreign key and key columns). A merge-on-read build with kept rows (job->kept_live): every new
+ * row, and the kept rows of a gone foreign key, read from floe_kept_pos before its deleted
+ * positions are left out — the same rows; none kept (kept_gone, the usual case: the source deleted
+ * a parent's children with it), the new rows alone (floe_fresh).
  */
-static int rel_child(silver_job *job, const floe_lock_test *t, const char *relation, const rel_names *nm)
+static int rel_child(silver_job *job, const floe_lock_test *t, const silver_gone *g, const char *relation,
+		     const rel_names *nm, const char **child)
 {
 	const floe_lock_silver *s = job->table->silver;
 	floe_buf sql = FLOE_BUF_INIT;
+	bool any = true;
+	if (job->kept_live && g && g == job->probe_gone && t == &s->tests[job->probe_test] && job->probe_kept >= 0) {
+		any = job->probe_kept > 0; /* asked while the build found its changed rows (silver_gone_probe) */
+		floe_log_debug("%s: %s: kept rows of lost keys counted with the changed rows: %lld", job->result->table,
+			       t->name, (long long)job->probe_kept);
+	} else if (job->kept_live && kept_gone(job, t, nm, &any) < 0)
+		return -1;
+	*child = any ? nm->child : "floe_fresh";
+	if (!any)
+		return 0;
 	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT ", nm->child);
 	put_child_columns(&sql, s, t);
-	floe_buf_printf(&sql, " FROM floe_fresh floe_w ANTI JOIN %s floe_k", nm->gone);
-	put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
-	floe_buf_puts(&sql, " UNION ALL SELECT ");
-	put_child_columns(&sql, s, t);
-	floe_buf_printf(&sql, " FROM %s floe_w SEMI JOIN %s floe_k", relation, nm->gone);
-	put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
+	if (job->kept_live) {
+		floe_buf_puts(&sql, " FROM floe_fresh UNION ALL SELECT ");
+		put_child_columns(&sql, s, t);
+		floe_buf_puts(&sql, " FROM (SELECT ");
+		put_child_columns(&sql, s, t);
+		floe_buf_printf(&sql, ", floe_pos FROM floe_kept_pos floe_w SEMI JOIN %s floe_k", nm->gone);
+		put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
+		floe_buf_printf(&sql, ")%s", job->kept_live);
+	} else {
+		floe_buf_printf(&sql, " FROM floe_fresh floe_w ANTI JOIN %s floe_k", nm->gone);
+		put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
+		floe_buf_puts(&sql, " UNION ALL SELECT ");
+		put_child_columns(&sql, s, t);
+		floe_buf_printf(&sql, " FROM %s floe_w SEMI JOIN %s floe_k", relation, nm->gone);
+		put_on(&sql, "floe_w", t->columns, "floe_k", t->columns, t->n_columns);
+	}
 	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
 	floe_buf_free(&sql);
 	return error;
+}
+
+/* The parent's gone keys from P0 `from` to `now` (-1: any), kept by its build in this run
+   (silver_gone), when the test reads exactly the parent's key; NULL: none. */
+static const silver_gone *remembered_gone(const silver_job *job, const floe_lock_test *t, int64_t from, int64_t now)
+{
+	for (size_t i = 0; job->memo && i < job->memo->n_gone; i++) {
+		const silver_gone *g = &job->memo->gone[i];
+		bool key = t->n_fields == g->n_key && t->n_fields > 0;
+		for (size_t k = 0; key && k < t->n_fields; k++)
+			key = has_column(g->key, g->n_key, t->fields[k]);
+		if (key && strcmp(g->table, t->to) == 0 && g->from == from && (now < 0 || g->to == now))
+			return g;
+	}
+	return NULL;
+}
+
+/* Whether a table of the lock other than `s` has a relationships test reading `s`. */
+static bool read_by_child(const floe_lock *lock, const floe_lock_silver *s)
+{
+	for (size_t i = 0; i < floe_lock_count(lock); i++) {
+		const floe_lock_silver *c = floe_lock_at(lock, i)->silver;
+		for (size_t k = 0; c && c != s && k < c->n_tests; k++)
+			if (is_kind(&c->tests[k], "relationships") && c->tests[k].to && strcmp(c->tests[k].to, s->table) == 0)
+				return true;
+	}
+	return false;
+}
+
+int silver_gone_probe(silver_job *job)
+{
+	const floe_lock_silver *s = job->table->silver;
+	const silver_gone *found = NULL;
+	size_t which = 0, n = 0;
+	for (size_t i = 0; i < s->n_tests; i++) {
+		const floe_lock_test *t = &s->tests[i];
+		bool in_key = t->n_columns > 0 && t->n_columns == t->n_fields;
+		for (size_t k = 0; in_key && k < t->n_columns; k++)
+			in_key = has_column(s->unique_key, s->n_unique_key, t->columns[k]);
+		if (!in_key || !is_kind(t, "relationships") || strcmp(t->severity, "error") != 0 || !t->to ||
+		    strcmp(t->to, s->table) == 0)
+			continue;
+		const silver_gone *g = remembered_gone(job, t, tested_snapshot(job, t), -1);
+		if (g)
+			found = g, which = i, n++;
+	}
+	if (n != 1)
+		return 0;
+	const floe_lock_test *t = &s->tests[which];
+	floe_buf sql = FLOE_BUF_INIT;
+	floe_buf_puts(&sql, "CREATE TEMP TABLE floe_probe AS SELECT ");
+	put_columns(&sql, t->fields, t->columns, t->n_columns);
+	floe_buf_puts(&sql, " FROM read_parquet(");
+	floe_buf_put_quoted(&sql, found->path, '\'');
+	floe_buf_puts(&sql, ") WHERE floe_gone");
+	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	floe_buf_free(&sql);
+	if (error < 0)
+		return -1;
+	job->probe_gone = found, job->probe_test = which, job->probe_kept = -1;
+	return 1;
+}
+
+void silver_remember_gone(silver_build *b, int64_t to)
+{
+	silver_job *job = b->job;
+	silver_memo *m = job->memo;
+	const floe_lock_silver *s = b->s;
+	floe_buf sql = FLOE_BUF_INIT;
+	bool hidden = false;
+	for (size_t i = 0; i < s->n_unique_key; i++)
+		hidden |= masked(s, s->unique_key[i]);
+	if (!m || !b->incremental || !b->previous || b->previous->snapshot_id <= 0 || to <= 0 || hidden ||
+	    s->n_unique_key == 0 || !read_by_child(job->lock, s))
+		return;
+	if (silver_tmp_dir(m->arena, &m->dir, "floe-silver-run") < 0) {
+		floe_error_clear(); /* the children read the parent's removed rows instead */
+		return;
+	}
+	const char *path = floe_arena_printf(m->arena, "%s/gone-%d.parquet", m->dir, m->n_files++);
+	/* every changed key, and whether the table holds none of its rows now (floe_fresh: the rows it added) */
+	floe_buf_puts(&sql, "COPY (SELECT DISTINCT ");
+	for (size_t i = 0; i < s->n_unique_key; i++) {
+		floe_buf_puts(&sql, i ? ", floe_c." : "floe_c.");
+		floe_buf_put_quoted(&sql, s->unique_key[i], '"');
+	}
+	floe_buf_puts(&sql, ", floe_f.");
+	floe_buf_put_quoted(&sql, s->unique_key[0], '"');
+	floe_buf_puts(&sql, " IS NULL AS floe_gone FROM floe_changed floe_c LEFT JOIN (SELECT DISTINCT ");
+	put_columns(&sql, s->unique_key, NULL, s->n_unique_key);
+	floe_buf_puts(&sql, " FROM floe_fresh) floe_f ON true");
+	silver_put_equal(&sql, s->unique_key, s->n_unique_key, "floe_c", "floe_f");
+	floe_buf_puts(&sql, ") TO ");
+	floe_buf_put_quoted(&sql, path, '\'');
+	floe_buf_puts(&sql, " (FORMAT parquet)");
+	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0) {
+		floe_error_clear(); /* as above */
+		unlink(path);
+	} else {
+		*FLOE_ARENA_PUSH(m->arena, m->gone, m->n_gone, m->cap_gone) = (silver_gone){
+			.table = s->table, .from = b->previous->snapshot_id, .to = to, .path = path,
+			.key = (const char *const *)s->unique_key, .n_key = s->n_unique_key };
+	}
+	floe_buf_free(&sql);
+}
+
+void silver_memo_clear(silver_memo *m)
+{
+	floe_engine_close(m->engine);
+	m->engine = NULL;
+	for (size_t i = 0; i < m->n_gone; i++)
+		unlink(m->gone[i].path);
+	if (m->dir)
+		rmdir(m->dir);
+	m->dir = NULL, m->n_gone = 0;
 }
 
 /*
@@ -517,24 +784,48 @@ static int rel_narrow(silver_job *job, const floe_lock_test *t, size_t i, floe_i
 	rel_names nm = {
 		floe_arena_printf(job->arena, "floe_rel_removed_%zu", i), floe_arena_printf(job->arena, "floe_rel_keys_%zu", i),
 		floe_arena_printf(job->arena, "floe_rel_found_%zu", i), floe_arena_printf(job->arena, "floe_rel_gone_%zu", i),
-		floe_arena_printf(job->arena, "floe_rel_child_%zu", i),
+		floe_arena_printf(job->arena, "floe_rel_child_%zu", i), floe_arena_printf(job->arena, "floe_rel_parent_%zu", i),
 	};
 	int64_t n_gone = 0;
 	bool moved = from != now->snapshot_id;
-	if (moved && silver_removed_rows(job, pt, now, from, nm.removed) < 0)
+	const silver_gone *g = moved ? remembered_gone(job, t, from, now->snapshot_id) : NULL;
+	if (g) {
+		floe_log_debug("%s: %s: the keys %s lost come from its own build in this run", job->result->table, t->name, t->to);
+		if (rel_sets_remembered(job, t, pt, now, g, &nm, &n_gone) < 0)
+			return -1;
+	} else if ((moved && silver_removed_rows(job, pt, now, from, nm.removed) < 0) ||
+		   floe_query_view_positions(job->engine, job->arena, "main", nm.parent_pos, floe_iceberg_table_storage(pt),
+					     now, now->schema) < 0 ||
+		   rel_sets(job, t, now, moved, &nm, &n_gone) < 0) {
 		return -1;
-	if (rel_sets(job, t, *parent, moved, &nm, &n_gone) < 0 || (n_gone > 0 && rel_child(job, t, *child, &nm) < 0))
+	}
+	const char *rows = "floe_fresh"; /* the parent lost no key: only a new row can be an orphan */
+	if (n_gone > 0 && rel_child(job, t, g, *child, &nm, &rows) < 0)
 		return -1;
-	*child = n_gone > 0 ? nm.child : "floe_fresh"; /* the parent lost no key: only a new row can be an orphan */
+	*child = rows;
 	*parent = nm.found;
 	return 0;
+}
+
+/* View `view` of no rows with the lock's columns of parent `to` ("silver.x"): not created, or no rows yet. */
+static int empty_parent(silver_job *job, const char *to, const char *view, const char **parent)
+{
+	for (size_t i = 0; i < floe_lock_count(job->lock); i++) {
+		const floe_lock_silver *s = floe_lock_at(job->lock, i)->silver;
+		if (s && strcmp(s->table, to) == 0) {
+			*parent = view;
+			return silver_empty_view(job, s, "main", view);
+		}
+	}
+	return 0; /* not a table of the plan: the parent as named (the test fails to run, naming it) */
 }
 
 /*
  * A relationships test reads its parent at the parent's current snapshot (view floe_parent_<i>),
  * recorded for the publish (job->parents). When the table's other rows passed this very error test
  * at the last publish against parent snapshot P0, only rows that can fail now are read
- * (rel_narrow): *narrowed. Otherwise (or P0 no longer planned) *child stays: the whole test.
+ * (rel_narrow, which makes no view of the whole parent): *narrowed. Otherwise (or P0 no longer
+ * planned) *child stays: the whole test.
  */
 static int relationships_scope(silver_job *job, const floe_lock_test *t, size_t i, const char **child,
 			       const char **parent, bool *narrowed)
@@ -546,31 +837,29 @@ static int relationships_scope(silver_job *job, const floe_lock_test *t, size_t 
 	if (!job->cat) /* an audit without a catalog (the engine's own relations) reads the parent as named */
 		return 0;
 	if (floe_iceberg_table_load(&pt, job->cat, floe_arena_strndup(job->arena, t->to, (size_t)(dot - t->to)), dot + 1) < 0) {
-		floe_error_clear(); /* not created yet: the empty view stands */
-		return 0;
+		floe_error_clear(); /* not created yet: no rows */
+		return empty_parent(job, t->to, view, parent);
 	}
 	if (floe_iceberg_table_plan_live(&now, job->arena, pt, -1) < 0)
 		goto cleanup;
-	error = 0;
-	if (now->n_files == 0)
+	if (now->n_files == 0) {
+		error = empty_parent(job, t->to, view, parent);
 		goto cleanup;
-	if (floe_query_view(job->engine, job->arena, "main", view, floe_iceberg_table_storage(pt), now, now->schema) < 0)
-		goto fail;
-	*parent = view;
+	}
 	job->parents = floe_arena_printf(job->arena, "%s%s=%lld;", job->parents ? job->parents : "", t->name,
 					 (long long)now->snapshot_id);
 	int64_t from = tested_snapshot(job, t);
-	if (!job->audit_fresh || strcmp(t->severity, "error") != 0 || from < 0)
-		goto cleanup;
 	const char *c = *child, *p = *parent;
-	if (rel_narrow(job, t, i, pt, now, from, &c, &p) < 0) {
+	if (job->audit_fresh && strcmp(t->severity, "error") == 0 && from >= 0) {
+		if (rel_narrow(job, t, i, pt, now, from, &c, &p) == 0) {
+			*child = c, *parent = p, *narrowed = true;
+			error = 0;
+			goto cleanup;
+		}
 		floe_error_clear(); /* P0 expired, say: the whole test */
-		goto cleanup;
 	}
-	*child = c, *parent = p, *narrowed = true;
-	goto cleanup;
-fail:
-	error = -1;
+	error = floe_query_view(job->engine, job->arena, "main", view, floe_iceberg_table_storage(pt), now, now->schema);
+	*parent = view;
 cleanup:
 	floe_iceberg_table_free(pt);
 	return error;
@@ -598,45 +887,111 @@ static bool proven(const silver_job *job, const floe_lock_test *t)
 	       on_key(job->table->silver, t);
 }
 
+/* One test of an audit: what its failures query reads, and what it found. */
+typedef struct audit_item {
+	const floe_lock_test *t;
+	const char *rel, *parent;
+	bool narrowed, counted;
+	int64_t rows;
+	char *samples;
+} audit_item;
+
+/*
+ * Every item's failures in one query (one statement to plan and run, not one a test: most read a
+ * few new rows, where DuckDB's fixed cost per statement is the cost): a row (item, rows, sample
+ * keys) each. -1 with the error set when the query failed (the caller runs them one by one then,
+ * for the error of the test that failed).
+ */
+static int count_all(silver_job *job, audit_item *it, size_t n)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	floe_engine_result *r = NULL;
+	int error = -1;
+	for (size_t i = 0; i < n; i++) {
+		floe_buf_printf(&sql, "%sfloe_f%zu AS (", i ? ", " : "WITH ", i);
+		if (failures_sql(&sql, job, it[i].t, it[i].rel, it[i].parent) < 0)
+			goto cleanup;
+		floe_buf_putc(&sql, ')');
+	}
+	for (size_t i = 0; i < n; i++)
+		floe_buf_printf(&sql, "%s SELECT %zu, coalesce(sum(n), 0)::BIGINT, (SELECT string_agg(k, '; ') FROM "
+				      "(SELECT k FROM floe_f%zu ORDER BY k LIMIT %d)) FROM floe_f%zu",
+				i ? " UNION ALL" : "", i, i, SAMPLE_KEYS, i);
+	if (n == 0 || floe_engine_query(job->engine, &r, floe_buf_cstr(&sql)) < 0)
+		goto cleanup;
+	for (size_t row = 0; row < floe_engine_result_rows(r); row++) {
+		size_t i = (size_t)strtoull(floe_engine_result_text(r, row, 0), NULL, 10);
+		const char *rows = floe_engine_result_text(r, row, 1), *k = floe_engine_result_text(r, row, 2);
+		if (i >= n)
+			continue;
+		it[i].rows = rows ? strtoll(rows, NULL, 10) : 0;
+		it[i].samples = floe_arena_strdup(job->arena, k ? k : "");
+		it[i].counted = true;
+	}
+	error = 0;
+	for (size_t i = 0; i < n && error == 0; i++)
+		if (!it[i].counted)
+			error = floe_error_set(FLOE_ERR_INTERNAL, "the tests' query of %s.%s returned no row for test \"%s\"",
+					       job->ns, job->name, it[i].t->name);
+cleanup:
+	floe_engine_result_free(r);
+	floe_buf_free(&sql);
+	return error;
+}
+
+/* The item's outcome into the result and the notes. */
+static void tally(silver_job *job, const audit_item *it)
+{
+	floe_silver_result *r = job->result;
+	r->tests_incremental += it->narrowed;
+	if (job->audit_fresh && !it->narrowed) {
+		floe_buf_puts(&job->whole, job->whole.len ? ", " : "");
+		floe_buf_puts(&job->whole, it->t->name);
+	}
+	if (it->rows == 0) {
+		r->tests_passed++;
+	} else if (strcmp(it->t->severity, "error") == 0) {
+		r->tests_failed++;
+		job->table_failed = true;
+		note(job, it->t, "failed", it->rows, it->samples);
+	} else {
+		r->tests_warned++;
+		note(job, it->t, "warned", it->rows, it->samples);
+	}
+}
+
 int silver_audit(silver_job *job, const char *relation)
 {
 	const floe_lock_silver *s = job->table->silver;
 	floe_silver_result *r = job->result;
+	audit_item *it = floe_arena_alloc(job->arena, (s->n_tests + 1) * sizeof(*it));
+	size_t n = 0;
 	for (size_t i = 0; i < s->n_tests; i++) {
 		const floe_lock_test *t = &s->tests[i];
-		int64_t rows = 0;
-		char *samples = NULL;
-		bool error = strcmp(t->severity, "error") == 0;
 		if (proven(job, t)) { /* passed: no row can fail it (docs/silver.md) */
 			r->tests_passed++;
 			r->tests_proven++;
 			continue;
 		}
-		const char *rel = relation, *parent = NULL;
-		bool narrowed = false;
-		if (audit_scope(job, t, relation, &rel, &narrowed) < 0)
+		audit_item *a = &it[n++];
+		*a = (audit_item){ .t = t, .rel = relation };
+		if (audit_scope(job, t, relation, &a->rel, &a->narrowed) < 0)
 			return -1;
-		if (is_kind(t, "relationships") && (parent = parent_of(job, t, relation)) != NULL && parent != relation &&
-		    relationships_scope(job, t, i, &rel, &parent, &narrowed) < 0)
-			return -1;
-		if (count_failures(job, t, rel, parent, &rows, &samples) < 0)
-			return -1;
-		r->tests_incremental += narrowed;
-		if (job->audit_fresh && !narrowed) {
-			floe_buf_puts(&job->whole, job->whole.len ? ", " : "");
-			floe_buf_puts(&job->whole, t->name);
-		}
-		silver_step(job, t->name);
-		if (rows == 0) {
-			r->tests_passed++;
-		} else if (error) {
-			r->tests_failed++;
-			job->table_failed = true;
-			note(job, t, "failed", rows, samples);
-		} else {
-			r->tests_warned++;
-			note(job, t, "warned", rows, samples);
+		if (is_kind(t, "relationships") && (a->parent = parent_of(job, t, relation)) != NULL &&
+		    a->parent != relation) {
+			if (relationships_scope(job, t, i, &a->rel, &a->parent, &a->narrowed) < 0)
+				return -1;
+			silver_step(job, floe_arena_printf(job->arena, "%s (its sets)", t->name));
 		}
 	}
+	if (count_all(job, it, n) < 0) {
+		floe_error_clear(); /* one by one: the error names the test */
+		for (size_t i = 0; i < n; i++)
+			if (count_failures(job, it[i].t, it[i].rel, it[i].parent, &it[i].rows, &it[i].samples) < 0)
+				return -1;
+	}
+	silver_step(job, floe_arena_printf(job->arena, "tests (%zu in one query)", n));
+	for (size_t i = 0; i < n; i++)
+		tally(job, &it[i]);
 	return 0;
 }

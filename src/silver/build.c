@@ -82,7 +82,9 @@ static void with_new_deletes(silver_build *b, floe_iceberg_scan_file *file)
 
 /*
  * Merge-on-read, floe_kept: the live rows of the table's files minus those the build deletes
- * (b->dels), through floe query's view, which leaves deleted positions out. 0: no such file.
+ * (b->dels), through floe query's view, which leaves deleted positions out; floe_kept_pos the same
+ * files' every row with its position, and job->kept_live the filter that leaves those positions out
+ * (a narrowed relationships test reads the few rows it wants first). 0: no such file.
  */
 static int kept_view(silver_build *b)
 {
@@ -98,8 +100,14 @@ static int kept_view(silver_build *b)
 	}
 	if (silver_schema(&schema, job->arena, b->s) < 0 ||
 	    floe_query_view(job->engine, job->arena, "main", "floe_kept", floe_iceberg_table_storage(b->silver), &kept,
-			    schema) < 0)
+			    schema) < 0 ||
+	    floe_query_view_positions(job->engine, job->arena, "main", "floe_kept_pos", floe_iceberg_table_storage(b->silver),
+				      &kept, schema) < 0)
 		return -1;
+	floe_buf live = FLOE_BUF_INIT;
+	floe_query_put_live(&live, &kept, "floe_pos");
+	job->kept_live = floe_arena_strdup(job->arena, floe_buf_cstr(&live));
+	floe_buf_free(&live);
 	return 1;
 }
 
@@ -302,6 +310,10 @@ static int audit_publish(silver_build *b)
 	if (!nothing && publish(b) < 0)
 		goto cleanup;
 	silver_step(job, "publish");
+	if (!nothing) {
+		silver_remember_gone(b, r->snapshot_id);
+		silver_step(job, "gone keys (for the tables that reference it)");
+	}
 	b->n_files = 0; /* committed: they belong to the table now */
 	if (silver_write_quarantine(b) < 0)
 		goto cleanup;
@@ -327,6 +339,64 @@ static const char *case_twins(floe_arena *a, const floe_iceberg_field *fields, s
 			return inner;
 	}
 	return NULL;
+}
+
+/*
+ * job->engine: a connection to the run's DuckDB database (opened, its PII key set, at the run's
+ * first build: job->memo->engine), working in an in-memory catalog of its own (USE floe_build_<n>),
+ * so that no view or table of a build meets another's and all go with it (build_engine_close);
+ * without a memo a database of its own. A failed build's error never quotes a row's value.
+ */
+static int build_engine_open(silver_job *job)
+{
+	silver_memo *m = job->memo;
+	const char *key = NULL;
+	floe_buf home = FLOE_BUF_INIT;
+	if (floe_config_pii_key(&key, job->config) < 0)
+		return -1;
+	if (!m) {
+		if (floe_engine_open(&job->engine, NULL) < 0)
+			return -1;
+		floe_engine_hide_data_in_errors(job->engine);
+		return key ? floe_engine_set_pii_key(job->engine, key, strlen(key)) : 0;
+	}
+	if (!m->engine) {
+		int error = floe_engine_open(&m->engine, NULL);
+		if (error == 0 && key)
+			error = floe_engine_set_pii_key(m->engine, key, strlen(key));
+		if (error == 0)
+			error = floe_engine_query_text(m->engine, &home, "SELECT current_database()");
+		m->home = floe_arena_strdup(m->arena, floe_buf_cstr(&home));
+		floe_buf_free(&home);
+		if (error < 0) {
+			floe_engine_close(m->engine);
+			m->engine = NULL;
+			return -1;
+		}
+	}
+	if (floe_engine_connect(&job->engine, m->engine) < 0)
+		return -1;
+	floe_engine_hide_data_in_errors(job->engine);
+	job->catalog = floe_arena_printf(job->arena, "floe_build_%d", m->n_builds++);
+	const char *sql = floe_arena_printf(job->arena, "ATTACH ':memory:' AS \"%s\"; USE \"%s\"", job->catalog, job->catalog);
+	return floe_engine_exec(job->engine, sql);
+}
+
+/* The build's catalog detached (its views and tables gone), its connection closed; the build's error kept. */
+static void build_engine_close(silver_job *job)
+{
+	if (job->engine && job->catalog) {
+		floe_error pending;
+		floe_error_take(&pending);
+		const char *sql = floe_arena_printf(job->arena, "USE \"%s\"; DETACH \"%s\"", job->memo->home, job->catalog);
+		if (floe_engine_exec(job->engine, sql) < 0)
+			floe_error_clear(); /* the next build uses a catalog of another name */
+		if (pending.message)
+			floe_error_give(&pending);
+	}
+	floe_engine_close(job->engine);
+	job->engine = NULL;
+	job->catalog = NULL;
 }
 
 int silver_build_table(silver_job *job)
@@ -361,14 +431,7 @@ int silver_build_table(silver_job *job)
 		error = 0;
 		goto cleanup;
 	}
-	const char *key = NULL;
-	if (floe_config_pii_key(&key, job->config) < 0 || floe_engine_open(&job->engine, NULL) < 0)
-		goto cleanup;
-	floe_engine_hide_data_in_errors(job->engine); /* a failed build's error never quotes a row's value */
-	if ((key && floe_engine_set_pii_key(job->engine, key, strlen(key)) < 0) || silver_parent_views(job) < 0 ||
-	    floe_engine_exec(job->engine, "CREATE SCHEMA IF NOT EXISTS \"" SILVER_BRONZE_FULL "\"") < 0 ||
-	    floe_query_view(job->engine, job->arena, SILVER_BRONZE_FULL, bname, floe_iceberg_table_storage(bronze), scan,
-			    scan->schema) < 0 ||
+	if (build_engine_open(job) < 0 || silver_parent_views(job) < 0 ||
 	    silver_choose_scope(&b, bronze, scan, bns, bname) < 0)
 		goto cleanup;
 	silver_step(job, "scope");
@@ -379,8 +442,7 @@ int silver_build_table(silver_job *job)
 cleanup:
 	floe_iceberg_table_free(bronze);
 	floe_iceberg_table_free(b.silver);
-	floe_engine_close(job->engine);
-	job->engine = NULL;
+	build_engine_close(job);
 	if (job->tmp_dir)
 		rmdir(job->tmp_dir); /* empty: every file in it was removed */
 	job->tmp_dir = NULL;

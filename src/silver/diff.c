@@ -321,6 +321,62 @@ static int files_to_rewrite(silver_build *b)
 	return 0;
 }
 
+/* `cols`, comma-separated, each prefixed by `alias.` when given. */
+static void put_cols(floe_buf *sql, const char *alias, const char *const *cols, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		floe_buf_puts(sql, i ? ", " : "");
+		if (alias)
+			floe_buf_printf(sql, "%s.", alias);
+		floe_buf_put_quoted(sql, cols[i], '"');
+	}
+}
+
+/*
+ * With a probe (silver_gone_probe): floe_touched, the live silver rows whose foreign key (within the
+ * key) is a changed key's or a gone one — one scan of the key columns, as for the changed rows
+ * alone; *r the changed ones among them, and job->probe_kept how many of the others are live.
+ */
+static int touched_rows(silver_build *b, floe_engine_result **r)
+{
+	silver_job *job = b->job;
+	const floe_lock_test *t = &b->s->tests[job->probe_test];
+	floe_engine_result *gone = NULL;
+	floe_buf sql = FLOE_BUF_INIT;
+	floe_buf_puts(&sql, "CREATE TEMP TABLE floe_touched AS SELECT filename, file_row_number, ");
+	put_cols(&sql, NULL, b->s->unique_key, b->s->n_unique_key);
+	floe_buf_puts(&sql, " FROM read_parquet([");
+	for (size_t i = 0; i < b->previous->n_files; i++) {
+		floe_buf_puts(&sql, i ? ", " : "");
+		floe_buf_put_quoted(&sql, silver_engine_path(b, b->previous->files[i].file.path), '\'');
+	}
+	floe_buf_puts(&sql, "], filename = true, file_row_number = true) floe_t SEMI JOIN (SELECT ");
+	put_cols(&sql, NULL, t->columns, t->n_columns);
+	floe_buf_puts(&sql, " FROM floe_changed UNION SELECT * FROM floe_probe) floe_p ON true");
+	silver_put_equal(&sql, t->columns, t->n_columns, "floe_p", "floe_t");
+	floe_buf_puts(&sql, "; CREATE TEMP VIEW floe_touched_gone AS SELECT filename, file_row_number FROM floe_touched floe_t "
+			    "SEMI JOIN floe_probe floe_p ON true");
+	silver_put_equal(&sql, t->columns, t->n_columns, "floe_p", "floe_t");
+	silver_put_changed(&sql, b->s, "floe_t", false);
+	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	if (error == 0)
+		error = floe_engine_query(job->engine, &gone, "SELECT * FROM floe_touched_gone");
+	int64_t kept = 0;
+	for (size_t i = 0; error == 0 && i < floe_engine_result_rows(gone); i++) {
+		size_t k = previous_file(b, floe_engine_result_text(gone, i, 0));
+		int64_t pos = strtoll(floe_engine_result_text(gone, i, 1), NULL, 10);
+		kept += k < b->previous->n_files && !floe_iceberg_scan_file_deleted(&b->previous->files[k], pos);
+	}
+	floe_buf_clear(&sql);
+	floe_buf_puts(&sql, "SELECT filename, file_row_number FROM floe_touched floe_t");
+	silver_put_changed(&sql, b->s, "floe_t", true);
+	if (error == 0 && (error = floe_engine_query(job->engine, r, floe_buf_cstr(&sql))) == 0)
+		job->probe_kept = kept;
+	floe_engine_result_free(gone);
+	floe_buf_free(&sql);
+	return error;
+}
+
 /*
  * Merge-on-read, b->dels: the file and position of every live silver row whose key changed (a row
  * deleted already by a live delete file is not listed again). The rows themselves stay in place.
@@ -328,7 +384,8 @@ static int files_to_rewrite(silver_build *b)
 static int rows_to_delete(silver_build *b)
 {
 	floe_engine_result *r = NULL;
-	if (changed_rows(b, &r, true) < 0)
+	int probe = b->previous && b->previous->n_files ? silver_gone_probe(b->job) : 0;
+	if (probe < 0 || (probe ? touched_rows(b, &r) : changed_rows(b, &r, true)) < 0)
 		return -1;
 	for (size_t i = 0; r && i < floe_engine_result_rows(r); i++) {
 		size_t k = previous_file(b, floe_engine_result_text(r, i, 0));
@@ -389,16 +446,23 @@ int silver_choose_scope(silver_build *b, floe_iceberg_table *bronze, const floe_
 		if (changed_keys(b, bronze, from, now) < 0)
 			goto cleanup;
 		silver_step(job, "diff (the changed keys)");
-		if ((b->merge_on_read ? rows_to_delete(b) : files_to_rewrite(b)) < 0 ||
-		    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_changed") < 0)
+		if (floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_changed") < 0)
+			goto cleanup;
+		job->parents_tested = silver_built_from(b, "floe.parent-snapshots"); /* silver_gone_probe's P0 */
+		job->result->changed_keys = strtoll(floe_buf_cstr(&n), NULL, 10);
+		/* no changed key: no silver row to find (the table's keys not read) */
+		if (job->result->changed_keys > 0 && (b->merge_on_read ? rows_to_delete(b) : files_to_rewrite(b)) < 0)
 			goto cleanup;
 		silver_step(job, "silver rows of the changed keys");
 		b->incremental = true;
-		job->result->changed_keys = strtoll(floe_buf_cstr(&n), NULL, 10);
 		/* a changed key's row, if it has one, is in a file added since (floe_diff kept it): keys
 		   are unique, and an untouched file holds the same rows as before */
 		floe_buf_puts(&sql, "(SELECT floe_new.* FROM floe_diff WHERE floe_new IS NOT NULL)");
-	} else {
+	} else { /* the whole verified snapshot (a view made only here: an incremental build reads none of it whole) */
+		if (floe_engine_exec(job->engine, "CREATE SCHEMA IF NOT EXISTS \"" SILVER_BRONZE_FULL "\"") < 0 ||
+		    floe_query_view(job->engine, job->arena, SILVER_BRONZE_FULL, bname, floe_iceberg_table_storage(bronze), now,
+				    now->schema) < 0)
+			goto cleanup;
 		silver_put_ident(&sql, SILVER_BRONZE_FULL, bname);
 	}
 	error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));

@@ -93,8 +93,7 @@ static int current_view(silver_job *job, const char *ns, const char *name, const
 	return floe_silver_current_view(job->engine, job->cat, job->arena, ns, name, view_ns);
 }
 
-/* A view of no rows with the lock's columns of `s`: a silver table nothing was published to yet. */
-static int empty_view(silver_job *job, const floe_lock_silver *s, const char *ns, const char *name)
+int silver_empty_view(silver_job *job, const floe_lock_silver *s, const char *ns, const char *name)
 {
 	floe_iceberg_schema *schema;
 	floe_iceberg_scan none = { .snapshot_id = -1 };
@@ -103,7 +102,11 @@ static int empty_view(silver_job *job, const floe_lock_silver *s, const char *ns
 	return floe_query_view(job->engine, job->arena, ns, name, NULL, &none, schema);
 }
 
-/* Whether this build reads silver table `s`: itself ({{ this }}), a ref() of the model, a relationships parent. */
+/*
+ * Whether this build reads silver table `s` by its name: itself ({{ this }}), a ref() of the model,
+ * a relationships parent when there is no catalog (with one, the test makes its own view of the
+ * parent: audit.c's relationships_scope).
+ */
 static bool needed(silver_job *job, const floe_lock_silver *s)
 {
 	if (s == job->table->silver)
@@ -111,7 +114,7 @@ static bool needed(silver_job *job, const floe_lock_silver *s)
 	for (size_t i = 0; i < job->n_refs; i++)
 		if (job->refs[i] == s)
 			return true;
-	for (size_t i = 0; i < job->table->silver->n_tests; i++) {
+	for (size_t i = 0; !job->cat && i < job->table->silver->n_tests; i++) {
 		const char *to = job->table->silver->tests[i].to;
 		if (to && strcmp(to, s->table) == 0)
 			return true;
@@ -130,7 +133,7 @@ int silver_parent_views(silver_job *job)
 		if (!silver_at(job, i, &ns, &name) || !needed(job, floe_lock_at(job->lock, i)->silver))
 			continue;
 		int made = current_view(job, ns, name, ns);
-		if (made < 0 || (made == 0 && empty_view(job, floe_lock_at(job->lock, i)->silver, ns, name) < 0))
+		if (made < 0 || (made == 0 && silver_empty_view(job, floe_lock_at(job->lock, i)->silver, ns, name) < 0))
 			return -1;
 	}
 	return 0;

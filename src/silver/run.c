@@ -205,6 +205,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 	floe_state_reconcile *recs = NULL;
 	const floe_lock_table **order = NULL;
 	size_t n_recs = 0;
+	silver_memo memo = { 0 };
 	int error = -1;
 	opts = opts ? opts : &defaults;
 	memset(out, 0, sizeof(*out));
@@ -218,6 +219,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 	else if (floe_state_run_begin(st, "run", out->run_id) < 0)
 		goto cleanup;
 	size_t n = ordered(own->lock, opts, own->arena, &order);
+	memo.arena = own->arena;
 	out->results = floe_arena_alloc(own->arena, (n + 1) * sizeof(*out->results));
 	const char *pipeline = floe_arena_printf(own->arena, "%s/pipeline", config->project_dir);
 	for (size_t i = 0; i < n; i++) {
@@ -226,7 +228,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 					   .materialized = order[i]->silver->materialized, .rows = -1, .changed_keys = -1 };
 		silver_job job = { .config = config, .cat = cat, .lock = own->lock, .table = order[i],
 				   .pipeline_dir = pipeline, .run_id = out->run_id, .full_refresh = opts->full_refresh, .arena = own->arena, .result = r,
-				   .notes = FLOE_BUF_INIT, .whole = FLOE_BUF_INIT };
+				   .memo = &memo, .notes = FLOE_BUF_INIT, .whole = FLOE_BUF_INIT };
 		run_one(&job, st, verdict_of(recs, n_recs, order[i]->bronze));
 		floe_buf_free(&job.notes);
 		floe_buf_free(&job.whole);
@@ -239,6 +241,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 		floe_state_run_end(st, out->run_id, out->n_failed ? FLOE_RUN_FAILED : FLOE_RUN_OK);
 	error = 0;
 cleanup:
+	silver_memo_clear(&memo);
 	floe_iceberg_catalog_free(cat);
 	floe_state_close(st);
 	return error;

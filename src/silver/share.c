@@ -43,18 +43,23 @@ cleanup:
 	return error;
 }
 
+int silver_tmp_dir(floe_arena *arena, const char **dir, const char *prefix)
+{
+	if (*dir)
+		return 0;
+	const char *tmp = getenv("TMPDIR");
+	char *d = floe_arena_printf(arena, "%s/%s-XXXXXX", tmp && tmp[0] ? tmp : "/tmp", prefix);
+	if (!mkdtemp(d))
+		return floe_error_set_errno(FLOE_ERR_IO, "could not create a temporary directory under \"%s\"",
+					    tmp && tmp[0] ? tmp : "/tmp");
+	*dir = d;
+	return 0;
+}
+
 /* The spool's private directory, made on first use. */
 static int spool_dir(floe_silver_spool *sp)
 {
-	if (sp->dir)
-		return 0;
-	const char *tmp = getenv("TMPDIR");
-	char *dir = floe_arena_printf(sp->arena, "%s/floe-silver-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-	if (!mkdtemp(dir))
-		return floe_error_set_errno(FLOE_ERR_IO, "could not create a temporary directory under \"%s\"",
-					    tmp && tmp[0] ? tmp : "/tmp");
-	sp->dir = dir;
-	return 0;
+	return silver_tmp_dir(sp->arena, &sp->dir, "floe-silver");
 }
 
 int floe_silver_spool_copy(floe_silver_spool *sp, floe_buf *copy, const char *options, const char **tmp,

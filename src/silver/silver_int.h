@@ -11,6 +11,32 @@
 #include "iceberg/table.h"
 #include "plan/lock.h"
 
+/*
+ * What an incremental build of a relationships parent leaves for the children built after it in
+ * the same run: the keys it changed that the table has no row of now (deleted at the source, or
+ * quarantined), from snapshot `from` to the snapshot `to` it published — every other row of `from`
+ * is still there. A child's narrowed test reads them instead of the parent's removed rows.
+ */
+typedef struct silver_gone {
+	const char *table;                /* "silver.orders" */
+	int64_t from, to;
+	const char *path;                 /* a Parquet file of the keys, under the table's key column names */
+	const char *const *key;           /* those names (the lock's) */
+	size_t n_key;
+} silver_gone;
+
+/* What the builds of one run share and leave for the later ones (run.c owns it; its files go with the run). */
+typedef struct silver_memo {
+	floe_arena *arena;
+	floe_engine *engine;              /* the run's DuckDB database: each build a connection to it (build.c) */
+	const char *home;                 /* its own catalog's name */
+	int n_builds;
+	const char *dir;                  /* the run's private temporary directory; NULL until the first file */
+	int n_files;
+	silver_gone *gone;
+	size_t n_gone, cap_gone;
+} silver_memo;
+
 /* One silver table's build, run by run.c. Everything it allocates is in `arena`. */
 typedef struct silver_job {
 	const floe_config *config;
@@ -26,8 +52,10 @@ typedef struct silver_job {
 	bool full_refresh;
 	floe_arena *arena;
 	floe_silver_result *result;
+	silver_memo *memo;                /* the run's (NULL: none kept) */
 	/* during the build */
 	floe_engine *engine;
+	const char *catalog;              /* the DuckDB catalog the build works in (NULL: the engine's own) */
 	const char *ns, *name;            /* "silver", "orders" */
 	floe_buf notes;                   /* tests failed and warned, quarantine counts: "; "-joined */
 	const floe_lock_silver **refs;    /* the silver tables the model ref()s */
@@ -47,6 +75,11 @@ typedef struct silver_job {
 	bool fresh_keys_asked;            /* fresh_keys_changed is known (audit.c) */
 	bool fresh_keys_changed;          /* every new row's key is a changed key, so no kept row has it */
 	const char *parents_tested;       /* the last publish's floe.parent-snapshots (NULL: none) */
+	const silver_gone *probe_gone;    /* silver_gone_probe's: the gone keys floe_probe holds (NULL: none) */
+	size_t probe_test;                /* of this test of the lock */
+	int64_t probe_kept;               /* kept rows whose foreign key is gone (rows_to_delete); -1: not known */
+	const char *kept_live;            /* merge-on-read with kept rows: " WHERE floe_pos NOT IN (…)" over
+	                                     floe_kept_pos, what leaves out the rows floe_kept leaves out */
 	const char *parents;              /* "silver.orders=12;…": the parent snapshots this build's
 	                                     relationships tests read (floe.parent-snapshots at publish) */
 } silver_job;
@@ -100,11 +133,17 @@ int silver_parent_views(silver_job *job);
 /* The model file rendered into `sql` (a hand edit runs as edited); its SHA-256 into b->model_sha. */
 int silver_render_model(silver_build *b, floe_buf *sql);
 
+/* View "ns"."name" of no rows with the lock's columns of `s`: a silver table nothing was published to yet. */
+int silver_empty_view(silver_job *job, const floe_lock_silver *s, const char *ns, const char *name);
+
 /* Whether a lock column is named rowid (DuckDB's row number of a table, which a column shadows). */
 bool silver_has_rowid_column(const floe_lock_silver *s);
 
 /* floe_build: the model's rows sorted by the key, numbered from 0 (floe_row); its columns the lock's. */
 int silver_run_model(silver_build *b, floe_buf *model_sql);
+
+/* share.c: *dir, when NULL, a new private directory "$TMPDIR/<prefix>-XXXXXX" (in the arena). */
+int silver_tmp_dir(floe_arena *arena, const char **dir, const char *prefix);
 
 /* ---- write.c: the build's files ---- */
 
@@ -194,6 +233,26 @@ int silver_audit(silver_job *job, const char *relation);
 
 /* The SHA-256 (hex) of the lock's error-severity tests of `s`: what a published snapshot passed. */
 void silver_tests_sha(char out[65], const floe_lock_silver *s);
+
+/*
+ * After an incremental build published snapshot `to` of a table that another table's relationships
+ * test reads: its silver_gone into the run's memo (nothing when no table of the lock reads it, or its
+ * key is masked). Never fails the build: a gone set not kept is read from the snapshots instead.
+ */
+void silver_remember_gone(silver_build *b, int64_t to);
+
+/*
+ * Before a merge-on-read incremental build finds its changed rows (diff.c): when exactly one of its
+ * relationships tests has its foreign key within the table's key and a parent whose own build in
+ * this run left its lost keys (silver_gone, from the snapshot the test last passed against), those
+ * keys as temporary table floe_probe (the test's column names), and job->probe_*: 1. The scan for
+ * the changed rows then also counts the kept rows of a lost key (job->probe_kept) — the same key
+ * columns read, so the test need not scan again. 0: none.
+ */
+int silver_gone_probe(silver_job *job);
+
+/* The memo's files removed (the run is over). */
+void silver_memo_clear(silver_memo *memo);
 
 /* An SQL expression showing a row's key ("(5, 'a')") — 'a row' when a key column is masked. */
 void silver_key_text(floe_buf *sql, const floe_lock_silver *s, const char *const *cols, size_t n);

@@ -337,3 +337,37 @@ FLOE_TEST(engine_floe_hmac)
 	floe_buf_free(&out);
 	floe_engine_close(engine);
 }
+
+/* floe_engine_connect: a second connection shares the database, its key-reading functions and
+   its catalog, keeps its temporary tables and its current catalog to itself, and closing it
+   leaves the database open. */
+FLOE_TEST(engine_connect_shares_the_database_not_the_temporary_objects)
+{
+	floe_engine *db = NULL, *a = NULL, *b = NULL;
+	floe_buf out = FLOE_BUF_INIT;
+
+	FLOE_CHECK(floe_engine_open(&db, NULL) == 0);
+	FLOE_CHECK(floe_engine_set_pii_key(db, "k", 1) == 0);
+	FLOE_CHECK(floe_engine_query_text(db, &out, "select floe_hmac('x')") == 0);
+	char *want = strdup(floe_buf_cstr(&out));
+	FLOE_CHECK(floe_engine_connect(&a, db) == 0);
+	FLOE_CHECK(floe_engine_connect(&b, db) == 0);
+	FLOE_CHECK(floe_engine_query_text(a, &out, "select floe_hmac('x')") == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), want);
+	FLOE_CHECK(floe_engine_exec(a, "create temp table t as select 1 as x; attach ':memory:' as own; use own; "
+				       "create view v as select 2 as y") == 0);
+	FLOE_CHECK(floe_engine_exec(b, "create temp table t as select 3 as x") == 0); /* no clash: a's is a's */
+	FLOE_CHECK(floe_engine_query_text(b, &out, "select x from t") == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), "3");
+	FLOE_CHECK(floe_engine_exec(b, "select * from v") < 0); /* a's catalog is not b's current one */
+	floe_error_clear();
+	FLOE_CHECK(floe_engine_query_text(b, &out, "select y from own.v") == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), "2");
+	floe_engine_close(a);
+	floe_engine_close(b);
+	FLOE_CHECK(floe_engine_query_text(db, &out, "select 40 + 2") == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), "42");
+	free(want);
+	floe_buf_free(&out);
+	floe_engine_close(db);
+}

@@ -439,6 +439,7 @@ int floe_bronze_repair(floe_bronze_result *out, floe_arena *arena, const floe_co
 	run_one(&ctx, &job);
 	error = out->state == FLOE_TABLE_FAILED ? -1 : 0;
 cleanup:
+	floe_pg_close(ctx.idle); /* the repair's own session, handed back by its load */
 	floe_state_close(ctx.state);
 	floe_lock_free(lock);
 	return error;

@@ -191,8 +191,7 @@ typedef struct bronze_scan {
 	const size_t *want;        /* column indexes read */
 	size_t n_want;
 	floe_parquet_reader *reader;
-	floe_parquet_scratch *scratch; /* the buffers every reader of the scan shares, one read at a time */
-	floe_parquet_reader_opts opts;
+	floe_parquet_reader_opts opts; /* its scratch: the buffers every reader of the scan shares, one read at a time */
 	size_t row_group;
 	floe_vector *vec;          /* n_want vectors of the current row group */
 	size_t row, rows;          /* current row, rows in the row group */

@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
-#include <time.h>
 
 #define CHANGE_MAX_BYTES ((uint64_t)64 << 20) /* of COPY data held in memory */
 #define DELETE_MAX_KEYS ((size_t)1 << 20)

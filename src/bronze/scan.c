@@ -30,9 +30,8 @@ void bronze_scan_init(bronze_scan *s, floe_arena *arena, floe_iceberg_table *tab
 	s->want = want;
 	s->n_want = n_want;
 	s->vec = floe_arena_alloc(arena, (n_want + 1) * sizeof(floe_vector));
-	s->scratch = floe_parquet_scratch_new();
 	s->opts = (floe_parquet_reader_opts)FLOE_PARQUET_READER_OPTS_INIT;
-	s->opts.scratch = s->scratch;
+	s->opts.scratch = floe_parquet_scratch_new();
 }
 
 void bronze_scan_groups(bronze_scan *s, const bronze_group *const *groups, const bronze_keys *keys)
@@ -395,6 +394,6 @@ void bronze_scan_close(bronze_scan *s)
 	free_vectors(s);
 	floe_parquet_reader_free(s->reader);
 	s->reader = NULL;
-	floe_parquet_scratch_free(s->scratch);
-	s->scratch = NULL;
+	floe_parquet_scratch_free(s->opts.scratch);
+	s->opts.scratch = NULL;
 }

@@ -416,8 +416,7 @@ static int audit_scope(silver_job *job, const floe_lock_test *t, const char *rel
 	return 0;
 }
 
-/* The parent snapshot the last publish's test `t` read (floe.parent-snapshots), or -1. */
-static int64_t tested_snapshot(const silver_job *job, const floe_lock_test *t)
+int64_t silver_tested_snapshot(const silver_job *job, const floe_lock_test *t)
 {
 	size_t n = strlen(t->name);
 	for (const char *p = job->parents_tested; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : "")
@@ -696,7 +695,7 @@ int silver_gone_probe(silver_job *job)
 		if (!in_key || !is_kind(t, "relationships") || strcmp(t->severity, "error") != 0 || !t->to ||
 		    strcmp(t->to, s->table) == 0)
 			continue;
-		const silver_gone *g = remembered_gone(job, t, tested_snapshot(job, t), -1);
+		const silver_gone *g = remembered_gone(job, t, silver_tested_snapshot(job, t), -1);
 		if (g)
 			found = g, which = i, n++;
 	}
@@ -848,7 +847,7 @@ static int relationships_scope(silver_job *job, const floe_lock_test *t, size_t 
 	}
 	job->parents = floe_arena_printf(job->arena, "%s%s=%lld;", job->parents ? job->parents : "", t->name,
 					 (long long)now->snapshot_id);
-	int64_t from = tested_snapshot(job, t);
+	int64_t from = silver_tested_snapshot(job, t);
 	const char *c = *child, *p = *parent;
 	if (job->audit_fresh && strcmp(t->severity, "error") == 0 && from >= 0) {
 		if (rel_narrow(job, t, i, pt, now, from, &c, &p) == 0) {

@@ -217,6 +217,49 @@ static bool unchanged(const silver_build *b)
 	       strcmp(sha, b->model_sha) == 0;
 }
 
+/* Whether relationships test `t`'s parent has published since the last publish tested against it: 1, 0, -1. */
+static int parent_moved(silver_job *job, const floe_lock_test *t)
+{
+	floe_iceberg_table *pt = NULL;
+	const char *dot = strchr(t->to, '.');
+	int64_t tested = silver_tested_snapshot(job, t);
+	if (!dot || tested < 0)
+		return 1; /* not tested against a snapshot of it (an empty parent, say): test again */
+	if (floe_iceberg_table_load(&pt, job->cat, floe_arena_strndup(job->arena, t->to, (size_t)(dot - t->to)), dot + 1) < 0)
+		return -1;
+	const floe_iceberg_snapshot *now = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(pt));
+	int moved = !now || now->snapshot_id != tested;
+	floe_iceberg_table_free(pt);
+	return moved;
+}
+
+/*
+ * Whether a build would publish what is published although bronze moved (unchanged() is the case
+ * where it did not): bronze holds the very rows the table was built from, by the same model; the
+ * model reads no other silver table; every test is an error test the published snapshot passed
+ * (a warn test's notes would be lost), none depends on the time (freshness); and every
+ * relationships parent is at the snapshot the last publish tested against. 1, 0, -1.
+ */
+static int rows_as_built(silver_build *b, floe_iceberg_table *bronze, const floe_iceberg_scan *now)
+{
+	silver_job *job = b->job;
+	char tests[FLOE_SHA256_HEX_LEN + 1];
+	const char *passed = silver_built_from(b, "floe.tests-sha256");
+	silver_tests_sha(tests, b->s);
+	if (job->n_refs > 0 || !passed || strcmp(passed, tests) != 0)
+		return 0;
+	job->parents_tested = silver_built_from(b, "floe.parent-snapshots");
+	for (size_t i = 0; i < b->s->n_tests; i++) {
+		const floe_lock_test *t = &b->s->tests[i];
+		if (strcmp(t->severity, "error") != 0 || strcmp(t->kind, "freshness") == 0)
+			return 0;
+		int moved = t->to ? parent_moved(job, t) : 0;
+		if (moved != 0)
+			return moved < 0 ? -1 : 0;
+	}
+	return silver_bronze_rows_as_built(b, bronze, now);
+}
+
 /* The one commit that publishes the build: replace, or (incremental) rewrite the touched files. */
 static int publish(silver_build *b)
 {
@@ -425,9 +468,17 @@ int silver_build_table(silver_job *job)
 	if (open_silver(&b) < 0 || silver_render_model(&b, &model) < 0)
 		goto cleanup;
 	silver_step(job, "open");
-	if (unchanged(&b)) {
+	int as_built = unchanged(&b) ? 0 : rows_as_built(&b, bronze, scan);
+	if (as_built < 0)
+		goto cleanup;
+	if (unchanged(&b) || as_built) {
 		job->result->state = "unchanged";
 		job->result->rows = b.previous ? floe_iceberg_scan_live_rows(b.previous) : 0;
+		if (as_built)
+			job->result->detail = floe_arena_printf(
+				job->arena, "%lld rows; bronze snapshot %lld holds the rows of snapshot %s, which the "
+					    "model built and its tests passed as they stand", (long long)job->result->rows,
+				(long long)job->bronze_snapshot, silver_built_from(&b, "floe.bronze-snapshot-id"));
 		error = 0;
 		goto cleanup;
 	}

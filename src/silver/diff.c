@@ -423,6 +423,26 @@ static int64_t incremental_base(const silver_build *b)
 }
 
 /*
+ * Whether bronze's verified snapshot `now` holds exactly the rows of the snapshot the table was
+ * last built from, by this model (an incremental base): the same data files, each with the same
+ * deleted positions — a CDC run that only stamped its position commits such a snapshot. 1 yes,
+ * 0 no (or no base), -1 error.
+ */
+int silver_bronze_rows_as_built(silver_build *b, floe_iceberg_table *bronze, const floe_iceberg_scan *now)
+{
+	floe_arena *a = b->job->arena;
+	floe_iceberg_scan *before = NULL;
+	floe_iceberg_scan_file *x;
+	int64_t from = incremental_base(b);
+	if (from <= 0 || !floe_iceberg_metadata_snapshot(floe_iceberg_table_metadata(bronze), from))
+		return 0;
+	if (floe_iceberg_table_plan_live(&before, a, bronze, from) < 0)
+		return -1;
+	return files_minus(a, now, before, &x) == 0 && files_minus(a, before, now, &x) == 0 &&
+	       newly_deleted(a, now, before, &x) == 0 && newly_deleted(a, before, now, &x) == 0;
+}
+
+/*
  * "bronze"."X", what source() reads: the verified snapshot whole, or — incremental — only
  * the rows of the keys bronze changed since the snapshot silver was last built from.
  */

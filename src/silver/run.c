@@ -189,10 +189,11 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 		failed(job);
 	else if (strcmp(r->state, "building") == 0)
 		r->state = "built";
-	if (strcmp(r->state, "unchanged") == 0)
+	bool unchanged = strcmp(r->state, "unchanged") == 0;
+	if (unchanged && !r->detail) /* with one, the build said why: bronze moved, its rows did not */
 		r->detail = floe_arena_printf(job->arena, "%lld rows; bronze snapshot %lld and the model are as at the "
 							 "last build", (long long)r->rows, (long long)r->bronze_snapshot_id);
-	else if (strcmp(r->state, "skipped") != 0) /* skipped: the build said why */
+	else if (!unchanged && strcmp(r->state, "skipped") != 0) /* skipped: the build said why */
 		describe(job);
 	record(st, job, true);
 }

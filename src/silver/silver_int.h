@@ -199,6 +199,12 @@ int silver_removed_rows(silver_job *job, floe_iceberg_table *t, const floe_icebe
 			const char *name);
 
 /*
+ * Whether bronze's verified snapshot `now` holds exactly the rows of the one the table was last
+ * built from by this model (same data files, same deleted positions): 1, 0 (or no such base), -1.
+ */
+int silver_bronze_rows_as_built(silver_build *b, floe_iceberg_table *bronze, const floe_iceberg_scan *now);
+
+/*
  * "bronze"."X", what source() reads: the verified snapshot whole, or — incremental — only the
  * rows of the keys bronze changed since the snapshot silver was last built from.
  */
@@ -230,6 +236,9 @@ int silver_quarantine(silver_job *job, int64_t *quarantined);
  * failures and warnings in the notes; job->table_failed when an error-severity test failed.
  */
 int silver_audit(silver_job *job, const char *relation);
+
+/* The parent snapshot relationships test `t` read at the last publish (floe.parent-snapshots), or -1. */
+int64_t silver_tested_snapshot(const silver_job *job, const floe_lock_test *t);
 
 /* The SHA-256 (hex) of the lock's error-severity tests of `s`: what a published snapshot passed. */
 void silver_tests_sha(char out[65], const floe_lock_silver *s);

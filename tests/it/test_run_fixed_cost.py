@@ -55,13 +55,15 @@ def test_a_quiet_sync_is_skipped_until_an_input_moves(src, proj):
     assert SKIPPED in run(src, d).err
 
 
-@pytest.mark.parametrize("change", ["comment", "grant", "toml", "pipeline"])
+@pytest.mark.parametrize("change", ["comment", "schema comment", "grant", "toml", "pipeline"])
 def test_each_input_moves_the_stamp(src, proj, change):
     d = proj
     run(src, d)
     assert SKIPPED in run(src, d).err
     if change == "comment":
         src.admin("COMMENT ON COLUMN public.items.name IS 'what it is called'")
+    elif change == "schema comment":  # public's OID (2200) is below a user object's: still fingerprinted
+        src.admin("COMMENT ON SCHEMA public IS 'the shop'")
     elif change == "grant":
         src.admin(f"REVOKE SELECT ON public.items FROM {src.role}; GRANT SELECT ON public.items TO {src.role}")
     elif change == "toml":

@@ -42,7 +42,7 @@
 
 #define CHANGE_MAX_BYTES ((uint64_t)64 << 20) /* of COPY data held in memory */
 #define DELETE_MAX_KEYS ((size_t)1 << 20)
-#define SUB_MAX 128                   /* key ranges and sub-ranges counted in one query */
+#define SUB_MAX 256                   /* key ranges and sub-ranges counted in one query */
 #define KEEP_MAX_BYTES ((size_t)256 << 20) /* of touched units' keys kept for the sub-ranges' diffs */
 
 /* A key interval of the first key column, [lo, hi); a NULL side is unbounded. */

@@ -189,6 +189,15 @@ int pq_codec_decompress(pq_codec *c, uint8_t *out, size_t out_len, const void *i
 	}
 }
 
+bool pq_zstd_checks_itself(const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	if (len < 5 || p[0] != 0x28 || p[1] != 0xB5 || p[2] != 0x2F || p[3] != 0xFD || !(p[4] & 0x04))
+		return false;
+	size_t n = ZSTD_findFrameCompressedSize(data, len);
+	return !ZSTD_isError(n) && n == len;
+}
+
 uint32_t pq_page_crc(const void *data, size_t len)
 {
 	return (uint32_t)crc32_z(crc32_z(0L, Z_NULL, 0), data, len);

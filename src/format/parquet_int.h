@@ -104,6 +104,13 @@ int pq_codec_decompress(pq_codec *c, uint8_t *out, size_t out_len, const void *i
 /* A page's checksum (PageHeader.crc): zlib's CRC-32 of its bytes as written, after compression. */
 uint32_t pq_page_crc(const void *data, size_t len);
 
+/*
+ * Whether `len` bytes are exactly one zstd frame that carries its content checksum (RFC 8878:
+ * after the magic number, the frame header descriptor's bit 2): decompressing them verifies
+ * every byte, as a CRC of them would.
+ */
+bool pq_zstd_checks_itself(const void *data, size_t len);
+
 /* ---- Iceberg single-value serialization of Parquet statistics ---- */
 
 /*

@@ -43,6 +43,7 @@
 #define CHANGE_MAX_BYTES ((uint64_t)64 << 20) /* of COPY data held in memory */
 #define DELETE_MAX_KEYS ((size_t)1 << 20)
 #define SUB_MAX 256                   /* key ranges and sub-ranges counted in one query */
+#define SUB_MAX_SCATTERED 1024        /* … when the last load's deletes were as many as a quarter of SUB_MAX */
 #define KEEP_MAX_BYTES ((size_t)256 << 20) /* of touched units' keys kept for the sub-ranges' diffs */
 
 /* A key interval of the first key column, [lo, hi); a NULL side is unbounded. */
@@ -1109,11 +1110,14 @@ static void deletes_init(merge *m)
 	}
 }
 
-/* The lake's side of a key-set diff: a scan of a range's files, or kept keys [at, end). */
+/* The lake's side of a key-set diff: a scan of a range's files, or kept keys [at, end) — then the
+ * segments [seg_at[i], seg_end[i]) after it, if any (one diff of several pieces). */
 typedef struct lake_side {
 	bronze_scan *scan;
 	size_t first;                  /* scan: the range's first unit */
 	size_t at, end;
+	const size_t *seg_at, *seg_end;
+	size_t seg, n_seg;
 	bool started;
 	floe_vector *keys[64];
 } lake_side;
@@ -1128,6 +1132,8 @@ static int lake_next(merge *m, lake_side *ls)
 	}
 	ls->at += ls->started;
 	ls->started = true;
+	for (; ls->at >= ls->end && ls->seg < ls->n_seg; ls->seg++)
+		ls->at = ls->seg_at[ls->seg], ls->end = ls->seg_end[ls->seg];
 	return ls->at < ls->end;
 }
 
@@ -1139,7 +1145,7 @@ static size_t lake_row(const lake_side *ls)
 /* The rows of the lake side's current batch (kept keys: one batch). */
 static size_t lake_rows(const lake_side *ls)
 {
-	return ls->scan ? ls->scan->rows : ls->end;
+	return ls->scan ? ls->scan->rows : ls->n_seg ? ls->seg_end[ls->n_seg - 1] : ls->end;
 }
 
 /* The lake's current key is not in the source: a delete (and, merge-on-read, its position). */
@@ -1217,20 +1223,74 @@ static int diff_range(merge *m, size_t r)
 	return error;
 }
 
-/* The key-set diff of sub-ranges of a split range (`b` spans them): the kept keys in `b` against the source's. */
-static int diff_kept(merge *m, const key_bounds *b)
+/* max_parallel_workers_per_gather to `value` until the transaction ends or it is set back; *prev (the arena's): what it was. */
+static int parallel_workers(merge *m, const char *value, const char **prev)
+{
+	floe_pg_result *r = NULL;
+	const char *params[] = { value };
+	int error = floe_pg_query(&r, m->l->pg, "SELECT current_setting('max_parallel_workers_per_gather'), "
+						"set_config('max_parallel_workers_per_gather', $1, true)", 1, params);
+	if (error == 0 && prev)
+		*prev = floe_arena_strdup(m->a, floe_pg_result_text(r, 0, 0));
+	floe_pg_result_free(r);
+	return error;
+}
+
+/*
+ * The source's keys in pieces `b` (ascending, disjoint) as one query, one per piece costing a
+ * round trip and a plan (182 pieces: 0.3 s): each piece its own index range scan in key order,
+ * their UNION ALL in piece order — an Append runs its branches one after the other, and a Merge
+ * Append over the branches (an ORDER BY on the whole) was a sort of all the keys instead. The
+ * query runs without parallel workers (a Parallel Append would interleave the pieces); diff_keys
+ * checks every key's order all the same, and a stream out of order loads the table in full.
+ */
+static int open_pieces_stream(key_stream *ks, merge *m, const key_bounds *b, size_t n, const char **prev)
+{
+	floe_buf pieces = FLOE_BUF_INIT, where = FLOE_BUF_INIT;
+	const char *cols = bronze_sql_key_columns(m->a, m->l->pg, m->l->job->table, m->k);
+	int error = cols ? 0 : -1;
+	floe_buf_puts(&pieces, "SELECT * FROM (");
+	for (size_t i = 0; i < n && error == 0; i++) {
+		floe_buf_clear(&where);
+		const char *one = bounds_where(m, &b[i], &where) == 0 ? wrapped(m, cols, floe_buf_cstr(&where)) : NULL;
+		floe_buf_printf(&pieces, "%s(%s)", i ? "\nUNION ALL " : "", one ? one : "");
+		error = one ? 0 : -1;
+	}
+	floe_buf_puts(&pieces, ") AS floe_pieces");
+	if (error == 0)
+		error = parallel_workers(m, "0", prev);
+	if (error == 0)
+		error = begin_key_stream(ks, m, floe_buf_cstr(&pieces));
+	floe_buf_free(&pieces);
+	floe_buf_free(&where);
+	return error;
+}
+
+/*
+ * The key-set diff of pieces of split ranges (`b[i]` spans adjacent differing sub-ranges; ascending,
+ * disjoint): the kept keys in them against the source's, one query for them all.
+ */
+static int diff_kept(merge *m, const key_bounds *b, size_t n)
 {
 	key_stream ks = { 0 };
 	const kept_keys *kk = &m->kept;
-	lake_side ls = { .at = b->lo ? kept_first(kk, b->lo, b->lo_row) : 0,
-			 .end = b->hi ? kept_first(kk, b->hi, b->hi_row) : kk->n };
+	size_t *at = floe_arena_alloc(m->a, (n + 1) * sizeof(size_t)), *end = floe_arena_alloc(m->a, (n + 1) * sizeof(size_t));
+	for (size_t i = 0; i < n; i++) {
+		at[i] = b[i].lo ? kept_first(kk, b[i].lo, b[i].lo_row) : 0;
+		end[i] = b[i].hi ? kept_first(kk, b[i].hi, b[i].hi_row) : kk->n;
+	}
+	lake_side ls = { .at = at[0], .end = end[0], .seg_at = at + 1, .seg_end = end + 1, .n_seg = n - 1 };
 	int error = -1;
 	deletes_init(m);
 	for (size_t i = 0; i < m->k->n; i++)
 		ls.keys[i] = kk->keys[i];
-	if (open_key_stream(&ks, m, b) == 0 && diff_keys(m, &ks, &ls) == 0)
+	const char *prev = NULL;
+	if ((n == 1 ? open_key_stream(&ks, m, b) : open_pieces_stream(&ks, m, b, n, &prev)) == 0 &&
+	    diff_keys(m, &ks, &ls) == 0)
 		error = 0;
 	close_key_stream(&ks, m->k->n);
+	if (prev && error == 0)
+		error = parallel_workers(m, prev, NULL); /* the count and the loads after it use them again */
 	return error;
 }
 
@@ -1526,12 +1586,18 @@ void bronze_map_expect(const bronze_file_map *map, int64_t *expected, const floe
 }
 
 /* Whether the load before this one found deletes in key ranges its changes did not touch (its snapshot says so). */
-static bool untouched_deleted_last_time(merge *m)
+/* The last load's snapshot summary value of `key` as a count (0 when absent). */
+static int64_t last_load_count(merge *m, const char *key)
 {
 	const floe_iceberg_metadata *md = floe_iceberg_table_metadata(m->l->table);
 	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_snapshot(md, m->l->expect_snapshot);
-	const char *n = snap ? floe_iceberg_snapshot_summary(snap, "floe.rows-deleted-untouched") : NULL;
-	return n && strcmp(n, "0") != 0;
+	const char *n = snap ? floe_iceberg_snapshot_summary(snap, key) : NULL;
+	return n ? strtoll(n, NULL, 10) : 0;
+}
+
+static bool untouched_deleted_last_time(merge *m)
+{
+	return last_load_count(m, "floe.rows-deleted-untouched") != 0;
 }
 
 /* Whether every unit of range r is touched (its keys are all read by find_existing); sums their rows. */
@@ -1554,7 +1620,11 @@ static bool range_touched(merge *m, size_t r, int64_t *rows)
 static void subs_plan(merge *m)
 {
 	size_t nr = m->map.n_ranges, split_chg = 0, n = 0, c = 0;
-	int64_t split_rows = 0, min_rows = m->l->job->config->bronze.target_file_rows / 32;
+	/* deletes scattered over the changes' ranges (random keys, a steady share of rows deleted): most
+	   pieces of SUB_MAX would differ and be diffed, so count four times finer while the keys are read */
+	bool scattered = last_load_count(m, "floe.rows-deleted") >= SUB_MAX / 4;
+	size_t sub_max = scattered ? SUB_MAX_SCATTERED : SUB_MAX;
+	int64_t split_rows = 0, min_rows = m->l->job->config->bronze.target_file_rows / (scattered ? 128 : 32);
 	size_t *chg_range = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(size_t));
 	m->split = floe_arena_alloc(m->a, (nr + 1) * sizeof(bool));
 	int64_t all_rows = 0;
@@ -1570,7 +1640,7 @@ static void subs_plan(merge *m)
 		chg_range[i] = bronze_map_range_of(&m->map, m->chg_keys[0], i);
 		split_chg += m->split[chg_range[i]];
 	}
-	size_t room = SUB_MAX > nr ? SUB_MAX - nr : 0;
+	size_t room = sub_max > nr ? sub_max - nr : 0;
 	if (min_rows > 0 && (int64_t)room > split_rows / min_rows)
 		room = (size_t)(split_rows / min_rows);
 	size_t every = room ? (split_chg + room - 1) / room : 0;
@@ -1615,35 +1685,49 @@ static void subs_expect(merge *m)
  * The key-set diffs where counts differ: a split range's sub-ranges each against its kept keys,
  * any other range (or a split one whose keys were not kept) whole against its files.
  */
-/* Pieces [i0, i1) of a split range whose counts differ, diffed against the kept keys: adjacent ones as one. */
-static int diff_pieces(merge *m, const int64_t *source, size_t i0, size_t i1, size_t *subs)
+/* Differing pieces of split ranges waiting for their one diff against the kept keys (in key order). */
+typedef struct pieces {
+	key_bounds *b;
+	size_t n, cap;
+} pieces;
+
+/* Pieces [i0, i1) of a split range whose counts differ, to be diffed against the kept keys: adjacent ones as one. */
+static void diff_pieces(merge *m, const int64_t *source, size_t i0, size_t i1, size_t *subs, pieces *p)
 {
-	for (size_t j = i0; j < i1 && !m->full; j++) {
+	for (size_t j = i0; j < i1; j++) {
 		if (source[j] == m->subs[j].expected)
 			continue;
-		key_bounds b = m->subs[j].b; /* one query, read in index order */
+		key_bounds b = m->subs[j].b;
 		for ((*subs)++; j + 1 < i1 && source[j + 1] != m->subs[j + 1].expected; j++, (*subs)++) {
 			b.hi = m->subs[j + 1].b.hi;
 			b.hi_row = m->subs[j + 1].b.hi_row;
 		}
-		if (diff_kept(m, &b) < 0)
-			return -1;
+		*FLOE_ARENA_PUSH(m->a, p->b, p->n, p->cap) = b;
 	}
-	return 0;
+}
+
+/* The pieces waiting, diffed (deletes are found in key order: before a range diffed whole after them). */
+static int diff_waiting(merge *m, pieces *p)
+{
+	int rc = p->n && !m->full ? diff_kept(m, p->b, p->n) : 0;
+	p->n = 0;
+	return rc;
 }
 
 static int diff_subs(merge *m, const int64_t *source, const int64_t *expected, size_t *ranges, size_t *subs)
 {
 	size_t i = 0;
+	pieces p = { 0 };
 	for (size_t r = 0; r < m->map.n_ranges && !m->full; r++) {
 		size_t i0 = i, before = *subs;
 		int64_t sum = 0;
 		for (; i < m->n_subs && m->subs[i].range == r; i++)
 			sum += source[i];
 		if (m->kept.ok && m->split[r]) {
-			if (diff_pieces(m, source, i0, i, subs) < 0)
-				return -1;
+			diff_pieces(m, source, i0, i, subs, &p);
 		} else if (sum != expected[r]) {
+			if (diff_waiting(m, &p) < 0)
+				return -1;
 			size_t before_del = m->n_del;
 			(*subs)++;
 			if (diff_range(m, r) < 0)
@@ -1652,7 +1736,7 @@ static int diff_subs(merge *m, const int64_t *source, const int64_t *expected, s
 		}
 		*ranges += *subs > before;
 	}
-	return 0;
+	return diff_waiting(m, &p);
 }
 
 /* The rows the ranges that are not split should count (expected[] per range). */

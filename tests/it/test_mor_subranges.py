@@ -18,6 +18,7 @@ EXTRA = TOUCH + '''
 CREATE TABLE public.evs (id bigint PRIMARY KEY, payload text, updated_at timestamptz NOT NULL DEFAULT now());
 CREATE TABLE public.evs_cow (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.evs_rest (LIKE public.evs INCLUDING ALL);
+CREATE TABLE public.scat (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.pairs (a int, b int, payload text, updated_at timestamptz NOT NULL DEFAULT now(),
                            PRIMARY KEY (a, b));
 CREATE TABLE public.words (k text COLLATE "en-x-icu" PRIMARY KEY, n int,
@@ -25,6 +26,7 @@ CREATE TABLE public.words (k text COLLATE "en-x-icu" PRIMARY KEY, n int,
 CREATE TRIGGER touch BEFORE UPDATE ON public.evs FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.evs_cow FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.evs_rest FOR EACH ROW EXECUTE FUNCTION touch();
+CREATE TRIGGER touch BEFORE UPDATE ON public.scat FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.pairs FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.words FOR EACH ROW EXECUTE FUNCTION touch();
 -- an hour apart, so the late window (5 minutes) re-reads only the newest row
@@ -32,6 +34,7 @@ INSERT INTO public.evs SELECT g, 'p' || g, now() - interval '3 years' + g * inte
     FROM generate_series(1, 20000) g;
 INSERT INTO public.evs_cow SELECT * FROM public.evs;
 INSERT INTO public.evs_rest SELECT * FROM public.evs;
+INSERT INTO public.scat SELECT * FROM public.evs;
 INSERT INTO public.pairs SELECT g / 8, g % 8, 'p' || g, now() - interval '3 years' + g * interval '1 hour'
     FROM generate_series(0, 15999) g;
 INSERT INTO public.words SELECT (ARRAY['a', 'B', 'é', 'Z', 'ä'])[g % 5 + 1] || lpad(g::text, 5, '0'), g,
@@ -82,6 +85,25 @@ def test_only_the_pieces_holding_deletes_are_diffed(src, proj, table):
     s = summary(d, "bronze." + table.split(".")[1])
     assert (s["floe.rows-updated"], s["floe.rows-deleted"]) == ("50", "4"), s
     assert_equals_source(src, d, "bronze." + table.split(".")[1])
+
+
+def test_after_a_load_with_scattered_deletes_the_pieces_are_finer_and_diffed_in_one_query(src, proj):
+    # 800 updates over every file, 80 deletes scattered among them: at most 256 pieces (the usual
+    # cap), most of which differ. The load after one that deleted as many counts in up to 1024, so
+    # fewer keys are diffed; every differing piece's keys come in one query, in key order.
+    d = proj
+    src.admin("UPDATE public.scat SET payload = 'u' WHERE id % 25 = 7")
+    src.admin("DELETE FROM public.scat WHERE id % 250 = 3")
+    ranges, n_ranges, diffed, pieces = load(src, d, "public.scat")
+    assert pieces <= 256 and diffed >= 40, (ranges, n_ranges, diffed, pieces)
+    assert summary(d, "bronze.scat")["floe.rows-deleted"] == "80"
+    assert_equals_source(src, d, "bronze.scat")
+    src.admin("UPDATE public.scat SET payload = 'v' WHERE id % 25 = 11")
+    src.admin("DELETE FROM public.scat WHERE id % 250 = 111")
+    ranges, n_ranges, diffed2, finer = load(src, d, "public.scat")
+    assert finer > 256 and diffed2 >= 40, (ranges, n_ranges, diffed2, finer)
+    assert summary(d, "bronze.scat")["floe.rows-deleted"] == "80"
+    assert_equals_source(src, d, "bronze.scat")
 
 
 def test_a_key_equal_to_a_boundary_counts_above_it_with_composite_keys(src, proj):

@@ -32,6 +32,18 @@ def lock_table(d: Path, bronze: str):
     return next(t for t in lock_of(d)["tables"] if t["bronze"] == bronze)
 
 
+def table_rows(d, table):
+    """Every row of Iceberg table `table` of project `d` as PyIceberg reads it, normalised, sorted."""
+    scan = catalog(d).load_table(table).scan().to_arrow().to_pylist()
+    return sorted(([norm(v) for v in r.values()] for r in scan), key=repr)
+
+
+def query_rows(src, sql):
+    """The rows of `sql` on the source as its reader role sees them, normalised, sorted."""
+    with src.reader() as conn:
+        return sorted(([norm(v) for v in r] for r in conn.execute(sql).fetchall()), key=repr)
+
+
 def norm(v):
     """One comparable form for what psycopg, pyarrow and DuckDB return."""
     if isinstance(v, uuid.UUID):

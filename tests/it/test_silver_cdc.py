@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from lakecheck import catalog, norm
+from lakecheck import catalog, query_rows, table_rows
 from sourcedb import Source
 
 SQL = '''
@@ -51,14 +51,8 @@ def snapshot(d, table):
     return catalog(d).load_table(table).current_snapshot().snapshot_id
 
 
-def rows(d, table):
-    scan = catalog(d).load_table(table).scan().to_arrow().to_pylist()
-    return sorted(([norm(v) for v in r.values()] for r in scan), key=repr)
-
-
-def source(src, sql):
-    with src.reader() as conn:
-        return sorted(([norm(v) for v in r] for r in conn.execute(sql).fetchall()), key=repr)
+rows = table_rows
+source = query_rows
 
 
 def test_first_run_builds_every_table(src, proj):

@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from icebergkit import local_path
-from lakecheck import catalog, norm
+from lakecheck import catalog, query_rows, table_rows
 from sourcedb import Source
 
 SQL = '''
@@ -39,14 +39,8 @@ def run(src, d, *args):
     return r, {t["table"]: t for t in json.loads(r.out).get("silver", [])}
 
 
-def rows(d, table):
-    scan = catalog(d).load_table(table).scan().to_arrow().to_pylist()
-    return sorted(([norm(v) for v in r.values()] for r in scan), key=repr)
-
-
-def source(src, sql):
-    with src.reader() as conn:
-        return sorted(([norm(v) for v in r] for r in conn.execute(sql).fetchall()), key=repr)
+rows = table_rows
+source = query_rows
 
 
 def test_generated_model_over_v3_verified_bronze_skips_the_dedup(src, proj):

@@ -32,6 +32,18 @@ def lock_table(d: Path, bronze: str):
     return next(t for t in lock_of(d)["tables"] if t["bronze"] == bronze)
 
 
+def run_layers(src, d):
+    """`floe run --json` in project `d`: (the result, bronze's tables by name, silver's by name)."""
+    r = src.floe(d, "run", "--json", check=None)
+    out = json.loads(r.out)
+    return r, {t["table"]: t for t in out["tables"]}, {t["table"]: t for t in out.get("silver", [])}
+
+
+def snapshot_id(d, table):
+    """The current snapshot id of Iceberg table `table` of project `d`."""
+    return catalog(d).load_table(table).current_snapshot().snapshot_id
+
+
 def table_rows(d, table):
     """Every row of Iceberg table `table` of project `d` as PyIceberg reads it, normalised, sorted."""
     scan = catalog(d).load_table(table).scan().to_arrow().to_pylist()

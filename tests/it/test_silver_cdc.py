@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from lakecheck import catalog, query_rows, table_rows
+from lakecheck import query_rows, run_layers, snapshot_id, table_rows
 from sourcedb import Source
 
 SQL = '''
@@ -41,14 +41,8 @@ def proj(src, tmp_path_factory):
     return d
 
 
-def run(src, d):
-    r = src.floe(d, "run", "--json", check=None)
-    out = json.loads(r.out)
-    return r, {t["table"]: t for t in out["tables"]}, {t["table"]: t for t in out.get("silver", [])}
-
-
-def snapshot(d, table):
-    return catalog(d).load_table(table).current_snapshot().snapshot_id
+run = run_layers
+snapshot = snapshot_id
 
 
 rows = table_rows

@@ -3,9 +3,8 @@
 change, keeps its bronze snapshot; its parent deletes a key the child's rows hold. The child is
 not `unchanged`: it is built with no changed key, its narrowed test reads the kept rows of the lost
 key, and it fails with every orphan counted, its published snapshot kept."""
-import json
 
-from lakecheck import catalog, query_rows, table_rows
+from lakecheck import query_rows, run_layers, snapshot_id, table_rows
 from sourcedb import TOUCH, Source
 
 SQL = TOUCH + '''
@@ -20,14 +19,8 @@ INSERT INTO public.items SELECT g, (ARRAY['a','b','c'])[1 + g % 3], g, now() - i
 '''
 
 
-def run(src, d):
-    r = src.floe(d, "run", "--json", check=None)
-    out = json.loads(r.out)
-    return r, {t["table"]: t for t in out["tables"]}, {t["table"]: t for t in out.get("silver", [])}
-
-
-def snapshot(d, table):
-    return catalog(d).load_table(table).current_snapshot().snapshot_id
+run = run_layers
+snapshot = snapshot_id
 
 
 def test_a_parent_losing_keys_tests_a_child_whose_bronze_stood_still(stack, tmp_path):

@@ -1585,7 +1585,6 @@ void bronze_map_expect(const bronze_file_map *map, int64_t *expected, const floe
 			expected[bronze_map_range_of(map, key0, i)]++;
 }
 
-/* Whether the load before this one found deletes in key ranges its changes did not touch (its snapshot says so). */
 /* The last load's snapshot summary value of `key` as a count (0 when absent). */
 static int64_t last_load_count(merge *m, const char *key)
 {
@@ -1595,6 +1594,7 @@ static int64_t last_load_count(merge *m, const char *key)
 	return n ? strtoll(n, NULL, 10) : 0;
 }
 
+/* Whether the load before this one found deletes in key ranges its changes did not touch (its snapshot says so). */
 static bool untouched_deleted_last_time(merge *m)
 {
 	return last_load_count(m, "floe.rows-deleted-untouched") != 0;

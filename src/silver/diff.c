@@ -220,6 +220,16 @@ static void put_coalesce(floe_buf *sql, const char *col, const char *const *alia
  * that source() reads the changed rows from here rather than bronze's files again. floe_changed:
  * the keys.
  */
+/* Bronze's live files at snapshot `from`, the build's incremental base: planned once per build. */
+static int plan_base(silver_build *b, floe_iceberg_table *bronze, int64_t from, floe_iceberg_scan **out)
+{
+	if (!b->base_planned && floe_iceberg_table_plan_live(&b->base, b->job->arena, bronze, from) < 0)
+		return -1;
+	b->base_planned = true;
+	*out = b->base;
+	return 0;
+}
+
 static int changed_keys(silver_build *b, floe_iceberg_table *bronze, int64_t from, const floe_iceberg_scan *now)
 {
 	silver_job *job = b->job;
@@ -227,7 +237,7 @@ static int changed_keys(silver_build *b, floe_iceberg_table *bronze, int64_t fro
 	floe_iceberg_scan_file *added;
 	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
-	if (floe_iceberg_table_plan_live(&before, job->arena, bronze, from) < 0)
+	if (plan_base(b, bronze, from, &before) < 0)
 		goto cleanup;
 	size_t n_added = files_minus(job->arena, now, before, &added);
 	if (removed_view(job, bronze, now, before, added, &n_added) < 0 ||
@@ -436,7 +446,7 @@ int silver_bronze_rows_as_built(silver_build *b, floe_iceberg_table *bronze, con
 	int64_t from = incremental_base(b);
 	if (from <= 0 || !floe_iceberg_metadata_snapshot(floe_iceberg_table_metadata(bronze), from))
 		return 0;
-	if (floe_iceberg_table_plan_live(&before, a, bronze, from) < 0)
+	if (plan_base(b, bronze, from, &before) < 0)
 		return -1;
 	return files_minus(a, now, before, &x) == 0 && files_minus(a, before, now, &x) == 0 &&
 	       newly_deleted(a, now, before, &x) == 0 && newly_deleted(a, before, now, &x) == 0;

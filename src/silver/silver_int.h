@@ -93,6 +93,8 @@ typedef struct silver_build {
 	const floe_lock_silver *s;
 	floe_iceberg_table *silver;       /* NULL: not created yet (create at publish) */
 	floe_iceberg_scan *previous;      /* the silver table's live files; NULL: none */
+	floe_iceberg_scan *base;          /* bronze's live files at the incremental base (base_planned): planned once */
+	bool base_planned;
 	const char *model_sha;
 	bool incremental;                 /* restricted to floe_changed's keys */
 	bool schema_changed;              /* the table was brought to the lock's columns: build in full */

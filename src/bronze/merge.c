@@ -36,6 +36,7 @@
 #include "pg/introspect.h"
 #include "pg/pg.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
@@ -44,6 +45,8 @@
 #define DELETE_MAX_KEYS ((size_t)1 << 20)
 #define SUB_MAX 256                   /* key ranges and sub-ranges counted in one query */
 #define SUB_MAX_SCATTERED 1024        /* … when the last load's deletes were as many as a quarter of SUB_MAX */
+#define SUB_FINE_MAX 16384           /* … split evenly where deletes scatter (subs_refine) */
+#define PIECES_AS_ARRAY 16            /* pieces counted or streamed through one relation of their bounds */
 #define KEEP_MAX_BYTES ((size_t)256 << 20) /* of touched units' keys kept for the sub-ranges' diffs */
 
 /* A key interval of the first key column, [lo, hi); a NULL side is unbounded. */
@@ -122,7 +125,11 @@ typedef struct merge {
 	bool rest_whole;               /* the ranges not split: the whole source's count less the split ones' */
 	size_t untouched_deleted;      /* deletes found in ranges not split (diffed whole) */
 	kept_keys kept;
+	const char *key_type0;         /* the first key column's source type (first_key_type) */
+	floe_vector *fine;             /* bounds subs_refine added */
 } merge;
+
+static int key_types(merge *m, const char ***out);
 
 /* One line per step at -v: where an incremental run spends its time. */
 static void step(merge *m, double *t, const char *what)
@@ -929,6 +936,66 @@ static int bounds_where(merge *m, const key_bounds *b, floe_buf *out)
 	return bounds_cond(m, b, " WHERE ", out);
 }
 
+/* The first key column's type as the source names it (format_type), asked once per load. */
+static const char *first_key_type(merge *m)
+{
+	const char **types = NULL;
+	if (!m->key_type0 && key_types(m, &types) == 0)
+		m->key_type0 = types[0];
+	return m->key_type0;
+}
+
+/* Whether piece b has both bounds (a row of bounds_relation). */
+static bool bounded(const key_bounds *b)
+{
+	return b->lo && b->hi;
+}
+
+/*
+ * Pieces b[i] (both sides bounded) labelled label[i], as a relation of typed arrays unnested together:
+ *   ROWS FROM (unnest('{…}'::int8[]), unnest('{…}'::uuid[]), unnest('{…}'::uuid[])) AS floe_r(i, lo, hi)
+ * The query's size grows with the pieces, its plan does not: a UNION of a thousand pieces' scans
+ * cost 90 ms to parse and plan, as much as counting their 2 M keys.
+ */
+static int bounds_relation(merge *m, floe_buf *out, const key_bounds *b, const size_t *label, size_t n)
+{
+	const char *type = first_key_type(m);
+	const char **items = floe_arena_alloc(m->a, (n + 1) * sizeof(char *));
+	if (!type)
+		return -1;
+	floe_buf_puts(out, "ROWS FROM (");
+	for (int side = -1; side < 2; side++) {
+		for (size_t i = 0; i < n; i++) {
+			floe_buf v = FLOE_BUF_INIT;
+			int rc = side < 0 ? (floe_buf_printf(&v, "%zu", label[i]), 0)
+				 : floe_pg_value_text(&v, side ? b[i].hi : b[i].lo, side ? b[i].hi_row : b[i].lo_row);
+			items[i] = rc == 0 ? floe_arena_strdup(m->a, floe_buf_cstr(&v)) : NULL;
+			floe_buf_free(&v);
+			if (!items[i])
+				return -1;
+		}
+		floe_buf_puts(out, side < 0 ? "pg_catalog.unnest(" : ", pg_catalog.unnest(");
+		if (floe_pg_quote_literal(out, m->l->pg, floe_pg_array_literal(m->a, items, n)) < 0)
+			return -1;
+		floe_buf_printf(out, "::%s[])", side < 0 ? "int8" : type);
+	}
+	floe_buf_puts(out, ") AS floe_r(i, lo, hi)");
+	return 0;
+}
+
+/* " WHERE floe_src.k >= floe_r.lo AND floe_src.k < floe_r.hi" (text keys compared COLLATE "C"). */
+static int relation_where(merge *m, floe_buf *out)
+{
+	const char *collate = m->l->cols.copy[m->k->col[0]].vec == FLOE_VEC_STRING ? " COLLATE \"C\"" : "";
+	floe_buf k = FLOE_BUF_INIT;
+	int rc = floe_pg_quote_ident(&k, m->l->pg, m->l->job->table->columns[m->k->col[0]].name);
+	if (rc == 0)
+		floe_buf_printf(out, " WHERE floe_src.%s%s >= floe_r.lo AND floe_src.%s%s < floe_r.hi", floe_buf_cstr(&k),
+				collate, floe_buf_cstr(&k), collate);
+	floe_buf_free(&k);
+	return rc;
+}
+
 /* The ranges that are not split, as one WHERE clause: their runs of adjacent ranges OR-ed ("" for all). */
 static int rest_where(merge *m, floe_buf *out)
 {
@@ -965,11 +1032,22 @@ static int count_select(merge *m, floe_buf *out, size_t label)
 	return rc;
 }
 
+/* `SELECT i, count(*)` per piece b[i] labelled label[i]: one subquery run per row of the pieces' relation. */
+static int count_pieces_select(merge *m, floe_buf *out, const key_bounds *b, const size_t *label, size_t n)
+{
+	floe_buf_printf(out, "%sSELECT floe_r.i, (SELECT count(*) FROM (\n%s\n) AS floe_src", out->len ? "\nUNION ALL " : "",
+			m->l->sql);
+	int rc = relation_where(m, out);
+	floe_buf_puts(out, ") FROM ");
+	return rc ? rc : bounds_relation(m, out, b, label, n);
+}
+
 enum { COUNT_PIECES = 1, COUNT_RANGES = 2, COUNT_REST = 4 };
 
 /*
  * The source's row counts in one query, a UNION ALL of key-range counts: `what` says which —
- * COUNT_PIECES the split ranges' sub-ranges, COUNT_RANGES the other ranges one by one,
+ * COUNT_PIECES the split ranges' sub-ranges (PIECES_AS_ARRAY or more bounded ones as one count
+ * per row of their bounds' relation), COUNT_RANGES the other ranges one by one,
  * COUNT_REST those as one count. Small ranges run side by side as a Parallel Append of index-only
  * scans (measured: 20 ranges of 5 M rows in 0.2 s, where 20 queries one after the other took
  * 0.55 s). The rest, most of a table whose changes cluster, is counted as the whole source
@@ -984,9 +1062,21 @@ static int counts_send(merge *m, unsigned what, floe_pg_pending **out)
 	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
 	bool rest = false;
+	size_t n_arr = 0, *label = floe_arena_alloc(m->a, (m->n_subs + 1) * sizeof(size_t));
+	key_bounds *b = floe_arena_alloc(m->a, (m->n_subs + 1) * sizeof(key_bounds));
+	for (size_t i = 0; i < m->n_subs; i++)
+		if ((what & COUNT_PIECES) && m->split[m->subs[i].range] && bounded(&m->subs[i].b)) {
+			label[n_arr] = i;
+			b[n_arr++] = m->subs[i].b;
+		}
+	n_arr = n_arr >= PIECES_AS_ARRAY ? n_arr : 0;
+	if (n_arr && count_pieces_select(m, &sql, b, label, n_arr) < 0)
+		goto cleanup;
 	for (size_t i = 0; i < m->n_subs; i++) {
 		bool split = m->split[m->subs[i].range];
 		rest |= !split;
+		if (n_arr && split && bounded(&m->subs[i].b))
+			continue; /* counted above */
 		if ((split ? what & COUNT_PIECES : what & COUNT_RANGES) && count_select(m, &sql, i) < 0)
 			goto cleanup;
 	}
@@ -1223,17 +1313,42 @@ static int diff_range(merge *m, size_t r)
 	return error;
 }
 
-/* max_parallel_workers_per_gather to `value` until the transaction ends or it is set back; *prev (the arena's): what it was. */
-static int parallel_workers(merge *m, const char *value, const char **prev)
+/* Setting `name` to `value` until the transaction ends or it is set back; *prev (the arena's): what it was. */
+static int local_setting(merge *m, const char *name, const char *value, const char **prev)
 {
 	floe_pg_result *r = NULL;
-	const char *params[] = { value };
-	int error = floe_pg_query(&r, m->l->pg, "SELECT current_setting('max_parallel_workers_per_gather'), "
-						"set_config('max_parallel_workers_per_gather', $1, true)", 1, params);
+	const char *params[] = { name, value };
+	int error = floe_pg_query(&r, m->l->pg, "SELECT current_setting($1), set_config($1, $2, true)", 2, params);
 	if (error == 0 && prev)
 		*prev = floe_arena_strdup(m->a, floe_pg_result_text(r, 0, 0));
 	floe_pg_result_free(r);
 	return error;
+}
+
+static int parallel_workers(merge *m, const char *value, const char **prev)
+{
+	return local_setting(m, "max_parallel_workers_per_gather", value, prev);
+}
+
+/*
+ * "(SELECT floe_k.* FROM <pieces' relation> CROSS JOIN LATERAL (<keys of one piece, in key order>) AS floe_k)":
+ * a nested loop over the pieces in their order, an index range scan each.
+ */
+static int pieces_select(merge *m, floe_buf *out, const char *sep, const char *cols, const key_bounds *b, size_t n)
+{
+	floe_buf where = FLOE_BUF_INIT;
+	size_t *label = floe_arena_alloc(m->a, (n + 1) * sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+		label[i] = i;
+	const char *one = relation_where(m, &where) == 0 ? wrapped(m, cols, floe_buf_cstr(&where)) : NULL;
+	floe_buf_free(&where);
+	if (!one)
+		return -1;
+	floe_buf_printf(out, "%s(SELECT floe_k.* FROM ", sep);
+	if (bounds_relation(m, out, b, label, n) < 0)
+		return -1;
+	floe_buf_printf(out, " CROSS JOIN LATERAL (%s) AS floe_k)", one);
+	return 0;
 }
 
 /*
@@ -1249,9 +1364,17 @@ static int open_pieces_stream(key_stream *ks, merge *m, const key_bounds *b, siz
 	floe_buf pieces = FLOE_BUF_INIT, where = FLOE_BUF_INIT;
 	const char *cols = bronze_sql_key_columns(m->a, m->l->pg, m->l->job->table, m->k);
 	int error = cols ? 0 : -1;
+	/* the bounded pieces between the first and the last (which may lack a side) through their relation */
+	size_t first = !bounded(&b[0]), last = n - !bounded(&b[n - 1]);
+	bool as_array = last > first && last - first >= PIECES_AS_ARRAY;
 	floe_buf_puts(&pieces, "SELECT * FROM (");
 	for (size_t i = 0; i < n && error == 0; i++) {
 		floe_buf_clear(&where);
+		if (as_array && i == first) {
+			error = pieces_select(m, &pieces, i ? "\nUNION ALL " : "", cols, b + first, last - first);
+			i = last - 1;
+			continue;
+		}
 		const char *one = bounds_where(m, &b[i], &where) == 0 ? wrapped(m, cols, floe_buf_cstr(&where)) : NULL;
 		floe_buf_printf(&pieces, "%s(%s)", i ? "\nUNION ALL " : "", one ? one : "");
 		error = one ? 0 : -1;
@@ -1541,6 +1664,8 @@ static void finish(merge *m, int error)
 		floe_vector_free(&m->del[i]);
 	floe_vector_free(&m->map.lower);
 	floe_vector_free(&m->map.upper);
+	if (m->fine)
+		floe_vector_free(m->fine);
 }
 
 void bronze_map_ranges(bronze_file_map *map, floe_arena *a)
@@ -1611,6 +1736,8 @@ static bool range_touched(merge *m, size_t r, int64_t *rows)
 	return all;
 }
 
+static void subs_refine(merge *m, int64_t deletes, int64_t split_rows);
+
 /*
  * The sub-ranges delete detection counts: every key range, and each range whose units are all
  * touched (their keys are read anyway) split at every `every`-th change key in it — where the
@@ -1660,6 +1787,83 @@ static void subs_plan(merge *m)
 		m->subs[n - 1].b.hi = b.hi;
 		m->subs[n - 1].b.hi_row = b.hi_row;
 	}
+	m->n_subs = n;
+	if (scattered)
+		subs_refine(m, last_load_count(m, "floe.rows-deleted") - last_load_count(m, "floe.rows-deleted-untouched"),
+			    split_rows);
+}
+
+/* A key of the first column as an unsigned 128-bit number in its order (uuid: big-endian; integers offset by 2^63). */
+static unsigned __int128 key_number(const floe_vector *v, size_t row)
+{
+	unsigned __int128 n = 0;
+	if (v->type == FLOE_VEC_UUID)
+		for (int i = 0; i < 16; i++)
+			n = n << 8 | v->v.fixed[row * 16 + (size_t)i];
+	else
+		n = (uint64_t)(v->type == FLOE_VEC_LONG ? v->v.i64[row] : v->v.i32[row]) ^ ((uint64_t)1 << 63);
+	return n;
+}
+
+static void append_key_number(floe_vector *v, unsigned __int128 n)
+{
+	uint8_t b[16];
+	if (v->type == FLOE_VEC_UUID) {
+		for (int i = 15; i >= 0; i--, n >>= 8)
+			b[i] = (uint8_t)n;
+		floe_vector_append_fixed(v, b);
+	} else if (v->type == FLOE_VEC_LONG) {
+		floe_vector_append_i64(v, (int64_t)((uint64_t)n ^ ((uint64_t)1 << 63)));
+	} else {
+		floe_vector_append_i32(v, (int32_t)(int64_t)((uint64_t)n ^ ((uint64_t)1 << 63)));
+	}
+}
+
+/*
+ * Finer pieces where deletes scatter (random keys, a steady share deleted): the last load's
+ * deletes fell inside the ranges its changes touched, so most pieces between change keys differ
+ * and each costs the diff of its keys. A uuid or integer first key column is split evenly between
+ * the bounds of each piece of a split range, to about sqrt(deletes * rows / 8) pieces in all — the
+ * count's cost per piece (4 us, one index descent) against the diff's per key (0.5 us) times the
+ * keys a delete's piece holds. Equal widths balance random keys; dense serial ones too.
+ */
+static void subs_refine(merge *m, int64_t deletes, int64_t split_rows)
+{
+	floe_vec_type t = m->l->cols.copy[m->k->col[0]].vec;
+	size_t n_split = 0;
+	if (deletes <= 0 || split_rows <= 0 || (t != FLOE_VEC_UUID && t != FLOE_VEC_LONG && t != FLOE_VEC_INT))
+		return;
+	for (size_t i = 0; i < m->n_subs; i++)
+		n_split += m->split[m->subs[i].range] && bounded(&m->subs[i].b);
+	double want = sqrt((double)deletes * (double)split_rows / 8.0);
+	size_t each = n_split && want > (double)n_split ? (size_t)(want / (double)n_split + 0.5) : 1;
+	each = each > SUB_FINE_MAX / (n_split + 1) ? SUB_FINE_MAX / (n_split + 1) : each;
+	if (each < 2)
+		return;
+	floe_vector *fine = floe_arena_alloc(m->a, sizeof(floe_vector));
+	floe_vector_init(fine, t, m->l->cols.copy[m->k->col[0]].width);
+	m->fine = fine;
+	sub_range *subs = floe_arena_alloc(m->a, (m->n_subs + n_split * (each - 1) + 1) * sizeof(sub_range));
+	size_t n = 0;
+	for (size_t i = 0; i < m->n_subs; i++) {
+		sub_range piece = m->subs[i];
+		if (!m->split[piece.range] || !bounded(&piece.b)) {
+			subs[n++] = piece;
+			continue;
+		}
+		unsigned __int128 lo = key_number(piece.b.lo, piece.b.lo_row), hi = key_number(piece.b.hi, piece.b.hi_row);
+		unsigned __int128 step = hi > lo ? (hi - lo) / each : 0;
+		subs[n] = piece;
+		for (size_t j = 1; step && j < each; j++) {
+			subs[n].b.hi = fine;
+			subs[n].b.hi_row = fine->len;
+			append_key_number(fine, lo + step * j);
+			subs[++n] = (sub_range){ .b = { .lo = fine, .lo_row = fine->len - 1, .hi = piece.b.hi,
+							.hi_row = piece.b.hi_row }, .range = piece.range };
+		}
+		n++;
+	}
+	m->subs = subs;
 	m->n_subs = n;
 }
 
@@ -1793,6 +1997,7 @@ static int find_deletes(merge *m)
 	double t = bronze_seconds();
 	floe_pg_pending *counting = NULL;
 	int64_t *source = NULL;
+	const char *jit = NULL;
 	size_t ranges = 0, subs = 0;
 	int error = -1;
 	if (m->map.n_files == 0)
@@ -1803,9 +2008,10 @@ static int find_deletes(merge *m)
 	if (each)
 		floe_log_info("%s: the last load found deletes in key ranges its changes did not touch: the %zu key ranges "
 			      "are counted at once, in %zu sub-ranges", m->l->job->table->bronze, m->map.n_ranges, m->n_subs);
-	/* the source counts while bronze's keys are read */
+	/* the source counts while bronze's keys are read; without JIT, whose compiling the count of
+	   thousands of pieces' index scans cost 0.2 s (its plan's estimate is their rows, not their work) */
 	source = floe_arena_alloc(m->a, (m->n_subs + 1) * sizeof(int64_t));
-	if (counts_send(m, COUNT_PIECES | (each ? COUNT_RANGES : COUNT_REST), &counting) < 0)
+	if (local_setting(m, "jit", "off", &jit) < 0 || counts_send(m, COUNT_PIECES | (each ? COUNT_RANGES : COUNT_REST), &counting) < 0)
 		goto cleanup;
 	if (find_existing(m, true) < 0 || m->full) {
 		error = m->full ? 0 : -1; /* loads in full */
@@ -1833,6 +2039,8 @@ static int find_deletes(merge *m)
 cleanup:
 	kept_drop(&m->kept, m);
 	floe_pg_pending_free(counting);
+	if (jit && error == 0)
+		error = local_setting(m, "jit", jit, NULL);
 	return error;
 }
 

@@ -19,6 +19,8 @@ CREATE TABLE public.evs (id bigint PRIMARY KEY, payload text, updated_at timesta
 CREATE TABLE public.evs_cow (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.evs_rest (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.scat (LIKE public.evs INCLUDING ALL);
+CREATE TABLE public.fine (LIKE public.evs INCLUDING ALL);
+CREATE TABLE public.ufine (id uuid PRIMARY KEY, payload text, updated_at timestamptz NOT NULL DEFAULT now());
 CREATE TABLE public.pairs (a int, b int, payload text, updated_at timestamptz NOT NULL DEFAULT now(),
                            PRIMARY KEY (a, b));
 CREATE TABLE public.words (k text COLLATE "en-x-icu" PRIMARY KEY, n int,
@@ -27,6 +29,8 @@ CREATE TRIGGER touch BEFORE UPDATE ON public.evs FOR EACH ROW EXECUTE FUNCTION t
 CREATE TRIGGER touch BEFORE UPDATE ON public.evs_cow FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.evs_rest FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.scat FOR EACH ROW EXECUTE FUNCTION touch();
+CREATE TRIGGER touch BEFORE UPDATE ON public.fine FOR EACH ROW EXECUTE FUNCTION touch();
+CREATE TRIGGER touch BEFORE UPDATE ON public.ufine FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.pairs FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.words FOR EACH ROW EXECUTE FUNCTION touch();
 -- an hour apart, so the late window (5 minutes) re-reads only the newest row
@@ -35,6 +39,8 @@ INSERT INTO public.evs SELECT g, 'p' || g, now() - interval '3 years' + g * inte
 INSERT INTO public.evs_cow SELECT * FROM public.evs;
 INSERT INTO public.evs_rest SELECT * FROM public.evs;
 INSERT INTO public.scat SELECT * FROM public.evs;
+INSERT INTO public.fine SELECT * FROM public.evs;
+INSERT INTO public.ufine SELECT gen_random_uuid(), payload, updated_at FROM public.evs;
 INSERT INTO public.pairs SELECT g / 8, g % 8, 'p' || g, now() - interval '3 years' + g * interval '1 hour'
     FROM generate_series(0, 15999) g;
 INSERT INTO public.words SELECT (ARRAY['a', 'B', 'é', 'Z', 'ä'])[g % 5 + 1] || lpad(g::text, 5, '0'), g,
@@ -104,6 +110,29 @@ def test_after_a_load_with_scattered_deletes_the_pieces_are_finer_and_diffed_in_
     assert finer > 256 and diffed2 >= 40, (ranges, n_ranges, diffed2, finer)
     assert summary(d, "bronze.scat")["floe.rows-deleted"] == "80"
     assert_equals_source(src, d, "bronze.scat")
+
+
+@pytest.mark.parametrize("table", ["public.fine", "public.ufine"])
+def test_scattered_deletes_among_few_changes_are_found_in_even_pieces_between_them(src, proj, table):
+    # A load that deleted 80 rows scattered among its 40 updates; the next brings 20 updates and 80 more
+    # scattered deletes (and runs of 12 in a row, across pieces' bounds). Between 20 change keys the
+    # pieces would hold a thousand rows each; a uuid or integer key is split evenly between them,
+    # to about sqrt(deletes * rows / 8) pieces, and only those holding a delete are diffed.
+    d, bronze = proj, "bronze." + table.split(".")[1]
+    scattered = f"SELECT id FROM {table} ORDER BY md5(id::text || '%s') LIMIT 80"
+    src.admin(f"UPDATE {table} SET payload = 'u' WHERE id IN ({scattered % 'u'} OFFSET 40)")
+    src.admin(f"DELETE FROM {table} WHERE id IN ({scattered % 'a'})")
+    load(src, d, table)
+    assert summary(d, bronze)["floe.rows-deleted"] == "80"
+    assert_equals_source(src, d, bronze)
+    src.admin(f"UPDATE {table} SET payload = 'v' WHERE id IN ({scattered % 'b'} OFFSET 60)")
+    src.admin(f"DELETE FROM {table} WHERE id IN ({scattered % 'c'})")
+    src.admin(f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} ORDER BY id OFFSET 5000 LIMIT 12)"
+              f" OR id IN (SELECT id FROM {table} ORDER BY id OFFSET 11111 LIMIT 12)")
+    ranges, n_ranges, diffed, pieces = load(src, d, table)
+    assert pieces >= 300 and diffed <= 104, (ranges, n_ranges, diffed, pieces)
+    assert summary(d, bronze)["floe.rows-deleted"] == "104"
+    assert_equals_source(src, d, bronze)
 
 
 def test_a_key_equal_to_a_boundary_counts_above_it_with_composite_keys(src, proj):

@@ -127,6 +127,7 @@ typedef struct merge {
 	kept_keys kept;
 	const char *key_type0;         /* the first key column's source type (first_key_type) */
 	floe_vector *fine;             /* bounds subs_refine added */
+	bool wm_inline;                /* the key pass reads the watermark too (rereads_widespread) */
 } merge;
 
 static int key_types(merge *m, const char ***out);
@@ -681,9 +682,12 @@ static int part_read(existing_part *p)
 	size_t c = 0, d = 0;
 	int rc;
 	floe_vector *keys[64];
+	size_t want[65];
+	memcpy(want, m->k->col, m->k->n * sizeof(size_t));
+	want[m->k->n] = (size_t)m->k->watermark;
 	order_init(&p->first, m, p->a);
 	order_init(&p->last, m, p->a);
-	bronze_scan_init(&s, p->a, m->l->table, &m->l->cols, p->files, p->n, m->k->col, m->k->n);
+	bronze_scan_init(&s, p->a, m->l->table, &m->l->cols, p->files, p->n, want, m->k->n + m->wm_inline);
 	bronze_scan_groups(&s, p->groups, m->k);
 	while ((rc = bronze_scan_next(&s)) > 0) {
 		for (size_t i = 0; i < m->k->n; i++)
@@ -702,10 +706,14 @@ static int part_read(existing_part *p)
 			c++;
 		if (c < m->n_chg && cmp == 0) {
 			m->exists[c] = true;
-			if (may_be_reread(m, c))
+			bool reread_here = m->wm_inline && may_be_reread(m, c);
+			if (reread_here)
+				m->same[c] = floe_vector_compare_rows(&s.vec[m->k->n], s.row, &m->chg[m->k->watermark], c) == 0;
+			else if (may_be_reread(m, c))
 				*FLOE_ARENA_PUSH(p->a, p->rereads, p->n_rereads, p->cap_rereads) =
 					(reread){ .change = c, .unit = p->unit_of[s.file], .pdel = p->n_pdel };
-			part_mark(p, &s); /* merge-on-read: the old version goes */
+			if (!(reread_here && m->same[c] && m->l->mor))
+				part_mark(p, &s); /* merge-on-read: the old version goes (a re-read row the same stays) */
 		} else if (m->n_del && in_deletes(m, &d, keys, s.row)) {
 			p->deleted++;
 			part_mark(p, &s);
@@ -810,6 +818,25 @@ static int compare_rereads(merge *m, const reread *rr, size_t n)
 }
 
 /* Which changes have a key bronze has, and (`keep`) the touched units' keys kept in m->kept. */
+/*
+ * Whether the changes that may be re-read rows fall in units holding at least half the touched
+ * rows (random keys: in every unit). Then the key pass reads the watermark along and compares
+ * there, instead of compare_rereads scanning those units' keys a second time for it.
+ */
+static bool rereads_widespread(merge *m, const size_t *unit_of, size_t n, int64_t rows)
+{
+	bool *holds = floe_arena_alloc(m->a, (m->map.n_files + 1) * sizeof(bool));
+	int64_t held = 0;
+	if (!m->skip_same || m->k->n >= 64)
+		return false;
+	for (size_t c = 0; c < m->n_chg; c++)
+		if (m->chg_file[c] != BRONZE_NO_FILE && m->chg_file[c] < m->map.n_files && may_be_reread(m, c))
+			holds[m->chg_file[c]] = true;
+	for (size_t i = 0; i < n; i++)
+		held += holds[unit_of[i]] ? unit_rows(m, unit_of[i]) : 0;
+	return held > 0 && 2 * held >= rows;
+}
+
 static int find_existing(merge *m, bool keep)
 {
 	existing_part parts[2];
@@ -829,6 +856,7 @@ static int find_existing(merge *m, bool keep)
 		}
 	m->exists = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
 	m->same = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
+	m->wm_inline = rereads_widespread(m, unit_of, n, rows);
 	bronze_posindex *ix = m->l->mor && !m->compacting ? m->l->job->index : NULL;
 	if (ix && (rc = bronze_posindex_ready(ix, m->l, m->files, m->groups, m->map.n_files)) != 0) {
 		if (rc > 0)
@@ -2017,7 +2045,8 @@ static int find_deletes(merge *m)
 		error = m->full ? 0 : -1; /* loads in full */
 		goto cleanup;
 	}
-	step(m, &t, "keys of the touched files read (the source counting meanwhile)");
+	step(m, &t, m->wm_inline ? "keys and re-read rows' watermarks of the touched files read (the source counting meanwhile)"
+				 : "keys of the touched files read (the source counting meanwhile)");
 	int64_t *expected = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
 	bronze_map_expect(&m->map, expected, m->files, m->chg_keys[0], m->exists, m->n_chg);
 	subs_expect(m);

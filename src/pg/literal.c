@@ -34,6 +34,15 @@ static void put_decimal(floe_buf *out, floe_dec128 d, int scale)
 	}
 }
 
+/* Byte b as two lowercase hex digits (a bound of thousands of pieces formats 32 per uuid: no printf). */
+static void put_hex(floe_buf *out, uint8_t b)
+{
+	static const char digits[] = "0123456789abcdef";
+	floe_buf_putc(out, digits[b >> 4]);
+	floe_buf_putc(out, digits[b & 15]);
+}
+
+
 int floe_pg_value_text(floe_buf *out, const floe_vector *v, size_t row)
 {
 	char text[FLOE_CIVIL_TEXT_MAX];
@@ -71,8 +80,11 @@ int floe_pg_value_text(floe_buf *out, const floe_vector *v, size_t row)
 		return 0;
 	case FLOE_VEC_UUID:
 		p = v->v.fixed + row * 16;
-		for (int i = 0; i < 16; i++)
-			floe_buf_printf(out, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", p[i]);
+		for (int i = 0; i < 16; i++) {
+			if (i == 4 || i == 6 || i == 8 || i == 10)
+				floe_buf_putc(out, '-');
+			put_hex(out, p[i]);
+		}
 		return 0;
 	case FLOE_VEC_STRING:
 		p = floe_vector_bytes(v, row, &len);
@@ -82,7 +94,7 @@ int floe_pg_value_text(floe_buf *out, const floe_vector *v, size_t row)
 		p = floe_vector_bytes(v, row, &len);
 		floe_buf_puts(out, "\\x");
 		for (size_t i = 0; i < len; i++)
-			floe_buf_printf(out, "%02x", p[i]);
+			put_hex(out, p[i]);
 		return 0;
 	default:
 		return floe_error_set(FLOE_ERR_INTERNAL, "no PostgreSQL literal for a %s value",

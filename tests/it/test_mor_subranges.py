@@ -21,6 +21,7 @@ CREATE TABLE public.evs_rest (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.scat (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.fine (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.ufine (id uuid PRIMARY KEY, payload text, updated_at timestamptz NOT NULL DEFAULT now());
+CREATE TABLE public.ufew (LIKE public.ufine INCLUDING ALL);
 CREATE TABLE public.pairs (a int, b int, payload text, updated_at timestamptz NOT NULL DEFAULT now(),
                            PRIMARY KEY (a, b));
 CREATE TABLE public.words (k text COLLATE "en-x-icu" PRIMARY KEY, n int,
@@ -31,6 +32,7 @@ CREATE TRIGGER touch BEFORE UPDATE ON public.evs_rest FOR EACH ROW EXECUTE FUNCT
 CREATE TRIGGER touch BEFORE UPDATE ON public.scat FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.fine FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.ufine FOR EACH ROW EXECUTE FUNCTION touch();
+CREATE TRIGGER touch BEFORE UPDATE ON public.ufew FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.pairs FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.words FOR EACH ROW EXECUTE FUNCTION touch();
 -- an hour apart, so the late window (5 minutes) re-reads only the newest row
@@ -41,6 +43,7 @@ INSERT INTO public.evs_rest SELECT * FROM public.evs;
 INSERT INTO public.scat SELECT * FROM public.evs;
 INSERT INTO public.fine SELECT * FROM public.evs;
 INSERT INTO public.ufine SELECT gen_random_uuid(), payload, updated_at FROM public.evs;
+INSERT INTO public.ufew SELECT gen_random_uuid(), payload, updated_at FROM public.evs;
 INSERT INTO public.pairs SELECT g / 8, g % 8, 'p' || g, now() - interval '3 years' + g * interval '1 hour'
     FROM generate_series(0, 15999) g;
 INSERT INTO public.words SELECT (ARRAY['a', 'B', 'é', 'Z', 'ä'])[g % 5 + 1] || lpad(g::text, 5, '0'), g,
@@ -144,6 +147,23 @@ def test_scattered_deletes_among_few_changes_are_found_in_even_pieces_between_th
     s = summary(d, bronze)
     assert (s["floe.rows-updated"], s["floe.rows-deleted"]) == (str(updated), "104"), s
     assert int(s["floe.rows-read"]) > updated + 40, s
+    assert_equals_source(src, d, bronze)
+
+
+def test_uuid_keys_count_finer_once_a_load_found_any_delete(src, proj):
+    # uuid keys: deletes land anywhere, so once a load found a few (3), the next expects a quarter of
+    # its changes deleted and splits its pieces evenly — and meets the 80 that come.
+    d, table, bronze = proj, "public.ufew", "bronze.ufew"
+    some = f"SELECT id FROM {table} ORDER BY md5(id::text || '%s') LIMIT %d"
+    src.admin(f"UPDATE {table} SET payload = 'u' WHERE id IN ({some % ('u', 200)})")
+    src.admin(f"DELETE FROM {table} WHERE id IN ({some % ('a', 3)})")
+    ranges, n_ranges, diffed, pieces = load(src, d, table)
+    assert summary(d, bronze)["floe.rows-deleted"] == "3"
+    src.admin(f"UPDATE {table} SET payload = 'v' WHERE id IN ({some % ('b', 200)})")
+    src.admin(f"DELETE FROM {table} WHERE id IN ({some % ('c', 80)})")
+    ranges, n_ranges, diffed, pieces = load(src, d, table)
+    assert pieces >= 300 and diffed <= 80, (ranges, n_ranges, diffed, pieces)
+    assert summary(d, bronze)["floe.rows-deleted"] == "80"
     assert_equals_source(src, d, bronze)
 
 

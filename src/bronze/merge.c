@@ -1817,12 +1817,17 @@ static void subs_plan(merge *m)
 	}
 	m->n_subs = n;
 	/* the deletes to expect among the changes' ranges: the last load's there; with uuid keys, whose
-	   deletes land anywhere, at least a quarter of the changes once a load has found any (the one
-	   after a load of 12 deletes met 330 in 256 pieces and diffed most of the table's keys) */
+	   deletes land anywhere, a quarter of the fresh changes (not re-read in the late window) once a
+	   load has found any (the one after a load of 12 deletes met 330 in 256 pieces and diffed most
+	   of the table's keys) */
 	int64_t deletes = last_load_count(m, "floe.rows-deleted") - last_load_count(m, "floe.rows-deleted-untouched");
 	bool uuid = m->l->cols.copy[m->k->col[0]].vec == FLOE_VEC_UUID;
-	if (uuid && deletes > 0 && deletes < (int64_t)m->n_chg / 4)
-		deletes = (int64_t)m->n_chg / 4;
+	if (uuid && !scattered && deletes > 0) {
+		int64_t fresh = 0;
+		for (size_t i = 0; i < m->n_chg; i++)
+			fresh += !may_be_reread(m, i);
+		deletes = deletes > fresh / 4 ? deletes : fresh / 4;
+	}
 	if (scattered || (uuid && deletes >= SUB_MAX / 4))
 		subs_refine(m, deletes, split_rows);
 }

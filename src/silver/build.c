@@ -207,14 +207,36 @@ const char *silver_built_from(const silver_build *b, const char *key)
 	return snap ? floe_iceberg_snapshot_summary(snap, key) : NULL;
 }
 
-/* Whether the published table was built from this very bronze snapshot by this very model. */
+/* Whether the published snapshot passed exactly the table's tests as they stand (floe.tests-sha256). */
+bool silver_tests_as_published(const silver_build *b)
+{
+	char tests[FLOE_SHA256_HEX_LEN + 1];
+	const char *passed = silver_built_from(b, "floe.tests-sha256");
+	silver_tests_sha(tests, b->s);
+	return passed && strcmp(passed, tests) == 0;
+}
+
+/* Whether one of the table's tests depends on the clock (freshness): it must run every run. */
+static bool tested_by_the_clock(const floe_lock_silver *s)
+{
+	for (size_t i = 0; i < s->n_tests; i++)
+		if (strcmp(s->tests[i].kind, "freshness") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the published table was built from this very bronze snapshot by this very model and
+ * tested by these very tests, none of which can fail by time passing alone (a stale table fails
+ * freshness exactly when its source went quiet).
+ */
 static bool unchanged(const silver_build *b)
 {
 	const char *bronze = silver_built_from(b, "floe.bronze-snapshot-id"), *sha = silver_built_from(b, "floe.model-sha256");
 	char want[32];
 	snprintf(want, sizeof(want), "%lld", (long long)b->job->bronze_snapshot);
 	return !b->job->full_refresh && !b->schema_changed && bronze && sha && strcmp(bronze, want) == 0 &&
-	       strcmp(sha, b->model_sha) == 0;
+	       strcmp(sha, b->model_sha) == 0 && silver_tests_as_published(b) && !tested_by_the_clock(b->s);
 }
 
 /* Whether relationships test `t`'s parent has published since the last publish tested against it: 1, 0, -1. */
@@ -260,10 +282,7 @@ static int parents_as_tested(silver_build *b)
 static int rows_as_built(silver_build *b, floe_iceberg_table *bronze, const floe_iceberg_scan *now)
 {
 	silver_job *job = b->job;
-	char tests[FLOE_SHA256_HEX_LEN + 1];
-	const char *passed = silver_built_from(b, "floe.tests-sha256");
-	silver_tests_sha(tests, b->s);
-	if (job->n_refs > 0 || !passed || strcmp(passed, tests) != 0)
+	if (job->n_refs > 0 || !silver_tests_as_published(b))
 		return 0;
 	for (size_t i = 0; i < b->s->n_tests; i++) {
 		const floe_lock_test *t = &b->s->tests[i];

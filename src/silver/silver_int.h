@@ -119,6 +119,8 @@ int silver_build_table(silver_job *job);
 
 /* The current silver snapshot's summary value of `key`, or NULL (no table, no snapshot). */
 const char *silver_built_from(const silver_build *b, const char *key);
+/* Whether the published snapshot passed exactly the table's tests as they stand (build.c). */
+bool silver_tests_as_published(const silver_build *b);
 
 /* ---- model.c: what the model reads, the model run ---- */
 

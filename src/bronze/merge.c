@@ -817,7 +817,6 @@ static int compare_rereads(merge *m, const reread *rr, size_t n)
 	return 0;
 }
 
-/* Which changes have a key bronze has, and (`keep`) the touched units' keys kept in m->kept. */
 /*
  * Whether the changes that may be re-read rows fall in units holding at least half the touched
  * rows (random keys: in every unit). Then the key pass reads the watermark along and compares
@@ -825,10 +824,10 @@ static int compare_rereads(merge *m, const reread *rr, size_t n)
  */
 static bool rereads_widespread(merge *m, const size_t *unit_of, size_t n, int64_t rows)
 {
-	bool *holds = floe_arena_alloc(m->a, (m->map.n_files + 1) * sizeof(bool));
 	int64_t held = 0;
-	if (!m->skip_same || m->k->n >= 64)
+	if (!m->skip_same)
 		return false;
+	bool *holds = floe_arena_alloc(m->a, (m->map.n_files + 1) * sizeof(bool));
 	for (size_t c = 0; c < m->n_chg; c++)
 		if (m->chg_file[c] != BRONZE_NO_FILE && m->chg_file[c] < m->map.n_files && may_be_reread(m, c))
 			holds[m->chg_file[c]] = true;
@@ -837,6 +836,7 @@ static bool rereads_widespread(merge *m, const size_t *unit_of, size_t n, int64_
 	return held > 0 && 2 * held >= rows;
 }
 
+/* Which changes have a key bronze has, and (`keep`) the touched units' keys kept in m->kept. */
 static int find_existing(merge *m, bool keep)
 {
 	existing_part parts[2];
@@ -856,13 +856,13 @@ static int find_existing(merge *m, bool keep)
 		}
 	m->exists = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
 	m->same = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(bool));
-	m->wm_inline = rereads_widespread(m, unit_of, n, rows);
 	bronze_posindex *ix = m->l->mor && !m->compacting ? m->l->job->index : NULL;
 	if (ix && (rc = bronze_posindex_ready(ix, m->l, m->files, m->groups, m->map.n_files)) != 0) {
 		if (rc > 0)
 			existing_by_index(m, ix);
 		return rc < 0 ? -1 : 0;
 	}
+	m->wm_inline = rereads_widespread(m, unit_of, n, rows);
 	/* the parts: units [0, cut) and [cut, n), about half the rows each */
 	size_t cut = n;
 	if (n >= 2 && bronze_load_threads() > 1) {
@@ -932,11 +932,17 @@ static key_bounds range_bounds(const merge *m, size_t r)
 	return b;
 }
 
+/* " COLLATE "C"" for a text first key column (bounds compare as its files are sorted), else "". */
+static const char *first_key_collation(const merge *m)
+{
+	return m->l->cols.copy[m->k->col[0]].vec == FLOE_VEC_STRING ? " COLLATE \"C\"" : "";
+}
+
 /* The first key column's bounds as a condition after `first` ("" when unbounded); text compares COLLATE "C". */
 static int bounds_cond(merge *m, const key_bounds *b, const char *first, floe_buf *out)
 {
 	const floe_lock_column *k0 = &m->l->job->table->columns[m->k->col[0]];
-	const char *collate = m->l->cols.copy[m->k->col[0]].vec == FLOE_VEC_STRING ? " COLLATE \"C\"" : "";
+	const char *collate = first_key_collation(m);
 	const char *sep = first;
 	for (int side = 0; side < 2; side++) {
 		const floe_vector *bound = side == 0 ? b->lo : b->hi;
@@ -980,7 +986,7 @@ static bool bounded(const key_bounds *b)
 }
 
 /*
- * Pieces b[i] (both sides bounded) labelled label[i], as a relation of typed arrays unnested together:
+ * Pieces b[i] (both sides bounded) labelled label[i] (NULL: i), as a relation of typed arrays unnested together:
  *   ROWS FROM (unnest('{…}'::int8[]), unnest('{…}'::uuid[]), unnest('{…}'::uuid[])) AS floe_r(i, lo, hi)
  * The query's size grows with the pieces, its plan does not: a UNION of a thousand pieces' scans
  * cost 90 ms to parse and plan, as much as counting their 2 M keys.
@@ -995,7 +1001,7 @@ static int bounds_relation(merge *m, floe_buf *out, const key_bounds *b, const s
 	for (int side = -1; side < 2; side++) {
 		for (size_t i = 0; i < n; i++) {
 			floe_buf v = FLOE_BUF_INIT;
-			int rc = side < 0 ? (floe_buf_printf(&v, "%zu", label[i]), 0)
+			int rc = side < 0 ? (floe_buf_printf(&v, "%zu", label ? label[i] : i), 0)
 				 : floe_pg_value_text(&v, side ? b[i].hi : b[i].lo, side ? b[i].hi_row : b[i].lo_row);
 			items[i] = rc == 0 ? floe_arena_strdup(m->a, floe_buf_cstr(&v)) : NULL;
 			floe_buf_free(&v);
@@ -1014,7 +1020,7 @@ static int bounds_relation(merge *m, floe_buf *out, const key_bounds *b, const s
 /* " WHERE floe_src.k >= floe_r.lo AND floe_src.k < floe_r.hi" (text keys compared COLLATE "C"). */
 static int relation_where(merge *m, floe_buf *out)
 {
-	const char *collate = m->l->cols.copy[m->k->col[0]].vec == FLOE_VEC_STRING ? " COLLATE \"C\"" : "";
+	const char *collate = first_key_collation(m);
 	floe_buf k = FLOE_BUF_INIT;
 	int rc = floe_pg_quote_ident(&k, m->l->pg, m->l->job->table->columns[m->k->col[0]].name);
 	if (rc == 0)
@@ -1365,15 +1371,12 @@ static int parallel_workers(merge *m, const char *value, const char **prev)
 static int pieces_select(merge *m, floe_buf *out, const char *sep, const char *cols, const key_bounds *b, size_t n)
 {
 	floe_buf where = FLOE_BUF_INIT;
-	size_t *label = floe_arena_alloc(m->a, (n + 1) * sizeof(size_t));
-	for (size_t i = 0; i < n; i++)
-		label[i] = i;
 	const char *one = relation_where(m, &where) == 0 ? wrapped(m, cols, floe_buf_cstr(&where)) : NULL;
 	floe_buf_free(&where);
 	if (!one)
 		return -1;
 	floe_buf_printf(out, "%s(SELECT floe_k.* FROM ", sep);
-	if (bounds_relation(m, out, b, label, n) < 0)
+	if (bounds_relation(m, out, b, NULL, n) < 0)
 		return -1;
 	floe_buf_printf(out, " CROSS JOIN LATERAL (%s) AS floe_k)", one);
 	return 0;

@@ -42,7 +42,6 @@ static void put_hex(floe_buf *out, uint8_t b)
 	floe_buf_putc(out, digits[b & 15]);
 }
 
-
 int floe_pg_value_text(floe_buf *out, const floe_vector *v, size_t row)
 {
 	char text[FLOE_CIVIL_TEXT_MAX];

@@ -42,10 +42,7 @@ static int fresh_view(silver_build *b)
 {
 	silver_job *job = b->job;
 	floe_buf sql = FLOE_BUF_INIT;
-	char tests[FLOE_SHA256_HEX_LEN + 1];
-	const char *passed = silver_built_from(b, "floe.tests-sha256");
-	silver_tests_sha(tests, b->s);
-	job->audit_fresh = passed && strcmp(passed, tests) == 0;
+	job->audit_fresh = silver_tests_as_published(b);
 	job->parents_tested = silver_built_from(b, "floe.parent-snapshots");
 	floe_buf_puts(&sql, "CREATE TEMP TABLE floe_fresh AS SELECT ");
 	int error = silver_put_select(&sql, job->arena, b->s, "");
@@ -256,13 +253,6 @@ static int parent_moved(silver_job *job, const floe_lock_test *t)
 }
 
 /*
- * Whether a build would publish what is published although bronze moved (unchanged() is the case
- * where it did not): bronze holds the very rows the table was built from, by the same model; the
- * model reads no other silver table; every test is an error test the published snapshot passed
- * (a warn test's notes would be lost), none depends on the time (freshness); and every
- * relationships parent is at the snapshot the last publish tested against. 1, 0, -1.
- */
-/*
  * Whether every relationships parent of the table is at the snapshot the last publish tested
  * against: 1; 0 when one published since (it may have lost keys the table's rows hold: the test
  * runs again, even over bronze rows that did not move); -1 error.
@@ -279,16 +269,20 @@ static int parents_as_tested(silver_build *b)
 	return 1;
 }
 
+/*
+ * Whether a build would publish what is published although bronze moved (unchanged() is the case
+ * where it did not): bronze holds the very rows the table was built from, by the same model; the
+ * model reads no other silver table; every test is an error test the published snapshot passed
+ * (a warn test's notes would be lost), none depends on the time (freshness); and every
+ * relationships parent is at the snapshot the last publish tested against. 1, 0, -1.
+ */
 static int rows_as_built(silver_build *b, floe_iceberg_table *bronze, const floe_iceberg_scan *now)
 {
-	silver_job *job = b->job;
-	if (job->n_refs > 0 || !silver_tests_as_published(b))
+	if (b->job->n_refs > 0 || !silver_tests_as_published(b) || tested_by_the_clock(b->s))
 		return 0;
-	for (size_t i = 0; i < b->s->n_tests; i++) {
-		const floe_lock_test *t = &b->s->tests[i];
-		if (strcmp(t->severity, "error") != 0 || strcmp(t->kind, "freshness") == 0)
+	for (size_t i = 0; i < b->s->n_tests; i++)
+		if (strcmp(b->s->tests[i].severity, "error") != 0)
 			return 0;
-	}
 	int parents = parents_as_tested(b);
 	return parents <= 0 ? parents : silver_bronze_rows_as_built(b, bronze, now);
 }

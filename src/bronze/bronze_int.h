@@ -205,6 +205,9 @@ typedef struct bronze_scan {
 	int64_t *src_pos;
 	struct bronze_cursor *cursors; /* per member of the current group: its place in that file */
 	size_t n_cursors;
+	floe_vector **spare;       /* released members' column vectors (n_want each), their buffers kept for the next */
+	size_t n_spare, cap_spare;
+	bool vec_merging;          /* vec is set up for merged batches (kept from group to group) */
 } bronze_scan;
 
 /* Read columns `want` of `files`, in that order. */
@@ -221,10 +224,10 @@ void bronze_scan_groups(bronze_scan *s, const bronze_group *const *groups, const
 int bronze_scan_next(bronze_scan *s);
 /* The data file (URI) and position in it of the current row. */
 void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos);
-/* Every row of the current batch (row group, or merged batch): its file's path and position, into path[0, s->rows) and pos. */
-void bronze_scan_batch_positions(const bronze_scan *s, const char **path, int64_t *pos);
-/* Whether the current batch's rows are consecutive positions of one file (not a merged group's). */
-bool bronze_scan_consecutive(const bronze_scan *s);
+/* The run of the current batch's rows from row `from` at consecutive positions of one data file (a row
+ * group's: all of them; a merged batch's: one member's, none deleted between): its end (exclusive), and
+ * its first row's file (URI) and position. */
+size_t bronze_scan_run(const bronze_scan *s, size_t from, const char **path, int64_t *pos);
 void bronze_scan_close(bronze_scan *s);
 
 /* A table's outcome into the run ledger under `run_id` (run.c; follow.c per batch). A failure is only logged. */

@@ -63,12 +63,11 @@ typedef struct sub_range {
 } sub_range;
 
 /* The touched units' live keys as find_existing read them, in key order, with each row's unit and position. */
-/* One kept batch: its rows' unit and positions — consecutive in one file, or listed (a merged group). */
+/* One kept run: rows at consecutive positions of one data file (a scan's batch, or a run of a merged group's). */
 typedef struct kept_batch {
 	size_t start, unit;            /* its first kept row; the unit it came from */
-	const char *path;              /* consecutive: the file, and the first row's position */
+	const char *path;              /* the file, and the first row's position */
 	int64_t pos;
-	size_t listed;                 /* SIZE_MAX: consecutive; else its rows' offset in path/pos below */
 } kept_batch;
 
 typedef struct kept_keys {
@@ -77,9 +76,6 @@ typedef struct kept_keys {
 	size_t n;
 	kept_batch *batch;             /* in row order */
 	size_t n_batch, cap_batch;
-	const char **path;             /* the listed batches' rows */
-	int64_t *pos;
-	size_t n_listed, cap_listed;
 	const size_t *unit_of;         /* per file find_existing scans: its unit */
 	bool on, ok;                   /* keeping now; kept whole (not dropped past KEEP_MAX_BYTES) */
 } kept_keys;
@@ -435,8 +431,6 @@ static void kept_drop(kept_keys *kk, const merge *m)
 	for (size_t i = 0; kk->vec && i < m->k->n; i++)
 		floe_vector_free(&kk->vec[i]);
 	free(kk->batch);
-	free(kk->path);
-	free(kk->pos);
 	memset(kk, 0, sizeof(*kk));
 }
 
@@ -459,10 +453,10 @@ static void kept_start(kept_keys *kk, const merge *m, floe_arena *a, int64_t row
 	kk->on = kk->ok = true;
 }
 
-/* The kept rows' bytes: keys, batches and listed positions. */
+/* The kept rows' bytes: keys and runs. */
 static size_t kept_bytes(const kept_keys *kk, const merge *m)
 {
-	size_t bytes = kk->cap_batch * sizeof(*kk->batch) + kk->cap_listed * (sizeof(*kk->path) + sizeof(*kk->pos));
+	size_t bytes = kk->cap_batch * sizeof(*kk->batch);
 	for (size_t i = 0; i < m->k->n; i++)
 		bytes += floe_vector_data_bytes(&kk->vec[i]);
 	return bytes;
@@ -475,19 +469,6 @@ static void kept_too_many(kept_keys *kk, const merge *m)
 	kept_drop(kk, m);
 }
 
-/* Room for `more` listed rows. */
-static void kept_list_room(kept_keys *kk, size_t more)
-{
-	if (kk->n_listed + more <= kk->cap_listed)
-		return;
-	size_t cap = kk->cap_listed ? kk->cap_listed : 65536;
-	while (cap < kk->n_listed + more)
-		cap *= 2;
-	kk->path = floe_xrealloc(kk->path, cap * sizeof(*kk->path));
-	kk->pos = floe_xrealloc(kk->pos, cap * sizeof(*kk->pos));
-	kk->cap_listed = cap;
-}
-
 static kept_batch *kept_push_batch(kept_keys *kk)
 {
 	if (kk->n_batch == kk->cap_batch) {
@@ -498,22 +479,19 @@ static kept_batch *kept_push_batch(kept_keys *kk)
 }
 
 /*
- * The scan's current batch (at its first row) joins the kept keys; all are dropped past
+ * The scan's current batch (at its first row) joins the kept keys, a run of consecutive positions at
+ * a time (a merged group's batch: its base file's rows between the changed and deleted ones; listing
+ * every row's file and position cost a sixth of the key pass's page faults); all are dropped past
  * `max_bytes` (KEEP_MAX_BYTES shared by the parts that keep).
  */
 static void keep_batch(kept_keys *kk, const merge *m, const bronze_scan *s, size_t max_bytes)
 {
 	if (!kk->on)
 		return;
-	kept_batch *b = kept_push_batch(kk);
-	*b = (kept_batch){ .start = kk->n, .unit = kk->unit_of[s->file], .listed = SIZE_MAX };
-	if (bronze_scan_consecutive(s)) {
-		bronze_scan_position(s, &b->path, &b->pos); /* s is at its batch's first row */
-	} else {
-		kept_list_room(kk, s->rows);
-		b->listed = kk->n_listed;
-		bronze_scan_batch_positions(s, kk->path + kk->n_listed, kk->pos + kk->n_listed);
-		kk->n_listed += s->rows;
+	for (size_t r = 0; r < s->rows;) {
+		kept_batch *b = kept_push_batch(kk);
+		*b = (kept_batch){ .start = kk->n + r, .unit = kk->unit_of[s->file] };
+		r = bronze_scan_run(s, r, &b->path, &b->pos);
 	}
 	for (size_t i = 0; i < m->k->n; i++)
 		floe_vector_append_rows(&kk->vec[i], &s->vec[i], 0, s->rows);
@@ -532,26 +510,18 @@ static void kept_join(kept_keys *into, kept_keys *from, const merge *m)
 	}
 	for (size_t i = 0; i < m->k->n; i++)
 		floe_vector_append_rows(&into->vec[i], &from->vec[i], 0, from->n);
-	if (from->n_listed) {
-		kept_list_room(into, from->n_listed);
-		memcpy(into->path + into->n_listed, from->path, from->n_listed * sizeof(*from->path));
-		memcpy(into->pos + into->n_listed, from->pos, from->n_listed * sizeof(*from->pos));
-	}
 	for (size_t b = 0; b < from->n_batch; b++) {
 		kept_batch *to = kept_push_batch(into);
 		*to = from->batch[b];
 		to->start += into->n;
-		if (to->listed != SIZE_MAX)
-			to->listed += into->n_listed;
 	}
 	into->n += from->n;
-	into->n_listed += from->n_listed;
 	kept_drop(from, m);
 	if (kept_bytes(into, m) > KEEP_MAX_BYTES)
 		kept_too_many(into, m);
 }
 
-/* The batch kept row `at` belongs to (binary search over the batches' first rows). */
+/* The run kept row `at` belongs to (binary search over the runs' first rows). */
 static const kept_batch *kept_batch_of(const kept_keys *kk, size_t at)
 {
 	size_t lo = 0, hi = kk->n_batch; /* the last batch whose start <= at */
@@ -569,13 +539,8 @@ static const kept_batch *kept_batch_of(const kept_keys *kk, size_t at)
 static void kept_position(const kept_keys *kk, size_t at, const char **path, int64_t *pos)
 {
 	const kept_batch *b = kept_batch_of(kk, at);
-	if (b->listed == SIZE_MAX) {
-		*path = b->path;
-		*pos = b->pos + (int64_t)(at - b->start);
-		return;
-	}
-	*path = kk->path[b->listed + (at - b->start)];
-	*pos = kk->pos[b->listed + (at - b->start)];
+	*path = b->path;
+	*pos = b->pos + (int64_t)(at - b->start);
 }
 
 /* The first kept row whose first key column is at or after row `row` of `bound` (binary search). */

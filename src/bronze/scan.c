@@ -147,10 +147,17 @@ static int key_view(const bronze_scan *s, floe_vector **keys, floe_vector *vec)
 	return 0;
 }
 
+/*
+ * A member's column vectors go to the spare list, buffers and all: the next member to open reads
+ * into them (its decode refills them), where fresh ones cost a page fault every 4 KiB — a fifth of
+ * a merge-on-read key pass over a table's every unit.
+ */
 static void cursor_release(bronze_scan *s, bronze_cursor *c)
 {
-	for (size_t k = 0; c->started && k < s->n_want; k++)
-		floe_vector_free(&c->vec[k]);
+	if (c->vec) {
+		*FLOE_ARENA_PUSH(s->arena, s->spare, s->n_spare, s->cap_spare) = c->vec;
+		c->vec = NULL;
+	}
 	floe_parquet_reader_free(c->reader);
 	c->reader = NULL;
 	c->started = false;
@@ -225,7 +232,7 @@ static int open_group(bronze_scan *s, const bronze_group *grp)
 	for (size_t i = 0; i < grp->n; i++) {
 		bronze_cursor *c = &s->cursors[i];
 		c->f = grp->members[i];
-		c->vec = floe_arena_alloc(s->arena, (s->n_want + 1) * sizeof(floe_vector));
+		c->vec = s->n_spare ? s->spare[--s->n_spare] : floe_arena_alloc(s->arena, (s->n_want + 1) * sizeof(floe_vector));
 		key_view(s, c->keys, c->vec);
 		if (floe_iceberg_parquet_open(&c->reader, floe_iceberg_table_storage(s->table), c->f->file.path,
 					      &s->opts) < 0)
@@ -234,8 +241,9 @@ static int open_group(bronze_scan *s, const bronze_group *grp)
 		if (cursor_settle(s, c) < 0)
 			return -1;
 	}
-	for (size_t k = 0; k < s->n_want; k++)
+	for (size_t k = 0; k < s->n_want && !s->vec_merging; k++)
 		floe_pg_copy_vector_init(&s->vec[k], &s->cols->copy[s->want[k]]);
+	s->vec_merging = true;
 	s->merged = true;
 	s->rows = s->row = 0;
 	return 0;
@@ -310,8 +318,13 @@ static int open_file(bronze_scan *s)
 {
 	const bronze_group *grp = s->groups ? s->groups[s->file] : NULL;
 	close_group(s);
-	if (grp) /* a plain file's read refills the vectors in place */
+	if (grp && !s->vec_merging) /* a plain file's read refills the vectors in place; a group's batches, its own */
 		free_vectors(s);
+	if (!grp && s->vec_merging) {
+		free_vectors(s);
+		memset(s->vec, 0, s->n_want * sizeof(floe_vector));
+		s->vec_merging = false;
+	}
 	s->merged = false;
 	if (!grp)
 		return open_path(s, s->files[s->file]->path);
@@ -333,27 +346,20 @@ void bronze_scan_position(const bronze_scan *s, const char **path, int64_t *pos)
 	*pos = offset + (int64_t)s->row;
 }
 
-bool bronze_scan_consecutive(const bronze_scan *s)
+size_t bronze_scan_run(const bronze_scan *s, size_t from, const char **path, int64_t *pos)
 {
-	return !s->merged;
-}
-
-void bronze_scan_batch_positions(const bronze_scan *s, const char **path, int64_t *pos)
-{
-	if (s->merged) {
-		for (size_t r = 0; r < s->rows; r++) {
-			path[r] = s->groups[s->file]->members[s->src_member[r]]->file.path;
-			pos[r] = s->src_pos[r];
-		}
-		return;
+	if (!s->merged) {
+		bronze_scan at = *s;
+		at.row = from;
+		bronze_scan_position(&at, path, pos);
+		return s->rows;
 	}
-	bronze_scan first = *s;
-	first.row = 0;
-	bronze_scan_position(&first, &path[0], &pos[0]);
-	for (size_t r = 1; r < s->rows; r++) {
-		path[r] = path[0];
-		pos[r] = pos[0] + (int64_t)r;
-	}
+	size_t member = s->src_member[from], end = from + 1;
+	while (end < s->rows && s->src_member[end] == member && s->src_pos[end] == s->src_pos[end - 1] + 1)
+		end++;
+	*path = s->groups[s->file]->members[member]->file.path;
+	*pos = s->src_pos[from];
+	return end;
 }
 
 int bronze_scan_next(bronze_scan *s)
@@ -392,6 +398,11 @@ void bronze_scan_close(bronze_scan *s)
 {
 	close_group(s);
 	free_vectors(s);
+	for (size_t i = 0; i < s->n_spare; i++)
+		for (size_t k = 0; k < s->n_want; k++)
+			floe_vector_free(&s->spare[i][k]);
+	s->n_spare = 0;
+	s->vec_merging = false;
 	floe_parquet_reader_free(s->reader);
 	s->reader = NULL;
 	floe_parquet_scratch_free(s->opts.scratch);

@@ -102,6 +102,9 @@ void bronze_keys_init(bronze_keys *out, floe_arena *arena, const floe_lock_table
  */
 int bronze_key_cmp(const bronze_keys *k, floe_vector *const *a, size_t i, floe_vector *const *b,
 		   size_t j);
+/* Whether rows [0, rows) of `keys` are in strictly ascending key order (one call a batch; the
+ * commonest keys — one uuid or bigint column without NULLs — compared inline). */
+bool bronze_keys_ascending(const bronze_keys *k, floe_vector *const *keys, size_t rows);
 
 /* Point keys[0..n) at the key columns of full-row vectors. */
 void bronze_key_view(const bronze_keys *k, floe_vector **keys, floe_vector *rows);

@@ -118,6 +118,27 @@ int bronze_key_cmp(const bronze_keys *k, floe_vector *const *a, size_t i, floe_v
 	return 0;
 }
 
+bool bronze_keys_ascending(const bronze_keys *k, floe_vector *const *keys, size_t rows)
+{
+	const floe_vector *x = keys[0];
+	if (k->n == 1 && !x->validity && x->type == FLOE_VEC_UUID) {
+		for (size_t i = 1; i < rows; i++)
+			if (key_column_cmp(x, i - 1, x, i) >= 0)
+				return false;
+		return true;
+	}
+	if (k->n == 1 && !x->validity && x->type == FLOE_VEC_LONG) {
+		for (size_t i = 1; i < rows; i++)
+			if (x->v.i64[i - 1] >= x->v.i64[i])
+				return false;
+		return true;
+	}
+	for (size_t i = 1; i < rows; i++)
+		if (bronze_key_cmp(k, keys, i - 1, keys, i) >= 0)
+			return false;
+	return true;
+}
+
 int bronze_key_bound_append(floe_vector *dst, const uint8_t *b, size_t len)
 {
 	int64_t x = 0;

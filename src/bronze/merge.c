@@ -177,6 +177,13 @@ static bool order_in_batch(key_order *o, const bronze_keys *k, floe_vector *cons
 	return bronze_key_cmp(k, keys, i - 1, keys, i) < 0;
 }
 
+/* order_next for a whole batch of `rows` rows: its first against the previous batch's last, then each against the one before. */
+static bool order_batch(key_order *o, const bronze_keys *k, floe_vector *const *keys, size_t rows)
+{
+	return rows == 0 || (order_next(o, k, keys, 0) && bronze_keys_ascending(k, keys, rows) &&
+			     (rows == 1 || order_next(o, k, keys, rows - 1)));
+}
+
 static void order_free(key_order *o, const bronze_keys *k)
 {
 	for (size_t c = 0; o->prev && c < k->n; c++)
@@ -640,11 +647,33 @@ static void part_mark(existing_part *p, const bronze_scan *s)
 	bronze_scan_position(s, &d->path, &d->pos);
 }
 
+/*
+ * The first row of the scan's batch from row `from` whose key may be change c's or deleted key d's:
+ * the rows before it come before both (a binary search — the batch is in key order, which the
+ * caller checks row by row all the same); s->rows when no change or delete is left.
+ */
+static size_t next_hit(const merge *m, const bronze_scan *s, floe_vector *const *keys, size_t from, size_t c, size_t d)
+{
+	bool chg = c < m->n_chg, del = m->l->mor && d < m->n_del;
+	size_t lo = from, hi = s->rows;
+	if (!chg && !del)
+		return s->rows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((!chg || bronze_key_cmp(m->k, keys, mid, m->chg_keys, c) < 0) &&
+		    (!del || bronze_key_cmp(m->k, keys, mid, m->del_keys, d) < 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int part_read(existing_part *p)
 {
 	merge *m = p->m;
 	bronze_scan s;
-	size_t c = 0, d = 0;
+	size_t c = 0, d = 0, hit = 0;
 	int rc;
 	floe_vector *keys[64];
 	size_t want[65];
@@ -657,15 +686,21 @@ static int part_read(existing_part *p)
 	while ((rc = bronze_scan_next(&s)) > 0) {
 		for (size_t i = 0; i < m->k->n; i++)
 			keys[i] = &s.vec[i];
-		if (!p->any)
-			order_next(&p->first, m->k, keys, s.row);
-		p->any = true;
-		if (!order_in_batch(&p->last, m->k, keys, s.row, s.rows)) {
-			p->full = "loaded in full: the data files are not in key order";
-			break;
-		}
-		if (s.row == 0)
+		if (s.row == 0) {
+			if (!p->any)
+				order_next(&p->first, m->k, keys, 0);
+			p->any = true;
+			if (!order_batch(&p->last, m->k, keys, s.rows)) {
+				p->full = "loaded in full: the data files are not in key order";
+				break;
+			}
 			keep_batch(&p->kept, m, &s, p->keep_max); /* delete detection's sub-ranges diff against these */
+			hit = next_hit(m, &s, keys, 0, c, d);
+		}
+		if (s.row < hit) { /* no change's key, nor a deleted one, before row `hit`: on to it (or the next batch) */
+			s.row = hit - 1;
+			continue;
+		}
 		int cmp = -1;
 		while (c < m->n_chg && (cmp = bronze_key_cmp(m->k, m->chg_keys, c, keys, s.row)) < 0)
 			c++;
@@ -683,6 +718,7 @@ static int part_read(existing_part *p)
 			p->deleted++;
 			part_mark(p, &s);
 		}
+		hit = next_hit(m, &s, keys, s.row + 1, c, d);
 	}
 	bronze_scan_close(&s);
 	return rc < 0 ? -1 : 0;

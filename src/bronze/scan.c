@@ -268,9 +268,9 @@ static void pick(const bronze_scan *s, size_t n, bronze_cursor **best, bronze_cu
 
 /*
  * The group's next rows in key order into s->vec, up to a batch: runs of one member's live rows
- * that come before every other member's current row, copied a run at a time. 1, or 0 at its end.
- * Members are key-sorted; should one not be, the rows come out of order and the readers' order
- * checks say so.
+ * that come before every other member's current row (found by binary search), copied a run at a
+ * time. 1, or 0 at its end. Members are key-sorted; should one not be, the rows come out of order
+ * and the readers' order checks say so.
  */
 static int next_batch(bronze_scan *s)
 {
@@ -285,8 +285,15 @@ static int next_batch(bronze_scan *s)
 		size_t from = best->row, end = cursor_live_end(best), to = from + 1;
 		if (end > from + (BRONZE_BATCH_ROWS - n))
 			end = from + (BRONZE_BATCH_ROWS - n);
-		while (to < end && (!next || bronze_key_cmp(s->keys, best->keys, to, next->keys, next->row) < 0))
-			to++;
+		for (size_t hi = end; next && to < hi;) { /* binary search: the member's rows are in key order */
+			size_t mid = to + (hi - to) / 2;
+			if (bronze_key_cmp(s->keys, best->keys, mid, next->keys, next->row) < 0)
+				to = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!next)
+			to = end;
 		for (size_t k = 0; k < s->n_want; k++)
 			floe_vector_append_rows(&s->vec[k], &best->vec[k], from, to - from);
 		for (size_t r = from; r < to; r++, n++) {

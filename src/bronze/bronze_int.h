@@ -533,6 +533,10 @@ int bronze_load_full(bronze_load *l, bool by_key);
  */
 int bronze_parallel_load(bronze_load *l, bool by_key);
 
+/* A connection of its own (*out, the caller closes it) in a REPEATABLE READ READ ONLY transaction
+ * at the load's exported snapshot `exported`: what it reads is what the load's connection reads. */
+int bronze_snapshot_connect(floe_pg **out, const floe_config *config, const char *exported);
+
 /* Load one table. Sets job->result; returns -1 on failure. */
 int bronze_load_table(bronze_job *job);
 

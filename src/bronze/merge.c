@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CHANGE_MAX_BYTES ((uint64_t)64 << 20) /* of COPY data held in memory */
 #define DELETE_MAX_KEYS ((size_t)1 << 20)
@@ -47,6 +48,8 @@
 #define SUB_MAX_SCATTERED 1024        /* … when the last load's deletes were as many as a quarter of SUB_MAX */
 #define SUB_FINE_MAX 16384           /* … split evenly where deletes scatter (subs_refine) */
 #define PIECES_AS_ARRAY 16            /* pieces counted or streamed through one relation of their bounds */
+#define COUNT_SPLIT_PIECES 1024       /* … the later half counted on a second connection (count_on_two) from so many */
+#define COUNT_SPLIT_ROWS ((int64_t)1 << 20) /* … in a table of at least so many rows */
 #define KEEP_MAX_BYTES ((size_t)256 << 20) /* of touched units' keys kept for the sub-ranges' diffs */
 
 /* A key interval of the first key column, [lo, hi); a NULL side is unbounded. */
@@ -1080,9 +1083,85 @@ static int count_pieces_select(merge *m, floe_buf *out, const key_bounds *b, con
 enum { COUNT_PIECES = 1, COUNT_RANGES = 2, COUNT_REST = 4 };
 
 /*
+ * A second connection at the load's exported snapshot counting the later half of many pieces,
+ * on a thread of its own from connecting to sending (its ~10 ms of connecting and authenticating
+ * overlap the first half's count), so that the count — one index-only pass over the whole key of
+ * a table whose changes touch every range, the steady state's critical path — takes two backends.
+ * Collected by counts_read; when it could not connect or import the snapshot (a connection limit,
+ * say), its half is counted on the load's connection after the first, and the load goes on.
+ */
+typedef struct count_helper {
+	const floe_config *config;
+	const char *exported;
+	char *sql;                     /* its count (malloc'd in the caller's thread: quoting uses the load's connection) */
+	floe_pg *pg;
+	floe_pg_pending *pending;
+	int rc;
+	floe_error err;
+	pthread_t thread;
+	bool running;
+} count_helper;
+
+static void *helper_run(void *arg)
+{
+	count_helper *h = arg;
+	h->rc = bronze_snapshot_connect(&h->pg, h->config, h->exported) == 0 &&
+			floe_pg_exec(h->pg, "SET LOCAL jit = off") == 0 && floe_pg_send(&h->pending, h->pg, h->sql) == 0
+		? 0 : -1;
+	if (h->rc < 0)
+		floe_error_take(&h->err);
+	return NULL;
+}
+
+/* Whether n bounded pieces of a table of `rows` rows are counted on two connections (count_helper):
+ * FLOE_COUNT_CONNECTIONS=1|2 says so; else when the machine has a second core and the pieces are
+ * many over a large table (the count then takes longer than the connection costs). */
+static bool count_on_two(const merge *m, size_t n)
+{
+	const char *env = getenv("FLOE_COUNT_CONNECTIONS");
+	if (!m->l->exported || n < 2 * PIECES_AS_ARRAY)
+		return false;
+	if (env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0))
+		return env[0] == '2';
+	return sysconf(_SC_NPROCESSORS_ONLN) >= 2 && n >= COUNT_SPLIT_PIECES && m->bronze_rows >= COUNT_SPLIT_ROWS;
+}
+
+/* The later half of pieces b[0..n) (labels label[]) to the helper; the first half's count stays for the caller. */
+static int helper_start(merge *m, count_helper *h, const key_bounds *b, const size_t *label, size_t n, size_t half)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	if (count_pieces_select(m, &sql, b + half, label + half, n - half) < 0) {
+		floe_buf_free(&sql);
+		return -1;
+	}
+	*h = (count_helper){ .config = m->l->job->config, .exported = m->l->exported, .sql = floe_xstrndup(floe_buf_cstr(&sql), sql.len) };
+	floe_buf_free(&sql);
+	h->running = pthread_create(&h->thread, NULL, helper_run, h) == 0;
+	if (!h->running)
+		h->rc = floe_error_set(FLOE_ERR_INTERNAL, "no thread for the second count connection");
+	return 0;
+}
+
+/* The helper's connection closed (its transaction with it); its error dropped. */
+static void helper_end(count_helper *h)
+{
+	if (h->running)
+		pthread_join(h->thread, NULL);
+	h->running = false;
+	floe_pg_pending_free(h->pending);
+	h->pending = NULL;
+	floe_pg_close(h->pg);
+	h->pg = NULL;
+	floe_error_discard(&h->err);
+	free(h->sql);
+	h->sql = NULL;
+}
+
+/*
  * The source's row counts in one query, a UNION ALL of key-range counts: `what` says which —
  * COUNT_PIECES the split ranges' sub-ranges (PIECES_AS_ARRAY or more bounded ones as one count
- * per row of their bounds' relation), COUNT_RANGES the other ranges one by one,
+ * per row of their bounds' relation, its later half on a second connection when count_on_two),
+ * COUNT_RANGES the other ranges one by one,
  * COUNT_REST those as one count. Small ranges run side by side as a Parallel Append of index-only
  * scans (measured: 20 ranges of 5 M rows in 0.2 s, where 20 queries one after the other took
  * 0.55 s). The rest, most of a table whose changes cluster, is counted as the whole source
@@ -1092,7 +1171,7 @@ enum { COUNT_PIECES = 1, COUNT_RANGES = 2, COUNT_REST = 4 };
  * split ranges hold most rows, by its bounds. Sent to run while the touched files' keys are read
  * (find_deletes); counts_read takes its result.
  */
-static int counts_send(merge *m, unsigned what, floe_pg_pending **out)
+static int counts_send(merge *m, unsigned what, floe_pg_pending **out, count_helper *h)
 {
 	floe_buf sql = FLOE_BUF_INIT;
 	int error = -1;
@@ -1105,7 +1184,10 @@ static int counts_send(merge *m, unsigned what, floe_pg_pending **out)
 			b[n_arr++] = m->subs[i].b;
 		}
 	n_arr = n_arr >= PIECES_AS_ARRAY ? n_arr : 0;
-	if (n_arr && count_pieces_select(m, &sql, b, label, n_arr) < 0)
+	size_t mine = n_arr && count_on_two(m, n_arr) ? n_arr / 2 : n_arr;
+	if (mine < n_arr && helper_start(m, h, b, label, n_arr, mine) < 0)
+		goto cleanup;
+	if (mine && count_pieces_select(m, &sql, b, label, mine) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < m->n_subs; i++) {
 		bool split = m->split[m->subs[i].range];
@@ -1117,32 +1199,75 @@ static int counts_send(merge *m, unsigned what, floe_pg_pending **out)
 	}
 	if (rest && (what & COUNT_REST) && count_select(m, &sql, m->n_subs) < 0)
 		goto cleanup;
-	error = floe_pg_send(out, m->l->pg, floe_buf_cstr(&sql));
+	error = sql.len ? floe_pg_send(out, m->l->pg, floe_buf_cstr(&sql)) : 0;
 cleanup:
 	floe_buf_free(&sql);
 	return error;
 }
 
-/* The counts of counts_send into out[s] per sub-range (out[n_subs]: the rest's); frees `p`. */
-static int counts_read(merge *m, floe_pg_pending *p, int64_t *out)
+/* The rows of a count's result into out[label] (out[n_subs]: the rest's); frees `r`. */
+static void counts_take(merge *m, floe_pg_result *r, int64_t *out)
 {
-	floe_pg_result *r = NULL;
 	size_t n = m->n_subs + 1;
-	if (floe_pg_collect(&r, p) < 0)
-		return -1;
 	for (int row = 0; row < floe_pg_result_rows(r); row++) {
 		size_t i = (size_t)floe_pg_result_int(r, row, 0);
 		if (i < n)
 			out[i] = floe_pg_result_int(r, row, 1);
 	}
 	floe_pg_result_free(r);
-	return 0;
+}
+
+/* The counts of counts_send into out[s] per sub-range (out[n_subs]: the rest's); frees `p` and ends the helper. */
+static int counts_read(merge *m, floe_pg_pending *p, count_helper *h, int64_t *out)
+{
+	floe_pg_result *r = NULL;
+	int error = -1;
+	int rc = p ? floe_pg_collect(&r, p) : 0; /* frees p */
+	if (rc < 0)
+		goto cleanup;
+	if (r)
+		counts_take(m, r, out);
+	r = NULL;
+	if (!h->sql) {
+		error = 0;
+		goto cleanup;
+	}
+	if (h->running)
+		pthread_join(h->thread, NULL);
+	h->running = false;
+	if (h->rc == 0) {
+		floe_pg_pending *hp = h->pending;
+		h->pending = NULL;
+		if (floe_pg_collect(&r, hp) < 0)
+			goto cleanup;
+	} else {
+		floe_buf why = FLOE_BUF_INIT;
+		floe_error_put_message(&why, &h->err);
+		floe_log_info("%s: the second count connection failed (%s): its half is counted on the load's",
+			      m->l->job->table->bronze, floe_buf_cstr(&why));
+		floe_buf_free(&why);
+		if (floe_pg_query(&r, m->l->pg, h->sql, 0, NULL) < 0)
+			goto cleanup;
+	}
+	counts_take(m, r, out);
+	r = NULL;
+	error = 0;
+cleanup:
+	floe_pg_result_free(r);
+	helper_end(h);
+	return error;
 }
 
 static int source_counts(merge *m, unsigned what, int64_t *out)
 {
 	floe_pg_pending *p = NULL;
-	return counts_send(m, what, &p) < 0 ? -1 : counts_read(m, p, out);
+	count_helper h = { 0 };
+	if (counts_send(m, what, &p, &h) < 0) {
+		floe_pg_pending_free(p);
+		helper_end(&h);
+		return -1;
+	}
+	return counts_read(m, p, &h, out);
 }
 
 /* The source's keys in key order, a batch at a time. */
@@ -2039,6 +2164,7 @@ static int find_deletes(merge *m)
 {
 	double t = bronze_seconds();
 	floe_pg_pending *counting = NULL;
+	count_helper helper = { 0 };
 	int64_t *source = NULL;
 	const char *jit = NULL;
 	size_t ranges = 0, subs = 0;
@@ -2054,7 +2180,8 @@ static int find_deletes(merge *m)
 	/* the source counts while bronze's keys are read; without JIT, whose compiling the count of
 	   thousands of pieces' index scans cost 0.2 s (its plan's estimate is their rows, not their work) */
 	source = floe_arena_alloc(m->a, (m->n_subs + 1) * sizeof(int64_t));
-	if (local_setting(m, "jit", "off", &jit) < 0 || counts_send(m, COUNT_PIECES | (each ? COUNT_RANGES : COUNT_REST), &counting) < 0)
+	if (local_setting(m, "jit", "off", &jit) < 0 ||
+	    counts_send(m, COUNT_PIECES | (each ? COUNT_RANGES : COUNT_REST), &counting, &helper) < 0)
 		goto cleanup;
 	if (find_existing(m, true) < 0 || m->full) {
 		error = m->full ? 0 : -1; /* loads in full */
@@ -2067,10 +2194,11 @@ static int find_deletes(merge *m)
 	subs_expect(m);
 	floe_pg_pending *p = counting;
 	counting = NULL;
-	bool rest_differs = false;
-	if (counts_read(m, p, source) < 0 || (!each && rest_counts(m, source, expected, &rest_differs) < 0))
+	bool rest_differs = false, two = helper.sql != NULL;
+	if (counts_read(m, p, &helper, source) < 0 || (!each && rest_counts(m, source, expected, &rest_differs) < 0))
 		goto cleanup;
 	step(m, &t, rest_differs ? "source counted by key range (after the keys)"
+		    : two ? "source counted (its pieces on two connections)"
 		    : each || m->n_subs == 0 || !m->rest_whole ? "source counted"
 		    : "source counted (the whole table, less the pieces of the touched ranges)");
 	if (diff_subs(m, source, expected, &ranges, &subs) < 0)
@@ -2083,6 +2211,7 @@ static int find_deletes(merge *m)
 cleanup:
 	kept_drop(&m->kept, m);
 	floe_pg_pending_free(counting);
+	helper_end(&helper);
 	if (jit && error == 0)
 		error = local_setting(m, "jit", jit, NULL);
 	return error;

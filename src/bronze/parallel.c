@@ -198,30 +198,35 @@ cleanup:
 	return out;
 }
 
-/* The part's connection at the coordinator's snapshot, and its own handle on the table. */
-static int part_open(part *p)
+int bronze_snapshot_connect(floe_pg **out, const floe_config *config, const char *exported)
 {
-	bronze_load *c = p->coord;
-	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
 	floe_buf set = FLOE_BUF_INIT;
-	const char *name = strchr(p->job.table->bronze, '.') + 1;
 	int error = -1;
-	co.warehouse = p->job.warehouse_dir;
-	if (floe_pg_connect_source(&p->load.pg, p->job.config) < 0 || floe_plan_session_apply(p->load.pg) < 0 ||
-	    floe_pg_exec(p->load.pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0)
+	if (floe_pg_connect_source(out, config) < 0 || floe_plan_session_apply(*out) < 0 ||
+	    floe_pg_exec(*out, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0)
 		goto cleanup;
 	floe_buf_puts(&set, "SET TRANSACTION SNAPSHOT ");
-	if (floe_pg_quote_literal(&set, p->load.pg, c->exported) < 0 || floe_pg_exec(p->load.pg, floe_buf_cstr(&set)) < 0) {
-		floe_error_context("while importing the load's snapshot %s", c->exported);
+	if (floe_pg_quote_literal(&set, *out, exported) < 0 || floe_pg_exec(*out, floe_buf_cstr(&set)) < 0) {
+		floe_error_context("while importing the load's snapshot %s", exported);
 		goto cleanup;
 	}
-	if (floe_iceberg_catalog_open_sql(&p->catalog, p->job.catalog_path, &co) < 0 ||
-	    floe_iceberg_table_load(&p->load.table, p->catalog, "bronze", name) < 0)
-		goto cleanup;
 	error = 0;
 cleanup:
 	floe_buf_free(&set);
 	return error;
+}
+
+/* The part's connection at the coordinator's snapshot, and its own handle on the table. */
+static int part_open(part *p)
+{
+	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
+	const char *name = strchr(p->job.table->bronze, '.') + 1;
+	co.warehouse = p->job.warehouse_dir;
+	if (bronze_snapshot_connect(&p->load.pg, p->job.config, p->coord->exported) < 0 ||
+	    floe_iceberg_catalog_open_sql(&p->catalog, p->job.catalog_path, &co) < 0 ||
+	    floe_iceberg_table_load(&p->load.table, p->catalog, "bronze", name) < 0)
+		return -1;
+	return 0;
 }
 
 static void *part_run(void *arg)

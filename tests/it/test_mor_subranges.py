@@ -74,12 +74,14 @@ def summary(d, bronze):
     return catalog(d).load_table(bronze).current_snapshot().summary
 
 
-def load(src, d, table, log=None):
+def load(src, d, table, log=None, count_connections=None):
     """An incremental load of `table` at -v: (ranges differing, ranges, pieces diffed, pieces).
     The touched files' keys are read in two parts on two threads (FLOE_LOAD_THREADS=2; without it
     only on more than two cores), so the parts' join is what these tests check. `log`: a list the
-    run's stderr is appended to."""
-    run = src.floe(d, "-v", "run", "--no-reconcile", "--table", table, check=0, env={"FLOE_LOAD_THREADS": "2"})
+    run's stderr is appended to; `count_connections`: FLOE_COUNT_CONNECTIONS (2: the pieces counted
+    on two connections, which floe does by itself only for a table of a million rows or more)."""
+    env = {"FLOE_LOAD_THREADS": "2", "FLOE_COUNT_CONNECTIONS": count_connections or "1"}
+    run = src.floe(d, "-v", "run", "--no-reconcile", "--table", table, check=0, env=env)
     if log is not None:
         log.append(run.err)
     m = re.search(r"(\d+) of (\d+) key ranges differ in count; (\d+) of (\d+) sub-ranges key-set diffed", run.err)
@@ -141,9 +143,11 @@ def test_scattered_deletes_among_few_changes_are_found_in_even_pieces_between_th
     src.admin(f"DELETE FROM {table} WHERE id IN ({others} id OFFSET 5000 LIMIT 12)"
               f" OR id IN ({others} id OFFSET 11111 LIMIT 12)")
     log = []
-    ranges, n_ranges, diffed, pieces = load(src, d, table, log)
+    ranges, n_ranges, diffed, pieces = load(src, d, table, log, count_connections="2")
     assert pieces >= 300 and diffed <= 104, (ranges, n_ranges, diffed, pieces)
     assert "keys and re-read rows' watermarks of the touched files read" in log[0]
+    # the pieces' later half counted on a second connection at the load's snapshot
+    assert "source counted (its pieces on two connections)" in log[0], log[0]
     # the first load's updates, re-read inside the late window in every file, are left alone: the
     # key pass compares their watermark as it finds them
     s = summary(d, bronze)
@@ -164,7 +168,16 @@ def test_uuid_keys_count_finer_once_a_load_found_any_delete(src, proj):
     assert summary(d, bronze)["floe.rows-deleted"] == "3"
     src.admin(f"UPDATE {table} SET payload = 'v' WHERE id IN ({some % ('b', 300)})")
     src.admin(f"DELETE FROM {table} WHERE id IN ({some % ('c', 80)})")
-    ranges, n_ranges, diffed, pieces = load(src, d, table)
+    # the reader may hold one connection: the second count connection is refused (SQLSTATE 53300),
+    # and its half of the pieces is counted on the load's own, after the first
+    src.admin(f"ALTER ROLE {src.role} CONNECTION LIMIT 1")
+    log = []
+    try:
+        ranges, n_ranges, diffed, pieces = load(src, d, table, log, count_connections="2")
+    finally:
+        src.admin(f"ALTER ROLE {src.role} CONNECTION LIMIT -1")
+    assert "the second count connection failed" in log[0] and "its half is counted on the load's" in log[0], log[0]
+    assert "source counted (its pieces on two connections)" in log[0]
     assert pieces >= 300 and diffed <= 80, (ranges, n_ranges, diffed, pieces)
     assert summary(d, bronze)["floe.rows-deleted"] == "80"
     assert_equals_source(src, d, bronze)

@@ -15,9 +15,12 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#define RAW_LITERALS_LEVEL (-1) /* zstd's negative levels leave literals uncompressed */
+
 struct pq_codec {
 	int codec;
 	int level;
+	int cctx_level;                /* the level cctx is set to */
 	ZSTD_CCtx *cctx;
 	ZSTD_DCtx *dctx;
 };
@@ -96,15 +99,20 @@ static int grow(floe_buf *out, size_t extra)
 	return 0;
 }
 
-static int zstd_compress(pq_codec *c, floe_buf *out, const void *in, size_t len)
+static int zstd_compress(pq_codec *c, floe_buf *out, const void *in, size_t len, bool raw_literals)
 {
+	int level = raw_literals ? RAW_LITERALS_LEVEL : c->level;
 	if (!c->cctx) {
 		c->cctx = ZSTD_createCCtx();
 		if (!c->cctx)
 			return floe_error_set(FLOE_ERR_INTERNAL, "could not create a zstd context");
-		ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, c->level);
 		/* Each frame ends with a checksum of its content, which zstd verifies on decompression. */
 		ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_checksumFlag, 1);
+		c->cctx_level = 0;
+	}
+	if (c->cctx_level != level) { /* between frames: allowed, and kept for the frames after */
+		ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, level);
+		c->cctx_level = level;
 	}
 	size_t bound = ZSTD_compressBound(len);
 	if (grow(out, bound) < 0)
@@ -118,11 +126,11 @@ static int zstd_compress(pq_codec *c, floe_buf *out, const void *in, size_t len)
 	return 0;
 }
 
-int pq_codec_compress(pq_codec *c, floe_buf *out, const void *in, size_t len)
+int pq_codec_compress(pq_codec *c, floe_buf *out, const void *in, size_t len, bool raw_literals)
 {
 	switch (c->codec) {
 	case FLOE_PARQUET_ZSTD:
-		return zstd_compress(c, out, in, len);
+		return zstd_compress(c, out, in, len, raw_literals);
 	case FLOE_PARQUET_SNAPPY:
 		if (len > UINT32_MAX)
 			return floe_error_set(FLOE_ERR_INTERNAL, "page too large for snappy");

@@ -95,8 +95,10 @@ typedef struct pq_codec pq_codec;
 int pq_codec_new(pq_codec **out, int codec, int level);
 void pq_codec_free(pq_codec *c);
 
-/* Append the compressed form of `len` bytes at `in` to `out`. */
-int pq_codec_compress(pq_codec *c, floe_buf *out, const void *in, size_t len);
+/* Append the compressed form of `len` bytes at `in` to `out`. `raw_literals` (zstd): at a negative
+ * level, whose frames store their literals as they are — for pages entropy coding barely shrinks
+ * (random ids), which then decode at memory speed, not through Huffman tables. */
+int pq_codec_compress(pq_codec *c, floe_buf *out, const void *in, size_t len, bool raw_literals);
 
 /* Decompress into `out` of exactly `out_len` bytes. UNCOMPRESSED copies. */
 int pq_codec_decompress(pq_codec *c, uint8_t *out, size_t out_len, const void *in, size_t len);

@@ -69,6 +69,8 @@ typedef struct pq_col {
 	size_t n_lvl, cap_lvl;
 	size_t page_rows, page_values;
 	bool page_full;             /* flush before the next row */
+	bool raw_literals;          /* zstd: a data page of this column shrank by under 1/32 — its pages since
+	                               are compressed with raw literals (pq_codec_compress), for the file */
 
 	/* dictionary */
 	int dict_mode;

@@ -383,6 +383,64 @@ def test_pyarrow_reads_what_floe_writes(tmp_path, case, codec):
     check_iceberg_stats(path, pf, fields, columns, exp["stats"])
 
 
+def zstd_pages(chunk):
+    """The zstd frames of a column chunk's pages, in order: per frame, the literals block type of
+    each compressed block (0 raw, 1 RLE, 2 Huffman, 3 Huffman with the last table) and "raw" or
+    "rle" for a block stored whole — parsed by the zstd format spec (RFC 8878, 3.1), not by floe."""
+    import zstandard
+    pages, p = [], 0
+    while p < len(chunk):
+        f = chunk.find(b"\x28\xb5\x2f\xfd", p, p + 512)  # past the page's Thrift header
+        assert f >= 0, p
+        fhd = chunk[f + 4]
+        single, dict_flag, fcs_flag = (fhd >> 5) & 1, fhd & 3, fhd >> 6
+        at = f + 5 + (0 if single else 1) + (0, 1, 2, 4)[dict_flag] + ((1 if single else 0), 2, 4, 8)[fcs_flag]
+        kinds = []
+        while True:
+            b = int.from_bytes(chunk[at:at + 3], "little")
+            last, btype, size = b & 1, (b >> 1) & 3, b >> 3
+            kinds.append(chunk[at + 3] & 3 if btype == 2 else ("raw", "rle")[btype])
+            at += 3 + (1 if btype == 1 else size)
+            if last:
+                break
+        out = zstandard.ZstdDecompressor().decompressobj()
+        out.decompress(chunk[f:])
+        p = len(chunk) - len(out.unused_data)
+        assert p == at + (4 if (fhd >> 2) & 1 else 0), (p, at)  # the frame ends where its blocks (and checksum) do
+        pages.append(kinds)
+    return pages
+
+
+def test_random_ids_keep_their_literals_raw_after_a_page_zstd_barely_shrank(tmp_path):
+    """A page of sorted random ids shrinks by ~2 % under zstd's entropy coding: the column's later
+    pages keep their literals raw (they then decode at memory speed), a counter beside them stays
+    entropy coded — and pyarrow, DuckDB and floe's own reader read every value back."""
+    path, exp = write_case(tmp_path, "ids", "--codec", "zstd", "--rows", "80000", "--page-rows", "20000",
+                           "--dict-bytes", "0")
+    pf = pq.ParquetFile(path)
+    raw = path.read_bytes()
+    kinds = {}
+    for c in range(pf.metadata.num_columns):
+        col = pf.metadata.row_group(0).column(c)
+        kinds[col.path_in_schema] = zstd_pages(raw[col.data_page_offset:col.data_page_offset + col.total_compressed_size])
+    ids, counter = kinds["id"], kinds["n"]
+    assert len(ids) == 4 and len(counter) == 4, kinds
+    assert 2 in ids[0] or 3 in ids[0], ids  # the first page: entropy coded, and found wanting
+    assert all(k in (0, 1, "raw", "rle") for page in ids[1:] for k in page), ids
+    n = pf.metadata.row_group(0).column(1)
+    assert all(2 in page or 0 in page for page in counter), counter  # compressed blocks, not stored
+    assert n.total_compressed_size * 4 < n.total_uncompressed_size, n  # the counter still shrinks
+    table = pf.read()
+    for f in exp["fields"]:
+        assert canon(table.column(f["name"])) == expected_values(f, exp["columns"][f["name"]]), f["name"]
+    con = duckdb.connect()
+    sel = ", ".join(duck_select(f) for f in exp["fields"])
+    rows = con.sql(f"SELECT {sel} FROM read_parquet('{path}', file_row_number=true) ORDER BY file_row_number").fetchall()
+    for i, f in enumerate(exp["fields"]):
+        assert [duck_canon(f, r[i]) for r in rows] == expected_values(f, exp["columns"][f["name"]]), f["name"]
+    assert run_fixture("dump", str(path))["columns"] == exp["columns"]
+
+
 def test_row_groups_and_pages_are_bounded(tmp_path):
     target = 50000
     path, exp = write_case(tmp_path, "card", "--rows", "50000", "--row-group-bytes", str(target),

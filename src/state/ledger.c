@@ -409,6 +409,13 @@ void floe_state_bind_count(floe_db_stmt *s, int i, int64_t v)
 		floe_db_bind_int64(s, i, v);
 }
 
+/*
+ * A table's record in a run, written when it starts and again when it ends (INSERT OR REPLACE of
+ * the same row): its start is the first write's (or the caller's), never the replacing write's —
+ * which would make every duration the few microseconds between the caller's finish stamp and this
+ * one, and a negative one when a millisecond ticked between them (`floe status`, /metrics and OTLP
+ * then had no duration to show).
+ */
 int floe_state_table_put(floe_state *st, const floe_state_table_run *t)
 {
 	floe_db_stmt *s = NULL;
@@ -418,7 +425,9 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *t)
 			    "INSERT OR REPLACE INTO table_runs (run_id, table_name, layer, source, mode, state,"
 			    " rows, bytes, files, snapshot_id, watermark, source_position, detail, error, cause,"
 			    " started_at, finished_at, tests_failed, tests_warned, quarantined, tests_passed)"
-			    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
+			    " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
+			    " coalesce(?16, (SELECT started_at FROM table_runs WHERE run_id = ?1 AND table_name = ?2"
+			    " AND attempt = 0), ?22),?17,?18,?19,?20,?21)") < 0)
 		return -1;
 	const char *texts[] = { t->run_id, t->table_name, t->layer, t->source, t->mode, floe_table_state_name(t->state) };
 	for (int i = 0; i < 6; i++)
@@ -427,13 +436,14 @@ int floe_state_table_put(floe_state *st, const floe_state_table_run *t)
 	floe_state_bind_count(s, 8, t->bytes);
 	floe_state_bind_count(s, 9, t->files);
 	const char *more[] = { t->snapshot_id, t->watermark, t->source_position, t->detail, t->error,
-			       t->cause, t->started_at ? t->started_at : now, t->finished_at };
+			       t->cause, t->started_at, t->finished_at };
 	for (int i = 0; i < 8; i++)
 		floe_db_bind_text(s, i + 10, more[i]);
 	floe_state_bind_count(s, 18, t->tests_failed);
 	floe_state_bind_count(s, 19, t->tests_warned);
 	floe_state_bind_count(s, 20, t->quarantined);
 	floe_state_bind_count(s, 21, t->tests_passed);
+	floe_db_bind_text(s, 22, t->finished_at ? t->finished_at : now); /* a record written once, at its end: 0 s */
 	int rc = floe_db_step(s);
 	floe_db_finalize(s);
 	return rc < 0 ? -1 : 0;

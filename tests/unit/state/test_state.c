@@ -60,6 +60,55 @@ FLOE_TEST(state_runs_and_latest_table_records)
 	free(dir);
 }
 
+/* A table's record written as it starts and again as it ends keeps its start: the end's write (no
+ * start given, as every layer writes it) replaced it before, so a duration was the microseconds
+ * between two stamps — and negative when a millisecond ticked between them. */
+FLOE_TEST(state_a_table_record_rewritten_at_its_end_keeps_its_start)
+{
+	char *dir = temp_project();
+	floe_state *st = NULL;
+	char run[FLOE_RUN_ID_MAX], finished[32];
+	FLOE_CHECK(floe_state_open(&st, dir) == 0);
+	FLOE_CHECK(floe_state_run_begin(st, "run", run) == 0);
+	floe_state_table_run t = FLOE_STATE_TABLE_RUN_INIT;
+	t.run_id = run;
+	t.table_name = "silver.orders";
+	t.layer = "silver";
+	t.state = FLOE_TABLE_LOADING;
+	FLOE_CHECK(floe_state_table_put(st, &t) == 0);
+	floe_arena *a = floe_arena_new();
+	floe_state_table_run *rows = NULL;
+	size_t n = 0;
+	FLOE_CHECK(floe_state_table_latest(st, a, &rows, &n) == 0 && n == 1);
+	char *started = strdup(n ? rows[0].started_at : "");
+	usleep(20000);
+	floe_state_now(finished, sizeof(finished));
+	t.state = FLOE_TABLE_LOADED;
+	t.finished_at = finished;
+	FLOE_CHECK(floe_state_table_put(st, &t) == 0);
+	FLOE_CHECK(floe_state_table_latest(st, a, &rows, &n) == 0 && n == 1);
+	FLOE_CHECK(n == 1 && strcmp(rows[0].started_at, started) == 0); /* the start's, not the end's */
+	FLOE_CHECK(n == 1 && strcmp(rows[0].started_at, rows[0].finished_at) < 0);
+	FLOE_CHECK(n == 1 && rows[0].state == FLOE_TABLE_LOADED);
+	/* a record written once, at its end (a skipped table): it started as it finished, not after */
+	t.table_name = "silver.items";
+	FLOE_CHECK(floe_state_table_put(st, &t) == 0);
+	floe_state_table_run *last = NULL;
+	FLOE_CHECK(floe_state_table_last_with(st, a, "silver.items", FLOE_TABLE_LOADED, &last) == 0 && last);
+	FLOE_CHECK(last && strcmp(last->started_at, last->finished_at) == 0);
+	t.table_name = "silver.orders";
+	/* a start the caller gives is kept as given */
+	t.started_at = "2026-11-30T00:00:00.000Z";
+	FLOE_CHECK(floe_state_table_put(st, &t) == 0);
+	FLOE_CHECK(floe_state_table_last_with(st, a, "silver.orders", FLOE_TABLE_LOADED, &last) == 0 && last);
+	FLOE_CHECK(last && strcmp(last->started_at, "2026-11-30T00:00:00.000Z") == 0);
+	free(started);
+	floe_arena_free(a);
+	floe_state_close(st);
+	floe_fs_remove_tree(dir);
+	free(dir);
+}
+
 FLOE_TEST(state_dead_running_runs_become_interrupted)
 {
 	char *dir = temp_project();

@@ -1137,8 +1137,8 @@ static int helper_start(merge *m, count_helper *h, const key_bounds *b, const si
 	*h = (count_helper){ .config = m->l->job->config, .exported = m->l->exported, .sql = floe_xstrndup(floe_buf_cstr(&sql), sql.len) };
 	floe_buf_free(&sql);
 	h->running = pthread_create(&h->thread, NULL, helper_run, h) == 0;
-	if (!h->running)
-		h->rc = floe_error_set(FLOE_ERR_INTERNAL, "no thread for the second count connection");
+	if (!h->running) /* no thread: connect and send here (its error is the helper's, as on a thread) */
+		helper_run(h);
 	return 0;
 }
 
@@ -1205,16 +1205,15 @@ cleanup:
 	return error;
 }
 
-/* The rows of a count's result into out[label] (out[n_subs]: the rest's); frees `r`. */
-static void counts_take(merge *m, floe_pg_result *r, int64_t *out)
+/* The rows of a count's result into out[label] (out[n_subs]: the rest's). */
+static void counts_take(merge *m, const floe_pg_result *r, int64_t *out)
 {
 	size_t n = m->n_subs + 1;
-	for (int row = 0; row < floe_pg_result_rows(r); row++) {
+	for (int row = 0; r && row < floe_pg_result_rows(r); row++) {
 		size_t i = (size_t)floe_pg_result_int(r, row, 0);
 		if (i < n)
 			out[i] = floe_pg_result_int(r, row, 1);
 	}
-	floe_pg_result_free(r);
 }
 
 /* The counts of counts_send into out[s] per sub-range (out[n_subs]: the rest's); frees `p` and ends the helper. */
@@ -1225,8 +1224,8 @@ static int counts_read(merge *m, floe_pg_pending *p, count_helper *h, int64_t *o
 	int rc = p ? floe_pg_collect(&r, p) : 0; /* frees p */
 	if (rc < 0)
 		goto cleanup;
-	if (r)
-		counts_take(m, r, out);
+	counts_take(m, r, out);
+	floe_pg_result_free(r);
 	r = NULL;
 	if (!h->sql) {
 		error = 0;
@@ -1250,7 +1249,6 @@ static int counts_read(merge *m, floe_pg_pending *p, count_helper *h, int64_t *o
 			goto cleanup;
 	}
 	counts_take(m, r, out);
-	r = NULL;
 	error = 0;
 cleanup:
 	floe_pg_result_free(r);

@@ -21,18 +21,27 @@ static char *temp_project(void)
 	return mkdtemp(dir);
 }
 
+/* A ledger in `dir`, a run begun in it (its id into `run`), and a record of `table` in that run. */
+static floe_state *ledger_with_run(const char *dir, char *run, floe_state_table_run *t, const char *table,
+				   const char *layer, floe_table_state state)
+{
+	floe_state *st = NULL;
+	FLOE_CHECK(floe_state_open(&st, dir) == 0);
+	FLOE_CHECK(floe_state_run_begin(st, "run", run) == 0);
+	*t = (floe_state_table_run)FLOE_STATE_TABLE_RUN_INIT;
+	t->run_id = run;
+	t->table_name = table;
+	t->layer = layer;
+	t->state = state;
+	return st;
+}
+
 FLOE_TEST(state_runs_and_latest_table_records)
 {
 	char *dir = temp_project();
-	floe_state *st = NULL;
 	char run1[FLOE_RUN_ID_MAX], run2[FLOE_RUN_ID_MAX];
-	FLOE_CHECK(floe_state_open(&st, dir) == 0);
-	FLOE_CHECK(floe_state_run_begin(st, "run", run1) == 0);
-	floe_state_table_run t = FLOE_STATE_TABLE_RUN_INIT;
-	t.run_id = run1;
-	t.table_name = "bronze.orders";
-	t.layer = "bronze";
-	t.state = FLOE_TABLE_LOADED;
+	floe_state_table_run t;
+	floe_state *st = ledger_with_run(dir, run1, &t, "bronze.orders", "bronze", FLOE_TABLE_LOADED);
 	t.rows = 10;
 	t.started_at = "2026-11-30T00:00:00.000Z";
 	FLOE_CHECK(floe_state_table_put(st, &t) == 0);
@@ -66,15 +75,9 @@ FLOE_TEST(state_runs_and_latest_table_records)
 FLOE_TEST(state_a_table_record_rewritten_at_its_end_keeps_its_start)
 {
 	char *dir = temp_project();
-	floe_state *st = NULL;
 	char run[FLOE_RUN_ID_MAX], finished[32];
-	FLOE_CHECK(floe_state_open(&st, dir) == 0);
-	FLOE_CHECK(floe_state_run_begin(st, "run", run) == 0);
-	floe_state_table_run t = FLOE_STATE_TABLE_RUN_INIT;
-	t.run_id = run;
-	t.table_name = "silver.orders";
-	t.layer = "silver";
-	t.state = FLOE_TABLE_LOADING;
+	floe_state_table_run t;
+	floe_state *st = ledger_with_run(dir, run, &t, "silver.orders", "silver", FLOE_TABLE_LOADING);
 	FLOE_CHECK(floe_state_table_put(st, &t) == 0);
 	floe_arena *a = floe_arena_new();
 	floe_state_table_run *rows = NULL;

@@ -20,6 +20,7 @@ CREATE TABLE public.evs_cow (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.evs_rest (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.scat (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.fine (LIKE public.evs INCLUDING ALL);
+CREATE TABLE public.skew (LIKE public.evs INCLUDING ALL);
 CREATE TABLE public.ufine (id uuid PRIMARY KEY, payload text, updated_at timestamptz NOT NULL DEFAULT now());
 CREATE TABLE public.ufew (LIKE public.ufine INCLUDING ALL);
 CREATE TABLE public.pairs (a int, b int, payload text, updated_at timestamptz NOT NULL DEFAULT now(),
@@ -31,6 +32,7 @@ CREATE TRIGGER touch BEFORE UPDATE ON public.evs_cow FOR EACH ROW EXECUTE FUNCTI
 CREATE TRIGGER touch BEFORE UPDATE ON public.evs_rest FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.scat FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.fine FOR EACH ROW EXECUTE FUNCTION touch();
+CREATE TRIGGER touch BEFORE UPDATE ON public.skew FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.ufine FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.ufew FOR EACH ROW EXECUTE FUNCTION touch();
 CREATE TRIGGER touch BEFORE UPDATE ON public.pairs FOR EACH ROW EXECUTE FUNCTION touch();
@@ -42,6 +44,7 @@ INSERT INTO public.evs_cow SELECT * FROM public.evs;
 INSERT INTO public.evs_rest SELECT * FROM public.evs;
 INSERT INTO public.scat SELECT * FROM public.evs;
 INSERT INTO public.fine SELECT * FROM public.evs;
+INSERT INTO public.skew SELECT * FROM public.evs;
 INSERT INTO public.ufine SELECT gen_random_uuid(), payload, updated_at FROM public.evs;
 INSERT INTO public.ufew SELECT gen_random_uuid(), payload, updated_at FROM public.evs;
 INSERT INTO public.pairs SELECT g / 8, g % 8, 'p' || g, now() - interval '3 years' + g * interval '1 hour'
@@ -121,6 +124,36 @@ def test_after_a_load_with_scattered_deletes_the_pieces_are_finer_and_diffed_in_
     assert finer > 256 and diffed2 >= 40, (ranges, n_ranges, diffed2, finer)
     assert summary(d, "bronze.scat")["floe.rows-deleted"] == "80"
     assert_equals_source(src, d, "bronze.scat")
+    # A compaction between loads (a `replace` snapshot, no load counts of its own) does not make the
+    # next load forget the deletes the last one found: it still counts finer.
+    src.floe(d, "compact", "--table", "public.scat")
+    assert catalog(d).load_table("bronze.scat").current_snapshot().summary.operation.value == "replace"
+    src.admin("UPDATE public.scat SET payload = 'w' WHERE id % 25 = 19")
+    src.admin("DELETE FROM public.scat WHERE id % 250 = 211")
+    ranges, n_ranges, diffed3, finer3 = load(src, d, "public.scat")
+    assert finer3 > 256 and diffed3 >= 40, (ranges, n_ranges, diffed3, finer3)
+    assert summary(d, "bronze.scat")["floe.rows-deleted"] == "80"
+    assert_equals_source(src, d, "bronze.scat")
+
+
+def test_two_connections_count_halves_of_the_rows_not_of_the_pieces(src, proj):
+    # Changes crowd the low keys (every 10th of the first file's 4000 rows, one in 1000 above), and
+    # the pieces follow the changes: half of them lie below key ~2100, a tenth of the rows. The second
+    # connection takes the pieces from the key that halves the rows its files hold.
+    d = proj
+    src.admin("UPDATE public.skew SET payload = 'u' WHERE (id <= 4000 AND id % 10 = 3) OR id % 1000 = 500")
+    deleted = src.admin("DELETE FROM public.skew WHERE id % 997 = 5").rowcount
+    log = []
+    load(src, d, "public.skew", log=log, count_connections="2")
+    m = re.search(r"pieces (\d+) to (\d+) of (\d+) counted on a second connection, from key (\d+)", log[0])
+    assert m, log[0]
+    first, n = int(m.group(1)), int(m.group(3))
+    below = src.admin(f"SELECT count(*) FROM public.skew WHERE id < {int(m.group(4))}").fetchone()[0]
+    total = src.admin("SELECT count(*) FROM public.skew").fetchone()[0]
+    assert 0.35 * total <= below <= 0.65 * total, (below, total, first, n)
+    assert first > 0.7 * n, (first, n)  # most pieces below the cut
+    assert summary(d, "bronze.skew")["floe.rows-deleted"] == str(deleted)
+    assert_equals_source(src, d, "bronze.skew")
 
 
 @pytest.mark.parametrize("table", ["public.fine", "public.ufine"])

@@ -1183,10 +1183,10 @@ static size_t balanced_half(const merge *m, const size_t *label, size_t n)
 			total += share[k];
 		}
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; total > 0 && i < n; i++)
 		if ((sum += share[i]) >= total / 2)
 			return i + 1 < n ? i + 1 : n / 2;
-	return n / 2;
+	return n / 2; /* no estimate: half the pieces */
 }
 
 /* The later half of pieces b[0..n) (labels label[]) to the helper; the first half's count stays for the caller. */

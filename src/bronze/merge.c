@@ -1016,11 +1016,49 @@ static bool bounded(const key_bounds *b)
 	return b->lo && b->hi;
 }
 
+/* Whether pieces b[0..n) labelled label[] meet end to end, labels one after another, over a fixed-width key. */
+static bool bounds_chained(const merge *m, const key_bounds *b, const size_t *label, size_t n)
+{
+	floe_vec_type t = m->l->cols.copy[m->k->col[0]].vec;
+	if (n < 2 || (t != FLOE_VEC_UUID && t != FLOE_VEC_LONG && t != FLOE_VEC_INT))
+		return false;
+	for (size_t i = 0; i + 1 < n; i++)
+		if ((label && label[i + 1] != label[i] + 1) ||
+		    floe_vector_compare_rows(b[i].hi, b[i].hi_row, b[i + 1].lo, b[i + 1].lo_row) != 0)
+			return false;
+	return true;
+}
+
+/* The chained pieces' relation (bounds_chained): one array of the n + 1 bounds, subscripted. */
+static int chained_relation(merge *m, floe_buf *out, const char *type, const key_bounds *b, const size_t *label, size_t n)
+{
+	const char **items = floe_arena_alloc(m->a, (n + 2) * sizeof(char *));
+	for (size_t i = 0; i <= n; i++) {
+		floe_buf v = FLOE_BUF_INIT;
+		int rc = i < n ? floe_pg_value_text(&v, b[i].lo, b[i].lo_row) : floe_pg_value_text(&v, b[n - 1].hi, b[n - 1].hi_row);
+		items[i] = rc == 0 ? floe_arena_strdup(m->a, floe_buf_cstr(&v)) : NULL;
+		floe_buf_free(&v);
+		if (!items[i])
+			return -1;
+	}
+	floe_buf_printf(out, "(SELECT %zu + floe_g.i - 1 AS i, floe_a.a[floe_g.i] AS lo, floe_a.a[floe_g.i + 1] AS hi FROM (SELECT ",
+			label ? label[0] : 0);
+	if (floe_pg_quote_literal(out, m->l->pg, floe_pg_array_literal(m->a, items, n + 1)) < 0)
+		return -1;
+	floe_buf_printf(out, "::%s[] AS a) AS floe_a, pg_catalog.generate_series(1, %zu) AS floe_g(i)) AS floe_r", type, n);
+	return 0;
+}
+
 /*
  * Pieces b[i] (both sides bounded) labelled label[i] (NULL: i), as a relation of typed arrays unnested together:
  *   ROWS FROM (unnest('{…}'::int8[]), unnest('{…}'::uuid[]), unnest('{…}'::uuid[])) AS floe_r(i, lo, hi)
  * The query's size grows with the pieces, its plan does not: a UNION of a thousand pieces' scans
- * cost 90 ms to parse and plan, as much as counting their 2 M keys.
+ * cost 90 ms to parse and plan, as much as counting their 2 M keys. Pieces end to end with labels
+ * one after another (the usual case) and a fixed-width key go as one array of their n + 1 bounds,
+ * subscripted (O(1) a row for fixed-width elements, not for text):
+ *   (SELECT first + g.i - 1 AS i, a.a[g.i] AS lo, a.a[g.i + 1] AS hi FROM (SELECT '{…}'::uuid[] AS a) AS a,
+ *    generate_series(1, n) AS g(i)) AS floe_r
+ * — half the values for the server to parse (4540 pieces: 118 → 112 ms, parse and count) and floe to print.
  */
 static int bounds_relation(merge *m, floe_buf *out, const key_bounds *b, const size_t *label, size_t n)
 {
@@ -1028,6 +1066,8 @@ static int bounds_relation(merge *m, floe_buf *out, const key_bounds *b, const s
 	const char **items = floe_arena_alloc(m->a, (n + 1) * sizeof(char *));
 	if (!type)
 		return -1;
+	if (bounds_chained(m, b, label, n))
+		return chained_relation(m, out, type, b, label, n);
 	floe_buf_puts(out, "ROWS FROM (");
 	for (int side = -1; side < 2; side++) {
 		for (size_t i = 0; i < n; i++) {

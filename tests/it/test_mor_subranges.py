@@ -107,33 +107,31 @@ def test_only_the_pieces_holding_deletes_are_diffed(src, proj, table):
     assert_equals_source(src, d, "bronze." + table.split(".")[1])
 
 
+def scattered_round(src, d, payload, updated, deleted):
+    """80 scattered deletes among 800 updates of public.scat, loaded: (pieces diffed, pieces)."""
+    src.admin(f"UPDATE public.scat SET payload = '{payload}' WHERE id % 25 = {updated}")
+    src.admin(f"DELETE FROM public.scat WHERE id % 250 = {deleted}")
+    _, _, diffed, pieces = load(src, d, "public.scat")
+    assert summary(d, "bronze.scat")["floe.rows-deleted"] == "80"
+    assert_equals_source(src, d, "bronze.scat")
+    return diffed, pieces
+
+
 def test_after_a_load_with_scattered_deletes_the_pieces_are_finer_and_diffed_in_one_query(src, proj):
     # 800 updates over every file, 80 deletes scattered among them: at most 256 pieces (the usual
     # cap), most of which differ. The load after one that deleted as many counts in up to 1024, so
     # fewer keys are diffed; every differing piece's keys come in one query, in key order.
     d = proj
-    src.admin("UPDATE public.scat SET payload = 'u' WHERE id % 25 = 7")
-    src.admin("DELETE FROM public.scat WHERE id % 250 = 3")
-    ranges, n_ranges, diffed, pieces = load(src, d, "public.scat")
-    assert pieces <= 256 and diffed >= 40, (ranges, n_ranges, diffed, pieces)
-    assert summary(d, "bronze.scat")["floe.rows-deleted"] == "80"
-    assert_equals_source(src, d, "bronze.scat")
-    src.admin("UPDATE public.scat SET payload = 'v' WHERE id % 25 = 11")
-    src.admin("DELETE FROM public.scat WHERE id % 250 = 111")
-    ranges, n_ranges, diffed2, finer = load(src, d, "public.scat")
-    assert finer > 256 and diffed2 >= 40, (ranges, n_ranges, diffed2, finer)
-    assert summary(d, "bronze.scat")["floe.rows-deleted"] == "80"
-    assert_equals_source(src, d, "bronze.scat")
+    diffed, pieces = scattered_round(src, d, "u", 7, 3)
+    assert pieces <= 256 and diffed >= 40, (diffed, pieces)
+    diffed, finer = scattered_round(src, d, "v", 11, 111)
+    assert finer > 256 and diffed >= 40, (diffed, finer)
     # A compaction between loads (a `replace` snapshot, no load counts of its own) does not make the
     # next load forget the deletes the last one found: it still counts finer.
     src.floe(d, "compact", "--table", "public.scat")
     assert catalog(d).load_table("bronze.scat").current_snapshot().summary.operation.value == "replace"
-    src.admin("UPDATE public.scat SET payload = 'w' WHERE id % 25 = 19")
-    src.admin("DELETE FROM public.scat WHERE id % 250 = 211")
-    ranges, n_ranges, diffed3, finer3 = load(src, d, "public.scat")
-    assert finer3 > 256 and diffed3 >= 40, (ranges, n_ranges, diffed3, finer3)
-    assert summary(d, "bronze.scat")["floe.rows-deleted"] == "80"
-    assert_equals_source(src, d, "bronze.scat")
+    diffed, finer = scattered_round(src, d, "w", 19, 211)
+    assert finer > 256 and diffed >= 40, (diffed, finer)
 
 
 def test_two_connections_count_halves_of_the_rows_not_of_the_pieces(src, proj):

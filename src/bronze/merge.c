@@ -30,7 +30,6 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/log.h"
-#include "base/text.h"
 #include "iceberg/data_file.h"
 #include "iceberg/metadata.h"
 #include "iceberg/table.h"
@@ -1204,7 +1203,7 @@ static bool count_on_two(const merge *m, size_t n)
  * shop's progressed orders, picked in key order, made the lower half of 9000 pieces hold 0.72 M
  * rows and the upper 1.26 M — and the count takes as long as its larger half.
  */
-static size_t balanced_half(const merge *m, const size_t *label, size_t n)
+static size_t balanced_half(const merge *m, const size_t *label, size_t n, double *above, double *all)
 {
 	const bronze_file_map *map = &m->map;
 	double *share = floe_arena_alloc(m->a, (n + 1) * sizeof(double)), total = 0, sum = 0;
@@ -1227,10 +1226,14 @@ static size_t balanced_half(const merge *m, const size_t *label, size_t n)
 			total += share[k];
 		}
 	}
-	for (size_t i = 0; total > 0 && i < n; i++)
-		if ((sum += share[i]) >= total / 2)
-			return i + 1 < n ? i + 1 : n / 2;
-	return n / 2; /* no estimate: half the pieces */
+	*all = total;
+	for (size_t i = 0; total > 0 && i + 1 < n; i++)
+		if ((sum += share[i]) >= total / 2) {
+			*above = total - sum;
+			return i + 1;
+		}
+	*above = *all = 0; /* no estimate: half the pieces */
+	return n / 2;
 }
 
 /* The later half of pieces b[0..n) (labels label[]) to the helper; the first half's count stays for the caller. */
@@ -1242,11 +1245,6 @@ static int helper_start(merge *m, count_helper *h, const key_bounds *b, const si
 		return -1;
 	}
 	*h = (count_helper){ .config = m->l->job->config, .exported = m->l->exported, .sql = floe_xstrndup(floe_buf_cstr(&sql), sql.len) };
-	floe_buf_clear(&sql);
-	char *from = floe_pg_value_text(&sql, b[half].lo, b[half].lo_row) == 0 ? floe_text_printable(floe_buf_cstr(&sql)) : NULL;
-	floe_log_info("%s: pieces %zu to %zu of %zu counted on a second connection, from key %s", m->l->job->table->bronze,
-		      half + 1, n, n, from ? from : "?");
-	free(from);
 	floe_buf_free(&sql);
 	h->running = pthread_create(&h->thread, NULL, helper_run, h) == 0;
 	if (!h->running) /* no thread: connect and send here (its error is the helper's, as on a thread) */
@@ -1296,9 +1294,13 @@ static int counts_send(merge *m, unsigned what, floe_pg_pending **out, count_hel
 			b[n_arr++] = m->subs[i].b;
 		}
 	n_arr = n_arr >= PIECES_AS_ARRAY ? n_arr : 0;
-	size_t mine = n_arr && count_on_two(m, n_arr) ? balanced_half(m, label, n_arr) : n_arr;
+	double above = 0, all = 0;
+	size_t mine = n_arr && count_on_two(m, n_arr) ? balanced_half(m, label, n_arr, &above, &all) : n_arr;
 	if (mine < n_arr && helper_start(m, h, b, label, n_arr, mine) < 0)
 		goto cleanup;
+	if (mine < n_arr) /* the rows, not a key: a key column may be one a person asked to mask */
+		floe_log_info("%s: pieces %zu to %zu of %zu counted on a second connection (about %.0f of their %.0f rows)",
+			      m->l->job->table->bronze, mine + 1, n_arr, n_arr, above, all);
 	if (mine && count_pieces_select(m, &sql, b, label, mine) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < m->n_subs; i++) {

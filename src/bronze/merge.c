@@ -126,6 +126,7 @@ typedef struct merge {
 	const char *key_type0;         /* the first key column's source type (first_key_type) */
 	floe_vector *fine;             /* bounds subs_refine added */
 	bool wm_inline;                /* the key pass reads the watermark too (rereads_widespread) */
+	int64_t split_rows;            /* the rows of the split ranges (subs_plan) */
 } merge;
 
 static int key_types(merge *m, const char ***out);
@@ -982,6 +983,12 @@ static const char *first_key_type(merge *m)
 	return m->key_type0;
 }
 
+/* Whether keys of vector type t are numbers in their order (key_number): uuid and integers. */
+static bool numeric_key(floe_vec_type t)
+{
+	return t == FLOE_VEC_UUID || t == FLOE_VEC_LONG || t == FLOE_VEC_INT;
+}
+
 /* A key of the first column as an unsigned 128-bit number in its order (uuid: big-endian; integers offset by 2^63). */
 static unsigned __int128 key_number(const floe_vector *v, size_t row)
 {
@@ -1017,8 +1024,7 @@ static bool bounded(const key_bounds *b)
 /* Whether pieces b[0..n) labelled label[] meet end to end, labels one after another, over a fixed-width key. */
 static bool bounds_chained(const merge *m, const key_bounds *b, const size_t *label, size_t n)
 {
-	floe_vec_type t = m->l->cols.copy[m->k->col[0]].vec;
-	if (n < 2 || (t != FLOE_VEC_UUID && t != FLOE_VEC_LONG && t != FLOE_VEC_INT))
+	if (n < 2 || !numeric_key(m->l->cols.copy[m->k->col[0]].vec))
 		return false;
 	for (size_t i = 0; i + 1 < n; i++)
 		if ((label && label[i + 1] != label[i] + 1) ||
@@ -1061,11 +1067,11 @@ static int chained_relation(merge *m, floe_buf *out, const char *type, const key
 static int bounds_relation(merge *m, floe_buf *out, const key_bounds *b, const size_t *label, size_t n)
 {
 	const char *type = first_key_type(m);
-	const char **items = floe_arena_alloc(m->a, (n + 1) * sizeof(char *));
 	if (!type)
 		return -1;
 	if (bounds_chained(m, b, label, n))
 		return chained_relation(m, out, type, b, label, n);
+	const char **items = floe_arena_alloc(m->a, (n + 1) * sizeof(char *));
 	floe_buf_puts(out, "ROWS FROM (");
 	for (int side = -1; side < 2; side++) {
 		for (size_t i = 0; i < n; i++) {
@@ -1189,11 +1195,18 @@ static bool count_on_two(const merge *m, size_t n)
 		return false;
 	if (env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0))
 		return env[0] == '2';
-	int64_t rows = 0;
-	for (size_t r = 0; r < m->map.n_ranges; r++)
-		for (size_t f = m->map.range_start[r]; m->split[r] && f < m->map.range_start[r + 1]; f++)
-			rows += m->files[f]->record_count;
-	return sysconf(_SC_NPROCESSORS_ONLN) >= 2 && rows >= COUNT_SPLIT_ROWS;
+	return sysconf(_SC_NPROCESSORS_ONLN) >= 2 && m->split_rows >= COUNT_SPLIT_ROWS;
+}
+
+/* Whether every unit of range r is touched (its keys are all read by find_existing); sums their rows. */
+static bool range_touched(const merge *m, size_t r, int64_t *rows)
+{
+	bool all = true;
+	for (size_t f = m->map.range_start[r]; f < m->map.range_start[r + 1]; f++) {
+		all &= m->map.touched[f];
+		*rows += m->map.touched[f] ? m->files[f]->record_count : 0;
+	}
+	return all;
 }
 
 /*
@@ -1207,13 +1220,11 @@ static size_t balanced_half(const merge *m, const size_t *label, size_t n, doubl
 {
 	const bronze_file_map *map = &m->map;
 	double *share = floe_arena_alloc(m->a, (n + 1) * sizeof(double)), total = 0, sum = 0;
-	bool numeric = map->lower.type == FLOE_VEC_UUID || map->lower.type == FLOE_VEC_LONG ||
-		       map->lower.type == FLOE_VEC_INT;
+	bool numeric = numeric_key(map->lower.type);
 	for (size_t i = 0, j; i < n; i = j) {
 		size_t r = m->subs[label[i]].range, first = map->range_start[r], last = map->range_start[r + 1] - 1;
 		int64_t rows = 0;
-		for (size_t f = first; f <= last; f++)
-			rows += m->files[f]->record_count;
+		range_touched(m, r, &rows); /* a split range: every file touched */
 		for (j = i; j < n && m->subs[label[j]].range == r; j++)
 			;
 		double lo = numeric ? (double)key_number(&map->lower, first) : 0;
@@ -1998,16 +2009,6 @@ static bool untouched_deleted_last_time(merge *m)
 	return last_load_count(m, "floe.rows-deleted-untouched") != 0;
 }
 
-/* Whether every unit of range r is touched (its keys are all read by find_existing); sums their rows. */
-static bool range_touched(merge *m, size_t r, int64_t *rows)
-{
-	bool all = true;
-	for (size_t f = m->map.range_start[r]; f < m->map.range_start[r + 1]; f++) {
-		all &= m->map.touched[f];
-		*rows += m->map.touched[f] ? m->files[f]->record_count : 0;
-	}
-	return all;
-}
 
 static void subs_refine(merge *m, int64_t deletes, int64_t split_rows);
 
@@ -2035,6 +2036,7 @@ static void subs_plan(merge *m)
 	}
 	for (size_t f = 0; f < m->map.n_files; f++)
 		all_rows += m->files[f]->record_count;
+	m->split_rows = split_rows;
 	m->rest_whole = all_rows - split_rows >= split_rows; /* the rest is at least half: count it all */
 	for (size_t i = 0; i < m->n_chg; i++) {
 		chg_range[i] = bronze_map_range_of(&m->map, m->chg_keys[0], i);
@@ -2089,7 +2091,7 @@ static void subs_refine(merge *m, int64_t deletes, int64_t split_rows)
 {
 	floe_vec_type t = m->l->cols.copy[m->k->col[0]].vec;
 	size_t n_split = 0;
-	if (deletes <= 0 || split_rows <= 0 || (t != FLOE_VEC_UUID && t != FLOE_VEC_LONG && t != FLOE_VEC_INT))
+	if (deletes <= 0 || split_rows <= 0 || !numeric_key(t))
 		return;
 	for (size_t i = 0; i < m->n_subs; i++)
 		n_split += m->split[m->subs[i].range] && bounded(&m->subs[i].b);

@@ -2289,6 +2289,7 @@ static int find_deletes(merge *m)
 	bool rest_differs = false, two = helper.sql != NULL;
 	if (counts_read(m, p, &helper, source) < 0 || (!each && rest_counts(m, source, expected, &rest_differs) < 0))
 		goto cleanup;
+	two = two && helper.rc == 0; /* a helper that failed: all of it counted on the load's connection */
 	step(m, &t, rest_differs ? "source counted by key range (after the keys)"
 		    : two ? "source counted (its pieces on two connections)"
 		    : each || m->n_subs == 0 || !m->rest_whole ? "source counted"

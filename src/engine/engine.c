@@ -505,6 +505,15 @@ cleanup:
 	return error;
 }
 
+void floe_engine_put_int64_rows(floe_buf *sql, const int64_t *v, size_t n)
+{
+	assert(n > 0); /* string_split('') is one empty string, not a BIGINT */
+	floe_buf_puts(sql, "SELECT unnest(string_split('");
+	for (size_t i = 0; i < n; i++)
+		floe_buf_printf(sql, i ? ",%lld" : "%lld", (long long)v[i]);
+	floe_buf_puts(sql, "', ','))::BIGINT");
+}
+
 int floe_engine_query_text(floe_engine *engine, floe_buf *out, const char *sql)
 {
 	floe_engine_result *result = NULL;

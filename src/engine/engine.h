@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/buf.h"
 
@@ -122,6 +123,14 @@ int floe_engine_query_read(floe_engine *engine, floe_engine_result **out, const 
  * either is an expected answer.
  */
 int floe_engine_query_text(floe_engine *engine, floe_buf *out, const char *sql);
+
+/*
+ * "SELECT unnest(string_split('v0,v1,…', ','))::BIGINT": `n` (at least one) integers as the
+ * rows of a subquery, e.g. `pos IN (…)`. One string literal that DuckDB splits as it runs:
+ * n integer literals are n expressions to parse and bind (20 000 positions: 50 ms, against
+ * 7 ms split; 100 000: 240 ms against 40 ms).
+ */
+void floe_engine_put_int64_rows(floe_buf *sql, const int64_t *v, size_t n);
 
 size_t floe_engine_result_rows(const floe_engine_result *result);
 size_t floe_engine_result_columns(const floe_engine_result *result);

@@ -76,11 +76,9 @@ static void deleted_table(floe_buf *q, const rc_table *t)
 {
 	if (!t->n_deleted_rids)
 		return;
-	floe_buf_puts(q, "CREATE TEMP TABLE lake_deleted (rid BIGINT PRIMARY KEY)");
-	for (size_t i = 0; i < t->n_deleted_rids; i++)
-		floe_buf_printf(q, "%s(%lld)", i % 4096 ? ", " : "; INSERT INTO lake_deleted VALUES ",
-				(long long)t->deleted_rids[i]);
-	floe_buf_puts(q, "; ");
+	floe_buf_puts(q, "CREATE TEMP TABLE lake_deleted AS SELECT rid FROM (");
+	floe_engine_put_int64_rows(q, t->deleted_rids, t->n_deleted_rids);
+	floe_buf_puts(q, ") AS floe_rids(rid); ");
 }
 
 /* The view `lake`: rid (file index << 32 | row number) and c<id> for every live row's column read. */

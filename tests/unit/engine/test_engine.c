@@ -371,3 +371,20 @@ FLOE_TEST(engine_connect_shares_the_database_not_the_temporary_objects)
 	floe_buf_free(&out);
 	floe_engine_close(db);
 }
+
+FLOE_TEST(engine_int64_rows_are_one_split_literal)
+{
+	floe_engine *engine = NULL;
+	floe_buf sql = FLOE_BUF_INIT, out = FLOE_BUF_INIT;
+	int64_t v[3] = { -7, 0, 4294967296 * 3 + 12 };
+	floe_buf_puts(&sql, "SELECT count(*) || ' ' || sum(x) || ' ' || min(x) FROM (");
+	floe_engine_put_int64_rows(&sql, v, 3);
+	floe_buf_puts(&sql, ") AS t(x)");
+	FLOE_CHECK(strstr(floe_buf_cstr(&sql), "'-7,0,12884901900'") != NULL);
+	FLOE_CHECK(floe_engine_open(&engine, NULL) == 0);
+	FLOE_CHECK(floe_engine_query_text(engine, &out, floe_buf_cstr(&sql)) == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), "3 12884901893 -7");
+	floe_buf_free(&sql);
+	floe_buf_free(&out);
+	floe_engine_close(engine);
+}

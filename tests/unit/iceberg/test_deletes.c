@@ -17,6 +17,7 @@
 #include "iceberg/deletes.h"
 #include "iceberg/parquet_io.h"
 #include "iceberg/table.h"
+#include "query/query.h"
 
 #include <stdlib.h>
 
@@ -174,6 +175,69 @@ FLOE_TEST(iceberg_deletes_row_delta_applied_by_scan)
 	FLOE_CHECK(scan && floe_iceberg_scan_load_deletes(e.a, e.t, scan) == 0);
 	FLOE_CHECK(scan && floe_iceberg_scan_live_rows(scan) == 21);
 	FLOE_CHECK_STR(summary(&e, "total-position-deletes"), "5"); /* carried by the append */
+	denv_close(&e);
+}
+
+/* `SELECT count(*), sum(id)` of `from` as "n sum". */
+static const char *count_sum(denv *e, floe_buf *out, const char *from)
+{
+	const char *sql = floe_arena_printf(e->a, "SELECT count(*) || ' ' || coalesce(sum(id), 0) FROM %s", from);
+	return floe_engine_query_text(e->engine, out, sql) == 0 ? floe_buf_cstr(out) : "";
+}
+
+/*
+ * The views DuckDB reads a merge-on-read table through (query.h): the live rows, the deleted
+ * ones (one file's positions as constants, another's past that many as split rows), and every
+ * row with floe_pos filtered after by floe_query_put_live — each equal to what the positions say.
+ */
+FLOE_TEST(iceberg_deletes_views_of_live_and_deleted_rows)
+{
+	denv e;
+	FLOE_CHECK(denv_open(&e));
+	floe_iceberg_data_file *a = data_file(&e, 0, 5000), *b = data_file(&e, 5000, 100), *c = data_file(&e, 9000, 10);
+	FLOE_CHECK(a && b && c && floe_iceberg_table_append(e.t, a, 1, NULL) == 0 &&
+		   floe_iceberg_table_append(e.t, b, 1, NULL) == 0 && floe_iceberg_table_append(e.t, c, 1, NULL) == 0);
+	/* a: its 1500 even positions below 3000 (past the constants' limit); b: 3 rows; c: none */
+	floe_iceberg_position_delete *d = floe_arena_alloc(e.a, 1503 * sizeof(*d));
+	int64_t want_sum = 0;
+	for (int i = 0; i < 1500; i++)
+		d[i] = (floe_iceberg_position_delete){ a ? a->path : "", 2 * i }, want_sum += 2 * i;
+	d[1500] = (floe_iceberg_position_delete){ b ? b->path : "", 0 };
+	d[1501] = (floe_iceberg_position_delete){ b ? b->path : "", 42 };
+	d[1502] = (floe_iceberg_position_delete){ b ? b->path : "", 99 };
+	want_sum += 5000 + 5042 + 5099;
+	floe_iceberg_data_file del;
+	FLOE_CHECK(floe_iceberg_position_deletes_write(&del, e.a, e.t, d, 1503) == 0 &&
+		   floe_iceberg_table_row_delta(e.t, NULL, 0, NULL, 0, &del, 1, NULL) == 0);
+	floe_iceberg_scan *scan = NULL;
+	FLOE_CHECK(floe_iceberg_table_plan_live(&scan, e.a, e.t, -1) == 0);
+	if (!scan) {
+		denv_close(&e);
+		return;
+	}
+	const floe_iceberg_schema *schema = floe_iceberg_metadata_current_schema(floe_iceberg_table_metadata(e.t));
+	floe_iceberg_storage *st = floe_iceberg_table_storage(e.t);
+	int64_t all_sum = 4999 * 5000 / 2 + (5000 * 100 + 99 * 100 / 2) + (9000 * 10 + 45);
+	floe_buf out = FLOE_BUF_INIT, live = FLOE_BUF_INIT;
+	FLOE_CHECK(floe_query_view(e.engine, e.a, "main", "v_live", st, scan, schema) == 0);
+	FLOE_CHECK_STR(count_sum(&e, &out, "v_live"), floe_arena_printf(e.a, "3607 %lld", (long long)(all_sum - want_sum)));
+	FLOE_CHECK(floe_query_view_deleted(e.engine, e.a, "main", "v_deleted", st, scan, schema) == 0);
+	FLOE_CHECK_STR(count_sum(&e, &out, "v_deleted"), floe_arena_printf(e.a, "1503 %lld", (long long)want_sum));
+	FLOE_CHECK(floe_query_view_positions(e.engine, e.a, "main", "v_pos", st, scan, schema) == 0);
+	FLOE_CHECK_STR(count_sum(&e, &out, "v_pos"), floe_arena_printf(e.a, "5110 %lld", (long long)all_sum));
+	floe_buf_puts(&live, "(SELECT * FROM v_pos");
+	floe_query_put_live(&live, scan, "floe_pos");
+	floe_buf_puts(&live, ")");
+	FLOE_CHECK_STR(count_sum(&e, &out, floe_buf_cstr(&live)),
+		       floe_arena_printf(e.a, "3607 %lld", (long long)(all_sum - want_sum)));
+	/* no deleted row at all: a view of none, with the table's columns */
+	floe_iceberg_scan none = *scan;
+	floe_iceberg_scan_file only_c = *file_of(scan, c ? c->path : "");
+	none.files = &only_c, none.n_files = 1;
+	FLOE_CHECK(floe_query_view_deleted(e.engine, e.a, "main", "v_none", st, &none, schema) == 0);
+	FLOE_CHECK_STR(count_sum(&e, &out, "v_none"), "0 0");
+	floe_buf_free(&out);
+	floe_buf_free(&live);
 	denv_close(&e);
 }
 

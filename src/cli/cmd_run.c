@@ -29,7 +29,7 @@
 
 static const floe_cli_option options[] = {
 	{ "table", 't', "TABLE", "load only this table (bronze.NAME or SCHEMA.NAME); repeatable, or comma-separated" },
-	{ "jobs", 'j', "N", "tables loaded at once (default 2)" },
+	{ "jobs", 'j', "N", "tables loaded, and silver tables built, at once (default 2)" },
 	{ "parallel", 0, "N", "connections reading each table's full load, by key ranges (default: floe.toml's [bronze] parallel)" },
 	{ "tier", 0, "V1|V2|V3", "how each load is reconciled with its source (default V3)" },
 	{ "no-reconcile", 0, NULL, "load without reconciling (tables stay unverified)" },
@@ -335,7 +335,7 @@ static int run(floe_cli_ctx *ctx)
 			floe_error_set(FLOE_ERR_USAGE, "--jobs \"%s\" is not a number from 1 to 64", jobs);
 			goto cleanup;
 		}
-		opts.jobs = (int)j;
+		opts.jobs = sopts.jobs = (int)j;
 	}
 	if (parse_parallel(&opts.parallel, floe_cli_value(ctx, "parallel")) < 0)
 		goto cleanup;

@@ -659,15 +659,20 @@ static int rel_child(silver_job *job, const floe_lock_test *t, const silver_gone
    (silver_gone), when the test reads exactly the parent's key; NULL: none. */
 static const silver_gone *remembered_gone(const silver_job *job, const floe_lock_test *t, int64_t from, int64_t now)
 {
-	for (size_t i = 0; job->memo && i < job->memo->n_gone; i++) {
+	const silver_gone *found = NULL;
+	if (!job->memo)
+		return NULL;
+	pthread_mutex_lock(&job->memo->mu);
+	for (size_t i = 0; i < job->memo->n_gone && !found; i++) {
 		const silver_gone *g = &job->memo->gone[i];
 		bool key = t->n_fields == g->n_key && t->n_fields > 0;
 		for (size_t k = 0; key && k < t->n_fields; k++)
 			key = has_column(g->key, g->n_key, t->fields[k]);
 		if (key && strcmp(g->table, t->to) == 0 && g->from == from && (now < 0 || g->to == now))
-			return g;
+			found = g;
 	}
-	return NULL;
+	pthread_mutex_unlock(&job->memo->mu);
+	return found;
 }
 
 /* Whether a table of the lock other than `s` has a relationships test reading `s`. */
@@ -695,6 +700,7 @@ int silver_gone_probe(silver_job *job)
 		if (!in_key || !is_kind(t, "relationships") || strcmp(t->severity, "error") != 0 || !t->to ||
 		    strcmp(t->to, s->table) == 0)
 			continue;
+		silver_wait_reads(job); /* the parent's lost keys, once its build in this run is over */
 		const silver_gone *g = remembered_gone(job, t, silver_tested_snapshot(job, t), -1);
 		if (g)
 			found = g, which = i, n++;
@@ -728,11 +734,15 @@ void silver_remember_gone(silver_build *b, int64_t to)
 	if (!m || !b->incremental || !b->previous || b->previous->snapshot_id <= 0 || to <= 0 || hidden ||
 	    s->n_unique_key == 0 || !read_by_child(job->lock, s))
 		return;
-	if (silver_tmp_dir(m->arena, &m->dir, "floe-silver-run") < 0) {
+	pthread_mutex_lock(&m->mu);
+	const char *path = silver_tmp_dir(m->arena, &m->dir, "floe-silver-run") < 0
+				   ? NULL
+				   : floe_arena_printf(m->arena, "%s/gone-%d.parquet", m->dir, m->n_files++);
+	pthread_mutex_unlock(&m->mu);
+	if (!path) {
 		floe_error_clear(); /* the children read the parent's removed rows instead */
 		return;
 	}
-	const char *path = floe_arena_printf(m->arena, "%s/gone-%d.parquet", m->dir, m->n_files++);
 	/* every changed key, and whether the table holds none of its rows now (floe_fresh: the rows it added) */
 	floe_buf_puts(&sql, "COPY (SELECT DISTINCT ");
 	for (size_t i = 0; i < s->n_unique_key; i++) {
@@ -752,9 +762,11 @@ void silver_remember_gone(silver_build *b, int64_t to)
 		floe_error_clear(); /* as above */
 		unlink(path);
 	} else {
+		pthread_mutex_lock(&m->mu);
 		*FLOE_ARENA_PUSH(m->arena, m->gone, m->n_gone, m->cap_gone) = (silver_gone){
 			.table = s->table, .from = b->previous->snapshot_id, .to = to, .path = path,
 			.key = (const char *const *)s->unique_key, .n_key = s->n_unique_key };
+		pthread_mutex_unlock(&m->mu);
 	}
 	floe_buf_free(&sql);
 }
@@ -978,6 +990,7 @@ int silver_audit(silver_job *job, const char *relation)
 			return -1;
 		if (is_kind(t, "relationships") && (a->parent = parent_of(job, t, relation)) != NULL &&
 		    a->parent != relation) {
+			silver_wait_reads(job);
 			if (relationships_scope(job, t, i, &a->rel, &a->parent, &a->narrowed) < 0)
 				return -1;
 			silver_step(job, floe_arena_printf(job->arena, "%s (its sets)", t->name));

@@ -252,6 +252,15 @@ static int parent_moved(silver_job *job, const floe_lock_test *t)
 	return moved;
 }
 
+void silver_wait_reads(silver_job *job)
+{
+	if (!job->wait_reads || job->reads_waited)
+		return;
+	job->reads_waited = true;
+	job->wait_reads(job);
+	silver_step(job, "waited for the silver tables it reads");
+}
+
 /*
  * Whether every relationships parent of the table is at the snapshot the last publish tested
  * against: 1; 0 when one published since (it may have lost keys the table's rows hold: the test
@@ -260,6 +269,7 @@ static int parent_moved(silver_job *job, const floe_lock_test *t)
 static int parents_as_tested(silver_build *b)
 {
 	silver_job *job = b->job;
+	silver_wait_reads(job);
 	job->parents_tested = silver_built_from(b, "floe.parent-snapshots");
 	for (size_t i = 0; i < b->s->n_tests; i++) {
 		int moved = b->s->tests[i].to ? parent_moved(job, &b->s->tests[i]) : 0;
@@ -283,8 +293,8 @@ static int rows_as_built(silver_build *b, floe_iceberg_table *bronze, const floe
 	for (size_t i = 0; i < b->s->n_tests; i++)
 		if (strcmp(b->s->tests[i].severity, "error") != 0)
 			return 0;
-	int parents = parents_as_tested(b);
-	return parents <= 0 ? parents : silver_bronze_rows_as_built(b, bronze, now);
+	int rows = silver_bronze_rows_as_built(b, bronze, now); /* first: it reads no other silver table */
+	return rows <= 0 ? rows : parents_as_tested(b);
 }
 
 /* The one commit that publishes the build: replace, or (incremental) rewrite the touched files. */
@@ -430,6 +440,7 @@ static int build_engine_open(silver_job *job)
 		floe_engine_hide_data_in_errors(job->engine);
 		return key ? floe_engine_set_pii_key(job->engine, key, strlen(key)) : 0;
 	}
+	pthread_mutex_lock(&m->mu);
 	if (!m->engine) {
 		int error = floe_engine_open(&m->engine, NULL);
 		if (error == 0 && key)
@@ -441,13 +452,16 @@ static int build_engine_open(silver_job *job)
 		if (error < 0) {
 			floe_engine_close(m->engine);
 			m->engine = NULL;
+			pthread_mutex_unlock(&m->mu);
 			return -1;
 		}
 	}
+	int n = m->n_builds++;
+	pthread_mutex_unlock(&m->mu);
 	if (floe_engine_connect(&job->engine, m->engine) < 0)
 		return -1;
 	floe_engine_hide_data_in_errors(job->engine);
-	job->catalog = floe_arena_printf(job->arena, "floe_build_%d", m->n_builds++);
+	job->catalog = floe_arena_printf(job->arena, "floe_build_%d", n);
 	const char *sql = floe_arena_printf(job->arena, "ATTACH ':memory:' AS \"%s\"; USE \"%s\"", job->catalog, job->catalog);
 	return floe_engine_exec(job->engine, sql);
 }

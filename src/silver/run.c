@@ -7,8 +7,12 @@
 #include "silver/history.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/fs.h"
 #include "base/log.h"
+#include "gen/gen.h"
 #include "state/state.h"
+
+#include <pthread.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +21,8 @@
 typedef struct owned {
 	floe_arena *arena;
 	floe_lock *lock;
+	floe_arena **job_arenas;          /* one a table: its build's allocations, its result's strings */
+	size_t n_job_arenas;
 } owned;
 
 static bool wanted(const floe_silver_opts *o, const floe_lock_table *t)
@@ -158,8 +164,85 @@ static int build_history(silver_job *job)
 	return 0;
 }
 
+/*
+ * ---- the builds, on up to `jobs` threads ----
+ *
+ * Tables start in the order `ordered` gives. A build reads another table of the run only after
+ * wait_reads, once every earlier table it reads has finished: those its relationships tests read
+ * (their published snapshot, and the keys they lost in this run: silver_memo) and — a model that is
+ * not `floe generate`'s own text, which may ref() any table — every earlier one (it starts only
+ * then). A table an earlier one reads (a cycle of relationships) starts only once every earlier
+ * table has finished, so it never publishes under a build that reads it. So each build reads what
+ * it would read one table at a time. Each thread has its own catalog handle; the ledger is written
+ * under `mu`.
+ */
+typedef struct silver_run {
+	const floe_config *config;
+	floe_state *st;
+	const floe_state_reconcile *recs;
+	size_t n_recs;
+	const floe_lock_table **order;
+	silver_job *jobs;
+	size_t n;
+	bool *after_all;                  /* starts once every earlier table finished: its model may ref()
+	                                     any, or an earlier one's tests read it */
+	enum { WAITING, BUILDING, FINISHED } *status;
+	size_t started;
+	pthread_mutex_t mu;               /* guards status, started and the ledger */
+	pthread_cond_t finished;
+} run_ctx;
+
+/* Whether table a has a relationships test reading table b. */
+static bool tests_read(const floe_lock_table *a, const floe_lock_table *b)
+{
+	const floe_lock_silver *s = a->silver;
+	for (size_t t = 0; t < s->n_tests; t++)
+		if (s->tests[t].to && strcmp(s->tests[t].to, b->silver->table) == 0)
+			return true;
+	return false;
+}
+
+/* Whether order[i] reads order[k] (k < i): a relationships test to it, or a model that may ref() it. */
+static bool reads(const run_ctx *c, size_t i, size_t k)
+{
+	return c->after_all[i] || tests_read(c->order[i], c->order[k]);
+}
+
+/*
+ * The next table to start (under mu): tables start in order, a model that may ref() any table only
+ * once every earlier one finished; n when it must wait. So a build that waits (wait_reads) waits
+ * for earlier tables that have all started, and the earliest unfinished one never waits.
+ */
+static size_t next_ready(const run_ctx *c)
+{
+	size_t i = c->started;
+	for (size_t k = 0; i < c->n && c->after_all[i] && k < i; k++)
+		if (c->status[k] != FINISHED)
+			return c->n;
+	return i;
+}
+
+/* job->wait_reads: until every earlier table the build reads has finished. */
+static void wait_reads(silver_job *job)
+{
+	run_ctx *c = job->run;
+	size_t i = (size_t)(job - c->jobs);
+	pthread_mutex_lock(&c->mu);
+	for (size_t k = 0; k < i; k++)
+		while (c->status[k] != FINISHED && reads(c, i, k))
+			pthread_cond_wait(&c->finished, &c->mu);
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void record_locked(run_ctx *c, const silver_job *job, bool done)
+{
+	pthread_mutex_lock(&c->mu);
+	record(c->st, job, done);
+	pthread_mutex_unlock(&c->mu);
+}
+
 /* One table: skipped unless its bronze snapshot was verified; built under its lock. */
-static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile *rec)
+static void run_one(silver_job *job, run_ctx *c, const floe_state_reconcile *rec)
 {
 	floe_silver_result *r = job->result;
 	floe_table_lock *lock = NULL;
@@ -169,7 +252,7 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 		r->not_reconciled = true;
 		r->detail = floe_arena_printf(job->arena, "%s is %s: silver is built only over a verified bronze snapshot",
 					      r->bronze, rec ? floe_reconcile_outcome_name(rec->outcome) : "not reconciled yet");
-		record(st, job, true);
+		record_locked(c, job, true);
 		return;
 	}
 	job->bronze_snapshot = r->bronze_snapshot_id = strtoll(rec->snapshot_id, NULL, 10);
@@ -177,7 +260,7 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 				      : "verified";
 	job->bronze_unique = !rec->excluded && rec->tier && strcmp(rec->tier, "V3") == 0;
 	r->state = "building";
-	record(st, job, false);
+	record_locked(c, job, false);
 	int rc = floe_state_lock(&lock, job->config->project_dir, r->table, job->run_id);
 	if (rc == 0)
 		rc = silver_build_table(job);
@@ -195,7 +278,76 @@ static void run_one(silver_job *job, floe_state *st, const floe_state_reconcile 
 							 "last build", (long long)r->rows, (long long)r->bronze_snapshot_id);
 	else if (!unchanged && strcmp(r->state, "skipped") != 0) /* skipped: the build said why */
 		describe(job);
-	record(st, job, true);
+	record_locked(c, job, true);
+}
+
+static void *worker(void *arg)
+{
+	run_ctx *c = arg;
+	floe_iceberg_catalog *cat = NULL;
+	floe_arena *a = floe_arena_new();
+	pthread_mutex_lock(&c->mu);
+	while (c->started < c->n) {
+		size_t i = next_ready(c);
+		if (i == c->n) {
+			pthread_cond_wait(&c->finished, &c->mu);
+			continue;
+		}
+		c->status[i] = BUILDING;
+		c->started++;
+		pthread_mutex_unlock(&c->mu);
+		silver_job *job = &c->jobs[i];
+		if (!cat && silver_catalog_open(&cat, a, c->config) < 0) { /* the thread's, opened at its first table */
+			failed(job);
+			record_locked(c, job, true);
+		} else {
+			job->cat = cat;
+			run_one(job, c, verdict_of(c->recs, c->n_recs, c->order[i]->bronze));
+		}
+		floe_buf_free(&job->notes);
+		floe_buf_free(&job->whole);
+		pthread_mutex_lock(&c->mu);
+		c->status[i] = FINISHED;
+		pthread_cond_broadcast(&c->finished);
+	}
+	pthread_mutex_unlock(&c->mu);
+	floe_iceberg_catalog_free(cat);
+	floe_arena_free(a);
+	return NULL;
+}
+
+/* Whether table t's model file is `floe generate`'s own text (it then reads only its bronze table). */
+static bool model_generated(const floe_config *config, const char *pipeline, const floe_lock_table *t)
+{
+	floe_arena *a = floe_arena_new();
+	floe_buf text = FLOE_BUF_INIT;
+	bool same = false;
+	if (floe_fs_read_file(&text, floe_arena_printf(a, "%s/%s", pipeline, t->silver->model)) == 0) {
+		const char *gen = floe_gen_dbt_model(a, config, t, true);
+		same = strlen(gen) == text.len && memcmp(gen, text.ptr, text.len) == 0;
+	}
+	floe_error_clear(); /* unreadable: the build says so */
+	floe_buf_free(&text);
+	floe_arena_free(a);
+	return same;
+}
+
+/* Build c's tables on `threads` threads (the caller's the first): none started is an error. */
+static int build_all(run_ctx *c, int threads)
+{
+	pthread_t t[8];
+	int started = 0;
+	if (threads > 8)
+		threads = 8;
+	for (int i = 1; i < threads && (size_t)i < c->n; i++) {
+		if (pthread_create(&t[started], NULL, worker, c) != 0)
+			break; /* the threads that started take every table */
+		started++;
+	}
+	worker(c);
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	return 0;
 }
 
 int floe_silver_run(floe_silver_report *out, const floe_config *config, const floe_silver_opts *opts)
@@ -206,7 +358,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 	floe_state_reconcile *recs = NULL;
 	const floe_lock_table **order = NULL;
 	size_t n_recs = 0;
-	silver_memo memo = { 0 };
+	silver_memo memo = { .mu = PTHREAD_MUTEX_INITIALIZER };
 	int error = -1;
 	opts = opts ? opts : &defaults;
 	memset(out, 0, sizeof(*out));
@@ -215,24 +367,41 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 	own->arena = floe_arena_new();
 	if (floe_silver_open(&own->lock, &st, &cat, own->arena, config) < 0 || floe_state_reconcile_latest(st, own->arena, &recs, &n_recs) < 0)
 		goto cleanup;
+	floe_iceberg_catalog_free(cat); /* each thread opens its own */
+	cat = NULL;
 	if (opts->run_id)
 		snprintf(out->run_id, sizeof(out->run_id), "%s", opts->run_id);
 	else if (floe_state_run_begin(st, "run", out->run_id) < 0)
 		goto cleanup;
 	size_t n = ordered(own->lock, opts, own->arena, &order);
 	memo.arena = own->arena;
+	memo.gone = floe_arena_alloc(own->arena, (n + 1) * sizeof(*memo.gone)); /* never moved: see silver_memo */
+	memo.cap_gone = n + 1;
 	out->results = floe_arena_alloc(own->arena, (n + 1) * sizeof(*out->results));
+	own->job_arenas = floe_arena_alloc(own->arena, (n + 1) * sizeof(*own->job_arenas));
 	const char *pipeline = floe_arena_printf(own->arena, "%s/pipeline", config->project_dir);
+	run_ctx c = { .config = config, .st = st, .recs = recs, .n_recs = n_recs, .order = order, .n = n,
+		      .jobs = floe_arena_alloc(own->arena, (n + 1) * sizeof(silver_job)),
+		      .after_all = floe_arena_alloc(own->arena, n + 1),
+		      .status = floe_arena_alloc(own->arena, (n + 1) * sizeof(*c.status)),
+		      .mu = PTHREAD_MUTEX_INITIALIZER, .finished = PTHREAD_COND_INITIALIZER };
 	for (size_t i = 0; i < n; i++) {
 		floe_silver_result *r = &out->results[out->n_results++];
 		*r = (floe_silver_result){ .table = order[i]->silver->table, .bronze = order[i]->bronze,
 					   .materialized = order[i]->silver->materialized, .rows = -1, .changed_keys = -1 };
-		silver_job job = { .config = config, .cat = cat, .lock = own->lock, .table = order[i],
-				   .pipeline_dir = pipeline, .run_id = out->run_id, .full_refresh = opts->full_refresh, .arena = own->arena, .result = r,
-				   .memo = &memo, .notes = FLOE_BUF_INIT, .whole = FLOE_BUF_INIT };
-		run_one(&job, st, verdict_of(recs, n_recs, order[i]->bronze));
-		floe_buf_free(&job.notes);
-		floe_buf_free(&job.whole);
+		floe_arena *a = own->job_arenas[own->n_job_arenas++] = floe_arena_new();
+		c.jobs[i] = (silver_job){ .config = config, .lock = own->lock, .table = order[i], .pipeline_dir = pipeline,
+					  .run_id = out->run_id, .full_refresh = opts->full_refresh, .arena = a, .result = r,
+					  .memo = &memo, .notes = FLOE_BUF_INIT, .whole = FLOE_BUF_INIT,
+					  .wait_reads = wait_reads, .run = &c };
+		c.after_all[i] = !model_generated(config, pipeline, order[i]);
+		for (size_t k = 0; k < i && !c.after_all[i]; k++)
+			c.after_all[i] = order[k] != order[i] && tests_read(order[k], order[i]); /* a cycle */
+		c.status[i] = WAITING;
+	}
+	build_all(&c, opts->jobs > 0 ? opts->jobs : SILVER_JOBS_DEFAULT);
+	for (size_t i = 0; i < n; i++) {
+		const floe_silver_result *r = &out->results[i];
 		out->n_failed += strcmp(r->state, "failed") == 0;
 		out->n_not_reconciled += r->not_reconciled;
 		if (r->exit_code > out->exit_code)
@@ -254,6 +423,8 @@ void floe_silver_report_free(floe_silver_report *report)
 	if (!own)
 		return;
 	floe_lock_free(own->lock);
+	for (size_t i = 0; i < own->n_job_arenas; i++)
+		floe_arena_free(own->job_arenas[i]);
 	floe_arena_free(own->arena);
 	free(own);
 	report->owned = NULL;

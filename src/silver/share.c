@@ -111,19 +111,24 @@ int floe_silver_store_copy(floe_silver_spool *sp, floe_iceberg_storage *dst, con
 	return 0;
 }
 
-int floe_silver_open(floe_lock **lock, floe_state **st, floe_iceberg_catalog **cat, floe_arena *arena,
-		     const floe_config *config)
+int silver_catalog_open(floe_iceberg_catalog **cat, floe_arena *arena, const floe_config *config)
 {
 	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
 	co.warehouse = floe_config_warehouse_dir(config);
 	co.create = true;
+	return floe_iceberg_catalog_open_sql(cat, floe_config_catalog_path(arena, config), &co);
+}
+
+int floe_silver_open(floe_lock **lock, floe_state **st, floe_iceberg_catalog **cat, floe_arena *arena,
+		     const floe_config *config)
+{
 	if (floe_lock_load(lock, floe_config_lock_path(arena, config)) < 0) {
 		floe_error_hint("Run `floe plan` to review, then `floe generate` to deploy the plan.");
 		return -1;
 	}
 	if (floe_state_open(st, config->project_dir) < 0)
 		return -1;
-	return floe_iceberg_catalog_open_sql(cat, floe_config_catalog_path(arena, config), &co);
+	return silver_catalog_open(cat, arena, config);
 }
 
 int floe_silver_failure(const char **message, const char **cause, floe_arena *arena, bool tests_failed,

@@ -86,7 +86,10 @@ typedef struct floe_silver_opts {
 	const char *const *moved;         /* non-NULL: only these bronze tables ("bronze.orders"), the ones this run
 	                                     loaded and verified (`floe run` after its bronze layer) */
 	size_t n_moved;
+	int jobs;                         /* tables built at once (a table waits for the ones it reads); 0: SILVER_JOBS_DEFAULT */
 } floe_silver_opts;
+
+#define SILVER_JOBS_DEFAULT 2
 
 typedef struct floe_silver_result {
 	const char *table;                /* "silver.orders" */

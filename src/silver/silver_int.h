@@ -11,6 +11,8 @@
 #include "iceberg/table.h"
 #include "plan/lock.h"
 
+#include <pthread.h>
+
 /*
  * What an incremental build of a relationships parent leaves for the children built after it in
  * the same run: the keys it changed that the table has no row of now (deleted at the source, or
@@ -25,8 +27,14 @@ typedef struct silver_gone {
 	size_t n_key;
 } silver_gone;
 
-/* What the builds of one run share and leave for the later ones (run.c owns it; its files go with the run). */
+/*
+ * What the builds of one run share and leave for the later ones (run.c owns it; its files go with
+ * the run). Builds run on several threads at once (run.c): every field below `mu` is read and
+ * written under it; `gone` is allocated for every table of the run up front (a build adds at most
+ * one), so a pointer into it stays valid.
+ */
 typedef struct silver_memo {
+	pthread_mutex_t mu;
 	floe_arena *arena;
 	floe_engine *engine;              /* the run's DuckDB database: each build a connection to it (build.c) */
 	const char *home;                 /* its own catalog's name */
@@ -82,6 +90,10 @@ typedef struct silver_job {
 	                                     floe_kept_pos, what leaves out the rows floe_kept leaves out */
 	const char *parents;              /* "silver.orders=12;…": the parent snapshots this build's
 	                                     relationships tests read (floe.parent-snapshots at publish) */
+	void (*wait_reads)(struct silver_job *job); /* run.c's: returns once the silver tables the build reads
+	                                     are built (builds run at once); NULL: they are */
+	struct silver_run *run;           /* what wait_reads waits on */
+	bool reads_waited;
 } silver_job;
 
 /* The schema source() reads bronze's verified snapshot under (the whole of it, whatever the scope). */
@@ -109,10 +121,19 @@ typedef struct silver_build {
 	size_t n_tmp_files, cap_tmp;
 } silver_build;
 
+/* The project's SQL catalog, one handle per thread that builds (share.c). */
+int silver_catalog_open(floe_iceberg_catalog **cat, floe_arena *arena, const floe_config *config);
+
 /* ---- build.c: render, run, quarantine, write, audit, publish ---- */
 
 /* Log (debug: floe -vv) how long the step `what` of the build took since the previous one. */
 void silver_step(silver_job *job, const char *what);
+
+/*
+ * Before the build first reads another silver table of the run (a relationships parent's snapshot
+ * or the keys it lost, silver_memo): wait until those are built (job->wait_reads), once.
+ */
+void silver_wait_reads(silver_job *job);
 
 /* One table's build. -1 with the error set when it failed. */
 int silver_build_table(silver_job *job);

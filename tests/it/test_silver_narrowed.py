@@ -268,3 +268,25 @@ def test_deleting_a_parent_under_unchanged_children_keyed_by_it_fails_them(src, 
     published(src, proj, "INSERT INTO parents VALUES (11, 'p11')")
     r, silver = run(src, proj)
     assert r.rc == 0 and silver["silver.kid_parts"]["state"] == "built", silver["silver.kid_parts"]
+
+
+def test_builds_at_once_read_a_parent_only_once_its_build_is_over(src, proj):
+    # --jobs 3: the three tables start together; each child's own work overlaps the parent's build,
+    # and it reads the parent (its relationships tests, the keys it lost) only once that build has
+    # published and left its lost keys — the log's order says so
+    bypass(src, "UPDATE parents SET name = 'p3 again' WHERE p_id = 3; "
+                "UPDATE kids SET qty = qty + 1 WHERE kid_id = 3; UPDATE kid_parts SET qty = qty + 1 WHERE part = 3")
+    r = src.floe(proj, "-vv", "run", "--jobs", "3", "--json", check=None)
+    silver = {t["table"]: t for t in json.loads(r.out).get("silver", [])}
+    assert r.rc == 0, r.out + r.err[-3000:]
+    assert all(silver[t]["state"] == "built" for t in ("silver.parents", "silver.kids", "silver.kid_parts")), silver
+    lines = r.err.splitlines()
+
+    def at(text):
+        found = [i for i, line in enumerate(lines) if text in line]
+        assert found, f"no line with {text!r}: " + r.err[-3000:]
+        return found[0]
+    over = at("silver.parents: gone keys")
+    for child in ("silver.kids", "silver.kid_parts"):
+        assert over < at(f"{child}: waited for the silver tables it reads"), r.err[-3000:]
+        assert over < at(f"{child}: relationships_"), r.err[-3000:]

@@ -445,6 +445,8 @@ static int build_engine_open(silver_job *job)
 		int error = floe_engine_open(&m->engine, NULL);
 		if (error == 0 && key)
 			error = floe_engine_set_pii_key(m->engine, key, strlen(key));
+		if (error == 0 && m->threads > 0)
+			error = floe_engine_exec(m->engine, floe_arena_printf(job->arena, "SET threads = %d", m->threads));
 		if (error == 0)
 			error = floe_engine_query_text(m->engine, &home, "SELECT current_database()");
 		m->home = floe_arena_strdup(m->arena, floe_buf_cstr(&home));

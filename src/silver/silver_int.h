@@ -37,6 +37,8 @@ typedef struct silver_memo {
 	pthread_mutex_t mu;
 	floe_arena *arena;
 	floe_engine *engine;              /* the run's DuckDB database: each build a connection to it (build.c) */
+	int threads;                      /* its threads (0: DuckDB's default, one a core): the cores shared
+	                                     by the builds that run at once (run.c) */
 	const char *home;                 /* its own catalog's name */
 	int n_builds;
 	const char *dir;                  /* the run's private temporary directory; NULL until the first file */

@@ -160,6 +160,21 @@ static const char *proven_text(silver_build *b, const floe_buf *text)
 	return floe_gen_dbt_model(job->arena, job->config, job->table, false);
 }
 
+bool silver_model_generated(const floe_config *config, const char *pipeline_dir, const floe_lock_table *t)
+{
+	floe_arena *a = floe_arena_new();
+	floe_buf text = FLOE_BUF_INIT;
+	bool same = false;
+	if (floe_fs_read_file(&text, floe_arena_printf(a, "%s/%s", pipeline_dir, t->silver->model)) == 0) {
+		const char *gen = floe_gen_dbt_model(a, config, t, true);
+		same = strlen(gen) == text.len && memcmp(gen, text.ptr, text.len) == 0;
+	}
+	floe_error_clear(); /* unreadable: the build says so */
+	floe_buf_free(&text);
+	floe_arena_free(a);
+	return same;
+}
+
 /* The model file, rendered (a hand edit runs as edited); its SHA-256 into b->model_sha. */
 int silver_render_model(silver_build *b, floe_buf *sql)
 {

@@ -7,9 +7,7 @@
 #include "silver/history.h"
 #include "base/arena.h"
 #include "base/error.h"
-#include "base/fs.h"
 #include "base/log.h"
-#include "gen/gen.h"
 #include "state/state.h"
 
 #include <pthread.h>
@@ -317,22 +315,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* Whether table t's model file is `floe generate`'s own text (it then reads only its bronze table). */
-static bool model_generated(const floe_config *config, const char *pipeline, const floe_lock_table *t)
-{
-	floe_arena *a = floe_arena_new();
-	floe_buf text = FLOE_BUF_INIT;
-	bool same = false;
-	if (floe_fs_read_file(&text, floe_arena_printf(a, "%s/%s", pipeline, t->silver->model)) == 0) {
-		const char *gen = floe_gen_dbt_model(a, config, t, true);
-		same = strlen(gen) == text.len && memcmp(gen, text.ptr, text.len) == 0;
-	}
-	floe_error_clear(); /* unreadable: the build says so */
-	floe_buf_free(&text);
-	floe_arena_free(a);
-	return same;
-}
-
 /*
  * DuckDB's threads for `jobs` builds at once: the cores shared out, at least one each. Each build's
  * queries then run on its own thread without handing work to DuckDB's pool (on 2 cores, 2 builds:
@@ -409,7 +391,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 					  .run_id = out->run_id, .full_refresh = opts->full_refresh, .arena = a, .result = r,
 					  .memo = &memo, .notes = FLOE_BUF_INIT, .whole = FLOE_BUF_INIT,
 					  .wait_reads = wait_reads, .run = &c };
-		c.after_all[i] = !model_generated(config, pipeline, order[i]);
+		c.after_all[i] = !silver_model_generated(config, pipeline, order[i]);
 		for (size_t k = 0; k < i && !c.after_all[i]; k++)
 			c.after_all[i] = order[k] != order[i] && tests_read(order[k], order[i]); /* a cycle */
 		c.status[i] = WAITING;

@@ -157,6 +157,9 @@ void silver_split(floe_arena *a, const char *qualified, const char **ns, const c
 /* Views of the silver tables this build reads, each at its current snapshot (none yet: no rows). */
 int silver_parent_views(silver_job *job);
 
+/* Whether table t's model file is `floe generate`'s own text (it then reads no silver table but itself). */
+bool silver_model_generated(const floe_config *config, const char *pipeline_dir, const floe_lock_table *t);
+
 /* The model file rendered into `sql` (a hand edit runs as edited); its SHA-256 into b->model_sha. */
 int silver_render_model(silver_build *b, floe_buf *sql);
 

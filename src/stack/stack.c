@@ -211,6 +211,16 @@ static bool port_is_free(int port)
 
 static int choose_port(floe_stack_info *info, const char *project_dir, int wanted)
 {
+	if (wanted > 0 && !port_is_free(wanted)) {
+		/* Asked for by name, so commands already typed (floe init --source …:PORT) name it:
+		 * another port would leave them pointing at nothing. */
+		floe_error_set(FLOE_ERR_USAGE, "port %d on 127.0.0.1 is in use", wanted);
+		floe_error_hint("Another server listens there, or a connection holds it as its own end. "
+				"Choose another with --port, or leave --port out for a free one "
+				"(`floe stack status` then says which).");
+		return -1;
+	}
+	int kept = info->port;
 	if (wanted > 0)
 		info->port = wanted;
 	if (info->port == 0 || !port_is_free(info->port)) {
@@ -227,6 +237,9 @@ static int choose_port(floe_stack_info *info, const char *project_dir, int wante
 		}
 		info->port = ntohs(a.sin_port);
 		close(fd);
+		if (kept > 0)
+			floe_log_warn("port %d, where this cluster listened before, is in use: it now listens on %d "
+				      "(update `port` under [source] in floe.toml)", kept, info->port);
 	}
 	char port_file[FLOE_STACK_PATH_MAX], text[16];
 	path_into(port_file, project_dir, "/port");

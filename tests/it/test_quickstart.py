@@ -33,6 +33,15 @@ def matches(expected, output):
     return re.search(pattern, output) is not None
 
 
+def server_log_tail(home, lines=40):
+    """The end of the quickstart stack's PostgreSQL log: why a block could not reach it."""
+    log = home / "shop-lake" / ".floe" / "pg" / "postgresql.log"
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError as e:
+        return f"(none: {e.strerror})"
+
+
 def test_the_parser_finds_the_blocks_and_their_expectations():
     found = blocks()
     assert len(found) >= 6
@@ -61,7 +70,8 @@ def test_every_block_of_the_quickstart_runs_verbatim_in_order():
         done = int((work / "done").read_text()) if (work / "done").exists() else -1
         for i, (text, expected) in enumerate(blocks()):
             out = (work / f"block{i}.out").read_text() if (work / f"block{i}.out").exists() else ""
-            assert i <= done, f"block {i} failed (rc {proc.returncode}):\n{text}\n--- its output:\n{out}"
+            assert i <= done, (f"block {i} failed (rc {proc.returncode}):\n{text}\n--- its output:\n{out}"
+                               f"\n--- the stack's server log, last lines:\n{server_log_tail(home)}")
             for line in expected:
                 assert matches(line, out), f"block {i} did not print {line!r}:\n{text}\n--- its output:\n{out}"
         assert proc.returncode == 0, proc.stderr

@@ -49,3 +49,46 @@ def test_reader_needs_a_password(project):
 def test_unknown_action(project):
     r = floe("stack", "sideways", cwd=project, check=2)
     assert "up, down, status or destroy" in r.err
+
+
+def held_port():
+    """A listening socket on a kernel-chosen loopback port: (socket, port)."""
+    import socket
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    s.listen()
+    return s, s.getsockname()[1]
+
+
+def test_a_named_port_in_use_is_refused_not_swapped(project):
+    sock, port = held_port()
+    try:
+        r = floe("stack", "up", "--port", str(port), cwd=project)
+        assert r.rc == 2 and f"port {port} on 127.0.0.1 is in use" in r.err and "--port" in r.err, r
+        st = json.loads(floe("stack", "status", "--json", cwd=project).out)
+        assert not st["running"], st
+    finally:
+        sock.close()
+        floe("stack", "down", cwd=project)
+
+
+def test_a_kept_port_in_use_moves_and_says_so(project):
+    floe("stack", "up", cwd=project, check=0)
+    try:
+        kept = json.loads(floe("stack", "status", "--json", cwd=project).out)["port"]
+        floe("stack", "down", cwd=project, check=0)
+        import socket
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", kept))
+        sock.listen()
+        try:
+            r = floe("stack", "up", cwd=project, check=0)
+            now = json.loads(floe("stack", "status", "--json", cwd=project).out)["port"]
+            assert now != kept and f"port {kept}" in r.err and f"now listens on {now}" in r.err, r
+            assert f"127.0.0.1:{now}" in r.out, r
+        finally:
+            sock.close()
+    finally:
+        floe("stack", "down", cwd=project)

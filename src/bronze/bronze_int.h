@@ -271,8 +271,10 @@ const char *bronze_mor_units(bronze_units *out, floe_arena *a, const floe_iceber
  * else [bronze] write-mode; unset: merge-on-read). */
 bool bronze_mor_enabled(const floe_config *config, const char *source_name);
 
-/* Write `dels` as the load's position delete file (l->delete_files). */
-int bronze_mor_write_deletes(bronze_load *l, floe_iceberg_position_delete *dels, size_t n);
+/* Write `dels` as the load's position delete file (l->delete_files), with their rows' key
+ * values when `rows` is given (deletes.h). */
+int bronze_mor_write_deletes(bronze_load *l, floe_iceberg_position_delete *dels, size_t n,
+			     const floe_iceberg_deleted_rows *rows);
 
 /* When compaction runs: the thresholds ([compaction]), or always (floe compact). */
 typedef struct floe_bronze_compaction {

@@ -425,13 +425,18 @@ static void route_changes(merge *m)
 
 /* ---- 3. deletes ---- */
 
-/* Merge-on-read: the scan's current row is replaced or deleted (a position delete). */
-static void mark_position(merge *m, const bronze_scan *s)
+/* A position delete's key row (its `row`): change c's key, or deleted key d's (write_delete_rows). */
+#define ROW_OF_CHANGE(c) ((int64_t)(c))
+#define ROW_OF_DELETE(d) (-(int64_t)(d) - 1)
+
+/* Merge-on-read: the scan's current row, whose key is `row`'s, is replaced or deleted (a position delete). */
+static void mark_position(merge *m, const bronze_scan *s, int64_t row)
 {
 	if (!m->l->mor)
 		return;
 	floe_iceberg_position_delete *d = FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel);
 	bronze_scan_position(s, &d->path, &d->pos);
+	d->row = row;
 }
 
 /* ---- the touched units' keys, kept for the sub-ranges' key-set diffs ---- */
@@ -583,11 +588,14 @@ static void existing_by_index(merge *m, bronze_posindex *ix)
 {
 	floe_iceberg_position_delete p;
 	for (size_t c = 0; c < m->n_chg; c++)
-		if ((m->exists[c] = bronze_posindex_take(ix, m->k, m->chg_keys, c, &p.path, &p.pos)))
+		if ((m->exists[c] = bronze_posindex_take(ix, m->k, m->chg_keys, c, &p.path, &p.pos))) {
+			p.row = ROW_OF_CHANGE(c);
 			*FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel) = p;
+		}
 	for (size_t d = 0; d < m->n_del; d++)
 		if (bronze_posindex_take(ix, m->k, m->del_keys, d, &p.path, &p.pos)) {
 			m->deleted++;
+			p.row = ROW_OF_DELETE(d);
 			*FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel) = p;
 		}
 }
@@ -641,13 +649,14 @@ typedef struct existing_part {
 	pthread_t thread;
 } existing_part;
 
-/* Merge-on-read: the scan's current row is replaced or deleted. */
-static void part_mark(existing_part *p, const bronze_scan *s)
+/* Merge-on-read: the scan's current row, whose key is `row`'s, is replaced or deleted. */
+static void part_mark(existing_part *p, const bronze_scan *s, int64_t row)
 {
 	if (!p->m->l->mor)
 		return;
 	floe_iceberg_position_delete *d = FLOE_ARENA_PUSH(p->a, p->pdel, p->n_pdel, p->cap_pdel);
 	bronze_scan_position(s, &d->path, &d->pos);
+	d->row = row;
 }
 
 /*
@@ -716,10 +725,10 @@ static int part_read(existing_part *p)
 				*FLOE_ARENA_PUSH(p->a, p->rereads, p->n_rereads, p->cap_rereads) =
 					(reread){ .change = c, .unit = p->unit_of[s.file], .pdel = p->n_pdel };
 			if (!(reread_here && m->same[c] && m->l->mor))
-				part_mark(p, &s); /* merge-on-read: the old version goes (a re-read row the same stays) */
+				part_mark(p, &s, ROW_OF_CHANGE(c)); /* merge-on-read: the old version goes (a re-read row the same stays) */
 		} else if (m->n_del && in_deletes(m, &d, keys, s.row)) {
 			p->deleted++;
-			part_mark(p, &s);
+			part_mark(p, &s, ROW_OF_DELETE(d));
 		}
 		hit = next_hit(m, &s, keys, s.row + 1, c, d);
 	}
@@ -1526,15 +1535,16 @@ static void lake_deleted(merge *m, const lake_side *ls)
 {
 	const kept_keys *kk = &m->kept;
 	add_delete(m, ls->keys, lake_row(ls), ls->scan ? ls->first + ls->scan->file : kept_batch_of(kk, ls->at)->unit);
-	if (!m->l->mor)
-		return;
+	if (!m->l->mor || m->full)
+		return; /* (full: add_delete refused it; the load goes in full) */
 	m->deleted++;
 	if (ls->scan) {
-		mark_position(m, ls->scan);
+		mark_position(m, ls->scan, ROW_OF_DELETE(m->n_del - 1));
 		return;
 	}
 	floe_iceberg_position_delete *d = FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel);
 	kept_position(kk, ls->at, &d->path, &d->pos);
+	d->row = ROW_OF_DELETE(m->n_del - 1);
 }
 
 /* The source's keys (`ks`) against the lake's, in key order: deletes and late arrivals. */
@@ -1839,6 +1849,35 @@ static void remove_unit(merge *m, size_t f)
 }
 
 /*
+ * Merge-on-read: the load's position delete file, each entry with its row's key values (the
+ * spec's optional `row`, the key columns under their field ids): silver's diff reads a load's
+ * deleted keys there instead of decoding the key column of every file the load deleted from.
+ */
+static int write_position_deletes(merge *m)
+{
+	size_t nk = m->k->n;
+	floe_vector *cols = floe_arena_alloc(m->a, (nk + 1) * sizeof(*cols));
+	floe_parquet_field *fields = floe_arena_alloc(m->a, (nk + 1) * sizeof(*fields));
+	for (size_t k = 0; k < nk; k++) {
+		const floe_vector *like = m->chg_keys[k];
+		fields[k] = m->l->cols.fields[m->k->col[k]];
+		floe_vector_init(&cols[k], like->type, like->width);
+		cols[k].precision = like->precision, cols[k].scale = like->scale;
+	}
+	for (size_t i = 0; i < m->n_pdel; i++) {
+		int64_t r = m->pdel[i].row;
+		for (size_t k = 0; k < nk; k++)
+			floe_vector_append_row(&cols[k], r >= 0 ? m->chg_keys[k] : m->del_keys[k], r >= 0 ? (size_t)r : (size_t)(-r - 1));
+		m->pdel[i].row = (int64_t)i;
+	}
+	floe_iceberg_deleted_rows rows = { .fields = fields, .cols = cols, .n = nk };
+	int error = bronze_mor_write_deletes(m->l, m->pdel, m->n_pdel, nk ? &rows : NULL);
+	for (size_t k = 0; k < nk; k++)
+		floe_vector_free(&cols[k]);
+	return error;
+}
+
+/*
  * Merge-on-read: the changes as new data files, one run per unit they go to (so files overlap
  * only within a unit's range), and the old versions of replaced and deleted rows, found by
  * find_existing and the key-set diff, as one position delete file.
@@ -1867,7 +1906,7 @@ static int write_deltas(merge *m)
 			goto cleanup;
 	}
 	if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0 ||
-	    bronze_mor_write_deletes(l, m->pdel, m->n_pdel) < 0)
+	    write_position_deletes(m) < 0)
 		goto cleanup;
 	error = 0;
 cleanup:

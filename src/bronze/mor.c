@@ -135,12 +135,13 @@ const char *bronze_mor_units(bronze_units *out, floe_arena *a, const floe_iceber
 	return why;
 }
 
-int bronze_mor_write_deletes(bronze_load *l, floe_iceberg_position_delete *dels, size_t n)
+int bronze_mor_write_deletes(bronze_load *l, floe_iceberg_position_delete *dels, size_t n,
+			     const floe_iceberg_deleted_rows *rows)
 {
 	floe_iceberg_data_file *d = floe_arena_alloc(l->job->arena, sizeof(*d));
 	if (n == 0)
 		return 0;
-	if (floe_iceberg_position_deletes_write(d, l->job->arena, l->table, dels, n) < 0)
+	if (floe_iceberg_position_deletes_write(d, l->job->arena, l->table, dels, n, rows) < 0)
 		return -1;
 	l->delete_files = d;
 	l->n_delete_files = 1;

@@ -18,19 +18,30 @@ static int cmp_delete(const void *x, const void *y)
 	return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-static int write_vectors(floe_iceberg_data_file *out, floe_arena *arena, floe_iceberg_table *table,
-			 const floe_vector *v)
+static int cmp_delete_at(const void *x, const void *y, void *ctx)
 {
-	static const floe_parquet_field fields[2] = {
+	const floe_iceberg_position_delete *d = ctx;
+	return cmp_delete(&d[*(const size_t *)x], &d[*(const size_t *)y]);
+}
+
+/* v[0], v[1] and (rows) v[2]: the columns; fields: theirs. */
+static int write_vectors(floe_iceberg_data_file *out, floe_arena *arena, floe_iceberg_table *table,
+			 const floe_vector *v, const floe_iceberg_deleted_rows *rows)
+{
+	floe_parquet_field fields[3] = {
 		{ .name = "file_path", .id = FLOE_ICEBERG_FIELD_FILE_PATH, .required = true, .type = FLOE_VEC_STRING },
 		{ .name = "pos", .id = FLOE_ICEBERG_FIELD_POS, .required = true, .type = FLOE_VEC_LONG },
+		{ .name = "row", .id = FLOE_ICEBERG_FIELD_DELETED_ROW, .required = true, .type = FLOE_VEC_STRUCT },
 	};
+	size_t n_fields = rows ? 3 : 2;
+	if (rows)
+		fields[2].children = rows->fields, fields[2].n_children = rows->n;
 	floe_parquet_writer *w = NULL;
 	floe_parquet_file_stats st;
 	const char *uri = floe_iceberg_table_new_data_uri(table, arena, "deletes.parquet");
-	if (floe_iceberg_parquet_create(&w, floe_iceberg_table_storage(table), uri, fields, 2, NULL) < 0)
+	if (floe_iceberg_parquet_create(&w, floe_iceberg_table_storage(table), uri, fields, n_fields, NULL) < 0)
 		return -1;
-	if (floe_parquet_writer_write_batch(w, v, 2) < 0) {
+	if (floe_parquet_writer_write_batch(w, v, n_fields) < 0) {
 		floe_parquet_writer_abort(w);
 		return -1;
 	}
@@ -41,32 +52,61 @@ static int write_vectors(floe_iceberg_data_file *out, floe_arena *arena, floe_ic
 	return 0;
 }
 
+/* Whether rows->cols can be the row struct's fields: flat, holding a row for every delete. */
+static bool rows_usable(const floe_iceberg_deleted_rows *rows, const floe_iceberg_position_delete *dels, size_t n)
+{
+	for (size_t k = 0; rows && k < rows->n; k++)
+		if (rows->cols[k].type == FLOE_VEC_LIST || rows->cols[k].type == FLOE_VEC_STRUCT ||
+		    rows->cols[k].len != rows->cols[0].len)
+			return false;
+	for (size_t i = 0; rows && rows->n && i < n; i++)
+		if (dels[i].row < 0 || (size_t)dels[i].row >= rows->cols[0].len)
+			return false;
+	return rows && rows->n > 0;
+}
+
 int floe_iceberg_position_deletes_write(floe_iceberg_data_file *out, floe_arena *arena,
 					floe_iceberg_table *table, floe_iceberg_position_delete *dels,
-					size_t n)
+					size_t n, const floe_iceberg_deleted_rows *rows)
 {
-	floe_vector v[2];
+	floe_vector v[3];
 	int error = -1;
 	if (n == 0)
 		return floe_error_set(FLOE_ERR_INTERNAL, "no position deletes to write (a bug in floe)");
-	qsort(dels, n, sizeof(*dels), cmp_delete);
+	if (!rows_usable(rows, dels, n))
+		rows = NULL; /* file_path and pos alone: what every reader needs */
+	size_t *order = floe_xmalloc(n * sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_delete_at, dels);
 	floe_vector_init(&v[0], FLOE_VEC_STRING, 0);
 	floe_vector_init(&v[1], FLOE_VEC_LONG, 0);
-	for (size_t i = 0; i < n; i++) {
-		if (i && cmp_delete(&dels[i - 1], &dels[i]) == 0)
+	floe_vector_init_struct(&v[2], rows ? rows->n : 0);
+	for (size_t k = 0; rows && k < rows->n; k++) {
+		floe_vector_init(&v[2].children[k], rows->cols[k].type, rows->cols[k].width);
+		v[2].children[k].precision = rows->cols[k].precision, v[2].children[k].scale = rows->cols[k].scale;
+	}
+	for (size_t x = 0; x < n; x++) {
+		size_t i = order[x];
+		if (x && cmp_delete(&dels[order[x - 1]], &dels[i]) == 0)
 			continue;
 		floe_vector_append_bytes(&v[0], dels[i].path, strlen(dels[i].path));
 		floe_vector_append_i64(&v[1], dels[i].pos);
+		for (size_t k = 0; rows && k < rows->n; k++)
+			floe_vector_append_row(&v[2].children[k], &rows->cols[k], (size_t)dels[i].row);
+		if (rows)
+			floe_vector_append_struct(&v[2]);
 	}
-	if (write_vectors(out, arena, table, v) < 0) {
+	if (write_vectors(out, arena, table, v, rows) < 0) {
 		floe_error_context("while writing a position delete file of table %s",
 				   floe_iceberg_table_name(table));
 		goto cleanup;
 	}
 	error = 0;
 cleanup:
-	floe_vector_free(&v[0]);
-	floe_vector_free(&v[1]);
+	free(order);
+	for (size_t k = 0; k < 3; k++)
+		floe_vector_free(&v[k]);
 	return error;
 }
 

@@ -7,8 +7,11 @@
  * (long, 2147483545: the 0-based row position in that file), sorted by path then
  * position. It deletes the row from data files whose data sequence number is at most
  * its own (spec, "Scan Planning"), so a delete committed with new data files in one
- * snapshot deletes old rows, never the new ones (those sit in other files).
- * floe never writes equality deletes (common readers handle them poorly).
+ * snapshot deletes old rows, never the new ones (those sit in other files). Bronze's also
+ * carry the optional `row` (2147483544) with the deleted rows' key values, so silver learns
+ * which keys a load deleted from the small delete file rather than decoding the key column
+ * of every data file it deleted from. floe never writes equality deletes (common readers
+ * handle them poorly).
  */
 #ifndef FLOE_ICEBERG_DELETES_H
 #define FLOE_ICEBERG_DELETES_H
@@ -16,6 +19,8 @@
 #include "base/arena.h"
 #include "iceberg/data_file.h"
 #include "iceberg/table.h"
+#include "format/parquet.h"
+#include "vector/vector.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,17 +31,32 @@
 typedef struct floe_iceberg_position_delete {
 	const char *path; /* data file URI */
 	int64_t pos;
+	int64_t row;      /* with the writer's `rows`: the row of rows->cols holding the deleted row's values */
 } floe_iceberg_position_delete;
+
+#define FLOE_ICEBERG_FIELD_DELETED_ROW 2147483544
+
+/*
+ * The deleted rows' values a position delete file may carry (the spec's `row`, a required struct
+ * whose fields are any subset of the table's, under the table's field ids): fields[k] is a table
+ * field, cols[k] row dels[i].row its value in the row dels[i] deletes. Scalar fields only.
+ */
+typedef struct floe_iceberg_deleted_rows {
+	const floe_parquet_field *fields;
+	const floe_vector *cols;
+	size_t n;
+} floe_iceberg_deleted_rows;
 
 /*
  * Write `dels` (sorted here by path, then position; duplicates dropped) as one position
- * delete file in the table's data directory through its storage; *out describes it
- * (content POSITION_DELETES, record count, bounds), allocated in `arena`. Nothing is
- * written for n = 0 (an error: the caller skips it). A failure leaves no file.
+ * delete file in the table's data directory through its storage, with each deleted row's
+ * `rows` values when given (NULL: file_path and pos only); *out describes it (content
+ * POSITION_DELETES, record count, bounds), allocated in `arena`. Nothing is written for
+ * n = 0 (an error: the caller skips it). A failure leaves no file.
  */
 int floe_iceberg_position_deletes_write(floe_iceberg_data_file *out, floe_arena *arena,
 					floe_iceberg_table *table, floe_iceberg_position_delete *dels,
-					size_t n);
+					size_t n, const floe_iceberg_deleted_rows *rows);
 
 /*
  * Read the scan's position delete files (planned by floe_iceberg_table_plan_deletes) and

@@ -316,7 +316,7 @@ static int publish(silver_build *b)
 		return floe_error_context("while publishing %s.%s", job->ns, job->name);
 	floe_iceberg_data_file del = { 0 };
 	size_t n_del = b->merge_on_read && b->n_dels > 0;
-	if (n_del && floe_iceberg_position_deletes_write(&del, job->arena, b->silver, b->dels, b->n_dels) < 0)
+	if (n_del && floe_iceberg_position_deletes_write(&del, job->arena, b->silver, b->dels, b->n_dels, NULL) < 0)
 		return floe_error_context("while publishing %s.%s", job->ns, job->name);
 	int rc = b->merge_on_read && b->incremental
 			 ? floe_iceberg_table_row_delta(b->silver, NULL, 0, b->files, b->n_files, &del, n_del, &o)

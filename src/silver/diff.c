@@ -402,7 +402,7 @@ static int rows_to_delete(silver_build *b)
 		int64_t pos = strtoll(floe_engine_result_text(r, i, 1), NULL, 10);
 		if (k < b->previous->n_files && !floe_iceberg_scan_file_deleted(&b->previous->files[k], pos))
 			*FLOE_ARENA_PUSH(b->job->arena, b->dels, b->n_dels, b->cap_dels) =
-				(floe_iceberg_position_delete){ b->previous->files[k].file.path, pos };
+				(floe_iceberg_position_delete){ .path = b->previous->files[k].file.path, .pos = pos };
 	}
 	floe_engine_result_free(r);
 	return 0;

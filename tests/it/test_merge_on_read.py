@@ -75,6 +75,30 @@ def run(src, d, *tables):
     return out
 
 
+def assert_deletes_name_their_keys(d, bronze, key):
+    """Every live position delete file carries each deleted row's `key` in the spec's optional `row`
+    (field id 2147483544; its fields under the table's ids), equal to the key the data file holds at
+    that position — what silver's diff reads instead of the data files."""
+    import pyarrow.parquet as pq
+    t = catalog(d).load_table(bronze)
+    ids = {f.name: f.field_id for f in t.schema().fields}
+    seen = 0
+    for path in {df.file_path for task in t.scan().plan_files() for df in task.delete_files}:
+        deletes = pq.read_table(local_path(path))
+        row = deletes.schema.field("row")
+        assert row.metadata[b"PARQUET:field_id"] == b"2147483544" and not row.nullable, row
+        assert [c.name for c in row.type] == [key], row.type
+        assert [int(c.metadata[b"PARQUET:field_id"]) for c in row.type] == [ids[key]], row.type
+        by_file = {}
+        for e in deletes.to_pylist():
+            by_file.setdefault(e["file_path"], []).append((e["pos"], e["row"][key]))
+        for data, entries in by_file.items():
+            held = pq.read_table(local_path(data), columns=[key]).column(key).to_pylist()
+            assert all(held[pos] == k for pos, k in entries), (data, entries[:3])
+            seen += len(entries)
+    assert seen > 0
+
+
 def test_updates_inserts_and_deletes_merge_on_read(src, proj):
     d, first = proj
     assert all(t["state"] == "loaded" for t in results(first).values()), first.out
@@ -92,6 +116,7 @@ def test_updates_inserts_and_deletes_merge_on_read(src, proj):
     assert s.get("deleted-data-files") is None, s  # nothing rewritten
     assert before <= data_files(d, "bronze.events")
     assert "merge-on-read" in out["bronze.events"]["detail"]
+    assert_deletes_name_their_keys(d, "bronze.events", "id")
     count = src.admin("SELECT count(*) FROM public.events").fetchone()[0]
     assert out["bronze.events"]["table_rows"] == count, out  # data rows less position deletes
     assert_equals_source(src, d, "bronze.events")
@@ -128,6 +153,7 @@ def test_shop_ticks_with_uuid_keys(src, proj):
         assert_equals_source(src, d, "bronze.orders")
     snaps = catalog(d).load_table("bronze.orders").snapshots()
     assert any(int(x.summary.get("added-position-deletes") or 0) > 0 for x in snaps)
+    assert_deletes_name_their_keys(d, "bronze.orders", "order_id")
 
 
 def test_per_table_write_mode_overrides_the_default(src, proj, tmp_path):

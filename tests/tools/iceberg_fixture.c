@@ -261,7 +261,7 @@ static int commit_delta(fixture *fx, floe_iceberg_table *t, const char *const *r
 			size_t nd, const floe_iceberg_commit_opts *opts)
 {
 	floe_iceberg_data_file del;
-	if (nd && floe_iceberg_position_deletes_write(&del, fx->a, t, dels, nd) < 0)
+	if (nd && floe_iceberg_position_deletes_write(&del, fx->a, t, dels, nd, NULL) < 0)
 		return -1;
 	return floe_iceberg_table_row_delta(t, remove, nr, file, nf, &del, nd ? 1 : 0, opts);
 }

@@ -92,11 +92,11 @@ FLOE_TEST(iceberg_deletes_write_sorted_with_reserved_ids)
 {
 	denv e;
 	FLOE_CHECK(denv_open(&e));
-	floe_iceberg_position_delete d[4] = { { "file:///b.parquet", 7 }, { "file:///a.parquet", 9 },
-					      { "file:///a.parquet", 2 }, { "file:///b.parquet", 7 } };
+	floe_iceberg_position_delete d[4] = { { "file:///b.parquet", 7, 0 }, { "file:///a.parquet", 9, 0 },
+					      { "file:///a.parquet", 2, 0 }, { "file:///b.parquet", 7, 0 } };
 	floe_iceberg_data_file out;
-	FLOE_CHECK(floe_iceberg_position_deletes_write(&out, e.a, e.t, d, 0) < 0);
-	FLOE_CHECK(floe_iceberg_position_deletes_write(&out, e.a, e.t, d, 4) == 0);
+	FLOE_CHECK(floe_iceberg_position_deletes_write(&out, e.a, e.t, d, 0, NULL) < 0);
+	FLOE_CHECK(floe_iceberg_position_deletes_write(&out, e.a, e.t, d, 4, NULL) == 0);
 	FLOE_CHECK(out.content == FLOE_ICEBERG_CONTENT_POSITION_DELETES);
 	FLOE_CHECK(out.record_count == 3); /* the duplicate is dropped */
 	floe_parquet_reader *r = NULL;
@@ -127,6 +127,81 @@ FLOE_TEST(iceberg_deletes_write_sorted_with_reserved_ids)
 	denv_close(&e);
 }
 
+/*
+ * With the deleted rows' key values: a `row` struct under its reserved id holding the table's
+ * field by its id, its values sorted and de-duplicated with the entries they belong to; read
+ * back by floe's reader, by DuckDB, and applied by the scan as without it.
+ */
+FLOE_TEST(iceberg_deletes_carry_their_rows_key_values)
+{
+	denv e;
+	FLOE_CHECK(denv_open(&e));
+	floe_iceberg_data_file *a = data_file(&e, 0, 10), *b = data_file(&e, 10, 10);
+	if (!a || !b) {
+		denv_close(&e);
+		return;
+	}
+	FLOE_CHECK(floe_iceberg_table_append(e.t, a, 1, NULL) == 0 && floe_iceberg_table_append(e.t, b, 1, NULL) == 0);
+	/* rows 9 and 2 of a (ids 9, 2), row 7 of b (id 17) twice; values by reference, out of order */
+	floe_iceberg_position_delete d[4] = { { b->path, 7, 2 }, { a->path, 9, 0 }, { a->path, 2, 1 }, { b->path, 7, 2 } };
+	floe_vector id;
+	floe_vector_init(&id, FLOE_VEC_LONG, 0);
+	floe_vector_append_i64(&id, 9);
+	floe_vector_append_i64(&id, 2);
+	floe_vector_append_i64(&id, 17);
+	const floe_parquet_field key = { .name = "id", .id = 1, .required = true, .type = FLOE_VEC_LONG };
+	floe_iceberg_deleted_rows rows = { .fields = &key, .cols = &id, .n = 1 };
+	floe_iceberg_data_file del;
+	bool a_first = strcmp(a->path, b->path) < 0; /* data file names are random */
+	FLOE_CHECK(floe_iceberg_position_deletes_write(&del, e.a, e.t, d, 4, &rows) == 0);
+	FLOE_CHECK(del.record_count == 3);
+	floe_parquet_reader *r = NULL;
+	floe_vector row = { 0 };
+	FLOE_CHECK(floe_iceberg_parquet_open(&r, floe_iceberg_table_storage(e.t), del.path, NULL) == 0);
+	const floe_parquet_meta *m = r ? floe_parquet_reader_meta(r) : NULL;
+	FLOE_CHECK(m && m->n_fields == 3);
+	if (m && m->n_fields == 3) {
+		FLOE_CHECK(m->fields[2].field_id == FLOE_ICEBERG_FIELD_DELETED_ROW);
+		FLOE_CHECK(floe_parquet_reader_read_field(&row, r, 0, 2) == 0);
+		FLOE_CHECK(row.type == FLOE_VEC_STRUCT && row.n_children == 1 && row.len == 3);
+		if (row.type == FLOE_VEC_STRUCT && row.n_children == 1 && row.children[0].len == 3) {
+			const int64_t *v = row.children[0].v.i64; /* a's rows 2 and 9, b's row 7: by path, then row */
+			FLOE_CHECK(a_first ? v[0] == 2 && v[1] == 9 && v[2] == 17 : v[0] == 17 && v[1] == 2 && v[2] == 9);
+		}
+	}
+	floe_vector_free(&row);
+	floe_parquet_reader_free(r);
+	const floe_iceberg_column_stats *ids = floe_iceberg_data_file_column(&del, 1);
+	int64_t lo = -1, hi = -1;
+	FLOE_CHECK(ids && ids->has_lower && ids->has_upper);
+	if (ids && ids->has_lower && ids->has_upper) {
+		FLOE_CHECK(floe_iceberg_bound_to_int(&lo, FLOE_ICEBERG_LONG, ids->lower, ids->lower_len) == 0 && lo == 2);
+		FLOE_CHECK(floe_iceberg_bound_to_int(&hi, FLOE_ICEBERG_LONG, ids->upper, ids->upper_len) == 0 && hi == 17);
+	}
+	floe_buf out = FLOE_BUF_INIT;
+	const char *sql = floe_arena_printf(e.a, "SELECT string_agg(row.id::VARCHAR, ',' ORDER BY file_path, pos) "
+					    "FROM read_parquet('%s')", del.path + strlen("file://"));
+	FLOE_CHECK(floe_engine_query_text(e.engine, &out, sql) == 0);
+	FLOE_CHECK_STR(floe_buf_cstr(&out), a_first ? "2,9,17" : "17,2,9");
+	floe_buf_free(&out);
+	/* committed, it deletes as a delete without rows does */
+	floe_iceberg_scan *scan = NULL;
+	FLOE_CHECK(floe_iceberg_table_row_delta(e.t, NULL, 0, NULL, 0, &del, 1, NULL) == 0);
+	FLOE_CHECK(floe_iceberg_table_plan_live(&scan, e.a, e.t, -1) == 0);
+	const floe_iceberg_scan_file *fa = file_of(scan, a->path), *fb = file_of(scan, b->path);
+	FLOE_CHECK(fa && fa->n_deleted == 2 && fa->deleted[0] == 2 && fa->deleted[1] == 9);
+	FLOE_CHECK(fb && fb->n_deleted == 1 && fb->deleted[0] == 7);
+	/* a reference past the values: no `row` at all (file_path and pos, what readers need) */
+	d[0].row = 3;
+	FLOE_CHECK(floe_iceberg_position_deletes_write(&del, e.a, e.t, d, 4, &rows) == 0);
+	FLOE_CHECK(floe_iceberg_parquet_open(&r, floe_iceberg_table_storage(e.t), del.path, NULL) == 0);
+	m = r ? floe_parquet_reader_meta(r) : NULL;
+	FLOE_CHECK(m && m->n_fields == 2);
+	floe_parquet_reader_free(r);
+	floe_vector_free(&id);
+	denv_close(&e);
+}
+
 FLOE_TEST(iceberg_deletes_row_delta_applied_by_scan)
 {
 	denv e;
@@ -140,10 +215,10 @@ FLOE_TEST(iceberg_deletes_row_delta_applied_by_scan)
 	FLOE_CHECK(floe_iceberg_table_append(e.t, a, 1, NULL) == 0);
 	FLOE_CHECK(floe_iceberg_table_append(e.t, b, 1, NULL) == 0);
 	/* Rows 3 and 5 of a, 0 of b, 1 of c (committed with it: same sequence number, applies). */
-	floe_iceberg_position_delete d[5] = { { a->path, 5 }, { b->path, 0 }, { a->path, 3 },
-					      { c->path, 1 }, { "file:///elsewhere.parquet", 0 } };
+	floe_iceberg_position_delete d[5] = { { a->path, 5, 0 }, { b->path, 0, 0 }, { a->path, 3, 0 },
+					      { c->path, 1, 0 }, { "file:///elsewhere.parquet", 0, 0 } };
 	floe_iceberg_data_file del;
-	FLOE_CHECK(floe_iceberg_position_deletes_write(&del, e.a, e.t, d, 5) == 0);
+	FLOE_CHECK(floe_iceberg_position_deletes_write(&del, e.a, e.t, d, 5, NULL) == 0);
 	FLOE_CHECK(floe_iceberg_table_row_delta(e.t, NULL, 0, c, 1, &del, 1, NULL) == 0);
 	FLOE_CHECK_STR(floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(e.t))->operation, "overwrite");
 	FLOE_CHECK_STR(summary(&e, "added-data-files"), "1");
@@ -201,13 +276,13 @@ FLOE_TEST(iceberg_deletes_views_of_live_and_deleted_rows)
 	floe_iceberg_position_delete *d = floe_arena_alloc(e.a, 1503 * sizeof(*d));
 	int64_t want_sum = 0;
 	for (int i = 0; i < 1500; i++)
-		d[i] = (floe_iceberg_position_delete){ a ? a->path : "", 2 * i }, want_sum += 2 * i;
-	d[1500] = (floe_iceberg_position_delete){ b ? b->path : "", 0 };
-	d[1501] = (floe_iceberg_position_delete){ b ? b->path : "", 42 };
-	d[1502] = (floe_iceberg_position_delete){ b ? b->path : "", 99 };
+		d[i] = (floe_iceberg_position_delete){ .path = a ? a->path : "", .pos = 2 * i }, want_sum += 2 * i;
+	d[1500] = (floe_iceberg_position_delete){ .path = b ? b->path : "", .pos = 0 };
+	d[1501] = (floe_iceberg_position_delete){ .path = b ? b->path : "", .pos = 42 };
+	d[1502] = (floe_iceberg_position_delete){ .path = b ? b->path : "", .pos = 99 };
 	want_sum += 5000 + 5042 + 5099;
 	floe_iceberg_data_file del;
-	FLOE_CHECK(floe_iceberg_position_deletes_write(&del, e.a, e.t, d, 1503) == 0 &&
+	FLOE_CHECK(floe_iceberg_position_deletes_write(&del, e.a, e.t, d, 1503, NULL) == 0 &&
 		   floe_iceberg_table_row_delta(e.t, NULL, 0, NULL, 0, &del, 1, NULL) == 0);
 	floe_iceberg_scan *scan = NULL;
 	FLOE_CHECK(floe_iceberg_table_plan_live(&scan, e.a, e.t, -1) == 0);
@@ -246,10 +321,10 @@ FLOE_TEST(iceberg_deletes_removed_by_rewrite_and_replace)
 	denv e;
 	FLOE_CHECK(denv_open(&e));
 	floe_iceberg_data_file *a = data_file(&e, 0, 10), *b = data_file(&e, 0, 9);
-	floe_iceberg_position_delete d[1] = { { a ? a->path : "", 9 } };
+	floe_iceberg_position_delete d[1] = { { a ? a->path : "", 9, 0 } };
 	floe_iceberg_data_file del;
 	FLOE_CHECK(a && b && floe_iceberg_table_append(e.t, a, 1, NULL) == 0);
-	FLOE_CHECK(floe_iceberg_position_deletes_write(&del, e.a, e.t, d, 1) == 0);
+	FLOE_CHECK(floe_iceberg_position_deletes_write(&del, e.a, e.t, d, 1, NULL) == 0);
 	FLOE_CHECK(floe_iceberg_table_row_delta(e.t, NULL, 0, NULL, 0, &del, 1, NULL) == 0);
 	FLOE_CHECK_STR(floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(e.t))->operation, "delete");
 	/* Compaction: a and its delete file out, b (a without row 9) in, as one replace. */
@@ -268,8 +343,8 @@ FLOE_TEST(iceberg_deletes_removed_by_rewrite_and_replace)
 	FLOE_CHECK(floe_error_last() && floe_error_last()->cls == FLOE_ERR_CONFLICT);
 	floe_error_clear();
 	/* A full load (replace) takes every delete file with the data files. */
-	floe_iceberg_position_delete d2[1] = { { b ? b->path : "", 0 } };
-	FLOE_CHECK(floe_iceberg_position_deletes_write(&del, e.a, e.t, d2, 1) == 0);
+	floe_iceberg_position_delete d2[1] = { { b ? b->path : "", 0, 0 } };
+	FLOE_CHECK(floe_iceberg_position_deletes_write(&del, e.a, e.t, d2, 1, NULL) == 0);
 	FLOE_CHECK(floe_iceberg_table_row_delta(e.t, NULL, 0, NULL, 0, &del, 1, NULL) == 0);
 	FLOE_CHECK(floe_iceberg_table_replace(e.t, a, 1, NULL) == 0);
 	FLOE_CHECK_STR(summary(&e, "total-delete-files"), "0");

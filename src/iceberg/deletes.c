@@ -110,6 +110,29 @@ cleanup:
 	return error;
 }
 
+int floe_iceberg_deletes_row_names(floe_arena *arena, floe_iceberg_table *table, const floe_iceberg_scan_file *d,
+				   const int32_t *ids, size_t n, const char **names)
+{
+	floe_parquet_reader *r = NULL;
+	size_t found = 0;
+	if (floe_iceberg_parquet_open(&r, floe_iceberg_table_storage(table), d->file.path, NULL) < 0)
+		return floe_error_context("while reading position delete file \"%s\"", d->file.path);
+	const floe_parquet_meta *meta = floe_parquet_reader_meta(r);
+	for (size_t k = 0; k < n; k++) {
+		names[k] = NULL;
+		for (size_t i = 0; i < meta->n_leaves && !names[k]; i++) {
+			const floe_parquet_leaf *leaf = &meta->leaves[i];
+			const char *dot = strchr(leaf->path, '.');
+			if (leaf->top_field_id == FLOE_ICEBERG_FIELD_DELETED_ROW && leaf->has_field_id &&
+			    leaf->field_id == ids[k] && !leaf->in_list && dot && !strchr(dot + 1, '.'))
+				names[k] = floe_arena_strdup(arena, dot + 1);
+		}
+		found += names[k] != NULL;
+	}
+	floe_parquet_reader_free(r);
+	return found == n && n > 0;
+}
+
 /* ---- applying them ---- */
 
 typedef struct by_path {

@@ -59,6 +59,15 @@ int floe_iceberg_position_deletes_write(floe_iceberg_data_file *out, floe_arena 
 					size_t n, const floe_iceberg_deleted_rows *rows);
 
 /*
+ * Whether position delete file `d` of `table` carries, in its `row`, each of the table fields
+ * `ids` (n of them, flat): 1, with names[k] the name field ids[k] has in the file (a column
+ * renamed since keeps its old one there); 0 when it lacks one, or has no `row`; -1 on error.
+ * Reads the file's footer only.
+ */
+int floe_iceberg_deletes_row_names(floe_arena *arena, floe_iceberg_table *table, const floe_iceberg_scan_file *d,
+				   const int32_t *ids, size_t n, const char **names);
+
+/*
  * Read the scan's position delete files (planned by floe_iceberg_table_plan_deletes) and
  * set each data file's `deleted` positions (ascending, unique, allocated in `arena`): the
  * rows of delete files whose path is that file's and whose data sequence number is at

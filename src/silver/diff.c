@@ -7,7 +7,11 @@
 #include "silver/silver_int.h"
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/log.h"
+#include "engine/engine.h"
+#include "iceberg/deletes.h"
 #include "iceberg/metadata.h"
+#include "iceberg/schema.h"
 #include "query/query.h"
 
 #include <stdlib.h>
@@ -177,10 +181,112 @@ int silver_removed_rows(silver_job *job, floe_iceberg_table *t, const floe_icebe
 	return removed_union(job, t, now, removed, n_removed, deleted, n_deleted, name);
 }
 
+/* Whether the scan's delete files include one at `path`. */
+static bool has_delete_file(const floe_iceberg_scan *scan, const char *path)
+{
+	for (size_t i = 0; i < scan->n_deletes; i++)
+		if (strcmp(scan->deletes[i].file.path, path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * floe_deleted, the keys of the rows `now` deleted from files `before` had (`deleted`: those files,
+ * each with those positions), read from the delete files added since when each carries the key in
+ * its `row` (deletes.h; bronze writes it) — a few pages, where the rows themselves are the key
+ * column of every file a load deleted from. Taken only when the keys found cover every such
+ * position: 1 made; 0 not (floe_query_view_deleted reads the rows), -1 error.
+ */
+static int deleted_keys_view(silver_job *job, floe_iceberg_table *bronze, const floe_iceberg_scan *now,
+			     const floe_iceberg_scan *before, const floe_iceberg_scan_file *deleted, size_t n_deleted)
+{
+	const floe_lock_silver *s = job->table->silver;
+	size_t nk = s->n_unique_key, n_new = 0;
+	int32_t *ids = floe_arena_alloc(job->arena, (nk + 1) * sizeof(*ids));
+	const floe_iceberg_field **keys = floe_arena_alloc(job->arena, (nk + 1) * sizeof(*keys));
+	const char **names = floe_arena_alloc(job->arena, (nk + 1) * sizeof(*names));
+	for (size_t k = 0; k < nk; k++) {
+		if (!(keys[k] = floe_iceberg_schema_field(now->schema, s->unique_key[k])))
+			return 0; /* silver's key is not bronze's column */
+		ids[k] = keys[k]->id;
+	}
+	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
+	int made = nk ? 1 : 0;
+	floe_buf_puts(&sql, "CREATE OR REPLACE TEMP TABLE floe_deleted_keys AS SELECT DISTINCT floe_f.i, floe_d.pos");
+	for (size_t k = 0; k < nk; k++) {
+		floe_buf_puts(&sql, ", floe_d.");
+		floe_buf_put_quoted(&sql, s->unique_key[k], '"');
+	}
+	floe_buf_puts(&sql, " FROM (");
+	for (size_t i = 0; i < now->n_deletes && made == 1; i++) {
+		const floe_iceberg_scan_file *d = &now->deletes[i];
+		if (has_delete_file(before, d->file.path))
+			continue;
+		if ((made = floe_iceberg_deletes_row_names(job->arena, bronze, d, ids, nk, names)) != 1)
+			break;
+		const char *uri = floe_iceberg_storage_engine_uri(floe_iceberg_table_storage(bronze), job->arena, d->file.path);
+		if (!uri) {
+			made = -1;
+			break;
+		}
+		floe_buf_puts(&sql, n_new++ ? " UNION ALL SELECT file_path, pos" : "SELECT file_path, pos");
+		for (size_t k = 0; k < nk; k++) {
+			floe_buf_puts(&sql, ", CAST(struct_extract(\"row\", ");
+			floe_buf_put_quoted(&sql, names[k], '\'');
+			floe_buf_puts(&sql, ") AS ");
+			floe_query_duck_type(&sql, keys[k]->type);
+			floe_buf_puts(&sql, ") AS ");
+			floe_buf_put_quoted(&sql, s->unique_key[k], '"');
+		}
+		floe_buf_puts(&sql, " FROM read_parquet(");
+		floe_buf_put_quoted(&sql, uri, '\'');
+		floe_buf_putc(&sql, ')');
+	}
+	if (made != 1 || n_new == 0)
+		goto done;
+	/* the entries at exactly the newly deleted positions: file i's position p as i * 2^32 + p */
+	size_t expected = 0;
+	floe_buf_puts(&sql, ") floe_d JOIN (SELECT unnest([");
+	for (size_t i = 0; i < n_deleted; i++) {
+		floe_buf_puts(&sql, i ? ", " : "");
+		floe_buf_put_quoted(&sql, deleted[i].file.path, '\'');
+		expected += deleted[i].n_deleted;
+	}
+	floe_buf_printf(&sql, "]) AS p, unnest(range(%zu)) AS i) floe_f ON floe_d.file_path = floe_f.p WHERE "
+			      "floe_f.i * 4294967296 + floe_d.pos IN (", n_deleted);
+	int64_t *at = floe_arena_alloc(job->arena, (expected + 1) * sizeof(*at));
+	size_t m = 0;
+	for (size_t i = 0; i < n_deleted; i++)
+		for (size_t k = 0; k < deleted[i].n_deleted; k++)
+			at[m++] = (int64_t)i * 4294967296 + deleted[i].deleted[k];
+	floe_engine_put_int64_rows(&sql, at, m);
+	floe_buf_putc(&sql, ')');
+	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0 ||
+	    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_deleted_keys") < 0) {
+		made = -1;
+		goto done;
+	}
+	made = strtoull(floe_buf_cstr(&n), NULL, 10) == expected; /* one row a position, or read the rows */
+	floe_buf_clear(&sql);
+	floe_buf_puts(&sql, made ? "CREATE TEMP VIEW floe_deleted AS SELECT * EXCLUDE (i, pos) FROM floe_deleted_keys"
+				 : "DROP TABLE floe_deleted_keys");
+	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0)
+		made = -1;
+done:
+	floe_buf_free(&sql);
+	floe_buf_free(&n);
+	if (made >= 0)
+		floe_log_debug(made ? "%s: the keys bronze deleted read from its %zu new delete files' rows"
+				    : "%s: the rows bronze deleted read from its data files (%zu new delete files, "
+				      "one without the keys)",
+			       job->result->table, n_new);
+	return made;
+}
+
 /*
  * The rows of snapshot `before` that `now` no longer has: floe_removed, those of the files it
  * removed (as `before` read them), and floe_deleted, merge-on-read, those it deleted from files it
- * kept (by position).
+ * kept (by position: their keys only when the delete files carry them, deleted_keys_view).
  */
 static int removed_view(silver_job *job, floe_iceberg_table *bronze, const floe_iceberg_scan *now,
 			const floe_iceberg_scan *before, floe_iceberg_scan_file *added, size_t *n_added)
@@ -198,6 +304,9 @@ static int removed_view(silver_job *job, floe_iceberg_table *bronze, const floe_
 	part.files = deleted, part.n_files = n_deleted;
 	if (files_view(job, bronze, "floe_removed", now, removed, n_removed) < 0)
 		return -1;
+	int keys = n_deleted ? deleted_keys_view(job, bronze, now, before, deleted, n_deleted) : 0;
+	if (keys != 0)
+		return keys < 0 ? -1 : 0;
 	return floe_query_view_deleted(job->engine, job->arena, "main", "floe_deleted", floe_iceberg_table_storage(bronze),
 				       &part, now->schema);
 }

@@ -123,7 +123,12 @@ def test_silver_over_merge_on_read_bronze_takes_the_changed_keys_from_its_delete
         src.admin(f"UPDATE events SET kind = 'x{step}' WHERE event_id IN (3, 150, 290); "
                   f"DELETE FROM events WHERE event_id = {10 + step}; "
                   f"INSERT INTO events (event_id, kind) VALUES ({301 + step}, 'new')")
-        s = run(src, proj, "--table", "public.events")["silver.events"]
+        r = src.floe(proj, "-vv", "run", "--json", "--table", "public.events", check=None)
+        assert r.rc == 0, r.out + r.err
+        s = {t["table"]: t for t in json.loads(r.out)["silver"]}["silver.events"]
+        # the deleted keys come from the delete file's `row` (bronze writes each deleted row's key
+        # there), not from decoding the key column of the data files the rows were deleted from
+        assert "silver.events: the keys bronze deleted read from its 1 new delete files' rows" in r.err, r.err
         bronze = catalog(proj).load_table("bronze.events").current_snapshot().summary
         assert bronze["floe.write-mode"] == "merge-on-read" and int(bronze["total-delete-files"]) >= 1, bronze
         assert s["state"] == "built" and s["changed_keys"] == 5, s

@@ -184,6 +184,13 @@ FLOE_TEST(iceberg_deletes_carry_their_rows_key_values)
 	FLOE_CHECK(floe_engine_query_text(e.engine, &out, sql) == 0);
 	FLOE_CHECK_STR(floe_buf_cstr(&out), a_first ? "2,9,17" : "17,2,9");
 	floe_buf_free(&out);
+	/* the row's fields found by id, named as in the file; an id it lacks: not found */
+	floe_iceberg_scan_file sf = { .file = del };
+	const char *names[2] = { NULL, NULL };
+	int32_t want_ids[2] = { 1, 2 };
+	FLOE_CHECK(floe_iceberg_deletes_row_names(e.a, e.t, &sf, want_ids, 1, names) == 1 && names[0] &&
+		   strcmp(names[0], "id") == 0);
+	FLOE_CHECK(floe_iceberg_deletes_row_names(e.a, e.t, &sf, want_ids, 2, names) == 0);
 	/* committed, it deletes as a delete without rows does */
 	floe_iceberg_scan *scan = NULL;
 	FLOE_CHECK(floe_iceberg_table_row_delta(e.t, NULL, 0, NULL, 0, &del, 1, NULL) == 0);
@@ -198,6 +205,8 @@ FLOE_TEST(iceberg_deletes_carry_their_rows_key_values)
 	m = r ? floe_parquet_reader_meta(r) : NULL;
 	FLOE_CHECK(m && m->n_fields == 2);
 	floe_parquet_reader_free(r);
+	sf.file = del;
+	FLOE_CHECK(floe_iceberg_deletes_row_names(e.a, e.t, &sf, want_ids, 1, names) == 0); /* a reader reads the rows instead */
 	floe_vector_free(&id);
 	denv_close(&e);
 }

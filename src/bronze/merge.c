@@ -425,7 +425,7 @@ static void route_changes(merge *m)
 
 /* ---- 3. deletes ---- */
 
-/* A position delete's key row (its `row`): change c's key, or deleted key d's (write_delete_rows). */
+/* A position delete's key row (its `row`): change c's key, or deleted key d's (write_position_deletes). */
 #define ROW_OF_CHANGE(c) ((int64_t)(c))
 #define ROW_OF_DELETE(d) (-(int64_t)(d) - 1)
 

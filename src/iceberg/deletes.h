@@ -48,8 +48,8 @@ typedef struct floe_iceberg_deleted_rows {
 } floe_iceberg_deleted_rows;
 
 /*
- * Write `dels` (sorted here by path, then position; duplicates dropped) as one position
- * delete file in the table's data directory through its storage, with each deleted row's
+ * Write `dels` (the file's entries sorted by path, then position, duplicates dropped;
+ * `dels` itself left in its order) as one position delete file in the table's data directory through its storage, with each deleted row's
  * `rows` values when given (NULL: file_path and pos only); *out describes it (content
  * POSITION_DELETES, record count, bounds), allocated in `arena`. Nothing is written for
  * n = 0 (an error: the caller skips it). A failure leaves no file.

@@ -199,10 +199,11 @@ static void put_no_rows(floe_buf *sql, const floe_iceberg_schema *schema, bool p
 typedef enum view_rows { VIEW_LIVE, VIEW_DELETED, VIEW_ALL_POSITIONS } view_rows;
 
 /*
- * Merge-on-read: " WHERE `pos` NOT IN (…)" over the positions the scan's position deletes remove
- * (loaded with floe_iceberg_table_plan_live), each the file's index × 2^32 + the row number.
+ * Merge-on-read: "`pos` NOT IN (…)" (in: "IN") over the positions the scan's position deletes
+ * remove (loaded with floe_iceberg_table_plan_live), each the file's index × 2^32 + the row number,
+ * after `lead`; nothing when there are none.
  */
-static void put_live(floe_buf *sql, const floe_iceberg_scan *scan, const char *pos)
+static void put_positions(floe_buf *sql, const floe_iceberg_scan *scan, const char *lead, const char *pos, bool in)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < scan->n_files; i++)
@@ -214,15 +215,25 @@ static void put_live(floe_buf *sql, const floe_iceberg_scan *scan, const char *p
 	for (size_t i = 0; i < scan->n_files; i++)
 		for (size_t k = 0; k < scan->files[i].n_deleted; k++)
 			v[n++] = (int64_t)i * 4294967296 + scan->files[i].deleted[k];
-	floe_buf_printf(sql, " WHERE %s NOT IN (", pos);
+	floe_buf_printf(sql, "%s%s %sIN (", lead, pos, in ? "" : "NOT ");
 	floe_engine_put_int64_rows(sql, v, n);
 	floe_buf_putc(sql, ')');
 	free(v);
 }
 
+static void put_live(floe_buf *sql, const floe_iceberg_scan *scan, const char *pos)
+{
+	put_positions(sql, scan, " WHERE ", pos, false);
+}
+
 void floe_query_put_live(floe_buf *sql, const floe_iceberg_scan *scan, const char *pos)
 {
 	put_live(sql, scan, pos);
+}
+
+void floe_query_put_deleted_in(floe_buf *sql, const floe_iceberg_scan *scan, const char *pos)
+{
+	put_positions(sql, scan, "", pos, true);
 }
 
 /*

@@ -55,6 +55,8 @@ int floe_query_view_positions(floe_engine *e, floe_arena *a, const char *ns, con
 
 /* " WHERE `pos` NOT IN (…)": the scan's deleted positions as floe_pos counts them (nothing when none). */
 void floe_query_put_live(floe_buf *sql, const floe_iceberg_scan *scan, const char *pos);
+/* "`pos` IN (…)": the same positions, to keep only the deleted rows (nothing when none). */
+void floe_query_put_deleted_in(floe_buf *sql, const floe_iceberg_scan *scan, const char *pos);
 
 /*
  * read_parquet's `schema = MAP {…}` argument for `schema`: each column found by its field id,

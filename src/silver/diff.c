@@ -191,14 +191,14 @@ static bool has_delete_file(const floe_iceberg_scan *scan, const char *path)
 }
 
 /*
- * floe_deleted, the keys of the rows `now` deleted from files `before` had (`deleted`: those files,
- * each with those positions), read from the delete files added since when each carries the key in
+ * floe_deleted, the keys of the rows `now` deleted from files `before` had (`part`: those files,
+ * each with those positions as its `deleted`), read from the delete files added since when each carries the key in
  * its `row` (deletes.h; bronze writes it) — a few pages, where the rows themselves are the key
  * column of every file a load deleted from. Taken only when the keys found cover every such
  * position: 1 made; 0 not (floe_query_view_deleted reads the rows), -1 error.
  */
 static int deleted_keys_view(silver_job *job, floe_iceberg_table *bronze, const floe_iceberg_scan *now,
-			     const floe_iceberg_scan *before, const floe_iceberg_scan_file *deleted, size_t n_deleted)
+			     const floe_iceberg_scan *before, const floe_iceberg_scan *part)
 {
 	const floe_lock_silver *s = job->table->silver;
 	size_t nk = s->n_unique_key, n_new = 0;
@@ -244,23 +244,17 @@ static int deleted_keys_view(silver_job *job, floe_iceberg_table *bronze, const 
 	}
 	if (made != 1 || n_new == 0)
 		goto done;
-	/* the entries at exactly the newly deleted positions: file i's position p as i * 2^32 + p */
+	/* the entries at exactly the newly deleted positions (file i's as floe query counts them) */
 	size_t expected = 0;
 	floe_buf_puts(&sql, ") floe_d JOIN (SELECT unnest([");
-	for (size_t i = 0; i < n_deleted; i++) {
+	for (size_t i = 0; i < part->n_files; i++) {
 		floe_buf_puts(&sql, i ? ", " : "");
-		floe_buf_put_quoted(&sql, deleted[i].file.path, '\'');
-		expected += deleted[i].n_deleted;
+		floe_buf_put_quoted(&sql, part->files[i].file.path, '\'');
+		expected += part->files[i].n_deleted;
 	}
-	floe_buf_printf(&sql, "]) AS p, unnest(range(%zu)) AS i) floe_f ON floe_d.file_path = floe_f.p WHERE "
-			      "floe_f.i * 4294967296 + floe_d.pos IN (", n_deleted);
-	int64_t *at = floe_arena_alloc(job->arena, (expected + 1) * sizeof(*at));
-	size_t m = 0;
-	for (size_t i = 0; i < n_deleted; i++)
-		for (size_t k = 0; k < deleted[i].n_deleted; k++)
-			at[m++] = (int64_t)i * 4294967296 + deleted[i].deleted[k];
-	floe_engine_put_int64_rows(&sql, at, m);
-	floe_buf_putc(&sql, ')');
+	floe_buf_printf(&sql, "]) AS p, unnest(range(%zu)) AS i) floe_f ON floe_d.file_path = floe_f.p WHERE ",
+			part->n_files);
+	floe_query_put_deleted_in(&sql, part, "floe_f.i * 4294967296 + floe_d.pos");
 	if (floe_engine_exec(job->engine, floe_buf_cstr(&sql)) < 0 ||
 	    floe_engine_query_text(job->engine, &n, "SELECT count(*) FROM floe_deleted_keys") < 0) {
 		made = -1;
@@ -304,7 +298,7 @@ static int removed_view(silver_job *job, floe_iceberg_table *bronze, const floe_
 	part.files = deleted, part.n_files = n_deleted;
 	if (files_view(job, bronze, "floe_removed", now, removed, n_removed) < 0)
 		return -1;
-	int keys = n_deleted ? deleted_keys_view(job, bronze, now, before, deleted, n_deleted) : 0;
+	int keys = n_deleted ? deleted_keys_view(job, bronze, now, before, &part) : 0;
 	if (keys != 0)
 		return keys < 0 ? -1 : 0;
 	return floe_query_view_deleted(job->engine, job->arena, "main", "floe_deleted", floe_iceberg_table_storage(bronze),

@@ -484,6 +484,37 @@ static void put_parent_holding(floe_buf *sql, const floe_lock_test *t, const flo
 	floe_query_put_live(sql, now, "floe_pos");
 }
 
+/*
+ * " FROM (SELECT columns AS fields FROM <held>)": what put_parent_holding gives when the parent's
+ * key index found the keys it holds (silver_keys_held, temporary table `held`).
+ */
+static void put_held(floe_buf *sql, const floe_lock_test *t, const char *held)
+{
+	floe_buf_puts(sql, " FROM (SELECT ");
+	put_columns(sql, t->columns, t->fields, t->n_columns);
+	floe_buf_printf(sql, " FROM %s)", held);
+}
+
+/*
+ * " FROM …" into `sql`: the rows of temporary table `keys` that parent `pt` holds at `now` — from
+ * its key index when it answers (silver_keys_held), else by a scan of its key columns
+ * (put_parent_holding over view nm->parent_pos, made here).
+ */
+static int put_holding(silver_job *job, floe_buf *sql, const floe_lock_test *t, floe_iceberg_table *pt,
+		       const floe_iceberg_scan *now, const rel_names *nm, const char *keys)
+{
+	const char *held = floe_arena_printf(job->arena, "%s_held", keys);
+	int h = silver_keys_held(job, t, now, keys, held);
+	if (h < 0 || (h == 0 && floe_query_view_positions(job->engine, job->arena, "main", nm->parent_pos,
+							  floe_iceberg_table_storage(pt), now, now->schema) < 0))
+		return -1;
+	if (h)
+		put_held(sql, t, held);
+	else
+		put_parent_holding(sql, t, now, nm, keys);
+	return 0;
+}
+
 /* `count(*)` of temporary table `name` into *out. */
 static int count_rows(silver_job *job, const char *name, int64_t *out)
 {
@@ -502,8 +533,8 @@ static int count_rows(silver_job *job, const char *name, int64_t *out)
  * holds now (one scan of the parent at `now`, its key columns only: put_parent_holding); `gone` —
  * the removed ones it no longer holds (none when the parent is still at P0). *n_gone: how many.
  */
-static int rel_sets(silver_job *job, const floe_lock_test *t, const floe_iceberg_scan *now, bool moved,
-		    const rel_names *nm, int64_t *n_gone)
+static int rel_sets(silver_job *job, const floe_lock_test *t, floe_iceberg_table *pt, const floe_iceberg_scan *now,
+		    bool moved, const rel_names *nm, int64_t *n_gone)
 {
 	floe_buf sql = FLOE_BUF_INIT;
 	size_t k = t->n_columns;
@@ -520,15 +551,19 @@ static int rel_sets(silver_job *job, const floe_lock_test *t, const floe_iceberg
 	all_not_null(&sql, t->columns, k);
 	if (moved)
 		floe_buf_printf(&sql, " UNION SELECT * FROM %s_keys", nm->removed);
-	floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT DISTINCT ", nm->found);
+	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	floe_buf_clear(&sql);
+	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT DISTINCT ", nm->found);
 	put_columns(&sql, t->fields, NULL, k);
-	put_parent_holding(&sql, t, now, nm, nm->keys);
+	if (error == 0)
+		error = put_holding(job, &sql, t, pt, now, nm, nm->keys);
 	if (moved) {
 		floe_buf_printf(&sql, "; CREATE TEMP TABLE %s AS SELECT * FROM %s_keys EXCEPT SELECT ", nm->gone, nm->removed);
 		put_columns(&sql, t->fields, t->columns, k);
 		floe_buf_printf(&sql, " FROM %s", nm->found);
 	}
-	int error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
+	if (error == 0)
+		error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
 	*n_gone = 0;
 	if (error == 0 && moved)
 		error = count_rows(job, nm->gone, n_gone);
@@ -568,19 +603,16 @@ static int rel_sets_remembered(silver_job *job, const floe_lock_test *t, floe_ic
 	const char *rest = floe_arena_printf(job->arena, "%s_rest", nm->keys);
 	if (error == 0)
 		error = count_rows(job, rest, &n_rest);
-	if (error == 0 && n_rest > 0)
-		error = floe_query_view_positions(job->engine, job->arena, "main", nm->parent_pos,
-						  floe_iceberg_table_storage(pt), now, now->schema);
 	floe_buf_clear(&sql);
 	floe_buf_printf(&sql, "CREATE TEMP TABLE %s AS SELECT ", nm->found);
 	put_columns(&sql, t->columns, t->fields, k);
 	floe_buf_printf(&sql, " FROM %s_changed floe_c SEMI JOIN %s floe_k", nm->removed, nm->keys);
 	put_on(&sql, "floe_c", t->columns, "floe_k", t->columns, k);
 	floe_buf_puts(&sql, " WHERE NOT floe_gone");
-	if (n_rest > 0) {
+	if (error == 0 && n_rest > 0) {
 		floe_buf_puts(&sql, " UNION SELECT DISTINCT ");
 		put_columns(&sql, t->fields, NULL, k);
-		put_parent_holding(&sql, t, now, nm, rest);
+		error = put_holding(job, &sql, t, pt, now, nm, rest);
 	}
 	if (error == 0)
 		error = floe_engine_exec(job->engine, floe_buf_cstr(&sql));
@@ -805,9 +837,7 @@ static int rel_narrow(silver_job *job, const floe_lock_test *t, size_t i, floe_i
 		if (rel_sets_remembered(job, t, pt, now, g, &nm, &n_gone) < 0)
 			return -1;
 	} else if ((moved && silver_removed_rows(job, pt, now, from, nm.removed) < 0) ||
-		   floe_query_view_positions(job->engine, job->arena, "main", nm.parent_pos, floe_iceberg_table_storage(pt),
-					     now, now->schema) < 0 ||
-		   rel_sets(job, t, now, moved, &nm, &n_gone) < 0) {
+		   rel_sets(job, t, pt, now, moved, &nm, &n_gone) < 0) {
 		return -1;
 	}
 	const char *rows = "floe_fresh"; /* the parent lost no key: only a new row can be an orphan */

@@ -393,6 +393,8 @@ static int audit_publish(silver_build *b)
 	if (!nothing) {
 		silver_remember_gone(b, r->snapshot_id);
 		silver_step(job, "gone keys (for the tables that reference it)");
+		silver_keys_published(b);
+		silver_step(job, "key index");
 	}
 	b->n_files = 0; /* committed: they belong to the table now */
 	if (silver_write_quarantine(b) < 0)
@@ -537,6 +539,7 @@ int silver_build_table(silver_job *job)
 	error = audit_publish(&b);
 cleanup:
 	floe_iceberg_table_free(bronze);
+	silver_keys_close(&b);
 	floe_iceberg_table_free(b.silver);
 	build_engine_close(job);
 	if (job->tmp_dir)

@@ -490,16 +490,9 @@ static int touched_rows(silver_build *b, floe_engine_result **r)
 	return error;
 }
 
-/*
- * Merge-on-read, b->dels: the file and position of every live silver row whose key changed (a row
- * deleted already by a live delete file is not listed again). The rows themselves stay in place.
- */
-static int rows_to_delete(silver_build *b)
+/* b->dels from rows (filename, file_row_number) of live silver rows (a row a live delete file removed is left out). */
+static void push_rows(silver_build *b, floe_engine_result *r)
 {
-	floe_engine_result *r = NULL;
-	int probe = b->previous && b->previous->n_files ? silver_gone_probe(b->job) : 0;
-	if (probe < 0 || (probe ? touched_rows(b, &r) : changed_rows(b, &r, true)) < 0)
-		return -1;
 	for (size_t i = 0; r && i < floe_engine_result_rows(r); i++) {
 		size_t k = previous_file(b, floe_engine_result_text(r, i, 0));
 		int64_t pos = strtoll(floe_engine_result_text(r, i, 1), NULL, 10);
@@ -507,8 +500,46 @@ static int rows_to_delete(silver_build *b)
 			*FLOE_ARENA_PUSH(b->job->arena, b->dels, b->n_dels, b->cap_dels) =
 				(floe_iceberg_position_delete){ .path = b->previous->files[k].file.path, .pos = pos };
 	}
+}
+
+/* b->dels by a scan of the silver files' key columns. */
+static int scanned_rows_to_delete(silver_build *b)
+{
+	floe_engine_result *r = NULL;
+	if (changed_rows(b, &r, true) < 0)
+		return -1;
+	push_rows(b, r);
 	floe_engine_result_free(r);
 	return 0;
+}
+
+/* b->dels and job->probe_kept by touched_rows' scan. */
+static int touched_rows_to_delete(silver_build *b)
+{
+	floe_engine_result *r = NULL;
+	if (touched_rows(b, &r) < 0)
+		return -1;
+	push_rows(b, r);
+	floe_engine_result_free(r);
+	return 0;
+}
+
+/*
+ * Merge-on-read, b->dels: the file and position of every live silver row whose key changed (a row
+ * deleted already by a live delete file is not listed again). The rows themselves stay in place.
+ * Looked up in the table's key index (keys.c) unless a probe reads the key columns anyway.
+ */
+static int rows_to_delete(silver_build *b)
+{
+	int probe = b->previous && b->previous->n_files ? silver_gone_probe(b->job) : 0;
+	if (probe < 0)
+		return -1;
+	int by_index = b->previous && b->previous->n_files
+			       ? silver_keys_rows_to_delete(b, probe, probe ? touched_rows_to_delete : scanned_rows_to_delete)
+			       : 0;
+	if (by_index)
+		return by_index < 0 ? -1 : 0;
+	return probe ? touched_rows_to_delete(b) : scanned_rows_to_delete(b);
 }
 
 /* Whether the model is the one `floe generate` wrote (no hand edit): its row for a key depends only on that key's rows. */

@@ -120,8 +120,31 @@ typedef struct silver_build {
 	floe_iceberg_data_file *files;    /* the new data files (none: no rows), key ranges in order */
 	size_t n_files, cap_files;
 	const char **tmp;                 /* where each new file is until published (store_files): NULL once stored */
+	struct floe_keyindex *keys;       /* the table's key index (keys.c); NULL: not opened */
 	size_t n_tmp_files, cap_tmp;
 } silver_build;
+
+/* ---- keys.c: the table's key index, where each key's live row is ---- */
+
+/*
+ * b->dels (merge-on-read) found in the key index: the live rows of floe_changed's keys, and with
+ * `probe` (silver_gone_probe's floe_probe) job->probe_kept. 1 done; 0 not (the table's key has no
+ * index, the probe's foreign key is not the key's first column, or the index could not be used:
+ * logged), -1 error. `scan` is how they are found without it (FLOE_SILVER_KEYS_CHECK=1 runs both
+ * and fails when they differ).
+ */
+int silver_keys_rows_to_delete(silver_build *b, bool probe, int (*scan)(silver_build *b));
+/*
+ * Temporary table `held`: the rows of temporary table `keys` (a relationships test t's foreign
+ * keys, under the child's column names) that parent t->to holds at `now`, found in the parent's
+ * key index instead of a scan of its key. 1 made; 0 not (the test's fields are not the parent's
+ * key, or its index lacks a file of `now`), -1 error.
+ */
+int silver_keys_held(silver_job *job, const floe_lock_test *t, const floe_iceberg_scan *now, const char *keys,
+		     const char *held);
+/* After the publish: the new files' keys added, files no longer live dropped (a failure logged, never the build's). */
+void silver_keys_published(silver_build *b);
+void silver_keys_close(silver_build *b);
 
 /* The project's SQL catalog, one handle per thread that builds (share.c). */
 int silver_catalog_open(floe_iceberg_catalog **cat, floe_arena *arena, const floe_config *config);

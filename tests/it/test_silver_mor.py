@@ -137,3 +137,57 @@ def test_silver_over_merge_on_read_bronze_takes_the_changed_keys_from_its_delete
         want = source(src, "events")
         assert rows_pyiceberg(proj, "silver.events") == want
         assert rows_duckdb(proj, "silver.events") == want
+
+
+def test_the_key_index_finds_the_changed_rows_and_damage_falls_back_to_the_scan(src, proj):
+    # every incremental build finds the live rows of its changed keys in the table's key index
+    # (.floe/keys/), which the builds keep; the suite runs with FLOE_SILVER_KEYS_CHECK=1, so each
+    # such build also finds them by scanning the key column and fails if the two differ
+    s = run(src, proj, "--layer", "silver", "--full-refresh", "--table", "silver.accounts")["silver.accounts"]
+    assert s["state"] == "built", s
+    index = [p for p in (proj / ".floe" / "keys").glob("silver.accounts.*") if p.is_dir()]
+    assert len(index) == 1 and (index[0] / "manifest").is_file(), index
+
+    def build(sql):
+        src.admin(sql)
+        r = src.floe(proj, "-vv", "run", "--json", "--table", "public.accounts", check=None)
+        assert r.rc == 0, r.out + r.err
+        s = {t["table"]: t for t in json.loads(r.out)["silver"]}["silver.accounts"]
+        assert s["state"] == "built" and s["changed_keys"] > 0, s
+        want = source(src)
+        assert rows_pyiceberg(proj, "silver.accounts") == rows_duckdb(proj, "silver.accounts") == want
+        return r.err
+
+    def segments():
+        return [p for p in index[0].iterdir() if p.name.startswith("seg-")]
+
+    err = build("UPDATE accounts SET balance = balance + 3 WHERE account_id IN (20, 220); DELETE FROM accounts WHERE account_id = 30")
+    assert "silver.accounts: the rows of 3 changed keys found in the key index: 3 live" in err, err
+    assert len(segments()) == 2  # the full build's, and this build's new file
+
+    # damaged keys (every key byte of every segment flipped, the headers intact): the lookup that
+    # reads them fails, the build finds its rows by the scan instead and says why
+    for seg in segments():
+        data = bytearray(seg.read_bytes())
+        width, n_rows = int.from_bytes(data[8:12], "little"), int.from_bytes(data[24:32], "little")
+        assert width == 4 and n_rows > 0  # the header: "FLOEKIX2", width, …, n_rows (src/keyindex/keyindex.c)
+        for i in range(len(data) - width * n_rows, len(data)):
+            data[i] ^= 0xFF
+        seg.write_bytes(bytes(data))
+    err = build("UPDATE accounts SET owner = 'dmg' WHERE account_id IN (21, 221)")
+    assert "silver.accounts: the key index is not used (a lookup failed): the key index at" in err, err
+    assert "is damaged" in err, err
+
+    # a segment cut short is left out: its files are read into the index again, and it answers
+    for seg in segments():
+        seg.write_bytes(seg.read_bytes()[:100])
+    err = build("UPDATE accounts SET owner = 'cut' WHERE account_id IN (22, 222)")
+    assert "left out (missing, damaged or of another key)" in err, err
+    assert "silver.accounts: the rows of 2 changed keys found in the key index: 2 live" in err, err
+
+    # the index removed: built again from the table's files
+    import shutil
+    shutil.rmtree(index[0])
+    err = build("DELETE FROM accounts WHERE account_id = 23")
+    assert "silver.accounts: the rows of 1 changed keys found in the key index: 1 live" in err, err
+    assert (index[0] / "manifest").is_file()

@@ -805,6 +805,7 @@ void silver_remember_gone(silver_build *b, int64_t to)
 
 void silver_memo_clear(silver_memo *m)
 {
+	floe_engine_close(silver_memo_warmed(m)); /* never asked for: no table was built */
 	floe_engine_close(m->engine);
 	m->engine = NULL;
 	for (size_t i = 0; i < m->n_gone; i++)

@@ -429,6 +429,31 @@ static const char *case_twins(floe_arena *a, const floe_iceberg_field *fields, s
  * so that no view or table of a build meets another's and all go with it (build_engine_close);
  * without a memo a database of its own. A failed build's error never quotes a row's value.
  */
+static void *warm_engine(void *arg)
+{
+	silver_memo *m = arg;
+	if (floe_engine_open(&m->warmed, NULL) < 0) {
+		floe_error_clear(); /* the first build opens one itself and says why it cannot */
+		m->warmed = NULL;
+	}
+	return NULL;
+}
+
+void silver_memo_warm(silver_memo *m)
+{
+	m->warming = pthread_create(&m->warm, NULL, warm_engine, m) == 0;
+}
+
+floe_engine *silver_memo_warmed(silver_memo *m)
+{
+	if (m->warming)
+		pthread_join(m->warm, NULL);
+	m->warming = false;
+	floe_engine *e = m->warmed;
+	m->warmed = NULL;
+	return e;
+}
+
 static int build_engine_open(silver_job *job)
 {
 	silver_memo *m = job->memo;
@@ -444,7 +469,8 @@ static int build_engine_open(silver_job *job)
 	}
 	pthread_mutex_lock(&m->mu);
 	if (!m->engine) {
-		int error = floe_engine_open(&m->engine, NULL);
+		m->engine = silver_memo_warmed(m);
+		int error = m->engine ? 0 : floe_engine_open(&m->engine, NULL);
 		if (error == 0 && key)
 			error = floe_engine_set_pii_key(m->engine, key, strlen(key));
 		if (error == 0 && m->threads > 0)

@@ -362,6 +362,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 	owned *own = floe_xcalloc(1, sizeof(*own));
 	out->owned = own;
 	own->arena = floe_arena_new();
+	silver_memo_warm(&memo); /* while the lock, catalog and ledger are read, and the first tables opened */
 	if (floe_silver_open(&own->lock, &st, &cat, own->arena, config) < 0 || floe_state_reconcile_latest(st, own->arena, &recs, &n_recs) < 0)
 		goto cleanup;
 	floe_iceberg_catalog_free(cat); /* each thread opens its own */

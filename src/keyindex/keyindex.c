@@ -306,6 +306,15 @@ int floe_keyindex_open(floe_keyindex **out, const char *dir, size_t width, size_
 	return 0;
 }
 
+bool floe_keyindex_exists(const char *dir)
+{
+	floe_buf path = FLOE_BUF_INIT;
+	floe_buf_printf(&path, "%s/" MANIFEST, dir);
+	bool there = floe_fs_exists(floe_buf_cstr(&path));
+	floe_buf_free(&path);
+	return there;
+}
+
 void floe_keyindex_free(floe_keyindex *ix)
 {
 	if (!ix)

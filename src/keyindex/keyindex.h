@@ -39,6 +39,9 @@ typedef struct floe_keyindex floe_keyindex;
 int floe_keyindex_open(floe_keyindex **out, const char *dir, size_t width, size_t prefix);
 void floe_keyindex_free(floe_keyindex *ix);
 
+/* Whether an index was ever written under `dir` (its manifest is there). */
+bool floe_keyindex_exists(const char *dir);
+
 /* Whether the keys of the data file at `path` with `rows` rows are in the index. */
 bool floe_keyindex_has_file(const floe_keyindex *ix, const char *path, int64_t rows);
 

@@ -628,6 +628,10 @@ static int rel_sets_remembered(silver_job *job, const floe_lock_test *t, floe_ic
  */
 static int kept_gone(silver_job *job, const floe_lock_test *t, const rel_names *nm, bool *any)
 {
+	int by_index = silver_keys_kept_gone(job, t, nm->gone, any);
+	if (by_index < 0 || (by_index && !silver_keys_checking()))
+		return by_index < 0 ? -1 : 0;
+	bool indexed = *any;
 	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
 	floe_buf_puts(&sql, "SELECT count(*) FROM (SELECT floe_pos FROM floe_kept_pos floe_w SEMI JOIN ");
 	floe_buf_puts(&sql, nm->gone);
@@ -636,6 +640,10 @@ static int kept_gone(silver_job *job, const floe_lock_test *t, const rel_names *
 	floe_buf_printf(&sql, ")%s", job->kept_live);
 	int error = floe_engine_query_text(job->engine, &n, floe_buf_cstr(&sql));
 	*any = error == 0 && strcmp(floe_buf_cstr(&n), "0") != 0;
+	if (error == 0 && by_index && indexed != *any)
+		error = floe_error_set(FLOE_ERR_INTERNAL, "%s: %s: the index of its foreign key says a kept row %s a lost key, "
+							  "the scan says it %s", job->result->table, t->name,
+				       indexed ? "holds" : "holds no", *any ? "does" : "does not");
 	floe_buf_free(&sql);
 	floe_buf_free(&n);
 	return error;

@@ -101,6 +101,8 @@ static int kept_view(silver_build *b)
 	    floe_query_view_positions(job->engine, job->arena, "main", "floe_kept_pos", floe_iceberg_table_storage(b->silver),
 				      &kept, schema) < 0)
 		return -1;
+	b->kept = floe_arena_alloc(job->arena, sizeof(*b->kept));
+	*b->kept = kept;
 	floe_buf live = FLOE_BUF_INIT;
 	floe_query_put_live(&live, &kept, "floe_pos");
 	job->kept_live = floe_arena_strdup(job->arena, floe_buf_cstr(&live));
@@ -516,6 +518,7 @@ static void build_engine_close(silver_job *job)
 int silver_build_table(silver_job *job)
 {
 	silver_build b = { .job = job, .s = job->table->silver };
+	job->build = &b;
 	floe_iceberg_table *bronze = NULL;
 	floe_iceberg_scan *scan = NULL;
 	floe_buf model = FLOE_BUF_INIT;
@@ -566,6 +569,7 @@ int silver_build_table(silver_job *job)
 cleanup:
 	floe_iceberg_table_free(bronze);
 	silver_keys_close(&b);
+	job->build = NULL;
 	floe_iceberg_table_free(b.silver);
 	build_engine_close(job);
 	if (job->tmp_dir)

@@ -38,18 +38,19 @@ typedef struct key_column {
 typedef struct key_layout {
 	key_column cols[MAX_KEY_COLUMNS];
 	size_t n, width;
+	bool nullable;                    /* a foreign key's: a row without a value is all 0xff bytes (put_column) */
 } key_layout;
 
-/* The layout of s's key; false when a column is not uuid, int or long, or masked. */
-static bool layout_of(const floe_lock_silver *s, key_layout *out)
+/* The layout of columns `cols` (n) of s; false when one is not uuid, int or long, or masked. */
+static bool layout_cols(const floe_lock_silver *s, const char *const *cols, size_t n, key_layout *out)
 {
 	*out = (key_layout){ 0 };
-	if (s->n_unique_key == 0 || s->n_unique_key > MAX_KEY_COLUMNS)
+	if (n == 0 || n > MAX_KEY_COLUMNS)
 		return false;
-	for (size_t k = 0; k < s->n_unique_key; k++) {
+	for (size_t k = 0; k < n; k++) {
 		const floe_lock_silver_column *c = NULL;
 		for (size_t i = 0; i < s->n_columns && !c; i++)
-			c = strcmp(s->columns[i].name, s->unique_key[k]) == 0 ? &s->columns[i] : NULL;
+			c = strcmp(s->columns[i].name, cols[k]) == 0 ? &s->columns[i] : NULL;
 		const char *t = c && c->type ? c->type->primitive : NULL;
 		if (!t || c->pii)
 			return false;
@@ -66,6 +67,12 @@ static bool layout_of(const floe_lock_silver *s, key_layout *out)
 		out->width += kc->width;
 	}
 	return true;
+}
+
+/* The layout of s's key. */
+static bool layout_of(const floe_lock_silver *s, key_layout *out)
+{
+	return layout_cols(s, s->unique_key, s->n_unique_key, out);
 }
 
 /* .floe/keys/<ns>.<name>.<field ids>: a key of other columns is another index. */
@@ -99,10 +106,14 @@ static size_t field_with_id(const floe_parquet_meta *m, int id)
 /* Row group values of key column `c` (vector v, its rows from `row0`) into `keys`; false when one is NULL. */
 static bool put_column(uint8_t *keys, const key_layout *k, const key_column *c, const floe_vector *v, int64_t row0)
 {
-	if (v->validity && floe_vector_null_count(v) > 0)
+	if (v->validity && !k->nullable && floe_vector_null_count(v) > 0)
 		return false;
 	uint8_t *p = keys + (size_t)row0 * k->width + c->offset;
 	for (size_t i = 0; i < v->len; i++, p += k->width) {
+		if (!floe_vector_is_valid(v, i)) { /* a value no lookup asks for but a key's own: a false "found" costs a read, never a row */
+			memset(p, 0xff, c->width);
+			continue;
+		}
 		const void *src = c->type == FLOE_VEC_UUID ? (const void *)(v->v.fixed + i * 16)
 				  : c->type == FLOE_VEC_INT ? (const void *)&v->v.i32[i]
 							    : (const void *)&v->v.i64[i];
@@ -169,17 +180,18 @@ cleanup:
 	return error;
 }
 
-/* Add the keys of `files` (those the index lacks) to b->keys. */
-static int add_files(silver_build *b, const key_layout *k, const floe_iceberg_data_file *const *files, size_t n)
+/* Add the keys of `files` (those index ix lacks) of b's table to ix. */
+static int add_files(floe_keyindex *ix, silver_build *b, const key_layout *k, const floe_iceberg_data_file *const *files,
+		     size_t n)
 {
 	floe_keyindex_file *in = floe_xcalloc(n ? n : 1, sizeof(*in));
 	size_t n_in = 0;
 	int error = 0;
 	for (size_t i = 0; i < n && error == 0; i++)
-		if (!floe_keyindex_has_file(b->keys, files[i]->path, files[i]->record_count))
+		if (!floe_keyindex_has_file(ix, files[i]->path, files[i]->record_count))
 			error = read_keys(b, k, files[i], &in[n_in++]);
 	if (error == 0 && n_in)
-		error = floe_keyindex_add(b->keys, in, n_in);
+		error = floe_keyindex_add(ix, in, n_in);
 	for (size_t i = 0; i < n_in; i++) {
 		free((void *)in[i].keys);
 	}
@@ -253,11 +265,13 @@ static int found(void *ctx, const char *path, int64_t pos)
 	return 0;
 }
 
-/* Whether a live row is found: 1 stops the lookup at the first. */
+/* Whether a live row is found: 1 (counted in f->n_rows) stops the lookup at the first. */
 static int found_live(void *ctx, const char *path, int64_t pos)
 {
 	finder *f = ctx;
-	return live_file(f, path, pos) < f->scan->n_files;
+	bool live = live_file(f, path, pos) < f->scan->n_files;
+	f->n_rows += live;
+	return live;
 }
 
 /* Key column `c`'s value from DuckDB's text of it into `p`; false when it is not one. */
@@ -408,11 +422,16 @@ static int check_same(silver_build *b, floe_iceberg_position_delete *scan, size_
 			      (long long)b->job->probe_kept, n, (long long)kept);
 }
 
+bool silver_keys_checking(void)
+{
+	const char *on = getenv("FLOE_SILVER_KEYS_CHECK");
+	return on && strcmp(on, "1") == 0;
+}
+
 /* FLOE_SILVER_KEYS_CHECK=1: `scan` finds the same rows (and kept count) as the index did. */
 static int check_by_scan(silver_build *b, int (*scan)(silver_build *b))
 {
-	const char *on = getenv("FLOE_SILVER_KEYS_CHECK");
-	if (!on || strcmp(on, "1") != 0)
+	if (!silver_keys_checking())
 		return 0;
 	floe_iceberg_position_delete *mine = b->dels;
 	size_t n_mine = b->n_dels, cap = b->cap_dels;
@@ -436,7 +455,7 @@ int silver_keys_rows_to_delete(silver_build *b, bool probe, int (*scan)(silver_b
 	const floe_iceberg_data_file **live = floe_arena_alloc(job->arena, (b->previous->n_files + 1) * sizeof(*live));
 	for (size_t i = 0; i < b->previous->n_files; i++)
 		live[i] = &b->previous->files[i].file;
-	if (add_files(b, &k, live, b->previous->n_files) < 0) {
+	if (add_files(b->keys, b, &k, live, b->previous->n_files) < 0) {
 		give_up(b, "(the live files' keys could not be read)");
 		return 0;
 	}
@@ -527,13 +546,107 @@ cleanup:
 	return done;
 }
 
+/* ---- the indexes of foreign key columns ---- */
+
+struct silver_fk_index {
+	const char *const *columns;
+	size_t n;
+	key_layout k;
+	floe_keyindex *ix;                /* NULL: given up for this build */
+};
+
+/* Whether `cols` (n) are s's key columns, in order. */
+static bool is_key_columns(const floe_lock_silver *s, const char *const *cols, size_t n)
+{
+	bool same = n == s->n_unique_key;
+	for (size_t i = 0; i < n && same; i++)
+		same = strcmp(cols[i], s->unique_key[i]) == 0;
+	return same;
+}
+
+/* b's index of columns `cols` (n, not the key): opened once, made when `make` (else only when one exists). NULL: none. */
+static struct silver_fk_index *fk_index(silver_build *b, const char *const *cols, size_t n, bool make)
+{
+	silver_job *job = b->job;
+	for (size_t i = 0; i < b->n_fks; i++) {
+		struct silver_fk_index *x = &b->fks[i];
+		bool same = x->n == n;
+		for (size_t c = 0; c < n && same; c++)
+			same = strcmp(x->columns[c], cols[c]) == 0;
+		if (same)
+			return x->ix ? x : NULL;
+	}
+	key_layout k;
+	if (is_key_columns(b->s, cols, n) || !layout_cols(b->s, cols, n, &k))
+		return NULL;
+	k.nullable = true;
+	const char *dir = index_dir(job, b->s, &k);
+	floe_keyindex *ix = NULL;
+	if (!make && !floe_keyindex_exists(dir))
+		return NULL;
+	if (floe_keyindex_open(&ix, dir, k.width, k.cols[0].width) < 0) {
+		floe_log_debug("%s: the index of a foreign key could not be opened: %s", b->s->table, floe_error_last()->message);
+		floe_error_clear();
+	}
+	struct silver_fk_index *x = FLOE_ARENA_PUSH(job->arena, b->fks, b->n_fks, b->cap_fks);
+	*x = (struct silver_fk_index){ .columns = cols, .n = n, .k = k, .ix = ix };
+	return ix ? x : NULL;
+}
+
+/* Index x given up for this build (logged). */
+static void fk_give_up(silver_build *b, struct silver_fk_index *x, const char *when)
+{
+	floe_log_debug("%s: the index of %s is not used %s: %s", b->s->table, x->columns[0], when, floe_error_last()->message);
+	floe_error_clear();
+	floe_keyindex_free(x->ix);
+	x->ix = NULL;
+}
+
+int silver_keys_kept_gone(silver_job *job, const floe_lock_test *t, const char *gone, bool *any)
+{
+	silver_build *b = job->build;
+	if (!b || !b->kept || !b->silver || !b->previous || is_key_columns(b->s, t->columns, t->n_columns))
+		return 0;
+	struct silver_fk_index *x = fk_index(b, t->columns, t->n_columns, true);
+	if (!x)
+		return 0;
+	const floe_iceberg_data_file **live = floe_arena_alloc(job->arena, (b->previous->n_files + 1) * sizeof(*live));
+	for (size_t i = 0; i < b->previous->n_files; i++)
+		live[i] = &b->previous->files[i].file;
+	if (add_files(x->ix, b, &x->k, live, b->previous->n_files) < 0) {
+		fk_give_up(b, x, "(the live files' values could not be read)");
+		return 0;
+	}
+	finder f = finder_of(job->arena, b->kept);
+	size_t n_keys = 0;
+	int rc = lookup_rows(job, x->ix, &x->k, x->k.n, text_query(job->arena, t->columns, t->n_columns, gone, false),
+			     found_live, &f, NULL, NULL, &n_keys);
+	if (rc == -2) {
+		fk_give_up(b, x, "(a lookup failed)");
+		return 0;
+	}
+	if (rc < 0)
+		return -1;
+	*any = f.n_rows > 0;
+	floe_log_debug("%s: %s: kept rows of %zu lost keys found in the index of its foreign key: %s", job->result->table,
+		       t->name, n_keys, *any ? "some" : "none");
+	return 1;
+}
+
 /* ---- after a publish ---- */
+
+/* Index ix of layout k (of b's table) brought to the published files: `added` in, those not `live` out. */
+static int bring_up(silver_build *b, floe_keyindex *ix, const key_layout *k, const floe_iceberg_data_file *const *added,
+		    size_t n_added, const char *const *live, size_t n_live)
+{
+	return add_files(ix, b, k, added, n_added) < 0 || floe_keyindex_prune(ix, live, n_live) < 0 ? -1 : 0;
+}
 
 void silver_keys_published(silver_build *b)
 {
 	silver_job *job = b->job;
 	key_layout k;
-	if (!b->silver || open_index(b, &k) < 0)
+	if (!b->silver)
 		return;
 	size_t n = b->n_files, n_live = 0;
 	const floe_iceberg_data_file **added = floe_arena_alloc(job->arena, (n + 1) * sizeof(*added));
@@ -550,12 +663,23 @@ void silver_keys_published(silver_build *b)
 	}
 	for (size_t i = 0; i < n; i++)
 		live[n_live++] = b->files[i].path;
-	if (add_files(b, &k, added, n) < 0 || floe_keyindex_prune(b->keys, live, n_live) < 0)
+	if (open_index(b, &k) == 0 && bring_up(b, b->keys, &k, added, n, live, n_live) < 0)
 		give_up(b, "(the new files' keys could not be added; the next build reads them)");
+	for (size_t i = 0; i < b->s->n_tests; i++) { /* the foreign keys' indexes made before */
+		const floe_lock_test *t = &b->s->tests[i];
+		struct silver_fk_index *x = strcmp(t->kind, "relationships") == 0
+						    ? fk_index(b, t->columns, t->n_columns, false)
+						    : NULL;
+		if (x && bring_up(b, x->ix, &x->k, added, n, live, n_live) < 0)
+			fk_give_up(b, x, "(the new files' values could not be added; the next build reads them)");
+	}
 }
 
 void silver_keys_close(silver_build *b)
 {
 	floe_keyindex_free(b->keys);
 	b->keys = NULL;
+	for (size_t i = 0; i < b->n_fks; i++)
+		floe_keyindex_free(b->fks[i].ix);
+	b->n_fks = 0;
 }

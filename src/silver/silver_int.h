@@ -99,6 +99,7 @@ typedef struct silver_job {
 	void (*wait_reads)(struct silver_job *job); /* run.c's: returns once the silver tables the build reads
 	                                     are built (builds run at once); NULL: they are */
 	struct silver_run *run;           /* what wait_reads waits on */
+	struct silver_build *build;       /* the build under way (silver_build_table); NULL: none */
 	bool reads_waited;
 } silver_job;
 
@@ -125,6 +126,9 @@ typedef struct silver_build {
 	size_t n_files, cap_files;
 	const char **tmp;                 /* where each new file is until published (store_files): NULL once stored */
 	struct floe_keyindex *keys;       /* the table's key index (keys.c); NULL: not opened */
+	struct silver_fk_index *fks;      /* indexes of its foreign key columns opened by this build (keys.c) */
+	size_t n_fks, cap_fks;
+	floe_iceberg_scan *kept;          /* merge-on-read: the live files less b->dels (build.c's kept_view); NULL: none */
 	size_t n_tmp_files, cap_tmp;
 } silver_build;
 
@@ -146,6 +150,15 @@ int silver_keys_rows_to_delete(silver_build *b, bool probe, int (*scan)(silver_b
  */
 int silver_keys_held(silver_job *job, const floe_lock_test *t, const floe_iceberg_scan *now, const char *keys,
 		     const char *held);
+/*
+ * *any: whether a kept row (b->kept) holds one of the foreign keys of temporary table `gone` (test
+ * t's columns), found in the table's index of those columns — made from the live files the first
+ * time it is asked for, and kept up to date by every publish after. 1 answered; 0 not (the
+ * columns' types, or the index could not be used: logged), -1 error.
+ */
+int silver_keys_kept_gone(silver_job *job, const floe_lock_test *t, const char *gone, bool *any);
+/* FLOE_SILVER_KEYS_CHECK=1: every answer of the key index is checked by the scan it saves. */
+bool silver_keys_checking(void);
 /* After the publish: the new files' keys added, files no longer live dropped (a failure logged, never the build's). */
 void silver_keys_published(silver_build *b);
 void silver_keys_close(silver_build *b);

@@ -484,18 +484,29 @@ static void draft_free(draft *d)
 	free(d->keys);
 }
 
+#define AHEAD 16 /* home slots computed (and their cache lines asked for) this many keys ahead */
+
 /* The slots of d's keys (n_rows of them) in a table of n_slots. */
 static uint32_t *place(const floe_keyindex *ix, const draft *d, uint64_t n_slots)
 {
 	uint32_t *slots = floe_xcalloc(n_slots, 4);
-	uint64_t o = 0;
-	for (size_t f = 0; f < d->n_files; f++)
-		for (int64_t r = 0; r < d->rows[f]; r++, o++) {
-			uint64_t at = home(hash_prefix(d->keys[f] + (size_t)r * ix->width, ix->prefix), n_slots);
-			while (slots[at])
-				at = at + 1 == n_slots ? 0 : at + 1;
-			slots[at] = (uint32_t)(o + 1);
+	uint64_t o = 0, ring[AHEAD];
+	for (size_t f = 0; f < d->n_files; f++) {
+		const uint8_t *keys = d->keys[f];
+		int64_t rows = d->rows[f];
+		for (int64_t r = 0; r < rows + AHEAD; r++) {
+			if (r >= AHEAD) { /* key r - AHEAD, whose line was asked for AHEAD keys ago */
+				uint64_t at = ring[r % AHEAD];
+				while (slots[at])
+					at = at + 1 == n_slots ? 0 : at + 1;
+				slots[at] = (uint32_t)(o++ + 1);
+			}
+			if (r < rows) { /* a random write a key: its line fetched while the ones before it are placed */
+				ring[r % AHEAD] = home(hash_prefix(keys + (size_t)r * ix->width, ix->prefix), n_slots);
+				__builtin_prefetch(&slots[ring[r % AHEAD]], 1);
+			}
 		}
+	}
 	return slots;
 }
 

@@ -395,6 +395,10 @@ static int audit_publish(silver_build *b)
 	if (!nothing) {
 		silver_remember_gone(b, r->snapshot_id);
 		silver_step(job, "gone keys (for the tables that reference it)");
+	}
+	if (job->readable)
+		job->readable(job); /* what the tables reading this one need is there: the index work below is this table's */
+	if (!nothing) {
 		silver_keys_published(b);
 		silver_step(job, "key index");
 	}

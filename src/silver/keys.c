@@ -109,6 +109,12 @@ static bool put_column(uint8_t *keys, const key_layout *k, const key_column *c, 
 	if (v->validity && !k->nullable && floe_vector_null_count(v) > 0)
 		return false;
 	uint8_t *p = keys + (size_t)row0 * k->width + c->offset;
+	if (k->n == 1 && !v->validity) { /* one column: the vector's values are the keys, one block */
+		const void *src = c->type == FLOE_VEC_UUID ? (const void *)v->v.fixed
+				  : c->type == FLOE_VEC_INT ? (const void *)v->v.i32 : (const void *)v->v.i64;
+		memcpy(p, src, v->len * c->width);
+		return true;
+	}
 	for (size_t i = 0; i < v->len; i++, p += k->width) {
 		if (!floe_vector_is_valid(v, i)) { /* a value no lookup asks for but a key's own: a false "found" costs a read, never a row */
 			memset(p, 0xff, c->width);
@@ -607,9 +613,11 @@ int silver_keys_kept_gone(silver_job *job, const floe_lock_test *t, const char *
 	silver_build *b = job->build;
 	if (!b || !b->kept || !b->silver || !b->previous || is_key_columns(b->s, t->columns, t->n_columns))
 		return 0;
-	struct silver_fk_index *x = fk_index(b, t->columns, t->n_columns, true);
-	if (!x)
+	struct silver_fk_index *x = fk_index(b, t->columns, t->n_columns, false);
+	if (!x) { /* none yet: the scan answers, and the publish makes one (off the path of the tables that read this one) */
+		b->fk_wanted = true;
 		return 0;
+	}
 	const floe_iceberg_data_file **live = floe_arena_alloc(job->arena, (b->previous->n_files + 1) * sizeof(*live));
 	for (size_t i = 0; i < b->previous->n_files; i++)
 		live[i] = &b->previous->files[i].file;
@@ -635,11 +643,11 @@ int silver_keys_kept_gone(silver_job *job, const floe_lock_test *t, const char *
 
 /* ---- after a publish ---- */
 
-/* Index ix of layout k (of b's table) brought to the published files: `added` in, those not `live` out. */
-static int bring_up(silver_build *b, floe_keyindex *ix, const key_layout *k, const floe_iceberg_data_file *const *added,
-		    size_t n_added, const char *const *live, size_t n_live)
+/* Index ix of layout k (of b's table) brought to the published files: those it lacks read in, those not live out. */
+static int bring_up(silver_build *b, floe_keyindex *ix, const key_layout *k, const floe_iceberg_data_file *const *files,
+		    const char *const *live, size_t n_live)
 {
-	return add_files(ix, b, k, added, n_added) < 0 || floe_keyindex_prune(ix, live, n_live) < 0 ? -1 : 0;
+	return add_files(ix, b, k, files, n_live) < 0 || floe_keyindex_prune(ix, live, n_live) < 0 ? -1 : 0;
 }
 
 void silver_keys_published(silver_build *b)
@@ -648,29 +656,28 @@ void silver_keys_published(silver_build *b)
 	key_layout k;
 	if (!b->silver)
 		return;
-	size_t n = b->n_files, n_live = 0;
-	const floe_iceberg_data_file **added = floe_arena_alloc(job->arena, (n + 1) * sizeof(*added));
-	for (size_t i = 0; i < n; i++)
-		added[i] = &b->files[i];
-	size_t n_prev = b->incremental && b->previous ? b->previous->n_files : 0;
-	const char **live = floe_arena_alloc(job->arena, (n + n_prev + 1) * sizeof(*live));
+	size_t n_prev = b->incremental && b->previous ? b->previous->n_files : 0, n_live = 0;
+	const floe_iceberg_data_file **files = floe_arena_alloc(job->arena, (b->n_files + n_prev + 1) * sizeof(*files));
+	const char **live = floe_arena_alloc(job->arena, (b->n_files + n_prev + 1) * sizeof(*live));
 	for (size_t i = 0; i < n_prev; i++) {
 		bool rewritten = false;
 		for (size_t r = 0; r < b->n_removed && !rewritten; r++)
 			rewritten = strcmp(b->removed[r], b->previous->files[i].file.path) == 0;
 		if (!rewritten)
-			live[n_live++] = b->previous->files[i].file.path;
+			files[n_live++] = &b->previous->files[i].file;
 	}
-	for (size_t i = 0; i < n; i++)
-		live[n_live++] = b->files[i].path;
-	if (open_index(b, &k) == 0 && bring_up(b, b->keys, &k, added, n, live, n_live) < 0)
+	for (size_t i = 0; i < b->n_files; i++)
+		files[n_live++] = &b->files[i];
+	for (size_t i = 0; i < n_live; i++)
+		live[i] = files[i]->path;
+	if (open_index(b, &k) == 0 && bring_up(b, b->keys, &k, files, live, n_live) < 0)
 		give_up(b, "(the new files' keys could not be added; the next build reads them)");
-	for (size_t i = 0; i < b->s->n_tests; i++) { /* the foreign keys' indexes made before */
+	for (size_t i = 0; i < b->s->n_tests; i++) { /* the foreign keys' indexes: made before, or wanted by this build */
 		const floe_lock_test *t = &b->s->tests[i];
 		struct silver_fk_index *x = strcmp(t->kind, "relationships") == 0
-						    ? fk_index(b, t->columns, t->n_columns, false)
+						    ? fk_index(b, t->columns, t->n_columns, b->fk_wanted)
 						    : NULL;
-		if (x && bring_up(b, x->ix, &x->k, added, n, live, n_live) < 0)
+		if (x && bring_up(b, x->ix, &x->k, files, live, n_live) < 0)
 			fk_give_up(b, x, "(the new files' values could not be added; the next build reads them)");
 	}
 }

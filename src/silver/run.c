@@ -186,6 +186,7 @@ typedef struct silver_run {
 	bool *after_all;                  /* starts once every earlier table finished: its model may ref()
 	                                     any, or an earlier one's tests read it */
 	enum { WAITING, BUILDING, FINISHED } *status;
+	bool *readable;                   /* published, or over: what a table reading it waits for (wait_reads) */
 	size_t started;
 	pthread_mutex_t mu;               /* guards status, started and the ledger */
 	pthread_cond_t finished;
@@ -228,8 +229,18 @@ static void wait_reads(silver_job *job)
 	size_t i = (size_t)(job - c->jobs);
 	pthread_mutex_lock(&c->mu);
 	for (size_t k = 0; k < i; k++)
-		while (c->status[k] != FINISHED && reads(c, i, k))
+		while (!c->readable[k] && reads(c, i, k))
 			pthread_cond_wait(&c->finished, &c->mu);
+	pthread_mutex_unlock(&c->mu);
+}
+
+/* job->readable: the tables reading this one may go on (its index upkeep and history are its own). */
+static void mark_readable(silver_job *job)
+{
+	run_ctx *c = job->run;
+	pthread_mutex_lock(&c->mu);
+	c->readable[job - c->jobs] = true;
+	pthread_cond_broadcast(&c->finished);
 	pthread_mutex_unlock(&c->mu);
 }
 
@@ -307,6 +318,7 @@ static void *worker(void *arg)
 		floe_buf_free(&job->whole);
 		pthread_mutex_lock(&c->mu);
 		c->status[i] = FINISHED;
+		c->readable[i] = true;
 		pthread_cond_broadcast(&c->finished);
 	}
 	pthread_mutex_unlock(&c->mu);
@@ -382,6 +394,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 		      .jobs = floe_arena_alloc(own->arena, (n + 1) * sizeof(silver_job)),
 		      .after_all = floe_arena_alloc(own->arena, n + 1),
 		      .status = floe_arena_alloc(own->arena, (n + 1) * sizeof(*c.status)),
+		      .readable = floe_arena_alloc(own->arena, n + 1),
 		      .mu = PTHREAD_MUTEX_INITIALIZER, .finished = PTHREAD_COND_INITIALIZER };
 	for (size_t i = 0; i < n; i++) {
 		floe_silver_result *r = &out->results[out->n_results++];
@@ -391,11 +404,12 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 		c.jobs[i] = (silver_job){ .config = config, .lock = own->lock, .table = order[i], .pipeline_dir = pipeline,
 					  .run_id = out->run_id, .full_refresh = opts->full_refresh, .arena = a, .result = r,
 					  .memo = &memo, .notes = FLOE_BUF_INIT, .whole = FLOE_BUF_INIT,
-					  .wait_reads = wait_reads, .run = &c };
+					  .readable = mark_readable, .wait_reads = wait_reads, .run = &c };
 		c.after_all[i] = !silver_model_generated(config, pipeline, order[i]);
 		for (size_t k = 0; k < i && !c.after_all[i]; k++)
 			c.after_all[i] = order[k] != order[i] && tests_read(order[k], order[i]); /* a cycle */
 		c.status[i] = WAITING;
+		c.readable[i] = false;
 	}
 	int jobs = opts->jobs > 0 ? opts->jobs : SILVER_JOBS_DEFAULT;
 	memo.threads = duck_threads(jobs < (int)n ? jobs : (int)n);

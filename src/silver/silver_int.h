@@ -96,6 +96,8 @@ typedef struct silver_job {
 	                                     floe_kept_pos, what leaves out the rows floe_kept leaves out */
 	const char *parents;              /* "silver.orders=12;…": the parent snapshots this build's
 	                                     relationships tests read (floe.parent-snapshots at publish) */
+	void (*readable)(struct silver_job *job); /* run.c's: the table is published (or will not be) — the
+	                                     tables that read it need not wait for the rest of its build; NULL: none */
 	void (*wait_reads)(struct silver_job *job); /* run.c's: returns once the silver tables the build reads
 	                                     are built (builds run at once); NULL: they are */
 	struct silver_run *run;           /* what wait_reads waits on */
@@ -128,6 +130,7 @@ typedef struct silver_build {
 	struct floe_keyindex *keys;       /* the table's key index (keys.c); NULL: not opened */
 	struct silver_fk_index *fks;      /* indexes of its foreign key columns opened by this build (keys.c) */
 	size_t n_fks, cap_fks;
+	bool fk_wanted;                   /* a kept-rows question found no index of its foreign key: the publish makes them */
 	floe_iceberg_scan *kept;          /* merge-on-read: the live files less b->dels (build.c's kept_view); NULL: none */
 	size_t n_tmp_files, cap_tmp;
 } silver_build;
@@ -152,9 +155,9 @@ int silver_keys_held(silver_job *job, const floe_lock_test *t, const floe_iceber
 		     const char *held);
 /*
  * *any: whether a kept row (b->kept) holds one of the foreign keys of temporary table `gone` (test
- * t's columns), found in the table's index of those columns — made from the live files the first
- * time it is asked for, and kept up to date by every publish after. 1 answered; 0 not (the
- * columns' types, or the index could not be used: logged), -1 error.
+ * t's columns), found in the table's index of those columns. 1 answered; 0 not (the columns'
+ * types; no index yet — the publish then makes it, for the builds after —; or it could not be
+ * used: logged), -1 error.
  */
 int silver_keys_kept_gone(silver_job *job, const floe_lock_test *t, const char *gone, bool *any);
 /* FLOE_SILVER_KEYS_CHECK=1: every answer of the key index is checked by the scan it saves. */

@@ -125,7 +125,8 @@ static uint64_t checksum(uint64_t h, const uint8_t *p, size_t n)
 		h = ((h ^ w) << 29 | (h ^ w) >> 35) * 0x9e3779b97f4a7c15ULL;
 	}
 	w = 0;
-	memcpy(&w, p, n);
+	if (n) /* p may be the end of nothing */
+		memcpy(&w, p, n);
 	return mix(h ^ w ^ ((uint64_t)n << 60));
 }
 

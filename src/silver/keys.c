@@ -395,7 +395,8 @@ static int probe_kept(silver_build *b, const key_layout *k)
 	if (rc < 0)
 		return rc;
 	floe_iceberg_position_delete *dels = floe_arena_alloc(job->arena, (b->n_dels + 1) * sizeof(*dels));
-	memcpy(dels, b->dels, b->n_dels * sizeof(*dels));
+	if (b->n_dels) /* b->dels is NULL when none */
+		memcpy(dels, b->dels, b->n_dels * sizeof(*dels));
 	qsort(dels, b->n_dels, sizeof(*dels), cmp_ref);
 	int64_t kept = 0;
 	for (size_t i = 0; i < f.n_rows; i++)
@@ -415,9 +416,11 @@ static int cmp_del(const void *x, const void *y)
 static int check_same(silver_build *b, floe_iceberg_position_delete *scan, size_t n, int64_t kept)
 {
 	floe_iceberg_position_delete *mine = floe_arena_alloc(b->job->arena, (b->n_dels + 1) * sizeof(*mine));
-	memcpy(mine, b->dels, b->n_dels * sizeof(*mine));
+	if (b->n_dels) /* b->dels and scan are NULL when they hold none */
+		memcpy(mine, b->dels, b->n_dels * sizeof(*mine));
 	qsort(mine, b->n_dels, sizeof(*mine), cmp_del);
-	qsort(scan, n, sizeof(*scan), cmp_del);
+	if (n)
+		qsort(scan, n, sizeof(*scan), cmp_del);
 	bool same = n == b->n_dels && kept == b->job->probe_kept;
 	for (size_t i = 0; i < n && same; i++)
 		same = cmp_del(&mine[i], &scan[i]) == 0;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 void silver_step(silver_job *job, const char *what)
@@ -447,6 +448,9 @@ static void *warm_engine(void *arg)
 
 void silver_memo_warm(silver_memo *m)
 {
+	/* glibc's time zone state set here first: DuckDB's start reads it (tzset) on the new thread, and
+	   glibc sets it up (and frees the old name) on first use, under a lock ThreadSanitizer cannot see */
+	tzset();
 	m->warming = pthread_create(&m->warm, NULL, warm_engine, m) == 0;
 }
 

@@ -205,6 +205,15 @@ static int add_files(floe_keyindex *ix, silver_build *b, const key_layout *k, co
 	return error;
 }
 
+/* Add the keys of the published snapshot's live files (b->previous) that index ix lacks. */
+static int add_published(floe_keyindex *ix, silver_build *b, const key_layout *k)
+{
+	const floe_iceberg_data_file **live = floe_arena_alloc(b->job->arena, (b->previous->n_files + 1) * sizeof(*live));
+	for (size_t i = 0; i < b->previous->n_files; i++)
+		live[i] = &b->previous->files[i].file;
+	return add_files(ix, b, k, live, b->previous->n_files);
+}
+
 /* Drop the index (it is not used by this build) after logging why. */
 static void give_up(silver_build *b, const char *when)
 {
@@ -461,10 +470,7 @@ int silver_keys_rows_to_delete(silver_build *b, bool probe, int (*scan)(silver_b
 	key_layout k;
 	if (open_index(b, &k) < 0)
 		return 0;
-	const floe_iceberg_data_file **live = floe_arena_alloc(job->arena, (b->previous->n_files + 1) * sizeof(*live));
-	for (size_t i = 0; i < b->previous->n_files; i++)
-		live[i] = &b->previous->files[i].file;
-	if (add_files(b->keys, b, &k, live, b->previous->n_files) < 0) {
+	if (add_published(b->keys, b, &k) < 0) {
 		give_up(b, "(the live files' keys could not be read)");
 		return 0;
 	}
@@ -512,7 +518,10 @@ int silver_keys_held(silver_job *job, const floe_lock_test *t, const floe_iceber
 	for (size_t c = 0; c < k.n; c++)
 		if (strcmp(t->fields[c], p->unique_key[c]) != 0)
 			return 0;
-	if (floe_keyindex_open(&ix, index_dir(job, p, &k), k.width, k.cols[0].width) < 0) {
+	const char *dir = index_dir(job, p, &k);
+	if (!floe_keyindex_exists(dir))
+		return 0; /* the parent's build makes it */
+	if (floe_keyindex_open(&ix, dir, k.width, k.cols[0].width) < 0) {
 		floe_log_debug("%s: %s: the parent's key index could not be opened: %s", job->result->table, t->name,
 			       floe_error_last()->message);
 		floe_error_clear();
@@ -621,10 +630,7 @@ int silver_keys_kept_gone(silver_job *job, const floe_lock_test *t, const char *
 		b->fk_wanted = true;
 		return 0;
 	}
-	const floe_iceberg_data_file **live = floe_arena_alloc(job->arena, (b->previous->n_files + 1) * sizeof(*live));
-	for (size_t i = 0; i < b->previous->n_files; i++)
-		live[i] = &b->previous->files[i].file;
-	if (add_files(x->ix, b, &x->k, live, b->previous->n_files) < 0) {
+	if (add_published(x->ix, b, &x->k) < 0) {
 		fk_give_up(b, x, "(the live files' values could not be read)");
 		return 0;
 	}

@@ -374,6 +374,10 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 	owned *own = floe_xcalloc(1, sizeof(*own));
 	out->owned = own;
 	own->arena = floe_arena_new();
+	if (opts->moved && !opts->n_moved) { /* bronze proved no load this run: no silver table to build */
+		snprintf(out->run_id, sizeof(out->run_id), "%s", opts->run_id ? opts->run_id : "");
+		return 0;
+	}
 	if (floe_silver_open(&own->lock, &st, &cat, own->arena, config) < 0 || floe_state_reconcile_latest(st, own->arena, &recs, &n_recs) < 0)
 		goto cleanup;
 	floe_iceberg_catalog_free(cat); /* each thread opens its own */
@@ -382,8 +386,9 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 		snprintf(out->run_id, sizeof(out->run_id), "%s", opts->run_id);
 	else if (floe_state_run_begin(st, "run", out->run_id) < 0)
 		goto cleanup;
-	silver_memo_warm(&memo); /* while the tables are ordered and the first ones opened */
 	size_t n = ordered(own->lock, opts, own->arena, &order);
+	if (n)
+		silver_memo_warm(&memo); /* while the first tables are opened */
 	memo.arena = own->arena;
 	memo.gone = floe_arena_alloc(own->arena, (n + 1) * sizeof(*memo.gone)); /* never moved: see silver_memo */
 	memo.cap_gone = n + 1;

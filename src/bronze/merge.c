@@ -125,7 +125,6 @@ typedef struct merge {
 	kept_keys kept;
 	const char *key_type0;         /* the first key column's source type (first_key_type) */
 	floe_vector *fine;             /* bounds subs_refine added */
-	bool wm_inline;                /* the key pass reads the watermark too (rereads_widespread) */
 	int64_t split_rows;            /* the rows of the split ranges (subs_plan) */
 } merge;
 
@@ -602,10 +601,11 @@ static void existing_by_index(merge *m, bronze_posindex *ix)
 
 /*
  * A change bronze has whose watermark is not past the last load's: possibly a row the late window
- * re-read unchanged. Its unit, and its position delete's index, until the watermarks are compared.
+ * re-read unchanged. Its position delete's index (bronze's row: file and position) until the
+ * watermarks are compared.
  */
 typedef struct reread {
-	size_t change, unit, pdel;
+	size_t change, pdel;
 } reread;
 
 /* Change c may be a re-read row: its watermark is not past the one the last load reached. */
@@ -624,7 +624,7 @@ static bool may_be_reread(const merge *m, size_t c)
  * part scans its units' keys (no other column), marks the changes it holds (a key lives in one
  * unit, so the parts mark different changes), notes the positions it replaces or deletes, the
  * changes that may be re-read rows, and keeps its keys; joined in unit order after, with the
- * order check across the boundary; then compare_rereads reads the watermark where it must.
+ * order check across the boundary; then compare_rereads reads those rows' watermarks.
  */
 typedef struct existing_part {
 	merge *m;
@@ -688,12 +688,11 @@ static int part_read(existing_part *p)
 	size_t c = 0, d = 0, hit = 0;
 	int rc;
 	floe_vector *keys[64];
-	size_t want[65];
+	size_t want[64];
 	memcpy(want, m->k->col, m->k->n * sizeof(size_t));
-	want[m->k->n] = (size_t)m->k->watermark;
 	order_init(&p->first, m, p->a);
 	order_init(&p->last, m, p->a);
-	bronze_scan_init(&s, p->a, m->l->table, &m->l->cols, p->files, p->n, want, m->k->n + m->wm_inline);
+	bronze_scan_init(&s, p->a, m->l->table, &m->l->cols, p->files, p->n, want, m->k->n);
 	bronze_scan_groups(&s, p->groups, m->k);
 	while ((rc = bronze_scan_next(&s)) > 0) {
 		for (size_t i = 0; i < m->k->n; i++)
@@ -718,14 +717,10 @@ static int part_read(existing_part *p)
 			c++;
 		if (c < m->n_chg && cmp == 0) {
 			m->exists[c] = true;
-			bool reread_here = m->wm_inline && may_be_reread(m, c);
-			if (reread_here)
-				m->same[c] = floe_vector_compare_rows(&s.vec[m->k->n], s.row, &m->chg[m->k->watermark], c) == 0;
-			else if (may_be_reread(m, c))
+			if (may_be_reread(m, c)) /* merge-on-read only: its mark says where bronze's row is */
 				*FLOE_ARENA_PUSH(p->a, p->rereads, p->n_rereads, p->cap_rereads) =
-					(reread){ .change = c, .unit = p->unit_of[s.file], .pdel = p->n_pdel };
-			if (!(reread_here && m->same[c] && m->l->mor))
-				part_mark(p, &s, ROW_OF_CHANGE(c)); /* merge-on-read: the old version goes (a re-read row the same stays) */
+					(reread){ .change = c, .pdel = p->n_pdel };
+			part_mark(p, &s, ROW_OF_CHANGE(c)); /* merge-on-read: the old version goes (compare_rereads keeps a re-read row the same) */
 		} else if (m->n_del && in_deletes(m, &d, keys, s.row)) {
 			p->deleted++;
 			part_mark(p, &s, ROW_OF_DELETE(d));
@@ -780,73 +775,93 @@ static int part_join(merge *m, existing_part *parts, size_t p, bool keep, reread
 	return 0;
 }
 
+/* A re-read row's place in bronze: the data file and position the key pass found it at. */
+typedef struct reread_at {
+	const char *path;
+	int64_t pos;
+	size_t r;                      /* its reread */
+} reread_at;
+
+static int by_file_and_position(const void *x, const void *y)
+{
+	const reread_at *a = x, *b = y;
+	int c = a->path == b->path ? 0 : strcmp(a->path, b->path);
+	return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* The live data file at `path`: a unit's, or a member of its group; NULL when none is. */
+static const floe_iceberg_data_file *data_file_at(const merge *m, const char *path)
+{
+	for (size_t f = 0; f < m->map.n_files; f++) {
+		const bronze_group *g = m->groups ? m->groups[f] : NULL;
+		if (!g && strcmp(m->files[f]->path, path) == 0)
+			return m->files[f];
+		for (size_t i = 0; g && i < g->n; i++)
+			if (strcmp(g->members[i]->file.path, path) == 0)
+				return &g->members[i]->file;
+	}
+	return NULL;
+}
+
 /*
- * The watermarks of the changes that may be re-read rows, against bronze's: read in the units that
- * hold them only (the key pass read no watermark). A change whose row bronze has with the same
- * watermark is unchanged (`same`): it is not written, and its row not marked deleted.
+ * The watermark column of `file` (its row groups in turn, no key read) at the positions of
+ * at[0..n) (ascending), against the re-read changes': `same` where equal, and then that row's
+ * position delete dropped (path NULL: the row stays).
+ */
+static int compare_in_file(merge *m, const floe_iceberg_data_file *file, const reread *rr, const reread_at *at,
+			   size_t n, size_t *dropped)
+{
+	size_t want = (size_t)m->k->watermark, i = 0;
+	bronze_scan s;
+	int rc = 0;
+	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, &file, 1, &want, 1);
+	while (i < n && (rc = bronze_scan_next(&s)) > 0) {
+		const char *path;
+		int64_t first;
+		bronze_scan_position(&s, &path, &first); /* the row group's first row */
+		for (; i < n && at[i].pos < first + (int64_t)s.rows; i++) {
+			size_t c = rr[at[i].r].change;
+			if (at[i].pos < first)
+				continue; /* not a row of the file: rewritten as a change */
+			m->same[c] = floe_vector_compare_rows(&s.vec[0], (size_t)(at[i].pos - first), &m->chg[m->k->watermark], c) == 0;
+			if (m->same[c]) {
+				m->pdel[rr[at[i].r].pdel].path = NULL;
+				(*dropped)++;
+			}
+		}
+		s.row = s.rows - 1; /* the rest of the row group: the next call moves past it */
+	}
+	bronze_scan_close(&s);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * The watermarks of the changes that may be re-read rows, against bronze's: read at the file and
+ * position the key pass found each at, in just the data files that hold one (a load after a
+ * load: mostly the delta files that load wrote, a few thousand rows). A change whose row bronze
+ * has with the same watermark is unchanged (`same`): it is not written, and its row not marked
+ * deleted.
  */
 static int compare_rereads(merge *m, const reread *rr, size_t n)
 {
-	const floe_iceberg_data_file **files = floe_arena_alloc(m->a, (n + 1) * sizeof(*files));
-	const bronze_group **groups = floe_arena_alloc(m->a, (n + 1) * sizeof(*groups));
-	size_t *want = floe_arena_alloc(m->a, (m->k->n + 2) * sizeof(size_t));
-	size_t n_units = 0, i = 0, dropped = 0;
-	floe_vector *keys[64];
-	bronze_scan s;
-	int rc = 0;
-	for (size_t r = 0; r < n; r++) /* rr is in key order, so in unit order */
-		if (n_units == 0 || rr[r].unit != rr[r - 1].unit) {
-			groups[n_units] = m->groups ? m->groups[rr[r].unit] : NULL;
-			files[n_units++] = m->files[rr[r].unit];
-		}
-	memcpy(want, m->k->col, m->k->n * sizeof(size_t));
-	want[m->k->n] = (size_t)m->k->watermark;
-	bronze_scan_init(&s, m->a, m->l->table, &m->l->cols, files, n_units, want, m->k->n + 1);
-	bronze_scan_groups(&s, groups, m->k);
-	while (i < n && (rc = bronze_scan_next(&s)) > 0) {
-		for (size_t k = 0; k < m->k->n; k++)
-			keys[k] = &s.vec[k];
-		int cmp = -1;
-		while (i < n && (cmp = bronze_key_cmp(m->k, m->chg_keys, rr[i].change, keys, s.row)) < 0)
-			i++;
-		if (i == n || cmp != 0)
-			continue;
-		size_t c = rr[i].change;
-		m->same[c] = floe_vector_compare_rows(&s.vec[m->k->n], s.row, &m->chg[m->k->watermark], c) == 0;
-		if (m->same[c] && m->l->mor) {
-			m->pdel[rr[i].pdel].path = NULL; /* the row stays */
-			dropped++;
-		}
-		i++;
+	reread_at *at = floe_arena_alloc(m->a, (n + 1) * sizeof(*at));
+	size_t dropped = 0;
+	for (size_t r = 0; r < n; r++)
+		at[r] = (reread_at){ .path = m->pdel[rr[r].pdel].path, .pos = m->pdel[rr[r].pdel].pos, .r = r };
+	qsort(at, n, sizeof(*at), by_file_and_position);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && strcmp(at[j].path, at[i].path) == 0; j++)
+			;
+		const floe_iceberg_data_file *file = data_file_at(m, at[i].path);
+		if (file && compare_in_file(m, file, rr, at + i, j - i, &dropped) < 0)
+			return -1; /* no file: not the same (rewritten) */
 	}
-	bronze_scan_close(&s);
-	if (rc < 0)
-		return -1;
 	size_t kept = 0;
 	for (size_t d = 0; dropped && d < m->n_pdel; d++)
 		if (m->pdel[d].path)
 			m->pdel[kept++] = m->pdel[d];
 	m->n_pdel -= dropped;
 	return 0;
-}
-
-/*
- * Whether the changes that may be re-read rows fall in units holding at least half the touched
- * rows (random keys: in every unit). Then the key pass reads the watermark along and compares
- * there, instead of compare_rereads scanning those units' keys a second time for it.
- */
-static bool rereads_widespread(merge *m, const size_t *unit_of, size_t n, int64_t rows)
-{
-	int64_t held = 0;
-	if (!m->skip_same)
-		return false;
-	bool *holds = floe_arena_alloc(m->a, (m->map.n_files + 1) * sizeof(bool));
-	for (size_t c = 0; c < m->n_chg; c++)
-		if (m->chg_file[c] != BRONZE_NO_FILE && m->chg_file[c] < m->map.n_files && may_be_reread(m, c))
-			holds[m->chg_file[c]] = true;
-	for (size_t i = 0; i < n; i++)
-		held += holds[unit_of[i]] ? unit_rows(m, unit_of[i]) : 0;
-	return held > 0 && 2 * held >= rows;
 }
 
 /* Which changes have a key bronze has, and (`keep`) the touched units' keys kept in m->kept. */
@@ -875,7 +890,6 @@ static int find_existing(merge *m, bool keep)
 			existing_by_index(m, ix);
 		return rc < 0 ? -1 : 0;
 	}
-	m->wm_inline = rereads_widespread(m, unit_of, n, rows);
 	/* the parts: units [0, cut) and [cut, n), about half the rows each */
 	size_t cut = n;
 	if (n >= 2 && bronze_load_threads() > 1) {
@@ -2318,8 +2332,7 @@ static int find_deletes(merge *m)
 		error = m->full ? 0 : -1; /* loads in full */
 		goto cleanup;
 	}
-	step(m, &t, m->wm_inline ? "keys and re-read rows' watermarks of the touched files read (the source counting meanwhile)"
-				 : "keys of the touched files read (the source counting meanwhile)");
+	step(m, &t, "keys of the touched files read, re-read rows' watermarks compared (the source counting meanwhile)");
 	int64_t *expected = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
 	bronze_map_expect(&m->map, expected, m->files, m->chg_keys[0], m->exists, m->n_chg);
 	subs_expect(m);

@@ -179,11 +179,11 @@ def test_scattered_deletes_among_few_changes_are_found_in_even_pieces_between_th
     log = []
     ranges, n_ranges, diffed, pieces = load(src, d, table, log, count_connections="2")
     assert pieces >= 300 and diffed <= 104, (ranges, n_ranges, diffed, pieces)
-    assert "keys and re-read rows' watermarks of the touched files read" in log[0]
+    assert "keys of the touched files read, re-read rows' watermarks compared" in log[0]
     # the pieces' later half counted on a second connection at the load's snapshot
     assert "source counted (its pieces on two connections)" in log[0], log[0]
-    # the first load's updates, re-read inside the late window in every file, are left alone: the
-    # key pass compares their watermark as it finds them
+    # the first load's updates, re-read inside the late window in every file, are left alone: their
+    # watermarks are read where the key pass found them (the delta files the first load wrote)
     s = summary(d, bronze)
     assert (s["floe.rows-updated"], s["floe.rows-deleted"]) == (str(updated), "104"), s
     assert int(s["floe.rows-read"]) > updated + 40, s

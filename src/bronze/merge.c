@@ -30,6 +30,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "iceberg/data_file.h"
 #include "iceberg/metadata.h"
 #include "iceberg/table.h"
@@ -82,6 +83,8 @@ typedef struct kept_keys {
 	bool on, ok;                   /* keeping now; kept whole (not dropped past KEEP_MAX_BYTES) */
 } kept_keys;
 
+typedef struct standby standby;
+
 typedef struct merge {
 	bronze_load *l;
 	floe_arena *a;
@@ -126,6 +129,7 @@ typedef struct merge {
 	const char *key_type0;         /* the first key column's source type (first_key_type) */
 	floe_vector *fine;             /* bounds subs_refine added */
 	int64_t split_rows;            /* the rows of the split ranges (subs_plan) */
+	standby *standby;              /* the count's second connection, opening (standby_start); NULL: none */
 } merge;
 
 static int key_types(merge *m, const char ***out);
@@ -1177,10 +1181,71 @@ static int count_pieces_select(merge *m, floe_buf *out, const key_bounds *b, con
 enum { COUNT_PIECES = 1, COUNT_RANGES = 2, COUNT_REST = 4 };
 
 /*
+ * The count's second connection, opened as the merge starts when the count may well take two
+ * (a table of COUNT_SPLIT_ROWS rows or more, two cores; count_on_two decides once the pieces are
+ * planned): its connecting, authenticating and snapshot import (10–25 ms) overlap reading the
+ * changes instead of delaying the later half of the count. The count's helper takes it; unused,
+ * it is closed at the merge's end.
+ */
+struct standby {
+	const floe_config *config;
+	const char *exported;
+	floe_pg *pg;
+	int rc;
+	floe_error err;
+	pthread_t thread;
+	bool taken;                    /* by a count_helper, whose thread joins it */
+};
+
+static void *standby_run(void *arg)
+{
+	standby *sb = arg;
+	if ((sb->rc = bronze_snapshot_connect(&sb->pg, sb->config, sb->exported)) < 0)
+		floe_error_take(&sb->err);
+	return NULL;
+}
+
+/* The rows the table's current snapshot holds (its data files'; -1: unknown). */
+static int64_t snapshot_rows(const merge *m)
+{
+	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(m->l->table));
+	const char *total = snap ? floe_iceberg_snapshot_summary(snap, "total-records") : NULL;
+	int64_t n = -1;
+	if (total && floe_text_parse_int64(&n, total, strlen(total), 0, INT64_MAX) < 0)
+		n = -1;
+	return n;
+}
+
+static void standby_start(merge *m)
+{
+	const char *env = getenv("FLOE_COUNT_CONNECTIONS");
+	bool forced = env && strcmp(env, "2") == 0;
+	if (!m->l->exported || (env && strcmp(env, "1") == 0) || m->full ||
+	    (!forced && (sysconf(_SC_NPROCESSORS_ONLN) < 2 || snapshot_rows(m) < COUNT_SPLIT_ROWS)))
+		return;
+	standby *sb = floe_arena_alloc(m->a, sizeof(*sb));
+	*sb = (standby){ .config = m->l->job->config, .exported = m->l->exported };
+	if (pthread_create(&sb->thread, NULL, standby_run, sb) == 0)
+		m->standby = sb; /* else the helper connects when it starts */
+}
+
+/* A standby no count took: joined and closed. */
+static void standby_end(merge *m)
+{
+	standby *sb = m->standby;
+	m->standby = NULL;
+	if (!sb || sb->taken)
+		return;
+	pthread_join(sb->thread, NULL);
+	floe_pg_close(sb->pg);
+	floe_error_discard(&sb->err);
+}
+
+/*
  * A second connection at the load's exported snapshot counting the later half of many pieces,
- * on a thread of its own from connecting to sending (its ~10 ms of connecting and authenticating
- * overlap the first half's count), so that the count — one index-only pass over the whole key of
- * a table whose changes touch every range, the steady state's critical path — takes two backends.
+ * on a thread of its own from connecting (or taking the standby's) to sending, so that the count —
+ * one index-only pass over the whole key of a table whose changes touch every range, the steady
+ * state's critical path — takes two backends.
  * Collected by counts_read; when it could not connect or import the snapshot (a connection limit,
  * say), its half is counted on the load's connection after the first, and the load goes on.
  */
@@ -1188,6 +1253,7 @@ typedef struct count_helper {
 	const floe_config *config;
 	const char *exported;
 	char *sql;                     /* its count (malloc'd in the caller's thread: quoting uses the load's connection) */
+	standby *standby;              /* the connection opened early, when there is one */
 	floe_pg *pg;
 	floe_pg_pending *pending;
 	int rc;
@@ -1199,8 +1265,18 @@ typedef struct count_helper {
 static void *helper_run(void *arg)
 {
 	count_helper *h = arg;
-	h->rc = bronze_snapshot_connect(&h->pg, h->config, h->exported) == 0 &&
-			floe_pg_exec(h->pg, "SET LOCAL jit = off") == 0 && floe_pg_send(&h->pending, h->pg, h->sql) == 0
+	standby *sb = h->standby;
+	bool connected;
+	if (sb) {
+		pthread_join(sb->thread, NULL);
+		h->pg = sb->pg;
+		sb->pg = NULL;
+		if (!(connected = sb->rc == 0))
+			floe_error_give(&sb->err); /* its error: this thread's, taken below */
+	} else {
+		connected = bronze_snapshot_connect(&h->pg, h->config, h->exported) == 0;
+	}
+	h->rc = connected && floe_pg_exec(h->pg, "SET LOCAL jit = off") == 0 && floe_pg_send(&h->pending, h->pg, h->sql) == 0
 		? 0 : -1;
 	if (h->rc < 0)
 		floe_error_take(&h->err);
@@ -1280,6 +1356,10 @@ static int helper_start(merge *m, count_helper *h, const key_bounds *b, const si
 	}
 	*h = (count_helper){ .config = m->l->job->config, .exported = m->l->exported, .sql = floe_xstrndup(floe_buf_cstr(&sql), sql.len) };
 	floe_buf_free(&sql);
+	if (m->standby && !m->standby->taken) {
+		h->standby = m->standby;
+		m->standby->taken = true;
+	}
 	h->running = pthread_create(&h->thread, NULL, helper_run, h) == 0;
 	if (!h->running) /* no thread: connect and send here (its error is the helper's, as on a thread) */
 		helper_run(h);
@@ -1986,6 +2066,7 @@ cleanup:
 /* Undo what a merge that will not commit wrote; release what every merge holds. */
 static void finish(merge *m, int error)
 {
+	standby_end(m);
 	if (error < 0 || m->full) {
 		bronze_files_discard(&m->l->out, 0);
 		bronze_mor_discard(m->l);
@@ -2411,6 +2492,7 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 	double t = bronze_seconds();
 	m.skip_same = l->mor && m.k->watermark >= 0;
 	m.previous = previous;
+	standby_start(&m);
 	if (!m.full && fetch_changes(&m, previous) < 0)
 		goto cleanup;
 	step(&m, &t, "changes read");

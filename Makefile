@@ -44,7 +44,7 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Isrc -I$(PG_
 RPATH_BUILD := -Wl,-rpath,'$$ORIGIN/../$(DUCKDB_DIR):$$ORIGIN/../../$(DUCKDB_DIR)'
 # The installed binary (make install, make deb) finds DuckDB in PREFIX/lib/floe only.
 RPATH_INSTALLED := -Wl,-rpath,'$$ORIGIN/../lib/floe'
-LDLIBS := -L$(DUCKDB_DIR) -lduckdb $(RPATH_BUILD) -lpq -lsqlite3 -lpg_query -lgit2 $(shell pkg-config --libs libxml-2.0) -lz -lzstd -lseccomp -lmicrohttpd -lcurl -lcrypto -lyaml -lrdkafka -lm -lpthread
+LDLIBS := $(RPATH_BUILD) -lpq -lsqlite3 -lpg_query -lgit2 $(shell pkg-config --libs libxml-2.0) -lz -lzstd -lseccomp -lmicrohttpd -lcurl -lcrypto -lyaml -lrdkafka -lm -lpthread -ldl
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))

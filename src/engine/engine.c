@@ -186,6 +186,8 @@ int floe_engine_open(floe_engine **out, const char *path)
 	int error = -1;
 
 	*out = NULL;
+	if (floe_duckdb_load() < 0)
+		return -1;
 	engine = floe_xcalloc(1, sizeof(*engine));
 	if (duckdb_create_config(&config) != DuckDBSuccess) {
 		floe_error_set(FLOE_ERR_INTERNAL, "could not create a DuckDB configuration");
@@ -580,7 +582,10 @@ void floe_engine_result_free(floe_engine_result *result)
 
 const char *floe_engine_version(void)
 {
-	return duckdb_library_version();
+	if (floe_duckdb_load() == 0)
+		return duckdb_library_version();
+	floe_error_clear();
+	return "unavailable"; /* `floe --version`: "(DuckDB unavailable)"; what needs SQL says why */
 }
 
 void floe_engine_hide_data_in_errors(floe_engine *engine)

@@ -4,7 +4,7 @@
 #ifndef FLOE_ENGINE_ENGINE_INT_H
 #define FLOE_ENGINE_ENGINE_INT_H
 
-#include "engine/duckdb_capi.h"
+#include "engine/duckdb_api.h"
 
 #include <stddef.h>
 

@@ -1,7 +1,8 @@
 """The command line: help for every command, suggestions, exit codes."""
+import os
 import re
 
-from conftest import floe
+from conftest import FLOE, floe
 
 COMMANDS = ["init", "doctor", "stack", "plan", "generate", "run", "reconcile", "status", "query", "shop", "catalog",
             "compact", "expire"]
@@ -57,3 +58,25 @@ def test_password_in_uri_is_refused(project):
 def test_version_names_duckdb():
     r = floe("--version", check=0)
     assert re.match(r"floe \d+\.\d+\.\d+ \(DuckDB v1\.5\.5\)", r.out), r
+
+
+def test_without_its_duckdb_library_floe_starts_and_names_what_is_missing(tmp_path):
+    # libduckdb.so is opened when floe first needs DuckDB (src/engine/duckdb_load.c): a floe whose
+    # run path finds none still starts, does what needs no SQL, and says what is missing where SQL is asked
+    import shutil
+    import subprocess
+    exe = tmp_path / "bin" / "floe"
+    exe.parent.mkdir()
+    shutil.copy(FLOE, exe)
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+
+    def run(*args):
+        return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=tmp_path, env=env)
+    r = run("--version")
+    assert r.returncode == 0 and "(DuckDB unavailable)" in r.stdout, r
+    assert run("init", "--source", "127.0.0.1:1/x", str(tmp_path / "p")).returncode == 0
+    r = run("-C", str(tmp_path / "p"), "query", "select 1")
+    assert r.returncode != 0 and "could not load DuckDB's library: libduckdb.so" in r.stderr, r
+    assert "hint: An installed floe keeps libduckdb.so in lib/floe" in r.stderr, r
+    r = run("-C", str(tmp_path / "p"), "doctor")
+    assert re.search(r"fail\s+embedded DuckDB answers\s+could not load DuckDB's library", r.stdout + r.stderr), r

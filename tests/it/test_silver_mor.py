@@ -170,7 +170,7 @@ def test_the_key_index_finds_the_changed_rows_and_damage_falls_back_to_the_scan(
     for seg in segments():
         data = bytearray(seg.read_bytes())
         width, n_rows = int.from_bytes(data[8:12], "little"), int.from_bytes(data[24:32], "little")
-        assert width == 4 and n_rows > 0  # the header: "FLOEKIX2", width, …, n_rows (src/keyindex/keyindex.c)
+        assert width == 4 and n_rows > 0  # the header: "FLOEKIX3", width, …, n_rows (src/keyindex/keyindex.c)
         for i in range(len(data) - width * n_rows, len(data)):
             data[i] ^= 0xFF
         seg.write_bytes(bytes(data))

@@ -2409,6 +2409,7 @@ static int find_deletes(merge *m)
 	if (local_setting(m, "jit", "off", &jit) < 0 ||
 	    counts_send(m, COUNT_PIECES | (each ? COUNT_RANGES : COUNT_REST), &counting, &helper) < 0)
 		goto cleanup;
+	standby_end(m); /* the count took it, or did not need it: a connection slot is not held for nothing */
 	if (find_existing(m, true) < 0 || m->full) {
 		error = m->full ? 0 : -1; /* loads in full */
 		goto cleanup;

@@ -402,6 +402,8 @@ void bronze_reader_free(bronze_reader *r);
  * else 2 with more than two cores (PostgreSQL's backends, on the same machine or not, keep one).
  */
 int bronze_load_threads(void);
+/* The rows table `t`'s current snapshot holds: total-records less its position deletes; -1 unknown (load.c). */
+int64_t bronze_table_rows(floe_iceberg_table *t);
 
 
 /* Track the largest watermark among `rows` vectors, counting those past the source's clock. */

@@ -561,10 +561,9 @@ static int compact_only(load_state *s, bool *committed)
 	return expire_after(s, 1);
 }
 
-/* The current snapshot's total-records less its position deletes: what the table holds after this load. */
-static int64_t table_rows(load_state *s)
+int64_t bronze_table_rows(floe_iceberg_table *t)
 {
-	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(s->table);
+	const floe_iceberg_metadata *m = floe_iceberg_table_metadata(t);
 	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(m);
 	const char *total = snap ? floe_iceberg_snapshot_summary(snap, "total-records") : NULL;
 	const char *deleted = snap ? floe_iceberg_snapshot_summary(snap, "total-position-deletes") : NULL;
@@ -667,7 +666,7 @@ int bronze_load_table(bronze_job *job)
 	if (job->compact) {
 		if (compact_only(&s, &commit_tried) < 0)
 			goto cleanup;
-		r->table_rows = table_rows(&s);
+		r->table_rows = bronze_table_rows(s.table); /* what the table holds after this load */
 		floe_pg_exec(s.pg, "COMMIT");
 		error = 0;
 		goto cleanup;
@@ -682,7 +681,7 @@ int bronze_load_table(bronze_job *job)
 	r->files = (int64_t)s.out.n;
 	if (check_and_repair(&s, &commit_tried) < 0 || maintain(&s, &commit_tried) < 0)
 		goto cleanup;
-	r->table_rows = table_rows(&s);
+	r->table_rows = bronze_table_rows(s.table); /* what the table holds after this load */
 	floe_pg_exec(s.pg, "COMMIT");
 	bronze_step(job, &t, "checked, maintained, source committed");
 	error = 0;

@@ -30,7 +30,6 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/log.h"
-#include "base/text.h"
 #include "iceberg/data_file.h"
 #include "iceberg/metadata.h"
 #include "iceberg/table.h"
@@ -1205,23 +1204,18 @@ static void *standby_run(void *arg)
 	return NULL;
 }
 
-/* The rows the table's current snapshot holds (its data files'; -1: unknown). */
-static int64_t snapshot_rows(const merge *m)
+/* FLOE_COUNT_CONNECTIONS: 1 or 2 connections for the count, forced; 0: floe decides. */
+static int count_connections_forced(void)
 {
-	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(m->l->table));
-	const char *total = snap ? floe_iceberg_snapshot_summary(snap, "total-records") : NULL;
-	int64_t n = -1;
-	if (total && floe_text_parse_int64(&n, total, strlen(total), 0, INT64_MAX) < 0)
-		n = -1;
-	return n;
+	const char *env = getenv("FLOE_COUNT_CONNECTIONS");
+	return env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0) ? env[0] - '0' : 0;
 }
 
 static void standby_start(merge *m)
 {
-	const char *env = getenv("FLOE_COUNT_CONNECTIONS");
-	bool forced = env && strcmp(env, "2") == 0;
-	if (!m->l->exported || (env && strcmp(env, "1") == 0) || m->full ||
-	    (!forced && (sysconf(_SC_NPROCESSORS_ONLN) < 2 || snapshot_rows(m) < COUNT_SPLIT_ROWS)))
+	int forced = count_connections_forced();
+	if (!m->l->exported || forced == 1 || m->full ||
+	    (forced != 2 && (sysconf(_SC_NPROCESSORS_ONLN) < 2 || bronze_table_rows(m->l->table) < COUNT_SPLIT_ROWS)))
 		return;
 	standby *sb = floe_arena_alloc(m->a, sizeof(*sb));
 	*sb = (standby){ .config = m->l->job->config, .exported = m->l->exported };
@@ -1289,11 +1283,11 @@ static void *helper_run(void *arg)
  * in 256 pieces, the first load after a full one, counted 0.17 s on one backend). */
 static bool count_on_two(const merge *m, size_t n)
 {
-	const char *env = getenv("FLOE_COUNT_CONNECTIONS");
+	int forced = count_connections_forced();
 	if (!m->l->exported || n < 2 * PIECES_AS_ARRAY)
 		return false;
-	if (env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0))
-		return env[0] == '2';
+	if (forced)
+		return forced == 2;
 	return sysconf(_SC_NPROCESSORS_ONLN) >= 2 && m->split_rows >= COUNT_SPLIT_ROWS;
 }
 

@@ -566,6 +566,8 @@ int silver_build_table(silver_job *job)
 		error = 0;
 		goto cleanup;
 	}
+	if (silver_keys_make_ahead(&b)) /* while the run's DuckDB database opens */
+		silver_step(job, "foreign keys' indexes made ahead");
 	if (build_engine_open(job) < 0 || silver_parent_views(job) < 0 ||
 	    silver_choose_scope(&b, bronze, scan, bns, bname) < 0)
 		goto cleanup;

@@ -552,12 +552,7 @@ static bool model_as_generated(const silver_build *b)
 	return false;
 }
 
-/*
- * The bronze snapshot an incremental build may start from: the last build's, same model; else -1.
- * An `incremental` model, or a `table` model as generated (a full-mode bronze table: only the keys
- * whose rows differ from the last build's snapshot are rebuilt, as for incremental bronze).
- */
-static int64_t incremental_base(const silver_build *b)
+int64_t silver_incremental_base(const silver_build *b)
 {
 	const char *from = silver_built_from(b, "floe.bronze-snapshot-id"), *sha = silver_built_from(b, "floe.model-sha256");
 	bool per_key = strcmp(b->s->materialized, "incremental") == 0 || model_as_generated(b);
@@ -578,7 +573,7 @@ int silver_bronze_rows_as_built(silver_build *b, floe_iceberg_table *bronze, con
 	floe_arena *a = b->job->arena;
 	floe_iceberg_scan *before = NULL;
 	floe_iceberg_scan_file *x;
-	int64_t from = incremental_base(b);
+	int64_t from = silver_incremental_base(b);
 	if (from <= 0 || !floe_iceberg_metadata_snapshot(floe_iceberg_table_metadata(bronze), from))
 		return 0;
 	if (plan_base(b, bronze, from, &before) < 0)
@@ -596,7 +591,7 @@ int silver_choose_scope(silver_build *b, floe_iceberg_table *bronze, const floe_
 {
 	silver_job *job = b->job;
 	floe_buf sql = FLOE_BUF_INIT, n = FLOE_BUF_INIT;
-	int64_t from = incremental_base(b);
+	int64_t from = silver_incremental_base(b);
 	const floe_iceberg_snapshot *base = from > 0 ? floe_iceberg_metadata_snapshot(floe_iceberg_table_metadata(bronze), from)
 						     : NULL;
 	if (from > 0 && !base)

@@ -496,15 +496,21 @@ int silver_keys_rows_to_delete(silver_build *b, bool probe, int (*scan)(silver_b
 	return check_by_scan(b, scan) < 0 ? -1 : 1;
 }
 
-/* The silver table of the lock named `table` ("silver.x"); NULL: none. */
-static const floe_lock_silver *silver_named(const floe_lock *lock, const char *table)
+/* The table of the lock whose silver table is `table` ("silver.x"); NULL: none. */
+static const floe_lock_table *table_named(const floe_lock *lock, const char *table)
 {
 	for (size_t i = 0; i < floe_lock_count(lock); i++) {
-		const floe_lock_silver *s = floe_lock_at(lock, i)->silver;
-		if (s && strcmp(s->table, table) == 0)
-			return s;
+		const floe_lock_table *t = floe_lock_at(lock, i);
+		if (t->silver && strcmp(t->silver->table, table) == 0)
+			return t;
 	}
 	return NULL;
+}
+
+static const floe_lock_silver *silver_named(const floe_lock *lock, const char *table)
+{
+	const floe_lock_table *t = table_named(lock, table);
+	return t ? t->silver : NULL;
 }
 
 int silver_keys_held(silver_job *job, const floe_lock_test *t, const floe_iceberg_scan *now, const char *keys,
@@ -648,6 +654,71 @@ int silver_keys_kept_gone(silver_job *job, const floe_lock_test *t, const char *
 	floe_log_debug("%s: %s: kept rows of %zu lost keys found in the index of its foreign key: %s", job->result->table,
 		       t->name, n_keys, *any ? "some" : "none");
 	return 1;
+}
+
+/* ---- made ahead ---- */
+
+/* Whether every column of test t is one of s's key columns (the key index answers those: silver_gone_probe). */
+static bool within_key(const floe_lock_silver *s, const floe_lock_test *t)
+{
+	bool within = true;
+	for (size_t c = 0; c < t->n_columns && within; c++) {
+		bool in = false;
+		for (size_t k = 0; k < s->n_unique_key && !in; k++)
+			in = strcmp(t->columns[c], s->unique_key[k]) == 0;
+		within = in;
+	}
+	return within;
+}
+
+/* The rows test t's parent's bronze table (*table) lost to source deletes in its last load
+   (floe.rows-deleted; 0: none, or not known). */
+static int64_t parent_rows_deleted(silver_job *job, const floe_lock_test *t, const char **table)
+{
+	const floe_lock_table *parent = table_named(job->lock, t->to);
+	floe_iceberg_table *bronze = NULL;
+	const char *ns, *name;
+	if (!parent)
+		return 0;
+	*table = parent->bronze;
+	silver_split(job->arena, parent->bronze, &ns, &name);
+	if (floe_iceberg_table_load(&bronze, job->cat, ns, name) < 0) {
+		floe_error_clear(); /* asked when the build needs it, as before */
+		return 0;
+	}
+	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(bronze));
+	const char *deleted = snap ? floe_iceberg_snapshot_summary(snap, "floe.rows-deleted") : NULL;
+	int64_t n = deleted ? strtoll(deleted, NULL, 10) : 0;
+	floe_iceberg_table_free(bronze);
+	return n;
+}
+
+size_t silver_keys_make_ahead(silver_build *b)
+{
+	silver_job *job = b->job;
+	size_t made = 0;
+	if (!b->merge_on_read || !b->silver || !b->previous || b->previous->n_files == 0 || silver_incremental_base(b) <= 0)
+		return 0;
+	for (size_t i = 0; i < b->s->n_tests; i++) {
+		const floe_lock_test *t = &b->s->tests[i];
+		if (strcmp(t->kind, "relationships") != 0 || !t->to || strcmp(t->to, b->s->table) == 0 || within_key(b->s, t))
+			continue;
+		int64_t lost = 0;
+		const char *parent = NULL;
+		if (fk_index(b, t->columns, t->n_columns, false) || (lost = parent_rows_deleted(job, t, &parent)) <= 0)
+			continue; /* made before (opened now, not when asked), or no sign its parent loses keys */
+		struct silver_fk_index *x = fk_index(b, t->columns, t->n_columns, true);
+		if (!x)
+			continue;
+		if (add_published(x->ix, b, &x->k) < 0) {
+			fk_give_up(b, x, "(the live files' values could not be read)");
+			continue;
+		}
+		made++;
+		floe_log_debug("%s: %s: the index of its foreign key made ahead (%s lost %lld rows to deletes in its last load)",
+			       job->result->table, t->name, parent, (long long)lost);
+	}
+	return made;
 }
 
 /* ---- after a publish ---- */

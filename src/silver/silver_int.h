@@ -162,6 +162,15 @@ int silver_keys_held(silver_job *job, const floe_lock_test *t, const floe_iceber
 int silver_keys_kept_gone(silver_job *job, const floe_lock_test *t, const char *gone, bool *any);
 /* FLOE_SILVER_KEYS_CHECK=1: every answer of the key index is checked by the scan it saves. */
 bool silver_keys_checking(void);
+/*
+ * Before the build first needs DuckDB (while the run's database opens): the indexes of the foreign
+ * keys it will likely ask about made from the published files, rather than by the publish of the
+ * first build that asked (which answered with a scan first). Only for a merge-on-read build that
+ * can go incremental, of a foreign key outside the table's key whose index is missing and whose
+ * parent's bronze table lost rows to source deletes in its last load (floe.rows-deleted). How many
+ * were made (a failure logged, never the build's).
+ */
+size_t silver_keys_make_ahead(silver_build *b);
 /* After the publish: the new files' keys added, files no longer live dropped (a failure logged, never the build's). */
 void silver_keys_published(silver_build *b);
 void silver_keys_close(silver_build *b);
@@ -276,6 +285,13 @@ int silver_removed_rows(silver_job *job, floe_iceberg_table *t, const floe_icebe
  * built from by this model (same data files, same deleted positions): 1, 0 (or no such base), -1.
  */
 int silver_bronze_rows_as_built(silver_build *b, floe_iceberg_table *bronze, const floe_iceberg_scan *now);
+
+/*
+ * The bronze snapshot an incremental build may start from: the last build's, same model; else -1.
+ * An `incremental` model, or a `table` model as generated (a full-mode bronze table: only the keys
+ * whose rows differ from the last build's snapshot are rebuilt, as for incremental bronze).
+ */
+int64_t silver_incremental_base(const silver_build *b);
 
 /*
  * "bronze"."X", what source() reads: the verified snapshot whole, or — incremental — only the

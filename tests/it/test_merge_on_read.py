@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import subprocess
 import time
 
@@ -172,9 +173,11 @@ def test_compaction_leaves_the_same_rows_without_delete_files(src, proj):
     src.admin("UPDATE public.events SET payload = 'c' || id WHERE id % 997 = 3")
     run(src, d, "public.events")
     assert int(snapshot(d, "bronze.events").summary["total-delete-files"]) > 0
-    r = src.floe(d, "compact", "--table", "public.events", "--json", check=0)
+    r = src.floe(d, "-vv", "compact", "--table", "public.events", "--json", check=0)
     t = json.loads(r.out)["tables"][0]
     assert t["state"] == "loaded" and t["detail"].startswith("compacted"), t
+    # two cores and more than two files' rows: the later half of the ranges on a thread of its own
+    assert re.search(r"bronze\.events: units \d+ to \d+ of \d+ rewritten on a second thread", r.err), r.err[-2000:]
     snap = snapshot(d, "bronze.events")
     s = snap.summary
     assert snap.summary.operation.value == "replace", s

@@ -45,8 +45,11 @@ project() {
 }
 project "$WORK"
 
-# timed NAME CMD...: wall seconds and peak RSS (kB)
+# timed NAME CMD...: wall seconds and peak RSS (kB); after a sync, so that the writeback of what
+# earlier steps wrote (a full load's files: flushed ~30 s after they were written) does not run
+# inside the timed command
 timed() {
+	sync
 	/usr/bin/time -f '%e %M' -o "$WORK/time" "${@:2}" >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
 	read -r t m <"$WORK/time"
 	echo "$t $m"

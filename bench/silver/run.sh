@@ -65,8 +65,11 @@ fi
 "$FLOE" -C "$WORK" run --layer bronze >"$WORK/out" || { tail -c 4000 "$WORK/out" >&2; exit 1; }
 DBTDIR="$WORK/pipeline/dbt"
 
-# timed CMD...: runs CMD (its stdout in $WORK/out), prints "wall-seconds peak-RSS-kB cpu-seconds"
+# timed CMD...: runs CMD (its stdout in $WORK/out), prints "wall-seconds peak-RSS-kB cpu-seconds";
+# after a sync, so that the writeback of what earlier steps wrote (dbt's database, a full build's
+# files: flushed ~30 s after they were written) does not run inside the timed command
 timed() {
+	sync
 	/usr/bin/time -f '%e %M %U %S' -o "$WORK/time" "$@" >"$WORK/out" 2>"$WORK/err" || {
 		tail -c 6000 "$WORK/out" >&2; cat "$WORK/err" >&2; exit 1; }
 	awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$WORK/time"

@@ -537,6 +537,11 @@ int bronze_load_full(bronze_load *l, bool by_key);
  */
 int bronze_parallel_load(bronze_load *l, bool by_key);
 
+/* *out: `job` with an arena of its own, freed with job's (a thread's share of one table's work). */
+void bronze_job_fork(bronze_job *out, const bronze_job *job);
+/* The job's bronze table through a catalog of its own (a thread's: the caller frees both). */
+int bronze_table_open_own(const bronze_job *job, floe_iceberg_catalog **cat, floe_iceberg_table **table);
+
 /* A connection of its own (*out, the caller closes it) in a REPEATABLE READ READ ONLY transaction
  * at the load's exported snapshot `exported`: what it reads is what the load's connection reads. */
 int bronze_snapshot_connect(floe_pg **out, const floe_config *config, const char *exported);

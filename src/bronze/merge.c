@@ -30,7 +30,6 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/log.h"
-#include "iceberg/catalog.h"
 #include "iceberg/data_file.h"
 #include "iceberg/metadata.h"
 #include "iceberg/table.h"
@@ -2058,8 +2057,6 @@ typedef struct half {
 	floe_error_saved error;
 } half;
 
-static void free_half_arena(void *a) { floe_arena_free(a); }
-
 /* Where a compaction's touched units split into two halves of about equal rows; 0: not split. */
 static size_t half_split(const merge *m)
 {
@@ -2082,14 +2079,9 @@ static void *half_run(void *arg)
 {
 	half *h = arg;
 	merge *m = &h->m;
-	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
 	run_out o = { .vec = bronze_vectors_new(m->a, &h->load.cols) };
 	size_t c = 0, d = 0;
-	co.warehouse = h->job.warehouse_dir;
-	h->rc = floe_iceberg_catalog_open_sql(&h->catalog, h->job.catalog_path, &co) < 0 ||
-			floe_iceberg_table_load(&h->load.table, h->catalog, "bronze", strchr(h->job.table->bronze, '.') + 1) < 0
-		? -1
-		: 0;
+	h->rc = bronze_table_open_own(&h->job, &h->catalog, &h->load.table);
 	if (h->rc == 0) {
 		bronze_files_init(&h->load.out, h->job.arena, h->load.table, &h->load.cols,
 				  (size_t)h->job.config->bronze.target_file_rows, h->job.config->warehouse.zstd_level);
@@ -2113,9 +2105,7 @@ static int half_start(merge *m, half *h, size_t from, pthread_t *thread)
 {
 	bronze_load *l = m->l;
 	memset(h, 0, sizeof(*h));
-	h->job = *l->job;
-	h->job.arena = floe_arena_new();
-	floe_arena_on_cleanup(l->job->arena, free_half_arena, h->job.arena);
+	bronze_job_fork(&h->job, l->job);
 	h->load = *l;
 	h->load.job = &h->job;
 	h->load.table = NULL;

@@ -217,14 +217,27 @@ cleanup:
 }
 
 /* The part's connection at the coordinator's snapshot, and its own handle on the table. */
-static int part_open(part *p)
+int bronze_table_open_own(const bronze_job *job, floe_iceberg_catalog **cat, floe_iceberg_table **table)
 {
 	floe_iceberg_catalog_opts co = FLOE_ICEBERG_CATALOG_OPTS_INIT;
-	const char *name = strchr(p->job.table->bronze, '.') + 1;
-	co.warehouse = p->job.warehouse_dir;
+	co.warehouse = job->warehouse_dir;
+	if (floe_iceberg_catalog_open_sql(cat, job->catalog_path, &co) < 0 ||
+	    floe_iceberg_table_load(table, *cat, "bronze", strchr(job->table->bronze, '.') + 1) < 0)
+		return -1;
+	return 0;
+}
+
+void bronze_job_fork(bronze_job *out, const bronze_job *job)
+{
+	*out = *job;
+	out->arena = floe_arena_new();
+	floe_arena_on_cleanup(job->arena, free_arena, out->arena);
+}
+
+static int part_open(part *p)
+{
 	if (bronze_snapshot_connect(&p->load.pg, p->job.config, p->coord->exported) < 0 ||
-	    floe_iceberg_catalog_open_sql(&p->catalog, p->job.catalog_path, &co) < 0 ||
-	    floe_iceberg_table_load(&p->load.table, p->catalog, "bronze", name) < 0)
+	    bronze_table_open_own(&p->job, &p->catalog, &p->load.table) < 0)
 		return -1;
 	return 0;
 }
@@ -254,9 +267,7 @@ static int part_init(part *p, bronze_load *l, bool by_key, const char *lo, const
 	atomic_init(&p->done, false);
 	p->coord = l;
 	p->by_key = by_key;
-	p->job = *l->job;
-	p->job.arena = floe_arena_new();
-	floe_arena_on_cleanup(l->job->arena, free_arena, p->job.arena);
+	bronze_job_fork(&p->job, l->job);
 	p->job.result = &p->result;
 	p->job.progress = &p->progress;
 	p->load.job = &p->job;

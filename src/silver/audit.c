@@ -346,6 +346,14 @@ static bool has_column(const char *const *cols, size_t n, const char *col)
 	return false;
 }
 
+bool silver_test_within_key(const floe_lock_silver *s, const floe_lock_test *t)
+{
+	bool within = true;
+	for (size_t k = 0; within && k < t->n_columns; k++)
+		within = has_column(s->unique_key, s->n_unique_key, t->columns[k]);
+	return within;
+}
+
 /* Whether test `t`'s columns are exactly the table's key (in any order), none of them masked. */
 static bool on_key(const floe_lock_silver *s, const floe_lock_test *t)
 {
@@ -734,9 +742,7 @@ int silver_gone_probe(silver_job *job)
 	size_t which = 0, n = 0;
 	for (size_t i = 0; i < s->n_tests; i++) {
 		const floe_lock_test *t = &s->tests[i];
-		bool in_key = t->n_columns > 0 && t->n_columns == t->n_fields;
-		for (size_t k = 0; in_key && k < t->n_columns; k++)
-			in_key = has_column(s->unique_key, s->n_unique_key, t->columns[k]);
+		bool in_key = t->n_columns > 0 && t->n_columns == t->n_fields && silver_test_within_key(s, t);
 		if (!in_key || !is_kind(t, "relationships") || strcmp(t->severity, "error") != 0 || !t->to ||
 		    strcmp(t->to, s->table) == 0)
 			continue;

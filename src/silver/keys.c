@@ -658,19 +658,6 @@ int silver_keys_kept_gone(silver_job *job, const floe_lock_test *t, const char *
 
 /* ---- made ahead ---- */
 
-/* Whether every column of test t is one of s's key columns (the key index answers those: silver_gone_probe). */
-static bool within_key(const floe_lock_silver *s, const floe_lock_test *t)
-{
-	bool within = true;
-	for (size_t c = 0; c < t->n_columns && within; c++) {
-		bool in = false;
-		for (size_t k = 0; k < s->n_unique_key && !in; k++)
-			in = strcmp(t->columns[c], s->unique_key[k]) == 0;
-		within = in;
-	}
-	return within;
-}
-
 /* The rows test t's parent's bronze table (*table) lost to source deletes in its last load
    (floe.rows-deleted; 0: none, or not known). */
 static int64_t parent_rows_deleted(silver_job *job, const floe_lock_test *t, const char **table)
@@ -701,7 +688,8 @@ size_t silver_keys_make_ahead(silver_build *b)
 		return 0;
 	for (size_t i = 0; i < b->s->n_tests; i++) {
 		const floe_lock_test *t = &b->s->tests[i];
-		if (strcmp(t->kind, "relationships") != 0 || !t->to || strcmp(t->to, b->s->table) == 0 || within_key(b->s, t))
+		if (strcmp(t->kind, "relationships") != 0 || !t->to || strcmp(t->to, b->s->table) == 0 ||
+		    silver_test_within_key(b->s, t)) /* the key index answers those (silver_gone_probe) */
 			continue;
 		int64_t lost = 0;
 		const char *parent = NULL;

@@ -339,6 +339,9 @@ void silver_tests_sha(char out[65], const floe_lock_silver *s);
  */
 void silver_remember_gone(silver_build *b, int64_t to);
 
+/* Whether every column of test t is one of s's key columns (vacuously, a test of none). */
+bool silver_test_within_key(const floe_lock_silver *s, const floe_lock_test *t);
+
 /*
  * Before a merge-on-read incremental build finds its changed rows (diff.c): when exactly one of its
  * relationships tests has its foreign key within the table's key and a parent whose own build in

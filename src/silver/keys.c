@@ -24,6 +24,7 @@
 #include "iceberg/parquet_io.h"
 #include "keyindex/keyindex.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,54 +129,62 @@ static bool put_column(uint8_t *keys, const key_layout *k, const key_column *c, 
 	return true;
 }
 
-/* The keys of data file `f` of the silver table (f->record_count rows), as the index takes them. */
-static int read_keys(silver_build *b, const key_layout *k, const floe_iceberg_data_file *f, floe_keyindex_file *out)
+/*
+ * The keys of the data file at `path` (`rows` rows, its manifest's count) in storage `st`, as the
+ * index takes them: 0, or -1 error; with `stop`, 1 when it was set before the file was read through.
+ */
+static int read_keys(floe_iceberg_storage *st, const key_layout *k, const char *path, int64_t rows,
+		     floe_keyindex_file *out, const atomic_bool *stop)
 {
 	floe_parquet_reader *r = NULL;
 	floe_vector v[MAX_KEY_COLUMNS] = { 0 };
 	uint8_t *keys = NULL;
 	size_t field[MAX_KEY_COLUMNS];
 	int error = -1;
-	if (floe_iceberg_parquet_open(&r, floe_iceberg_table_storage(b->silver), f->path, NULL) < 0)
+	if (floe_iceberg_parquet_open(&r, st, path, NULL) < 0)
 		goto cleanup;
 	const floe_parquet_meta *m = floe_parquet_reader_meta(r);
-	if (m->num_rows != f->record_count) {
-		floe_error_set(FLOE_ERR_CHECK, "data file \"%s\" holds %lld rows, its manifest says %lld", f->path,
-			       (long long)m->num_rows, (long long)f->record_count);
+	if (m->num_rows != rows) {
+		floe_error_set(FLOE_ERR_CHECK, "data file \"%s\" holds %lld rows, its manifest says %lld", path,
+			       (long long)m->num_rows, (long long)rows);
 		goto cleanup;
 	}
 	for (size_t c = 0; c < k->n; c++)
 		if ((field[c] = field_with_id(m, k->cols[c].field_id)) == m->n_fields) {
-			floe_error_set(FLOE_ERR_CHECK, "data file \"%s\" has no column of field id %d", f->path,
+			floe_error_set(FLOE_ERR_CHECK, "data file \"%s\" has no column of field id %d", path,
 				       k->cols[c].field_id);
 			goto cleanup;
 		}
-	keys = floe_xmalloc(f->record_count > 0 ? (size_t)f->record_count * k->width : 1);
+	keys = floe_xmalloc(rows > 0 ? (size_t)rows * k->width : 1);
 	int64_t row0 = 0;
 	for (size_t g = 0; g < m->n_row_groups; g++) {
+		if (stop && atomic_load(stop)) {
+			error = 1;
+			goto cleanup;
+		}
 		for (size_t c = 0; c < k->n; c++) {
 			if (floe_parquet_reader_read_field_reuse(&v[c], r, g, field[c]) < 0)
 				goto cleanup;
 			bool fits = v[c].type == k->cols[c].type && (v[c].type != FLOE_VEC_UUID || v[c].width == 16);
-			if (!fits || v[c].len != v[0].len || row0 + (int64_t)v[c].len > f->record_count) {
+			if (!fits || v[c].len != v[0].len || row0 + (int64_t)v[c].len > rows) {
 				floe_error_set(FLOE_ERR_CHECK, "data file \"%s\": field id %d is not read as the key index needs",
-					       f->path, k->cols[c].field_id);
+					       path, k->cols[c].field_id);
 				goto cleanup;
 			}
 			if (!put_column(keys, k, &k->cols[c], &v[c], row0)) {
-				floe_error_set(FLOE_ERR_CHECK, "data file \"%s\": a key value is NULL (field id %d)", f->path,
+				floe_error_set(FLOE_ERR_CHECK, "data file \"%s\": a key value is NULL (field id %d)", path,
 					       k->cols[c].field_id);
 				goto cleanup;
 			}
 		}
 		row0 += (int64_t)v[0].len;
 	}
-	if (row0 != f->record_count) {
-		floe_error_set(FLOE_ERR_CHECK, "data file \"%s\": %lld rows read of %lld", f->path, (long long)row0,
-			       (long long)f->record_count);
+	if (row0 != rows) {
+		floe_error_set(FLOE_ERR_CHECK, "data file \"%s\": %lld rows read of %lld", path, (long long)row0,
+			       (long long)rows);
 		goto cleanup;
 	}
-	*out = (floe_keyindex_file){ .path = f->path, .rows = f->record_count, .keys = keys };
+	*out = (floe_keyindex_file){ .path = path, .rows = rows, .keys = keys };
 	keys = NULL;
 	error = 0;
 cleanup:
@@ -186,7 +195,7 @@ cleanup:
 	return error;
 }
 
-/* Add the keys of `files` (those index ix lacks) of b's table to ix. */
+/* Add the keys of `files` (those index ix lacks) of b's table to ix: how many it lacked, or -1. */
 static int add_files(floe_keyindex *ix, silver_build *b, const key_layout *k, const floe_iceberg_data_file *const *files,
 		     size_t n)
 {
@@ -195,17 +204,18 @@ static int add_files(floe_keyindex *ix, silver_build *b, const key_layout *k, co
 	int error = 0;
 	for (size_t i = 0; i < n && error == 0; i++)
 		if (!floe_keyindex_has_file(ix, files[i]->path, files[i]->record_count))
-			error = read_keys(b, k, files[i], &in[n_in++]);
+			error = read_keys(floe_iceberg_table_storage(b->silver), k, files[i]->path, files[i]->record_count,
+					  &in[n_in++], NULL);
 	if (error == 0 && n_in)
 		error = floe_keyindex_add(ix, in, n_in);
 	for (size_t i = 0; i < n_in; i++) {
 		free((void *)in[i].keys);
 	}
 	free(in);
-	return error;
+	return error < 0 ? -1 : (int)n_in;
 }
 
-/* Add the keys of the published snapshot's live files (b->previous) that index ix lacks. */
+/* Add the keys of the published snapshot's live files (b->previous) that index ix lacks: how many, or -1. */
 static int add_published(floe_keyindex *ix, silver_build *b, const key_layout *k)
 {
 	const floe_iceberg_data_file **live = floe_arena_alloc(b->job->arena, (b->previous->n_files + 1) * sizeof(*live));
@@ -588,6 +598,26 @@ static bool is_key_columns(const floe_lock_silver *s, const char *const *cols, s
 	return same;
 }
 
+/* The layout of s's foreign key columns `cols` (n) and its index's directory; false: none (the key's own
+   columns, or a type the index does not take). */
+static bool fk_layout(silver_job *job, const floe_lock_silver *s, const char *const *cols, size_t n, key_layout *k,
+		      const char **dir)
+{
+	if (is_key_columns(s, cols, n) || !layout_cols(s, cols, n, k))
+		return false;
+	k->nullable = true; /* a row without a value is all 0xff bytes */
+	*dir = index_dir(job, s, k);
+	return true;
+}
+
+/* Whether test t of b's table may ask the index of its foreign key (silver_keys_kept_gone): a
+   relationships test to another table whose columns are not all key columns (the key index answers those). */
+static bool fk_may_be_asked(const silver_build *b, const floe_lock_test *t)
+{
+	return strcmp(t->kind, "relationships") == 0 && t->to && strcmp(t->to, b->s->table) != 0 &&
+	       !silver_test_within_key(b->s, t);
+}
+
 /* b's index of columns `cols` (n, not the key): opened once, made when `make` (else only when one exists). NULL: none. */
 static struct silver_fk_index *fk_index(silver_build *b, const char *const *cols, size_t n, bool make)
 {
@@ -601,10 +631,9 @@ static struct silver_fk_index *fk_index(silver_build *b, const char *const *cols
 			return x->ix ? x : NULL;
 	}
 	key_layout k;
-	if (is_key_columns(b->s, cols, n) || !layout_cols(b->s, cols, n, &k))
+	const char *dir;
+	if (!fk_layout(job, b->s, cols, n, &k, &dir))
 		return NULL;
-	k.nullable = true;
-	const char *dir = index_dir(job, b->s, &k);
 	floe_keyindex *ix = NULL;
 	if (!make && !floe_keyindex_exists(dir))
 		return NULL;
@@ -688,25 +717,133 @@ size_t silver_keys_make_ahead(silver_build *b)
 		return 0;
 	for (size_t i = 0; i < b->s->n_tests; i++) {
 		const floe_lock_test *t = &b->s->tests[i];
-		if (strcmp(t->kind, "relationships") != 0 || !t->to || strcmp(t->to, b->s->table) == 0 ||
-		    silver_test_within_key(b->s, t)) /* the key index answers those (silver_gone_probe) */
+		if (!fk_may_be_asked(b, t))
 			continue;
-		int64_t lost = 0;
 		const char *parent = NULL;
-		if (fk_index(b, t->columns, t->n_columns, false) || (lost = parent_rows_deleted(job, t, &parent)) <= 0)
-			continue; /* made before (opened now, not when asked), or no sign its parent loses keys */
+		int64_t lost = parent_rows_deleted(job, t, &parent);
+		if (lost <= 0)
+			continue; /* no sign its parent loses keys: asked, if at all, of what there is then */
+		bool had = fk_index(b, t->columns, t->n_columns, false) != NULL;
 		struct silver_fk_index *x = fk_index(b, t->columns, t->n_columns, true);
 		if (!x)
 			continue;
-		if (add_published(x->ix, b, &x->k) < 0) {
+		int added = add_published(x->ix, b, &x->k);
+		if (added < 0) {
 			fk_give_up(b, x, "(the live files' values could not be read)");
 			continue;
 		}
+		if (added == 0)
+			continue; /* made before: by a build before, or on an idle core */
 		made++;
-		floe_log_debug("%s: %s: the index of its foreign key made ahead (%s lost %lld rows to deletes in its last load)",
-			       job->result->table, t->name, parent, (long long)lost);
+		if (had) /* the idle builder stopped part way, or a file was written since */
+			floe_log_debug("%s: %s: the index of its foreign key completed ahead, %d files read in (%s lost %lld "
+				       "rows to deletes in its last load)", job->result->table, t->name, added, parent,
+				       (long long)lost);
+		else
+			floe_log_debug("%s: %s: the index of its foreign key made ahead (%s lost %lld rows to deletes in its "
+				       "last load)", job->result->table, t->name, parent, (long long)lost);
 	}
 	return made;
+}
+
+/* ---- made on an idle core (idle.c runs them) ---- */
+
+struct silver_idle_index {
+	char *ns, *name;                  /* the silver table */
+	char *test;                       /* its relationships test */
+	char *dir;                        /* the index's directory */
+	key_layout k;
+	char **paths;                     /* the table's live files as its build published them */
+	int64_t *rows;
+	size_t n;
+	int64_t parent_rows;              /* the parent's rows when it was last published (-1: not known) */
+};
+
+static char *dup_str(const char *s) { return floe_xstrndup(s, strlen(s)); }
+
+/* The rows of silver table `table` ("silver.x") at its current snapshot; -1 when not known. */
+static int64_t published_rows_of(silver_job *job, const char *table)
+{
+	const char *ns, *name;
+	floe_iceberg_table *t = NULL;
+	silver_split(job->arena, table, &ns, &name);
+	if (floe_iceberg_table_load(&t, job->cat, ns, name) < 0) {
+		floe_error_clear();
+		return -1;
+	}
+	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(t));
+	const char *total = snap ? floe_iceberg_snapshot_summary(snap, "total-records") : NULL;
+	int64_t rows = total ? strtoll(total, NULL, 10) : -1;
+	floe_iceberg_table_free(t);
+	return rows;
+}
+
+/* Test t's foreign key index, missing after b's publish, handed to the run's idle builder with the live files. */
+static void idle_index(silver_build *b, const floe_lock_test *t, const floe_iceberg_data_file *const *files, size_t n)
+{
+	silver_job *job = b->job;
+	key_layout k;
+	const char *dir;
+	if (!fk_layout(job, b->s, t->columns, t->n_columns, &k, &dir))
+		return;
+	silver_idle_index *x = floe_xcalloc(1, sizeof(*x));
+	*x = (silver_idle_index){ .ns = dup_str(job->ns), .name = dup_str(job->name), .test = dup_str(t->name),
+				  .dir = dup_str(dir), .k = k, .paths = floe_xcalloc(n + 1, sizeof(char *)),
+				  .rows = floe_xcalloc(n + 1, sizeof(int64_t)), .n = n,
+				  .parent_rows = published_rows_of(job, t->to) };
+	for (size_t i = 0; i < n; i++)
+		x->paths[i] = dup_str(files[i]->path), x->rows[i] = files[i]->record_count;
+	silver_idle_add(job->idle, x, x->parent_rows);
+}
+
+int silver_keys_idle_make(silver_idle_index *x, floe_iceberg_catalog *cat, const atomic_bool *stop)
+{
+	floe_iceberg_table *t = NULL;
+	floe_keyindex *ix = NULL;
+	int rc = -1;
+	if (floe_iceberg_table_load(&t, cat, x->ns, x->name) < 0 ||
+	    floe_keyindex_open(&ix, x->dir, x->k.width, x->k.cols[0].width) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < x->n; i++) { /* a segment a file: a stop loses at most the file under way */
+		if (floe_keyindex_has_file(ix, x->paths[i], x->rows[i]))
+			continue;
+		floe_keyindex_file in = { 0 };
+		int read = read_keys(floe_iceberg_table_storage(t), &x->k, x->paths[i], x->rows[i], &in, stop);
+		if (read == 0 && atomic_load(stop))
+			read = 1;
+		int added = read == 0 ? floe_keyindex_add(ix, &in, 1) : read;
+		free((void *)in.keys);
+		if (added != 0) {
+			rc = added < 0 ? -1 : 0;
+			goto cleanup;
+		}
+	}
+	rc = 1;
+cleanup:
+	floe_keyindex_free(ix);
+	floe_iceberg_table_free(t);
+	return rc;
+}
+
+const char *silver_keys_idle_name(const silver_idle_index *x, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.%s: %s", x->ns, x->name, x->test);
+	return buf;
+}
+
+void silver_keys_idle_free(silver_idle_index *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->n; i++)
+		free(x->paths[i]);
+	free(x->paths);
+	free(x->rows);
+	free(x->ns);
+	free(x->name);
+	free(x->test);
+	free(x->dir);
+	free(x);
 }
 
 /* ---- after a publish ---- */
@@ -747,6 +884,8 @@ void silver_keys_published(silver_build *b)
 						    : NULL;
 		if (x && bring_up(b, x->ix, &x->k, files, live, n_live) < 0)
 			fk_give_up(b, x, "(the new files' values could not be added; the next build reads them)");
+		else if (!x && !b->incremental && b->merge_on_read && job->idle && fk_may_be_asked(b, t))
+			idle_index(b, t, files, n_live);
 	}
 }
 

@@ -395,6 +395,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 	out->results = floe_arena_alloc(own->arena, (n + 1) * sizeof(*out->results));
 	own->job_arenas = floe_arena_alloc(own->arena, (n + 1) * sizeof(*own->job_arenas));
 	const char *pipeline = floe_arena_printf(own->arena, "%s/pipeline", config->project_dir);
+	silver_idle *idle = silver_idle_start(config);
 	run_ctx c = { .config = config, .st = st, .recs = recs, .n_recs = n_recs, .order = order, .n = n,
 		      .jobs = floe_arena_alloc(own->arena, (n + 1) * sizeof(silver_job)),
 		      .after_all = floe_arena_alloc(own->arena, n + 1),
@@ -409,7 +410,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 		c.jobs[i] = (silver_job){ .config = config, .lock = own->lock, .table = order[i], .pipeline_dir = pipeline,
 					  .run_id = out->run_id, .full_refresh = opts->full_refresh, .arena = a, .result = r,
 					  .memo = &memo, .notes = FLOE_BUF_INIT, .whole = FLOE_BUF_INIT,
-					  .readable = mark_readable, .wait_reads = wait_reads, .run = &c };
+					  .readable = mark_readable, .wait_reads = wait_reads, .run = &c, .idle = idle };
 		c.after_all[i] = !silver_model_generated(config, pipeline, order[i]);
 		for (size_t k = 0; k < i && !c.after_all[i]; k++)
 			c.after_all[i] = order[k] != order[i] && tests_read(order[k], order[i]); /* a cycle */
@@ -419,6 +420,7 @@ int floe_silver_run(floe_silver_report *out, const floe_config *config, const fl
 	int jobs = opts->jobs > 0 ? opts->jobs : SILVER_JOBS_DEFAULT;
 	memo.threads = duck_threads(jobs < (int)n ? jobs : (int)n);
 	build_all(&c, jobs);
+	silver_idle_stop(idle); /* what it has not made, the builds that ask make */
 	for (size_t i = 0; i < n; i++) {
 		const floe_silver_result *r = &out->results[i];
 		out->n_failed += strcmp(r->state, "failed") == 0;

@@ -12,6 +12,7 @@
 #include "plan/lock.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 /*
  * What an incremental build of a relationships parent leaves for the children built after it in
@@ -102,6 +103,7 @@ typedef struct silver_job {
 	                                     are built (builds run at once); NULL: they are */
 	struct silver_run *run;           /* what wait_reads waits on */
 	struct silver_build *build;       /* the build under way (silver_build_table); NULL: none */
+	struct silver_idle *idle;         /* the run's builder of indexes on idle cores (idle.c); NULL: none */
 	bool reads_waited;
 } silver_job;
 
@@ -160,6 +162,31 @@ int silver_keys_held(silver_job *job, const floe_lock_test *t, const floe_iceber
  * used: logged), -1 error.
  */
 int silver_keys_kept_gone(silver_job *job, const floe_lock_test *t, const char *gone, bool *any);
+/*
+ * A foreign key's index a later build may ask (silver_keys_kept_gone), missing after a merge-on-read
+ * table's publish: silver_keys_published hands it to job->idle with the table's live files, and the
+ * idle builder makes it with silver_keys_idle_make — 1 made, 0 stopped by `stop` (what was made of it
+ * stays: a segment a file), -1 error (set). Self-contained (its own copies), freed by
+ * silver_keys_idle_free; silver_keys_idle_name says which ("silver.x: test") into buf.
+ */
+typedef struct silver_idle_index silver_idle_index;
+int silver_keys_idle_make(silver_idle_index *x, floe_iceberg_catalog *cat, const atomic_bool *stop);
+const char *silver_keys_idle_name(const silver_idle_index *x, char *buf, size_t len);
+void silver_keys_idle_free(silver_idle_index *x);
+
+/* ---- idle.c: indexes later builds may ask, made while a core is idle ---- */
+
+/*
+ * The run's idle builder: one thread at the lowest priority (SCHED_IDLE), started at the first
+ * silver_idle_add, that makes the indexes handed to it — the one whose parent table has the most
+ * rows first — while the builds leave a core idle. silver_idle_start: NULL when FLOE_SILVER_IDLE=off.
+ * silver_idle_stop at the run's end: the index under way stops at its next row group (or file) and
+ * the rest are left for the builds that ask (FLOE_SILVER_IDLE=wait: every one is made first), logged.
+ */
+typedef struct silver_idle silver_idle;
+silver_idle *silver_idle_start(const floe_config *config);
+void silver_idle_add(silver_idle *q, silver_idle_index *x, int64_t priority);
+void silver_idle_stop(silver_idle *q);
 /* FLOE_SILVER_KEYS_CHECK=1: every answer of the key index is checked by the scan it saves. */
 bool silver_keys_checking(void);
 /*

@@ -8,8 +8,8 @@
  * the tail of a run where one table builds alone, the moments a build waits. The one whose parent
  * has the most rows goes first (more rows, more likely to lose some to deletes). At the run's end
  * the index under way stops at its next row group and what is left is left for the builds that ask
- * (their made-ahead path), so the run never waits for more than a row group of it; FLOE_SILVER_IDLE
- * =wait makes every one first (the tests), =off none.
+ * (their made-ahead path): the run waits for no more than the row group it is reading, or the one
+ * file's keys it is writing; FLOE_SILVER_IDLE=wait makes every one first (the tests), =off none.
  */
 #include "silver/silver_int.h"
 #include "base/arena.h"

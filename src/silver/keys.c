@@ -618,18 +618,28 @@ static bool fk_may_be_asked(const silver_build *b, const floe_lock_test *t)
 	       !silver_test_within_key(b->s, t);
 }
 
-/* b's index of columns `cols` (n, not the key): opened once, made when `make` (else only when one exists). NULL: none. */
-static struct silver_fk_index *fk_index(silver_build *b, const char *const *cols, size_t n, bool make)
+/* b's entry for the index of columns `cols` (n) when this build opened it, or tried to (its ix NULL:
+   given up); NULL: it did not. */
+static struct silver_fk_index *fk_entry(silver_build *b, const char *const *cols, size_t n)
 {
-	silver_job *job = b->job;
 	for (size_t i = 0; i < b->n_fks; i++) {
 		struct silver_fk_index *x = &b->fks[i];
 		bool same = x->n == n;
 		for (size_t c = 0; c < n && same; c++)
 			same = strcmp(x->columns[c], cols[c]) == 0;
 		if (same)
-			return x->ix ? x : NULL;
+			return x;
 	}
+	return NULL;
+}
+
+/* b's index of columns `cols` (n, not the key): opened once, made when `make` (else only when one exists). NULL: none. */
+static struct silver_fk_index *fk_index(silver_build *b, const char *const *cols, size_t n, bool make)
+{
+	silver_job *job = b->job;
+	struct silver_fk_index *e = fk_entry(b, cols, n);
+	if (e)
+		return e->ix ? e : NULL;
 	key_layout k;
 	const char *dir;
 	if (!fk_layout(job, b->s, cols, n, &k, &dir))
@@ -818,7 +828,7 @@ int silver_keys_idle_make(silver_idle_index *x, floe_iceberg_catalog *cat, const
 			goto cleanup;
 		}
 	}
-	rc = 1;
+	rc = floe_keyindex_prune(ix, (const char *const *)x->paths, x->n) < 0 ? -1 : 1; /* an earlier build's files out */
 cleanup:
 	floe_keyindex_free(ix);
 	floe_iceberg_table_free(t);
@@ -877,14 +887,19 @@ void silver_keys_published(silver_build *b)
 		live[i] = files[i]->path;
 	if (open_index(b, &k) == 0 && bring_up(b, b->keys, &k, files, live, n_live) < 0)
 		give_up(b, "(the new files' keys could not be added; the next build reads them)");
-	for (size_t i = 0; i < b->s->n_tests; i++) { /* the foreign keys' indexes: made before, or wanted by this build */
+	/* the foreign keys' indexes this build asked (or made ahead, or wanted): kept up with its files; one
+	   it did not ask is left as it is — the build that asks reads in the files it lacks — and a full
+	   build hands the rest to the idle builder */
+	for (size_t i = 0; i < b->s->n_tests; i++) {
 		const floe_lock_test *t = &b->s->tests[i];
-		struct silver_fk_index *x = strcmp(t->kind, "relationships") == 0
-						    ? fk_index(b, t->columns, t->n_columns, b->fk_wanted)
-						    : NULL;
+		if (strcmp(t->kind, "relationships") != 0)
+			continue;
+		struct silver_fk_index *e = fk_entry(b, t->columns, t->n_columns);
+		struct silver_fk_index *x = e ? (e->ix ? e : NULL)
+					      : b->fk_wanted ? fk_index(b, t->columns, t->n_columns, true) : NULL;
 		if (x && bring_up(b, x->ix, &x->k, files, live, n_live) < 0)
 			fk_give_up(b, x, "(the new files' values could not be added; the next build reads them)");
-		else if (!x && !b->incremental && b->merge_on_read && job->idle && fk_may_be_asked(b, t))
+		else if (!x && !e && !b->incremental && b->merge_on_read && job->idle && fk_may_be_asked(b, t))
 			idle_index(b, t, files, n_live);
 	}
 }

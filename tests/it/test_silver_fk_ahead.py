@@ -141,6 +141,20 @@ def test_a_full_build_hands_the_missing_index_to_the_idle_builder(src, proj):
     assert ("relationships_pets_owner_id_fkey: kept rows of 1 lost keys found in the index of its foreign key: none"
             in r.err), r.err[-3000:]
     assert pets(proj) == source_pets(src)
+    # a build that does not ask it (owners loaded again, none deleted) leaves the index as it is; the
+    # next that asks reads in the one file it lacks before it needs DuckDB
+    src.admin("UPDATE owners SET name = 'v' WHERE owner_id = 12; UPDATE pets SET name = 'v' WHERE pet_id = 10")
+    r, silver = run_vv(src, proj)
+    assert r.rc == 0 and silver["silver.pets"]["state"] == "built", r.err[-3000:]
+    assert "relationships_pets_owner_id_fkey: the index of its foreign key" not in r.err, r.err[-3000:]
+    src.admin("DELETE FROM pets WHERE owner_id = 11; DELETE FROM owners WHERE owner_id = 11")
+    r, silver = run_vv(src, proj)
+    assert r.rc == 0 and silver["silver.pets"]["state"] == "built", r.err[-3000:]
+    assert ("relationships_pets_owner_id_fkey: the index of its foreign key completed ahead, 1 files read in "
+            "(bronze.owners lost 1 rows" in r.err), r.err[-3000:]
+    assert ("relationships_pets_owner_id_fkey: kept rows of 1 lost keys found in the index of its foreign key: none"
+            in r.err), r.err[-3000:]
+    assert pets(proj) == source_pets(src)
 
 
 def test_the_idle_builder_stops_at_the_runs_end_and_the_build_that_asks_makes_the_rest(src, proj):

@@ -31,17 +31,12 @@ struct silver_idle {
 	pthread_cond_t more;
 	waiting *queue;                   /* not yet taken */
 	size_t n, cap;
+	bool wait;                        /* FLOE_SILVER_IDLE=wait: the run's end waits for every index */
 	bool started, closing;
 	atomic_bool stop;                 /* the index under way stops at its next row group */
 	pthread_t thread;
 	size_t made, stopped, failed;
 };
-
-static bool wait_mode(void)
-{
-	const char *mode = getenv("FLOE_SILVER_IDLE");
-	return mode && strcmp(mode, "wait") == 0;
-}
 
 silver_idle *silver_idle_start(const floe_config *config)
 {
@@ -50,6 +45,7 @@ silver_idle *silver_idle_start(const floe_config *config)
 		return NULL;
 	silver_idle *q = floe_xcalloc(1, sizeof(*q));
 	q->config = config;
+	q->wait = mode && strcmp(mode, "wait") == 0;
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->more, NULL);
 	atomic_init(&q->stop, false);
@@ -129,7 +125,7 @@ void silver_idle_stop(silver_idle *q)
 		return;
 	pthread_mutex_lock(&q->mu);
 	q->closing = true;
-	if (!wait_mode())
+	if (!q->wait)
 		atomic_store(&q->stop, true);
 	pthread_cond_broadcast(&q->more);
 	pthread_mutex_unlock(&q->mu);

@@ -697,26 +697,32 @@ int silver_keys_kept_gone(silver_job *job, const floe_lock_test *t, const char *
 
 /* ---- made ahead ---- */
 
+/* The number `key` of table `table`'s ("ns.name") current snapshot summary; -1 when not known (an error is cleared). */
+static int64_t current_count(silver_job *job, const char *table, const char *key)
+{
+	floe_iceberg_table *t = NULL;
+	const char *ns, *name;
+	silver_split(job->arena, table, &ns, &name);
+	if (floe_iceberg_table_load(&t, job->cat, ns, name) < 0) {
+		floe_error_clear(); /* asked when the build needs it, as before */
+		return -1;
+	}
+	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(t));
+	const char *n = snap ? floe_iceberg_snapshot_summary(snap, key) : NULL;
+	int64_t count = n ? strtoll(n, NULL, 10) : -1;
+	floe_iceberg_table_free(t);
+	return count;
+}
+
 /* The rows test t's parent's bronze table (*table) lost to source deletes in its last load
-   (floe.rows-deleted; 0: none, or not known). */
+   (floe.rows-deleted; 0 or less: none, or not known). */
 static int64_t parent_rows_deleted(silver_job *job, const floe_lock_test *t, const char **table)
 {
 	const floe_lock_table *parent = table_named(job->lock, t->to);
-	floe_iceberg_table *bronze = NULL;
-	const char *ns, *name;
 	if (!parent)
 		return 0;
 	*table = parent->bronze;
-	silver_split(job->arena, parent->bronze, &ns, &name);
-	if (floe_iceberg_table_load(&bronze, job->cat, ns, name) < 0) {
-		floe_error_clear(); /* asked when the build needs it, as before */
-		return 0;
-	}
-	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(bronze));
-	const char *deleted = snap ? floe_iceberg_snapshot_summary(snap, "floe.rows-deleted") : NULL;
-	int64_t n = deleted ? strtoll(deleted, NULL, 10) : 0;
-	floe_iceberg_table_free(bronze);
-	return n;
+	return current_count(job, parent->bronze, "floe.rows-deleted");
 }
 
 size_t silver_keys_make_ahead(silver_build *b)
@@ -771,23 +777,6 @@ struct silver_idle_index {
 
 static char *dup_str(const char *s) { return floe_xstrndup(s, strlen(s)); }
 
-/* The rows of silver table `table` ("silver.x") at its current snapshot; -1 when not known. */
-static int64_t published_rows_of(silver_job *job, const char *table)
-{
-	const char *ns, *name;
-	floe_iceberg_table *t = NULL;
-	silver_split(job->arena, table, &ns, &name);
-	if (floe_iceberg_table_load(&t, job->cat, ns, name) < 0) {
-		floe_error_clear();
-		return -1;
-	}
-	const floe_iceberg_snapshot *snap = floe_iceberg_metadata_current_snapshot(floe_iceberg_table_metadata(t));
-	const char *total = snap ? floe_iceberg_snapshot_summary(snap, "total-records") : NULL;
-	int64_t rows = total ? strtoll(total, NULL, 10) : -1;
-	floe_iceberg_table_free(t);
-	return rows;
-}
-
 /* Test t's foreign key index, missing after b's publish, handed to the run's idle builder with the live files. */
 static void idle_index(silver_build *b, const floe_lock_test *t, const floe_iceberg_data_file *const *files, size_t n)
 {
@@ -800,7 +789,7 @@ static void idle_index(silver_build *b, const floe_lock_test *t, const floe_iceb
 	*x = (silver_idle_index){ .ns = dup_str(job->ns), .name = dup_str(job->name), .test = dup_str(t->name),
 				  .dir = dup_str(dir), .k = k, .paths = floe_xcalloc(n + 1, sizeof(char *)),
 				  .rows = floe_xcalloc(n + 1, sizeof(int64_t)), .n = n,
-				  .parent_rows = published_rows_of(job, t->to) };
+				  .parent_rows = current_count(job, t->to, "total-records") };
 	for (size_t i = 0; i < n; i++)
 		x->paths[i] = dup_str(files[i]->path), x->rows[i] = files[i]->record_count;
 	silver_idle_add(job->idle, x, x->parent_rows);
@@ -895,8 +884,7 @@ void silver_keys_published(silver_build *b)
 		if (strcmp(t->kind, "relationships") != 0)
 			continue;
 		struct silver_fk_index *e = fk_entry(b, t->columns, t->n_columns);
-		struct silver_fk_index *x = e ? (e->ix ? e : NULL)
-					      : b->fk_wanted ? fk_index(b, t->columns, t->n_columns, true) : NULL;
+		struct silver_fk_index *x = e || b->fk_wanted ? fk_index(b, t->columns, t->n_columns, b->fk_wanted) : NULL;
 		if (x && bring_up(b, x->ix, &x->k, files, live, n_live) < 0)
 			fk_give_up(b, x, "(the new files' values could not be added; the next build reads them)");
 		else if (!x && !e && !b->incremental && b->merge_on_read && job->idle && fk_may_be_asked(b, t))

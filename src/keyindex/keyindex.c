@@ -18,6 +18,7 @@
  * checksums) and the keys themselves straight from the caller's (or an old segment's) memory.
  */
 #include "keyindex/keyindex.h"
+#include "keyindex/cache.h"
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/error.h"
@@ -90,61 +91,24 @@ static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 static size_t chunks(uint64_t n, size_t per) { return (size_t)((n + per - 1) / per); }
 
-static inline uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
 /* The hash of a key's first n bytes. */
 static uint64_t hash_prefix(const uint8_t *p, size_t n)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
 	for (; n >= 8; p += 8, n -= 8) {
 		memcpy(&w, p, 8);
-		h = mix(h ^ w);
+		h = floe_cache_mix(h ^ w);
 	}
 	if (n) {
 		w = 0;
 		memcpy(&w, p, n);
-		h = mix(h ^ w ^ ((uint64_t)n << 56));
+		h = floe_cache_mix(h ^ w ^ ((uint64_t)n << 56));
 	}
 	return h;
 }
 
 /* The home slot of hash h among n (the high bits of h × n: every slot as likely). */
 static uint64_t home(uint64_t h, uint64_t n) { return (uint64_t)(((unsigned __int128)h * n) >> 64); }
-
-static uint64_t sum_step(uint64_t h, uint64_t w)
-{
-	return ((h ^ w) << 29 | (h ^ w) >> 35) * 0x9e3779b97f4a7c15ULL;
-}
-
-/* A running checksum of n bytes: 32 bytes at a time in four independent lanes (a multiply's
-   latency each, not four), then words, then a length-mixed tail. */
-static uint64_t checksum(uint64_t h, const uint8_t *p, size_t n)
-{
-	uint64_t w, lane[4] = { h, h ^ 0x243f6a8885a308d3ULL, h ^ 0x13198a2e03707344ULL, h ^ 0xa4093822299f31d0ULL };
-	size_t total = n;
-	for (; n >= 32; p += 32, n -= 32)
-		for (int i = 0; i < 4; i++) {
-			memcpy(&w, p + 8 * i, 8);
-			lane[i] = sum_step(lane[i], w);
-		}
-	h = total >= 32 ? mix(lane[0]) ^ mix(lane[1] + 1) ^ mix(lane[2] + 2) ^ mix(lane[3] + 3) : h;
-	for (; n >= 8; p += 8, n -= 8) {
-		memcpy(&w, p, 8);
-		h = sum_step(h, w);
-	}
-	w = 0;
-	if (n) /* p may be the end of nothing */
-		memcpy(&w, p, n);
-	return mix(h ^ w ^ ((uint64_t)n << 60));
-}
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -208,9 +172,9 @@ static int check_meta(const floe_keyindex *ix, segment *s, const header *h)
 		return -1;
 	header copy = *h;
 	copy.sum = 0;
-	uint64_t sum = checksum(0, (const uint8_t *)&copy, sizeof(copy));
-	sum = checksum(sum, s->map + sizeof(header), h->files_bytes);
-	sum = checksum(sum, (const uint8_t *)s->key_sums,
+	uint64_t sum = floe_cache_checksum(0, (const uint8_t *)&copy, sizeof(copy));
+	sum = floe_cache_checksum(sum, s->map + sizeof(header), h->files_bytes);
+	sum = floe_cache_checksum(sum, (const uint8_t *)s->key_sums,
 		       (chunks(h->n_rows, KEY_CHUNK) + chunks(h->n_slots, SLOT_CHUNK)) * 8);
 	return sum == h->sum ? 0 : -1;
 }
@@ -247,22 +211,19 @@ static int load_segment(floe_keyindex *ix, const char *name)
 {
 	floe_buf path = FLOE_BUF_INIT;
 	path_of(&path, ix, name);
-	int fd = open(floe_buf_cstr(&path), O_RDONLY | O_CLOEXEC);
+	uint8_t *map;
+	size_t len;
+	int rc = floe_cache_map(floe_buf_cstr(&path), &map, &len);
 	floe_buf_free(&path);
-	struct stat st;
-	if (fd < 0)
+	if (rc < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(header)) {
-		close(fd);
+	if (len < sizeof(header)) {
+		munmap(map, len);
 		return -1;
 	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return -1;
 	ix->segs = floe_xrealloc(ix->segs, (ix->n_segs + 1) * sizeof(*ix->segs));
 	segment *s = &ix->segs[ix->n_segs];
-	*s = (segment){ .map = map, .len = (size_t)st.st_size };
+	*s = (segment){ .map = map, .len = len };
 	header h;
 	memcpy(&h, map, sizeof(h));
 	size_t before = ix->n_files;
@@ -370,7 +331,7 @@ static int check_slot(const floe_keyindex *ix, segment *s, uint64_t i)
 	if (s->slot_checked[c])
 		return 0;
 	uint64_t first = (uint64_t)c * SLOT_CHUNK, n = s->n_slots - first < SLOT_CHUNK ? s->n_slots - first : SLOT_CHUNK;
-	if (checksum(0, (const uint8_t *)(s->slots + first), n * 4) != s->slot_sums[c])
+	if (floe_cache_checksum(0, (const uint8_t *)(s->slots + first), n * 4) != s->slot_sums[c])
 		return damaged(ix, s, "slots from", first);
 	s->slot_checked[c] = 1;
 	return 0;
@@ -383,7 +344,7 @@ static int check_key(const floe_keyindex *ix, segment *s, uint64_t o)
 	if (s->key_checked[c])
 		return 0;
 	uint64_t first = (uint64_t)c * KEY_CHUNK, n = s->n_rows - first < KEY_CHUNK ? s->n_rows - first : KEY_CHUNK;
-	if (checksum(0, s->keys + first * ix->width, n * ix->width) != s->key_sums[c])
+	if (floe_cache_checksum(0, s->keys + first * ix->width, n * ix->width) != s->key_sums[c])
 		return damaged(ix, s, "keys from", first);
 	s->key_checked[c] = 1;
 	return 0;
@@ -432,50 +393,6 @@ int floe_keyindex_find(floe_keyindex *ix, const uint8_t *key, size_t len, floe_k
 }
 
 /* ---- writing ---- */
-
-/* Write the `n` pieces of `iov` to dir/name through a temporary file renamed into place (no fsync: a cache). */
-static int write_file(const floe_keyindex *ix, const char *name, struct iovec *iov, size_t n)
-{
-	floe_buf path = FLOE_BUF_INIT, tmp = FLOE_BUF_INIT;
-	path_of(&path, ix, name);
-	floe_buf_printf(&tmp, "%s/.%s.tmp", ix->dir, name);
-	int error = -1, fd = open(floe_buf_cstr(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not create \"%s\"", floe_buf_cstr(&tmp));
-		goto cleanup;
-	}
-	for (size_t i = 0; i < n;) {
-		ssize_t w = writev(fd, iov + i, (int)(n - i > 512 ? 512 : n - i));
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", floe_buf_cstr(&tmp));
-			close(fd);
-			unlink(floe_buf_cstr(&tmp));
-			goto cleanup;
-		}
-		for (size_t done = (size_t)w; done > 0;) { /* what was written leaves the list; a piece partly written goes on */
-			size_t part = done < iov[i].iov_len ? done : iov[i].iov_len;
-			iov[i].iov_base = (uint8_t *)iov[i].iov_base + part;
-			iov[i].iov_len -= part;
-			done -= part;
-			if (iov[i].iov_len == 0)
-				i++;
-		}
-		while (i < n && iov[i].iov_len == 0)
-			i++;
-	}
-	if (close(fd) < 0 || rename(floe_buf_cstr(&tmp), floe_buf_cstr(&path)) < 0) {
-		floe_error_set_errno(FLOE_ERR_IO, "could not write \"%s\"", floe_buf_cstr(&path));
-		unlink(floe_buf_cstr(&tmp));
-		goto cleanup;
-	}
-	error = 0;
-cleanup:
-	floe_buf_free(&path);
-	floe_buf_free(&tmp);
-	return error;
-}
 
 /* What a new segment holds: its files, and each file's keys (rows × width bytes, one run). */
 typedef struct draft {
@@ -537,7 +454,7 @@ static void key_sums(const floe_keyindex *ix, const draft *d, uint64_t *sums)
 		uint64_t left = (uint64_t)d->rows[f];
 		while (left > 0) {
 			if (have == 0 && left >= KEY_CHUNK) { /* a whole chunk within the file: read in place */
-				sums[c++] = checksum(0, k, KEY_CHUNK * ix->width);
+				sums[c++] = floe_cache_checksum(0, k, KEY_CHUNK * ix->width);
 				k += KEY_CHUNK * ix->width, left -= KEY_CHUNK;
 				continue;
 			}
@@ -545,11 +462,11 @@ static void key_sums(const floe_keyindex *ix, const draft *d, uint64_t *sums)
 			memcpy(run + have * ix->width, k, take * ix->width);
 			have += take, k += take * ix->width, left -= take;
 			if (have == KEY_CHUNK)
-				sums[c++] = checksum(0, run, KEY_CHUNK * ix->width), have = 0;
+				sums[c++] = floe_cache_checksum(0, run, KEY_CHUNK * ix->width), have = 0;
 		}
 	}
 	if (have)
-		sums[c] = checksum(0, run, have * ix->width);
+		sums[c] = floe_cache_checksum(0, run, have * ix->width);
 	free(run);
 }
 
@@ -580,14 +497,14 @@ static int write_segment(const floe_keyindex *ix, const draft *d, char **name)
 	key_sums(ix, d, sums);
 	for (size_t c = 0; c < n_slot_sums; c++) {
 		uint64_t first = (uint64_t)c * SLOT_CHUNK, n = n_slots - first < SLOT_CHUNK ? n_slots - first : SLOT_CHUNK;
-		sums[n_key_sums + c] = checksum(0, (const uint8_t *)(slots + first), n * 4);
+		sums[n_key_sums + c] = floe_cache_checksum(0, (const uint8_t *)(slots + first), n * 4);
 	}
 	header h = { .width = (uint32_t)ix->width, .prefix = (uint32_t)ix->prefix, .n_files = (uint32_t)d->n_files,
 		     .n_rows = n_rows, .n_slots = n_slots, .files_bytes = files.len };
 	memcpy(h.magic, MAGIC, 8);
-	uint64_t sum = checksum(0, (const uint8_t *)&h, sizeof(h));
-	sum = checksum(sum, (const uint8_t *)files.ptr, files.len);
-	h.sum = checksum(sum, (const uint8_t *)sums, (n_key_sums + n_slot_sums) * 8);
+	uint64_t sum = floe_cache_checksum(0, (const uint8_t *)&h, sizeof(h));
+	sum = floe_cache_checksum(sum, (const uint8_t *)files.ptr, files.len);
+	h.sum = floe_cache_checksum(sum, (const uint8_t *)sums, (n_key_sums + n_slot_sums) * 8);
 	static const uint8_t zeros[8];
 	struct iovec *iov = floe_xmalloc((d->n_files + 5) * sizeof(*iov));
 	size_t n_iov = 0;
@@ -603,7 +520,7 @@ static int write_segment(const floe_keyindex *ix, const draft *d, char **name)
 		r[0] = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL), r[1] = (uint64_t)(uintptr_t)d ^ (uint64_t)clock();
 	char n[48];
 	snprintf(n, sizeof(n), "seg-%016llx%016llx", (unsigned long long)r[0], (unsigned long long)r[1]);
-	int error = write_file(ix, n, iov, n_iov);
+	int error = floe_cache_write(ix->dir, n, iov, n_iov);
 	if (error == 0)
 		*name = xstrdup(n);
 	free(iov);
@@ -621,7 +538,7 @@ static int write_manifest(const floe_keyindex *ix, char *const *names, size_t n)
 	for (size_t i = 0; i < n; i++)
 		floe_buf_printf(&m, "%s\n", names[i]);
 	struct iovec iov = { m.ptr, m.len };
-	int error = write_file(ix, MANIFEST, &iov, 1);
+	int error = floe_cache_write(ix->dir, MANIFEST, &iov, 1);
 	floe_buf_free(&m);
 	return error;
 }
@@ -720,6 +637,7 @@ int floe_keyindex_prune(floe_keyindex *ix, const char *const *live, size_t n_liv
 		if (keep[ix->files[i].seg])
 			*(ix->files[i].live ? &live_rows : &dead_rows) += ix->files[i].rows;
 	bool refold = n_keep > FOLD_AT || (n_keep > 1 && dead_rows > live_rows);
+	floe_cache_sweep(ix->dir); /* a killed writer's temporary segment */
 	char *folded = NULL, **gone = NULL, **names = NULL;
 	size_t n_gone = 0, n_names = 0;
 	int error = 0;

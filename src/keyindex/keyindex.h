@@ -25,11 +25,20 @@
 #ifndef FLOE_KEYINDEX_H
 #define FLOE_KEYINDEX_H
 
+#include "base/buf.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct floe_keyindex floe_keyindex;
+
+/*
+ * The directory of a table's key cache: <project>/.floe/keys/<table>.<id>-<id>…, the table's
+ * name (any byte outside [a-z0-9_.] as %xx) and its key columns' field ids, so a key that
+ * changes columns is another cache. Into `out` (cleared first).
+ */
+void floe_keyindex_dir(floe_buf *out, const char *project_dir, const char *table, const int *field_ids, size_t n);
 
 /*
  * The index under `dir` for keys of `width` bytes hashed on their first `prefix` (1 ≤ prefix ≤

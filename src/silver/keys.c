@@ -80,16 +80,10 @@ static bool layout_of(const floe_lock_silver *s, key_layout *out)
 static const char *index_dir(silver_job *job, const floe_lock_silver *s, const key_layout *k)
 {
 	floe_buf d = FLOE_BUF_INIT;
-	floe_buf_printf(&d, "%s/" FLOE_STATE_DIR "/keys/", job->config->project_dir);
-	for (const char *p = s->table; *p; p++) { /* the table's name, any byte outside [a-z0-9_.] as %xx */
-		unsigned char c = (unsigned char)*p;
-		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.')
-			floe_buf_putc(&d, (char)c);
-		else
-			floe_buf_printf(&d, "%%%02x", c);
-	}
+	int ids[MAX_KEY_COLUMNS];
 	for (size_t i = 0; i < k->n; i++)
-		floe_buf_printf(&d, "%c%d", i ? '-' : '.', k->cols[i].field_id);
+		ids[i] = k->cols[i].field_id;
+	floe_keyindex_dir(&d, job->config->project_dir, s->table, ids, k->n);
 	const char *dir = floe_arena_strdup(job->arena, floe_buf_cstr(&d));
 	floe_buf_free(&d);
 	return dir;

@@ -142,6 +142,12 @@ typedef struct bronze_files {
 	floe_iceberg_data_file *files; /* closed files */
 	size_t n, cap;
 	struct bronze_files_async *async; /* a writer thread (files_async.c), or NULL */
+	/* a merge-on-read table's: each file's keys, kept as it is written, its key file as it closes
+	   (bronze_files_keep_keys; lakekeys.c reads them) */
+	const bronze_keys *keys;
+	const char *keys_dir;
+	floe_vector *key_vec;          /* the open file's key columns so far */
+	bool keys_ascending;           /* so far: else the file gets no key file */
 } bronze_files;
 
 /* `zstd_level`: [warehouse] zstd-level (every writer of a table's files passes it; 0: the writer's default). */
@@ -155,6 +161,11 @@ int bronze_files_write(bronze_files *f, const floe_vector *vectors);
 int bronze_files_close(bronze_files *f);
 /* Remove the files from index `from` on (and the open one): a load that will not commit them. */
 void bronze_files_discard(bronze_files *f, size_t from);
+/* Keep each file's keys as it is written and write them as its key file (keyindex/keyfile.h) under
+ * `dir` when it closes — unless they are not in strictly ascending key order. */
+void bronze_files_keep_keys(bronze_files *f, const bronze_keys *k, const char *dir);
+/* The keys of rows [0, rows) of `vectors` (a batch bronze_files_write or its async twin takes). */
+void bronze_files_kept(bronze_files *f, const floe_vector *vectors, size_t rows);
 /* Open the next file (files.c; bronze_files_write does when none is open). */
 int bronze_files_open(bronze_files *f);
 
@@ -325,6 +336,38 @@ bool bronze_posindex_take(bronze_posindex *ix, const bronze_keys *k, floe_vector
 /* After a commit of l's table (new snapshot `snapshot`): carried forward when it followed the
  * commit's parent (the taken keys leave, the new files' rows come in), else dropped. */
 void bronze_posindex_committed(bronze_posindex *ix, bronze_load *l, int64_t snapshot);
+
+/* ---- lakekeys.c: a merge-on-read table's key files, searched instead of its key columns ---- */
+
+/* The directory of l's table's key files; NULL when it keeps none (not merge-on-read, a key
+ * column of variable width, FLOE_BRONZE_KEYFILES=off). */
+const char *bronze_lakekeys_dir(struct bronze_load *l);
+/* The files `f` writes for l leave key files (when the table keeps them). */
+void bronze_lakekeys_attach(bronze_files *f, struct bronze_load *l);
+/* After l's commit: the key files of the files it removed (a full load: of every file but its own) go. */
+void bronze_lakekeys_committed(struct bronze_load *l, bool full);
+/* Every key file but those of `scan`'s live data files removed (floe expire). */
+void bronze_lakekeys_prune(struct bronze_load *l, const floe_iceberg_scan *scan);
+
+typedef struct bronze_lakekeys bronze_lakekeys;
+/*
+ * The key files of the touched units among files[0..n) (groups: their merge-on-read members),
+ * the missing ones made ahead; `like`: the key columns' vectors (their types). 1 and *out set:
+ * ready; 0: the table keeps none, or a file's keys are not in key order (said); -1 on error.
+ */
+int bronze_lakekeys_open(bronze_lakekeys **out, struct bronze_load *l, const floe_iceberg_data_file *const *files,
+			 const bronze_group *const *groups, const bool *touched, size_t n, floe_vector *const *like);
+void bronze_lakekeys_close(bronze_lakekeys *lk);
+/* The live row of key `row` of keys[] in unit f: its member's path and position; *twice when two members hold it live. */
+bool bronze_lakekeys_find(const bronze_lakekeys *lk, size_t f, floe_vector *const *keys, size_t row, const char **path,
+			  int64_t *pos, bool *twice);
+/* The live rows of unit f whose first key column is in [lo, hi) (a NULL side: unbounded). */
+int64_t bronze_lakekeys_count(const bronze_lakekeys *lk, size_t f, const floe_vector *lo, size_t lo_row,
+			      const floe_vector *hi, size_t hi_row);
+/* fn for each of them in key order (its key columns and row, path, position) until it returns non-zero (returned). */
+typedef int (*bronze_lakekeys_fn)(void *ctx, floe_vector *const *keys, size_t row, const char *path, int64_t pos);
+int bronze_lakekeys_each(const bronze_lakekeys *lk, size_t f, const floe_vector *lo, size_t lo_row,
+			 const floe_vector *hi, size_t hi_row, bronze_lakekeys_fn fn, void *ctx);
 
 /* ---- load.c / merge.c ---- */
 

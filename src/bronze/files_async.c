@@ -110,6 +110,7 @@ int bronze_files_write_async(bronze_files *f, floe_vector *vectors)
 		return bronze_files_write(f, vectors);
 	if (bronze_files_settle(f) < 0 || (!f->writer && bronze_files_open(f) < 0))
 		return -1;
+	bronze_files_kept(f, vectors, rows);
 	pthread_mutex_lock(&a->mu);
 	for (size_t i = 0; i < a->n_cols; i++) { /* the caller's batch goes, the emptied one comes back */
 		floe_vector t = a->batch[i];

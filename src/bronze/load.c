@@ -231,6 +231,8 @@ static int load_full(load_state *s, bool by_key)
 		       sort_if_random(s, &indexscan) < 0))
 		goto cleanup;
 	bronze_files_init(&s->out, job->arena, s->table, &s->cols, file_rows, job->config->warehouse.zstd_level);
+	if (by_key)
+		bronze_lakekeys_attach(&s->out, s);
 	s->has_watermark = false;
 	if (floe_pg_copy_begin(&copy, s->pg, sql, s->cols.copy, s->cols.n) < 0 ||
 	    bronze_reader_start(&reader, copy, s, &s->cols, job->arena, file_rows, bronze_load_threads()) < 0)
@@ -309,6 +311,7 @@ static int commit(load_state *s, bool full)
 	}
 	job->result->snapshot_id = floe_iceberg_table_metadata(s->table)->current_snapshot_id;
 	job->result->commit_seconds += bronze_seconds() - t0;
+	bronze_lakekeys_committed(s, full);
 	if (job->index) /* floe run --follow: the index follows its own commits */
 		bronze_posindex_committed(job->index, s, full ? -1 : job->result->snapshot_id);
 	return 0;

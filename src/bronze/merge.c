@@ -48,6 +48,7 @@
 #define SUB_MAX_SCATTERED 1024        /* … when the last load's deletes were as many as a quarter of SUB_MAX */
 #define SUB_FINE_MAX 16384           /* … split evenly where deletes scatter (subs_refine) */
 #define PIECES_AS_ARRAY 16            /* pieces counted or streamed through one relation of their bounds */
+#define PIECE_ROWS 100.0            /* a counted piece's own cost, in rows' (~6 us against ~55 ns a row) */
 #define COUNT_SPLIT_ROWS ((int64_t)1 << 20) /* … counted on a second connection (count_on_two) from so many rows */
 #define KEEP_MAX_BYTES ((size_t)256 << 20) /* of touched units' keys kept for the sub-ranges' diffs */
 
@@ -129,6 +130,7 @@ typedef struct merge {
 	floe_vector *fine;             /* bounds subs_refine added */
 	int64_t split_rows;            /* the rows of the split ranges (subs_plan) */
 	standby *standby;              /* the count's second connection, opening (standby_start); NULL: none */
+	bronze_lakekeys *lake;         /* merge-on-read: the touched units' key files (lakekeys.c); NULL: their keys are read */
 } merge;
 
 static int key_types(merge *m, const char ***out);
@@ -867,6 +869,41 @@ static int compare_rereads(merge *m, const reread *rr, size_t n)
 	return 0;
 }
 
+/*
+ * Merge-on-read with key files (lakekeys.c): each change's row (and each given deleted key's) by
+ * binary search in its unit's members, no key column read; delete detection then counts and
+ * lists the touched units' keys from the same files (subs_expect, diff_kept).
+ */
+static int existing_by_keyfiles(merge *m)
+{
+	reread *rereads = NULL;
+	size_t n_rereads = 0, cap_rereads = 0;
+	floe_iceberg_position_delete p;
+	bool twice = false, two = false;
+	for (size_t c = 0; c < m->n_chg && !twice; c++, twice |= two) {
+		size_t f = m->chg_file[c];
+		if (f == BRONZE_NO_FILE || !m->map.touched[f] ||
+		    !(m->exists[c] = bronze_lakekeys_find(m->lake, f, m->chg_keys, c, &p.path, &p.pos, &two)))
+			continue;
+		if (may_be_reread(m, c)) /* its mark says where bronze's row is */
+			*FLOE_ARENA_PUSH(m->a, rereads, n_rereads, cap_rereads) = (reread){ .change = c, .pdel = m->n_pdel };
+		p.row = ROW_OF_CHANGE(c);
+		*FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel) = p;
+	}
+	for (size_t d = 0; d < m->n_del && !twice; d++, twice |= two) {
+		if (!bronze_lakekeys_find(m->lake, m->del_file[d], m->del_keys, d, &p.path, &p.pos, &two))
+			continue;
+		m->deleted++;
+		p.row = ROW_OF_DELETE(d);
+		*FLOE_ARENA_PUSH(m->a, m->pdel, m->n_pdel, m->cap_pdel) = p;
+	}
+	if (twice) {
+		m->full = "loaded in full: the data files are not in key order (a key is live in two of them)";
+		return 0;
+	}
+	return n_rereads ? compare_rereads(m, rereads, n_rereads) : 0;
+}
+
 /* Which changes have a key bronze has, and (`keep`) the touched units' keys kept in m->kept. */
 static int find_existing(merge *m, bool keep)
 {
@@ -893,6 +930,10 @@ static int find_existing(merge *m, bool keep)
 			existing_by_index(m, ix);
 		return rc < 0 ? -1 : 0;
 	}
+	if (m->l->mor && !m->compacting && m->groups &&
+	    (rc = bronze_lakekeys_open(&m->lake, m->l, m->files, m->groups, m->map.touched, m->map.n_files,
+				       m->chg_keys)) != 0)
+		return rc < 0 ? -1 : existing_by_keyfiles(m);
 	/* the parts: units [0, cut) and [cut, n), about half the rows each */
 	size_t cut = n;
 	if (n >= 2 && bronze_load_threads() > 1) {
@@ -1303,9 +1344,9 @@ static bool range_touched(const merge *m, size_t r, int64_t *rows)
 }
 
 /*
- * Where pieces b[0..n) (sub-ranges label[], in key order) cut into two halves of about equal rows:
+ * Where pieces b[0..n) (sub-ranges label[], in key order) cut into two halves of about equal work:
  * each piece's share of its range's rows by its width of the range's keys (a uuid or integer first
- * key; any other, an equal share per piece). The pieces follow the changes, not the rows — the
+ * key; any other, an equal share per piece), and PIECE_ROWS rows' worth a piece. The pieces follow the changes, not the rows — the
  * shop's progressed orders, picked in key order, made the lower half of 9000 pieces hold 0.72 M
  * rows and the upper 1.26 M — and the count takes as long as its larger half.
  */
@@ -1331,8 +1372,11 @@ static size_t balanced_half(const merge *m, const size_t *label, size_t n, doubl
 		}
 	}
 	*all = total;
+	/* halves of equal work: a piece's own (its subquery and index descent, PIECE_ROWS rows' worth) too —
+	   3001 pieces and 5732 over the same rows took 70 and 87 ms */
+	double work = total + (double)n * PIECE_ROWS;
 	for (size_t i = 0; total > 0 && i + 1 < n; i++)
-		if ((sum += share[i]) >= total / 2) {
+		if ((sum += share[i]) + (double)(i + 1) * PIECE_ROWS >= work / 2) {
 			*above = total - sum;
 			return i + 1;
 		}
@@ -1771,9 +1815,46 @@ static int open_pieces_stream(key_stream *ks, merge *m, const key_bounds *b, siz
  * The key-set diff of pieces of split ranges (`b[i]` spans adjacent differing sub-ranges; ascending,
  * disjoint): the kept keys in them against the source's, one query for them all.
  */
+/* A key file's row joins the kept keys (kept_from_keyfiles): a run of one file's consecutive positions grows. */
+typedef struct keyfile_keep {
+	merge *m;
+	size_t unit;
+} keyfile_keep;
+
+static int keep_keyfile_row(void *ctx, floe_vector *const *keys, size_t row, const char *path, int64_t pos)
+{
+	keyfile_keep *x = ctx;
+	kept_keys *kk = &x->m->kept;
+	kept_batch *last = kk->n_batch ? &kk->batch[kk->n_batch - 1] : NULL;
+	if (!last || last->path != path || last->unit != x->unit || last->pos + (int64_t)(kk->n - last->start) != pos) {
+		last = kept_push_batch(kk);
+		*last = (kept_batch){ .start = kk->n, .unit = x->unit, .path = path, .pos = pos };
+	}
+	for (size_t i = 0; i < x->m->k->n; i++)
+		floe_vector_append_row(&kk->vec[i], keys[i], row);
+	kk->n++;
+	return 0;
+}
+
+/* The kept keys, from the key files: the live keys of pieces b[0..n) (ascending, disjoint), in key order. */
+static void kept_from_keyfiles(merge *m, const key_bounds *b, size_t n)
+{
+	keyfile_keep x = { .m = m };
+	kept_drop(&m->kept, m);
+	kept_start(&m->kept, m, m->a, 0, NULL);
+	for (size_t i = 0; i < n; i++)
+		for (x.unit = 0; x.unit < m->map.n_files; x.unit++) /* units are key ranges in key order */
+			if (m->map.touched[x.unit])
+				bronze_lakekeys_each(m->lake, x.unit, b[i].lo, b[i].lo_row, b[i].hi, b[i].hi_row,
+						     keep_keyfile_row, &x);
+	m->kept.on = false;
+}
+
 static int diff_kept(merge *m, const key_bounds *b, size_t n)
 {
 	key_stream ks = { 0 };
+	if (m->lake)
+		kept_from_keyfiles(m, b, n);
 	const kept_keys *kk = &m->kept;
 	size_t *at = floe_arena_alloc(m->a, (n + 1) * sizeof(size_t)), *end = floe_arena_alloc(m->a, (n + 1) * sizeof(size_t));
 	for (size_t i = 0; i < n; i++) {
@@ -1790,6 +1871,8 @@ static int diff_kept(merge *m, const key_bounds *b, size_t n)
 	    diff_keys(m, &ks, &ls) == 0)
 		error = 0;
 	close_key_stream(&ks, m->k->n);
+	if (m->lake)
+		kept_drop(&m->kept, m);
 	if (prev && error == 0)
 		error = parallel_workers(m, prev, NULL); /* the count and the loads after it use them again */
 	return error;
@@ -1977,6 +2060,7 @@ static int write_deltas(merge *m)
 	int error = -1;
 	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows,
 			  l->job->config->warehouse.zstd_level);
+	bronze_lakekeys_attach(&l->out, l);
 	l->removed = floe_arena_alloc(l->job->arena, sizeof(char *));
 	for (size_t c = 0; c < m->n_chg; c++) {
 		if (c && m->chg_file[c] != m->chg_file[c - 1]) {
@@ -2085,6 +2169,7 @@ static void *half_run(void *arg)
 	if (h->rc == 0) {
 		bronze_files_init(&h->load.out, h->job.arena, h->load.table, &h->load.cols,
 				  (size_t)h->job.config->bronze.target_file_rows, h->job.config->warehouse.zstd_level);
+		bronze_lakekeys_attach(&h->load.out, &h->load);
 		h->rc = bronze_files_async_start(&h->load.out) < 0 || rewrite_units(m, &o, h->from, h->to, &c, &d, false) < 0
 				? -1
 				: 0;
@@ -2154,6 +2239,7 @@ static int rewrite(merge *m)
 	int error = -1;
 	bronze_files_init(&l->out, l->job->arena, l->table, &l->cols, (size_t)l->job->config->bronze.target_file_rows,
 			  l->job->config->warehouse.zstd_level);
+	bronze_lakekeys_attach(&l->out, l);
 	if (bronze_files_async_wanted() && bronze_files_async_start(&l->out) < 0)
 		goto cleanup;
 	l->removed = floe_arena_alloc(l->job->arena, (m->n_data_files + m->n_delete_files + 1) * sizeof(char *));
@@ -2196,6 +2282,8 @@ static void finish(merge *m, int error)
 	}
 	bronze_vectors_free(m->chg, m->chg ? m->ncols : 0);
 	kept_drop(&m->kept, m);
+	bronze_lakekeys_close(m->lake);
+	m->lake = NULL;
 	for (size_t i = 0; m->del && i < m->k->n; i++)
 		floe_vector_free(&m->del[i]);
 	floe_vector_free(&m->map.lower);
@@ -2383,11 +2471,18 @@ static void subs_refine(merge *m, int64_t deletes, int64_t split_rows)
 	m->n_subs = n;
 }
 
-/* Per sub-range of a split range (keys kept): the kept keys in its bounds plus the changes that are new keys there. */
+/* Per sub-range of a split range (keys kept, or key files): the rows bronze has in its bounds plus the changes that are new keys there. */
 static void subs_expect(merge *m)
 {
 	const kept_keys *kk = &m->kept;
 	size_t sub = 0;
+	for (size_t i = 0; m->lake && i < m->n_subs; i++) {
+		const key_bounds *b = &m->subs[i].b;
+		size_t r = m->subs[i].range;
+		m->subs[i].expected = 0;
+		for (size_t f = m->map.range_start[r]; m->split[r] && f < m->map.range_start[r + 1]; f++)
+			m->subs[i].expected += bronze_lakekeys_count(m->lake, f, b->lo, b->lo_row, b->hi, b->hi_row);
+	}
 	for (size_t i = 0; kk->ok && i < m->n_subs; i++) {
 		const key_bounds *b = &m->subs[i].b;
 		size_t from = b->lo ? kept_first(kk, b->lo, b->lo_row) : 0, to = b->hi ? kept_first(kk, b->hi, b->hi_row) : kk->n;
@@ -2443,7 +2538,7 @@ static int diff_subs(merge *m, const int64_t *source, const int64_t *expected, s
 		int64_t sum = 0;
 		for (; i < m->n_subs && m->subs[i].range == r; i++)
 			sum += source[i];
-		if (m->kept.ok && m->split[r]) {
+		if ((m->kept.ok || m->lake) && m->split[r]) {
 			diff_pieces(m, source, i0, i, subs, &p);
 		} else if (sum != expected[r]) {
 			if (diff_waiting(m, &p) < 0)
@@ -2536,7 +2631,9 @@ static int find_deletes(merge *m)
 		error = m->full ? 0 : -1; /* loads in full */
 		goto cleanup;
 	}
-	step(m, &t, "keys of the touched files read, re-read rows' watermarks compared (the source counting meanwhile)");
+	step(m, &t, m->lake ? "the changes' rows found in the key files, re-read rows' watermarks compared (the source "
+			      "counting meanwhile)"
+			    : "keys of the touched files read, re-read rows' watermarks compared (the source counting meanwhile)");
 	int64_t *expected = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
 	bronze_map_expect(&m->map, expected, m->files, m->chg_keys[0], m->exists, m->n_chg);
 	subs_expect(m);
@@ -2882,6 +2979,7 @@ int bronze_merge_compact(bronze_load *l, const floe_bronze_compaction *when, con
 	}
 	if (floe_iceberg_table_plan_deletes(&scan, m.a, l->table, l->expect_snapshot) < 0 || list_units(&m, scan) < 0)
 		goto cleanup;
+	bronze_lakekeys_prune(l, scan); /* a killed run's key files, of data files never committed */
 	int64_t target = l->job->config->bronze.target_file_rows;
 	size_t small = 0, carried = 0;
 	for (size_t f = 0; f < scan->n_files; f++)

@@ -50,7 +50,7 @@ const char *bronze_lakekeys_dir(bronze_load *l)
 	const bronze_job *job = l->job;
 	const char *off = getenv("FLOE_BRONZE_KEYFILES");
 	int ids[64];
-	if ((off && strcmp(off, "off") == 0) || l->keys.n == 0 || l->keys.n > 64 || l->keys.unmergeable ||
+	if ((off && strcmp(off, "off") == 0) || !job->config->project_dir || l->keys.n == 0 || l->keys.n > 64 || l->keys.unmergeable ||
 	    l->copy_on_write || !bronze_mor_enabled(job->config, floe_arena_printf(job->arena, "%s.%s", job->table->schema,
 										    job->table->name)))
 		return NULL;

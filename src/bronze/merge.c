@@ -1853,6 +1853,12 @@ static void kept_from_keyfiles(merge *m, const key_bounds *b, size_t n)
 static int diff_kept(merge *m, const key_bounds *b, size_t n)
 {
 	key_stream ks = { 0 };
+	const char *prev = NULL;
+	int error = -1;
+	deletes_init(m);
+	/* the source's keys start streaming first: the key files' are listed while the server reads */
+	if ((n == 1 ? open_key_stream(&ks, m, b) : open_pieces_stream(&ks, m, b, n, &prev)) < 0)
+		goto cleanup;
 	if (m->lake)
 		kept_from_keyfiles(m, b, n);
 	const kept_keys *kk = &m->kept;
@@ -1862,14 +1868,11 @@ static int diff_kept(merge *m, const key_bounds *b, size_t n)
 		end[i] = b[i].hi ? kept_first(kk, b[i].hi, b[i].hi_row) : kk->n;
 	}
 	lake_side ls = { .at = at[0], .end = end[0], .seg_at = at + 1, .seg_end = end + 1, .n_seg = n - 1 };
-	int error = -1;
-	deletes_init(m);
 	for (size_t i = 0; i < m->k->n; i++)
 		ls.keys[i] = kk->keys[i];
-	const char *prev = NULL;
-	if ((n == 1 ? open_key_stream(&ks, m, b) : open_pieces_stream(&ks, m, b, n, &prev)) == 0 &&
-	    diff_keys(m, &ks, &ls) == 0)
+	if (diff_keys(m, &ks, &ls) == 0)
 		error = 0;
+cleanup:
 	close_key_stream(&ks, m->k->n);
 	if (m->lake)
 		kept_drop(&m->kept, m);

@@ -48,6 +48,9 @@
 #define SUB_MAX_SCATTERED 1024        /* … when the last load's deletes were as many as a quarter of SUB_MAX */
 #define SUB_FINE_MAX 16384           /* … split evenly where deletes scatter (subs_refine) */
 #define PIECES_AS_ARRAY 16            /* pieces counted or streamed through one relation of their bounds */
+#define REFINE_ROWS 128              /* a differing piece of at least so many rows is counted again in parts */
+#define REFINE_PART_ROWS 64          /* … of about so many rows, 2 to REFINE_PARTS_MAX of them */
+#define REFINE_PARTS_MAX 64
 #define PIECE_ROWS 100.0            /* a counted piece's own cost, in rows' (~6 us against ~55 ns a row) */
 #define COUNT_SPLIT_ROWS ((int64_t)1 << 20) /* … counted on a second connection (count_on_two) from so many rows */
 #define KEEP_MAX_BYTES ((size_t)256 << 20) /* of touched units' keys kept for the sub-ranges' diffs */
@@ -131,6 +134,9 @@ typedef struct merge {
 	int64_t split_rows;            /* the rows of the split ranges (subs_plan) */
 	standby *standby;              /* the count's second connection, opening (standby_start); NULL: none */
 	bronze_lakekeys *lake;         /* merge-on-read: the touched units' key files (lakekeys.c); NULL: their keys are read */
+	bool refine;                   /* a differing piece is counted again in parts before its diff (refine_pieces) */
+	floe_pg *second;               /* the count's second connection, open while the diffs run; NULL: none */
+	size_t *new_before;            /* refine: per change c, the changes before it that are new keys (n_chg + 1) */
 } merge;
 
 static int key_types(merge *m, const char ***out);
@@ -1405,18 +1411,24 @@ static int helper_start(merge *m, count_helper *h, const key_bounds *b, const si
 }
 
 /* The helper's connection closed (its transaction with it); its error dropped. */
-static void helper_end(count_helper *h)
+/* The helper's thread joined and its count's leftovers freed; its connection stays open (refine_pieces counts on it). */
+static void helper_join(count_helper *h)
 {
 	if (h->running)
 		pthread_join(h->thread, NULL);
 	h->running = false;
 	floe_pg_pending_free(h->pending);
 	h->pending = NULL;
-	floe_pg_close(h->pg);
-	h->pg = NULL;
 	floe_error_discard(&h->err);
 	free(h->sql);
 	h->sql = NULL;
+}
+
+static void helper_end(count_helper *h)
+{
+	helper_join(h);
+	floe_pg_close(h->pg);
+	h->pg = NULL;
 }
 
 /*
@@ -1511,6 +1523,8 @@ static int counts_read(merge *m, floe_pg_pending *p, count_helper *h, int64_t *o
 		floe_log_info("%s: the second count connection failed (%s): its half is counted on the load's",
 			      m->l->job->table->bronze, floe_buf_cstr(&why));
 		floe_buf_free(&why);
+		floe_pg_close(h->pg); /* nothing more is asked of it */
+		h->pg = NULL;
 		if (floe_pg_query(&r, m->l->pg, h->sql, 0, NULL) < 0)
 			goto cleanup;
 	}
@@ -1518,7 +1532,7 @@ static int counts_read(merge *m, floe_pg_pending *p, count_helper *h, int64_t *o
 	error = 0;
 cleanup:
 	floe_pg_result_free(r);
-	helper_end(h);
+	helper_join(h);
 	return error;
 }
 
@@ -1531,7 +1545,9 @@ static int source_counts(merge *m, unsigned what, int64_t *out)
 		helper_end(&h);
 		return -1;
 	}
-	return counts_read(m, p, &h, out);
+	int rc = counts_read(m, p, &h, out);
+	helper_end(&h);
+	return rc;
 }
 
 /* The source's keys in key order, a batch at a time. */
@@ -2371,6 +2387,9 @@ static void subs_plan(merge *m)
 	/* deletes scattered over the changes' ranges (random keys, a steady share of rows deleted): most
 	   pieces of SUB_MAX would differ and be diffed, so count four times finer while the keys are read */
 	bool scattered = last_load_count(m, "floe.rows-deleted") >= SUB_MAX / 4;
+	const char *refine = getenv("FLOE_COUNT_REFINE");
+	m->refine = numeric_key(m->l->cols.copy[m->k->col[0]].vec) &&
+		    (refine ? strcmp(refine, "on") == 0 : bronze_lakekeys_dir(m->l) != NULL); /* =on: kept keys too (tests) */
 	size_t sub_max = scattered ? SUB_MAX_SCATTERED : SUB_MAX;
 	int64_t split_rows = 0, min_rows = m->l->job->config->bronze.target_file_rows / (scattered ? 128 : 32);
 	size_t *chg_range = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(size_t));
@@ -2442,7 +2461,7 @@ static void subs_refine(merge *m, int64_t deletes, int64_t split_rows)
 		return;
 	for (size_t i = 0; i < m->n_subs; i++)
 		n_split += m->split[m->subs[i].range] && bounded(&m->subs[i].b);
-	double want = sqrt((double)deletes * (double)split_rows / 8.0);
+	double want = sqrt((double)deletes * (double)split_rows / (m->refine ? 32.0 : 8.0));
 	size_t each = n_split && want > (double)n_split ? (size_t)(want / (double)n_split + 0.5) : 1;
 	each = each > SUB_FINE_MAX / (n_split + 1) ? SUB_FINE_MAX / (n_split + 1) : each;
 	if (each < 2)
@@ -2524,10 +2543,199 @@ static void diff_pieces(merge *m, const int64_t *source, size_t i0, size_t i1, s
 	}
 }
 
+/*
+ * ---- a second round of counts: the differing pieces in parts ----
+ *
+ * A piece whose count differs costs its diff every key in it (~0.27 us each, on one connection);
+ * counted again in parts of REFINE_PART_ROWS rows (~6 us a part and 0.05 us a row, on two), only
+ * the parts that differ are diffed. So the first round counts coarser pieces (subs_refine: a
+ * quarter of the pieces, each costing the count its index descent and subquery), and a scattered
+ * delete costs a part's keys, not a piece's. The parts' expected rows come from the key files (or
+ * the kept keys) and the changes that are new keys, as the pieces' did (subs_expect).
+ */
+
+/* Per change: how many changes before it are new keys (for the parts' expected rows). */
+static void new_keys_before(merge *m)
+{
+	m->new_before = floe_arena_alloc(m->a, (m->n_chg + 1) * sizeof(size_t));
+	m->new_before[0] = 0;
+	for (size_t c = 0; c < m->n_chg; c++)
+		m->new_before[c + 1] = m->new_before[c] + !m->exists[c];
+}
+
+/* The first change whose first key column is at or after row `row` of `v`. */
+static size_t first_change_at(const merge *m, const floe_vector *v, size_t row)
+{
+	size_t lo = 0, hi = m->n_chg;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (floe_vector_compare_rows(m->chg_keys[0], mid, v, row) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The rows the source should count in b (bounded, within one key range): bronze's there, and the new keys among the changes. */
+static int64_t rows_expected(const merge *m, const key_bounds *b)
+{
+	int64_t n = (int64_t)(m->new_before[first_change_at(m, b->hi, b->hi_row)] -
+			      m->new_before[first_change_at(m, b->lo, b->lo_row)]);
+	if (!m->lake)
+		return n + (int64_t)(kept_first(&m->kept, b->hi, b->hi_row) - kept_first(&m->kept, b->lo, b->lo_row));
+	size_t r = bronze_map_range_of(&m->map, b->lo, b->lo_row);
+	for (size_t f = m->map.range_start[r]; f < m->map.range_start[r + 1]; f++)
+		n += bronze_lakekeys_count(m->lake, f, b->lo, b->lo_row, b->hi, b->hi_row);
+	return n;
+}
+
+/* Counts of parts[from, to) (labels from 0) on `pg`, sent (*pending) or at once (pending NULL), into got[]. */
+static int parts_send(merge *m, floe_pg *pg, const key_bounds *parts, size_t from, size_t to, floe_pg_pending **pending)
+{
+	floe_buf sql = FLOE_BUF_INIT;
+	size_t *label = floe_arena_alloc(m->a, (to - from + 1) * sizeof(size_t));
+	for (size_t i = from; i < to; i++)
+		label[i - from] = i;
+	int rc = count_pieces_select(m, &sql, parts + from, label, to - from);
+	if (rc == 0)
+		rc = floe_pg_send(pending, pg, floe_buf_cstr(&sql));
+	floe_buf_free(&sql);
+	return rc;
+}
+
+static int parts_collect(floe_pg_pending *pending, int64_t *got, size_t n)
+{
+	floe_pg_result *r = NULL;
+	if (floe_pg_collect(&r, pending) < 0)
+		return -1;
+	for (int row = 0; row < floe_pg_result_rows(r); row++) {
+		size_t i = (size_t)floe_pg_result_int(r, row, 0);
+		if (i < n)
+			got[i] = floe_pg_result_int(r, row, 1);
+	}
+	floe_pg_result_free(r);
+	return 0;
+}
+
+/* The parts' source counts: halves on the two connections when the second is open (else, or should it fail, on the load's). */
+static int parts_count(merge *m, const key_bounds *parts, size_t n, int64_t *got)
+{
+	floe_pg_pending *mine = NULL, *theirs = NULL;
+	size_t cut = m->second && n >= 2 * PIECES_AS_ARRAY ? n / 2 : n;
+	bool again = false; /* the second connection failed: its parts on the load's */
+	if (cut < n && parts_send(m, m->second, parts, cut, n, &theirs) < 0) {
+		floe_pg_pending_free(theirs);
+		theirs = NULL;
+		again = true;
+	}
+	int rc = parts_send(m, m->l->pg, parts, 0, cut, &mine) == 0 ? parts_collect(mine, got, n) : -1;
+	if (rc < 0) {
+		floe_pg_pending_free(theirs); /* waits for it, drops it */
+		return -1;
+	}
+	if (theirs && parts_collect(theirs, got, n) < 0) /* collected or not, freed */
+		again = true;
+	if (again) {
+		floe_log_info("%s: the second count connection failed: its parts are counted on the load's",
+			      m->l->job->table->bronze);
+		floe_error_clear();
+		m->second = NULL;
+		rc = parts_send(m, m->l->pg, parts, cut, n, &mine) == 0 ? parts_collect(mine, got, n) : -1;
+	}
+	return rc;
+}
+
+/* Piece b split evenly over its first key column's numbers into k parts, appended to parts (bounds in m->fine). */
+static void split_piece(merge *m, const key_bounds *b, size_t k, key_bounds **parts, size_t *n, size_t *cap)
+{
+	unsigned __int128 lo = key_number(b->lo, b->lo_row), hi = key_number(b->hi, b->hi_row);
+	unsigned __int128 step = hi > lo ? (hi - lo) / k : 0;
+	key_bounds part = { .lo = b->lo, .lo_row = b->lo_row };
+	for (size_t j = 1; step && j < k; j++) {
+		part.hi = m->fine;
+		part.hi_row = m->fine->len;
+		append_key_number(m->fine, lo + step * j);
+		*FLOE_ARENA_PUSH(m->a, *parts, *n, *cap) = part;
+		part.lo = part.hi;
+		part.lo_row = part.hi_row;
+	}
+	part.hi = b->hi;
+	part.hi_row = b->hi_row;
+	*FLOE_ARENA_PUSH(m->a, *parts, *n, *cap) = part;
+}
+
+/* The differing pieces p (key order) replaced by their differing parts, adjacent ones as one; small or unbounded pieces stay whole. */
+static int refine_pieces(merge *m, pieces *p)
+{
+	double t = bronze_seconds();
+	key_bounds *parts = NULL;
+	size_t n = 0, cap = 0, refined = 0, n_ask = 0, differ = 0;
+	size_t *first = floe_arena_alloc(m->a, (p->n + 1) * sizeof(size_t)); /* piece i: parts [first[i], first[i + 1]) */
+	bool *whole = floe_arena_alloc(m->a, (p->n + 1) * sizeof(bool));
+	if (!m->fine) {
+		m->fine = floe_arena_alloc(m->a, sizeof(floe_vector));
+		floe_vector_init(m->fine, m->chg_keys[0]->type, m->chg_keys[0]->width);
+	}
+	if (!m->new_before)
+		new_keys_before(m);
+	for (size_t i = 0; i < p->n; i++) {
+		const key_bounds *b = &p->b[i];
+		int64_t rows = bounded(b) ? rows_expected(m, b) : 0;
+		size_t k = (size_t)(rows / REFINE_PART_ROWS);
+		first[i] = n;
+		whole[i] = rows < REFINE_ROWS;
+		if (whole[i])
+			*FLOE_ARENA_PUSH(m->a, parts, n, cap) = *b;
+		else
+			split_piece(m, b, k < 2 ? 2 : k > REFINE_PARTS_MAX ? REFINE_PARTS_MAX : k, &parts, &n, &cap);
+		refined += !whole[i];
+	}
+	first[p->n] = n;
+	if (refined == 0)
+		return 0;
+	/* the refined pieces' parts counted; a part differs when its count is not what bronze and the changes make it */
+	bool *differs = floe_arena_alloc(m->a, (n + 1) * sizeof(bool));
+	key_bounds *ask = floe_arena_alloc(m->a, (n + 1) * sizeof(key_bounds));
+	size_t *at = floe_arena_alloc(m->a, (n + 1) * sizeof(size_t));
+	for (size_t i = 0; i < p->n; i++)
+		for (size_t j = first[i]; j < first[i + 1]; j++) {
+			differs[j] = whole[i]; /* a piece kept whole is diffed as it is */
+			if (!whole[i]) {
+				at[n_ask] = j;
+				ask[n_ask++] = parts[j];
+			}
+		}
+	int64_t *counted = floe_arena_alloc(m->a, (n_ask + 1) * sizeof(int64_t));
+	if (parts_count(m, ask, n_ask, counted) < 0)
+		return -1;
+	for (size_t q = 0; q < n_ask; q++) {
+		differs[at[q]] = counted[q] != rows_expected(m, &ask[q]);
+		differ += differs[at[q]];
+	}
+	pieces out = { 0 };
+	for (size_t i = 0; i < p->n; i++)
+		for (size_t j = first[i]; j < first[i + 1]; j++) {
+			if (!differs[j])
+				continue;
+			key_bounds b = parts[j];
+			for (; j + 1 < first[i + 1] && differs[j + 1]; j++) { /* adjacent differing parts: one diff */
+				b.hi = parts[j + 1].hi;
+				b.hi_row = parts[j + 1].hi_row;
+			}
+			*FLOE_ARENA_PUSH(m->a, out.b, out.n, out.cap) = b;
+		}
+	floe_log_info("%s: %zu differing pieces counted again in %zu parts, %zu of them differ, in %.4f s",
+		      m->l->job->table->bronze, refined, n_ask, differ, bronze_seconds() - t);
+	*p = out;
+	return 0;
+}
+
 /* The pieces waiting, diffed (deletes are found in key order: before a range diffed whole after them). */
 static int diff_waiting(merge *m, pieces *p)
 {
-	int rc = p->n && !m->full ? diff_kept(m, p->b, p->n) : 0;
+	int rc = p->n && !m->full && m->refine ? refine_pieces(m, p) : 0;
+	rc = rc == 0 && p->n && !m->full ? diff_kept(m, p->b, p->n) : rc;
 	p->n = 0;
 	return rc;
 }
@@ -2646,6 +2854,7 @@ static int find_deletes(merge *m)
 	if (counts_read(m, p, &helper, source) < 0 || (!each && rest_counts(m, source, expected, &rest_differs) < 0))
 		goto cleanup;
 	two = two && helper.rc == 0; /* a helper that failed: all of it counted on the load's connection */
+	m->second = two ? helper.pg : NULL;
 	step(m, &t, rest_differs ? "source counted by key range (after the keys)"
 		    : two ? "source counted (its pieces on two connections)"
 		    : each || m->n_subs == 0 || !m->rest_whole ? "source counted"
@@ -2660,6 +2869,7 @@ static int find_deletes(merge *m)
 cleanup:
 	kept_drop(&m->kept, m);
 	floe_pg_pending_free(counting);
+	m->second = NULL;
 	helper_end(&helper);
 	if (jit && error == 0)
 		error = local_setting(m, "jit", jit, NULL);

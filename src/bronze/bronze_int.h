@@ -361,9 +361,10 @@ void bronze_lakekeys_close(bronze_lakekeys *lk);
 /* The live row of key `row` of keys[] in unit f: its member's path and position; *twice when two members hold it live. */
 bool bronze_lakekeys_find(const bronze_lakekeys *lk, size_t f, floe_vector *const *keys, size_t row, const char **path,
 			  int64_t *pos, bool *twice);
-/* The live rows of unit f whose first key column is in [lo, hi) (a NULL side: unbounded). */
-int64_t bronze_lakekeys_count(const bronze_lakekeys *lk, size_t f, const floe_vector *lo, size_t lo_row,
-			      const floe_vector *hi, size_t hi_row);
+/* The live rows of unit f in each of n consecutive pieces [bound_j, bound_j+1) (rows of vectors;
+ * NULL: unbounded, first and last only) added to out[0..n): one search a bound a file, each from the last. */
+void bronze_lakekeys_count_pieces(const bronze_lakekeys *lk, size_t f, const floe_vector *const *bound,
+				  const size_t *row, size_t n, int64_t *out);
 /* fn for each of them in key order (its key columns and row, path, position) until it returns non-zero (returned). */
 typedef int (*bronze_lakekeys_fn)(void *ctx, floe_vector *const *keys, size_t row, const char *path, int64_t pos);
 int bronze_lakekeys_each(const bronze_lakekeys *lk, size_t f, const floe_vector *lo, size_t lo_row,

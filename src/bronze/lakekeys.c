@@ -225,15 +225,44 @@ void bronze_lakekeys_close(bronze_lakekeys *lk)
 
 /* ---- searching ---- */
 
-/* The first row in [from, m->rows) whose first key column is at or after row `row` of `v` (NULL: m->rows). */
+static inline uint64_t be64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return __builtin_bswap64(v);
+}
+
+/* Row i of a first key column against row j of a bound of its type: a uuid's bytes and integers
+   compared inline (a piece's count is two binary searches a file; memcmp called for 16 bytes was
+   a tenth of a load's CPU), the rest as vectors compare. */
+static inline int cmp_first(const floe_vector *a, size_t i, const floe_vector *b, size_t j)
+{
+	if (a->type == FLOE_VEC_UUID && b->type == FLOE_VEC_UUID) {
+		uint64_t x = be64(a->v.fixed + i * 16), y = be64(b->v.fixed + j * 16);
+		if (x == y)
+			x = be64(a->v.fixed + i * 16 + 8), y = be64(b->v.fixed + j * 16 + 8);
+		return (x > y) - (x < y);
+	}
+	if (a->type == FLOE_VEC_LONG && b->type == FLOE_VEC_LONG)
+		return (a->v.i64[i] > b->v.i64[j]) - (a->v.i64[i] < b->v.i64[j]);
+	return floe_vector_compare_rows(a, i, b, j);
+}
+
+/* The first row in [from, m->rows) whose first key column is at or after row `row` of `v` (NULL: m->rows):
+   galloping from `from` (consecutive pieces' bounds are near each other), then a binary search. */
 static size_t first_at(const member *m, size_t from, const floe_vector *v, size_t row)
 {
-	size_t lo = from, hi = m->rows;
+	size_t lo = from, hi = m->rows, step = 1;
 	if (!v)
 		return m->rows;
+	while (lo + step < hi && cmp_first(m->keys[0], lo + step, v, row) < 0) {
+		lo += step;
+		step *= 2;
+	}
+	hi = lo + step < hi ? lo + step + 1 : hi;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (floe_vector_compare_rows(m->keys[0], mid, v, row) < 0)
+		if (cmp_first(m->keys[0], mid, v, row) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -293,17 +322,20 @@ static void rows_between(const member *m, const floe_vector *lo, size_t lo_row, 
 	*b = hi ? first_at(m, *a, hi, hi_row) : m->rows;
 }
 
-int64_t bronze_lakekeys_count(const bronze_lakekeys *lk, size_t f, const floe_vector *lo, size_t lo_row,
-			      const floe_vector *hi, size_t hi_row)
+void bronze_lakekeys_count_pieces(const bronze_lakekeys *lk, size_t f, const floe_vector *const *bound,
+				  const size_t *row, size_t n, int64_t *out)
 {
-	int64_t n = 0;
 	for (size_t i = 0; f < lk->n_units && i < lk->units[f].n; i++) {
 		const member *m = &lk->units[f].m[i];
-		size_t a, b;
-		rows_between(m, lo, lo_row, hi, hi_row, &a, &b);
-		n += (int64_t)(b - a) - (int64_t)(deleted_from(m, b) - deleted_from(m, a));
+		size_t at = bound[0] ? first_at(m, 0, bound[0], row[0]) : 0, d = deleted_from(m, at);
+		for (size_t j = 1; j <= n; j++) {
+			size_t next = bound[j] ? first_at(m, at, bound[j], row[j]) : m->rows, dn = d;
+			while (dn < m->n_deleted && m->deleted[dn] < (int64_t)next)
+				dn++;
+			out[j - 1] += (int64_t)(next - at) - (int64_t)(dn - d);
+			at = next, d = dn;
+		}
 	}
-	return n;
 }
 
 int bronze_lakekeys_each(const bronze_lakekeys *lk, size_t f, const floe_vector *lo, size_t lo_row,

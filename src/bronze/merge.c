@@ -107,7 +107,8 @@ typedef struct merge {
 	/* deleted keys, sorted, and the file each was found in */
 	floe_vector *del;
 	floe_vector **del_keys;
-	size_t *del_file;
+	size_t *del_file;              /* (grown as deletes are found: cap_del) */
+	size_t cap_del;
 	size_t n_del;
 	int64_t late_missing;
 	int64_t inserted, updated, deleted, rewritten;
@@ -135,6 +136,7 @@ typedef struct merge {
 	standby *standby;              /* the count's second connection, opening (standby_start); NULL: none */
 	bronze_lakekeys *lake;         /* merge-on-read: the touched units' key files (lakekeys.c); NULL: their keys are read */
 	bool refine;                   /* a differing piece is counted again in parts before its diff (refine_pieces) */
+	bool deltas_written;           /* merge-on-read: the changes' data files are written (write_delta_files) */
 	floe_pg *second;               /* the count's second connection, open while the diffs run; NULL: none */
 	size_t *new_before;            /* refine: per change c, the changes before it that are new keys (n_chg + 1) */
 } merge;
@@ -1614,7 +1616,7 @@ static void add_delete(merge *m, floe_vector *const *keys, size_t row, size_t fi
 	}
 	for (size_t i = 0; i < m->k->n; i++)
 		floe_vector_append_row(&m->del[i], keys[i], row);
-	m->del_file[m->n_del++] = file;
+	*FLOE_ARENA_PUSH(m->a, m->del_file, m->n_del, m->cap_del) = file;
 	m->map.touched[file] = true;
 }
 
@@ -1632,7 +1634,6 @@ static void deletes_init(merge *m)
 		return;
 	m->del = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector));
 	m->del_keys = floe_arena_alloc(m->a, (m->k->n + 1) * sizeof(floe_vector *));
-	m->del_file = floe_arena_alloc(m->a, DELETE_MAX_KEYS * sizeof(size_t));
 	for (size_t i = 0; i < m->k->n; i++) {
 		const floe_pg_copy_column *col = &m->l->cols.copy[m->k->col[i]];
 		floe_vector_init(&m->del[i], col->vec, col->width);
@@ -2070,9 +2071,11 @@ static int write_position_deletes(merge *m)
 /*
  * Merge-on-read: the changes as new data files, one run per unit they go to (so files overlap
  * only within a unit's range), and the old versions of replaced and deleted rows, found by
- * find_existing and the key-set diff, as one position delete file.
+ * find_existing and the key-set diff, as one position delete file. The data files depend on the
+ * changes alone (which are new keys, which re-read rows are the same: find_existing), so
+ * find_deletes writes them while the source counts; the delete file waits for the diffs.
  */
-static int write_deltas(merge *m)
+static int write_delta_files(merge *m)
 {
 	bronze_load *l = m->l;
 	run_out o = { .vec = bronze_vectors_new(m->a, &l->cols) };
@@ -2096,13 +2099,19 @@ static int write_deltas(merge *m)
 		if (emit(m, &o, m->chg, c) < 0)
 			goto cleanup;
 	}
-	if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0 ||
-	    write_position_deletes(m) < 0)
+	if (bronze_files_write(&l->out, o.vec) < 0 || bronze_files_close(&l->out) < 0)
 		goto cleanup;
+	m->deltas_written = true;
 	error = 0;
 cleanup:
 	bronze_vectors_free(o.vec, m->ncols);
 	return error;
+}
+
+/* Merge-on-read: the changes' data files (unless written while the source counted), then the delete file. */
+static int write_deltas(merge *m)
+{
+	return !m->deltas_written && write_delta_files(m) < 0 ? -1 : write_position_deletes(m);
 }
 
 /*
@@ -2493,17 +2502,38 @@ static void subs_refine(merge *m, int64_t deletes, int64_t split_rows)
 	m->n_subs = n;
 }
 
+/*
+ * Bronze's live rows, from the key files, in each of the n consecutive pieces b[0..n) of range r
+ * (b[j].hi is b[j + 1].lo), added to out[]: one search a bound a file, each from the last.
+ */
+static void lake_rows_chain(const merge *m, size_t r, const key_bounds *b, size_t n, int64_t *out)
+{
+	const floe_vector **bound = floe_arena_alloc(m->a, (n + 1) * sizeof(*bound));
+	size_t *row = floe_arena_alloc(m->a, (n + 1) * sizeof(size_t));
+	for (size_t j = 0; j < n; j++)
+		bound[j] = b[j].lo, row[j] = b[j].lo_row;
+	bound[n] = b[n - 1].hi, row[n] = b[n - 1].hi_row;
+	for (size_t f = m->map.range_start[r]; f < m->map.range_start[r + 1]; f++)
+		bronze_lakekeys_count_pieces(m->lake, f, bound, row, n, out);
+}
+
 /* Per sub-range of a split range (keys kept, or key files): the rows bronze has in its bounds plus the changes that are new keys there. */
 static void subs_expect(merge *m)
 {
 	const kept_keys *kk = &m->kept;
 	size_t sub = 0;
-	for (size_t i = 0; m->lake && i < m->n_subs; i++) {
-		const key_bounds *b = &m->subs[i].b;
+	key_bounds *chain = m->lake ? floe_arena_alloc(m->a, (m->n_subs + 1) * sizeof(key_bounds)) : NULL;
+	int64_t *rows = m->lake ? floe_arena_alloc(m->a, (m->n_subs + 1) * sizeof(int64_t)) : NULL;
+	for (size_t i = 0, j; m->lake && i < m->n_subs; i = j) { /* a range's sub-ranges meet end to end */
 		size_t r = m->subs[i].range;
-		m->subs[i].expected = 0;
-		for (size_t f = m->map.range_start[r]; m->split[r] && f < m->map.range_start[r + 1]; f++)
-			m->subs[i].expected += bronze_lakekeys_count(m->lake, f, b->lo, b->lo_row, b->hi, b->hi_row);
+		for (j = i; j < m->n_subs && m->subs[j].range == r; j++) {
+			chain[j] = m->subs[j].b;
+			rows[j] = 0;
+		}
+		if (m->split[r])
+			lake_rows_chain(m, r, chain + i, j - i, rows + i);
+		for (size_t k = i; k < j; k++)
+			m->subs[k].expected = rows[k];
 	}
 	for (size_t i = 0; kk->ok && i < m->n_subs; i++) {
 		const key_bounds *b = &m->subs[i].b;
@@ -2577,17 +2607,22 @@ static size_t first_change_at(const merge *m, const floe_vector *v, size_t row)
 	return lo;
 }
 
-/* The rows the source should count in b (bounded, within one key range): bronze's there, and the new keys among the changes. */
-static int64_t rows_expected(const merge *m, const key_bounds *b)
+/*
+ * The rows the source should count in each of the n consecutive bounded pieces b[0..n) of one key
+ * range (b[j].hi is b[j + 1].lo), into out[]: bronze's there (key files, or kept keys), and the new
+ * keys among the changes.
+ */
+static void rows_expected(const merge *m, const key_bounds *b, size_t n, int64_t *out)
 {
-	int64_t n = (int64_t)(m->new_before[first_change_at(m, b->hi, b->hi_row)] -
-			      m->new_before[first_change_at(m, b->lo, b->lo_row)]);
-	if (!m->lake)
-		return n + (int64_t)(kept_first(&m->kept, b->hi, b->hi_row) - kept_first(&m->kept, b->lo, b->lo_row));
-	size_t r = bronze_map_range_of(&m->map, b->lo, b->lo_row);
-	for (size_t f = m->map.range_start[r]; f < m->map.range_start[r + 1]; f++)
-		n += bronze_lakekeys_count(m->lake, f, b->lo, b->lo_row, b->hi, b->hi_row);
-	return n;
+	for (size_t j = 0; j < n; j++)
+		out[j] = (int64_t)(m->new_before[first_change_at(m, b[j].hi, b[j].hi_row)] -
+				   m->new_before[first_change_at(m, b[j].lo, b[j].lo_row)]);
+	if (m->lake) {
+		lake_rows_chain(m, bronze_map_range_of(&m->map, b[0].lo, b[0].lo_row), b, n, out);
+		return;
+	}
+	for (size_t j = 0; j < n; j++)
+		out[j] += (int64_t)(kept_first(&m->kept, b[j].hi, b[j].hi_row) - kept_first(&m->kept, b[j].lo, b[j].lo_row));
 }
 
 /* Counts of parts[from, to) (labels from 0) on `pg`, sent (*pending) or at once (pending NULL), into got[]. */
@@ -2681,7 +2716,9 @@ static int refine_pieces(merge *m, pieces *p)
 		new_keys_before(m);
 	for (size_t i = 0; i < p->n; i++) {
 		const key_bounds *b = &p->b[i];
-		int64_t rows = bounded(b) ? rows_expected(m, b) : 0;
+		int64_t rows = 0;
+		if (bounded(b))
+			rows_expected(m, b, 1, &rows);
 		size_t k = (size_t)(rows / REFINE_PART_ROWS);
 		first[i] = n;
 		whole[i] = rows < REFINE_ROWS;
@@ -2709,8 +2746,12 @@ static int refine_pieces(merge *m, pieces *p)
 	int64_t *counted = floe_arena_alloc(m->a, (n_ask + 1) * sizeof(int64_t));
 	if (parts_count(m, ask, n_ask, counted) < 0)
 		return -1;
+	int64_t *expected = floe_arena_alloc(m->a, (n + 1) * sizeof(int64_t));
+	for (size_t i = 0; i < p->n; i++)
+		if (!whole[i]) /* a piece's parts meet end to end */
+			rows_expected(m, parts + first[i], first[i + 1] - first[i], expected + first[i]);
 	for (size_t q = 0; q < n_ask; q++) {
-		differs[at[q]] = counted[q] != rows_expected(m, &ask[q]);
+		differs[at[q]] = counted[q] != expected[at[q]];
 		differ += differs[at[q]];
 	}
 	pieces out = { 0 };
@@ -2848,6 +2889,11 @@ static int find_deletes(merge *m)
 	int64_t *expected = floe_arena_alloc(m->a, (m->map.n_ranges + 1) * sizeof(int64_t));
 	bronze_map_expect(&m->map, expected, m->files, m->chg_keys[0], m->exists, m->n_chg);
 	subs_expect(m);
+	if (m->l->mor) { /* the changes' data files while the source counts (the delete file waits for the diffs) */
+		if (write_delta_files(m) < 0)
+			goto cleanup;
+		step(m, &t, "changes written (the source counting meanwhile)");
+	}
 	floe_pg_pending *p = counting;
 	counting = NULL;
 	bool rest_differs = false, two = helper.sql != NULL;
@@ -2939,7 +2985,7 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 		t = bronze_seconds();
 		if (!m.full && (l->mor ? write_deltas(&m) : rewrite(&m)) < 0)
 			goto cleanup;
-		step(&m, &t, l->mor ? "changes written, replaced rows marked deleted" : "files rewritten");
+		step(&m, &t, l->mor ? "replaced and deleted rows marked (the delete file written)" : "files rewritten");
 	}
 	if (!m.full)
 		describe(&m);

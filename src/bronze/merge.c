@@ -573,15 +573,7 @@ static void kept_position(const kept_keys *kk, size_t at, const char **path, int
 /* The first kept row whose first key column is at or after row `row` of `bound` (binary search). */
 static size_t kept_first(const kept_keys *kk, const floe_vector *bound, size_t row)
 {
-	size_t lo = 0, hi = kk->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (floe_vector_compare_rows(&kk->vec[0], mid, bound, row) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return floe_vector_lower_bound(&kk->vec[0], kk->n, bound, row);
 }
 
 /* Whether key row `row` of `keys` is among the deleted keys (cursor *d advances; merge-on-read). */
@@ -2596,15 +2588,7 @@ static void new_keys_before(merge *m)
 /* The first change whose first key column is at or after row `row` of `v`. */
 static size_t first_change_at(const merge *m, const floe_vector *v, size_t row)
 {
-	size_t lo = 0, hi = m->n_chg;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (floe_vector_compare_rows(m->chg_keys[0], mid, v, row) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return floe_vector_lower_bound(m->chg_keys[0], m->n_chg, v, row);
 }
 
 /*

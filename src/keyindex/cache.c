@@ -116,14 +116,13 @@ int floe_cache_map(const char *path, uint8_t **map, size_t *len)
 	return 0;
 }
 
-void floe_cache_sweep(const char *dir)
+void floe_cache_remove_where(const char *dir, bool (*doomed)(const char *name, void *ctx), void *ctx)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	floe_buf path = FLOE_BUF_INIT;
 	while (d && (e = readdir(d)) != NULL) {
-		size_t n = strlen(e->d_name);
-		if (e->d_name[0] != '.' || n < 5 || strcmp(e->d_name + n - 4, ".tmp") != 0)
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || !doomed(e->d_name, ctx))
 			continue;
 		floe_buf_clear(&path);
 		floe_buf_printf(&path, "%s/%s", dir, e->d_name);
@@ -132,6 +131,18 @@ void floe_cache_sweep(const char *dir)
 	if (d)
 		closedir(d);
 	floe_buf_free(&path);
+}
+
+static bool temporary(const char *name, void *ctx)
+{
+	size_t n = strlen(name);
+	(void)ctx;
+	return name[0] == '.' && n >= 5 && strcmp(name + n - 4, ".tmp") == 0;
+}
+
+void floe_cache_sweep(const char *dir)
+{
+	floe_cache_remove_where(dir, temporary, NULL);
 }
 
 void floe_keyindex_dir(floe_buf *out, const char *project_dir, const char *table, const int *field_ids, size_t n)

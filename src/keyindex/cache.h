@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -36,6 +37,9 @@ int floe_cache_write(const char *dir, const char *name, struct iovec *iov, size_
 
 /* Map the file at `path` read-only: 0, or -1 when it is missing or cannot be mapped (no error set). */
 int floe_cache_map(const char *path, uint8_t **map, size_t *len);
+
+/* Remove each file under `dir` whose name `doomed` says so (dot files included). */
+void floe_cache_remove_where(const char *dir, bool (*doomed)(const char *name, void *ctx), void *ctx);
 
 /* Remove dir's temporary files (".*.tmp") that a killed writer left; one process writes a directory at a time. */
 void floe_cache_sweep(const char *dir);

@@ -8,7 +8,6 @@
 #include "base/error.h"
 #include "base/fs.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -201,33 +200,34 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+typedef struct live_names {
+	char **names;                  /* sorted */
+	size_t n;
+} live_names;
+
+/* A key file (not a live data file's) or a killed writer's temporary file. */
+static bool not_live(const char *name, void *ctx)
+{
+	const live_names *l = ctx;
+	size_t len = strlen(name);
+	if (name[0] == '.')
+		return len >= 5 && strcmp(name + len - 4, ".tmp") == 0;
+	return len > strlen(SUFFIX) && strcmp(name + len - strlen(SUFFIX), SUFFIX) == 0 &&
+	       !bsearch(&name, l->names, l->n, sizeof(*l->names), cmp_str);
+}
+
 void floe_keyfile_prune(const char *dir, const char *const *live, size_t n)
 {
-	char **names = floe_xcalloc(n + 1, sizeof(char *));
-	floe_buf name = FLOE_BUF_INIT, path = FLOE_BUF_INIT;
+	live_names l = { .names = floe_xcalloc(n + 1, sizeof(char *)), .n = n };
+	floe_buf name = FLOE_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		name_of(&name, live[i]);
-		names[i] = floe_xstrndup(floe_buf_cstr(&name), name.len);
+		l.names[i] = floe_xstrndup(floe_buf_cstr(&name), name.len);
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
-	floe_cache_sweep(dir);
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d)) != NULL) {
-		size_t len = strlen(e->d_name);
-		const char *key = e->d_name;
-		if (len <= strlen(SUFFIX) || strcmp(e->d_name + len - strlen(SUFFIX), SUFFIX) != 0 ||
-		    bsearch(&key, names, n, sizeof(*names), cmp_str))
-			continue;
-		floe_buf_clear(&path);
-		floe_buf_printf(&path, "%s/%s", dir, e->d_name);
-		unlink(floe_buf_cstr(&path));
-	}
-	if (d)
-		closedir(d);
+	qsort(l.names, n, sizeof(*l.names), cmp_str);
+	floe_cache_remove_where(dir, not_live, &l);
 	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+		free(l.names[i]);
+	free(l.names);
 	floe_buf_free(&name);
-	floe_buf_free(&path);
 }

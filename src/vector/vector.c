@@ -487,3 +487,16 @@ bool floe_dec128_fits(floe_dec128 x, int precision)
 	u128 mag = v < 0 ? (u128)0 - (u128)v : (u128)v;
 	return mag < limit;
 }
+
+size_t floe_vector_lower_bound(const floe_vector *v, size_t n, const floe_vector *key, size_t row)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (floe_vector_compare_rows(v, mid, key, row) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

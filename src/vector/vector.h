@@ -160,6 +160,8 @@ bool floe_vector_same_shape(const floe_vector *a, const floe_vector *b);
  * values, so it is also the row equality of an upsert.
  */
 int floe_vector_compare_rows(const floe_vector *a, size_t i, const floe_vector *b, size_t j);
+/* The first of rows [0, n) of `v` (ascending) at or after row `row` of `key` (n when none): a binary search. */
+size_t floe_vector_lower_bound(const floe_vector *v, size_t n, const floe_vector *key, size_t row);
 
 /* Offset i of a STRING/BINARY/LIST vector: 0 while it has held no row (it has no offsets yet). */
 static inline int64_t floe_vector_offset(const floe_vector *v, size_t i)

@@ -2852,6 +2852,7 @@ static int find_deletes(merge *m)
 		return 0;
 	bronze_map_ranges(&m->map, m->a);
 	subs_plan(m);
+	bronze_step(m->l->job, &t, "delete detection planned");
 	bool each = m->n_subs > 1 && untouched_deleted_last_time(m);
 	if (each)
 		floe_log_info("%s: the last load found deletes in key ranges its changes did not touch: the %zu key ranges "
@@ -2961,6 +2962,7 @@ int bronze_merge(bronze_load *l, int64_t previous, const char **full_reason)
 	step(&m, &t, "changes read");
 	if (!m.full && list_files(&m) < 0)
 		goto cleanup;
+	bronze_step(l->job, &t, "data and delete files listed");
 	if (!m.full) {
 		bronze_load_progress(l, "merging", NULL);
 		route_changes(&m);

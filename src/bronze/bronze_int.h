@@ -106,6 +106,10 @@ int bronze_key_cmp(const bronze_keys *k, floe_vector *const *a, size_t i, floe_v
  * commonest keys — one uuid or bigint column without NULLs — compared inline). */
 bool bronze_keys_ascending(const bronze_keys *k, floe_vector *const *keys, size_t rows);
 
+/* Rows [0, rows) of `batch` appended to `kept` (key vectors each) when they carry on its strictly
+ * ascending key order without NULLs; false (nothing appended) when they do not. */
+bool bronze_keys_append_ascending(const bronze_keys *k, floe_vector *const *kept, floe_vector *const *batch, size_t rows);
+
 /* Point keys[0..n) at the key columns of full-row vectors. */
 void bronze_key_view(const bronze_keys *k, floe_vector **keys, floe_vector *rows);
 
@@ -409,6 +413,8 @@ typedef struct bronze_load {
 	const char *parallel;       /* how the full load was split, or why it was not (parallel.c), or NULL */
 	const char *changed_since;  /* an incremental merge: the watermark its changes were read from (the check's) */
 	const char *const *changed_keys; /* a CDC batch merged: its keys (the check's); NULL: none */
+	const char *keys_dir;       /* bronze_lakekeys_dir, once worked out (keys_dir_known) */
+	bool keys_dir_known;
 	size_t n_changed_keys;
 } bronze_load;
 

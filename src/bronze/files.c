@@ -88,18 +88,11 @@ void bronze_files_kept(bronze_files *f, const floe_vector *vectors, size_t rows)
 	for (size_t i = 0; i < f->keys->n; i++) {
 		batch[i] = (floe_vector *)&vectors[f->keys->col[i]];
 		kept[i] = &f->key_vec[i];
-		if (floe_vector_null_count(batch[i]) > 0)
-			f->keys_ascending = false;
 	}
-	size_t have = f->key_vec[0].len;
-	if (!f->keys_ascending || (have && bronze_key_cmp(f->keys, kept, have - 1, batch, 0) >= 0) ||
-	    !bronze_keys_ascending(f->keys, batch, rows)) {
+	if (!bronze_keys_append_ascending(f->keys, kept, batch, rows)) {
 		keys_release(f);
 		f->keys_ascending = false; /* this file gets no key file: its readers read its keys */
-		return;
 	}
-	for (size_t i = 0; i < f->keys->n; i++)
-		floe_vector_append_rows(kept[i], batch[i], 0, rows);
 }
 
 /* The closed file's key file (a cache: one that cannot be written is said at -vv and left out). */

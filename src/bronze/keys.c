@@ -230,3 +230,16 @@ const char *bronze_sql_keyed(floe_arena *a, floe_pg *pg, const floe_lock_table *
 	floe_buf_free(&b);
 	return out;
 }
+
+bool bronze_keys_append_ascending(const bronze_keys *k, floe_vector *const *kept, floe_vector *const *batch, size_t rows)
+{
+	size_t have = kept[0]->len;
+	for (size_t i = 0; i < k->n; i++)
+		if (floe_vector_null_count(batch[i]) > 0)
+			return false;
+	if ((have && bronze_key_cmp(k, kept, have - 1, batch, 0) >= 0) || !bronze_keys_ascending(k, batch, rows))
+		return false;
+	for (size_t i = 0; i < k->n; i++)
+		floe_vector_append_rows(kept[i], batch[i], 0, rows);
+	return true;
+}

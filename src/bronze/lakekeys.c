@@ -45,7 +45,7 @@ struct bronze_lakekeys {
 
 /* ---- which tables, and where ---- */
 
-const char *bronze_lakekeys_dir(bronze_load *l)
+static const char *keys_dir_of(bronze_load *l)
 {
 	const bronze_job *job = l->job;
 	const char *off = getenv("FLOE_BRONZE_KEYFILES");
@@ -64,6 +64,13 @@ const char *bronze_lakekeys_dir(bronze_load *l)
 	const char *dir = floe_arena_strndup(job->arena, floe_buf_cstr(&d), d.len);
 	floe_buf_free(&d);
 	return dir;
+}
+
+const char *bronze_lakekeys_dir(bronze_load *l)
+{
+	if (!l->keys_dir_known) /* asked by every file a load writes, its commit and its merge */
+		l->keys_dir = keys_dir_of(l), l->keys_dir_known = true;
+	return l->keys_dir;
 }
 
 void bronze_lakekeys_attach(bronze_files *f, bronze_load *l)
@@ -120,13 +127,7 @@ static int make_ahead(bronze_load *l, const char *dir, const floe_iceberg_data_f
 	while (ascending && (rc = bronze_scan_next(&s)) > 0) {
 		for (size_t i = 0; i < l->keys.n; i++)
 			batch[i] = &s.vec[i];
-		size_t have = kept[0].len;
-		ascending = (!have || bronze_key_cmp(&l->keys, keys, have - 1, batch, 0) < 0) &&
-			    bronze_keys_ascending(&l->keys, batch, s.rows);
-		for (size_t i = 0; ascending && i < l->keys.n; i++) {
-			ascending = floe_vector_null_count(batch[i]) == 0;
-			floe_vector_append_rows(&kept[i], batch[i], 0, s.rows);
-		}
+		ascending = bronze_keys_append_ascending(&l->keys, keys, batch, s.rows);
 		s.row = s.rows - 1; /* the batch is kept whole: on to the next */
 	}
 	bronze_scan_close(&s);
@@ -149,16 +150,15 @@ static int open_member(bronze_lakekeys *lk, bronze_load *l, const char *dir, flo
 	bool ahead = false;
 	m->path = file->path;
 	m->rows = (size_t)file->record_count;
-	for (int attempt = 0; attempt < 2 && !m->kf; attempt++) {
-		m->kf = floe_keyfile_open(dir, file->path, file->record_count, like, lk->k->n, &why);
-		if (m->kf || attempt)
-			break;
+	m->kf = floe_keyfile_open(dir, file->path, file->record_count, like, lk->k->n, &why);
+	if (!m->kf) {
 		floe_log_debug("%s: the key file of %s is not used: %s; made ahead", l->job->table->bronze, file->path, why);
 		if (make_ahead(l, dir, file, &ahead) < 0)
 			return -1;
-		if (!ahead)
-			break;
-		(*made)++;
+		if (ahead) {
+			(*made)++;
+			m->kf = floe_keyfile_open(dir, file->path, file->record_count, like, lk->k->n, &why);
+		}
 	}
 	if (!m->kf) {
 		floe_log_info("%s: no key file for %s (its keys are not in key order, or it could not be written): "

@@ -49,14 +49,14 @@ int floe_pg_describe_query(floe_pg *pg, floe_arena *arena, const char *sql, uint
 		     uint32_t **elem_oids, size_t *n)
 {
 	PGconn *conn = floe_pg_conn(pg);
-	PGresult *res = PQprepare(conn, "", sql, 0, NULL);
+	PGresult *res = floe_pg_results(pg, PQsendPrepare(conn, "", sql, 0, NULL));
 	int error = -1;
 	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		floe_pg_result_error(pg, res, sql);
 		goto cleanup;
 	}
 	PQclear(res);
-	res = PQdescribePrepared(conn, "");
+	res = floe_pg_results(pg, PQsendDescribePrepared(conn, ""));
 	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		floe_pg_result_error(pg, res, sql);
 		goto cleanup;
@@ -113,7 +113,7 @@ int floe_pg_copy_begin(floe_pg_copy **out, floe_pg *pg, const char *select_sql,
 		return floe_error_context("while checking the extraction query against the plan");
 	floe_buf sql = FLOE_BUF_INIT;
 	floe_buf_printf(&sql, "COPY (%s) TO STDOUT (FORMAT binary)", select_sql);
-	PGresult *res = PQexec(floe_pg_conn(pg), floe_buf_cstr(&sql));
+	PGresult *res = floe_pg_results(pg, PQsendQuery(floe_pg_conn(pg), floe_buf_cstr(&sql)));
 	int error = -1;
 	if (PQresultStatus(res) != PGRES_COPY_OUT) {
 		floe_pg_result_error(pg, res, floe_buf_cstr(&sql));

@@ -19,7 +19,7 @@ static const char copy_sql[] = "COPY … FROM STDIN";
 
 int floe_pg_copy_in_begin(floe_pg *pg, const char *sql)
 {
-	PGresult *res = PQexec(floe_pg_conn(pg), sql);
+	PGresult *res = floe_pg_results(pg, PQsendQuery(floe_pg_conn(pg), sql));
 	if (!res || PQresultStatus(res) != PGRES_COPY_IN) {
 		floe_pg_result_error(pg, res, sql);
 		PQclear(res);

@@ -27,25 +27,11 @@ int floe_pg_send(floe_pg_pending **out, floe_pg *pg, const char *sql)
 	return 0;
 }
 
-/* Every result of the query read; the first (or the first failed one) kept in *first. */
-static void drain(floe_pg_pending *p, PGresult **first)
-{
-	PGresult *res;
-	*first = NULL;
-	while ((res = PQgetResult(floe_pg_conn(p->pg))) != NULL) {
-		if (!*first)
-			*first = res;
-		else
-			PQclear(res);
-	}
-}
-
 int floe_pg_collect(floe_pg_result **out, floe_pg_pending *p)
 {
-	PGresult *res = NULL;
+	PGresult *res = floe_pg_results(p->pg, 1);
 	int error = -1;
 	*out = NULL;
-	drain(p, &res);
 	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
 		floe_pg_result_error(p->pg, res, p->sql);
@@ -62,11 +48,9 @@ cleanup:
 
 void floe_pg_pending_free(floe_pg_pending *p)
 {
-	PGresult *res = NULL;
 	if (!p)
 		return;
-	drain(p, &res); /* waits for the statement: the connection is usable again after */
-	PQclear(res);
+	PQclear(floe_pg_results(p->pg, 1)); /* waits for the statement: the connection is usable again after */
 	free(p->sql);
 	free(p);
 }

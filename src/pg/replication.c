@@ -28,7 +28,7 @@ int floe_pg_connect_replication(floe_pg **out, const floe_config *config)
 int floe_pg_replication_command(floe_pg_result **out, floe_pg *pg, const char *command)
 {
 	*out = NULL;
-	PGresult *res = PQexec(floe_pg_conn(pg), command);
+	PGresult *res = floe_pg_results(pg, PQsendQuery(floe_pg_conn(pg), command));
 	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
 		floe_pg_result_error(pg, res, command);
@@ -41,7 +41,7 @@ int floe_pg_replication_command(floe_pg_result **out, floe_pg *pg, const char *c
 
 int floe_pg_replication_start(floe_pg *pg, const char *command)
 {
-	PGresult *res = PQexec(floe_pg_conn(pg), command);
+	PGresult *res = floe_pg_results(pg, PQsendQuery(floe_pg_conn(pg), command));
 	if (!res || PQresultStatus(res) != PGRES_COPY_BOTH) {
 		floe_pg_result_error(pg, res, command);
 		PQclear(res);

@@ -196,11 +196,29 @@ int floe_pg_result_error(floe_pg *pg, PGresult *res, const char *sql)
 	return -1;
 }
 
+PGresult *floe_pg_results(floe_pg *pg, int sent)
+{
+	PGresult *kept = NULL, *res;
+	while (sent && (res = PQgetResult(pg->conn)) != NULL) {
+		if (kept && PQresultStatus(kept) == PGRES_FATAL_ERROR) {
+			PQclear(res);
+		} else {
+			PQclear(kept);
+			kept = res;
+		}
+		ExecStatusType st = PQresultStatus(res);
+		if (st == PGRES_COPY_OUT || st == PGRES_COPY_IN || st == PGRES_COPY_BOTH ||
+		    PQstatus(pg->conn) == CONNECTION_BAD)
+			break;
+	}
+	return kept;
+}
+
 int floe_pg_query(floe_pg_result **out, floe_pg *pg, const char *sql, int nparams,
 		  const char *const *params)
 {
 	*out = NULL;
-	PGresult *res = PQexecParams(pg->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	PGresult *res = floe_pg_results(pg, PQsendQueryParams(pg->conn, sql, nparams, NULL, params, NULL, NULL, 0));
 	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
 		floe_pg_result_error(pg, res, sql);
@@ -359,6 +377,6 @@ void floe_pg_rollback(floe_pg *pg)
 		return;
 	if (PQtransactionStatus(pg->conn) == PQTRANS_ACTIVE)
 		floe_pg_copy_in_abort(pg, "rolled back"); /* a COPY … FROM STDIN left open */
-	PGresult *res = PQexec(pg->conn, "ROLLBACK");
+	PGresult *res = floe_pg_results(pg, PQsendQuery(pg->conn, "ROLLBACK"));
 	PQclear(res);
 }

@@ -108,37 +108,83 @@ def catalog_at(wh: Path):
 
 # ---- the source ----
 
-def copy_backend(src, timeout=120):
-    """The pid of floe's backend once its COPY runs."""
+def floe_backend(src, where, timeout=120):
+    """The pid of floe's backend once pg_stat_activity shows it `where` (an SQL condition)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         row = src.admin("select pid from pg_stat_activity where datname = %s and application_name = 'floe'"
-                        " and state = 'active' and query like 'COPY (%%'", (src.name,)).fetchone()
+                        f" and state = 'active' and {where}", (src.name,)).fetchone()
         if row:
             return row[0]
         time.sleep(0.005)
-    raise AssertionError("floe's COPY never started")
+    raise AssertionError(f"no backend of floe's was ever {where}")
 
 
-def test_backend_terminated_during_copy(src, base):
+def backend_gone(src, pid, timeout=30):
+    deadline = time.monotonic() + timeout
+    while src.admin("select 1 from pg_stat_activity where pid = %s", (pid,)).fetchone():
+        assert time.monotonic() < deadline, f"backend {pid} never ended"
+        time.sleep(0.01)
+
+
+def run_until_ended(src, d, table, end_backend):
+    """`floe run --table` started; `end_backend(proc)` ends its session; returns (exit code, output)."""
+    env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
+    proc = subprocess.Popen([FLOE, "-C", str(d), "run", "--table", table], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end_backend(proc)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        proc.kill()
+        proc.wait()
+    return proc.returncode, out, err
+
+
+def test_backend_terminated_during_the_load(src, base):
+    """pg_terminate_backend while floe's read waits (here on another session's lock): PostgreSQL sends
+    its FATAL 57P01 before it closes the session, so the cause says the session was ended."""
+    d = project(src, base, "terminate", extra='lock-timeout = "300s"\n')
+    with psycopg.connect(src.admin_dsn) as conn:  # a transaction held open until ROLLBACK
+        conn.execute("LOCK TABLE public.locked IN ACCESS EXCLUSIVE MODE")
+
+        def terminate(proc):
+            pid = floe_backend(src, "wait_event_type = 'Lock'")
+            assert src.admin("select pg_terminate_backend(%s)", (pid,)).fetchone()[0]
+        rc, out, err = run_until_ended(src, d, "public.locked", terminate)
+        conn.execute("ROLLBACK")
+    assert rc == 3, (out, err)  # a service unreachable, not an internal error
+    cause = cause_in_run(out)
+    assert cause.startswith("PostgreSQL shut down or ended floe's session during the load"), cause
+    assert "57P01" not in cause and "terminating connection due to administrator command" in cause, cause
+    row = status_row(src, d, "bronze.locked")
+    assert row["state"] == "failed" and row["cause"] == cause, row
+    assert_no_orphans(d, "bronze.locked")
+
+
+def test_backend_terminated_while_floe_falls_behind_the_copy(src, base):
+    """pg_terminate_backend while the backend is blocked sending COPY rows floe has not read yet
+    (floe stopped, the socket full): PostgreSQL then closes the session without a message (sending
+    one could block again), so there is no SQLSTATE to say why, and the cause says only that the
+    connection broke. Classified by the connection's state, never by libpq's words."""
     src.admin("DROP TABLE IF EXISTS public.big")
     src.admin("CREATE TABLE public.big AS SELECT g AS id, md5(g::text) AS a, g * 1.5 AS b, now() AS t"
               " FROM generate_series(1, 3000000) g")
     src.grant_read("public")
-    d = project(src, base, "terminate")
-    env = dict(os.environ, FLOE_SOURCE_PASSWORD=src.password)
-    proc = subprocess.Popen([FLOE, "-C", str(d), "run", "--table", "public.big"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        pid = copy_backend(src)
+    d = project(src, base, "behind")
+
+    def terminate_blocked(proc):
+        floe_backend(src, "query like 'COPY (%%'")
+        proc.send_signal(signal.SIGSTOP)
+        pid = floe_backend(src, "query like 'COPY (%%' and wait_event = 'ClientWrite'")
         assert src.admin("select pg_terminate_backend(%s)", (pid,)).fetchone()[0]
-        out, err = proc.communicate(timeout=300)
-    finally:
-        proc.kill()
-        proc.wait()
-    assert proc.returncode == 3, (out, err)  # a service unreachable, not an internal error
+        backend_gone(src, pid)
+        proc.send_signal(signal.SIGCONT)
+    rc, out, err = run_until_ended(src, d, "public.big", terminate_blocked)
+    assert rc == 3, (out, err)
     cause = cause_in_run(out)
-    assert cause.startswith("PostgreSQL shut down or ended floe's session during the load"), cause
+    assert cause.startswith("the connection to the source broke during the load"), cause
     row = status_row(src, d, "bronze.big")
     assert row["state"] == "failed" and row["cause"] == cause, row
     assert_no_orphans(d, "bronze.big")

@@ -186,21 +186,15 @@ static size_t batch_bytes(const floe_vector *vectors, size_t n)
 /* After an error: collect the outstanding results without touching the error chain. */
 static void drain(floe_pg_copy *c)
 {
-	PGresult *res;
-	while ((res = PQgetResult(floe_pg_conn(c->pg))) != NULL)
-		PQclear(res);
+	PQclear(floe_pg_results(c->pg, 1));
 	c->done = true;
 }
 
 static int finish(floe_pg_copy *c)
 {
-	PGresult *res;
-	int error = 0;
-	while ((res = PQgetResult(floe_pg_conn(c->pg))) != NULL) {
-		if (error == 0 && PQresultStatus(res) != PGRES_COMMAND_OK)
-			error = floe_pg_result_error(c->pg, res, "COPY … TO STDOUT");
-		PQclear(res);
-	}
+	PGresult *res = floe_pg_results(c->pg, 1);
+	int error = res && PQresultStatus(res) != PGRES_COMMAND_OK ? floe_pg_result_error(c->pg, res, "COPY … TO STDOUT") : 0;
+	PQclear(res);
 	c->done = true;
 	return error;
 }

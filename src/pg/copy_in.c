@@ -42,23 +42,20 @@ int floe_pg_copy_in_put(floe_pg *pg, const void *data, size_t len)
 	return 0;
 }
 
-/* Read results until libpq has none; keep the first failure. */
+/* The COPY's result: its rows, or its failure. */
 static int drain_results(long long *rows_out, floe_pg *pg)
 {
 	int error = 0;
-	PGresult *res;
-	while ((res = PQgetResult(floe_pg_conn(pg))) != NULL) {
-		ExecStatusType st = PQresultStatus(res);
-		if (st == PGRES_COMMAND_OK && rows_out) {
-			const char *n = PQcmdTuples(res);
-			int64_t rows = 0;
-			if (n && floe_text_parse_int64(&rows, n, strlen(n), 0, INT64_MAX) == 0)
-				*rows_out = (long long)rows;
-		} else if (st != PGRES_COMMAND_OK && error == 0) {
-			error = floe_pg_result_error(pg, res, copy_sql);
-		}
-		PQclear(res);
+	PGresult *res = floe_pg_results(pg, 1);
+	if (res && PQresultStatus(res) == PGRES_COMMAND_OK && rows_out) {
+		const char *n = PQcmdTuples(res);
+		int64_t rows = 0;
+		if (n && floe_text_parse_int64(&rows, n, strlen(n), 0, INT64_MAX) == 0)
+			*rows_out = (long long)rows;
+	} else if (res && PQresultStatus(res) != PGRES_COMMAND_OK) {
+		error = floe_pg_result_error(pg, res, copy_sql);
 	}
+	PQclear(res);
 	return error;
 }
 
@@ -75,9 +72,6 @@ void floe_pg_copy_in_abort(floe_pg *pg, const char *why)
 {
 	if (!pg || PQtransactionStatus(floe_pg_conn(pg)) != PQTRANS_ACTIVE)
 		return;
-	if (PQputCopyEnd(floe_pg_conn(pg), why ? why : "aborted by floe") == 1) {
-		PGresult *res;
-		while ((res = PQgetResult(floe_pg_conn(pg))) != NULL)
-			PQclear(res);
-	}
+	if (PQputCopyEnd(floe_pg_conn(pg), why ? why : "aborted by floe") == 1)
+		PQclear(floe_pg_results(pg, 1));
 }

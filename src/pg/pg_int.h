@@ -26,7 +26,8 @@ int floe_pg_result_error(floe_pg *pg, PGresult *res, const char *sql);
  * when one fails, otherwise the last; it stops at a COPY's start and when the connection is lost.
  * libpq's PQexec keeps the last instead, so a session ended by the server (its FATAL, SQLSTATE 57P01,
  * then the socket closed) read as "server closed the connection unexpectedly" with no SQLSTATE.
- * NULL when nothing was sent (the connection's message says why).
+ * NULL when nothing was sent (the connection's message says why), or no result came. Every
+ * reader of results in src/pg goes through it (`sent` 1 for what is already under way: a COPY's end).
  */
 PGresult *floe_pg_results(floe_pg *pg, int sent);
 

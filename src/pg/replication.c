@@ -54,15 +54,12 @@ int floe_pg_replication_start(floe_pg *pg, const char *command)
 /* The stream ended: the server's final result says why (an error with its SQLSTATE). */
 static int stream_ended(floe_pg *pg)
 {
-	PGconn *conn = floe_pg_conn(pg);
-	PGresult *res = PQgetResult(conn);
+	PGresult *res = floe_pg_results(pg, 1);
 	int rc = res && PQresultStatus(res) == PGRES_FATAL_ERROR
 			 ? floe_pg_result_error(pg, res, "START_REPLICATION")
 			 : floe_error_set(FLOE_ERR_UNREACHABLE, "the replication stream from %s ended",
 					  floe_pg_describe(pg));
 	PQclear(res);
-	while ((res = PQgetResult(conn)))
-		PQclear(res);
 	return rc;
 }
 
@@ -123,12 +120,8 @@ int floe_pg_replication_finish(floe_pg *pg, int timeout_ms)
 		if (ready > 0 && !PQconsumeInput(conn))
 			return floe_pg_result_error(pg, NULL, "CopyDone");
 	}
-	int rc = 0;
-	PGresult *res;
-	while ((res = PQgetResult(conn))) {
-		if (rc == 0 && PQresultStatus(res) == PGRES_FATAL_ERROR)
-			rc = floe_pg_result_error(pg, res, "START_REPLICATION");
-		PQclear(res);
-	}
+	PGresult *res = floe_pg_results(pg, 1);
+	int rc = res && PQresultStatus(res) == PGRES_FATAL_ERROR ? floe_pg_result_error(pg, res, "START_REPLICATION") : 0;
+	PQclear(res);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,19 +44,45 @@ cleanup:
 	return error;
 }
 
-static int write_all(int fd, const char *data, size_t len)
+#define WRITE_MAX ((size_t)256 << 10) /* a call's bytes (fs.h says why) */
+
+int floe_fs_writev_all(int fd, struct iovec *iov, size_t n)
 {
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+	for (size_t i = 0; i < n;) {
+		struct iovec chunk[64]; /* at most WRITE_MAX bytes a call */
+		size_t k = 0, bytes = 0;
+		for (size_t j = i; j < n && k < 64 && bytes < WRITE_MAX; j++, k++) {
+			chunk[k] = iov[j];
+			if (chunk[k].iov_len > WRITE_MAX - bytes)
+				chunk[k].iov_len = WRITE_MAX - bytes;
+			bytes += chunk[k].iov_len;
+		}
+		ssize_t w = writev(fd, chunk, (int)k);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 || (w == 0 && bytes > 0)) {
+			if (w == 0)
+				errno = EIO;
 			return -1;
 		}
-		data += n;
-		len -= (size_t)n;
+		for (size_t done = (size_t)w; done > 0;) { /* what was written leaves the list; a piece partly written goes on */
+			size_t part = done < iov[i].iov_len ? done : iov[i].iov_len;
+			iov[i].iov_base = (uint8_t *)iov[i].iov_base + part;
+			iov[i].iov_len -= part;
+			done -= part;
+			if (iov[i].iov_len == 0)
+				i++;
+		}
+		while (i < n && iov[i].iov_len == 0)
+			i++;
 	}
 	return 0;
+}
+
+int floe_fs_write_all(int fd, const void *data, size_t len)
+{
+	struct iovec one = { (void *)data, len };
+	return floe_fs_writev_all(fd, &one, 1);
 }
 
 static int fsync_parent(const char *path)
@@ -93,7 +120,7 @@ int floe_fs_write_atomic(const char *path, const void *data, size_t len,
 		return -1;
 	}
 	int error = -1;
-	if (fchmod(fd, opts->mode) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (fchmod(fd, opts->mode) < 0 || floe_fs_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		floe_error_set_errno(FLOE_ERR_IO, "could not write file \"%s\"", tmp);
 		floe_error_subject("%s", path);
 		goto cleanup;

@@ -11,6 +11,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/uio.h>
+
+/*
+ * Write all `n` pieces of `iov` (consumed as they go) to `fd`, at most 256 KB a call: a bigger
+ * write makes the kernel allocate the page cache in large folios, which on a VM whose free memory
+ * the host reclaims cost 40 times as much (32 MB as 4 MB writes: 370 ms; as 256 KB ones:
+ * 12-25 ms). EINTR retried. -1 with errno set (no error chain: the caller names the file).
+ */
+int floe_fs_writev_all(int fd, struct iovec *iov, size_t n);
+/* floe_fs_writev_all of one piece. */
+int floe_fs_write_all(int fd, const void *data, size_t len);
 
 /* Read a whole file into `out` (appended). Fails past `out->max`. */
 int floe_fs_read_file(floe_buf *out, const char *path);

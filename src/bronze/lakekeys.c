@@ -109,7 +109,8 @@ void bronze_lakekeys_prune(bronze_load *l, const floe_iceberg_scan *scan)
 
 /* ---- opening a unit's members; a missing key file made ahead ---- */
 
-/* The key file of `file`, made from its key column (every row, deleted ones too); false when its keys are not ascending. */
+/* The key file of `file`, made from its key column (every row, deleted ones too): *made false when its keys are
+   not ascending or it could not be written; -1 only when the data file cannot be read. */
 static int make_ahead(bronze_load *l, const char *dir, const floe_iceberg_data_file *file, bool *made)
 {
 	bronze_scan s;
@@ -133,8 +134,11 @@ static int make_ahead(bronze_load *l, const char *dir, const floe_iceberg_data_f
 	bronze_scan_close(&s);
 	int error = rc < 0 ? -1 : 0;
 	if (error == 0 && ascending && (int64_t)kept[0].len == file->record_count) {
-		error = floe_keyfile_write(dir, file->path, keys, l->keys.n);
-		*made = error == 0;
+		*made = floe_keyfile_write(dir, file->path, keys, l->keys.n) == 0;
+		if (!*made) { /* a cache: as files.c does, said at -vv and left out */
+			floe_log_debug("the key file of %s was not written: %s", file->path, floe_error_last()->message);
+			floe_error_clear();
+		}
 	}
 	for (size_t i = 0; i < l->keys.n; i++)
 		floe_vector_free(&kept[i]);
@@ -142,7 +146,7 @@ static int make_ahead(bronze_load *l, const char *dir, const floe_iceberg_data_f
 	return error;
 }
 
-/* Member m of a unit, opened (made ahead when missing); false when it cannot be (the scan path then). */
+/* Member m of a unit, opened (made ahead when missing): 1; 0 when it has none (the scan path then); -1 on error. */
 static int open_member(bronze_lakekeys *lk, bronze_load *l, const char *dir, floe_vector *const *like, member *m,
 		       const floe_iceberg_data_file *file, size_t *made)
 {

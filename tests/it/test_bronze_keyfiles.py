@@ -8,6 +8,7 @@ file, never trusted; the cache following compaction; text keys keep none. After
 every load PyIceberg and DuckDB read bronze equal to the source."""
 import json
 import re
+import shutil
 
 import pytest
 
@@ -193,3 +194,22 @@ def test_a_text_key_keeps_no_key_files(src, proj):
     assert key_files(d, table) == []
     assert "keys of the touched files read" in err, err
     assert int(said[2]) == 90, said
+
+
+def test_a_key_directory_that_cannot_be_written_leaves_the_load_to_the_key_columns(src, proj):
+    """The key files are a cache: when the missing ones cannot be made (here a file stands where their
+    directory should be), the load reads the touched files' keys instead, and succeeds."""
+    d, table = proj, "public.pa"
+    kdir = key_files(d, table)[0].parent
+    shutil.rmtree(kdir)
+    kdir.write_bytes(b"not a directory")
+    change(src, table, "a, b", 11)
+    err, said = load(src, d, table, verbose="-vv")
+    assert "the key file of" in err and "was not written" in err, err
+    assert "no key file for" in err and "keys of the touched files read" in err, err
+    assert int(said[2]) >= 40, said
+    kdir.unlink()
+    change(src, table, "a, b", 12)
+    err, _ = load(src, d, table)
+    assert re.search(r"key files of \d+ data files made ahead", err), err
+    assert "the changes' rows found in the key files" in err, err

@@ -1404,7 +1404,6 @@ static int helper_start(merge *m, count_helper *h, const key_bounds *b, const si
 	return 0;
 }
 
-/* The helper's connection closed (its transaction with it); its error dropped. */
 /* The helper's thread joined and its count's leftovers freed; its connection stays open (refine_pieces counts on it). */
 static void helper_join(count_helper *h)
 {
@@ -1418,6 +1417,7 @@ static void helper_join(count_helper *h)
 	h->sql = NULL;
 }
 
+/* The helper joined and its connection closed (its transaction with it); its error dropped. */
 static void helper_end(count_helper *h)
 {
 	helper_join(h);
@@ -1820,10 +1820,6 @@ static int open_pieces_stream(key_stream *ks, merge *m, const key_bounds *b, siz
 	return error;
 }
 
-/*
- * The key-set diff of pieces of split ranges (`b[i]` spans adjacent differing sub-ranges; ascending,
- * disjoint): the kept keys in them against the source's, one query for them all.
- */
 /* A key file's row joins the kept keys (kept_from_keyfiles): a run of one file's consecutive positions grows. */
 typedef struct keyfile_keep {
 	merge *m;
@@ -1859,6 +1855,11 @@ static void kept_from_keyfiles(merge *m, const key_bounds *b, size_t n)
 	m->kept.on = false;
 }
 
+/*
+ * The key-set diff of pieces of split ranges (`b[i]` spans adjacent differing sub-ranges; ascending,
+ * disjoint): the kept keys in them (listed from the key files when the table keeps them) against
+ * the source's, one query for them all.
+ */
 static int diff_kept(merge *m, const key_bounds *b, size_t n)
 {
 	key_stream ks = { 0 };

@@ -106,11 +106,16 @@ void floe_cache_remove_where(const char *dir, bool (*doomed)(const char *name, v
 	floe_buf_free(&path);
 }
 
-static bool temporary(const char *name, void *ctx)
+bool floe_cache_is_temporary(const char *name)
 {
 	size_t n = strlen(name);
-	(void)ctx;
 	return name[0] == '.' && n >= 5 && strcmp(name + n - 4, ".tmp") == 0;
+}
+
+static bool temporary(const char *name, void *ctx)
+{
+	(void)ctx;
+	return floe_cache_is_temporary(name);
 }
 
 void floe_cache_sweep(const char *dir)

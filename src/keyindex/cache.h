@@ -41,6 +41,9 @@ int floe_cache_map(const char *path, uint8_t **map, size_t *len);
 /* Remove each file under `dir` whose name `doomed` says so (dot files included). */
 void floe_cache_remove_where(const char *dir, bool (*doomed)(const char *name, void *ctx), void *ctx);
 
+/* Whether a file name is one floe_cache_write's temporaries (".name.tmp"). */
+bool floe_cache_is_temporary(const char *name);
+
 /* Remove dir's temporary files (".*.tmp") that a killed writer left; one process writes a directory at a time. */
 void floe_cache_sweep(const char *dir);
 

@@ -44,10 +44,12 @@ static size_t align(size_t n) { return (n + ALIGN - 1) & ~(size_t)(ALIGN - 1); }
 
 static size_t col_width(const floe_vector *v) { return floe_vec_type_width(v->type, v->width); }
 
-/* The file's name under its directory: the hash of the data file's path. */
-static void name_of(floe_buf *out, const char *data_path)
+/* The file's name under its directory (`dir`: its path, dir/name): the hash of the data file's path. */
+static void name_of(floe_buf *out, const char *dir, const char *data_path)
 {
 	floe_buf_clear(out);
+	if (dir)
+		floe_buf_printf(out, "%s/", dir);
 	floe_buf_printf(out, "%016llx" SUFFIX,
 			(unsigned long long)floe_cache_checksum(0, (const uint8_t *)data_path, strlen(data_path)));
 }
@@ -89,7 +91,7 @@ int floe_keyfile_write(const char *dir, const char *data_path, floe_vector *cons
 		iov[n_iov++] = (struct iovec){ (void *)zeros, align(bytes) - bytes };
 	}
 	int error = floe_fs_mkdir_p(dir, 0700);
-	name_of(&name, data_path);
+	name_of(&name, NULL, data_path);
 	if (error == 0)
 		error = floe_cache_write(dir, floe_buf_cstr(&name), iov, n_iov);
 	floe_buf_free(&name);
@@ -144,14 +146,12 @@ static bool check(const floe_keyfile *kf, const char *data_path, int64_t rows, f
 floe_keyfile *floe_keyfile_open(const char *dir, const char *data_path, int64_t rows, floe_vector *const *like,
 				size_t n, const char **why)
 {
-	floe_buf path = FLOE_BUF_INIT, name = FLOE_BUF_INIT;
+	floe_buf path = FLOE_BUF_INIT;
 	floe_keyfile *kf = floe_xcalloc(1, sizeof(*kf));
 	*why = "there is none";
-	name_of(&name, data_path);
-	floe_buf_printf(&path, "%s/%s", dir, floe_buf_cstr(&name));
+	name_of(&path, dir, data_path);
 	bool ok = n > 0 && n <= MAX_COLS && rows >= 0 && floe_cache_map(floe_buf_cstr(&path), &kf->map, &kf->len) == 0;
 	floe_buf_free(&path);
-	floe_buf_free(&name);
 	if (ok && !check(kf, data_path, rows, like, n, why)) {
 		munmap(kf->map, kf->len);
 		ok = false;
@@ -187,12 +187,10 @@ floe_vector *floe_keyfile_column(floe_keyfile *kf, size_t c)
 
 void floe_keyfile_remove(const char *dir, const char *data_path)
 {
-	floe_buf path = FLOE_BUF_INIT, name = FLOE_BUF_INIT;
-	name_of(&name, data_path);
-	floe_buf_printf(&path, "%s/%s", dir, floe_buf_cstr(&name));
+	floe_buf path = FLOE_BUF_INIT;
+	name_of(&path, dir, data_path);
 	unlink(floe_buf_cstr(&path));
 	floe_buf_free(&path);
-	floe_buf_free(&name);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -211,7 +209,7 @@ static bool not_live(const char *name, void *ctx)
 	const live_names *l = ctx;
 	size_t len = strlen(name);
 	if (name[0] == '.')
-		return len >= 5 && strcmp(name + len - 4, ".tmp") == 0;
+		return floe_cache_is_temporary(name);
 	return len > strlen(SUFFIX) && strcmp(name + len - strlen(SUFFIX), SUFFIX) == 0 &&
 	       !bsearch(&name, l->names, l->n, sizeof(*l->names), cmp_str);
 }
@@ -221,7 +219,7 @@ void floe_keyfile_prune(const char *dir, const char *const *live, size_t n)
 	live_names l = { .names = floe_xcalloc(n + 1, sizeof(char *)), .n = n };
 	floe_buf name = FLOE_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
-		name_of(&name, live[i]);
+		name_of(&name, NULL, live[i]);
 		l.names[i] = floe_xstrndup(floe_buf_cstr(&name), name.len);
 	}
 	qsort(l.names, n, sizeof(*l.names), cmp_str);
